@@ -1,0 +1,185 @@
+# pcw - performance counters over shared memory.
+#
+#   make            build the library, tools and examples (into build/)
+#   make demo       install missing Debian packages, build, run the demo
+#   make check      every test: ASan+UBSan build, TSan build of the
+#                   concurrent tests, pcwgen's tests, bounded fuzzing
+#   make bench      the benchmark suite (bench/README.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Conventions (so new files need no Makefile edit):
+#   tests/test_*.c   one Criterion test binary each
+#   tests/conc_*.c   concurrent tests: also built and run under TSan
+#   tests/helpers/*.c  programs the tests fork/exec (provider children...)
+#   examples/*.c     one example program each
+#   tools/NAME/*.c   one program, build/NAME
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+SAN     ?=
+CC      ?= cc
+CXX     ?= c++
+OPT     ?= -O2 -g
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wundef -Wpointer-arith \
+           -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+CFLAGS   = -std=c11 $(OPT) $(WARN) -Ilib $(SANFLAGS) $(EXTRA_CFLAGS)
+CXXFLAGS = -std=c++17 $(OPT) -Wall -Wextra -Werror -Ilib $(SANFLAGS)
+LDFLAGS  = $(SANFLAGS)
+
+ifeq ($(SAN),asan)
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SAN),tsan)
+SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
+endif
+
+PROVIDER_LIBS = -lurcu-bp -lurcu-cds -lurcu-common -lpthread
+TEST_LIBS     = -lcriterion
+
+# ---- the consumer library -------------------------------------------------
+LIB_SRC  = $(wildcard lib/consumer/*.c)
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_PIC  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+HEADERS  = $(wildcard lib/pcw/*.h)
+LIBPCW_A = $(BUILD)/libpcw.a
+LIBPCW_SO = $(BUILD)/libpcw.so
+SOVERSION = 1
+
+# ---- tools, examples, tests ----------------------------------------------
+TOOLS     = $(filter-out pcwgen,$(notdir $(wildcard tools/*)))
+TOOL_BINS = $(TOOLS:%=$(BUILD)/%)
+EXAMPLES  = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+TESTS     = $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c tests/conc_*.c))
+CONC_TESTS = $(patsubst tests/%.c,%,$(wildcard tests/conc_*.c))
+HELPERS   = $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+
+.PHONY: all lib tools examples tests check check-asan check-tsan check-fuzz demo deps \
+        install uninstall clean bench format
+all: lib tools examples
+
+lib: $(LIBPCW_A) $(LIBPCW_SO)
+tools: $(TOOL_BINS) $(BUILD)/pcwgen
+examples: $(EXAMPLES)
+tests: $(TESTS) $(HELPERS)
+
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(LIBPCW_A): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBPCW_SO): $(LIB_PIC)
+	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ -lpthread
+
+# Each tool: every .c in its folder. Tools may use the consumer library and
+# the provider header.
+.SECONDEXPANSION:
+$(BUILD)/%: $$(patsubst %.c,$(BUILD)/%.o,$$(wildcard tools/$$*/*.c)) $(LIBPCW_A)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TOOL_LIBS_$*)
+
+$(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBPCW_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+
+$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
+	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+
+TOOL_LIBS_pcwtop = -lncursesw
+
+# ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
+-include tools/pcwgen/pcwgen.mk
+
+# ---- tests ----------------------------------------------------------------
+# Criterion runs each test in its own process; --jobs keeps the 2-core
+# machine busy without oversubscribing the stress tests.
+CRITERION_FLAGS ?= --jobs 2
+
+run-tests: $(TESTS) $(HELPERS) tools examples
+	@set -e; pass=0; fail=0; \
+	for t in $(TESTS); do \
+	  echo "== $$t"; \
+	  if PCW_BUILD=$(abspath $(BUILD)) $$t $(CRITERION_FLAGS); then pass=$$((pass+1)); \
+	  else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
+	done; \
+	echo "test binaries: $$pass passed, $$fail failed"; test $$fail -eq 0
+
+run-conc-tests: $(patsubst %,$(BUILD)/tests/%,$(CONC_TESTS)) $(HELPERS)
+	@set -e; for t in $(CONC_TESTS); do echo "== $(BUILD)/tests/$$t"; \
+	  PCW_BUILD=$(abspath $(BUILD)) TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  $(BUILD)/tests/$$t $(CRITERION_FLAGS); done
+
+check-asan:
+	$(MAKE) BUILD=build/asan SAN=asan run-tests
+
+check-tsan:
+	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
+
+check: check-asan check-tsan pcwgen-check check-fuzz
+	@echo "make check: all suites passed"
+
+# ---- fuzzing (clang + libFuzzer), bounded ---------------------------------
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
+$(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC)
+
+check-fuzz: $(BUILD)/fuzz/fuzz_segment
+	@mkdir -p $(BUILD)/fuzz/corpus-segment
+	$(BUILD)/fuzz/fuzz_segment -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
+	    $(BUILD)/fuzz/corpus-segment fuzz/segment/seeds
+	$(MAKE) pcwgen-fuzz
+
+# ---- demo -----------------------------------------------------------------
+DEB_PACKAGES = build-essential clang pkg-config liburcu-dev libcriterion-dev \
+               libbenchmark-dev libexpat1-dev libncurses-dev
+
+deps:
+	@./scripts/install-deps.sh $(DEB_PACKAGES)
+
+demo: deps
+	$(MAKE) all
+	./scripts/demo.sh $(BUILD)
+
+# ---- bench ----------------------------------------------------------------
+-include bench/bench.mk
+
+# ---- install --------------------------------------------------------------
+LIBDIR = $(PREFIX)/lib
+INCDIR = $(PREFIX)/include
+BINDIR = $(PREFIX)/bin
+PCDIR  = $(LIBDIR)/pkgconfig
+
+install: all
+	install -d $(DESTDIR)$(INCDIR)/pcw $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR)
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/pcw/
+	install -m 644 $(LIBPCW_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBPCW_SO) $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
+	ln -sf libpcw.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpcw.so
+	install -m 755 $(TOOL_BINS) $(BUILD)/pcwgen $(DESTDIR)$(BINDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
+
+uninstall:
+	rm -rf $(DESTDIR)$(INCDIR)/pcw
+	rm -f $(DESTDIR)$(LIBDIR)/libpcw.* $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(BINDIR)/pcwgen
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
+
+clean:
+	rm -rf build

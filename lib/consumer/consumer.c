@@ -1,0 +1,424 @@
+/*
+ * lib/consumer/consumer.c - every provider in a directory: discovery,
+ * refresh, countersets merged by name, stale-segment removal.
+ *
+ * Discovery trusts nothing it finds: a provider folder is used only if it is
+ * a real directory (not a symlink), owned by the uid its name says, and not
+ * writable by group or others; a segment only if it is a regular file owned
+ * by that same uid (pcw__segment_open_at).
+ */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pcw/name.h"
+
+struct pcw_consumer {
+    char *root;
+    int all_users;
+    uint32_t timeout_ms;
+    pcw_segment **segs;
+    size_t nsegs;
+    pcw_merged_counterset *merged;
+    size_t nmerged;
+    uint32_t *src_seg;           /* storage behind merged[].source_segment */
+    const pcw_counterset **src_cset;
+};
+
+int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
+{
+    if (!out)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    pcw_consumer_options o = {0};
+    if (opt)
+        o = *opt;
+    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
+    if (!root || !*root)
+        root = PCW_DEFAULT_ROOT;
+    pcw_consumer *c = calloc(1, sizeof *c);
+    if (!c || !(c->root = strdup(root))) {
+        free(c);
+        return PCW_E_NO_MEMORY;
+    }
+    c->all_users = o.all_users;
+    c->timeout_ms = o.timeout_ms ? o.timeout_ms : 1000;
+    *out = c;
+    return PCW_OK;
+}
+
+static void free_merged(pcw_consumer *c)
+{
+    free(c->merged);
+    free(c->src_seg);
+    free(c->src_cset);
+    c->merged = NULL, c->src_seg = NULL, c->src_cset = NULL, c->nmerged = 0;
+}
+
+void pcw_consumer_close(pcw_consumer *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nsegs; i++)
+        pcw_segment_close(c->segs[i]);
+    free(c->segs);
+    free_merged(c);
+    free(c->root);
+    free(c);
+}
+
+/* Open a provider folder we may trust; -1 if none. *uid gets its owner. */
+static int open_provider_dir(const char *root, const char *name, uid_t *uid)
+{
+    char *end;
+    if (strncmp(name, "pcw-", 4) != 0 || !name[4])
+        return -1;
+    errno = 0;
+    unsigned long u = strtoul(name + 4, &end, 10);
+    if (*end || errno || u > UINT32_MAX)
+        return -1;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, name) >= sizeof path)
+        return -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != (uid_t)u || (st.st_mode & 0022)) {
+        close(fd);
+        return -1;
+    }
+    *uid = st.st_uid;
+    return fd;
+}
+
+static int is_segment_name(const char *n)
+{
+    size_t len = strlen(n), sl = strlen(PCW_SEG_SUFFIX);
+    return n[0] != '.' && len > sl && strcmp(n + len - sl, PCW_SEG_SUFFIX) == 0;
+}
+
+/* Call fn for every provider folder this consumer reads. */
+static int for_each_dir(pcw_consumer *c, int (*fn)(pcw_consumer *, int, const char *, uid_t, void *),
+                        void *arg)
+{
+    char own[32];
+    snprintf(own, sizeof own, "pcw-%u", (unsigned)geteuid());
+    if (!c->all_users) {
+        uid_t uid;
+        int fd = open_provider_dir(c->root, own, &uid);
+        if (fd < 0)
+            return PCW_OK; /* no provider has run yet */
+        int rc = fn(c, fd, own, uid, arg);
+        close(fd);
+        return rc;
+    }
+    DIR *d = opendir(c->root);
+    if (!d)
+        return PCW_E_IO;
+    struct dirent *e;
+    int rc = PCW_OK;
+    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
+        uid_t uid;
+        int fd = open_provider_dir(c->root, e->d_name, &uid);
+        if (fd < 0)
+            continue;
+        rc = fn(c, fd, e->d_name, uid, arg);
+        close(fd);
+    }
+    closedir(d);
+    return rc;
+}
+
+struct scan {
+    pcw_segment **next;
+    size_t n, cap;
+    char *seen; /* which of c->segs are still there */
+    size_t skipped;
+};
+
+static int scan_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
+{
+    struct scan *s = (struct scan *)arg;
+    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    if (fd2 < 0)
+        return PCW_E_IO;
+    DIR *d = fdopendir(fd2);
+    if (!d) {
+        close(fd2);
+        return PCW_E_IO;
+    }
+    struct dirent *e;
+    int rc = PCW_OK;
+    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
+        if (!is_segment_name(e->d_name))
+            continue;
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
+            sizeof path)
+            continue;
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 16;
+            pcw_segment **v = realloc(s->next, cap * sizeof *v);
+            if (!v) {
+                rc = PCW_E_NO_MEMORY;
+                break;
+            }
+            s->next = v, s->cap = cap;
+        }
+        pcw_segment *seg = NULL;
+        for (size_t i = 0; i < c->nsegs; i++)
+            if (!s->seen[i] && strcmp(c->segs[i]->path, path) == 0) {
+                s->seen[i] = 1;
+                if (pcw_segment_refresh(c->segs[i], NULL) == PCW_OK)
+                    seg = c->segs[i];
+                else
+                    s->seen[i] = 0, s->skipped++; /* closed below */
+                break;
+            }
+        if (!seg && pcw__segment_open_at(&seg, dfd, e->d_name, path, uid) != PCW_OK) {
+            s->skipped++;
+            continue;
+        }
+        if (seg)
+            s->next[s->n++] = seg;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int same_counters(const pcw_counterset *a, const pcw_counterset *b)
+{
+    if (a->counter_count != b->counter_count || a->data_size != b->data_size ||
+        a->instance_type != b->instance_type)
+        return 0;
+    for (uint32_t i = 0; i < a->counter_count; i++) {
+        const pcw_counter *x = &a->counters[i], *y = &b->counters[i];
+        if (x->id != y->id || x->type != y->type || x->size != y->size ||
+            x->data_offset != y->data_offset)
+            return 0;
+    }
+    return 1;
+}
+
+static int build_merged(pcw_consumer *c)
+{
+    free_merged(c);
+    size_t total = 0;
+    for (size_t i = 0; i < c->nsegs; i++)
+        total += pcw_segment_counterset_count(c->segs[i]);
+    if (!total)
+        return PCW_OK;
+    c->merged = calloc(total, sizeof *c->merged);
+    c->src_seg = calloc(total, sizeof *c->src_seg);
+    c->src_cset = calloc(total, sizeof *c->src_cset);
+    size_t *owner = calloc(total, sizeof *owner); /* merged index of source k */
+    if (!c->merged || !c->src_seg || !c->src_cset || !owner) {
+        free(owner);
+        free_merged(c);
+        return PCW_E_NO_MEMORY;
+    }
+    /* Pass 1: decide each registration's merged counterset. */
+    size_t k = 0;
+    for (size_t i = 0; i < c->nsegs; i++)
+        for (size_t j = 0; j < pcw_segment_counterset_count(c->segs[i]); j++) {
+            const pcw_counterset *cs = pcw_segment_counterset(c->segs[i], j);
+            size_t m;
+            for (m = 0; m < c->nmerged; m++)
+                if (pcw_name_equal(c->merged[m].meta->name, strlen(c->merged[m].meta->name),
+                                   cs->name, strlen(cs->name)))
+                    break;
+            if (m == c->nmerged)
+                c->merged[c->nmerged++].meta = cs;
+            if (!same_counters(c->merged[m].meta, cs)) {
+                c->merged[m].mismatched++;
+                owner[k++] = SIZE_MAX;
+                continue;
+            }
+            c->src_seg[k] = (uint32_t)i;
+            c->src_cset[k] = cs;
+            owner[k++] = m;
+            c->merged[m].source_count++;
+        }
+    /* Pass 2: lay the sources out contiguously per merged counterset. */
+    uint32_t *seg2 = calloc(total, sizeof *seg2);
+    const pcw_counterset **cs2 = calloc(total, sizeof *cs2);
+    if (!seg2 || !cs2) {
+        free(seg2), free(cs2), free(owner);
+        free_merged(c);
+        return PCW_E_NO_MEMORY;
+    }
+    size_t at = 0;
+    for (size_t m = 0; m < c->nmerged; m++) {
+        c->merged[m].source_segment = seg2 + at;
+        c->merged[m].source_cset = cs2 + at;
+        for (size_t q = 0; q < k; q++)
+            if (owner[q] == m)
+                seg2[at] = c->src_seg[q], cs2[at++] = c->src_cset[q];
+    }
+    free(owner);
+    free(c->src_seg);
+    free(c->src_cset);
+    c->src_seg = seg2;
+    c->src_cset = cs2;
+    return PCW_OK;
+}
+
+int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
+{
+    if (!c)
+        return PCW_E_INVALID_PARAMETER;
+    struct scan s = {0};
+    s.seen = calloc(c->nsegs + 1, 1);
+    if (!s.seen)
+        return PCW_E_NO_MEMORY;
+    int rc = for_each_dir(c, scan_dir, &s);
+    if (rc != PCW_OK) {
+        /* Keep the old state; close only what this scan opened anew. */
+        for (size_t i = 0; i < s.n; i++) {
+            size_t j;
+            for (j = 0; j < c->nsegs && c->segs[j] != s.next[i]; j++)
+                ;
+            if (j == c->nsegs)
+                pcw_segment_close(s.next[i]);
+        }
+        free(s.next);
+        free(s.seen);
+        return rc;
+    }
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (!s.seen[i])
+            pcw_segment_close(c->segs[i]);
+    free(c->segs);
+    free(s.seen);
+    c->segs = s.next;
+    c->nsegs = s.n;
+    if (skipped)
+        *skipped = s.skipped;
+    return build_merged(c);
+}
+
+size_t pcw_consumer_segment_count(const pcw_consumer *c)
+{
+    return c->nsegs;
+}
+
+pcw_segment *pcw_consumer_segment(const pcw_consumer *c, size_t i)
+{
+    return i < c->nsegs ? c->segs[i] : NULL;
+}
+
+size_t pcw_consumer_counterset_count(const pcw_consumer *c)
+{
+    return c->nmerged;
+}
+
+const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size_t i)
+{
+    return i < c->nmerged ? &c->merged[i] : NULL;
+}
+
+const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
+                                                          const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < c->nmerged; i++)
+        if (pcw_name_equal(c->merged[i].meta->name, strlen(c->merged[i].meta->name), name, n))
+            return &c->merged[i];
+    return NULL;
+}
+
+int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snapshot *snap,
+                      unsigned flags, size_t *failed)
+{
+    if (!c || !m || !snap)
+        return PCW_E_INVALID_PARAMETER;
+    if (!(flags & PCW_READ_APPEND))
+        pcw_snapshot_clear(snap);
+    size_t bad = 0;
+    for (size_t i = 0; i < m->source_count; i++) {
+        size_t first = snap->count;
+        int rc = pcw_segment_read(c->segs[m->source_segment[i]], m->source_cset[i], snap,
+                                  flags | PCW_READ_APPEND);
+        if (rc == PCW_E_NO_MEMORY)
+            return rc;
+        if (rc != PCW_OK) {
+            bad++;
+            continue;
+        }
+        for (size_t j = first; j < snap->count; j++)
+            snap->samples[j].source = m->source_segment[i];
+    }
+    if (failed)
+        *failed = bad;
+    return PCW_OK;
+}
+
+struct stale {
+    size_t removed;
+};
+
+static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
+{
+    struct stale *st = (struct stale *)arg;
+    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+    if (!d) {
+        if (fd2 >= 0)
+            close(fd2);
+        return PCW_E_IO;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_segment_name(e->d_name))
+            continue;
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
+            sizeof path)
+            continue;
+        pcw_segment *seg;
+        int rc = pcw__segment_open_at(&seg, dfd, e->d_name, path, uid);
+        int dead = 0;
+        if (rc == PCW_OK) {
+            dead = pcw_segment_alive(seg) == PCW_E_PROVIDER_EXITED;
+            pcw_segment_close(seg);
+        } else if (rc == PCW_E_CORRUPT || rc == PCW_E_VERSION) {
+            /* Unreadable: stale if the pid in its name is gone. */
+            int pid = atoi(e->d_name);
+            dead = pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+        }
+        if (!dead)
+            continue;
+        if (unlinkat(dfd, e->d_name, 0) == 0)
+            st->removed++;
+        /* Its control socket, if any, shares its name. */
+        char sock[NAME_MAX + 1];
+        size_t base = strlen(e->d_name) - strlen(PCW_SEG_SUFFIX);
+        if (base + strlen(PCW_SOCK_SUFFIX) < sizeof sock) {
+            memcpy(sock, e->d_name, base);
+            strcpy(sock + base, PCW_SOCK_SUFFIX);
+            unlinkat(dfd, sock, 0);
+        }
+    }
+    closedir(d);
+    return PCW_OK;
+}
+
+int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed)
+{
+    if (!c)
+        return PCW_E_INVALID_PARAMETER;
+    struct stale st = {0};
+    int rc = for_each_dir(c, stale_dir, &st);
+    if (removed)
+        *removed = st.removed;
+    return rc;
+}

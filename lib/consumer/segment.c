@@ -1,0 +1,516 @@
+/*
+ * lib/consumer/segment.c - open a provider's segment, validate its header,
+ * keep the mapping in step with its growth, and load its counterset
+ * metadata into private memory.
+ *
+ * Metadata is copied once, field by field into locals, then validated: a
+ * hostile provider that rewrites it concurrently cannot make a checked value
+ * change after the check (no double fetch).
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pcw/name.h"
+
+/* ---- mapping ------------------------------------------------------------ */
+
+static int map_file(pcw_segment *seg, uint64_t want)
+{
+    struct stat st;
+    if (fstat(seg->fd, &st) != 0)
+        return PCW_E_IO;
+    if ((uint64_t)st.st_size < want)
+        return PCW_E_TRUNCATED;
+    uint64_t len = (uint64_t)st.st_size;
+    if (len > (1ull << 46))
+        return PCW_E_CORRUPT;
+    void *m;
+    if (seg->map)
+        m = mremap((void *)seg->map, seg->map_len, len, MREMAP_MAYMOVE);
+    else
+        m = mmap(NULL, len, PROT_READ, MAP_SHARED, seg->fd, 0);
+    if (m == MAP_FAILED)
+        return errno == ENOMEM ? PCW_E_NO_MEMORY : PCW_E_IO;
+    seg->map = (const unsigned char *)m;
+    seg->map_len = len;
+    return PCW_OK;
+}
+
+struct sync_args {
+    pcw_segment *seg;
+    uint64_t size;
+};
+
+static int read_size(void *p)
+{
+    struct sync_args *a = (struct sync_args *)p;
+    const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
+    /* Acquire pairs with the provider's release store of size after it
+     * initialised the bytes below it. */
+    a->size = atomic_load_explicit(&h->size, memory_order_acquire);
+    return PCW_OK;
+}
+
+int pcw__segment_sync(pcw_segment *seg, uint64_t *size)
+{
+    struct sync_args a = {seg, 0};
+    int rc = pcw__guarded(seg->map, seg->map_len, read_size, &a);
+    if (rc != PCW_OK)
+        return rc;
+    if (a.size < sizeof(pcw_seg_header) || a.size > (1ull << 46))
+        return PCW_E_CORRUPT;
+    if (a.size > seg->map_len) {
+        rc = map_file(seg, a.size);
+        if (rc != PCW_OK)
+            return rc == PCW_E_TRUNCATED ? PCW_E_CORRUPT : rc; /* size lies */
+    }
+    *size = a.size;
+    return PCW_OK;
+}
+
+/* ---- metadata ----------------------------------------------------------- */
+
+/* Allocations of one metadata load, freed together. */
+typedef struct meta_pool {
+    void **v;
+    size_t n, cap;
+} meta_pool;
+
+static void *pool_alloc(meta_pool *p, size_t n)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        void **v = realloc(p->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        p->v = v, p->cap = cap;
+    }
+    void *m = calloc(1, n ? n : 1);
+    if (m)
+        p->v[p->n++] = m;
+    return m;
+}
+
+static void pool_free(meta_pool *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i]);
+    free(p->v);
+    p->v = NULL, p->n = p->cap = 0;
+}
+
+struct load_args {
+    pcw_segment *seg;
+    uint64_t size;
+    meta_pool pool;
+    pcw_cset_priv *csets;
+    size_t ncsets;
+    uint64_t sig;
+    int sig_only;
+};
+
+/* Copy a string out of the segment; "" for an empty one. */
+static int copy_str(struct load_args *a, const pcw_seg_str *sp, const char **out)
+{
+    pcw_seg_str s;
+    memcpy(&s, sp, sizeof s);
+    if (s.len == 0) {
+        *out = "";
+        return PCW_OK;
+    }
+    if (s.len > PCW_MAX_STRING_BYTES || !pcw__in_range(s.off, s.len, a->size))
+        return PCW_E_CORRUPT;
+    char *m = pool_alloc(&a->pool, (size_t)s.len + 1);
+    if (!m)
+        return PCW_E_NO_MEMORY;
+    memcpy(m, a->seg->map + s.off, s.len);
+    m[s.len] = 0;
+    *out = m;
+    return PCW_OK;
+}
+
+static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
+{
+    const pcw_seg_cset *sc = (const pcw_seg_cset *)(a->seg->map + off);
+    pcw_counterset *cs = &out->pub;
+    uint32_t counter_count = sc->counter_count, block_count = sc->block_count;
+    uint32_t data_size = sc->data_size, stride = sc->slot_stride;
+    uint64_t counters_off = sc->counters_off, blocks_off = sc->blocks_off;
+    if (counter_count == 0 || counter_count > PCW_MAX_COUNTERS || block_count > PCW_MAX_BLOCKS ||
+        data_size % 8 || data_size > (uint64_t)PCW_MAX_BLOCKS * PCW_MAX_BLOCK_SIZE ||
+        stride != sizeof(pcw_seg_slot) + data_size || sc->instance_type > PCW_INSTANCE_TYPE_MAX_)
+        return PCW_E_CORRUPT;
+    if (counters_off % 8 ||
+        !pcw__in_range(counters_off, (uint64_t)counter_count * sizeof(pcw_seg_counter), a->size) ||
+        blocks_off % 4 || !pcw__in_range(blocks_off, 8ull * block_count, a->size))
+        return PCW_E_CORRUPT;
+    out->off = off;
+    out->slot_stride = stride;
+    cs->instance_type = sc->instance_type;
+    cs->flags = sc->flags;
+    cs->counter_count = counter_count;
+    cs->block_count = block_count;
+    cs->data_size = data_size;
+    cs->reg_index = sc->reg_index;
+    int rc;
+    if ((rc = copy_str(a, &sc->name, &cs->name)) || (rc = copy_str(a, &sc->description, &cs->description)) ||
+        (rc = copy_str(a, &sc->guid, &cs->guid)) || (rc = copy_str(a, &sc->uri, &cs->uri)) ||
+        (rc = copy_str(a, &sc->symbol, &cs->symbol)))
+        return rc;
+    if (!*cs->name)
+        return PCW_E_CORRUPT;
+    uint32_t *blocks = pool_alloc(&a->pool, 8ull * (block_count ? block_count : 1));
+    pcw_counter *cnt = pool_alloc(&a->pool, sizeof(pcw_counter) * counter_count);
+    if (!blocks || !cnt)
+        return PCW_E_NO_MEMORY;
+    const uint32_t *sb = (const uint32_t *)(const void *)(a->seg->map + blocks_off);
+    for (uint32_t b = 0; b < block_count; b++) {
+        blocks[b] = sb[2 * b];
+        blocks[block_count + b] = sb[2 * b + 1];
+        if (blocks[b] % 8 || (uint64_t)blocks[b] + blocks[block_count + b] > data_size)
+            return PCW_E_CORRUPT;
+    }
+    cs->block_offsets = blocks;
+    cs->block_sizes = blocks + block_count;
+    const pcw_seg_counter *scn = (const pcw_seg_counter *)(const void *)(a->seg->map + counters_off);
+    for (uint32_t i = 0; i < counter_count; i++) {
+        pcw_seg_counter c;
+        memcpy(&c, &scn[i], sizeof c);
+        if ((c.size != 4 && c.size != 8) || c.block >= block_count || c.offset % c.size ||
+            (uint64_t)c.offset + c.size > cs->block_sizes[c.block])
+            return PCW_E_CORRUPT;
+        pcw_counter *o = &cnt[i];
+        o->id = c.id, o->type = c.type, o->block = c.block, o->offset = c.offset;
+        o->size = c.size, o->base_id = c.base_id, o->perf_time_id = c.perf_time_id;
+        o->perf_freq_id = c.perf_freq_id, o->multi_id = c.multi_id;
+        o->default_scale = c.default_scale, o->detail_level = c.detail_level;
+        o->aggregate = c.aggregate, o->attributes = c.attributes;
+        o->data_offset = cs->block_offsets[c.block] + c.offset;
+        if ((rc = copy_str(a, &scn[i].name, &o->name)) ||
+            (rc = copy_str(a, &scn[i].description, &o->description)) ||
+            (rc = copy_str(a, &scn[i].uri, &o->uri)) || (rc = copy_str(a, &scn[i].symbol, &o->symbol)))
+            return rc;
+    }
+    cs->counters = cnt;
+    return PCW_OK;
+}
+
+/* Walk the counterset list: compute its signature (offsets and states) and,
+ * unless sig_only, load every live counterset. */
+static int load_meta(void *p)
+{
+    struct load_args *a = (struct load_args *)p;
+    const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
+    uint64_t arena = h->arena_off;
+    /* Acquire pairs with the provider's release when it linked the
+     * counterset: its fields are visible. */
+    uint64_t off = atomic_load_explicit(&h->cset_head, memory_order_acquire);
+    uint64_t prev = 0, sig = 1469598103934665603ull;
+    size_t n = 0, cap = 0;
+    while (off) {
+        /* Offsets only grow along the list (bump allocation), so this loop
+         * ends within size / sizeof(cset) steps even on a hostile segment. */
+        if (off <= prev || off < arena || off % 8 ||
+            !pcw__in_range(off, sizeof(pcw_seg_cset), a->size) || n >= PCW_MAX_CSETS)
+            return PCW_E_CORRUPT;
+        const pcw_seg_cset *sc = (const pcw_seg_cset *)(a->seg->map + off);
+        uint32_t state = atomic_load_explicit(&sc->state, memory_order_acquire);
+        sig = (sig ^ off ^ ((uint64_t)state << 56)) * 1099511628211ull;
+        if (state == PCW_CSET_LIVE && !a->sig_only) {
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 8;
+                pcw_cset_priv *v = realloc(a->csets, nc * sizeof *v);
+                if (!v)
+                    return PCW_E_NO_MEMORY;
+                a->csets = v, cap = nc;
+            }
+            memset(&a->csets[n], 0, sizeof a->csets[n]);
+            int rc = load_cset(a, off, &a->csets[n]);
+            if (rc != PCW_OK)
+                return rc;
+            a->csets[n].state = state;
+            n++;
+        } else if (state != PCW_CSET_LIVE && state != PCW_CSET_DEAD) {
+            return PCW_E_CORRUPT;
+        }
+        prev = off;
+        off = atomic_load_explicit(&sc->next, memory_order_acquire);
+    }
+    a->ncsets = n;
+    a->sig = sig;
+    return PCW_OK;
+}
+
+static void free_meta(pcw_segment *seg)
+{
+    meta_pool pool = {seg->meta_v, seg->meta_n, seg->meta_n};
+    pool_free(&pool);
+    free(seg->csets);
+    seg->csets = NULL, seg->ncsets = 0, seg->meta_v = NULL, seg->meta_n = 0;
+}
+
+static int reload(pcw_segment *seg, int *changed)
+{
+    uint64_t size;
+    int rc = pcw__segment_sync(seg, &size);
+    if (rc != PCW_OK)
+        return rc;
+    struct load_args a = {.seg = seg, .size = size, .sig_only = 1};
+    if (seg->meta_v) {
+        rc = pcw__guarded(seg->map, seg->map_len, load_meta, &a);
+        if (rc != PCW_OK)
+            return rc;
+        if (a.sig == seg->meta_sig) {
+            if (changed)
+                *changed = 0;
+            return PCW_OK;
+        }
+    }
+    a.sig_only = 0;
+    rc = pcw__guarded(seg->map, seg->map_len, load_meta, &a);
+    if (rc == PCW_OK && !a.pool.v && !(a.pool.v = malloc(sizeof(void *))))
+        rc = PCW_E_NO_MEMORY; /* keep meta_v non-NULL: "loaded" */
+    if (rc != PCW_OK) {
+        pool_free(&a.pool);
+        free(a.csets);
+        return rc;
+    }
+    free_meta(seg);
+    seg->meta_v = a.pool.v;
+    seg->meta_n = a.pool.n;
+    seg->csets = a.csets;
+    seg->ncsets = a.ncsets;
+    seg->meta_sig = a.sig;
+    if (changed)
+        *changed = 1;
+    return PCW_OK;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+struct header_args {
+    pcw_segment *seg;
+    pcw_seg_header h;
+};
+
+static int copy_header(void *p)
+{
+    struct header_args *a = (struct header_args *)p;
+    memcpy(&a->h, a->seg->map, sizeof a->h);
+    return PCW_OK;
+}
+
+static int check_header(const pcw_seg_header *h)
+{
+    if (h->magic != PCW_SEG_MAGIC)
+        return PCW_E_CORRUPT;
+    if (h->byte_order != PCW_SEG_BYTE_ORDER || h->layout_version != PCW_SEG_LAYOUT_VERSION ||
+        h->header_size != sizeof(pcw_seg_header) || h->cset_size != sizeof(pcw_seg_cset) ||
+        h->counter_size != sizeof(pcw_seg_counter) || h->chunk_size != sizeof(pcw_seg_chunk) ||
+        h->slot_size != sizeof(pcw_seg_slot))
+        return PCW_E_VERSION;
+    if (h->arena_off < sizeof(pcw_seg_header) || h->arena_off > (1ull << 46))
+        return PCW_E_CORRUPT;
+    return PCW_OK;
+}
+
+int pcw_segment_open(pcw_segment **out, const char *path)
+{
+    return pcw__segment_open_at(out, AT_FDCWD, path, path, (uid_t)-1);
+}
+
+int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const char *path,
+                         uid_t owner)
+{
+    if (!out || !name || !path)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    pcw__guard_init();
+    /* O_NOFOLLOW: never follow a symlink someone planted in place of a
+     * segment; O_NONBLOCK: never hang on a FIFO planted there. */
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ELOOP || errno == EACCES ? PCW_E_PERMISSION : PCW_E_IO;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return PCW_E_IO;
+    }
+    if (!S_ISREG(st.st_mode) || (owner != (uid_t)-1 && st.st_uid != owner)) {
+        close(fd);
+        return PCW_E_PERMISSION;
+    }
+    if ((uint64_t)st.st_size < sizeof(pcw_seg_header)) {
+        close(fd);
+        return PCW_E_CORRUPT;
+    }
+    pcw_segment *seg = calloc(1, sizeof *seg);
+    if (!seg || !(seg->path = strdup(path))) {
+        free(seg);
+        close(fd);
+        return PCW_E_NO_MEMORY;
+    }
+    seg->fd = fd;
+    int rc = map_file(seg, sizeof(pcw_seg_header));
+    struct header_args ha = {seg, {0}};
+    if (rc == PCW_OK)
+        rc = pcw__guarded(seg->map, seg->map_len, copy_header, &ha);
+    if (rc == PCW_OK)
+        rc = check_header(&ha.h);
+    if (rc == PCW_OK && ha.h.uid != (uint32_t)st.st_uid)
+        rc = PCW_E_PERMISSION; /* claims to be someone else's */
+    if (rc == PCW_OK)
+        rc = reload(seg, NULL);
+    if (rc != PCW_OK) {
+        pcw_segment_close(seg);
+        return rc;
+    }
+    memcpy(seg->name, ha.h.provider_name, 64);
+    seg->name[64] = 0;
+    seg->info.path = seg->path;
+    seg->info.name = seg->name;
+    seg->info.pid = ha.h.pid;
+    seg->info.uid = ha.h.uid;
+    seg->info.start_time = ha.h.start_time;
+    seg->info.flags = ha.h.flags;
+    *out = seg;
+    return PCW_OK;
+}
+
+void pcw_segment_close(pcw_segment *seg)
+{
+    if (!seg)
+        return;
+    free_meta(seg);
+    if (seg->map)
+        munmap((void *)seg->map, seg->map_len);
+    if (seg->fd >= 0)
+        close(seg->fd);
+    free(seg->path);
+    free(seg);
+}
+
+int pcw_segment_refresh(pcw_segment *seg, int *changed)
+{
+    if (changed)
+        *changed = 0;
+    if (!seg)
+        return PCW_E_INVALID_PARAMETER;
+    return reload(seg, changed);
+}
+
+const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg)
+{
+    return &seg->info;
+}
+
+struct state_args {
+    const pcw_segment *seg;
+    uint32_t state;
+    uint64_t gen;
+};
+
+static int read_state(void *p)
+{
+    struct state_args *a = (struct state_args *)p;
+    const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
+    a->state = atomic_load_explicit(&h->state, memory_order_acquire);
+    /* Acquire pairs with the provider's release increment: a rescan after
+     * seeing a new value sees the change that made it. */
+    a->gen = atomic_load_explicit(&h->generation, memory_order_acquire);
+    return PCW_OK;
+}
+
+/* Start time of a live pid, 0 if unknown. */
+static uint64_t proc_start_time(int32_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 2; field < 22 && *p; p++)
+        if (*p == ' ')
+            field++;
+    return strtoull(p, NULL, 10);
+}
+
+int pcw_segment_alive(const pcw_segment *seg)
+{
+    struct state_args a = {seg, 0, 0};
+    int rc = pcw__guarded(seg->map, seg->map_len, read_state, &a);
+    if (rc != PCW_OK)
+        return PCW_E_PROVIDER_EXITED; /* truncated: its provider is gone */
+    if (a.state != PCW_SEG_STATE_LIVE)
+        return PCW_E_PROVIDER_EXITED;
+    if (seg->info.pid <= 0)
+        return PCW_E_CORRUPT;
+    if (kill(seg->info.pid, 0) != 0 && errno == ESRCH)
+        return PCW_E_PROVIDER_EXITED;
+    uint64_t st = proc_start_time(seg->info.pid);
+    /* A process with that pid exists; if we can see its start time and it
+     * differs, the pid was reused. (Zombies count as exited too: a killed
+     * provider's stat still exists until reaped, with state 'Z'.) */
+    if (st && st != seg->info.start_time)
+        return PCW_E_PROVIDER_EXITED;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)seg->info.pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = 0;
+            char *p = strrchr(buf, ')');
+            if (p && (p[2] == 'Z' || p[2] == 'X'))
+                return PCW_E_PROVIDER_EXITED;
+        }
+    }
+    return PCW_OK;
+}
+
+uint64_t pcw_segment_generation(pcw_segment *seg)
+{
+    struct state_args a = {seg, 0, 0};
+    if (pcw__guarded(seg->map, seg->map_len, read_state, &a) != PCW_OK)
+        return 0;
+    return a.gen;
+}
+
+size_t pcw_segment_counterset_count(const pcw_segment *seg)
+{
+    return seg->ncsets;
+}
+
+const pcw_counterset *pcw_segment_counterset(const pcw_segment *seg, size_t i)
+{
+    return i < seg->ncsets ? &seg->csets[i].pub : NULL;
+}
+
+const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < seg->ncsets; i++) {
+        const char *cn = seg->csets[i].pub.name;
+        if (pcw_name_equal(cn, strlen(cn), name, n))
+            return &seg->csets[i].pub;
+    }
+    return NULL;
+}

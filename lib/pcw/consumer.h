@@ -1,0 +1,233 @@
+/*
+ * pcw/consumer.h - libpcw, the consumer library: discover providers, read
+ * their countersets and instances. Link with `pkg-config --libs pcw`.
+ *
+ * Two levels:
+ *   - pcw_segment: one provider's segment, mapped read-only. Treated as
+ *     hostile input: every offset, size and count is checked, loops are
+ *     bounded, and a segment that shrinks under the reader yields
+ *     PCW_E_TRUNCATED instead of SIGBUS.
+ *   - pcw_consumer: every provider in a directory, with countersets of the
+ *     same name merged across providers (as PCW merges registrations).
+ *
+ * Reads never lock and never write to a segment: a provider is never slowed
+ * or blocked by a consumer. Values are read with the slot-generation
+ * protocol of pcw/layout.h, so a sample is never torn, never half-made and
+ * never attributed to the wrong instance.
+ *
+ * Concurrency: a pcw_segment or pcw_consumer (and what it returns) belongs
+ * to one thread at a time; distinct objects may be used from distinct
+ * threads at once. Snapshots are caller-owned and reusable: once they have
+ * grown to fit, reading allocates nothing.
+ *
+ * SIGBUS: the first pcw_segment_open installs a SIGBUS handler (SA_SIGINFO,
+ * SA_NODEFER, SA_ONSTACK) that turns a fault inside a read of a mapped
+ * segment into PCW_E_TRUNCATED and passes every other SIGBUS to the handler
+ * that was installed before it.
+ */
+#ifndef PCW_CONSUMER_H
+#define PCW_CONSUMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pcw_segment pcw_segment;
+typedef struct pcw_consumer pcw_consumer;
+
+/* A counter's metadata (a validated private copy of the segment's). */
+typedef struct pcw_counter {
+    uint32_t id, type, block, offset, size;
+    uint32_t base_id, perf_time_id, perf_freq_id, multi_id;
+    int32_t default_scale;
+    uint32_t detail_level, aggregate, attributes;
+    uint32_t data_offset; /* byte offset in a sample's data: block + offset */
+    const char *name, *description, *uri, *symbol; /* "" when absent */
+} pcw_counter;
+
+/* A counterset's metadata. */
+typedef struct pcw_counterset {
+    const char *name, *description, *guid, *uri, *symbol;
+    uint32_t instance_type; /* pcw_instance_type */
+    uint32_t flags;         /* PCW_CSET_F_* (pcw/layout.h) */
+    uint32_t counter_count;
+    uint32_t block_count;
+    uint32_t data_size;     /* bytes of data per instance */
+    uint32_t reg_index;     /* registration number within its segment */
+    const pcw_counter *counters;
+    const uint32_t *block_offsets, *block_sizes; /* [block_count] */
+} pcw_counterset;
+
+/* What a segment's header says about its provider. */
+typedef struct pcw_provider_info {
+    const char *path;   /* the segment file */
+    const char *name;   /* provider name */
+    int32_t pid;
+    uint32_t uid;
+    uint64_t start_time;
+    uint32_t flags;     /* PCW_SEG_F_* */
+} pcw_provider_info;
+
+/* ---- segments ----------------------------------------------------------- */
+
+/* Open and map a segment file read-only; validate its header and load its
+ * countersets. Refuses a symlink, a non-regular file, and a file whose
+ * owner is neither the caller nor `expected_uid` (pass (uid_t)-1 to accept
+ * the caller only... or any owner when the caller is root). Errors:
+ * PCW_E_IO, PCW_E_PERMISSION, PCW_E_CORRUPT, PCW_E_VERSION,
+ * PCW_E_TRUNCATED, PCW_E_NO_MEMORY. */
+int pcw_segment_open(pcw_segment **out, const char *path);
+void pcw_segment_close(pcw_segment *seg);
+
+/* Catch up with the provider: remap if the segment grew, reload the
+ * counterset list if it changed. Counterset pointers from before are
+ * invalid after a refresh that returns PCW_OK with *changed = 1. */
+int pcw_segment_refresh(pcw_segment *seg, int *changed);
+
+const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg);
+
+/* PCW_OK while the provider lives; PCW_E_PROVIDER_EXITED once it closed
+ * the segment, died, or its pid now names another process (start time). */
+int pcw_segment_alive(const pcw_segment *seg);
+
+/* The segment's instance-list generation: changes whenever an instance or
+ * counterset appears or disappears. One load; poll it. 0 on error. */
+uint64_t pcw_segment_generation(pcw_segment *seg);
+
+size_t pcw_segment_counterset_count(const pcw_segment *seg);
+const pcw_counterset *pcw_segment_counterset(const pcw_segment *seg, size_t i);
+/* Find a counterset by name (case-insensitive); NULL if none. */
+const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const char *name);
+
+/* Verify the whole segment's structure (every chunk, slot and name).
+ * Returns PCW_OK or the first problem; `why` (may be NULL) receives a
+ * sentence naming it. */
+int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len);
+
+/* ---- snapshots ---------------------------------------------------------- */
+
+/* One instance in a snapshot. Use the accessors below for its name, data. */
+typedef struct pcw_sample {
+    uint32_t id;
+    uint32_t name_len;    /* bytes */
+    uint32_t source;      /* which segment (pcw_consumer reads), else 0 */
+    uint32_t reserved;
+    uint64_t name_off;    /* into snapshot names */
+    uint64_t data_off;    /* into snapshot data */
+} pcw_sample;
+
+/* A caller-owned, reusable result buffer. Zero-initialise it
+ * (PCW_SNAPSHOT_INIT); free with pcw_snapshot_free. */
+typedef struct pcw_snapshot {
+    pcw_sample *samples;
+    size_t count, cap;
+    unsigned char *data; /* 8-byte aligned */
+    size_t data_len, data_cap;
+    char *names;
+    size_t names_len, names_cap;
+    uint32_t data_size;  /* bytes per sample */
+    uint32_t busy;       /* instances skipped: kept changing (seqcount) */
+} pcw_snapshot;
+#define PCW_SNAPSHOT_INIT {0}
+
+void pcw_snapshot_free(pcw_snapshot *snap);
+/* Empty it, keeping its buffers. */
+static inline void pcw_snapshot_clear(pcw_snapshot *snap)
+{
+    snap->count = snap->data_len = snap->names_len = 0;
+    snap->busy = 0;
+}
+
+static inline const char *pcw_sample_name(const pcw_snapshot *s, const pcw_sample *x)
+{
+    return s->names + x->name_off;
+}
+static inline const unsigned char *pcw_sample_data(const pcw_snapshot *s, const pcw_sample *x)
+{
+    return s->data + x->data_off;
+}
+/* A counter's value in a sample (4-byte counters zero-extended). */
+static inline uint64_t pcw_sample_value(const pcw_snapshot *s, const pcw_sample *x,
+                                        const pcw_counter *c)
+{
+    const unsigned char *p = s->data + x->data_off + c->data_offset;
+    if (c->size == 8)
+        return *(const uint64_t *)(const void *)p;
+    return *(const uint32_t *)(const void *)p;
+}
+
+/* Read flags. */
+enum {
+    PCW_READ_NO_NAMES = 1u << 0, /* skip instance names (faster) */
+    PCW_READ_APPEND = 1u << 1,   /* add to the snapshot, don't clear it */
+};
+
+/* Read every live instance of `cs` into `snap`. Returns PCW_OK,
+ * PCW_E_TRUNCATED, PCW_E_CORRUPT (read nothing trustworthy), or
+ * PCW_E_NO_MEMORY (growing the snapshot). An instance being closed during
+ * the read is left out; one that kept changing under a seqcount is left out
+ * and counted in snap->busy. */
+int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                     unsigned flags);
+
+/* Read one instance by id into `snap` (appends one sample). PCW_E_NOT_FOUND
+ * if no live instance has that id. */
+int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32_t id,
+                              pcw_snapshot *snap, unsigned flags);
+
+/* ---- all providers ------------------------------------------------------ */
+
+typedef struct pcw_consumer_options {
+    const char *dir;        /* root directory; default $PCW_DIR, /dev/shm */
+    int all_users;          /* 1: also scan other users' provider folders
+                               (needs their group opt-in, or root) */
+    uint32_t timeout_ms;    /* callback countersets: default 1000 */
+} pcw_consumer_options;
+
+int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt);
+void pcw_consumer_close(pcw_consumer *c);
+
+/* Rescan the directory: open new segments, drop removed ones, refresh the
+ * rest, rebuild the merged counterset list. Segments that fail to open are
+ * skipped and counted in *skipped (may be NULL). */
+int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped);
+
+size_t pcw_consumer_segment_count(const pcw_consumer *c);
+pcw_segment *pcw_consumer_segment(const pcw_consumer *c, size_t i);
+
+/* A counterset as consumers see it: every registration of the name, from
+ * any provider, with the same counters. */
+typedef struct pcw_merged_counterset {
+    const pcw_counterset *meta; /* the first registration's metadata */
+    size_t source_count;
+    const uint32_t *source_segment;          /* [source_count] segment index */
+    const pcw_counterset *const *source_cset; /* [source_count] */
+    size_t mismatched; /* registrations of the name left out: other counters */
+} pcw_merged_counterset;
+
+size_t pcw_consumer_counterset_count(const pcw_consumer *c);
+const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size_t i);
+const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
+                                                          const char *name);
+
+/* Read every instance of a merged counterset from all its providers; each
+ * sample's `source` is its segment index. A provider whose segment fails
+ * is skipped and counted in *failed (may be NULL); the others still
+ * arrive. */
+int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snapshot *snap,
+                      unsigned flags, size_t *failed);
+
+/* Remove segments (and their sockets) whose provider has exited. Only
+ * files the caller may unlink. *removed (may be NULL) counts them. */
+int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PCW_CONSUMER_H */

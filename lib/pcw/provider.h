@@ -1,0 +1,1099 @@
+/*
+ * pcw/provider.h - the provider API, header-only.
+ *
+ * A provider process opens a pcw_provider (one shared-memory segment),
+ * registers countersets in it (pcw_register, as PcwRegister) and creates
+ * instances (pcw_create_instance, as PcwCreateInstance). Each instance's data
+ * blocks live inside the segment: the provider updates a counter with a plain
+ * store through the pointer pcw_instance_block() returns. Consumers in other
+ * processes map the segment read-only (pcw/consumer.h).
+ *
+ * Include it from any number of translation units: every function is
+ * `static inline`, all state lives in the objects the API returns, and the
+ * only libraries to link are the ones `pkg-config --libs pcw-provider`
+ * prints (liburcu-bp, liburcu-cds, pthread).
+ *
+ * Concurrency contract, in short (each function says more):
+ *   - pcw_create_instance / pcw_close_instance: any thread, concurrently
+ *     with each other and with other registrations' calls. Never wait for a
+ *     consumer.
+ *   - pcw_register / pcw_unregister / pcw_provider_close: any thread, but not
+ *     concurrently with calls on the same registration (resp. provider) that
+ *     they destroy, and not from inside an RCU read-side critical section.
+ *   - Counter stores: the instance's owner, any time between create and
+ *     close. Plain stores are what the hardware makes atomic for aligned 4-
+ *     and 8-byte values; pcw_u64_add() and friends are the same stores as C11
+ *     relaxed atomics, for programs that want the language to agree.
+ */
+#ifndef PCW_PROVIDER_H
+#define PCW_PROVIDER_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <urcu/urcu-bp.h>
+#include <urcu/rculfhash.h>
+
+#include "layout.h"
+#include "name.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===========================================================================
+ * Public API
+ */
+
+typedef struct pcw_provider pcw_provider;
+typedef struct pcw_registration pcw_registration;
+typedef struct pcw_instance pcw_instance;
+typedef struct pcw_buffer pcw_buffer; /* a callback's output (pcw/callback.h) */
+
+/* Options for pcw_provider_open; a zeroed struct (or NULL) gives defaults. */
+typedef struct pcw_provider_options {
+    const char *name;       /* shown to consumers; default: program name */
+    const char *dir;        /* root directory; default $PCW_DIR, /dev/shm */
+    int share_with_group;   /* 1: group may read (segment 0640, dir 0750) */
+    gid_t group;            /* with share_with_group: this group; 0 = own */
+    uint64_t max_size;      /* segment size limit; default 16 GiB */
+} pcw_provider_options;
+
+/* Open a provider: create its segment (owner-only unless shared with a
+ * group) in <root>/pcw-<uid>/. Returns PCW_OK and sets *out, or an error
+ * (PCW_E_IO with errno set, PCW_E_PERMISSION if the directory is not ours
+ * or is a symlink, PCW_E_NO_MEMORY). Any thread. */
+static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt);
+
+/* Unregister every counterset, close every instance, mark the segment
+ * closed and remove it. Not concurrently with other calls on `p`. */
+static inline void pcw_provider_close(pcw_provider *p);
+
+/* Path of the provider's segment file (for tools and tests). */
+static inline const char *pcw_provider_path(const pcw_provider *p);
+
+/* Callback countersets (PCW_CALLBACK); see pcw/callback.h for the types. */
+typedef enum pcw_callback_type {
+    PCW_CALLBACK_ADD_COUNTER = 0,
+    PCW_CALLBACK_REMOVE_COUNTER = 1,
+    PCW_CALLBACK_ENUMERATE_INSTANCES = 2,
+    PCW_CALLBACK_COLLECT_DATA = 3,
+} pcw_callback_type;
+
+typedef struct pcw_callback_info {
+    pcw_buffer *buffer;      /* ENUMERATE/COLLECT: pass to pcw_add_instance */
+    uint64_t counter_mask;   /* bit i = i-th registered counter; ~0 = all */
+    uint32_t instance_id;    /* PCW_ANY_INSTANCE_ID = any */
+    const char *instance_mask; /* wildcard, "*" = all (pcw_wildcard_match) */
+    uint32_t counter_index;  /* ADD/REMOVE_COUNTER: which counter */
+    uint32_t reserved;
+} pcw_callback_info;
+
+/* A provider callback; must be thread-safe (several consumers may be served
+ * at once). Its return value is informational, as in PCW. */
+typedef int (*pcw_callback)(pcw_callback_type type, const pcw_callback_info *info, void *ctx);
+
+/* PcwRegister's Version. */
+#define PCW_VERSION_1 0x100u
+
+/* Registration flags. */
+enum {
+    PCW_REG_SEQCOUNT = 1u << 0, /* give each instance a data sequence count
+                                   (pcw_instance_write_begin/end) so that a
+                                   consumer reads all its counters at once */
+    PCW_REG_FLAGS_ALL_ = PCW_REG_SEQCOUNT,
+};
+
+/* PCW_REGISTRATION_INFORMATION. Everything is copied; nothing need outlive
+ * the call. */
+typedef struct pcw_registration_info {
+    uint32_t version;            /* PCW_VERSION_1 */
+    uint32_t flags;              /* PCW_REG_* */
+    const char *name;            /* non-empty UTF-8; compared case-insensitively */
+    const char *description;     /* or NULL */
+    const char *guid, *uri, *symbol; /* manifest metadata, or NULL */
+    uint32_t instance_type;      /* pcw_instance_type */
+    uint32_t counter_count;      /* 1..PCW_MAX_COUNTERS */
+    const pcw_counter_desc *counters;
+    uint32_t block_count;        /* data blocks per instance; 0 = derive */
+    const uint32_t *block_sizes; /* NULL = derive (end of the last counter) */
+    pcw_callback callback;       /* or NULL */
+    void *callback_context;
+} pcw_registration_info;
+
+/* PcwRegister. Validates `info` (PCW_E_INVALID_PARAMETER for a bad version,
+ * flags, name, instance type, counter, duplicate counter id or name, a
+ * base/perfTime/perfFreq/multi id that names no counter, a block index past
+ * block_count, a counter past its block, a misaligned offset;
+ * PCW_E_TOO_MANY_COUNTERS; PCW_E_NO_MEMORY) and publishes the counterset.
+ * Any thread. */
+static inline int pcw_register(pcw_registration **out, pcw_provider *p,
+                               const pcw_registration_info *info);
+
+/* PcwUnregister: closes every instance still open, then removes the
+ * counterset. Waits for an RCU grace period; not from a read-side section,
+ * not concurrently with other calls on `r`. */
+static inline void pcw_unregister(pcw_registration *r);
+
+/* PCW_DATA: one data block. For pcw_create_instance, `data` is the initial
+ * contents (or NULL for zeros) and `size` the block size the caller expects;
+ * for pcw_add_instance, the block to copy. */
+typedef struct pcw_data {
+    const void *data;
+    uint32_t size;
+} pcw_data;
+
+/* PcwCreateInstance. `name`: NUL-terminated UTF-8; empty for a single-
+ * instance counterset, else non-empty, at most 1024 characters, unique
+ * case-insensitively among the registration's open instances. `count` must
+ * equal the registration's block count (else PCW_E_INVALID_COUNT); each
+ * data[i].size must cover the registered counters of block i (else
+ * PCW_E_BUFFER_TOO_SMALL) and not exceed the registered block size (else
+ * PCW_E_INTEGER_OVERFLOW). The instance becomes visible to consumers only
+ * once its name and initial data are in place. Its id is assigned: unique
+ * among the registration's open instances, stable for the instance's life.
+ * Any thread, concurrently with any other create/close. */
+static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
+                                      uint32_t count, const pcw_data *data);
+
+/* PcwCloseInstance: consumers stop seeing the instance at once; its slot
+ * and name are reused only after an RCU grace period. The pointers from
+ * pcw_instance_block() are invalid afterwards. Any thread, once per
+ * instance. */
+static inline void pcw_close_instance(pcw_instance *inst);
+
+/* The instance's data block `block` inside the segment (8-byte aligned),
+ * valid until the instance is closed. Store counter values into it. */
+static inline void *pcw_instance_block(const pcw_instance *inst, uint32_t block);
+/* The instance's assigned id. */
+static inline uint32_t pcw_instance_id(const pcw_instance *inst);
+
+/* With PCW_REG_SEQCOUNT: bracket a group of counter updates so a consumer
+ * reads them all from one moment. Calls for one instance must not overlap
+ * (one writer at a time); never blocks. */
+static inline void pcw_instance_write_begin(pcw_instance *inst);
+static inline void pcw_instance_write_end(pcw_instance *inst);
+
+/* Relaxed atomic updates of a counter in a data block: the same machine
+ * stores as a plain `*p += v`, but data-race-free in C11's terms. */
+static inline void pcw_u64_add(uint64_t *p, uint64_t v)
+{
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+static inline void pcw_u64_set(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+static inline void pcw_u32_add(uint32_t *p, uint32_t v)
+{
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+static inline void pcw_u32_set(uint32_t *p, uint32_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* ===========================================================================
+ * Implementation. Names starting with pcw__ are private.
+ */
+
+#define PCW__DEFAULT_MAX_SIZE (16ull << 30)
+#define PCW__MIN_GROW         (1ull << 20)
+#define PCW__NAME_CLASSES     ((PCW_MAX_INSTANCE_NAME_BYTES + 15) / 16 + 1)
+
+/* A vector of uint64_t (free lists). */
+typedef struct pcw__vec {
+    uint64_t *v;
+    size_t n, cap;
+} pcw__vec;
+
+static inline int pcw__vec_push(pcw__vec *a, uint64_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 64;
+        uint64_t *v = (uint64_t *)realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        a->v = v, a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return PCW_OK;
+}
+
+struct pcw_provider {
+    pthread_mutex_t lock; /* arena, growth, free name lists, cset list */
+    int fd;
+    unsigned char *base;  /* reserved address range; the file is mapped at its start */
+    uint64_t max_size;    /* bytes reserved */
+    uint64_t mapped;      /* bytes of file mapped (= file size) */
+    uint64_t used;        /* arena bump pointer (= header.size) */
+    pcw_seg_header *hdr;
+    uint64_t last_cset;   /* offset of the last pcw_seg_cset, 0 = none */
+    uint32_t nregs;       /* registrations made, for reg_index */
+    pcw__vec name_free[PCW__NAME_CLASSES]; /* freed name blocks by size class */
+    pcw_registration *regs; /* open registrations (list via next) */
+    char path[PATH_MAX];
+};
+
+/* A chunk of slots, as the provider sees it. */
+typedef struct pcw__chunk {
+    uint32_t first, n;
+    unsigned char *slots; /* first slot */
+} pcw__chunk;
+
+struct pcw_registration {
+    pcw_provider *prov;
+    pcw_registration *next, *prev; /* in prov->regs, under prov->lock */
+    pthread_mutex_t lock;          /* slot free list, chunk table */
+    pcw_seg_cset *cset;
+    uint64_t cset_off;
+    uint32_t instance_type, flags;
+    uint32_t counter_count, block_count;
+    uint32_t data_size, slot_stride;
+    uint32_t *block_off, *block_size; /* per block: offset in slot data, size */
+    uint32_t *block_need;             /* per block: end of its last counter */
+    pcw_counter_desc *counters;       /* private copy (names not kept) */
+    struct cds_lfht *names;           /* open instances by folded name */
+    pcw__vec free_slots;              /* slot indexes free for reuse */
+    pcw__chunk *chunks;
+    size_t nchunks, chunks_cap;
+    uint64_t last_chunk;              /* offset of the last chunk, 0 = none */
+    uint32_t slot_count;
+    pcw_callback callback;
+    void *callback_context;
+};
+
+struct pcw_instance {
+    struct cds_lfht_node node; /* in reg->names */
+    struct rcu_head rcu;       /* deferred reuse of slot and name */
+    pcw_registration *reg;
+    pcw_seg_slot *slot;
+    unsigned char *data;       /* slot data: blocks at reg->block_off[] */
+    uint64_t name_off;
+    uint32_t name_len, id;
+    char name[];               /* private copy for lookups */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static inline uint64_t pcw__align(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) & ~(a - 1);
+}
+
+/* /proc/self/stat field 22: the process start time in clock ticks. */
+static inline uint64_t pcw__proc_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* comm may hold spaces and parens */
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 2; field < 22 && *p; p++)
+        if (*p == ' ')
+            field++;
+    return strtoull(p, NULL, 10);
+}
+
+/* Make (or check) <root>/pcw-<uid>: a real directory we own, mode 0700 or
+ * 0750. Refuses a symlink or a directory owned by someone else: an attacker
+ * may create names in a shared /dev/shm before we do. */
+static inline int pcw__provider_dir(char *dir, size_t cap, const char *root, int group)
+{
+    uid_t uid = geteuid();
+    if ((size_t)snprintf(dir, cap, "%s/pcw-%u", root, (unsigned)uid) >= cap)
+        return PCW_E_INVALID_PARAMETER;
+    mode_t mode = group ? 0750 : 0700;
+    if (mkdir(dir, mode) != 0 && errno != EEXIST)
+        return PCW_E_IO;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return errno == ELOOP || errno == ENOTDIR ? PCW_E_PERMISSION : PCW_E_IO;
+    struct stat st;
+    int rc = PCW_OK;
+    if (fstat(dfd, &st) != 0)
+        rc = PCW_E_IO;
+    else if (st.st_uid != uid || (st.st_mode & 0022))
+        rc = PCW_E_PERMISSION; /* not ours, or others may plant files */
+    else if (group && (st.st_mode & 0050) != 0050 && fchmod(dfd, 0750) != 0)
+        rc = PCW_E_IO;
+    close(dfd);
+    return rc;
+}
+
+/* Grow the mapped file so that [0, need) is backed. prov->lock held. */
+static inline int pcw__grow(pcw_provider *p, uint64_t need)
+{
+    if (need <= p->mapped)
+        return PCW_OK;
+    if (need > p->max_size)
+        return PCW_E_SEGMENT_FULL;
+    uint64_t step = p->mapped < PCW__MIN_GROW ? PCW__MIN_GROW : p->mapped;
+    if (step > (1ull << 30))
+        step = 1ull << 30;
+    uint64_t size = pcw__align(need > p->mapped + step ? need : p->mapped + step, 4096);
+    if (size > p->max_size)
+        size = p->max_size;
+    /* Reserve the pages now: tmpfs would otherwise SIGBUS on a later store
+     * when it is full. */
+    int e = posix_fallocate(p->fd, (off_t)p->mapped, (off_t)(size - p->mapped));
+    if (e != 0) {
+        errno = e;
+        return e == ENOSPC ? PCW_E_NO_MEMORY : PCW_E_IO;
+    }
+    void *m = mmap(p->base + p->mapped, size - p->mapped, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED, p->fd, (off_t)p->mapped);
+    if (m == MAP_FAILED)
+        return PCW_E_IO;
+    p->mapped = size;
+    return PCW_OK;
+}
+
+/* Bump-allocate `n` bytes of zeroed arena, 64-byte aligned. Returns the
+ * offset or 0. The new bytes become readable by consumers when
+ * pcw__publish_size() stores header.size. prov->lock held. */
+static inline uint64_t pcw__arena_alloc(pcw_provider *p, uint64_t n, int *rc)
+{
+    uint64_t off = pcw__align(p->used, PCW_SEG_ALIGN);
+    if (n > p->max_size || off + n > p->max_size) {
+        *rc = PCW_E_SEGMENT_FULL;
+        return 0;
+    }
+    *rc = pcw__grow(p, off + n);
+    if (*rc != PCW_OK)
+        return 0;
+    p->used = off + n;
+    /* Release: consumers that acquire header.size see the bytes below it
+     * initialised (the file's fresh pages are zeros). Pairs with the
+     * consumer's acquire load of header.size. */
+    atomic_store_explicit(&p->hdr->size, p->used, memory_order_release);
+    return off;
+}
+
+/* Copy a string into the arena; returns its pcw_seg_str (len 0 for NULL). */
+static inline int pcw__arena_str(pcw_provider *p, const char *s, pcw_seg_str *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s || !*s)
+        return PCW_OK;
+    size_t n = strlen(s);
+    int rc;
+    uint64_t off = pcw__arena_alloc(p, n + 1, &rc);
+    if (!off)
+        return rc;
+    memcpy(p->base + off, s, n + 1);
+    out->off = off;
+    out->len = (uint32_t)n;
+    return PCW_OK;
+}
+
+static inline void pcw__bump_generation(pcw_provider *p)
+{
+    /* Release: a consumer that sees the new generation (acquire) and then
+     * rescans sees the change that caused it. */
+    atomic_fetch_add_explicit(&p->hdr->generation, 1, memory_order_release);
+}
+
+/* ---- provider ----------------------------------------------------------- */
+
+static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt)
+{
+    pcw_provider_options o = {0};
+    if (opt)
+        o = *opt;
+    if (!out)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
+    if (!root || !*root)
+        root = PCW_DEFAULT_ROOT;
+    uint64_t max = o.max_size ? pcw__align(o.max_size, 4096) : PCW__DEFAULT_MAX_SIZE;
+    if (max < PCW__MIN_GROW)
+        max = PCW__MIN_GROW;
+
+    pcw_provider *p = (pcw_provider *)calloc(1, sizeof *p);
+    if (!p)
+        return PCW_E_NO_MEMORY;
+    p->fd = -1;
+    p->max_size = max;
+    pthread_mutex_init(&p->lock, NULL);
+
+    char dir[PATH_MAX], tmp[PATH_MAX];
+    int rc = pcw__provider_dir(dir, sizeof dir, root, o.share_with_group);
+    if (rc != PCW_OK)
+        goto fail;
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        nonce = (uint64_t)(uintptr_t)p ^ (uint64_t)getpid() << 32;
+    int n1 = snprintf(p->path, sizeof p->path, "%s/%d-%016llx%s", dir, (int)getpid(),
+                      (unsigned long long)nonce, PCW_SEG_SUFFIX);
+    int n2 = snprintf(tmp, sizeof tmp, "%s/.%d-%016llx.tmp", dir, (int)getpid(),
+                      (unsigned long long)nonce);
+    if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof p->path || (size_t)n2 >= sizeof tmp) {
+        rc = PCW_E_INVALID_PARAMETER; /* root directory path too long */
+        goto fail;
+    }
+    mode_t mode = o.share_with_group ? 0640 : 0600;
+    p->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (p->fd < 0) {
+        rc = PCW_E_IO;
+        goto fail;
+    }
+    if (o.share_with_group) {
+        if ((o.group && fchown(p->fd, (uid_t)-1, o.group) != 0) || fchmod(p->fd, mode) != 0) {
+            rc = PCW_E_PERMISSION;
+            unlink(tmp);
+            goto fail;
+        }
+    }
+    /* Reserve the whole range once, so the provider's block pointers stay
+     * valid as the file grows into it. */
+    void *r = mmap(NULL, max, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) {
+        rc = PCW_E_NO_MEMORY;
+        unlink(tmp);
+        goto fail;
+    }
+    p->base = (unsigned char *)r;
+    rc = pcw__grow(p, PCW__MIN_GROW);
+    if (rc != PCW_OK) {
+        unlink(tmp);
+        goto fail;
+    }
+    pcw_seg_header *h = (pcw_seg_header *)p->base;
+    p->hdr = h;
+    h->magic = PCW_SEG_MAGIC;
+    h->layout_version = PCW_SEG_LAYOUT_VERSION;
+    h->byte_order = PCW_SEG_BYTE_ORDER;
+    h->header_size = sizeof(pcw_seg_header);
+    h->cset_size = sizeof(pcw_seg_cset);
+    h->counter_size = sizeof(pcw_seg_counter);
+    h->chunk_size = sizeof(pcw_seg_chunk);
+    h->slot_size = sizeof(pcw_seg_slot);
+    h->flags = o.share_with_group ? PCW_SEG_F_GROUP : 0;
+    h->pid = (int32_t)getpid();
+    h->uid = (uint32_t)geteuid();
+    h->start_time = pcw__proc_start_time(getpid());
+    h->arena_off = pcw__align(sizeof *h, PCW_SEG_ALIGN);
+    h->max_size = max;
+    const char *pname = o.name;
+    if (!pname)
+        pname = program_invocation_short_name;
+    if (pname)
+        snprintf(h->provider_name, sizeof h->provider_name, "%s", pname);
+    p->used = h->arena_off;
+    atomic_store_explicit(&h->size, p->used, memory_order_relaxed);
+    atomic_store_explicit(&h->state, PCW_SEG_STATE_LIVE, memory_order_relaxed);
+    /* The rename publishes a fully initialised header: a consumer can only
+     * open the file by its final name. */
+    if (rename(tmp, p->path) != 0) {
+        rc = PCW_E_IO;
+        unlink(tmp);
+        goto fail;
+    }
+    *out = p;
+    return PCW_OK;
+fail:
+    if (p->base)
+        munmap(p->base, p->max_size);
+    if (p->fd >= 0)
+        close(p->fd);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+    return rc;
+}
+
+static inline const char *pcw_provider_path(const pcw_provider *p)
+{
+    return p->path;
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+static inline int pcw__valid_string(const char *s, int required)
+{
+    if (!s)
+        return !required;
+    size_t n = strnlen(s, PCW_MAX_STRING_BYTES + 1);
+    if (n > PCW_MAX_STRING_BYTES || (required && n == 0))
+        return 0;
+    return pcw_utf8_count(s, n) >= 0;
+}
+
+static inline const pcw_counter_desc *pcw__find_counter(const pcw_registration_info *in,
+                                                         uint32_t id)
+{
+    for (uint32_t i = 0; i < in->counter_count; i++)
+        if (in->counters[i].id == id)
+            return &in->counters[i];
+    return NULL;
+}
+
+/* Validate `in` as PcwRegister does, and derive the block layout. */
+static inline int pcw__validate_registration(const pcw_registration_info *in, uint32_t *nblocks,
+                                             uint32_t *need)
+{
+    if (in->version != PCW_VERSION_1 || (in->flags & ~(uint32_t)PCW_REG_FLAGS_ALL_))
+        return PCW_E_INVALID_PARAMETER;
+    if (!pcw__valid_string(in->name, 1) || !pcw__valid_string(in->description, 0) ||
+        !pcw__valid_string(in->guid, 0) || !pcw__valid_string(in->uri, 0) ||
+        !pcw__valid_string(in->symbol, 0))
+        return PCW_E_INVALID_PARAMETER;
+    if (in->instance_type > PCW_INSTANCE_TYPE_MAX_)
+        return PCW_E_INVALID_PARAMETER;
+    if (in->counter_count > PCW_MAX_COUNTERS)
+        return PCW_E_TOO_MANY_COUNTERS;
+    if (in->counter_count == 0 || !in->counters)
+        return PCW_E_INVALID_PARAMETER;
+    uint32_t blocks = in->block_count;
+    if (blocks > PCW_MAX_BLOCKS || (in->block_sizes && blocks == 0))
+        return PCW_E_INVALID_PARAMETER;
+    uint32_t maxblock = 0;
+    for (uint32_t i = 0; i < in->counter_count; i++)
+        if (in->counters[i].block + 1 > maxblock)
+            maxblock = in->counters[i].block + 1;
+    if (maxblock > PCW_MAX_BLOCKS)
+        return PCW_E_INVALID_PARAMETER;
+    if (blocks == 0)
+        blocks = maxblock;
+    else if (maxblock > blocks)
+        return PCW_E_INVALID_PARAMETER;
+    for (uint32_t b = 0; b < blocks; b++)
+        need[b] = 0;
+    for (uint32_t i = 0; i < in->counter_count; i++) {
+        const pcw_counter_desc *c = &in->counters[i];
+        if (c->size != 4 && c->size != 8)
+            return PCW_E_INVALID_PARAMETER;
+        if (c->offset % c->size != 0 || c->offset > PCW_MAX_BLOCK_SIZE - c->size)
+            return PCW_E_INVALID_PARAMETER;
+        if (!pcw_counter_type_known(c->type) || c->aggregate > PCW_AGGREGATE_MAX_ ||
+            (c->attributes & ~(uint32_t)PCW_ATTR_ALL_) || c->default_scale < -10 ||
+            c->default_scale > 10 || c->id >= PCW_NO_COUNTER)
+            return PCW_E_INVALID_PARAMETER;
+        if (c->detail_level != 0 && c->detail_level != PCW_DETAIL_NOVICE &&
+            c->detail_level != PCW_DETAIL_ADVANCED && c->detail_level != PCW_DETAIL_EXPERT &&
+            c->detail_level != PCW_DETAIL_WIZARD)
+            return PCW_E_INVALID_PARAMETER;
+        if (!pcw__valid_string(c->name, 1) || !pcw__valid_string(c->description, 0) ||
+            !pcw__valid_string(c->uri, 0) || !pcw__valid_string(c->symbol, 0))
+            return PCW_E_INVALID_PARAMETER;
+        const uint32_t refs[4] = {c->base_id, c->perf_time_id, c->perf_freq_id, c->multi_id};
+        for (int k = 0; k < 4; k++)
+            if (refs[k] != PCW_NO_COUNTER && !pcw__find_counter(in, refs[k]))
+                return PCW_E_INVALID_PARAMETER;
+        for (uint32_t j = 0; j < i; j++) {
+            const pcw_counter_desc *d = &in->counters[j];
+            if (d->id == c->id ||
+                pcw_name_equal(d->name, strlen(d->name), c->name, strlen(c->name)))
+                return PCW_E_INVALID_PARAMETER;
+        }
+        if (c->offset + c->size > need[c->block])
+            need[c->block] = c->offset + c->size;
+    }
+    if (in->block_sizes)
+        for (uint32_t b = 0; b < blocks; b++)
+            if (in->block_sizes[b] < need[b] || in->block_sizes[b] > PCW_MAX_BLOCK_SIZE)
+                return PCW_E_INVALID_PARAMETER;
+    *nblocks = blocks;
+    return PCW_OK;
+}
+
+static inline void pcw__free_registration(pcw_registration *r)
+{
+    if (r->names)
+        cds_lfht_destroy(r->names, NULL);
+    free(r->block_off);
+    free(r->counters);
+    free(r->free_slots.v);
+    free(r->chunks);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+}
+
+static inline int pcw_register(pcw_registration **out, pcw_provider *p,
+                               const pcw_registration_info *in)
+{
+    if (!out || !p || !in)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    uint32_t need[PCW_MAX_BLOCKS], nblocks = 0;
+    int rc = pcw__validate_registration(in, &nblocks, need);
+    if (rc != PCW_OK)
+        return rc;
+
+    pcw_registration *r = (pcw_registration *)calloc(1, sizeof *r);
+    if (!r)
+        return PCW_E_NO_MEMORY;
+    pthread_mutex_init(&r->lock, NULL);
+    r->prov = p;
+    r->instance_type = in->instance_type;
+    r->flags = in->flags;
+    r->counter_count = in->counter_count;
+    r->block_count = nblocks;
+    r->callback = in->callback;
+    r->callback_context = in->callback_context;
+    r->block_off = (uint32_t *)calloc(3 * (size_t)(nblocks ? nblocks : 1), sizeof(uint32_t));
+    r->counters = (pcw_counter_desc *)calloc(in->counter_count, sizeof *r->counters);
+    r->names = cds_lfht_new_flavor(64, 64, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+                                   &urcu_bp_flavor, NULL);
+    if (!r->block_off || !r->counters || !r->names) {
+        pcw__free_registration(r);
+        return PCW_E_NO_MEMORY;
+    }
+    r->block_size = r->block_off + nblocks;
+    r->block_need = r->block_size + nblocks;
+    uint32_t data = 0;
+    for (uint32_t b = 0; b < nblocks; b++) {
+        uint32_t sz = in->block_sizes ? in->block_sizes[b] : need[b];
+        r->block_off[b] = data;
+        r->block_size[b] = sz;
+        r->block_need[b] = need[b];
+        data += (uint32_t)pcw__align(sz, 8);
+    }
+    r->data_size = data;
+    r->slot_stride = (uint32_t)sizeof(pcw_seg_slot) + data;
+    for (uint32_t i = 0; i < in->counter_count; i++) {
+        r->counters[i] = in->counters[i];
+        r->counters[i].name = r->counters[i].description = NULL;
+        r->counters[i].uri = r->counters[i].symbol = NULL;
+    }
+
+    pthread_mutex_lock(&p->lock);
+    uint64_t off = pcw__arena_alloc(p, sizeof(pcw_seg_cset), &rc);
+    uint64_t coff = off ? pcw__arena_alloc(p, sizeof(pcw_seg_counter) * in->counter_count, &rc)
+                        : 0;
+    uint64_t boff = coff ? pcw__arena_alloc(p, 8 * (uint64_t)(nblocks ? nblocks : 1), &rc) : 0;
+    if (boff) {
+        pcw_seg_cset *cs = (pcw_seg_cset *)(p->base + off);
+        /* Strings first (each may grow the arena; pointers into it stay
+         * valid because the mapping never moves). */
+        rc = pcw__arena_str(p, in->name, &cs->name);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->description, &cs->description);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->guid, &cs->guid);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->uri, &cs->uri);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->symbol, &cs->symbol);
+        pcw_seg_counter *sc = (pcw_seg_counter *)(p->base + coff);
+        for (uint32_t i = 0; rc == PCW_OK && i < in->counter_count; i++) {
+            const pcw_counter_desc *c = &in->counters[i];
+            sc[i].id = c->id, sc[i].type = c->type, sc[i].block = c->block;
+            sc[i].offset = c->offset, sc[i].size = c->size, sc[i].base_id = c->base_id;
+            sc[i].perf_time_id = c->perf_time_id, sc[i].perf_freq_id = c->perf_freq_id;
+            sc[i].multi_id = c->multi_id, sc[i].default_scale = c->default_scale;
+            sc[i].detail_level = c->detail_level ? c->detail_level : PCW_DETAIL_STANDARD;
+            sc[i].aggregate = c->aggregate, sc[i].attributes = c->attributes;
+            rc = pcw__arena_str(p, c->name, &sc[i].name);
+            if (rc == PCW_OK)
+                rc = pcw__arena_str(p, c->description, &sc[i].description);
+            if (rc == PCW_OK)
+                rc = pcw__arena_str(p, c->uri, &sc[i].uri);
+            if (rc == PCW_OK)
+                rc = pcw__arena_str(p, c->symbol, &sc[i].symbol);
+        }
+        if (rc == PCW_OK) {
+            uint32_t *bl = (uint32_t *)(p->base + boff);
+            for (uint32_t b = 0; b < nblocks; b++)
+                bl[2 * b] = r->block_off[b], bl[2 * b + 1] = r->block_size[b];
+            cs->flags = (in->flags & PCW_REG_SEQCOUNT ? PCW_CSET_F_SEQCOUNT : 0) |
+                        (in->callback ? PCW_CSET_F_CALLBACK : 0);
+            cs->instance_type = in->instance_type;
+            cs->counter_count = in->counter_count;
+            cs->counters_off = coff;
+            cs->block_count = nblocks;
+            cs->data_size = r->data_size;
+            cs->blocks_off = boff;
+            cs->slot_stride = r->slot_stride;
+            cs->reg_index = p->nregs++;
+            atomic_store_explicit(&cs->state, PCW_CSET_LIVE, memory_order_relaxed);
+            /* Publish: the release makes every field above visible to a
+             * consumer that acquires the link (header.cset_head or the
+             * previous counterset's next). */
+            if (p->last_cset)
+                atomic_store_explicit(&((pcw_seg_cset *)(p->base + p->last_cset))->next, off,
+                                      memory_order_release);
+            else
+                atomic_store_explicit(&p->hdr->cset_head, off, memory_order_release);
+            p->last_cset = off;
+            r->cset = cs;
+            r->cset_off = off;
+            r->next = p->regs;
+            if (p->regs)
+                p->regs->prev = r;
+            p->regs = r;
+            pcw__bump_generation(p);
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (rc != PCW_OK) {
+        /* Arena bytes taken by a failed registration stay unused: they are
+         * unreachable from the header, so consumers never see them. */
+        pcw__free_registration(r);
+        return rc;
+    }
+    *out = r;
+    return PCW_OK;
+}
+
+/* ---- instances ---------------------------------------------------------- */
+
+static inline int pcw__name_match(struct cds_lfht_node *node, const void *key)
+{
+    const pcw_instance *a = caa_container_of(node, pcw_instance, node);
+    const pcw_instance *b = (const pcw_instance *)key;
+    return pcw_name_equal(a->name, a->name_len, b->name, b->name_len);
+}
+
+/* Add a chunk of slots to r. r->lock held (takes prov->lock inside). */
+static inline int pcw__add_chunk(pcw_registration *r)
+{
+    pcw_provider *p = r->prov;
+    uint32_t n = r->slot_count < 64 ? 64 : r->slot_count;
+    if (n > 65536)
+        n = 65536;
+    if ((uint64_t)r->slot_count + n > (uint64_t)PCW_MAX_INSTANCE_ID + 1)
+        return PCW_E_SEGMENT_FULL;
+    if (r->nchunks == r->chunks_cap) {
+        size_t cap = r->chunks_cap ? r->chunks_cap * 2 : 8;
+        pcw__chunk *c = (pcw__chunk *)realloc(r->chunks, cap * sizeof *c);
+        if (!c)
+            return PCW_E_NO_MEMORY;
+        r->chunks = c, r->chunks_cap = cap;
+    }
+    /* Reserve free-list room for every slot there will be, so that neither
+     * the pushes below nor a later reclaim can fail. */
+    if (r->free_slots.cap < (size_t)r->slot_count + n) {
+        size_t cap = (size_t)r->slot_count + n;
+        uint64_t *v = (uint64_t *)realloc(r->free_slots.v, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        r->free_slots.v = v, r->free_slots.cap = cap;
+    }
+    int rc;
+    pthread_mutex_lock(&p->lock);
+    uint64_t off = pcw__arena_alloc(p, sizeof(pcw_seg_chunk) + (uint64_t)n * r->slot_stride, &rc);
+    if (off) {
+        pcw_seg_chunk *ch = (pcw_seg_chunk *)(p->base + off);
+        ch->first_slot = r->slot_count;
+        ch->nslots = n;
+        ch->cset_off = r->cset_off;
+        /* Release pairs with the consumer's acquire of the link: the chunk
+         * header above is visible before the chunk is reachable. Its slots
+         * are zero (gen 0 = free) from the fresh file pages. */
+        if (r->last_chunk)
+            atomic_store_explicit(&((pcw_seg_chunk *)(p->base + r->last_chunk))->next, off,
+                                  memory_order_release);
+        else
+            atomic_store_explicit(&r->cset->chunk_head, off, memory_order_release);
+        atomic_store_explicit(&r->cset->slot_count, r->slot_count + n, memory_order_release);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!off)
+        return rc;
+    r->last_chunk = off;
+    r->chunks[r->nchunks].first = r->slot_count;
+    r->chunks[r->nchunks].n = n;
+    r->chunks[r->nchunks].slots = p->base + off + sizeof(pcw_seg_chunk);
+    r->nchunks++;
+    /* Lowest ids first: push in reverse so pops come out ascending. */
+    for (uint32_t i = n; i-- > 0;)
+        r->free_slots.v[r->free_slots.n++] = (uint64_t)r->slot_count + i;
+    r->slot_count += n;
+    return PCW_OK;
+}
+
+static inline pcw_seg_slot *pcw__slot(pcw_registration *r, uint32_t idx)
+{
+    /* Chunks double in size, so this is a short scan from the end. */
+    for (size_t i = r->nchunks; i-- > 0;)
+        if (idx >= r->chunks[i].first)
+            return (pcw_seg_slot *)(r->chunks[i].slots +
+                                    (size_t)(idx - r->chunks[i].first) * r->slot_stride);
+    return NULL;
+}
+
+/* Name storage: 16-byte size classes, reused after a grace period. */
+static inline uint64_t pcw__name_alloc(pcw_provider *p, uint32_t len, int *rc)
+{
+    uint32_t cls = (len + 15) / 16;
+    uint64_t off;
+    pthread_mutex_lock(&p->lock);
+    if (p->name_free[cls].n)
+        off = p->name_free[cls].v[--p->name_free[cls].n];
+    else
+        off = pcw__arena_alloc(p, (uint64_t)cls * 16, rc);
+    pthread_mutex_unlock(&p->lock);
+    return off;
+}
+
+/* Store name bytes as relaxed 8-byte atomics: a consumer may be reading a
+ * stale name at this address (it will discard what it read, by the slot
+ * generation), and the two must not be a data race. */
+static inline void pcw__store_name(unsigned char *dst, const char *src, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, src + i, len - i < 8 ? len - i : 8);
+        __atomic_store_n((uint64_t *)(void *)(dst + i), w, __ATOMIC_RELAXED);
+    }
+}
+
+static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
+                                      uint32_t count, const pcw_data *data)
+{
+    if (!out || !r || !name)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    if (count != r->block_count || (count && !data))
+        return PCW_E_INVALID_COUNT;
+    for (uint32_t b = 0; b < count; b++) {
+        if (data[b].size < r->block_need[b])
+            return PCW_E_BUFFER_TOO_SMALL;
+        if (data[b].size > r->block_size[b])
+            return PCW_E_INTEGER_OVERFLOW;
+    }
+    size_t len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
+    long chars = len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw_utf8_count(name, len);
+    if (chars == -2 || chars > (long)PCW_MAX_INSTANCE_NAME_CHARS)
+        return PCW_E_NAME_TOO_LONG;
+    if (chars < 0)
+        return PCW_E_INVALID_NAME;
+    int multi = pcw_instance_type_is_multi(r->instance_type);
+    if (multi ? len == 0 : len != 0)
+        return PCW_E_INVALID_NAME;
+
+    pcw_instance *in = (pcw_instance *)calloc(1, sizeof *in + len + 1);
+    if (!in)
+        return PCW_E_NO_MEMORY;
+    memcpy(in->name, name, len + 1);
+    in->name_len = (uint32_t)len;
+    in->reg = r;
+    cds_lfht_node_init(&in->node);
+    unsigned long hash = (unsigned long)pcw_name_hash(name, len);
+
+    /* Claim the name first: a duplicate fails before anything is touched. */
+    urcu_bp_read_lock();
+    struct cds_lfht_node *dup = cds_lfht_add_unique(r->names, hash, pcw__name_match, in, &in->node);
+    urcu_bp_read_unlock();
+    if (dup != &in->node) {
+        free(in);
+        return PCW_E_DUPLICATE_NAME;
+    }
+
+    int rc = PCW_OK;
+    if (len) {
+        in->name_off = pcw__name_alloc(r->prov, (uint32_t)len, &rc);
+        if (!in->name_off)
+            goto undo;
+        pcw__store_name(r->prov->base + in->name_off, name, (uint32_t)len);
+    }
+
+    pthread_mutex_lock(&r->lock);
+    if (r->free_slots.n == 0)
+        rc = pcw__add_chunk(r);
+    uint32_t idx = 0;
+    if (rc == PCW_OK) {
+        idx = (uint32_t)r->free_slots.v[--r->free_slots.n];
+        in->slot = pcw__slot(r, idx);
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (rc != PCW_OK)
+        goto undo_name;
+
+    in->id = idx;
+    in->data = (unsigned char *)(in->slot + 1);
+    pcw_seg_slot *s = in->slot;
+    uint64_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
+    /* The slot is free (gen even) and no reader keeps what it reads from a
+     * free slot. Fill it with relaxed stores, then publish. */
+    atomic_store_explicit(&s->name_off, in->name_off, memory_order_relaxed);
+    atomic_store_explicit(&s->name_len, in->name_len, memory_order_relaxed);
+    for (uint32_t b = 0; b < count; b++) {
+        unsigned char *blk = in->data + r->block_off[b];
+        uint32_t full = (uint32_t)pcw__align(r->block_size[b], 8);
+        for (uint32_t i = 0; i < full; i += 8) {
+            uint64_t w = 0;
+            if (data[b].data && i < data[b].size)
+                memcpy(&w, (const unsigned char *)data[b].data + i,
+                       data[b].size - i < 8 ? data[b].size - i : 8);
+            __atomic_store_n((uint64_t *)(void *)(blk + i), w, __ATOMIC_RELAXED);
+        }
+    }
+    /* Publish. Release pairs with the reader's acquire load of gen (R1):
+     * a reader that sees the instance live sees its name and data. */
+    atomic_store_explicit(&s->gen, gen + 1, memory_order_release);
+    atomic_fetch_add_explicit(&r->cset->generation, 1, memory_order_release);
+    pcw__bump_generation(r->prov);
+    *out = in;
+    return PCW_OK;
+
+undo_name:
+    if (len) {
+        pthread_mutex_lock(&r->prov->lock);
+        pcw__vec_push(&r->prov->name_free[(len + 15) / 16], in->name_off);
+        pthread_mutex_unlock(&r->prov->lock);
+    }
+undo:
+    urcu_bp_read_lock();
+    cds_lfht_del(r->names, &in->node);
+    urcu_bp_read_unlock();
+    /* Nobody but lookups in the table can hold `in`; let them finish. */
+    urcu_bp_synchronize_rcu();
+    free(in);
+    return rc;
+}
+
+/* After a grace period: no provider thread can still find the instance in
+ * the name table; return its slot and name for reuse. */
+static inline void pcw__instance_reclaim(struct rcu_head *head)
+{
+    pcw_instance *in = caa_container_of(head, pcw_instance, rcu);
+    pcw_registration *r = in->reg;
+    if (in->name_len) {
+        pthread_mutex_lock(&r->prov->lock);
+        /* On failure the name block is leaked, never reused wrongly. */
+        pcw__vec_push(&r->prov->name_free[(in->name_len + 15) / 16], in->name_off);
+        pthread_mutex_unlock(&r->prov->lock);
+    }
+    pthread_mutex_lock(&r->lock);
+    r->free_slots.v[r->free_slots.n++] = in->id; /* room reserved in add_chunk */
+    pthread_mutex_unlock(&r->lock);
+    free(in);
+}
+
+static inline void pcw_close_instance(pcw_instance *in)
+{
+    if (!in)
+        return;
+    pcw_registration *r = in->reg;
+    pcw_seg_slot *s = in->slot;
+    urcu_bp_read_lock();
+    cds_lfht_del(r->names, &in->node);
+    urcu_bp_read_unlock();
+    /* Unpublish: gen becomes even (free) and one higher. The release fence
+     * after it pairs with the reader's acquire fence before R2: once the
+     * slot is refilled, a reader that saw any of the new bytes sees this
+     * generation and discards its copy. */
+    uint64_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
+    atomic_store_explicit(&s->gen, gen + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_fetch_add_explicit(&r->cset->generation, 1, memory_order_release);
+    pcw__bump_generation(r->prov);
+    urcu_bp_call_rcu(&in->rcu, pcw__instance_reclaim);
+}
+
+static inline void *pcw_instance_block(const pcw_instance *in, uint32_t block)
+{
+    if (!in || block >= in->reg->block_count)
+        return NULL;
+    return in->data + in->reg->block_off[block];
+}
+
+static inline uint32_t pcw_instance_id(const pcw_instance *in)
+{
+    return in->id;
+}
+
+static inline void pcw_instance_write_begin(pcw_instance *in)
+{
+    pcw_seg_slot *s = in->slot;
+    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+    /* Pairs with the reader's acquire fence before it re-reads seq: a
+     * reader that saw any update below sees seq odd or changed. */
+    atomic_thread_fence(memory_order_release);
+}
+
+static inline void pcw_instance_write_end(pcw_instance *in)
+{
+    pcw_seg_slot *s = in->slot;
+    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    /* Release pairs with the reader's acquire load of seq: a reader that
+     * sees the even value sees every update above. */
+    atomic_store_explicit(&s->seq, q + 1, memory_order_release);
+}
+
+/* ---- teardown ----------------------------------------------------------- */
+
+static inline void pcw_unregister(pcw_registration *r)
+{
+    if (!r)
+        return;
+    pcw_provider *p = r->prov;
+    struct cds_lfht_iter it;
+    struct cds_lfht_node *node;
+    urcu_bp_read_lock();
+    cds_lfht_first(r->names, &it);
+    while ((node = cds_lfht_iter_get_node(&it)) != NULL) {
+        cds_lfht_next(r->names, &it);
+        pcw_instance *in = caa_container_of(node, pcw_instance, node);
+        urcu_bp_read_unlock();
+        pcw_close_instance(in);
+        urcu_bp_read_lock();
+    }
+    urcu_bp_read_unlock();
+    /* Every reclaim callback that names r must run before r goes. */
+    urcu_bp_barrier();
+    pthread_mutex_lock(&p->lock);
+    /* The counterset's segment memory stays (consumers may be reading it);
+     * marking it dead hides it. */
+    atomic_store_explicit(&r->cset->state, PCW_CSET_DEAD, memory_order_release);
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        p->regs = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    pcw__bump_generation(p);
+    pthread_mutex_unlock(&p->lock);
+    pcw__free_registration(r);
+}
+
+static inline void pcw_provider_close(pcw_provider *p)
+{
+    if (!p)
+        return;
+    while (p->regs)
+        pcw_unregister(p->regs);
+    atomic_store_explicit(&p->hdr->state, PCW_SEG_STATE_CLOSED, memory_order_release);
+    unlink(p->path);
+    munmap(p->base, p->max_size);
+    close(p->fd);
+    for (size_t i = 0; i < PCW__NAME_CLASSES; i++)
+        free(p->name_free[i].v);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PCW_PROVIDER_H */
