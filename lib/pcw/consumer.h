@@ -181,6 +181,21 @@ int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *s
 int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32_t id,
                               pcw_snapshot *snap, unsigned flags);
 
+/* ---- finding instances by name ----------------------------------------- */
+
+/* A name -> id index over one snapshot (read with names), for consumers that
+ * look instances up by name repeatedly. Build it again when
+ * pcw_segment_generation() changes. Lookups are case-insensitive and
+ * allocation-free. Belongs to one thread at a time. */
+typedef struct pcw_name_index pcw_name_index;
+
+/* Index the samples of `snap` (which must have been read with names). */
+int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap);
+/* PCW_OK and *sample = index into snap->samples of the instance named
+ * `name` (len bytes), or PCW_E_NOT_FOUND. */
+int pcw_name_index_find(const pcw_name_index *ix, const char *name, size_t len, size_t *sample);
+void pcw_name_index_free(pcw_name_index *ix);
+
 /* ---- all providers ------------------------------------------------------ */
 
 typedef struct pcw_consumer_options {

@@ -49,6 +49,7 @@
 
 #include <urcu/urcu-bp.h>
 #include <urcu/rculfhash.h>
+#include <urcu/rculist.h>
 
 #include "layout.h"
 #include "name.h"
@@ -170,6 +171,7 @@ typedef struct pcw_data {
  * once its name and initial data are in place. Its id is assigned: unique
  * among the registration's open instances, stable for the instance's life.
  * Any thread, concurrently with any other create/close. */
+
 static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
                                       uint32_t count, const pcw_data *data);
 
@@ -214,6 +216,11 @@ static inline void pcw_u32_set(uint32_t *p, uint32_t v)
  * Implementation. Names starting with pcw__ are private.
  */
 
+/* The control channel (pcw/callback.h) starts with the provider and stops
+ * before it closes. */
+static inline int pcw__control_start(pcw_provider *p);
+static inline void pcw__control_stop(pcw_provider *p);
+
 #define PCW__DEFAULT_MAX_SIZE (16ull << 30)
 #define PCW__MIN_GROW         (1ull << 20)
 #define PCW__NAME_CLASSES     ((PCW_MAX_INSTANCE_NAME_BYTES + 15) / 16 + 1)
@@ -248,7 +255,11 @@ struct pcw_provider {
     uint64_t last_cset;   /* offset of the last pcw_seg_cset, 0 = none */
     uint32_t nregs;       /* registrations made, for reg_index */
     pcw__vec name_free[PCW__NAME_CLASSES]; /* freed name blocks by size class */
-    pcw_registration *regs; /* open registrations (list via next) */
+    /* Open registrations. Changed under `lock` with the _rcu list calls;
+     * walked by the control-channel threads under urcu_bp_read_lock(). */
+    struct cds_list_head regs;
+    void *control;        /* the control channel (pcw/callback.h), or NULL */
+    pcw_provider_options opt; /* as opened (strings not kept) */
     char path[PATH_MAX];
 };
 
@@ -260,7 +271,7 @@ typedef struct pcw__chunk {
 
 struct pcw_registration {
     pcw_provider *prov;
-    pcw_registration *next, *prev; /* in prov->regs, under prov->lock */
+    struct cds_list_head node;     /* in prov->regs */
     pthread_mutex_t lock;          /* slot free list, chunk table */
     pcw_seg_cset *cset;
     uint64_t cset_off;
@@ -272,6 +283,9 @@ struct pcw_registration {
     pcw_counter_desc *counters;       /* private copy (names not kept) */
     struct cds_lfht *names;           /* open instances by folded name */
     pcw__vec free_slots;              /* slot indexes free for reuse */
+    pcw__vec limbo;                   /* closed instances (pointers) waiting
+                                         for a grace period before their slot
+                                         and name are reused */
     pcw__chunk *chunks;
     size_t nchunks, chunks_cap;
     uint64_t last_chunk;              /* offset of the last chunk, 0 = none */
@@ -282,7 +296,6 @@ struct pcw_registration {
 
 struct pcw_instance {
     struct cds_lfht_node node; /* in reg->names */
-    struct rcu_head rcu;       /* deferred reuse of slot and name */
     pcw_registration *reg;
     pcw_seg_slot *slot;
     unsigned char *data;       /* slot data: blocks at reg->block_off[] */
@@ -442,6 +455,9 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
         return PCW_E_NO_MEMORY;
     p->fd = -1;
     p->max_size = max;
+    p->opt = o;
+    p->opt.name = p->opt.dir = NULL;
+    CDS_INIT_LIST_HEAD(&p->regs);
     pthread_mutex_init(&p->lock, NULL);
 
     char dir[PATH_MAX], tmp[PATH_MAX];
@@ -515,6 +531,11 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     if (rename(tmp, p->path) != 0) {
         rc = PCW_E_IO;
         unlink(tmp);
+        goto fail;
+    }
+    rc = pcw__control_start(p);
+    if (rc != PCW_OK) {
+        unlink(p->path);
         goto fail;
     }
     *out = p;
@@ -631,6 +652,7 @@ static inline void pcw__free_registration(pcw_registration *r)
     free(r->block_off);
     free(r->counters);
     free(r->free_slots.v);
+    free(r->limbo.v);
     free(r->chunks);
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -745,10 +767,7 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
             p->last_cset = off;
             r->cset = cs;
             r->cset_off = off;
-            r->next = p->regs;
-            if (p->regs)
-                p->regs->prev = r;
-            p->regs = r;
+            cds_list_add_tail_rcu(&r->node, &p->regs);
             pcw__bump_generation(p);
         }
     }
@@ -866,6 +885,32 @@ static inline void pcw__store_name(unsigned char *dst, const char *src, uint32_t
     }
 }
 
+/* After a grace period (the caller waited for one after taking `batch` out
+ * of the limbo): no provider thread can still find these instances in the
+ * name table, so their slots and names may be reused and their structs
+ * freed. Consumers need no grace period: they check slot generations. */
+static inline void pcw__reclaim(pcw_registration *r, pcw__vec *batch)
+{
+    pcw_provider *p = r->prov;
+    pthread_mutex_lock(&p->lock);
+    for (size_t i = 0; i < batch->n; i++) {
+        pcw_instance *in = (pcw_instance *)(uintptr_t)batch->v[i];
+        /* On failure the name block is leaked, never reused wrongly. */
+        if (in->name_len)
+            pcw__vec_push(&p->name_free[(in->name_len + 15) / 16], in->name_off);
+    }
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_lock(&r->lock);
+    for (size_t i = 0; i < batch->n; i++) {
+        pcw_instance *in = (pcw_instance *)(uintptr_t)batch->v[i];
+        r->free_slots.v[r->free_slots.n++] = in->id; /* room reserved in add_chunk */
+        free(in);
+    }
+    pthread_mutex_unlock(&r->lock);
+    free(batch->v);
+    memset(batch, 0, sizeof *batch);
+}
+
 static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
                                       uint32_t count, const pcw_data *data)
 {
@@ -917,6 +962,17 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
     }
 
     pthread_mutex_lock(&r->lock);
+    if (r->free_slots.n == 0 && r->limbo.n >= 64 && r->limbo.n >= r->slot_count / 2) {
+        /* Half the slots are closed but not yet reusable: wait one grace
+         * period for all of them rather than grow. This bounds the segment
+         * at about twice the live instances under steady churn. */
+        pcw__vec batch = r->limbo;
+        memset(&r->limbo, 0, sizeof r->limbo);
+        pthread_mutex_unlock(&r->lock);
+        urcu_bp_synchronize_rcu();
+        pcw__reclaim(r, &batch);
+        pthread_mutex_lock(&r->lock);
+    }
     if (r->free_slots.n == 0)
         rc = pcw__add_chunk(r);
     uint32_t idx = 0;
@@ -971,24 +1027,6 @@ undo:
     return rc;
 }
 
-/* After a grace period: no provider thread can still find the instance in
- * the name table; return its slot and name for reuse. */
-static inline void pcw__instance_reclaim(struct rcu_head *head)
-{
-    pcw_instance *in = caa_container_of(head, pcw_instance, rcu);
-    pcw_registration *r = in->reg;
-    if (in->name_len) {
-        pthread_mutex_lock(&r->prov->lock);
-        /* On failure the name block is leaked, never reused wrongly. */
-        pcw__vec_push(&r->prov->name_free[(in->name_len + 15) / 16], in->name_off);
-        pthread_mutex_unlock(&r->prov->lock);
-    }
-    pthread_mutex_lock(&r->lock);
-    r->free_slots.v[r->free_slots.n++] = in->id; /* room reserved in add_chunk */
-    pthread_mutex_unlock(&r->lock);
-    free(in);
-}
-
 static inline void pcw_close_instance(pcw_instance *in)
 {
     if (!in)
@@ -1007,7 +1045,16 @@ static inline void pcw_close_instance(pcw_instance *in)
     atomic_thread_fence(memory_order_release);
     atomic_fetch_add_explicit(&r->cset->generation, 1, memory_order_release);
     pcw__bump_generation(r->prov);
-    urcu_bp_call_rcu(&in->rcu, pcw__instance_reclaim);
+    pthread_mutex_lock(&r->lock);
+    int rc = pcw__vec_push(&r->limbo, (uint64_t)(uintptr_t)in);
+    pthread_mutex_unlock(&r->lock);
+    if (rc != PCW_OK) {
+        /* No memory to defer it: wait for the grace period here. */
+        pcw__vec one = {NULL, 0, 0};
+        urcu_bp_synchronize_rcu();
+        if (pcw__vec_push(&one, (uint64_t)(uintptr_t)in) == PCW_OK)
+            pcw__reclaim(r, &one);
+    }
 }
 
 static inline void *pcw_instance_block(const pcw_instance *in, uint32_t block)
@@ -1060,20 +1107,23 @@ static inline void pcw_unregister(pcw_registration *r)
         urcu_bp_read_lock();
     }
     urcu_bp_read_unlock();
-    /* Every reclaim callback that names r must run before r goes. */
-    urcu_bp_barrier();
+    /* Reuse nothing any more, but free the closed instances after the
+     * grace period that makes them unreachable. */
+    pthread_mutex_lock(&r->lock);
+    pcw__vec batch = r->limbo;
+    memset(&r->limbo, 0, sizeof r->limbo);
+    pthread_mutex_unlock(&r->lock);
+    urcu_bp_synchronize_rcu();
+    pcw__reclaim(r, &batch);
     pthread_mutex_lock(&p->lock);
     /* The counterset's segment memory stays (consumers may be reading it);
      * marking it dead hides it. */
     atomic_store_explicit(&r->cset->state, PCW_CSET_DEAD, memory_order_release);
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        p->regs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    cds_list_del_rcu(&r->node);
     pcw__bump_generation(p);
     pthread_mutex_unlock(&p->lock);
+    /* Control-channel threads may still be walking past r. */
+    urcu_bp_synchronize_rcu();
     pcw__free_registration(r);
 }
 
@@ -1081,8 +1131,9 @@ static inline void pcw_provider_close(pcw_provider *p)
 {
     if (!p)
         return;
-    while (p->regs)
-        pcw_unregister(p->regs);
+    pcw__control_stop(p);
+    while (!cds_list_empty(&p->regs))
+        pcw_unregister(cds_list_entry(p->regs.next, pcw_registration, node));
     atomic_store_explicit(&p->hdr->state, PCW_SEG_STATE_CLOSED, memory_order_release);
     unlink(p->path);
     munmap(p->base, p->max_size);
@@ -1096,4 +1147,7 @@ static inline void pcw_provider_close(pcw_provider *p)
 #ifdef __cplusplus
 }
 #endif
+
+#include "callback.h"
+
 #endif /* PCW_PROVIDER_H */

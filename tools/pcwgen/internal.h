@@ -28,6 +28,11 @@ void mf_set_error(mf_error *e, unsigned long line, const char *fmt, ...)
 
 /* ---- ident.c: C identifiers for the generated header. */
 
+/* Longest symbol, struct name or type, field, or made-up identifier
+ * accepted: generated names stay well within what compilers and humans
+ * handle. */
+#define MF_MAX_IDENT 200
+
 int mf_is_c_ident(const char *s);
 int mf_is_c_keyword(const char *s);
 /* An identifier made from a display name: letters, digits and underscores

@@ -242,6 +242,10 @@ static int check_symbol(ctx *c, const char *elem, const char *sym)
         fail(c, "<%s> symbol \"%s\" is a C keyword", elem, sym);
         return -1;
     }
+    if (strlen(sym) > MF_MAX_IDENT) {
+        fail(c, "<%s> symbol is longer than %d characters", elem, MF_MAX_IDENT);
+        return -1;
+    }
     return 0;
 }
 
@@ -295,11 +299,18 @@ static int start_provider(ctx *c, const XML_Char **atts)
     c->set = NULL;
     if (check_string(c, "provider", "providerName", p->name, 1) != 0)
         return -1;
+    if (check_symbol(c, "provider", p->symbol) != 0)
+        return -1;
+    p->ident = p->symbol ? p->symbol : mf_make_ident(c->m, p->name);
+    if (!p->ident)
+        return oom(c);
+    if (!*p->ident || strlen(p->ident) > MF_MAX_IDENT)
+        return fail(c, "<provider> providerName \"%s\" gives no usable C identifier; add a symbol",
+                    p->name);
     if (!valid_guid(p->guid))
         return fail(c, "<provider> providerGuid \"%s\" is not a GUID", p->guid);
     if (p->type && strcmp(p->type, "userMode") != 0 && strcmp(p->type, "kernelMode") != 0)
         return fail(c, "<provider> providerType \"%s\" is not userMode or kernelMode", p->type);
-    check_symbol(c, "provider", p->symbol);
     return c->failed ? -1 : 0;
 }
 
@@ -360,9 +371,10 @@ static int start_counterset(ctx *c, const XML_Char **atts)
     s->ident = s->symbol ? s->symbol : mf_make_ident(c->m, s->name);
     if (!s->ident)
         return oom(c);
-    if (!*s->ident)
-        fail(c, "<counterSet> name \"%s\" gives no C identifier; add a symbol attribute",
-             s->name);
+    if (!*s->ident || strlen(s->ident) > MF_MAX_IDENT)
+        return fail(c,
+                    "<counterSet> name \"%s\" gives no usable C identifier; add a symbol attribute",
+                    s->name);
     return c->failed ? -1 : 0;
 }
 
@@ -382,10 +394,12 @@ static int start_struct(ctx *c, const XML_Char **atts)
     st->type = dup_attr(c, atts, "type");
     if (c->failed)
         return -1;
+    if (strlen(st->name) > MF_MAX_IDENT || strlen(st->type) > MF_MAX_IDENT)
+        return fail(c, "<struct> name or type is longer than %d characters", MF_MAX_IDENT);
     if (!mf_is_c_ident(st->name) || mf_is_c_keyword(st->name))
         return fail(c, "<struct> name \"%s\" is not a C identifier", st->name);
     /* The name becomes a parameter of Create/Add, next to these. */
-    static const char *const reserved[] = {"inst", "name", "id", "buffer"};
+    static const char *const reserved[] = {"inst", "name", "id", "buffer", "data"};
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         if (strcmp(st->name, reserved[i]) == 0)
             return fail(c, "<struct> name \"%s\" is reserved by the generated functions",
@@ -513,13 +527,15 @@ static int start_counter(ctx *c, const XML_Char **atts)
         ref_attr(c, atts, "perfFreqID", &k->has_freq_attr, &k->freq_attr_value) ||
         ref_attr(c, atts, "multiCounterID", &k->has_multi_attr, &k->multi_attr_value))
         return -1;
-    if (k->field && (!mf_is_c_ident(k->field) || mf_is_c_keyword(k->field)))
+    if (k->field && (!mf_is_c_ident(k->field) || mf_is_c_keyword(k->field) ||
+                     strlen(k->field) > MF_MAX_IDENT))
         return fail(c, "<counter> field=\"%s\" is not a C member name", k->field);
     k->ident = k->symbol ? k->symbol : mf_make_ident(c->m, k->name);
     if (!k->ident)
         return oom(c);
-    if (!*k->ident)
-        fail(c, "<counter> name \"%s\" gives no C identifier; add a symbol attribute", k->name);
+    if (!*k->ident || strlen(k->ident) > MF_MAX_IDENT)
+        return fail(c, "<counter> name \"%s\" gives no usable C identifier; add a symbol attribute",
+                    k->name);
     return c->failed ? -1 : 0;
 }
 

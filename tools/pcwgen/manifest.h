@@ -63,6 +63,7 @@ typedef struct mf_provider {
     unsigned long line;
     const char *name, *guid, *type, *callback, *symbol, *application_identity;
     const char *resource_base;
+    const char *ident; /* C identifier: symbol, else made from providerName */
     mf_counterset *sets;
     size_t nsets, sets_cap;
 } mf_provider;

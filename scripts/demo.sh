@@ -1,0 +1,39 @@
+#!/bin/sh
+# The demo: run the Geometric Waves provider, watch its live values with
+# pcwdump for a few seconds, stop it cleanly. Needs no terminal.
+# Usage: scripts/demo.sh BUILD_DIR
+set -eu
+build=${1:-build}
+dir=$(mktemp -d /tmp/pcw-demo.XXXXXX)
+export PCW_DIR="$dir"
+cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null || true; rm -rf "$dir"; }
+trap cleanup EXIT INT TERM
+
+echo "demo: starting the Geometric Waves provider (segments under $dir)"
+"$build/examples/geometric_waves" > "$dir/provider.log" 2>&1 &
+pid=$!
+# Wait (at most 5 s) for its segment to appear.
+i=0
+until ls "$dir"/pcw-*/*.seg >/dev/null 2>&1; do
+    i=$((i + 1))
+    if [ $i -gt 50 ] || ! kill -0 "$pid" 2>/dev/null; then
+        echo "demo: the provider did not start:" >&2
+        cat "$dir/provider.log" >&2
+        exit 1
+    fi
+    sleep 0.1
+done
+cat "$dir/provider.log"
+echo "demo: live values, once a second:"
+"$build/pcwdump" --counterset "Geometric Waves" --watch 1 -n 4
+echo "demo: integrity check:"
+"$build/pcwdump" --check
+echo "demo: stopping the provider"
+kill -TERM "$pid"
+wait "$pid"
+pid=
+if ls "$dir"/pcw-*/*.seg >/dev/null 2>&1; then
+    echo "demo: the provider left its segment behind" >&2
+    exit 1
+fi
+echo "demo: done (the provider removed its segment on exit)"

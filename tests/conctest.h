@@ -1,0 +1,316 @@
+/*
+ * tests/conctest.h - shared pieces of the concurrency tests (conc_*.c,
+ * test_crash.c, test_stress_mp.c and their helper programs).
+ *
+ * Identity encoding. Every "ident" counterset has four u64 counters in one
+ * block. The instance with serial S (S > 0, unique for the provider's life)
+ * is named "i<S>" and carries
+ *     w0 = S, w1 = ~S, w2 = conc_hash(S), w3 = S << 32 | iteration
+ * from the moment it is created (the initial data passed to
+ * pcw_create_instance) to the moment it is closed; its owner keeps storing
+ * w3 with a new iteration. A reader that checks all five (name and four
+ * words) against one S detects a sample that mixes two instances
+ * (misattributed), a word read half-way through a reuse (torn) or a slot
+ * published before its data (half-made: zeros fail w1 and w2).
+ *
+ * Moment encoding (seqcount countersets only): all four words equal the same
+ * iteration number, written between pcw_instance_write_begin/end. A reader
+ * that sees two different values read a torn update.
+ *
+ * Everything here is `static inline` so helpers and tests can each include
+ * it without unused-function warnings.
+ */
+#ifndef PCW_TESTS_CONCTEST_H
+#define PCW_TESTS_CONCTEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pcw/consumer.h"
+#include "pcw/provider.h"
+
+#define CONC_WORDS        4
+#define CONC_IDENT_PREFIX "ident"
+#define CONC_NOISE_PREFIX "noise"
+#define CONC_MOMENT_PREFIX "moment"
+
+/* splitmix64's finaliser: a hash no stale or zeroed word can match. */
+static inline uint64_t conc_hash(uint64_t s)
+{
+    uint64_t z = s + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* xorshift64*: per-thread randomness without locks. */
+static inline uint64_t conc_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    *state = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+static inline double conc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A private PCW_DIR (tests never touch /dev/shm or see each other).
+ * Returns the directory, in static storage, or NULL. */
+static inline const char *conc_private_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/pcw-conc-XXXXXX");
+    if (!mkdtemp(dir))
+        return NULL;
+    setenv(PCW_DIR_ENV, dir, 1);
+    return dir;
+}
+
+/* Register "<prefix>.<k>": four u64 counters w0..w3 in one 32-byte block. */
+static inline int conc_register(pcw_registration **out, pcw_provider *p, const char *prefix,
+                                unsigned k, uint32_t flags)
+{
+    static const char *const names[CONC_WORDS] = {"w0", "w1", "w2", "w3"};
+    pcw_counter_desc c[CONC_WORDS];
+    for (unsigned i = 0; i < CONC_WORDS; i++) {
+        c[i] = pcw_counter_desc_default();
+        c[i].id = i;
+        c[i].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[i].offset = 8 * i;
+        c[i].size = 8;
+        c[i].name = names[i];
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%s.%u", prefix, k);
+    pcw_registration_info info = {0};
+    info.version = PCW_VERSION_1;
+    info.flags = flags;
+    info.name = name;
+    info.description = "pcw concurrency test counterset";
+    info.instance_type = PCW_MULTI_INSTANCE;
+    info.counter_count = CONC_WORDS;
+    info.counters = c;
+    return pcw_register(out, p, &info);
+}
+
+/* Create instance "i<serial>" with its identity as initial data. */
+static inline int conc_create(pcw_instance **out, pcw_registration *r, uint64_t serial)
+{
+    char name[32];
+    snprintf(name, sizeof name, "i%" PRIu64, serial);
+    uint64_t w[CONC_WORDS] = {serial, ~serial, conc_hash(serial), serial << 32};
+    pcw_data d = {w, sizeof w};
+    return pcw_create_instance(out, r, name, 1, &d);
+}
+
+/* The owner's continuous update of w3 (relaxed atomic store). */
+static inline void conc_touch(pcw_instance *in, uint64_t serial, uint64_t iteration)
+{
+    uint64_t *w = (uint64_t *)pcw_instance_block(in, 0);
+    pcw_u64_set(&w[3], serial << 32 | (iteration & 0xffffffffu));
+}
+
+/* Is `cs` one of ours, i.e. four u64 counters named w0..w3? */
+static inline int conc_is_ident(const pcw_counterset *cs)
+{
+    if (strncmp(cs->name, CONC_IDENT_PREFIX ".", strlen(CONC_IDENT_PREFIX) + 1) != 0)
+        return 0;
+    if (cs->counter_count != CONC_WORDS)
+        return 0;
+    for (unsigned i = 0; i < CONC_WORDS; i++)
+        if (cs->counters[i].size != 8 || cs->counters[i].data_offset != 8 * i)
+            return 0;
+    return 1;
+}
+
+/* Check one sample of an ident counterset. Returns 1 when it is whole and
+ * self-consistent, else 0 with a description in why. */
+static inline int conc_check_ident(const pcw_snapshot *s, const pcw_sample *x, char *why,
+                                   size_t whylen)
+{
+    const char *name = pcw_sample_name(s, x);
+    const unsigned char *d = pcw_sample_data(s, x);
+    uint64_t w[CONC_WORDS];
+    memcpy(w, d, sizeof w);
+    char *end = NULL;
+    uint64_t ser = 0;
+    int name_ok = name[0] == 'i' && name[1] >= '1' && name[1] <= '9' &&
+                  (ser = strtoull(name + 1, &end, 10), *end == 0) && x->name_len == strlen(name);
+    if (name_ok && w[0] == ser && w[1] == ~ser && w[2] == conc_hash(ser) &&
+        w[3] >> 32 == (ser & 0xffffffffu))
+        return 1;
+    snprintf(why, whylen,
+             "id %" PRIu32 " name \"%.40s\" (len %" PRIu32 ") words %016" PRIx64 " %016" PRIx64
+             " %016" PRIx64 " %016" PRIx64 ": %s",
+             x->id, name, x->name_len, w[0], w[1], w[2], w[3],
+             !name_ok                           ? "bad name"
+             : w[0] == 0 && w[1] == 0           ? "half-made (zero data)"
+             : w[0] != ser                      ? "misattributed (w0 names another instance)"
+             : w[1] != ~ser || w[2] != conc_hash(ser) ? "torn (w1/w2 do not match)"
+                                                : "misattributed w3");
+    return 0;
+}
+
+/* Check one sample of a moment (seqcount) counterset: all words equal. */
+static inline int conc_check_moment(const pcw_snapshot *s, const pcw_sample *x, char *why,
+                                    size_t whylen)
+{
+    uint64_t w[CONC_WORDS];
+    memcpy(w, pcw_sample_data(s, x), sizeof w);
+    if (w[0] == w[1] && w[1] == w[2] && w[2] == w[3])
+        return 1;
+    snprintf(why, whylen,
+             "seqcount instance \"%.40s\" torn: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+             pcw_sample_name(s, x), w[0], w[1], w[2], w[3]);
+    return 0;
+}
+
+/* ---- the churn worker ----------------------------------------------------
+ * One provider thread: keeps `window` live instances, spread over `nregs`
+ * registrations; each step closes one at random and creates its
+ * replacement (two operations), and stores a new w3 into another one. */
+
+typedef struct conc_churn {
+    /* in */
+    pcw_registration **regs;
+    unsigned nregs;
+    unsigned tid, nthreads;
+    unsigned window;
+    uint64_t ops;             /* create + close operations; 0: until *stop */
+    atomic_int *stop;         /* may be NULL when ops > 0 */
+    atomic_uint_fast64_t *progress; /* shared op count, may be NULL */
+    /* out */
+    uint64_t done;
+    int error;                /* first failing pcw_status, 0 = none */
+    uint64_t error_serial;
+} conc_churn;
+
+static inline void *conc_churn_thread(void *arg)
+{
+    conc_churn *c = (conc_churn *)arg;
+    unsigned k = c->window ? c->window : 1;
+    pcw_instance **live = (pcw_instance **)calloc(k, sizeof *live);
+    uint64_t *serial = (uint64_t *)calloc(k, sizeof *serial);
+    uint64_t rnd = 0x9e3779b97f4a7c15ull ^ ((uint64_t)c->tid + 1) * 0x2545f4914f6cdd1dull;
+    uint64_t next = 0, iter = 0;
+    if (!live || !serial) {
+        c->error = PCW_E_NO_MEMORY;
+        goto out;
+    }
+    for (;;) {
+        if (c->ops ? c->done >= c->ops : atomic_load(c->stop) != 0)
+            break;
+        unsigned i = (unsigned)(conc_rand(&rnd) % k);
+        if (live[i]) {
+            pcw_close_instance(live[i]);
+            live[i] = NULL;
+            c->done++;
+        } else {
+            /* Serials interleave across threads, unique and never 0. */
+            uint64_t s = 1 + c->tid + (uint64_t)c->nthreads * next++;
+            unsigned rg = (unsigned)(conc_rand(&rnd) % (c->nregs ? c->nregs : 1));
+            int rc = conc_create(&live[i], c->regs[rg], s);
+            if (rc != PCW_OK) {
+                c->error = rc, c->error_serial = s;
+                break;
+            }
+            serial[i] = s;
+            c->done++;
+        }
+        unsigned j = (unsigned)(conc_rand(&rnd) % k);
+        if (live[j])
+            conc_touch(live[j], serial[j], ++iter);
+        if (c->progress)
+            atomic_fetch_add_explicit(c->progress, 1, memory_order_relaxed);
+    }
+    for (unsigned i = 0; i < k; i++)
+        if (live[i])
+            pcw_close_instance(live[i]);
+out:
+    free(live);
+    free(serial);
+    return NULL;
+}
+
+/* ---- the reader's loop ---------------------------------------------------
+ * Reads every ident counterset of one segment once, checks every sample.
+ * Counts go to `st`; the first violation's text is kept. */
+
+typedef struct conc_read_stats {
+    uint64_t snapshots, samples, violations, busy, errors;
+    int last_error;
+    char first_violation[256];
+} conc_read_stats;
+
+static inline void conc_note(conc_read_stats *st, const char *why)
+{
+    if (st->violations++ == 0)
+        snprintf(st->first_violation, sizeof st->first_violation, "%s", why);
+}
+
+/* One pass over `seg`: refresh, then read and check each counterset. The
+ * snapshot is the caller's, reused. */
+static inline void conc_read_once(pcw_segment *seg, pcw_snapshot *snap, conc_read_stats *st)
+{
+    int rc = pcw_segment_refresh(seg, NULL);
+    if (rc != PCW_OK) {
+        st->errors++, st->last_error = rc;
+        return;
+    }
+    for (size_t i = 0; i < pcw_segment_counterset_count(seg); i++) {
+        const pcw_counterset *cs = pcw_segment_counterset(seg, i);
+        int ident = conc_is_ident(cs);
+        int moment = !ident && strncmp(cs->name, CONC_MOMENT_PREFIX ".", 7) == 0;
+        /* Other countersets (noise, being unregistered) are read too: the
+         * read must succeed, only their values are not checked. */
+        rc = pcw_segment_read(seg, cs, snap, 0);
+        if (rc != PCW_OK) {
+            st->errors++, st->last_error = rc;
+            continue;
+        }
+        if (!ident && !moment)
+            continue;
+        st->snapshots++;
+        st->busy += snap->busy;
+        for (size_t j = 0; j < snap->count; j++) {
+            char why[256];
+            const pcw_sample *x = &snap->samples[j];
+            st->samples++;
+            if (ident ? !conc_check_ident(snap, x, why, sizeof why)
+                      : !conc_check_moment(snap, x, why, sizeof why))
+                conc_note(st, why);
+        }
+    }
+}
+
+/* header.size of a segment file, read through a private read-only map as a
+ * consumer would; 0 on error. Used to show memory stays bounded. */
+static inline uint64_t conc_segment_size(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    void *m = mmap(NULL, sizeof(pcw_seg_header), PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return 0;
+    uint64_t size =
+        atomic_load_explicit(&((const pcw_seg_header *)m)->size, memory_order_acquire);
+    munmap(m, sizeof(pcw_seg_header));
+    return size;
+}
+
+#endif /* PCW_TESTS_CONCTEST_H */

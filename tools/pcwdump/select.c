@@ -1,0 +1,100 @@
+/*
+ * select.c - which providers, countersets, instances and counters to show.
+ *
+ * Values of one option are alternatives (-c A -c B shows both); different
+ * options must all hold (-p 12 -c A shows A of provider 12 only). Names
+ * compare case-insensitively and may use the wildcards '*' and '?'
+ * (pcw_wildcard_match), as PCW compares names.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcw/name.h>
+
+#include "pcwdump.h"
+
+static int wild(const char *pattern, const char *name, size_t len)
+{
+    return pcw_wildcard_match(pattern, strlen(pattern), name, len);
+}
+
+/* A decimal number and nothing else: *v gets it. */
+static int all_digits(const char *s, unsigned long long *v)
+{
+    if (!*s)
+        return 0;
+    unsigned long long x = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9' || x > (~0ull - 9) / 10)
+            return 0;
+        x = x * 10 + (unsigned)(*p - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+int sel_any_provider_filter(const dump_opts *o)
+{
+    return o->providers.n > 0;
+}
+
+int sel_provider(const dump_opts *o, const pcw_provider_info *p)
+{
+    if (!o->providers.n)
+        return 1;
+    for (size_t i = 0; i < o->providers.n; i++) {
+        const char *f = o->providers.v[i];
+        unsigned long long pid;
+        if (all_digits(f, &pid) ? pid == (unsigned long long)(int64_t)p->pid && p->pid > 0
+                                : wild(f, p->name, strlen(p->name)))
+            return 1;
+    }
+    return 0;
+}
+
+int sel_cset(const dump_opts *o, const pcw_counterset *cs)
+{
+    if (!o->csets.n)
+        return 1;
+    for (size_t i = 0; i < o->csets.n; i++)
+        if (wild(o->csets.v[i], cs->name, strlen(cs->name)))
+            return 1;
+    return 0;
+}
+
+int sel_instance(const dump_opts *o, uint32_t id, const char *name, size_t len)
+{
+    if (o->nids) {
+        size_t i;
+        for (i = 0; i < o->nids && o->ids[i] != id; i++)
+            ;
+        if (i == o->nids)
+            return 0;
+    }
+    if (o->instances.n) {
+        size_t i;
+        for (i = 0; i < o->instances.n && !wild(o->instances.v[i], name, len); i++)
+            ;
+        if (i == o->instances.n)
+            return 0;
+    }
+    return 1;
+}
+
+size_t sel_counters(const dump_opts *o, const pcw_counterset *cs, unsigned char *shown)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < cs->counter_count; i++) {
+        const pcw_counter *c = &cs->counters[i];
+        int on = !o->counters.n;
+        for (size_t k = 0; !on && k < o->counters.n; k++) {
+            const char *t = o->counters.v[k];
+            unsigned long long id;
+            on = pcw_name_equal(t, strlen(t), c->name, strlen(c->name)) ||
+                 (all_digits(t, &id) && id == c->id);
+        }
+        shown[i] = (unsigned char)on;
+        n += (size_t)on;
+    }
+    return n;
+}
