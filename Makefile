@@ -183,3 +183,8 @@ format:
 
 clean:
 	rm -rf build
+
+# The README's examples, built from the README against an installed tree.
+install-test: all
+	./scripts/install-test.sh
+.PHONY: install-test

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Install pcw into a scratch tree, build the README's examples from the
+# README alone with pkg-config, and run them: the provider (two translation
+# units, header-only API) is read by the installed pcwdump and by the
+# README's consumer linked with `pkg-config --libs pcw`.
+# Usage: scripts/install-test.sh   (from the repository root)
+set -eu
+tmp=$(mktemp -d /tmp/pcw-install.XXXXXX)
+trap 'kill "${pid:-0}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+make -s install PREFIX=/usr/local DESTDIR="$tmp/root" >/dev/null
+export PKG_CONFIG_PATH="$tmp/root/usr/local/lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+export LD_LIBRARY_PATH="$tmp/root/usr/local/lib"
+export PCW_DIR="$tmp/shm"
+mkdir -p "$PCW_DIR" "$tmp/src"
+
+# Each README code block preceded by <!-- file: NAME --> becomes NAME.
+awk -v dir="$tmp/src" '
+    /^<!-- file: .* -->$/ { name = $3; next }
+    name != "" && /^```c$/ { out = dir "/" name; inblock = 1; next }
+    inblock && /^```$/ { inblock = 0; name = ""; close(out); next }
+    inblock { print > out }
+' README.md
+for f in web.h web.c main.c consumer.c; do
+    [ -s "$tmp/src/$f" ] || { echo "install-test: README has no block for $f" >&2; exit 1; }
+done
+cd "$tmp/src"
+cc -std=c11 -Wall -Wextra -Werror main.c web.c $(pkg-config --cflags --libs pcw-provider) -o web
+cc -std=c11 -Wall -Wextra -Werror consumer.c $(pkg-config --cflags --libs pcw) -o consumer
+./web & pid=$!
+i=0
+until ls "$PCW_DIR"/pcw-*/*.seg >/dev/null 2>&1; do
+    i=$((i + 1)); [ $i -lt 50 ] || { echo "install-test: provider did not start" >&2; exit 1; }
+    sleep 0.1
+done
+sleep 0.3
+out=$("$tmp/root/usr/local/bin/pcwdump" --counterset "Web Server")
+echo "$out" | grep -q "example.org" || { echo "install-test: pcwdump did not show the instance:" >&2; echo "$out" >&2; exit 1; }
+out=$(./consumer)
+echo "$out" | grep -q 'example.org\\Requests = [1-9]' || { echo "install-test: consumer output wrong:" >&2; echo "$out" >&2; exit 1; }
+echo "$out"
+kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+echo "install-test: 1 passed, 0 failed"
