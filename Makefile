@@ -63,7 +63,7 @@ tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
 tests: $(TESTS) $(HELPERS)
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h)
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -78,11 +78,14 @@ $(LIBPCW_A): $(LIB_OBJ)
 $(LIBPCW_SO): $(LIB_PIC)
 	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ -lpthread
 
-# Each tool: every .c in its folder. Tools may use the consumer library and
-# the provider header.
-.SECONDEXPANSION:
-$(BUILD)/%: $$(patsubst %.c,$(BUILD)/%.o,$$(wildcard tools/$$*/*.c)) $(LIBPCW_A)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TOOL_LIBS_$*)
+# Each tool: every .c in its folder, linked with the consumer library (and
+# the provider's libraries, for tools that also publish). One explicit rule
+# per tool, so no catch-all pattern can capture other targets.
+define TOOL_RULE
+$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_A)
+	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
+endef
+$(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBPCW_A)
 	@mkdir -p $(dir $@)

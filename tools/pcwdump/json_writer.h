@@ -25,12 +25,12 @@
 
 typedef struct jw {
     FILE *out;
-    int pretty;             /* 1: newlines and two-space indentation */
-    int depth;              /* open containers */
+    int pretty;              /* 1: newlines and two-space indentation */
+    int depth;               /* open containers */
     int count[JW_MAX_DEPTH]; /* items written so far in each container */
     char kind[JW_MAX_DEPTH]; /* '{' or '[' */
-    int after_key;          /* a key was written; its value comes next */
-    int error;              /* misuse (unbalanced, too deep) */
+    int after_key;           /* a key was written; its value comes next */
+    int error;               /* misuse (unbalanced, too deep) */
 } jw;
 
 void jw_init(jw *w, FILE *out, int pretty);

@@ -8,7 +8,10 @@
 
 #include "pcwdump.h"
 
-#define T(macro) {macro, #macro}
+#define T(macro)                                                                                   \
+    {                                                                                              \
+        macro, #macro                                                                              \
+    }
 
 /* First match wins: PERF_PRECISION_TIMESTAMP is PERF_LARGE_RAW_BASE's
  * alias, so it is left out. */
@@ -82,10 +85,14 @@ const char *name_detail_level(uint32_t d)
 {
     switch (d) {
     case 0: /* "standard" in the API: the default, novice */
-    case PCW_DETAIL_NOVICE: return "novice";
-    case PCW_DETAIL_ADVANCED: return "advanced";
-    case PCW_DETAIL_EXPERT: return "expert";
-    case PCW_DETAIL_WIZARD: return "wizard";
+    case PCW_DETAIL_NOVICE:
+        return "novice";
+    case PCW_DETAIL_ADVANCED:
+        return "advanced";
+    case PCW_DETAIL_EXPERT:
+        return "expert";
+    case PCW_DETAIL_WIZARD:
+        return "wizard";
     }
     return NULL;
 }

@@ -26,18 +26,18 @@ typedef struct str_list {
 } str_list;
 
 typedef struct dump_opts {
-    const char *dir;       /* --dir, else $PCW_DIR, else /dev/shm */
-    int all_users;         /* --all-users */
-    str_list providers;    /* -p: PID or name wildcard */
-    str_list csets;        /* -c: name wildcard */
-    str_list instances;    /* -i: instance-name wildcard */
-    uint32_t *ids;         /* --id */
+    const char *dir;    /* --dir, else $PCW_DIR, else /dev/shm */
+    int all_users;      /* --all-users */
+    str_list providers; /* -p: PID or name wildcard */
+    str_list csets;     /* -c: name wildcard */
+    str_list instances; /* -i: instance-name wildcard */
+    uint32_t *ids;      /* --id */
     size_t nids;
-    str_list counters;     /* --counters: names or ids (split at commas) */
-    str_list segments;     /* --segment */
+    str_list counters; /* --counters: names or ids (split at commas) */
+    str_list segments; /* --segment */
     int merged, json, compact, check, remove_stale, no_values;
-    double interval;       /* --watch seconds; 0 = once */
-    long count;            /* -n; 0 = forever when watching */
+    double interval; /* --watch seconds; 0 = once */
+    long count;      /* -n; 0 = forever when watching */
 } dump_opts;
 
 /* The root directory the consumer scans. */
@@ -77,7 +77,7 @@ typedef struct cset_view {
     const pcw_snapshot *snap;
     const size_t *order;
     size_t ninst;
-    int read_rc;                /* PCW_OK, or why the read failed */
+    int read_rc; /* PCW_OK, or why the read failed */
     /* --merged only (else NULL / 0): */
     const pcw_merged_counterset *merged;
     const pcw_consumer *consumer; /* sample.source -> provider */
