@@ -121,7 +121,8 @@ run-tests: $(TESTS) $(HELPERS) tools examples
 
 run-conc-tests: $(patsubst %,$(BUILD)/tests/%,$(CONC_TESTS)) $(HELPERS)
 	@set -e; for t in $(CONC_TESTS); do echo "== $(BUILD)/tests/$$t"; \
-	  PCW_BUILD=$(abspath $(BUILD)) TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  PCW_BUILD=$(abspath $(BUILD)) \
+	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/tsan.supp)" \
 	  $(BUILD)/tests/$$t $(CRITERION_FLAGS); done
 
 check-asan:

@@ -13,24 +13,30 @@
  * provider/consumer ordering through the segment, because the two map the
  * file at different addresses: that is what the identity checks are for.
  */
-#include <criterion/criterion.h>
+#define _GNU_SOURCE 1 /* before any system header: provider.h needs it */
 #include <pthread.h>
 
 #include "conctest.h"
 
 /* Fewer operations under TSan, which is 5-15x slower. */
 #if defined(__SANITIZE_THREAD__)
-#define SCALE 1
+#define SCALE 10
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#define SCALE 1
+#define SCALE 10
 #endif
 #endif
 #ifndef SCALE
-#define SCALE 4
+#define SCALE 20
 #endif
 
 #define NREADERS 2
+
+#define CONC_EQ(a, b, ...) CONC_ASSERT((a) == (b), __VA_ARGS__)
+#define CONC_NN(a, ...)    CONC_ASSERT((a) != NULL, __VA_ARGS__)
+#define CONC_LE(a, b, ...) CONC_ASSERT((a) <= (b), __VA_ARGS__)
+#define CONC_GE(a, b, ...) CONC_ASSERT((a) >= (b), __VA_ARGS__)
+#define CONC_GT(a, b, ...) CONC_ASSERT((a) > (b), __VA_ARGS__)
 
 typedef struct reader {
     pthread_t th;
@@ -38,6 +44,7 @@ typedef struct reader {
     atomic_int *stop;
     int open_rc;
     conc_read_stats st;
+    atomic_uint_fast64_t progress; /* st.samples, for other threads to poll */
 } reader;
 
 static void *reader_main(void *arg)
@@ -54,6 +61,7 @@ static void *reader_main(void *arg)
     while (!last) {
         last = atomic_load(r->stop);
         conc_read_once(seg, &snap, &r->st);
+        atomic_store_explicit(&r->progress, r->st.samples, memory_order_relaxed);
     }
     pcw_snapshot_free(&snap);
     pcw_segment_close(seg);
@@ -66,7 +74,7 @@ static void start_readers(reader *rd, const char *path, atomic_int *stop)
         memset(&rd[i], 0, sizeof rd[i]);
         rd[i].path = path;
         rd[i].stop = stop;
-        cr_assert_eq(pthread_create(&rd[i].th, NULL, reader_main, &rd[i]), 0);
+        CONC_EQ(pthread_create(&rd[i].th, NULL, reader_main, &rd[i]), 0);
     }
 }
 
@@ -76,22 +84,20 @@ static void finish_readers(reader *rd, uint64_t min_samples)
     for (int i = 0; i < NREADERS; i++) {
         pthread_join(rd[i].th, NULL);
         conc_read_stats *st = &rd[i].st;
-        cr_assert_eq(rd[i].open_rc, PCW_OK, "reader %d: open: %s", i,
-                     pcw_status_str(rd[i].open_rc));
-        cr_assert_eq(st->violations, 0, "reader %d: %" PRIu64 " bad samples of %" PRIu64
-                     "; first: %s", i, st->violations, st->samples, st->first_violation);
-        cr_assert_eq(st->errors, 0, "reader %d: %" PRIu64 " failed reads, last %s", i,
-                     st->errors, pcw_status_str(st->last_error));
-        cr_assert_geq(st->samples, min_samples, "reader %d: only %" PRIu64 " samples", i,
-                      st->samples);
+        CONC_EQ(rd[i].open_rc, PCW_OK, "reader %d: open: %s", i, pcw_status_str(rd[i].open_rc));
+        CONC_EQ(st->violations, 0, "reader %d: %" PRIu64 " bad samples of %" PRIu64 "; first: %s",
+                i, st->violations, st->samples, st->first_violation);
+        CONC_EQ(st->errors, 0, "reader %d: %" PRIu64 " failed reads, last %s", i, st->errors,
+                pcw_status_str(st->last_error));
+        CONC_GE(st->samples, min_samples, "reader %d: only %" PRIu64 " samples", i, st->samples);
     }
 }
 
 static pcw_provider *open_provider(void)
 {
-    cr_assert_not_null(conc_private_dir());
+    CONC_NN(conc_private_dir());
     pcw_provider *p = NULL;
-    cr_assert_eq(pcw_provider_open(&p, NULL), PCW_OK);
+    CONC_EQ(pcw_provider_open(&p, NULL), PCW_OK);
     return p;
 }
 
@@ -104,38 +110,42 @@ static void churn_and_read(pcw_provider *p, pcw_registration **regs, unsigned nr
     start_readers(rd, pcw_provider_path(p), &stop);
     conc_churn ch[8];
     pthread_t th[8];
-    cr_assert_leq(nthreads, 8);
+    CONC_LE(nthreads, 8);
     for (unsigned t = 0; t < nthreads; t++) {
-        ch[t] = (conc_churn){.regs = regs, .nregs = nregs, .tid = t, .nthreads = nthreads,
-                             .window = window, .ops = ops};
-        cr_assert_eq(pthread_create(&th[t], NULL, conc_churn_thread, &ch[t]), 0);
+        ch[t] = (conc_churn){.regs = regs,
+                             .nregs = nregs,
+                             .tid = t,
+                             .nthreads = nthreads,
+                             .window = window,
+                             .ops = ops};
+        CONC_EQ(pthread_create(&th[t], NULL, conc_churn_thread, &ch[t]), 0);
     }
     for (unsigned t = 0; t < nthreads; t++) {
         pthread_join(th[t], NULL);
-        cr_assert_eq(ch[t].error, PCW_OK, "churn thread %u: create of serial %" PRIu64 ": %s", t,
-                     ch[t].error_serial, pcw_status_str(ch[t].error));
-        cr_assert_eq(ch[t].done, ops);
+        CONC_EQ(ch[t].error, PCW_OK, "churn thread %u: create of serial %" PRIu64 ": %s", t,
+                ch[t].error_serial, pcw_status_str(ch[t].error));
+        CONC_EQ(ch[t].done, ops);
     }
     atomic_store(&stop, 1);
     finish_readers(rd, 100);
 }
 
-Test(conc_threads, one_registration, .timeout = 120)
+static void one_registration(void)
 {
     pcw_provider *p = open_provider();
     pcw_registration *r;
-    cr_assert_eq(conc_register(&r, p, CONC_IDENT_PREFIX, 0, 0), PCW_OK);
+    CONC_EQ(conc_register(&r, p, CONC_IDENT_PREFIX, 0, 0), PCW_OK);
     churn_and_read(p, &r, 1, 4, 10000 * SCALE, 16);
     pcw_unregister(r);
     pcw_provider_close(p);
 }
 
-Test(conc_threads, two_registrations_one_seqcount, .timeout = 120)
+static void two_registrations_one_seqcount(void)
 {
     pcw_provider *p = open_provider();
     pcw_registration *r[2];
-    cr_assert_eq(conc_register(&r[0], p, CONC_IDENT_PREFIX, 0, 0), PCW_OK);
-    cr_assert_eq(conc_register(&r[1], p, CONC_IDENT_PREFIX, 1, PCW_REG_SEQCOUNT), PCW_OK);
+    CONC_EQ(conc_register(&r[0], p, CONC_IDENT_PREFIX, 0, 0), PCW_OK);
+    CONC_EQ(conc_register(&r[1], p, CONC_IDENT_PREFIX, 1, PCW_REG_SEQCOUNT), PCW_OK);
     churn_and_read(p, r, 2, 4, 10000 * SCALE, 16);
     pcw_unregister(r[0]);
     pcw_unregister(r[1]);
@@ -161,8 +171,8 @@ static void *regchurn_main(void *arg)
     while (!atomic_load(g->stop)) {
         unsigned k = 100 + g->rounds;
         pcw_registration *r;
-        int rc = conc_register(&r, g->p, g->rounds & 1 ? CONC_IDENT_PREFIX : CONC_NOISE_PREFIX,
-                               k, g->rounds % 4 == 1 ? PCW_REG_SEQCOUNT : 0);
+        int rc = conc_register(&r, g->p, g->rounds & 1 ? CONC_IDENT_PREFIX : CONC_NOISE_PREFIX, k,
+                               g->rounds % 4 == 1 ? PCW_REG_SEQCOUNT : 0);
         if (rc != PCW_OK) {
             g->error = rc;
             break;
@@ -184,20 +194,20 @@ static void *regchurn_main(void *arg)
     return NULL;
 }
 
-Test(conc_threads, register_unregister_while_churning, .timeout = 120)
+static void register_unregister_while_churning(void)
 {
     pcw_provider *p = open_provider();
     pcw_registration *r;
-    cr_assert_eq(conc_register(&r, p, CONC_IDENT_PREFIX, 0, 0), PCW_OK);
+    CONC_EQ(conc_register(&r, p, CONC_IDENT_PREFIX, 0, 0), PCW_OK);
     atomic_int stop = 0;
     regchurn g = {.p = p, .stop = &stop};
     pthread_t gt;
-    cr_assert_eq(pthread_create(&gt, NULL, regchurn_main, &g), 0);
+    CONC_EQ(pthread_create(&gt, NULL, regchurn_main, &g), 0);
     churn_and_read(p, &r, 1, 3, 8000 * SCALE, 16);
     atomic_store(&stop, 1);
     pthread_join(gt, NULL);
-    cr_assert_eq(g.error, PCW_OK, "register/unregister: %s", pcw_status_str(g.error));
-    cr_assert_gt(g.rounds, 10, "only %u register/unregister rounds", g.rounds);
+    CONC_EQ(g.error, PCW_OK, "register/unregister: %s", pcw_status_str(g.error));
+    CONC_GT(g.rounds, 10, "only %u register/unregister rounds", g.rounds);
     pcw_unregister(r);
     pcw_provider_close(p);
 }
@@ -226,19 +236,19 @@ static void *moment_main(void *arg)
     return NULL;
 }
 
-Test(conc_threads, seqcount_reads_one_moment, .timeout = 120)
+static void seqcount_reads_one_moment(void)
 {
     pcw_provider *p = open_provider();
     pcw_registration *r;
-    cr_assert_eq(conc_register(&r, p, CONC_MOMENT_PREFIX, 0, PCW_REG_SEQCOUNT), PCW_OK);
+    CONC_EQ(conc_register(&r, p, CONC_MOMENT_PREFIX, 0, PCW_REG_SEQCOUNT), PCW_OK);
     moment_writer m = {0};
     atomic_int stop = 0;
     m.stop = &stop;
     pcw_data d = {(uint64_t[CONC_WORDS]){0}, 8 * CONC_WORDS};
-    cr_assert_eq(pcw_create_instance(&m.in[0], r, "m0", 1, &d), PCW_OK);
-    cr_assert_eq(pcw_create_instance(&m.in[1], r, "m1", 1, &d), PCW_OK);
+    CONC_EQ(pcw_create_instance(&m.in[0], r, "m0", 1, &d), PCW_OK);
+    CONC_EQ(pcw_create_instance(&m.in[1], r, "m1", 1, &d), PCW_OK);
     pthread_t wt;
-    cr_assert_eq(pthread_create(&wt, NULL, moment_main, &m), 0);
+    CONC_EQ(pthread_create(&wt, NULL, moment_main, &m), 0);
 
     /* Readers here run until they have many samples; the writer never
      * pauses, so each sample had to pass the seqcount retry. */
@@ -250,9 +260,7 @@ Test(conc_threads, seqcount_reads_one_moment, .timeout = 120)
     for (;;) {
         uint64_t got = UINT64_MAX;
         for (int i = 0; i < NREADERS; i++) {
-            /* Racy peek at a reader's progress, only to decide when to
-             * stop: read through an atomic to keep TSan quiet. */
-            uint64_t s = __atomic_load_n(&rd[i].st.samples, __ATOMIC_RELAXED);
+            uint64_t s = atomic_load_explicit(&rd[i].progress, memory_order_relaxed);
             got = s < got ? s : got;
         }
         if (got >= want || conc_now() > deadline)
@@ -264,7 +272,18 @@ Test(conc_threads, seqcount_reads_one_moment, .timeout = 120)
     atomic_store(&stop, 1);
     pthread_join(wt, NULL);
     finish_readers(rd, want);
-    cr_assert_gt(m.iterations, 1000);
+    CONC_GT(m.iterations, 1000);
     pcw_unregister(r);
     pcw_provider_close(p);
+}
+
+int main(void)
+{
+    static const conc_test tests[] = {
+        {"one_registration", one_registration, 120},
+        {"two_registrations_one_seqcount", two_registrations_one_seqcount, 120},
+        {"register_unregister_while_churning", register_unregister_while_churning, 120},
+        {"seqcount_reads_one_moment", seqcount_reads_one_moment, 120},
+    };
+    return conc_run("conc_threads", tests, sizeof tests / sizeof tests[0]);
 }

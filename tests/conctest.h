@@ -37,9 +37,60 @@
 #include "pcw/consumer.h"
 #include "pcw/provider.h"
 
-#define CONC_WORDS        4
-#define CONC_IDENT_PREFIX "ident"
-#define CONC_NOISE_PREFIX "noise"
+static inline double conc_now_(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- a minimal harness for conc_*.c --------------------------------------
+ * The conc_* tests run under TSan too, and Criterion cannot start there (its
+ * BoxFort inheritable arena fails to map beside TSan's shadow memory:
+ * "Could not initialize inheritable arena", Snaipe/Criterion#274). So they
+ * are plain programs: CONC_TEST functions run in turn in one process, each
+ * under alarm() as its timeout; the first failed CONC_ASSERT prints where
+ * and why and exits 1. Arguments (the Makefile passes --jobs 2) are
+ * ignored. */
+#define CONC_ASSERT(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: %s: assertion failed: %s\n  ", __FILE__, __LINE__,             \
+                    conc_current_test, #cond);                                                     \
+            fprintf(stderr, " " __VA_ARGS__);                                                      \
+            fprintf(stderr, "\n");                                                                 \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const char *conc_current_test = "";
+
+typedef struct conc_test {
+    const char *name;
+    void (*fn)(void);
+    unsigned timeout_s;
+} conc_test;
+
+/* Run every test; print one line each and a closing summary. */
+static inline int conc_run(const char *suite, const conc_test *t, size_t n)
+{
+    double t0 = conc_now_();
+    for (size_t i = 0; i < n; i++) {
+        conc_current_test = t[i].name;
+        double s = conc_now_();
+        alarm(t[i].timeout_s); /* SIGALRM kills a hung test: a failure */
+        t[i].fn();
+        alarm(0);
+        printf("[PASS] %s::%s (%.2fs)\n", suite, t[i].name, conc_now_() - s);
+        fflush(stdout);
+    }
+    printf("[====] %s: %zu tests passed in %.1fs\n", suite, n, conc_now_() - t0);
+    return 0;
+}
+
+#define CONC_WORDS         4
+#define CONC_IDENT_PREFIX  "ident"
+#define CONC_NOISE_PREFIX  "noise"
 #define CONC_MOMENT_PREFIX "moment"
 
 /* splitmix64's finaliser: a hash no stale or zeroed word can match. */
@@ -62,9 +113,7 @@ static inline uint64_t conc_rand(uint64_t *state)
 
 static inline double conc_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return conc_now_();
 }
 
 /* A private PCW_DIR (tests never touch /dev/shm or see each other).
@@ -156,11 +205,11 @@ static inline int conc_check_ident(const pcw_snapshot *s, const pcw_sample *x, c
              "id %" PRIu32 " name \"%.40s\" (len %" PRIu32 ") words %016" PRIx64 " %016" PRIx64
              " %016" PRIx64 " %016" PRIx64 ": %s",
              x->id, name, x->name_len, w[0], w[1], w[2], w[3],
-             !name_ok                           ? "bad name"
-             : w[0] == 0 && w[1] == 0           ? "half-made (zero data)"
-             : w[0] != ser                      ? "misattributed (w0 names another instance)"
+             !name_ok                                 ? "bad name"
+             : w[0] == 0 && w[1] == 0                 ? "half-made (zero data)"
+             : w[0] != ser                            ? "misattributed (w0 names another instance)"
              : w[1] != ~ser || w[2] != conc_hash(ser) ? "torn (w1/w2 do not match)"
-                                                : "misattributed w3");
+                                                      : "misattributed w3");
     return 0;
 }
 
@@ -189,12 +238,12 @@ typedef struct conc_churn {
     unsigned nregs;
     unsigned tid, nthreads;
     unsigned window;
-    uint64_t ops;             /* create + close operations; 0: until *stop */
-    atomic_int *stop;         /* may be NULL when ops > 0 */
+    uint64_t ops;                   /* create + close operations; 0: until *stop */
+    atomic_int *stop;               /* may be NULL when ops > 0 */
     atomic_uint_fast64_t *progress; /* shared op count, may be NULL */
     /* out */
     uint64_t done;
-    int error;                /* first failing pcw_status, 0 = none */
+    int error; /* first failing pcw_status, 0 = none */
     uint64_t error_serial;
 } conc_churn;
 
@@ -307,10 +356,109 @@ static inline uint64_t conc_segment_size(const char *path)
     close(fd);
     if (m == MAP_FAILED)
         return 0;
-    uint64_t size =
-        atomic_load_explicit(&((const pcw_seg_header *)m)->size, memory_order_acquire);
+    uint64_t size = atomic_load_explicit(&((const pcw_seg_header *)m)->size, memory_order_acquire);
     munmap(m, sizeof(pcw_seg_header));
     return size;
+}
+
+/* ---- child processes (test_*.c) ------------------------------------------ */
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+/* Path of a helper program: $PCW_BUILD (or PCW_BUILD_DIR)/tests/helpers/NAME. */
+static inline const char *conc_helper(const char *name, char *buf, size_t cap)
+{
+    const char *b = getenv("PCW_BUILD");
+#ifdef PCW_BUILD_DIR
+    if (!b || !*b)
+        b = PCW_BUILD_DIR;
+#endif
+    snprintf(buf, cap, "%s/tests/helpers/%s", b ? b : "build", name);
+    return buf;
+}
+
+/* fork+exec argv with its stdout on a pipe (*out, non-blocking reads via
+ * conc_readline). Returns the pid, or -1. */
+static inline pid_t conc_spawn(char *const argv[], int *out)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        return -1;
+    }
+    *out = fds[0];
+    return pid;
+}
+
+/* A line reader over a pipe with a deadline. */
+typedef struct conc_lines {
+    int fd;
+    char buf[4096];
+    size_t len;
+} conc_lines;
+
+/* Next line (without '\n') into line; 1 = got one, 0 = EOF, -1 = timeout. */
+static inline int conc_readline(conc_lines *l, char *line, size_t cap, double timeout_s)
+{
+    double end = conc_now_() + timeout_s;
+    for (;;) {
+        char *nl = (char *)memchr(l->buf, '\n', l->len);
+        if (nl) {
+            size_t n = (size_t)(nl - l->buf);
+            snprintf(line, cap, "%.*s", (int)n, l->buf);
+            memmove(l->buf, nl + 1, l->len - n - 1);
+            l->len -= n + 1;
+            return 1;
+        }
+        double left = end - conc_now_();
+        if (left <= 0)
+            return -1;
+        struct pollfd pf = {l->fd, POLLIN, 0};
+        if (poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+            continue;
+        if (l->len == sizeof l->buf - 1)
+            l->len = 0; /* an absurd line: drop it */
+        ssize_t r = read(l->fd, l->buf + l->len, sizeof l->buf - 1 - l->len);
+        if (r <= 0)
+            return r == 0 ? 0 : -1;
+        l->len += (size_t)r;
+    }
+}
+
+/* waitpid with a deadline: 1 = reaped (*status set), 0 = still running. */
+static inline int conc_wait(pid_t pid, int *status, double timeout_s)
+{
+    double end = conc_now_() + timeout_s;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return 1;
+        if (r < 0 || conc_now_() > end)
+            return 0;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The reader helper's closing line, parsed. */
+static inline int conc_parse_stats(const char *line, conc_read_stats *st, int *exited)
+{
+    return sscanf(line,
+                  "stats snapshots %" SCNu64 " samples %" SCNu64 " violations %" SCNu64
+                  " busy %" SCNu64 " errors %" SCNu64 " exited %d",
+                  &st->snapshots, &st->samples, &st->violations, &st->busy, &st->errors,
+                  exited) == 6;
 }
 
 #endif /* PCW_TESTS_CONCTEST_H */

@@ -378,6 +378,14 @@ static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, voi
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp")) {
+            /* A segment being created (".<pid>-<nonce>.tmp"): left behind
+             * only if its provider died inside pcw_provider_open. */
+            int pid = atoi(e->d_name + 1);
+            if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH && unlinkat(dfd, e->d_name, 0) == 0)
+                st->removed++;
+            continue;
+        }
         if (!is_segment_name(e->d_name))
             continue;
         char path[PATH_MAX];

@@ -58,15 +58,38 @@ struct read_args {
     int found;
 };
 
-/* Copy n bytes (a multiple of 8, 8-aligned at both ends) with relaxed
- * 64-bit loads: no value is ever torn, and racing with the provider's
- * stores is not a data race in C11's terms. */
+/* Copy n bytes (a multiple of 8; src 8-aligned) with relaxed 64-bit
+ * loads: no value is ever torn, and racing with the provider's stores is
+ * not a data race in C11's terms. dst may be unaligned (instance names are
+ * packed back to back in the snapshot), so it is written with memcpy,
+ * which compiles to a plain store. */
 static inline void copy_words(unsigned char *dst, const unsigned char *src, uint32_t n)
 {
     const uint64_t *s = (const uint64_t *)(const void *)src;
-    uint64_t *d = (uint64_t *)(void *)dst;
-    for (uint32_t i = 0; i < n / 8; i++)
-        d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < n / 8; i++) {
+        uint64_t w = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+        memcpy(dst + 8 * (size_t)i, &w, 8);
+    }
+}
+
+/* The provider may have grown the arena since this read loaded header.size
+ * (do_read, before the walk): a chunk linked or a name published since then
+ * lies past a->size, yet is valid. Its link or the slot's gen was stored
+ * (release) after the provider stored the larger size (release), and the
+ * reader acquired that link or gen, so a fresh acquire load of size covers
+ * it. Returns 1 if [off, off+len) is inside header.size and the mapping now
+ * (a->size raised), 0 if it is past the mapping (newer than this read: the
+ * next read remaps), -1 if past header.size even now (corrupt). */
+static int catch_up(struct read_args *a, uint64_t off, uint64_t len)
+{
+    const pcw_seg_header *h = (const pcw_seg_header *)(const void *)a->seg->map;
+    uint64_t size = atomic_load_explicit(&h->size, memory_order_acquire);
+    if (!pcw__in_range(off, len, size))
+        return -1;
+    if (!pcw__in_range(off, len, a->seg->map_len))
+        return 0;
+    a->size = size < a->seg->map_len ? size : a->seg->map_len;
+    return 1;
 }
 
 /* What read_slot did with a slot. */
@@ -106,8 +129,15 @@ static int read_slot(struct read_args *a, const pcw_seg_slot *s, uint32_t id)
             uint64_t noff = atomic_load_explicit(&s->name_off, memory_order_relaxed);
             uint32_t nlen = atomic_load_explicit(&s->name_len, memory_order_relaxed);
             uint64_t rounded = (nlen + 7ull) & ~7ull;
-            if (nlen > PCW_MAX_INSTANCE_NAME_BYTES || (nlen && (noff % 8 ||
-                !pcw__in_range(noff, rounded, a->size)))) {
+            int bad = nlen > PCW_MAX_INSTANCE_NAME_BYTES || (nlen && noff % 8);
+            if (!bad && nlen && !pcw__in_range(noff, rounded, a->size)) {
+                /* A name allocated since this read loaded header.size. */
+                int r = catch_up(a, noff, rounded);
+                if (r == 0)
+                    return SLOT_SKIPPED; /* created after the read began */
+                bad = r < 0;
+            }
+            if (bad) {
                 /* Either a torn read of a slot being reused (the gen
                  * check would catch it) or corruption: decide below. */
                 atomic_thread_fence(memory_order_acquire);
@@ -158,15 +188,23 @@ static int read_chunks(void *p)
     for (uint32_t nch = 0; off; nch++) {
         /* Chunk offsets grow along the list (bump allocation): the walk
          * ends even on a hostile segment. */
-        if (nch >= PCW_MAX_CHUNKS || off <= prev || off % 8 ||
-            !pcw__in_range(off, sizeof(pcw_seg_chunk), a->size))
+        if (nch >= PCW_MAX_CHUNKS || off <= prev || off % 8)
             return PCW_E_CORRUPT;
+        if (!pcw__in_range(off, sizeof(pcw_seg_chunk), a->size)) {
+            int r = catch_up(a, off, sizeof(pcw_seg_chunk));
+            if (r <= 0)
+                return r == 0 ? PCW_OK : PCW_E_CORRUPT; /* 0: linked after we began */
+        }
         const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(map + off);
         uint32_t first = ch->first_slot, n = ch->nslots;
         if (first != expect_first || n == 0 || n > PCW_MAX_CHUNK_SLOTS ||
-            ch->cset_off != cs->off ||
-            !pcw__in_range(off + sizeof(pcw_seg_chunk), (uint64_t)n * stride, a->size))
+            ch->cset_off != cs->off)
             return PCW_E_CORRUPT;
+        if (!pcw__in_range(off + sizeof(pcw_seg_chunk), (uint64_t)n * stride, a->size)) {
+            int r = catch_up(a, off + sizeof(pcw_seg_chunk), (uint64_t)n * stride);
+            if (r <= 0)
+                return r == 0 ? PCW_OK : PCW_E_CORRUPT;
+        }
         const unsigned char *slots = map + off + sizeof(pcw_seg_chunk);
         uint32_t lo = 0, hi = n;
         if (a->only_id != PCW_ANY_INSTANCE_ID) {

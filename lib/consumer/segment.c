@@ -257,12 +257,33 @@ static void free_meta(pcw_segment *seg)
     seg->csets = NULL, seg->ncsets = 0, seg->meta_v = NULL, seg->meta_n = 0;
 }
 
+static int reload_at(pcw_segment *seg, int *changed, uint64_t size);
+
+/* A counterset linked after pcw__segment_sync() loaded header.size may lie
+ * (with its counters and strings) past that size: the walk then looks
+ * corrupt although it is only out of date. Retry while the segment grows;
+ * corrupt only if it did not grow under the walk. Growth is monotonic and
+ * bounded by max_size, so this ends. */
 static int reload(pcw_segment *seg, int *changed)
 {
     uint64_t size;
     int rc = pcw__segment_sync(seg, &size);
-    if (rc != PCW_OK)
-        return rc;
+    for (int tries = 0; rc == PCW_OK && tries < 16; tries++) {
+        rc = reload_at(seg, changed, size);
+        if (rc != PCW_E_CORRUPT)
+            return rc;
+        uint64_t now;
+        rc = pcw__segment_sync(seg, &now);
+        if (rc == PCW_OK && now == size)
+            return PCW_E_CORRUPT;
+        size = now;
+    }
+    return rc == PCW_OK ? PCW_E_CORRUPT : rc;
+}
+
+static int reload_at(pcw_segment *seg, int *changed, uint64_t size)
+{
+    int rc;
     struct load_args a = {.seg = seg, .size = size, .sig_only = 1};
     if (seg->meta_v) {
         rc = pcw__guarded(seg->map, seg->map_len, load_meta, &a);

@@ -8,6 +8,10 @@
  * store through the pointer pcw_instance_block() returns. Consumers in other
  * processes map the segment read-only (pcw/consumer.h).
  *
+ * It needs _GNU_SOURCE, which it defines itself; if your file includes a
+ * system header before this one, define _GNU_SOURCE at its top (or with
+ * -D_GNU_SOURCE) instead.
+ *
  * Include it from any number of translation units: every function is
  * `static inline`, all state lives in the objects the API returns, and the
  * only libraries to link are the ones `pkg-config --libs pcw-provider`
@@ -283,6 +287,8 @@ struct pcw_registration {
     pcw_counter_desc *counters;       /* private copy (names not kept) */
     struct cds_lfht *names;           /* open instances by folded name */
     pcw__vec free_slots;              /* slot indexes free for reuse */
+    size_t reclaiming;                /* instances in a batch being reclaimed */
+    pthread_cond_t reclaimed;         /* signalled when that batch is back */
     pcw__vec limbo;                   /* closed instances (pointers) waiting
                                          for a grace period before their slot
                                          and name are reused */
@@ -388,12 +394,12 @@ static inline int pcw__grow(pcw_provider *p, uint64_t need)
     return PCW_OK;
 }
 
-/* Bump-allocate `n` bytes of zeroed arena, 64-byte aligned. Returns the
- * offset or 0. The new bytes become readable by consumers when
- * pcw__publish_size() stores header.size. prov->lock held. */
-static inline uint64_t pcw__arena_alloc(pcw_provider *p, uint64_t n, int *rc)
+/* Bump-allocate `n` bytes of zeroed arena aligned to `align` (a power of
+ * two). Returns the offset or 0 (and *rc). prov->lock held. */
+static inline uint64_t pcw__arena_alloc_aligned(pcw_provider *p, uint64_t n, uint64_t align,
+                                                int *rc)
 {
-    uint64_t off = pcw__align(p->used, PCW_SEG_ALIGN);
+    uint64_t off = pcw__align(p->used, align);
     if (n > p->max_size || off + n > p->max_size) {
         *rc = PCW_E_SEGMENT_FULL;
         return 0;
@@ -407,6 +413,12 @@ static inline uint64_t pcw__arena_alloc(pcw_provider *p, uint64_t n, int *rc)
      * consumer's acquire load of header.size. */
     atomic_store_explicit(&p->hdr->size, p->used, memory_order_release);
     return off;
+}
+
+/* Structures: 64-byte (cache-line) aligned. */
+static inline uint64_t pcw__arena_alloc(pcw_provider *p, uint64_t n, int *rc)
+{
+    return pcw__arena_alloc_aligned(p, n, PCW_SEG_ALIGN, rc);
 }
 
 /* Copy a string into the arena; returns its pcw_seg_str (len 0 for NULL). */
@@ -654,6 +666,7 @@ static inline void pcw__free_registration(pcw_registration *r)
     free(r->free_slots.v);
     free(r->limbo.v);
     free(r->chunks);
+    pthread_cond_destroy(&r->reclaimed);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -673,6 +686,7 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
     if (!r)
         return PCW_E_NO_MEMORY;
     pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->reclaimed, NULL);
     r->prov = p;
     r->instance_type = in->instance_type;
     r->flags = in->flags;
@@ -868,7 +882,7 @@ static inline uint64_t pcw__name_alloc(pcw_provider *p, uint32_t len, int *rc)
     if (p->name_free[cls].n)
         off = p->name_free[cls].v[--p->name_free[cls].n];
     else
-        off = pcw__arena_alloc(p, (uint64_t)cls * 16, rc);
+        off = pcw__arena_alloc_aligned(p, (uint64_t)cls * 16, 16, rc);
     pthread_mutex_unlock(&p->lock);
     return off;
 }
@@ -962,16 +976,27 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
     }
 
     pthread_mutex_lock(&r->lock);
-    if (r->free_slots.n == 0 && r->limbo.n >= 64 && r->limbo.n >= r->slot_count / 2) {
-        /* Half the slots are closed but not yet reusable: wait one grace
-         * period for all of them rather than grow. This bounds the segment
-         * at about twice the live instances under steady churn. */
+    /* Half the slots are closed but not yet reusable (in the limbo, or in
+     * a batch another thread is waiting a grace period for): wait for them
+     * rather than grow. This bounds the segment at about twice the live
+     * instances under steady churn. Without counting the batch in flight,
+     * every create racing with one reclaim saw an empty free list and a
+     * small limbo, and grew the registration by a doubling chunk. */
+    while (r->free_slots.n == 0 && r->limbo.n + r->reclaiming >= 64 &&
+           r->limbo.n + r->reclaiming >= r->slot_count / 2) {
+        if (r->reclaiming) {
+            pthread_cond_wait(&r->reclaimed, &r->lock);
+            continue;
+        }
         pcw__vec batch = r->limbo;
         memset(&r->limbo, 0, sizeof r->limbo);
+        r->reclaiming = batch.n;
         pthread_mutex_unlock(&r->lock);
         urcu_bp_synchronize_rcu();
         pcw__reclaim(r, &batch);
         pthread_mutex_lock(&r->lock);
+        r->reclaiming = 0;
+        pthread_cond_broadcast(&r->reclaimed);
     }
     if (r->free_slots.n == 0)
         rc = pcw__add_chunk(r);

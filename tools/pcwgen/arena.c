@@ -64,8 +64,8 @@ void mf_warn(mf_manifest *m, unsigned long line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (mf_reserve(m, (void **)&m->warnings, &m->warnings_cap, m->nwarnings,
-                   sizeof *m->warnings) != 0)
+    if (mf_reserve(m, (void **)&m->warnings, &m->warnings_cap, m->nwarnings, sizeof *m->warnings) !=
+        0)
         return;
     char *msg = mf_strdup(m, buf);
     if (!msg)

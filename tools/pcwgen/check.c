@@ -35,8 +35,9 @@ static int resolve_ref(const mf_counterset *s, const mf_counter *k, const char *
     if (!has)
         return 0;
     if (!find_id(s, v)) {
-        mf_set_error(err, k->line, "counter \"%s\": %s=\"%lu\" names no counter in counterSet \"%s\"",
-                     k->name, attr, v, s->name);
+        mf_set_error(err, k->line,
+                     "counter \"%s\": %s=\"%lu\" names no counter in counterSet \"%s\"", k->name,
+                     attr, v, s->name);
         return -1;
     }
     *out = (uint32_t)v;
@@ -98,8 +99,9 @@ static int check_structs(mf_counterset *s, mf_error *err)
         k->block = (int)b;
         for (size_t j = 0; j < i; j++)
             if (s->counters[j].block == k->block && strcmp(s->counters[j].field, k->field) == 0) {
-                mf_set_error(err, k->line, "counter \"%s\" uses field %s.%s, as counter \"%s\" does",
-                             k->name, k->struct_name, k->field, s->counters[j].name);
+                mf_set_error(err, k->line,
+                             "counter \"%s\" uses field %s.%s, as counter \"%s\" does", k->name,
+                             k->struct_name, k->field, s->counters[j].name);
                 return -1;
             }
     }
@@ -142,10 +144,10 @@ int mf_check_counterset(mf_manifest *m, mf_counterset *s, mf_error *err)
     for (size_t i = 0; i < s->ncounters; i++) {
         mf_counter *k = &s->counters[i];
         if (resolve_ref(s, k, "baseID", k->has_base_attr, k->base_attr_value, &k->base_id, err) ||
-            resolve_ref(s, k, "perfTimeID", k->has_time_attr, k->time_attr_value,
-                        &k->perf_time_id, err) ||
-            resolve_ref(s, k, "perfFreqID", k->has_freq_attr, k->freq_attr_value,
-                        &k->perf_freq_id, err) ||
+            resolve_ref(s, k, "perfTimeID", k->has_time_attr, k->time_attr_value, &k->perf_time_id,
+                        err) ||
+            resolve_ref(s, k, "perfFreqID", k->has_freq_attr, k->freq_attr_value, &k->perf_freq_id,
+                        err) ||
             resolve_ref(s, k, "multiCounterID", k->has_multi_attr, k->multi_attr_value,
                         &k->multi_id, err))
             return -1;

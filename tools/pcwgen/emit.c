@@ -38,13 +38,25 @@ static void c_string(em *e, const char *s)
     fputc('"', e->f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': fputs("\\\"", e->f); break;
-        case '\\': fputs("\\\\", e->f); break;
-        case '\n': fputs("\\n", e->f); break;
-        case '\t': fputs("\\t", e->f); break;
-        case '\r': fputs("\\r", e->f); break;
+        case '"':
+            fputs("\\\"", e->f);
+            break;
+        case '\\':
+            fputs("\\\\", e->f);
+            break;
+        case '\n':
+            fputs("\\n", e->f);
+            break;
+        case '\t':
+            fputs("\\t", e->f);
+            break;
+        case '\r':
+            fputs("\\r", e->f);
+            break;
         case '?':
-            fputs(p[1] == '?' ? "\\?" : "?", e->f);
+            /* Escape a '?' that follows one: trigraphs are replaced
+             * before escapes are read, so "\\??=" would still be one. */
+            fputs(p > (const unsigned char *)s && p[-1] == '?' ? "\\?" : "?", e->f);
             break;
         default:
             if (*p < 0x20 || *p == 0x7f)
@@ -74,22 +86,32 @@ static void c_comment(em *e, const char *s)
 static const char *instance_macro(uint32_t t)
 {
     switch (t) {
-    case PCW_MULTI_INSTANCE: return "PCW_MULTI_INSTANCE";
-    case PCW_GLOBAL_AGGREGATE: return "PCW_GLOBAL_AGGREGATE";
-    case PCW_MULTI_AGGREGATE: return "PCW_MULTI_AGGREGATE";
-    case PCW_GLOBAL_AGGREGATE_HISTORY: return "PCW_GLOBAL_AGGREGATE_HISTORY";
-    default: return "PCW_SINGLE_INSTANCE";
+    case PCW_MULTI_INSTANCE:
+        return "PCW_MULTI_INSTANCE";
+    case PCW_GLOBAL_AGGREGATE:
+        return "PCW_GLOBAL_AGGREGATE";
+    case PCW_MULTI_AGGREGATE:
+        return "PCW_MULTI_AGGREGATE";
+    case PCW_GLOBAL_AGGREGATE_HISTORY:
+        return "PCW_GLOBAL_AGGREGATE_HISTORY";
+    default:
+        return "PCW_SINGLE_INSTANCE";
     }
 }
 
 static const char *aggregate_macro(uint32_t a)
 {
     switch (a) {
-    case PCW_AGGREGATE_TOTAL: return "PCW_AGGREGATE_TOTAL";
-    case PCW_AGGREGATE_AVERAGE: return "PCW_AGGREGATE_AVERAGE";
-    case PCW_AGGREGATE_MIN: return "PCW_AGGREGATE_MIN";
-    case PCW_AGGREGATE_MAX: return "PCW_AGGREGATE_MAX";
-    default: return "PCW_AGGREGATE_UNDEFINED";
+    case PCW_AGGREGATE_TOTAL:
+        return "PCW_AGGREGATE_TOTAL";
+    case PCW_AGGREGATE_AVERAGE:
+        return "PCW_AGGREGATE_AVERAGE";
+    case PCW_AGGREGATE_MIN:
+        return "PCW_AGGREGATE_MIN";
+    case PCW_AGGREGATE_MAX:
+        return "PCW_AGGREGATE_MAX";
+    default:
+        return "PCW_AGGREGATE_UNDEFINED";
     }
 }
 
@@ -195,32 +217,41 @@ static void prologue(em *e, const mf_manifest *m, const emit_options *opt)
             }
     }
     out(e, " */\n#ifndef %s\n#define %s\n\n", guard, guard);
-    out(e, "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
-           "#include <pcw/provider.h>\n\n");
-    out(e, "/* pcw_add_instance() is declared by <pcw/callback.h>; declare it here for\n"
-           " * trees that do not have that header yet. */\n"
+    /* provider.h first: it sets the feature macros it needs, which only
+     * works before any system header. */
+    out(e, "#include <pcw/provider.h>\n\n#include <stddef.h>\n#include <stdint.h>\n"
+           "#include <string.h>\n\n");
+    /* The prototype is repeated on purpose: it is valid after whatever
+     * <pcw/callback.h> declares (extern, or a static inline definition,
+     * whose internal linkage a later plain declaration keeps), and it
+     * keeps the Add functions compiling while that header is still a
+     * placeholder without pcw_add_instance. */
+    out(e, "/* pcw_add_instance() comes from <pcw/callback.h> (which provider.h includes\n"
+           " * in current trees); declared again so the Add functions compile either\n"
+           " * way. */\n"
            "#if defined(__has_include)\n"
            "#if __has_include(<pcw/callback.h>)\n"
            "#include <pcw/callback.h>\n"
-           "#define PCWGEN_HAVE_PCW_CALLBACK_H 1\n"
            "#endif\n"
            "#endif\n"
-           "#ifndef PCWGEN_HAVE_PCW_CALLBACK_H\n"
            "int pcw_add_instance(pcw_buffer *buf, const char *name, uint32_t id, uint32_t count,\n"
-           "                     const pcw_data *data);\n"
-           "#endif\n\n");
-    out(e, "#ifndef PCWGEN_FIELD_SIZE\n"
-           "#define PCWGEN_FIELD_SIZE(type, member) sizeof(((type *)0)->member)\n"
-           "/* pcw_register's rules for a counter's field, checked at compile time. */\n"
-           "#define PCWGEN_CHECK_FIELD(type, member)                                        \\\n"
-           "    _Static_assert(PCWGEN_FIELD_SIZE(type, member) == 4 ||                        \\\n"
-           "                       PCWGEN_FIELD_SIZE(type, member) == 8,                      \\\n"
-           "                   #type \".\" #member \": a counter field must be 4 or 8 bytes\");   \\\n"
-           "    _Static_assert(offsetof(type, member) % PCWGEN_FIELD_SIZE(type, member) == 0, \\\n"
-           "                   #type \".\" #member \": a counter field must be aligned to its size\")\n"
-           "#define PCWGEN_CHECK_BLOCK(type) \\\n"
-           "    _Static_assert(_Alignof(type) <= 8, #type \": pcw data blocks are 8-byte aligned\")\n"
-           "#endif\n\n");
+           "                     const pcw_data *data);\n\n");
+    out(e,
+        "#ifndef PCWGEN_FIELD_SIZE\n"
+        "#define PCWGEN_FIELD_SIZE(type, member) sizeof(((type *)0)->member)\n"
+        "#endif\n"
+        "#ifndef PCWGEN_CHECK_FIELD\n"
+        "/* pcw_register's rules for a counter's field, checked at compile time. */\n"
+        "#define PCWGEN_CHECK_FIELD(type, member)                                        \\\n"
+        "    _Static_assert(PCWGEN_FIELD_SIZE(type, member) == 4 ||                        \\\n"
+        "                       PCWGEN_FIELD_SIZE(type, member) == 8,                      \\\n"
+        "                   #type \".\" #member \": a counter field must be 4 or 8 bytes\");   \\\n"
+        "    _Static_assert(offsetof(type, member) %% PCWGEN_FIELD_SIZE(type, member) == 0, \\\n"
+        "                   #type \".\" #member \": a counter field must be aligned to its "
+        "size\")\n"
+        "#define PCWGEN_CHECK_BLOCK(type) \\\n"
+        "    _Static_assert(_Alignof(type) <= 8, #type \": pcw data blocks are 8-byte aligned\")\n"
+        "#endif\n\n");
 }
 
 /* ---- provider ----------------------------------------------------------- */
@@ -233,28 +264,27 @@ static void provider(em *e, const mf_provider *p)
     const struct {
         const char *suffix, *value;
     } macros[] = {
-        {"PROVIDER_NAME", p->name},
-        {"PROVIDER_GUID", p->guid},
-        {"PROVIDER_TYPE", p->type},
-        {"PROVIDER_CALLBACK", p->callback},
-        {"PROVIDER_SYMBOL", p->symbol},
-        {"APPLICATION_IDENTITY", p->application_identity},
+        {"PROVIDER_NAME", p->name},          {"PROVIDER_GUID", p->guid},
+        {"PROVIDER_TYPE", p->type},          {"PROVIDER_CALLBACK", p->callback},
+        {"PROVIDER_SYMBOL", p->symbol},      {"APPLICATION_IDENTITY", p->application_identity},
         {"RESOURCE_BASE", p->resource_base},
     };
-    out(e, "/* The provider's manifest attributes (NULL when absent). pcw has no\n"
-           " * provider registry: pass the name to pcw_provider_open (see\n"
-           " * %s%s_ProviderOptions) so consumers see it. */\n",
+    out(e,
+        "/* The provider's manifest attributes (NULL when absent). pcw has no\n"
+        " * provider registry: pass the name to pcw_provider_open (see\n"
+        " * %s%s_ProviderOptions) so consumers see it. */\n",
         e->P, p->ident);
     for (size_t i = 0; i < sizeof macros / sizeof macros[0]; i++) {
         out(e, "#define %s%s_%s ", e->P, p->ident, macros[i].suffix);
         c_string(e, macros[i].value);
         out(e, "\n");
     }
-    out(e, "\nstatic inline pcw_provider_options %s%s_ProviderOptions(void)\n{\n"
-           "    pcw_provider_options o;\n"
-           "    memset(&o, 0, sizeof o);\n"
-           "    o.name = %s%s_PROVIDER_NAME;\n"
-           "    return o;\n}\n\n",
+    out(e,
+        "\nstatic inline pcw_provider_options %s%s_ProviderOptions(void)\n{\n"
+        "    pcw_provider_options o;\n"
+        "    memset(&o, 0, sizeof o);\n"
+        "    o.name = %s%s_PROVIDER_NAME;\n"
+        "    return o;\n}\n\n",
         e->P, p->ident, e->P, p->ident);
 }
 
@@ -264,8 +294,7 @@ static void counter_ids(em *e, const mf_counterset *s)
 {
     out(e, "/* Counter ids. */\n");
     for (size_t i = 0; i < s->ncounters; i++)
-        out(e, "#define %s%s_%s_ID %uu\n", e->P, s->ident, s->counters[i].ident,
-            s->counters[i].id);
+        out(e, "#define %s%s_%s_ID %uu\n", e->P, s->ident, s->counters[i].ident, s->counters[i].id);
     out(e, "\n");
 }
 
@@ -324,9 +353,8 @@ static void counter_desc(em *e, const mf_counterset *s, const mf_counter *k)
     out(e, ",\n            .multi_id = ");
     counter_ref(e, k->multi_id);
     out(e, ",\n            .default_scale = %d,\n", (int)k->default_scale);
-    out(e, "            .detail_level = %s,\n", k->detail_level == PCW_DETAIL_ADVANCED
-                                                    ? "PCW_DETAIL_ADVANCED"
-                                                    : "PCW_DETAIL_STANDARD");
+    out(e, "            .detail_level = %s,\n",
+        k->detail_level == PCW_DETAIL_ADVANCED ? "PCW_DETAIL_ADVANCED" : "PCW_DETAIL_STANDARD");
     out(e, "            .aggregate = %s,\n", aggregate_macro(k->aggregate));
     out(e, "            .attributes = ");
     attributes(e, k->attributes);
@@ -347,8 +375,9 @@ static void init_registration(em *e, const mf_counterset *s)
     out(e, "/* Fill *info from the manifest (PCW_REGISTRATION_INFORMATION). The\n"
            " * descriptors are static: info stays valid after the call. Change\n"
            " * info->flags (e.g. PCW_REG_SEQCOUNT) before pcw_register if needed. */\n");
-    out(e, "static inline void\n%sInitRegistrationInformation%s(pcw_callback cb, void *ctx,\n"
-           "%*spcw_registration_info *info)\n{\n",
+    out(e,
+        "static inline void\n%sInitRegistrationInformation%s(pcw_callback cb, void *ctx,\n"
+        "%*spcw_registration_info *info)\n{\n",
         P, S, (int)(strlen(P) + strlen(S) + 28), "");
     out(e, "    static const pcw_counter_desc counters[] = {\n");
     for (size_t i = 0; i < s->ncounters; i++)
@@ -409,29 +438,33 @@ static void functions(em *e, const mf_counterset *s)
     const char *P = e->P, *S = s->ident;
     size_t nb = block_count(s);
 
-    out(e, "/* The registration handle, set by %sRegister%s. A weak definition (GCC's\n"
-           " * DECLSPEC_SELECTANY): each translation unit that includes this header\n"
-           " * defines it and the linker keeps one. */\n",
+    out(e,
+        "/* The registration handle, set by %sRegister%s. A weak definition (GCC's\n"
+        " * DECLSPEC_SELECTANY): each translation unit that includes this header\n"
+        " * defines it and the linker keeps one. */\n",
         P, S);
     out(e, "__attribute__((weak)) pcw_registration *%s%s = NULL;\n\n", P, S);
 
     init_registration(e, s);
 
     out(e, "/* PcwRegister through the manifest: stores the handle in %s%s. */\n", P, S);
-    out(e, "static inline int %sRegister%s(pcw_provider *prov, pcw_callback cb, void *ctx)\n{\n"
-           "    pcw_registration_info info;\n"
-           "    %sInitRegistrationInformation%s(cb, ctx, &info);\n"
-           "    return pcw_register(&%s%s, prov, &info);\n}\n\n",
+    out(e,
+        "static inline int %sRegister%s(pcw_provider *prov, pcw_callback cb, void *ctx)\n{\n"
+        "    pcw_registration_info info;\n"
+        "    %sInitRegistrationInformation%s(cb, ctx, &info);\n"
+        "    return pcw_register(&%s%s, prov, &info);\n}\n\n",
         P, S, P, S, P, S);
 
     out(e, "/* PcwUnregister: closes the instances still open. */\n");
-    out(e, "static inline void %sUnregister%s(void)\n{\n"
-           "    pcw_unregister(%s%s);\n"
-           "    %s%s = NULL;\n}\n\n",
+    out(e,
+        "static inline void %sUnregister%s(void)\n{\n"
+        "    pcw_unregister(%s%s);\n"
+        "    %s%s = NULL;\n}\n\n",
         P, S, P, S, P, S);
 
-    out(e, "/* PcwCreateInstance: the block%s give%s the initial values (NULL: zeros);\n"
-           " * afterwards store counters through %s%s_*_of(*inst). */\n",
+    out(e,
+        "/* PcwCreateInstance: the block%s give%s the initial values (NULL: zeros);\n"
+        " * afterwards store counters through %s%s_*_of(*inst). */\n",
         nb > 1 ? "s" : "", nb > 1 ? "" : "s", P, S);
     out(e, "static inline int %sCreate%s(pcw_instance **inst, const char *name", P, S);
     block_params(e, s, (int)(strlen(P) + strlen(S) + 24));
@@ -440,8 +473,9 @@ static void functions(em *e, const mf_counterset *s)
     out(e, "    return pcw_create_instance(inst, %s%s, name, %zu, data);\n}\n\n", P, S, nb);
 
     out(e, "/* PcwCloseInstance. */\n");
-    out(e, "static inline void %sClose%s(pcw_instance *inst)\n{\n"
-           "    pcw_close_instance(inst);\n}\n\n",
+    out(e,
+        "static inline void %sClose%s(pcw_instance *inst)\n{\n"
+        "    pcw_close_instance(inst);\n}\n\n",
         P, S);
 
     out(e, "/* PcwAddInstance, for a callback's ENUMERATE_INSTANCES / COLLECT_DATA:\n"
@@ -456,8 +490,9 @@ static void functions(em *e, const mf_counterset *s)
     out(e, "    return pcw_add_instance(buffer, name, id, %zu, data);\n}\n\n", nb);
 
     for (size_t b = 0; b < nb; b++) {
-        out(e, "/* The instance's %s block inside the segment (valid until it is\n"
-               " * closed): store counter values here. */\n",
+        out(e,
+            "/* The instance's %s block inside the segment (valid until it is\n"
+            " * closed): store counter values here. */\n",
             block_param(s, b));
         out(e, "static inline ");
         block_type(e, s, b);
@@ -494,8 +529,9 @@ static void initialize_all(em *e, const mf_manifest *m)
     out(e, "/* Register every counterset of the manifest, each with cb and ctx\n"
            " * (CTRPP's CounterInitialize). On failure, unregisters them all and\n"
            " * returns the error. */\n");
-    out(e, "static inline int %sCounterInitialize(pcw_provider *prov, pcw_callback cb, void *ctx)\n"
-           "{\n    int rc = PCW_OK;\n",
+    out(e,
+        "static inline int %sCounterInitialize(pcw_provider *prov, pcw_callback cb, void *ctx)\n"
+        "{\n    int rc = PCW_OK;\n",
         P);
     for (size_t p = 0; p < m->nproviders; p++)
         for (size_t i = 0; i < m->providers[p].nsets; i++) {

@@ -29,16 +29,20 @@ int mf_is_c_keyword(const char *s)
 {
     /* C11's keywords, and C23's that a newer compiler would reject. */
     static const char *const kw[] = {
-        "auto",     "break",      "case",     "char",          "const",         "continue",
-        "default",  "do",         "double",   "else",          "enum",          "extern",
-        "float",    "for",        "goto",     "if",            "inline",        "int",
-        "long",     "register",   "restrict", "return",        "short",         "signed",
-        "sizeof",   "static",     "struct",   "switch",        "typedef",       "union",
-        "unsigned", "void",       "volatile", "while",         "_Alignas",      "_Alignof",
-        "_Atomic",  "_Bool",      "_Complex", "_Generic",      "_Imaginary",    "_Noreturn",
-        "_Static_assert", "_Thread_local", "bool", "true",     "false",         "nullptr",
-        "alignas",  "alignof",    "constexpr", "static_assert", "thread_local", "typeof",
-        "typeof_unqual",
+        "auto",         "break",     "case",           "char",
+        "const",        "continue",  "default",        "do",
+        "double",       "else",      "enum",           "extern",
+        "float",        "for",       "goto",           "if",
+        "inline",       "int",       "long",           "register",
+        "restrict",     "return",    "short",          "signed",
+        "sizeof",       "static",    "struct",         "switch",
+        "typedef",      "union",     "unsigned",       "void",
+        "volatile",     "while",     "_Alignas",       "_Alignof",
+        "_Atomic",      "_Bool",     "_Complex",       "_Generic",
+        "_Imaginary",   "_Noreturn", "_Static_assert", "_Thread_local",
+        "bool",         "true",      "false",          "nullptr",
+        "alignas",      "alignof",   "constexpr",      "static_assert",
+        "thread_local", "typeof",    "typeof_unqual",
     };
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         if (strcmp(kw[i], s) == 0)

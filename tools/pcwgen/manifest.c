@@ -26,8 +26,8 @@
 #define NS_SEP '|'
 
 typedef enum kind {
-    K_OUTSIDE,  /* an element outside any <counters> */
-    K_FOREIGN,  /* another namespace's element inside <counters> */
+    K_OUTSIDE, /* an element outside any <counters> */
+    K_FOREIGN, /* another namespace's element inside <counters> */
     K_COUNTERS,
     K_PROVIDER,
     K_COUNTERSET,
@@ -77,7 +77,7 @@ static unsigned long line_of(ctx *c)
 /* Record the first error (at `line`) and stop expat; later callbacks do
  * nothing. */
 __attribute__((format(printf, 3, 4))) static int fail_at(ctx *c, unsigned long line,
-                                                          const char *fmt, ...)
+                                                         const char *fmt, ...)
 {
     if (c->failed)
         return -1;
@@ -214,8 +214,7 @@ static int valid_guid(const char *g)
 }
 
 /* Strings that reach pcw_register must fit its limits. */
-static int check_string(ctx *c, const char *elem, const char *attrname, const char *v,
-                        int nonempty)
+static int check_string(ctx *c, const char *elem, const char *attrname, const char *v, int nonempty)
 {
     if (!v)
         return 0;
@@ -385,8 +384,8 @@ static int start_struct(ctx *c, const XML_Char **atts)
         return -1;
     if (s->nstructs >= PCW_MAX_BLOCKS)
         return fail(c, "<counterSet> has more than %u structs", PCW_MAX_BLOCKS);
-    if (mf_reserve(c->m, (void **)&s->structs, &s->structs_cap, s->nstructs,
-                   sizeof *s->structs) != 0)
+    if (mf_reserve(c->m, (void **)&s->structs, &s->structs_cap, s->nstructs, sizeof *s->structs) !=
+        0)
         return oom(c);
     mf_struct *st = &s->structs[s->nstructs++];
     st->line = line_of(c);
@@ -402,8 +401,7 @@ static int start_struct(ctx *c, const XML_Char **atts)
     static const char *const reserved[] = {"inst", "name", "id", "buffer", "data"};
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         if (strcmp(st->name, reserved[i]) == 0)
-            return fail(c, "<struct> name \"%s\" is reserved by the generated functions",
-                        st->name);
+            return fail(c, "<struct> name \"%s\" is reserved by the generated functions", st->name);
     /* A type name: C identifiers separated by single spaces ("struct x"). */
     const char *t = st->type;
     int ok = *t != 0;
@@ -429,8 +427,10 @@ static const struct {
     const char *name;
     uint32_t v;
 } aggregates[] = {
-    {"undefined", PCW_AGGREGATE_UNDEFINED}, {"sum", PCW_AGGREGATE_TOTAL},
-    {"avg", PCW_AGGREGATE_AVERAGE},         {"min", PCW_AGGREGATE_MIN},
+    {"undefined", PCW_AGGREGATE_UNDEFINED},
+    {"sum", PCW_AGGREGATE_TOTAL},
+    {"avg", PCW_AGGREGATE_AVERAGE},
+    {"min", PCW_AGGREGATE_MIN},
     {"max", PCW_AGGREGATE_MAX},
 };
 
@@ -483,8 +483,7 @@ static int start_counter(ctx *c, const XML_Char **atts)
     if (check_string(c, "counter", "name", k->name, 1) ||
         check_string(c, "counter", "description", k->description, 0) ||
         check_string(c, "counter", "uri", k->uri, 0) ||
-        check_string(c, "counter", "symbol", k->symbol, 0) ||
-        check_symbol(c, "counter", k->symbol))
+        check_string(c, "counter", "symbol", k->symbol, 0) || check_symbol(c, "counter", k->symbol))
         return -1;
 
     char buf[64];
@@ -527,8 +526,8 @@ static int start_counter(ctx *c, const XML_Char **atts)
         ref_attr(c, atts, "perfFreqID", &k->has_freq_attr, &k->freq_attr_value) ||
         ref_attr(c, atts, "multiCounterID", &k->has_multi_attr, &k->multi_attr_value))
         return -1;
-    if (k->field && (!mf_is_c_ident(k->field) || mf_is_c_keyword(k->field) ||
-                     strlen(k->field) > MF_MAX_IDENT))
+    if (k->field &&
+        (!mf_is_c_ident(k->field) || mf_is_c_keyword(k->field) || strlen(k->field) > MF_MAX_IDENT))
         return fail(c, "<counter> field=\"%s\" is not a C member name", k->field);
     k->ident = k->symbol ? k->symbol : mf_make_ident(c->m, k->name);
     if (!k->ident)
@@ -566,7 +565,8 @@ static int start_counter_attribute(ctx *c, const XML_Char **atts)
         /* Schema 2.0's per-counter history flag: pcw has no attribute bit
          * for it; the counterset's instance type still says whether the
          * whole set keeps history. */
-        mf_warn(c->m, line_of(c), "counterAttribute \"history\" is not represented in pcw; ignored");
+        mf_warn(c->m, line_of(c),
+                "counterAttribute \"history\" is not represented in pcw; ignored");
         return 0;
     }
     return fail(c,
@@ -641,13 +641,26 @@ static void XMLCALL on_start(void *ud, const XML_Char *qname, const XML_Char **a
     if (push(c, elements[i].k) != 0)
         return;
     switch (elements[i].k) {
-    case K_COUNTERS: start_counters(c, atts); break;
-    case K_PROVIDER: start_provider(c, atts); break;
-    case K_COUNTERSET: start_counterset(c, atts); break;
-    case K_STRUCT: start_struct(c, atts); break;
-    case K_COUNTER: start_counter(c, atts); break;
-    case K_COUNTER_ATTRIBUTE: start_counter_attribute(c, atts); break;
-    default: break;
+    case K_COUNTERS:
+        start_counters(c, atts);
+        break;
+    case K_PROVIDER:
+        start_provider(c, atts);
+        break;
+    case K_COUNTERSET:
+        start_counterset(c, atts);
+        break;
+    case K_STRUCT:
+        start_struct(c, atts);
+        break;
+    case K_COUNTER:
+        start_counter(c, atts);
+        break;
+    case K_COUNTER_ATTRIBUTE:
+        start_counter_attribute(c, atts);
+        break;
+    default:
+        break;
     }
 }
 

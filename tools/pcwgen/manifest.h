@@ -27,16 +27,16 @@ typedef struct mf_counter {
     unsigned long line;
     uint32_t id;
     const char *uri, *name, *description, *symbol; /* NULL when absent */
-    const char *type_name;   /* as written: perf_counter_rawcount */
-    const char *type_macro;  /* types.h's macro: PERF_COUNTER_RAWCOUNT */
-    uint32_t type;           /* its value */
-    uint32_t size;           /* 4 or 8 by type (user-mode style) */
-    uint32_t detail_level;   /* PCW_DETAIL_STANDARD or _ADVANCED */
-    int32_t default_scale;   /* -10..10 */
-    uint32_t aggregate;      /* pcw_aggregate */
-    uint32_t attributes;     /* PCW_ATTR_* */
-    uint32_t base_id;        /* PCW_NO_COUNTER or a counter id */
-    int base_implicit;       /* base_id is the following counter (no baseID) */
+    const char *type_name;                         /* as written: perf_counter_rawcount */
+    const char *type_macro;                        /* types.h's macro: PERF_COUNTER_RAWCOUNT */
+    uint32_t type;                                 /* its value */
+    uint32_t size;                                 /* 4 or 8 by type (user-mode style) */
+    uint32_t detail_level;                         /* PCW_DETAIL_STANDARD or _ADVANCED */
+    int32_t default_scale;                         /* -10..10 */
+    uint32_t aggregate;                            /* pcw_aggregate */
+    uint32_t attributes;                           /* PCW_ATTR_* */
+    uint32_t base_id;                              /* PCW_NO_COUNTER or a counter id */
+    int base_implicit; /* base_id is the following counter (no baseID) */
     uint32_t perf_time_id, perf_freq_id, multi_id;
     int has_base_attr, has_time_attr, has_freq_attr, has_multi_attr;
     unsigned long base_attr_value, time_attr_value, freq_attr_value, multi_attr_value;
@@ -49,10 +49,10 @@ typedef struct mf_counter {
 typedef struct mf_counterset {
     unsigned long line;
     const char *guid, *uri, *name, *description, *symbol;
-    uint32_t instance_type;  /* pcw_instance_type */
-    const char *instances;   /* as written (or "single" by default) */
-    const char *ident;       /* C identifier: symbol, else made from name */
-    int kernel_style;        /* counters name structs and fields */
+    uint32_t instance_type; /* pcw_instance_type */
+    const char *instances;  /* as written (or "single" by default) */
+    const char *ident;      /* C identifier: symbol, else made from name */
+    int kernel_style;       /* counters name structs and fields */
     mf_struct *structs;
     size_t nstructs, structs_cap;
     mf_counter *counters;

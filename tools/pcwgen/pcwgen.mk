@@ -13,7 +13,10 @@
 # Every path is relative to the repository root.
 
 BUILD ?= build
-CFLAGS ?= -std=c11 -Wall -Wextra -Werror -Ilib -O2 -g
+# Standalone defaults: the top-level Makefile's warnings, so code that builds
+# here builds there.
+CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wundef -Wpointer-arith \
+          -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -Ilib
 LDFLAGS ?=
 PROVIDER_LIBS ?= -lurcu-bp -lurcu-cds -lurcu-common -lpthread
 
@@ -85,7 +88,8 @@ $(PCWGEN_GEN)/service.h: tests/pcwgen/manifests/service.man $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Svc -o $@ $<
 
-PCWGEN_TEST_HDRS := tests/pcwgen/pcwgen_test.h tests/pcwgen/provider_types.h
+PCWGEN_TEST_HDRS := tests/pcwgen/pcwgen_test.h tests/pcwgen/provider_types.h tests/pcwgen/tu2.h \
+                    tests/pcwgen/fake_add.h
 
 $(PCWGEN_T)/%.o: tests/pcwgen/%.c $(PCWGEN_TEST_HDRS) $(PCWGEN_HDRS)
 	@mkdir -p $(@D)
@@ -98,17 +102,19 @@ $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o: $(PCWGEN_GEN)/ucs.h
 $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o: $(PCWGEN_GEN)/storage.h \
     $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h
 
+PCWGEN_PROVIDER_TEST_OBJS := $(PCWGEN_T)/testdir.o $(PCWGEN_T)/fake_add.o
+
 $(PCWGEN_T)/test_reader: $(PCWGEN_T)/test_reader.o $(PCWGEN_CORE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_EXPAT_LIBS) $(PCWGEN_CRITERION_LIBS)
 $(PCWGEN_T)/test_errors: $(PCWGEN_T)/test_errors.o $(PCWGEN_T)/run.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS)
 $(PCWGEN_T)/test_golden: $(PCWGEN_T)/test_golden.o $(PCWGEN_T)/run.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS)
-$(PCWGEN_T)/test_kcs: $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o $(PCWGEN_T)/testdir.o
+$(PCWGEN_T)/test_kcs: $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
-$(PCWGEN_T)/test_ucs: $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o $(PCWGEN_T)/testdir.o
+$(PCWGEN_T)/test_ucs: $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
-$(PCWGEN_T)/test_extra: $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o $(PCWGEN_T)/testdir.o
+$(PCWGEN_T)/test_extra: $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 
 .PHONY: pcwgen-check pcwgen-golden pcwgen-fuzz pcwgen-asan

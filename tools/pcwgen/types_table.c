@@ -13,7 +13,10 @@
 
 #include "manifest.h"
 
-#define T(name, macro) {name, #macro, macro}
+#define T(name, macro)                                                                             \
+    {                                                                                              \
+        name, #macro, macro                                                                        \
+    }
 
 static const mf_type_info types[] = {
     T("perf_counter_counter", PERF_COUNTER_COUNTER),

@@ -1,0 +1,69 @@
+# bench/bench.mk - `make bench`: build and run pcw's benchmark suite
+# (bench/README.md), included by the top-level Makefile.
+#
+#   make bench                          everything (about 3 minutes)
+#   make bench BENCH_FILTER=snapshot    a subset (a Google Benchmark regex)
+#   make bench BENCH_REPETITIONS=5      medians of 5 runs in the summary
+#   make bench-build                    only build $(BENCH_BIN)
+#
+# Writes Google Benchmark's JSON to $(BENCH_OUT) (bench/results/latest.json,
+# not committed) and prints the summary table (bench/summarize.py).
+#
+# The suite is always built with -O2 and without sanitizers, whatever SAN
+# says: it compiles its own copy of the consumer library, and the shim's
+# object gets target-specific flags.
+
+include bench/shim/Makefile.inc
+
+BENCH_BUILD       = $(BUILD)/bench
+BENCH_BIN         = $(BENCH_BUILD)/pcw_bench
+BENCH_SRC         = $(wildcard bench/*.c)
+BENCH_OBJ         = $(BENCH_SRC:bench/%.c=$(BENCH_BUILD)/obj/%.o)
+BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o)
+BENCH_CFLAGS      = -std=c11 -O2 -g $(WARN) -Ilib -Ibench -I$(GBENCH_SHIM_DIR)
+BENCH_HAVE_MMV    = $(BENCH_BUILD)/have_mmv
+
+BENCH_FILTER      ?= .
+BENCH_MIN_TIME    ?= 0.5
+BENCH_REPETITIONS ?= 1
+BENCH_OUT         ?= bench/results/latest.json
+BENCH_ARGS        ?=
+
+# The shim's object: never sanitized, always optimised.
+$(GBENCH_SHIM_OBJ): SANFLAGS =
+$(GBENCH_SHIM_OBJ): OPT = -O2 -g
+
+# Is Performance Co-Pilot's MMV library installed? Probed on every build
+# (the file only changes when the answer does, so nothing rebuilds).
+$(BENCH_HAVE_MMV): bench-probe-force
+	@mkdir -p $(@D)
+	@if printf '#include <pcp/mmv_stats.h>\n#include <pcp/mmv_dev.h>\n' \
+	    | $(CC) -E -x c - >/dev/null 2>&1 && \
+	  printf 'char mmv_stats2_init(void);\nint main(void) { return mmv_stats2_init(); }\n' \
+	    | $(CC) -x c - -o $(BENCH_BUILD)/mmv_probe -lpcp_mmv >/dev/null 2>&1; \
+	then echo 1; else echo 0; fi > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp $(BENCH_BUILD)/mmv_probe
+
+$(BENCH_BUILD)/obj/%.o: bench/%.c bench/benchutil.h $(GBENCH_SHIM_HDR) $(HEADERS) $(BENCH_HAVE_MMV)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DBENCH_HAVE_MMV=$$(cat $(BENCH_HAVE_MMV)) -c $< -o $@
+
+$(BENCH_BUILD)/obj/lib/consumer/%.o: lib/consumer/%.c $(HEADERS) $(wildcard lib/consumer/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_HAVE_MMV)
+	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(GBENCH_SHIM_OBJ) $(GBENCH_SHIM_LIBS) \
+	    $(PROVIDER_LIBS) $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lm
+
+.PHONY: bench bench-build bench-probe-force
+bench-probe-force:
+
+bench-build: $(BENCH_BIN)
+
+bench: $(BENCH_BIN)
+	@mkdir -p $(dir $(BENCH_OUT))
+	$(BENCH_BIN) --benchmark_filter='$(BENCH_FILTER)' --benchmark_min_time=$(BENCH_MIN_TIME) \
+	    --benchmark_repetitions=$(BENCH_REPETITIONS) --benchmark_out=$(BENCH_OUT) \
+	    --benchmark_out_format=json $(BENCH_ARGS)
+	@python3 bench/summarize.py $(BENCH_OUT)

@@ -1,0 +1,99 @@
+/*
+ * bench/benchutil.h - what the benchmark files share: the private
+ * directories, CPU pinning, and child processes (a provider holding N
+ * instances for a consumer benchmark to read, readers snapshotting a
+ * provider's segment, an MMV writer).
+ *
+ * Children are this same binary re-executed (/proc/self/exe) with
+ * "--bu-child KIND ARGS...": a fresh process, so no lock, thread or liburcu
+ * state of the benchmark process leaks into it through fork. A child
+ * prints one line on its stdout when ready, then lives until its stdin
+ * reaches end of file (or it is killed), so a child never outlives the
+ * benchmark process.
+ */
+#ifndef PCW_BENCH_BENCHUTIL_H
+#define PCW_BENCH_BENCHUTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gbench.h"
+
+/* CPUs: the benchmark (consumer) process runs on BU_CPU_MAIN, the other
+ * side (provider, readers) on BU_CPU_OTHER, when the machine has two. */
+#define BU_CPU_MAIN  0
+#define BU_CPU_OTHER 1
+
+/* Pin the calling process (every thread it starts later, too) to `cpu`;
+ * ignored when the CPU does not exist. */
+void bu_pin(int cpu);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t bu_now_ns(void);
+
+/* header.size of the segment at `path`, read through a read-only mapping
+ * as a consumer would; 0 on error. */
+uint64_t bu_segment_size(const char *path);
+
+/* The private root made by main.c ($PCW_DIR); "" before. */
+const char *bu_root(void);
+
+/* A child process. */
+typedef struct bu_child {
+    pid_t pid;
+    int in;                    /* its stdin: closing it tells the child to exit */
+    int out;                   /* its stdout */
+    char line[PATH_MAX + 128]; /* its ready line */
+} bu_child;
+
+/* Start "--bu-child <args...>" (NULL-terminated), pinned to `cpu`; wait for
+ * its ready line (into c->line, without the newline). 0 or -1. */
+int bu_spawn(bu_child *c, int cpu, const char *const *args);
+/* Close its stdin, then wait for it (SIGKILL after 10 s). */
+void bu_stop(bu_child *c);
+
+/* Entry point of a child: main() calls this when argv[1] is "--bu-child". */
+int bu_child_main(int argc, char **argv);
+
+/* ---- the shared provider children --------------------------------------- */
+
+/* A provider child holding `instances` instances of a counterset with
+ * `counters` 8-byte counters, named "inst-%07d" (12 bytes each), created
+ * once per process and shared by every benchmark that asks for the same
+ * shape. The counterset is named "Bench". */
+typedef struct bu_provider {
+    int64_t instances, counters;
+    bu_child child;
+    char path[PATH_MAX];  /* its segment */
+    uint64_t size_before; /* header.size after registering, before the
+                             first instance */
+} bu_provider;
+
+#define BU_NAME_FMT "inst-%07d"
+#define BU_NAME_LEN 12
+
+/* The provider of that shape (started on first use, pinned to
+ * BU_CPU_OTHER); NULL on failure (reported on stderr). */
+const bu_provider *bu_provider_get(int64_t instances, int64_t counters);
+/* Stop every provider child. */
+void bu_provider_stop_all(void);
+
+/* ---- registration, one per file ----------------------------------------- */
+
+void bench_update_register(void);
+void bench_snapshot_register(void);
+void bench_lifecycle_register(void);
+void bench_lookup_register(void);
+void bench_segment_register(void);
+void bench_callback_register(void);
+void bench_mmv_register(void);
+/* mmv.c's child: an MMV writer with N instances. */
+int bench_mmv_child(int argc, char **argv);
+
+#endif /* PCW_BENCH_BENCHUTIL_H */

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Summarise pcw_bench's Google Benchmark JSON: every figure beside its
+baseline from the same run, the ratio, and the target from issue 5.
+
+    python3 bench/summarize.py bench/results/latest.json             # text
+    python3 bench/summarize.py --markdown bench/results/latest.json  # for docs/performance.md
+    python3 bench/summarize.py --cpu ...   # CPU time instead of wall-clock (a loaded machine)
+
+With --benchmark_repetitions=N the median of the N runs is used.
+Exits 0 even when targets are missed (they are goals, not tests); exits 1 if
+the file holds a failed benchmark.
+"""
+import json
+import re
+import statistics
+import sys
+
+SUFFIX = re.compile(r"/(real_time|manual_time|iterations:\d+|min_time:[\d.]+|repeats:\d+|threads:\d+)")
+TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def load(path, clock="real_time"):
+    with open(path) as f:
+        doc = json.load(f)
+    runs, errors = {}, []
+    for b in doc.get("benchmarks", []):
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        key = SUFFIX.sub("", b.get("run_name", b["name"]))
+        if b.get("error_occurred"):
+            errors.append((key, b.get("error_message", "")))
+            continue
+        runs.setdefault(key, []).append(b)
+    figs = {}
+    for key, rs in runs.items():
+        f = {"ns": statistics.median(r[clock] * TO_NS[r.get("time_unit", "ns")] for r in rs)}
+        for field in set().union(*(r.keys() for r in rs)):
+            vals = [r[field] for r in rs if isinstance(r.get(field), (int, float))]
+            if vals and field not in ("real_time", "cpu_time"):
+                f[field] = statistics.median(vals)
+        figs[key] = f
+    return doc.get("context", {}), figs, errors
+
+
+def si(x, unit=""):
+    for div, p in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g} {p}{unit}".strip()
+    return f"{x:.3g} {unit}".strip()
+
+
+def t(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:.3g} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.3g} us"
+    return f"{ns:.3g} ns"
+
+
+def rows(figs):
+    """(figure, result, baseline, baseline result, ratio, target, status)"""
+    out = []
+
+    def get(k):
+        return figs.get(k)
+
+    def verdict(ok):
+        return "n/a" if ok is None else ("met" if ok else "NOT MET")
+
+    for pcw, raw in (("update/pcw_plain", "update/raw_store"), ("update/pcw_atomic", "update/raw_atomic")):
+        a, b = get(pcw), get(raw)
+        if a and b:
+            r = a["ns"] / b["ns"]
+            out.append((pcw, t(a["ns"]) + "/update", raw, t(b["ns"]), f"{r:.2f}x", "<= 1.05x", verdict(r <= 1.05)))
+    if get("mmv/update") and get("update/raw_store"):
+        a, b = get("mmv/update"), get("update/raw_store")
+        out.append(("mmv/update", t(a["ns"]) + "/update", "update/raw_store", t(b["ns"]),
+                    f"{a['ns'] / b['ns']:.2f}x", "(PCP, for comparison)", ""))
+
+    for kind in ("pcw", "pcw_names"):
+        for n in (1000, 100000, 1000000):
+            for c in (1, 16):
+                a, b = get(f"snapshot/{kind}/{n}/{c}"), get(f"snapshot/memcpy/{n}/{c}")
+                if not a:
+                    continue
+                vps, ips = a.get("items_per_second", 0), a.get("instances_per_second", 0)
+                res = f"{si(vps, 'values/s')}, {si(ips, 'inst/s')}, {t(a['ns'])}/read"
+                ratio = f"{a['ns'] / b['ns']:.2f}x" if b else "-"
+                base = f"{si(b.get('items_per_second', 0), 'values/s')}, {t(b['ns'])}" if b else "-"
+                target, ok = "", None
+                if kind == "pcw" and n == 100000 and c == 16:
+                    target = ">= 1.25 G values/s and <= 2x memcpy"
+                    ok = vps >= 1.25e9 and b is not None and a["ns"] / b["ns"] <= 2
+                elif kind == "pcw" and n == 100000 and c == 1:
+                    target = ">= 600 M inst/s"
+                    ok = ips >= 600e6
+                out.append((f"snapshot/{kind}/{n}/{c}", res, f"snapshot/memcpy/{n}/{c}", base, ratio, target,
+                            verdict(ok) if target else ""))
+    for n in (1000, 100000, 1000000):
+        a, b = get(f"mmv/snapshot/{n}"), get(f"snapshot/pcw/{n}/1")
+        if a:
+            ips = a.get("instances_per_second", 0)
+            ratio = f"{b['ns'] / a['ns']:.2f}x" if b else "-"
+            out.append((f"mmv/snapshot/{n}", f"{si(ips, 'inst/s')}, {t(a['ns'])}/read", f"snapshot/pcw/{n}/1 (pcw/mmv time)",
+                        si(b.get("instances_per_second", 0), "inst/s") if b else "-", ratio, "(PCP, no validation)", ""))
+
+    a, b = get("lifecycle/create_close/2"), get("lifecycle/create_close/0")
+    if b:
+        out.append(("lifecycle/create_close/0", t(b["ns"]), "-", "-", "-", "", ""))
+    if a:
+        out.append(("lifecycle/create_close/2", t(a["ns"]), "lifecycle/create_close/0", t(b["ns"]) if b else "-",
+                    f"{a['ns'] / b['ns']:.2f}x" if b else "-", "< 1 us", verdict(a["ns"] < 1000)))
+    a = get("lookup/by_name/1000000")
+    if a:
+        out.append(("lookup/by_name/1000000", t(a["ns"]), "-", "-", "-", "< 200 ns", verdict(a["ns"] < 200)))
+    a = get("callback/collect/100")
+    if a:
+        p50, p99 = a.get("p50_ns", a["ns"]), a.get("p99_ns", 0)
+        out.append(("callback/collect/100", f"p50 {t(p50)}, p99 {t(p99)}", "-", "-", "-", "p50 < 30 us", verdict(p50 < 30000)))
+    else:
+        out.append(("callback/collect/100", "not yet measured: depends on issue 3", "-", "-", "-", "p50 < 30 us", "n/a"))
+    a = get("callback/collect_concurrent")
+    if a:
+        p50, p99 = a.get("p50_ns", a["ns"]), a.get("p99_ns", 0)
+        out.append(("callback/collect_concurrent", f"p50 {t(p50)}, p99 {t(p99)}", "callback/collect/100",
+                    t(get("callback/collect/100")["ns"]) if get("callback/collect/100") else "-", "-", "", ""))
+    else:
+        out.append(("callback/collect_concurrent", "not yet measured: depends on issue 3", "-", "-", "-", "", ""))
+    a = get("segment/bytes_per_instance")
+    if a:
+        v = a.get("bytes_per_instance", 0)
+        out.append(("segment/bytes_per_instance", f"{v:.1f} B", "-", "-", "-", "<= 64 B", verdict(v <= 64)))
+    return out
+
+
+def main(argv):
+    md = "--markdown" in argv
+    args = [a for a in argv if not a.startswith("--")]
+    path = args[0] if args else "bench/results/latest.json"
+    clock = "cpu_time" if "--cpu" in argv else "real_time"
+    ctx, figs, errors = load(path, clock)
+    head = ("figure", "result", "baseline (same run)", "baseline result", "ratio", "target", "status")
+    body = rows(figs)
+    machine = (f"{ctx.get('date', '?')}, {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs "
+               f"@ {ctx.get('mhz_per_cpu', '?')} MHz, load avg {ctx.get('load_avg', '?')}, "
+               f"Google Benchmark library build: {ctx.get('library_build_type', '?')}; times: {clock}")
+    if md:
+        print(f"Run: {machine}\n")
+        print("| " + " | ".join(head) + " |")
+        print("|" + "|".join("---" for _ in head) + "|")
+        for r in body:
+            print("| " + " | ".join(f"`{x}`" if i in (0, 2) and x not in ("-", "") else x for i, x in enumerate(r)) + " |")
+    else:
+        print(f"\npcw benchmark summary ({path})\n{machine}\n")
+        w = [max(len(str(r[i])) for r in [head] + body) for i in range(len(head))]
+        for r in [head] + body:
+            print("  ".join(str(x).ljust(w[i]) for i, x in enumerate(r)).rstrip())
+    for key, msg in errors:
+        print(f"FAILED: {key}: {msg}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

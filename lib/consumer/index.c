@@ -1,0 +1,178 @@
+/*
+ * lib/consumer/index.c - pcw_name_index: find a snapshot's instance by name.
+ *
+ * An open-addressing hash table (linear probing, load factor at most 1/2)
+ * built once over a snapshot. Each entry carries 32 bits of the name's hash
+ * and the name's place in the snapshot's name buffer, so a lookup touches
+ * the table (usually one cache line) and the candidate's name bytes, never
+ * the snapshot's sample array. The key is pcw_name_hash() of the name, which
+ * hashes the case-folded code points, finished with a 64-bit mixer: FNV-1a's
+ * low bits (the ones that pick the bucket) only ever see the inputs' low
+ * bits, and names such as "disk-0001" differ in few of them.
+ *
+ * The index points into the snapshot it was built from: the snapshot must
+ * not be read into, cleared or freed while the index is used.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "pcw/name.h"
+
+#define EMPTY_SAMPLE UINT32_MAX
+/* Tables this big are mapped with transparent huge pages requested: random
+ * lookups in a million-instance table otherwise miss the TLB every time. */
+#define HUGE_TABLE_BYTES (4u << 20)
+
+typedef struct ix_entry {
+    uint32_t tag;    /* high 32 bits of the mixed hash */
+    uint32_t sample; /* index into snap->samples, EMPTY_SAMPLE = free */
+    uint64_t name;   /* name offset in snap->names << 16 | name length */
+} ix_entry;
+
+struct pcw_name_index {
+    const char *names; /* the snapshot's name buffer */
+    ix_entry *table;
+    size_t mask;  /* table size - 1 (a power of two) */
+    size_t bytes; /* table allocation */
+    int mapped;   /* table came from mmap */
+};
+
+/* Largest name offset the packed entry holds (2^48: far beyond any buffer). */
+#define NAME_OFF_MAX (((uint64_t)1 << 48) - 1)
+
+/* murmur3's fmix64: every output bit depends on every input bit. */
+static inline uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t key_hash(const char *name, size_t len)
+{
+    return mix64(pcw_name_hash(name, len));
+}
+
+static void table_free(pcw_name_index *ix)
+{
+    if (ix->mapped)
+        munmap(ix->table, ix->bytes);
+    else
+        free(ix->table);
+}
+
+static int table_alloc(pcw_name_index *ix, size_t entries)
+{
+    ix->bytes = entries * sizeof(ix_entry);
+    ix->mapped = 0;
+    if (ix->bytes >= HUGE_TABLE_BYTES) {
+        void *m = mmap(NULL, ix->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            (void)madvise(m, ix->bytes, MADV_HUGEPAGE); /* a hint; fine if refused */
+            ix->table = (ix_entry *)m;
+            ix->mapped = 1;
+        }
+    }
+    if (!ix->mapped) {
+        ix->table = (ix_entry *)malloc(ix->bytes);
+        if (!ix->table)
+            return PCW_E_NO_MEMORY;
+    }
+    /* All-ones bytes: every entry's sample is EMPTY_SAMPLE. */
+    memset(ix->table, 0xFF, ix->bytes);
+    return PCW_OK;
+}
+
+int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap)
+{
+    if (!out)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    if (!snap)
+        return PCW_E_INVALID_PARAMETER;
+    if (snap->count >= EMPTY_SAMPLE)
+        return PCW_E_INTEGER_OVERFLOW;
+    if (snap->count && !snap->names)
+        return PCW_E_INVALID_PARAMETER;
+    size_t entries = 16;
+    while (entries < 2 * snap->count)
+        entries *= 2;
+    pcw_name_index *ix = (pcw_name_index *)calloc(1, sizeof *ix);
+    if (!ix)
+        return PCW_E_NO_MEMORY;
+    int rc = table_alloc(ix, entries);
+    if (rc != PCW_OK) {
+        free(ix);
+        return rc;
+    }
+    ix->names = snap->names;
+    ix->mask = entries - 1;
+    for (size_t s = 0; s < snap->count; s++) {
+        const pcw_sample *x = &snap->samples[s];
+        /* The snapshot is the caller's: check that the name lies inside
+         * its buffer (with the NUL the reader appends) before using it. */
+        if (x->name_len > PCW_MAX_INSTANCE_NAME_BYTES || x->name_off > NAME_OFF_MAX ||
+            !pcw__in_range(x->name_off, (uint64_t)x->name_len + 1, snap->names_len)) {
+            table_free(ix);
+            free(ix);
+            return PCW_E_INVALID_PARAMETER;
+        }
+        const char *name = snap->names + x->name_off;
+        uint64_t h = key_hash(name, x->name_len);
+        uint32_t tag = (uint32_t)(h >> 32);
+        for (size_t i = h & ix->mask;; i = (i + 1) & ix->mask) {
+            ix_entry *e = &ix->table[i];
+            if (e->sample == EMPTY_SAMPLE) {
+                e->tag = tag;
+                e->sample = (uint32_t)s;
+                e->name = x->name_off << 16 | x->name_len;
+                break;
+            }
+            /* A name seen before (a merged read may hold one name from
+             * several providers): the first sample keeps it. */
+            if (e->tag == tag && pcw_name_equal(ix->names + (e->name >> 16),
+                                                (size_t)(e->name & 0xFFFF), name, x->name_len))
+                break;
+        }
+    }
+    *out = ix;
+    return PCW_OK;
+}
+
+int pcw_name_index_find(const pcw_name_index *ix, const char *name, size_t len, size_t *sample)
+{
+    if (!ix || (!name && len) || !sample)
+        return PCW_E_INVALID_PARAMETER;
+    if (len > PCW_MAX_INSTANCE_NAME_BYTES)
+        return PCW_E_NOT_FOUND;
+    if (!name)
+        name = "";
+    uint64_t h = key_hash(name, len);
+    uint32_t tag = (uint32_t)(h >> 32);
+    /* Ends: the table is at most half full, so an empty entry exists. */
+    for (size_t i = h & ix->mask;; i = (i + 1) & ix->mask) {
+        const ix_entry *e = &ix->table[i];
+        if (e->sample == EMPTY_SAMPLE)
+            return PCW_E_NOT_FOUND;
+        if (e->tag == tag &&
+            pcw_name_equal(ix->names + (e->name >> 16), (size_t)(e->name & 0xFFFF), name, len)) {
+            *sample = e->sample;
+            return PCW_OK;
+        }
+    }
+}
+
+void pcw_name_index_free(pcw_name_index *ix)
+{
+    if (!ix)
+        return;
+    table_free(ix);
+    free(ix);
+}

@@ -1,0 +1,214 @@
+/*
+ * test_extra.c - providers built on headers generated from pcwgen's own
+ * test manifests (tests/pcwgen/manifests): schema 2.0 with a BOM,
+ * globalAggregate, average timer/base pairs, kernel style with two
+ * structs, a whole event manifest with two providers. Between them they
+ * use every counter type, and each must register.
+ */
+#define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
+
+#include <criterion/criterion.h>
+
+#include "provider_types.h"
+
+#include "fake_add.h"
+#include "netstack.h"
+#include "pcwgen_test.h"
+#include "service.h"
+#include "storage.h"
+#include "tu2.h"
+
+static pcw_provider *prov;
+
+static void setup(void)
+{
+    pcwgen_testdir_setup();
+    pcw_provider_options o = StorContosoStorageProvider_ProviderOptions();
+    cr_assert_eq(pcw_provider_open(&prov, &o), PCW_OK);
+}
+
+static void teardown(void)
+{
+    extra_tu2_cleanup_all();
+    pcw_provider_close(prov);
+    pcwgen_testdir_teardown();
+}
+
+TestSuite(extra, .init = setup, .fini = teardown);
+
+static const pcw_counter_desc *by_id(const pcw_registration_info *info, uint32_t id)
+{
+    for (uint32_t i = 0; i < info->counter_count; i++)
+        if (info->counters[i].id == id)
+            return &info->counters[i];
+    cr_assert_fail("no counter %u", id);
+    return NULL;
+}
+
+Test(extra, storage_global_aggregate_and_average_pairs)
+{
+    pcw_registration_info info;
+    StorInitRegistrationInformationContosoDisk(NULL, NULL, &info);
+    cr_assert_str_eq(info.name, "Contoso Disk");
+    cr_assert_eq(info.instance_type, PCW_GLOBAL_AGGREGATE);
+    cr_assert_eq(info.counter_count, 9);
+    cr_assert_str_eq(by_id(&info, 1)->symbol, "DiskReadsPerSec");
+    cr_assert_eq(StorContosoDisk_DiskReadsPerSec_ID, 1);
+    cr_assert_eq(by_id(&info, 1)->aggregate, PCW_AGGREGATE_TOTAL);
+    cr_assert_eq(by_id(&info, 2)->type, PERF_COUNTER_BULK_COUNT);
+    cr_assert_eq(by_id(&info, 2)->size, 8);
+    cr_assert_eq(by_id(&info, 2)->default_scale, -4);
+    cr_assert_eq(by_id(&info, 2)->attributes, PCW_ATTR_NO_DIGIT_GROUPING);
+    /* No baseID: the base is the counter right after. */
+    cr_assert_eq(by_id(&info, 3)->type, PERF_AVERAGE_TIMER);
+    cr_assert_eq(by_id(&info, 3)->base_id, 4);
+    cr_assert_eq(by_id(&info, 3)->size, 4);
+    cr_assert_eq(by_id(&info, 3)->default_scale, 3);
+    cr_assert_eq(by_id(&info, 4)->type, PERF_AVERAGE_BASE);
+    cr_assert_eq(by_id(&info, 4)->detail_level, PCW_DETAIL_ADVANCED);
+    cr_assert_eq(by_id(&info, 4)->attributes, PCW_ATTR_NO_DISPLAY);
+    cr_assert_null(by_id(&info, 4)->description);
+    cr_assert_eq(by_id(&info, 5)->base_id, 6);
+    cr_assert_eq(by_id(&info, 5)->size, 8); /* perf_average_bulk is LARGE */
+    cr_assert_eq(by_id(&info, 7)->aggregate, PCW_AGGREGATE_MAX);
+    cr_assert_eq(by_id(&info, 8)->aggregate, PCW_AGGREGATE_MIN);
+    cr_assert_eq(by_id(&info, 8)->type, PERF_100NSEC_TIMER_INV);
+    cr_assert_eq(by_id(&info, 9)->attributes, PCW_ATTR_DISPLAY_AS_HEX | PCW_ATTR_REFERENCE);
+    cr_assert_eq(by_id(&info, 9)->aggregate, PCW_AGGREGATE_UNDEFINED);
+
+    StorInitRegistrationInformationContosoVolume(NULL, NULL, &info);
+    cr_assert_eq(info.instance_type, PCW_MULTI_INSTANCE);
+    cr_assert_eq(by_id(&info, 1)->base_id, 3); /* explicit baseID */
+    cr_assert_eq(by_id(&info, 2)->attributes, PCW_ATTR_DISPLAY_AS_REAL);
+    cr_assert_eq(by_id(&info, 2)->default_scale, -6);
+    cr_assert_eq(by_id(&info, 4)->base_id, 5);
+    cr_assert_eq(by_id(&info, 4)->type, PERF_SAMPLE_FRACTION);
+}
+
+Test(extra, netstack_two_structs)
+{
+    pcw_registration_info info;
+    NetInitRegistrationInformationNetAdapter(NULL, NULL, &info);
+    cr_assert_eq(info.instance_type, PCW_MULTI_AGGREGATE);
+    cr_assert_eq(info.block_count, 2);
+    cr_assert_eq(info.block_sizes[0], sizeof(NET_TRAFFIC_COUNTERS));
+    cr_assert_eq(info.block_sizes[1], sizeof(NET_ERROR_COUNTERS));
+    const pcw_counter_desc *c = by_id(&info, 3);
+    cr_assert_eq(c->block, 0);
+    cr_assert_eq(c->offset, offsetof(NET_TRAFFIC_COUNTERS, PacketsReceived));
+    cr_assert_eq(c->size, 4);
+    c = by_id(&info, 11);
+    cr_assert_eq(c->block, 1);
+    cr_assert_eq(c->offset, offsetof(NET_ERROR_COUNTERS, TransmitErrors));
+    cr_assert_eq(c->size, 8);
+    cr_assert_eq(c->detail_level, PCW_DETAIL_ADVANCED);
+    cr_assert_eq(by_id(&info, 20)->base_id, 21);
+    cr_assert_eq(by_id(&info, 20)->type, PERF_100NSEC_MULTI_TIMER);
+    cr_assert_eq(by_id(&info, 21)->type, PERF_COUNTER_MULTI_BASE);
+    cr_assert_eq(NetNetAdapter_DpcProcessorCount_ID, 21);
+
+    /* No symbol: the C name comes from the counterset's name. */
+    NetInitRegistrationInformationContosoNetworkUptime(NULL, NULL, &info);
+    cr_assert_null(info.symbol);
+    cr_assert_eq(info.instance_type, PCW_GLOBAL_AGGREGATE_HISTORY);
+    cr_assert_eq(by_id(&info, 1)->type, PERF_ELAPSED_TIME);
+    cr_assert_eq(by_id(&info, 1)->perf_time_id, 2);
+    cr_assert_eq(by_id(&info, 1)->perf_freq_id, 3);
+    cr_assert_eq(by_id(&info, 4)->type, PERF_COUNTER_DELTA);
+    cr_assert_eq(by_id(&info, 4)->offset, offsetof(struct net_uptime, Resets));
+}
+
+Test(extra, service_two_providers_every_type)
+{
+    cr_assert_str_eq(SvcContosoServiceProvider_PROVIDER_NAME, "ContosoService");
+    cr_assert_str_eq(SvcContosoServiceHost_PROVIDER_NAME, "Contoso Service Host");
+    cr_assert_null(SvcContosoServiceHost_PROVIDER_CALLBACK);
+
+    pcw_registration_info info;
+    SvcInitRegistrationInformationServiceRequests(NULL, NULL, &info);
+    cr_assert_eq(by_id(&info, 2)->base_id, 3);
+    cr_assert_eq(by_id(&info, 4)->type, PERF_PRECISION_100NS_TIMER);
+    cr_assert_eq(by_id(&info, 4)->base_id, 5); /* its timestamp follows */
+    cr_assert_eq(by_id(&info, 7)->perf_time_id, 8);
+    cr_assert_eq(by_id(&info, 7)->perf_freq_id, 9);
+    cr_assert_eq(by_id(&info, 15)->perf_time_id, 8);
+    cr_assert_eq(by_id(&info, 12)->type, PERF_COUNTER_HISTOGRAM_TYPE);
+    cr_assert_eq(by_id(&info, 12)->size, 4);
+
+    SvcInitRegistrationInformationServiceHost(NULL, NULL, &info);
+    cr_assert_eq(info.instance_type, PCW_SINGLE_INSTANCE);  /* the default */
+    cr_assert_eq(by_id(&info, 4)->base_id, PCW_NO_COUNTER); /* precision, none follows */
+    cr_assert_eq(by_id(&info, 5)->perf_freq_id, 6);
+    cr_assert_eq(by_id(&info, 7)->base_id, 8);
+    cr_assert_eq(by_id(&info, 9)->base_id, 8);
+    cr_assert_eq(by_id(&info, 9)->multi_id, 8);
+    cr_assert_eq(by_id(&info, 10)->base_id, 8);
+    cr_assert_eq(by_id(&info, 11)->base_id, 12);
+    cr_assert_eq(by_id(&info, 14)->type, PERF_COUNTER_NODATA);
+    cr_assert_eq(by_id(&info, 14)->size, 4);
+    cr_assert_eq(by_id(&info, 15)->type, PERF_COUNTER_TEXT);
+    cr_assert_eq(by_id(&info, 15)->size, 8); /* SIZE_VARIABLE_LEN has the LARGE bit */
+}
+
+Test(extra, publishes_counters)
+{
+    cr_assert_eq(extra_tu2_initialize_all(prov), PCW_OK);
+    cr_assert_eq(extra_tu2_adapter_handle(), NetNetAdapter);
+    cr_assert_not_null(NetContosoNetworkUptime);
+    cr_assert_not_null(SvcServiceHost);
+
+    /* Kernel style, two blocks. */
+    NET_TRAFFIC_COUNTERS t = {.BytesReceived = 1000, .PacketsReceived = 3};
+    NET_ERROR_COUNTERS e = {.TransmitErrors = 7};
+    pcw_instance *eth0, *eth1;
+    cr_assert_eq(NetCreateNetAdapter(&eth0, "eth0", &t, &e), PCW_OK);
+    cr_assert_eq(NetCreateNetAdapter(&eth1, "eth1", NULL, NULL), PCW_OK);
+    cr_assert_eq(NetNetAdapter_Traffic_of(eth0)->BytesReceived, 1000);
+    cr_assert_eq(NetNetAdapter_Errors_of(eth0)->TransmitErrors, 7);
+    pcw_u64_add(&NetNetAdapter_Traffic_of(eth1)->BytesSent, 42);
+    pcw_u64_add(&NetNetAdapter_Errors_of(eth1)->TransmitErrors, 9);
+    uint64_t v;
+    memcpy(&v,
+           (const char *)pcw_instance_block(eth1, 1) + offsetof(NET_ERROR_COUNTERS, TransmitErrors),
+           8);
+    cr_assert_eq(v, 9);
+    memcpy(&v,
+           (const char *)pcw_instance_block(eth1, 0) + offsetof(NET_TRAFFIC_COUNTERS, BytesSent),
+           8);
+    cr_assert_eq(v, 42);
+
+    /* globalAggregate: one unnamed instance. */
+    pcw_instance *disk;
+    StorContosoDisk_values dv = {.DiskReadBytesSec = 1u << 20, .AvgDiskSecRead = 5};
+    cr_assert_eq(StorCreateContosoDisk(&disk, "", &dv), PCW_OK);
+    cr_assert_eq(StorContosoDisk_values_of(disk)->DiskReadBytesSec, 1u << 20);
+    cr_assert_eq(StorContosoDisk_values_of(disk)->AvgDiskSecRead, 5);
+    cr_assert_eq(sizeof dv.DiskReadBytesSec, 8);
+
+    pcw_instance *ep;
+    cr_assert_eq(SvcCreateServiceRequests(&ep, "endpoint-a", NULL), PCW_OK);
+    pcw_u32_add(&SvcServiceRequests_values_of(ep)->RequestsPerSec, 3);
+    cr_assert_eq(SvcServiceRequests_values_of(ep)->RequestsPerSec, 3);
+
+    NetCloseNetAdapter(eth0);
+    NetCloseNetAdapter(eth1);
+    StorCloseContosoDisk(disk);
+    SvcCloseServiceRequests(ep);
+}
+
+Test(extra, add_with_two_blocks)
+{
+    if (!extra_tu2_add_is_fake())
+        cr_skip_test("a real pcw_add_instance exists: covered by its own tests");
+    pcw_buffer *buffer = (pcw_buffer *)&buffer;
+    cr_assert_eq(extra_tu2_add_adapter(buffer, "eth0", 3, 2), PCW_OK);
+    cr_assert_eq(pcw_fake_add_last.count, 2);
+    cr_assert_eq(pcw_fake_add_last.size0, sizeof(NET_TRAFFIC_COUNTERS));
+    cr_assert_eq(pcw_fake_add_last.size1, sizeof(NET_ERROR_COUNTERS));
+    /* One block given: both are passed, the other as NULL (zeros). */
+    cr_assert_eq(extra_tu2_add_adapter(buffer, "eth0", 3, 1), PCW_OK);
+    cr_assert_eq(pcw_fake_add_last.count, 2);
+    cr_assert_null(pcw_fake_add_last.data1);
+    cr_assert_eq(extra_tu2_add_adapter(buffer, "eth0", 3, 0), PCW_OK);
+    cr_assert_eq(pcw_fake_add_last.count, 0);
+}
