@@ -72,6 +72,10 @@ def rows(figs):
         if a and b:
             r = a["ns"] / b["ns"]
             out.append((pcw, t(a["ns"]) + "/update", raw, t(b["ns"]), f"{r:.2f}x", "<= 1.05x", verdict(r <= 1.05)))
+    if get("update/pcw_plain_fetch") and get("update/raw_store"):
+        a, b = get("update/pcw_plain_fetch"), get("update/raw_store")
+        out.append(("update/pcw_plain_fetch", t(a["ns"]) + "/update", "update/raw_store", t(b["ns"]),
+                    f"{a['ns'] / b['ns']:.2f}x", "(pointer fetched per update)", ""))
     if get("mmv/update") and get("update/raw_store"):
         a, b = get("mmv/update"), get("update/raw_store")
         out.append(("mmv/update", t(a["ns"]) + "/update", "update/raw_store", t(b["ns"]),

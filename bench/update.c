@@ -2,11 +2,16 @@
  * bench/update.c - the provider's cost of one counter update.
  *
  *   update/raw_store   *p += 1 through a raw pointer into a MAP_SHARED page
- *   update/pcw_plain   the same through pcw's provider API: the block pointer
- *                      fetched with pcw_instance_block() (what the generated
- *                      typed helper X_<block>_of() expands to) on every update
+ *   update/pcw_plain   the same through pcw's provider API as it is meant to
+ *                      be used: the instance's block pointer from
+ *                      pcw_instance_block() (or a generated X_<block>_of()),
+ *                      taken once when the instance is created, then a plain
+ *                      store per update into the segment
  *   update/raw_atomic  relaxed atomic add through the raw pointer
- *   update/pcw_atomic  pcw_u64_add() on the block pcw_instance_block() gives
+ *   update/pcw_atomic  pcw_u64_add() through that block pointer
+ *   update/pcw_plain_fetch  (extra) the block pointer fetched again with
+ *                      pcw_instance_block() on every update: what a provider
+ *                      pays if it keeps only the pcw_instance
  *
  * gb_clobber_memory() after each update makes the compiler perform every
  * load and store (and, for the pcw variants, re-fetch the instance's block
@@ -84,7 +89,29 @@ static void bm_raw_store(gb_state *st, void *arg)
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
+/* Through the pointer the provider API handed out when the instance was
+ * created: the update itself is the same plain store into the segment. */
 static void bm_pcw_plain(gb_state *st, void *arg)
+{
+    (void)arg;
+    bu_pin(BU_CPU_MAIN);
+    pcw_instance *in = pcw_counter_instance();
+    if (!in) {
+        gb_skip_with_error(st, "cannot create the pcw instance");
+        return;
+    }
+    uint64_t *c = (uint64_t *)pcw_instance_block(in, 0);
+    int64_t k;
+    while ((k = gb_keep_running_batch(st, BATCH)) > 0)
+        for (int64_t i = 0; i < k; i++) {
+            *c += 1;
+            gb_clobber_memory();
+        }
+    gb_set_items_processed(st, gb_state_iterations(st));
+}
+
+/* Extra: the block pointer fetched anew for every update. */
+static void bm_pcw_plain_fetch(gb_state *st, void *arg)
 {
     (void)arg;
     bu_pin(BU_CPU_MAIN);
@@ -130,10 +157,11 @@ static void bm_pcw_atomic(gb_state *st, void *arg)
         gb_skip_with_error(st, "cannot create the pcw instance");
         return;
     }
+    uint64_t *c = (uint64_t *)pcw_instance_block(in, 0);
     int64_t k;
     while ((k = gb_keep_running_batch(st, BATCH)) > 0)
         for (int64_t i = 0; i < k; i++) {
-            pcw_u64_add((uint64_t *)pcw_instance_block(in, 0), 1);
+            pcw_u64_add(c, 1);
             gb_clobber_memory();
         }
     gb_set_items_processed(st, gb_state_iterations(st));
@@ -145,4 +173,5 @@ void bench_update_register(void)
     gb_unit_ns(gb_register("update/pcw_plain", bm_pcw_plain, NULL));
     gb_unit_ns(gb_register("update/raw_atomic", bm_raw_atomic, NULL));
     gb_unit_ns(gb_register("update/pcw_atomic", bm_pcw_atomic, NULL));
+    gb_unit_ns(gb_register("update/pcw_plain_fetch", bm_pcw_plain_fetch, NULL));
 }

@@ -14,8 +14,8 @@
 #include "internal.h"
 #include "pcw/name.h"
 
-__attribute__((format(printf, 4, 5))) static int fail(char *why, size_t n, int rc,
-                                                      const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int fail(char *why, size_t n, int rc, const char *fmt,
+                                                      ...)
 {
     if (why && n) {
         va_list ap;
@@ -52,7 +52,8 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len)
         for (size_t j = 0; j < snap.count; j++) {
             const pcw_sample *x = &snap.samples[j];
             const char *nm = pcw_sample_name(&snap, x);
-            if (pcw_utf8_count(nm, x->name_len) < 0 || (multi ? x->name_len == 0 : x->name_len != 0)) {
+            if (pcw_utf8_count(nm, x->name_len) < 0 ||
+                (multi ? x->name_len == 0 : x->name_len != 0)) {
                 rc = fail(why, why_len, PCW_E_CORRUPT,
                           "counterset \"%s\": an instance has an invalid name", cs->name);
                 break;

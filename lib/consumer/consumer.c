@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "internal.h"
 #include "pcw/name.h"
 
@@ -29,8 +30,9 @@ struct pcw_consumer {
     size_t nsegs;
     pcw_merged_counterset *merged;
     size_t nmerged;
-    uint32_t *src_seg;           /* storage behind merged[].source_segment */
+    uint32_t *src_seg; /* storage behind merged[].source_segment */
     const pcw_counterset **src_cset;
+    pcw__ctl_table *ctl; /* control connections (control.c), lazily */
 };
 
 int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
@@ -71,8 +73,27 @@ void pcw_consumer_close(pcw_consumer *c)
         pcw_segment_close(c->segs[i]);
     free(c->segs);
     free_merged(c);
+    pcw__ctl_table_free(c->ctl);
     free(c->root);
     free(c);
+}
+
+uint32_t pcw__consumer_timeout(const pcw_consumer *c)
+{
+    return c->timeout_ms;
+}
+
+pcw__ctl_table *pcw__consumer_ctl(pcw_consumer *c)
+{
+    if (!c->ctl)
+        c->ctl = calloc(1, sizeof *c->ctl);
+    return c->ctl;
+}
+
+void pcw_consumer_set_timeout(pcw_consumer *c, uint32_t ms)
+{
+    if (c)
+        c->timeout_ms = ms ? ms : 1000;
 }
 
 /* Open a provider folder we may trust; -1 if none. *uid gets its owner. */
@@ -80,6 +101,10 @@ static int open_provider_dir(const char *root, const char *name, uid_t *uid)
 {
     char *end;
     if (strncmp(name, "pcw-", 4) != 0 || !name[4])
+        return -1;
+    /* Only the canonical decimal form a provider makes: strtoul alone would
+     * also take "pcw-+0", "pcw- 0", "pcw-00" or "pcw--4294967295". */
+    if (name[4] < '0' || name[4] > '9' || (name[4] == '0' && name[5]))
         return -1;
     errno = 0;
     unsigned long u = strtoul(name + 4, &end, 10);
@@ -107,8 +132,8 @@ static int is_segment_name(const char *n)
 }
 
 /* Call fn for every provider folder this consumer reads. */
-static int for_each_dir(pcw_consumer *c, int (*fn)(pcw_consumer *, int, const char *, uid_t, void *),
-                        void *arg)
+static int for_each_dir(pcw_consumer *c,
+                        int (*fn)(pcw_consumer *, int, const char *, uid_t, void *), void *arg)
 {
     char own[32];
     snprintf(own, sizeof own, "pcw-%u", (unsigned)geteuid());
@@ -294,9 +319,24 @@ int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
         free(s.seen);
         return rc;
     }
-    for (size_t i = 0; i < c->nsegs; i++)
-        if (!s.seen[i])
+    /* Segments we already had go first, in their old order, new ones after
+     * them: a merged counterset's metadata (its first registration's) and
+     * the segment indexes then stay put as other providers come and go,
+     * whatever order readdir returns. */
+    size_t at = 0;
+    for (size_t i = 0; i < c->nsegs; i++) {
+        if (!s.seen[i]) {
             pcw_segment_close(c->segs[i]);
+            continue;
+        }
+        size_t j;
+        for (j = at; j < s.n && s.next[j] != c->segs[i]; j++)
+            ;
+        if (j == s.n)
+            continue; /* cannot happen: seen means it is in next */
+        memmove(s.next + at + 1, s.next + at, (j - at) * sizeof *s.next);
+        s.next[at++] = c->segs[i];
+    }
     free(c->segs);
     free(s.seen);
     c->segs = s.next;
@@ -326,8 +366,7 @@ const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size
     return i < c->nmerged ? &c->merged[i] : NULL;
 }
 
-const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
-                                                          const char *name)
+const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c, const char *name)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < c->nmerged; i++)

@@ -19,7 +19,7 @@
 
 /* The most chunks a counterset may have (chunks double, up to 65536 slots:
  * 2^32 ids fit in far fewer). Bounds every chunk walk. */
-#define PCW_MAX_CHUNKS 70000u
+#define PCW_MAX_CHUNKS      70000u
 #define PCW_MAX_CHUNK_SLOTS 65536u
 /* The most countersets one segment may hold (bounds the list walk). */
 #define PCW_MAX_CSETS 65536u
@@ -27,8 +27,8 @@
 #define PCW_SEQ_TRIES 64u
 
 typedef struct pcw_cset_priv {
-    pcw_counterset pub;       /* first: pcw_counterset* casts to this */
-    uint64_t off;             /* its pcw_seg_cset in the segment */
+    pcw_counterset pub; /* first: pcw_counterset* casts to this */
+    uint64_t off;       /* its pcw_seg_cset in the segment */
     uint32_t slot_stride;
     uint32_t state;
 } pcw_cset_priv;
@@ -45,7 +45,7 @@ struct pcw_segment {
     size_t ncsets;
     void **meta_v;
     size_t meta_n;
-    uint64_t meta_sig;        /* signature of the cset list it came from */
+    uint64_t meta_sig; /* signature of the cset list it came from */
 };
 
 /* Is [off, off+len) inside [0, limit)? Overflow-safe. */

@@ -93,11 +93,13 @@ static int catch_up(struct read_args *a, uint64_t off, uint64_t len)
 }
 
 /* What read_slot did with a slot. */
-enum { SLOT_SKIPPED, /* free, or closed while we read it */
-       SLOT_ADDED,   /* a sample was appended */
-       SLOT_BUSY,    /* kept changing under its seqcount */
-       SLOT_CORRUPT, /* a name reference outside the segment */
-       SLOT_NOMEM };
+enum {
+    SLOT_SKIPPED, /* free, or closed while we read it */
+    SLOT_ADDED,   /* a sample was appended */
+    SLOT_BUSY,    /* kept changing under its seqcount */
+    SLOT_CORRUPT, /* a name reference outside the segment */
+    SLOT_NOMEM
+};
 
 static int read_slot(struct read_args *a, const pcw_seg_slot *s, uint32_t id)
 {
@@ -197,8 +199,7 @@ static int read_chunks(void *p)
         }
         const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(map + off);
         uint32_t first = ch->first_slot, n = ch->nslots;
-        if (first != expect_first || n == 0 || n > PCW_MAX_CHUNK_SLOTS ||
-            ch->cset_off != cs->off)
+        if (first != expect_first || n == 0 || n > PCW_MAX_CHUNK_SLOTS || ch->cset_off != cs->off)
             return PCW_E_CORRUPT;
         if (!pcw__in_range(off + sizeof(pcw_seg_chunk), (uint64_t)n * stride, a->size)) {
             int r = catch_up(a, off + sizeof(pcw_seg_chunk), (uint64_t)n * stride);
@@ -236,8 +237,8 @@ static int read_chunks(void *p)
     return PCW_OK;
 }
 
-static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *snap,
-                   unsigned flags, uint32_t only_id, int *found)
+static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *snap, unsigned flags,
+                   uint32_t only_id, int *found)
 {
     if (!seg || !pub || !snap)
         return PCW_E_INVALID_PARAMETER;
@@ -266,8 +267,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     return PCW_OK;
 }
 
-int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
-                     unsigned flags)
+int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap, unsigned flags)
 {
     return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL);
 }

@@ -161,9 +161,15 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
     cs->data_size = data_size;
     cs->reg_index = sc->reg_index;
     int rc;
-    if ((rc = copy_str(a, &sc->name, &cs->name)) || (rc = copy_str(a, &sc->description, &cs->description)) ||
+    if ((rc = copy_str(a, &sc->name, &cs->name)) ||
+        (rc = copy_str(a, &sc->description, &cs->description)) ||
         (rc = copy_str(a, &sc->guid, &cs->guid)) || (rc = copy_str(a, &sc->uri, &cs->uri)) ||
-        (rc = copy_str(a, &sc->symbol, &cs->symbol)))
+        (rc = copy_str(a, &sc->symbol, &cs->symbol)) ||
+        (rc = copy_str(a, &sc->provider_name, &cs->provider_name)) ||
+        (rc = copy_str(a, &sc->provider_guid, &cs->provider_guid)) ||
+        (rc = copy_str(a, &sc->provider_type, &cs->provider_type)) ||
+        (rc = copy_str(a, &sc->provider_callback, &cs->provider_callback)) ||
+        (rc = copy_str(a, &sc->application_identity, &cs->application_identity)))
         return rc;
     if (!*cs->name)
         return PCW_E_CORRUPT;
@@ -180,7 +186,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
     }
     cs->block_offsets = blocks;
     cs->block_sizes = blocks + block_count;
-    const pcw_seg_counter *scn = (const pcw_seg_counter *)(const void *)(a->seg->map + counters_off);
+    const pcw_seg_counter *scn =
+        (const pcw_seg_counter *)(const void *)(a->seg->map + counters_off);
     for (uint32_t i = 0; i < counter_count; i++) {
         pcw_seg_counter c;
         memcpy(&c, &scn[i], sizeof c);
@@ -196,7 +203,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         o->data_offset = cs->block_offsets[c.block] + c.offset;
         if ((rc = copy_str(a, &scn[i].name, &o->name)) ||
             (rc = copy_str(a, &scn[i].description, &o->description)) ||
-            (rc = copy_str(a, &scn[i].uri, &o->uri)) || (rc = copy_str(a, &scn[i].symbol, &o->symbol)))
+            (rc = copy_str(a, &scn[i].uri, &o->uri)) ||
+            (rc = copy_str(a, &scn[i].symbol, &o->symbol)))
             return rc;
     }
     cs->counters = cnt;

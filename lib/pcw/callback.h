@@ -1,24 +1,1053 @@
 /*
  * pcw/callback.h - callback countersets and the provider control channel
- * (PCW_CALLBACK, PERFLIB ControlCallback). Included by pcw/provider.h.
+ * (PCW_CALLBACK, PcwAddInstance, PERFLIB's ControlCallback). Included by
+ * pcw/provider.h; header-only like it.
  *
- * NOT YET IMPLEMENTED: this is the interface placeholder that the core
- * needs to build; the control channel is the subject of its own issue.
+ * A counterset registered with a pcw_callback has instances that exist only
+ * when a consumer asks: the consumer's request travels over the provider's
+ * control socket (<segment>.sock, protocol in pcw/control_proto.h and
+ * docs/control-channel.md), a provider thread runs the callback, the
+ * callback calls pcw_add_instance() once per instance, and the result goes
+ * back to the consumer. A provider may also pass a pcw_control_callback in
+ * its options to be told when consumers add or remove counters, enumerate,
+ * and start and end collections.
+ *
+ * Threads. The channel runs one listener thread per provider (accept loop)
+ * and one thread per connected consumer, which serves that consumer's
+ * requests in order. Several consumers are served at once, so a callback
+ * (counterset or control) may run concurrently with itself and with every
+ * other provider call: it MUST be thread-safe. Provider threads block every
+ * signal. The channel starts with pcw_provider_open when the options carry
+ * a control callback, else with the first callback registration.
+ *
+ * Lifetimes (why nothing is used after it is freed):
+ *   - Connection threads find a registration in prov->regs (under
+ *     prov->lock, see pcw__conn_acquire) and, before letting go of the
+ *     list, mark it busy (conn->busy, under ctl->lock). pcw_unregister
+ *     removes the registration from the list (under prov->lock: after that
+ *     no thread can newly find it) and then waits until no connection is
+ *     busy on it (pcw__control_forget). So after pcw_unregister returns,
+ *     its callback is not running and never runs again: its context may
+ *     go.
+ *   - Callbacks run with no lock held and outside any RCU read-side
+ *     section, so they may call
+ *     pcw_create_instance, pcw_close_instance, pcw_register and even
+ *     pcw_unregister of OTHER registrations. They must not unregister their
+ *     own registration or close the provider: that waits for themselves.
+ *   - pcw_provider_close stops the channel first: it wakes the listener,
+ *     shuts every connection down (unblocking threads waiting for input)
+ *     and joins every thread. A thread inside a user callback is waited
+ *     for: close returns once the callback returns. Threads are joinable,
+ *     never detached, so none outlives the provider.
+ *
+ * Peers. A connecting process is served if its uid (SO_PEERCRED) is the
+ * provider's effective uid, or 0 (root may read every segment anyway), or,
+ * when the provider opted into group sharing, if the group is its primary
+ * or one of its supplementary groups (SO_PEERGROUPS, taken at connect
+ * time: no /proc race). Anyone else gets a PCW_CTL_REFUSED message with
+ * PCW_E_PERMISSION and is disconnected. The socket file is 0600 (0660 and
+ * the chosen group with share_with_group) inside the provider's 0700/0750
+ * directory, so the credential check is the second of two walls.
  */
 #ifndef PCW_CALLBACK_H
 #define PCW_CALLBACK_H
 
 #include "provider.h"
+#include "control_proto.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===========================================================================
+ * Public API
+ */
+
+/* PcwAddInstance: from a pcw_callback handling ENUMERATE_INSTANCES or
+ * COLLECT_DATA, add one instance to the request's buffer.
+ *   name   NUL-terminated UTF-8; non-empty for a multi-instance counterset,
+ *          empty for a single-instance one, at most 1024 characters, and
+ *          not equal (case-insensitively) to a name already added to this
+ *          buffer: PCW_E_INVALID_NAME, PCW_E_NAME_TOO_LONG,
+ *          PCW_E_DUPLICATE_NAME.
+ *   id     below 0xFFFFFFFE (PCW_E_INVALID_PARAMETER). Should be stable and
+ *          unique; not enforced.
+ *   count, data  0 and NULL: no values (enumeration; in a collection the
+ *          consumer sees zeros). Otherwise count must be the registration's
+ *          block count (PCW_E_INVALID_COUNT) and each data[i].size must
+ *          cover the registered counters of block i
+ *          (PCW_E_BUFFER_TOO_SMALL); bytes past the registered block size
+ *          are ignored; data[i].data NULL means zeros.
+ * Instances outside the request's masks are accepted (PCW_OK) and dropped;
+ * counters outside its counter mask reach the consumer as zeros.
+ * PCW_E_NO_MEMORY past PCW_CTL_MAX_REPLY bytes of reply.
+ * Concurrency: the thread running the callback that received `buffer`,
+ * during that call only. */
+static inline int pcw_add_instance(pcw_buffer *buffer, const char *name, uint32_t id,
+                                   uint32_t count, const pcw_data *data);
+
+/* ===========================================================================
+ * Implementation. Names starting with pcw__ are private.
+ */
+
+#define PCW__CTL_MAX_CONNS    128  /* consumers served at once */
+#define PCW__CTL_MSG_TIMEOUT  5000 /* ms: the rest of a started message */
+#define PCW__CTL_SEND_TIMEOUT 10   /* s: a reply the consumer does not read */
+
+/* ---- pcw_buffer ---------------------------------------------------------- */
+
+struct pcw_buffer {
+    pcw_registration *reg;
+    int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
+    uint64_t counter_mask; /* the request's masks, applied here */
+    uint32_t instance_id;
+    const char *mask;
+    size_t mask_len;
+    pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
+    uint32_t count;       /* items encoded */
+    /* Every name added (kept or dropped), for the duplicate check. */
+    char *names;
+    size_t names_len, names_cap;
+    uint64_t *name_at; /* per name: offset << 32 | length */
+    size_t nnames, name_at_cap;
+    uint32_t *tab; /* open addressing over name_at, index + 1; 0 = empty */
+    size_t tab_cap;
+    unsigned char *scratch; /* one instance's data */
+};
+
+static inline int pcw__buffer_init(pcw_buffer *b, pcw_registration *r, int collect,
+                                   uint64_t counter_mask, uint32_t instance_id, const char *mask)
+{
+    memset(b, 0, sizeof *b);
+    b->reg = r;
+    b->collect = collect;
+    b->counter_mask = counter_mask;
+    b->instance_id = instance_id;
+    b->mask = mask;
+    b->mask_len = strlen(mask);
+    b->items.limit = PCW_CTL_MAX_REPLY - 16;
+    b->scratch = (unsigned char *)calloc(1, r->data_size ? r->data_size : 1);
+    return b->scratch ? PCW_OK : PCW_E_NO_MEMORY;
+}
+
+static inline void pcw__buffer_free(pcw_buffer *b)
+{
+    pcw_ctl_writer_free(&b->items);
+    free(b->names);
+    free(b->name_at);
+    free(b->tab);
+    free(b->scratch);
+    memset(b, 0, sizeof *b);
+}
+
+/* Remember `name`; PCW_E_DUPLICATE_NAME if an equal one is there. */
+static inline int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
+{
+    if (b->nnames + 1 > b->tab_cap / 2) {
+        size_t cap = b->tab_cap ? b->tab_cap * 2 : 64;
+        uint32_t *t = (uint32_t *)calloc(cap, sizeof *t);
+        if (!t || b->nnames >= UINT32_MAX - 1) {
+            free(t);
+            return PCW_E_NO_MEMORY;
+        }
+        for (size_t i = 0; i < b->nnames; i++) {
+            uint64_t at = b->name_at[i];
+            size_t h = (size_t)pcw_name_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
+            while (t[h])
+                h = (h + 1) & (cap - 1);
+            t[h] = (uint32_t)i + 1;
+        }
+        free(b->tab);
+        b->tab = t, b->tab_cap = cap;
+    }
+    size_t h = (size_t)pcw_name_hash(name, len) & (b->tab_cap - 1);
+    for (; b->tab[h]; h = (h + 1) & (b->tab_cap - 1)) {
+        uint64_t at = b->name_at[b->tab[h] - 1];
+        if (pcw_name_equal(b->names + (at >> 32), (uint32_t)at, name, len))
+            return PCW_E_DUPLICATE_NAME;
+    }
+    if (b->names_len + len > UINT32_MAX)
+        return PCW_E_NO_MEMORY;
+    if (b->names_len + len > b->names_cap) {
+        size_t cap = b->names_cap ? b->names_cap : 1024;
+        while (cap < b->names_len + len)
+            cap *= 2;
+        char *n = (char *)realloc(b->names, cap);
+        if (!n)
+            return PCW_E_NO_MEMORY;
+        b->names = n, b->names_cap = cap;
+    }
+    if (b->nnames == b->name_at_cap) {
+        size_t cap = b->name_at_cap ? b->name_at_cap * 2 : 64;
+        uint64_t *a = (uint64_t *)realloc(b->name_at, cap * sizeof *a);
+        if (!a)
+            return PCW_E_NO_MEMORY;
+        b->name_at = a, b->name_at_cap = cap;
+    }
+    if (len)
+        memcpy(b->names + b->names_len, name, len);
+    b->name_at[b->nnames] = (uint64_t)b->names_len << 32 | len;
+    b->names_len += len;
+    b->tab[h] = (uint32_t)++b->nnames;
+    return PCW_OK;
+}
+
+static inline int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t count,
+                                   const pcw_data *data)
+{
+    if (!b || !name || id >= PCW_ANY_INSTANCE_ID - 1)
+        return PCW_E_INVALID_PARAMETER;
+    pcw_registration *r = b->reg;
+    if (count && (count != r->block_count || !data))
+        return PCW_E_INVALID_COUNT;
+    for (uint32_t i = 0; i < count; i++)
+        if (data[i].size < r->block_need[i])
+            return PCW_E_BUFFER_TOO_SMALL;
+    size_t len;
+    int rc = pcw__check_instance_name(r, name, &len);
+    if (rc != PCW_OK)
+        return rc;
+    rc = pcw__buffer_claim_name(b, name, len);
+    if (rc != PCW_OK)
+        return rc;
+    /* The masks: whatever the callback did, the consumer gets only what it
+     * asked for. */
+    if (b->instance_id != PCW_ANY_INSTANCE_ID && id != b->instance_id)
+        return PCW_OK;
+    if (!pcw_wildcard_match(b->mask, b->mask_len, name, len))
+        return PCW_OK;
+    int with_data = b->collect && count;
+    pcw_ctl_put_u32(&b->items, id);
+    pcw_ctl_put_u32(&b->items, (uint32_t)len);
+    pcw_ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
+    pcw_ctl_put_bytes(&b->items, name, len);
+    if (with_data) {
+        unsigned char *d = b->scratch;
+        memset(d, 0, r->data_size);
+        if (b->counter_mask == ~0ull) {
+            for (uint32_t i = 0; i < count; i++)
+                if (data[i].data)
+                    memcpy(d + r->block_off[i], data[i].data,
+                           data[i].size < r->block_size[i] ? data[i].size : r->block_size[i]);
+        } else {
+            for (uint32_t c = 0; c < r->counter_count; c++) {
+                const pcw_counter_desc *cd = &r->counters[c];
+                if (!pcw_ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
+                    continue;
+                memcpy(d + r->block_off[cd->block] + cd->offset,
+                       (const unsigned char *)data[cd->block].data + cd->offset, cd->size);
+            }
+        }
+        pcw_ctl_put_bytes(&b->items, d, r->data_size);
+    }
+    if (b->items.bad)
+        return PCW_E_NO_MEMORY;
+    b->count++;
+    return PCW_OK;
+}
+
+/* ---- the channel's state ------------------------------------------------- */
+
+typedef struct pcw__ctl pcw__ctl;
+
+/* A counter a consumer added: told REMOVE when it goes. */
+typedef struct pcw__added {
+    uint32_t reg_index, counter_index, counter_id, instance_id;
+    const char *cset_name; /* in the segment: lives as long as the provider */
+    char *mask;
+} pcw__added;
+
+/* A collection a consumer holds open (COLLECT with PCW_CTL_HOLD). */
+typedef struct pcw__held {
+    uint32_t reg_index;
+    const char *cset_name;
+} pcw__held;
+
+typedef struct pcw__conn {
+    pcw__ctl *ctl;
+    struct pcw__conn *next; /* ctl->conns, under ctl->lock */
+    int fd;                 /* closed by whoever joins the thread */
+    pthread_t thread;
+    int done;               /* the thread is finishing; under ctl->lock */
+    pcw_registration *busy; /* whose callback it may run; under ctl->lock */
+    struct ucred cred;
+    /* Thread-private. */
+    pcw__added *added;
+    size_t nadded, added_cap;
+    pcw__held *held;
+    size_t nheld, held_cap;
+} pcw__conn;
+
+struct pcw__ctl {
+    pcw_provider *prov;
+    int lfd;     /* listening socket */
+    int wake[2]; /* pipe: stop, or a connection finished */
+    pthread_t listener;
+    pthread_mutex_t lock;
+    pthread_cond_t idle; /* some conn->busy was cleared */
+    pcw__conn *conns;
+    size_t nconns;
+    int stopping; /* under lock */
+    uid_t uid;
+    gid_t group;
+    int use_group;
+    char sock[PATH_MAX];
+};
+
+static inline pcw__ctl *pcw__ctl_of(pcw_provider *p)
+{
+    /* Acquire pairs with the release in pcw__control_run: a thread that
+     * sees the pointer sees the channel initialised. */
+    return (pcw__ctl *)__atomic_load_n(&p->control, __ATOMIC_ACQUIRE);
+}
+
+/* ---- peers --------------------------------------------------------------- */
+
+static inline int pcw__peer_allowed(pcw__ctl *ctl, int fd, struct ucred *cr)
+{
+    socklen_t l = sizeof *cr;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &l) != 0 || l != sizeof *cr)
+        return 0;
+    if (cr->uid == ctl->uid || cr->uid == 0)
+        return 1;
+    if (!ctl->use_group)
+        return 0;
+    if (cr->gid == ctl->group)
+        return 1;
+    gid_t small[64], *g = small;
+    socklen_t gl = sizeof small;
+    int ok = 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &gl) != 0) {
+        if (errno != ERANGE || gl == 0 || gl > 65536 * sizeof(gid_t) || !(g = (gid_t *)malloc(gl)))
+            return 0;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &gl) != 0)
+            gl = 0;
+    }
+    for (size_t i = 0; i < gl / sizeof(gid_t); i++)
+        if (g[i] == ctl->group)
+            ok = 1;
+    if (g != small)
+        free(g);
+    return ok;
+}
+
+/* ---- I/O ----------------------------------------------------------------- */
+
+/* Read exactly n bytes. The first byte may take forever (an idle consumer
+ * keeps its connection); the rest of a message must come within
+ * PCW__CTL_MSG_TIMEOUT. Returns 1, 0 at a clean end of file before any
+ * byte, -1 on error, truncation or stall. */
+static inline int pcw__read_full(int fd, unsigned char *b, size_t n, int first_waits)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (got > 0 || !first_waits) {
+            struct pollfd pf = {fd, POLLIN, 0};
+            int pr = poll(&pf, 1, PCW__CTL_MSG_TIMEOUT);
+            if (pr < 0 && errno == EINTR)
+                continue;
+            if (pr <= 0)
+                return -1;
+        }
+        ssize_t r = recv(fd, b + got, n - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0 && got == 0 && first_waits)
+            return 0;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+static inline int pcw__send_all(int fd, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        struct msghdr m;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = iov;
+        m.msg_iovlen = (size_t)n;
+        /* MSG_NOSIGNAL: a consumer that went away is EPIPE, not SIGPIPE. */
+        ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        size_t left = (size_t)w;
+        while (n > 0 && left >= iov->iov_len)
+            left -= iov->iov_len, iov++, n--;
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + left;
+            iov->iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+/* Send a reply: header, then `pre` and `body` as its payload. */
+static inline int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int status, const void *pre,
+                             size_t pre_len, const void *body, size_t body_len)
+{
+    unsigned char hb[PCW_CTL_HEADER_SIZE];
+    pcw_ctl_writer w = {hb, 0, sizeof hb, sizeof hb, 0};
+    pcw_ctl_header h = {PCW_CTL_MAGIC,
+                        PCW_CTL_VERSION,
+                        (uint16_t)(type | PCW_CTL_REPLY),
+                        (uint32_t)(pre_len + body_len),
+                        id,
+                        status,
+                        0};
+    pcw_ctl_put_header(&w, &h);
+    struct iovec iov[3] = {{hb, sizeof hb}, {(void *)pre, pre_len}, {(void *)body, body_len}};
+    return pcw__send_all(c->fd, iov, body_len ? 3 : pre_len ? 2 : 1);
+}
+
+/* ---- registrations ------------------------------------------------------- */
+
+/* Find the registration with this index and mark the connection busy on it
+ * (see "Lifetimes" above). NULL if it is not registered.
+ *
+ * The walk holds prov->lock, under which every change to prov->regs is
+ * made, rather than an RCU read-side section: it is a handful of pointer
+ * loads per request, never spans a callback, and keeps the channel checkable
+ * by ThreadSanitizer (liburcu's list publication is invisible to it). The
+ * list stays an RCU list for pcw_unregister's grace period. */
+static inline pcw_registration *pcw__conn_acquire(pcw__conn *c, uint32_t reg_index)
+{
+    pcw_provider *p = c->ctl->prov;
+    pcw_registration *r, *found = NULL;
+    pthread_mutex_lock(&p->lock);
+    cds_list_for_each_entry(r, &p->regs, node)
+    {
+        if (r->cset->reg_index == reg_index) {
+            found = r;
+            break;
+        }
+    }
+    if (found) {
+        /* Lock order: prov->lock, then ctl->lock. */
+        pthread_mutex_lock(&c->ctl->lock);
+        c->busy = found;
+        pthread_mutex_unlock(&c->ctl->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return found;
+}
+
+static inline void pcw__conn_release(pcw__conn *c)
+{
+    pthread_mutex_lock(&c->ctl->lock);
+    c->busy = NULL;
+    pthread_cond_broadcast(&c->ctl->idle);
+    pthread_mutex_unlock(&c->ctl->lock);
+}
+
+static inline const char *pcw__reg_name(const pcw_registration *r)
+{
+    /* The counterset's strings stay in the segment until it is removed. */
+    return (const char *)r->prov->base + r->cset->name.off;
+}
+
+static inline int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char *cset,
+                                      uint32_t counter_index, uint32_t counter_id,
+                                      const char *instance, uint32_t instance_id)
+{
+    pcw_provider *p = c->ctl->prov;
+    if (!p->opt.control_callback)
+        return PCW_OK;
+    pcw_control_info info;
+    memset(&info, 0, sizeof info);
+    info.counterset = cset;
+    info.counter_index = counter_index;
+    info.counter_id = counter_id;
+    info.instance = instance;
+    info.instance_id = instance_id;
+    info.pid = c->cred.pid;
+    info.uid = c->cred.uid;
+    return p->opt.control_callback(req, &info, p->opt.control_context);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* Parsed request fields. */
+typedef struct pcw__req {
+    uint32_t reg_index, counter_index, instance_id, flags;
+    uint64_t counter_mask;
+    char mask[PCW_MAX_INSTANCE_NAME_BYTES + 1];
+} pcw__req;
+
+static inline int pcw__get_mask(pcw_ctl_reader *rd, pcw__req *q)
+{
+    uint32_t n;
+    const char *s = pcw_ctl_get_str(rd, PCW_MAX_INSTANCE_NAME_BYTES, &n);
+    if (!s || memchr(s, 0, n))
+        return -1;
+    memcpy(q->mask, s, n);
+    q->mask[n] = 0;
+    return 0;
+}
+
+/* Parse a request payload; -1 if malformed (short, long, trailing bytes). */
+static inline int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t len,
+                                     pcw__req *q)
+{
+    pcw_ctl_reader rd = {pl, len, 0, 0};
+    memset(q, 0, offsetof(pcw__req, mask) + 1);
+    q->counter_mask = ~0ull;
+    q->instance_id = PCW_ANY_INSTANCE_ID;
+    switch (type) {
+    case PCW_CTL_PING:
+        break;
+    case PCW_CTL_ADD_COUNTER:
+    case PCW_CTL_REMOVE_COUNTER:
+        q->reg_index = pcw_ctl_get_u32(&rd);
+        q->counter_index = pcw_ctl_get_u32(&rd);
+        q->instance_id = pcw_ctl_get_u32(&rd);
+        if (pcw__get_mask(&rd, q) != 0)
+            return -1;
+        break;
+    case PCW_CTL_ENUMERATE:
+    case PCW_CTL_COLLECT:
+        q->reg_index = pcw_ctl_get_u32(&rd);
+        q->flags = pcw_ctl_get_u32(&rd);
+        q->counter_mask = pcw_ctl_get_u64(&rd);
+        q->instance_id = pcw_ctl_get_u32(&rd);
+        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)PCW_CTL_HOLD))
+            return -1;
+        break;
+    case PCW_CTL_COLLECT_END:
+        q->reg_index = pcw_ctl_get_u32(&rd);
+        break;
+    default:
+        return -1;
+    }
+    return rd.bad || rd.pos != len ? -1 : 0;
+}
+
+static inline int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
+{
+    pcw_registration *r = pcw__conn_acquire(c, q->reg_index);
+    if (!r)
+        return PCW_E_NOT_FOUND;
+    int rc = PCW_OK;
+    if (q->counter_index >= r->counter_count) {
+        rc = PCW_E_INVALID_PARAMETER;
+        goto out;
+    }
+    if (c->nadded == c->added_cap) {
+        size_t cap = c->added_cap ? c->added_cap * 2 : 8;
+        pcw__added *a = (pcw__added *)realloc(c->added, cap * sizeof *a);
+        if (!a) {
+            rc = PCW_E_NO_MEMORY;
+            goto out;
+        }
+        c->added = a, c->added_cap = cap;
+    }
+    pcw__added a;
+    a.reg_index = q->reg_index;
+    a.counter_index = q->counter_index;
+    a.counter_id = r->counters[q->counter_index].id;
+    a.instance_id = q->instance_id;
+    a.cset_name = pcw__reg_name(r);
+    if (!(a.mask = strdup(q->mask))) {
+        rc = PCW_E_NO_MEMORY;
+        goto out;
+    }
+    /* PERFLIB: an ADD_COUNTER error reaches the consumer. */
+    rc = pcw__control_notify(c, PCW_CONTROL_ADD_COUNTER, a.cset_name, a.counter_index, a.counter_id,
+                             a.mask, a.instance_id);
+    if (rc != PCW_OK) {
+        free(a.mask);
+        goto out;
+    }
+    if (r->callback) {
+        pcw_callback_info info;
+        memset(&info, 0, sizeof info);
+        info.counter_mask = 1ull << (q->counter_index < 63 ? q->counter_index : 63);
+        info.instance_id = q->instance_id;
+        info.instance_mask = a.mask;
+        info.counter_index = q->counter_index;
+        /* PCW: the callback's status is informational. */
+        (void)r->callback(PCW_CALLBACK_ADD_COUNTER, &info, r->callback_context);
+    }
+    c->added[c->nadded++] = a;
+out:
+    pcw__conn_release(c);
+    return rc;
+}
+
+/* Tell the provider that added counter `a` is gone, and forget it. */
+static inline void pcw__conn_remove_added(pcw__conn *c, size_t i)
+{
+    pcw__added a = c->added[i];
+    c->added[i] = c->added[--c->nadded];
+    pcw_registration *r = pcw__conn_acquire(c, a.reg_index);
+    if (r) {
+        if (r->callback) {
+            pcw_callback_info info;
+            memset(&info, 0, sizeof info);
+            info.counter_mask = 1ull << (a.counter_index < 63 ? a.counter_index : 63);
+            info.instance_id = a.instance_id;
+            info.instance_mask = a.mask;
+            info.counter_index = a.counter_index;
+            (void)r->callback(PCW_CALLBACK_REMOVE_COUNTER, &info, r->callback_context);
+        }
+        pcw__conn_release(c);
+    }
+    /* The control callback heard ADD; it hears REMOVE even if the
+     * counterset has been unregistered since. Errors are ignored. */
+    (void)pcw__control_notify(c, PCW_CONTROL_REMOVE_COUNTER, a.cset_name, a.counter_index,
+                              a.counter_id, a.mask, a.instance_id);
+    free(a.mask);
+}
+
+static inline int pcw__conn_remove_counter(pcw__conn *c, const pcw__req *q)
+{
+    for (size_t i = 0; i < c->nadded; i++) {
+        const pcw__added *a = &c->added[i];
+        if (a->reg_index == q->reg_index && a->counter_index == q->counter_index &&
+            a->instance_id == q->instance_id && strcmp(a->mask, q->mask) == 0) {
+            pcw__conn_remove_added(c, i);
+            return PCW_OK;
+        }
+    }
+    return PCW_E_NOT_FOUND; /* not added by this consumer: nothing to tell */
+}
+
+static inline void pcw__conn_end_collect(pcw__conn *c, size_t i)
+{
+    pcw__held h = c->held[i];
+    c->held[i] = c->held[--c->nheld];
+    (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, h.cset_name, 0, PCW_NO_COUNTER, "*",
+                              PCW_ANY_INSTANCE_ID);
+}
+
+/* ENUMERATE or COLLECT: run the callbacks and reply with the items. */
+static inline int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw__req *q)
+{
+    int collect = type == PCW_CTL_COLLECT;
+    pcw_registration *r = pcw__conn_acquire(c, q->reg_index);
+    if (!r)
+        return pcw__reply(c, type, id, PCW_E_NOT_FOUND, NULL, 0, NULL, 0);
+    const char *cset = pcw__reg_name(r);
+    uint32_t data_size = r->data_size; /* r may go once released */
+    pcw_buffer b;
+    int rc = pcw__buffer_init(&b, r, collect, q->counter_mask, q->instance_id, q->mask);
+    if (rc == PCW_OK && collect && (q->flags & PCW_CTL_HOLD) && c->nheld == c->held_cap) {
+        size_t cap = c->held_cap ? c->held_cap * 2 : 4;
+        pcw__held *h = (pcw__held *)realloc(c->held, cap * sizeof *h);
+        if (h)
+            c->held = h, c->held_cap = cap;
+        else
+            rc = PCW_E_NO_MEMORY;
+    }
+    /* PERFLIB: ENUM_INSTANCES and COLLECT_START errors reach the consumer. */
+    if (rc == PCW_OK)
+        rc =
+            pcw__control_notify(c, collect ? PCW_CONTROL_COLLECT_START : PCW_CONTROL_ENUM_INSTANCES,
+                                cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id);
+    int cb_status = PCW_OK;
+    if (rc == PCW_OK && r->callback) {
+        pcw_callback_info info;
+        memset(&info, 0, sizeof info);
+        info.buffer = &b;
+        info.counter_mask = q->counter_mask;
+        info.instance_id = q->instance_id;
+        info.instance_mask = q->mask;
+        cb_status =
+            r->callback(collect ? PCW_CALLBACK_COLLECT_DATA : PCW_CALLBACK_ENUMERATE_INSTANCES,
+                        &info, r->callback_context);
+    }
+    pcw__conn_release(c);
+    if (rc == PCW_OK && collect) {
+        if (q->flags & PCW_CTL_HOLD) {
+            c->held[c->nheld].reg_index = q->reg_index;
+            c->held[c->nheld++].cset_name = cset;
+        } else {
+            (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, cset, 0, PCW_NO_COUNTER, q->mask,
+                                      q->instance_id);
+        }
+    }
+    if (rc == PCW_OK && b.items.bad)
+        rc = PCW_E_NO_MEMORY;
+    int sent;
+    if (rc != PCW_OK) {
+        sent = pcw__reply(c, type, id, rc, NULL, 0, NULL, 0);
+    } else {
+        unsigned char pre[16];
+        pcw_ctl_writer w = {pre, 0, sizeof pre, sizeof pre, 0};
+        pcw_ctl_put_u32(&w, (uint32_t)cb_status);
+        pcw_ctl_put_u32(&w, b.count);
+        pcw_ctl_put_u32(&w, data_size);
+        pcw_ctl_put_u32(&w, 0);
+        sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, b.items.buf, b.items.len);
+    }
+    pcw__buffer_free(&b);
+    return sent;
+}
+
+/* Serve one connection until it ends or the channel stops. */
+static inline void *pcw__conn_main(void *arg)
+{
+    pcw__conn *c = (pcw__conn *)arg;
+    unsigned char hb[PCW_CTL_HEADER_SIZE];
+    unsigned char *pl = (unsigned char *)malloc(PCW_CTL_MAX_REQUEST);
+    pcw__req *q = (pcw__req *)malloc(sizeof *q);
+    while (pl && q) {
+        if (pcw__read_full(c->fd, hb, sizeof hb, 1) != 1)
+            break;
+        pcw_ctl_header h;
+        if (pcw_ctl_get_header(hb, &h) != 0 || h.length > PCW_CTL_MAX_REQUEST || h.status != 0 ||
+            h.type == 0 || h.type > PCW_CTL_TYPE_MAX_) {
+            /* Malformed: say so, then drop this connection only. */
+            (void)pcw__reply(c, 0, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
+            break;
+        }
+        if (h.length && pcw__read_full(c->fd, pl, h.length, 0) != 1)
+            break; /* truncated */
+        if (pcw__parse_request(h.type, pl, h.length, q) != 0) {
+            (void)pcw__reply(c, h.type, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
+            break;
+        }
+        int sent;
+        switch (h.type) {
+        case PCW_CTL_PING:
+            sent = pcw__reply(c, h.type, h.id, PCW_OK, NULL, 0, NULL, 0);
+            break;
+        case PCW_CTL_ADD_COUNTER:
+            sent = pcw__reply(c, h.type, h.id, pcw__conn_add_counter(c, q), NULL, 0, NULL, 0);
+            break;
+        case PCW_CTL_REMOVE_COUNTER:
+            sent = pcw__reply(c, h.type, h.id, pcw__conn_remove_counter(c, q), NULL, 0, NULL, 0);
+            break;
+        case PCW_CTL_COLLECT_END: {
+            int rc = PCW_E_NOT_FOUND;
+            for (size_t i = 0; i < c->nheld; i++)
+                if (c->held[i].reg_index == q->reg_index) {
+                    pcw__conn_end_collect(c, i);
+                    rc = PCW_OK;
+                    break;
+                }
+            sent = pcw__reply(c, h.type, h.id, rc, NULL, 0, NULL, 0);
+            break;
+        }
+        default:
+            sent = pcw__conn_collect(c, h.type, h.id, q);
+            break;
+        }
+        if (sent != 0)
+            break; /* the consumer is gone or stopped reading */
+    }
+    free(pl);
+    free(q);
+    /* The consumer exited, crashed or misbehaved: whatever it left open is
+     * closed on its behalf, so the provider's counts stay balanced. */
+    while (c->nheld)
+        pcw__conn_end_collect(c, c->nheld - 1);
+    while (c->nadded)
+        pcw__conn_remove_added(c, c->nadded - 1);
+    free(c->added);
+    free(c->held);
+    c->added = NULL, c->held = NULL;
+    shutdown(c->fd, SHUT_RDWR); /* the consumer sees EOF now, not at reaping */
+    pcw__ctl *ctl = c->ctl;
+    pthread_mutex_lock(&ctl->lock);
+    c->done = 1;
+    pthread_mutex_unlock(&ctl->lock);
+    /* Ask the listener to reap us. ctl outlives this: it is freed only
+     * after every connection thread has been joined. */
+    char one = 1;
+    ssize_t wr = write(ctl->wake[1], &one, 1);
+    (void)wr; /* a full pipe already holds a wake-up */
+    return NULL;
+}
+
+/* ---- the listener -------------------------------------------------------- */
+
+static inline void pcw__refuse(int fd, int status)
+{
+    unsigned char hb[PCW_CTL_HEADER_SIZE];
+    pcw_ctl_writer w = {hb, 0, sizeof hb, sizeof hb, 0};
+    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_REFUSED, 0, 0, status, 0};
+    pcw_ctl_put_header(&w, &h);
+    ssize_t wr = send(fd, hb, sizeof hb, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)wr;
+    close(fd);
+}
+
+/* Start a thread with every signal blocked (it inherits the mask). */
+static inline int pcw__spawn(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e;
+}
+
+/* Join and free finished connections (all of them when `all`). Listener
+ * thread, or pcw__control_stop once the listener is gone. */
+static inline void pcw__reap(pcw__ctl *ctl, int all)
+{
+    for (;;) {
+        pcw__conn *c = NULL;
+        pthread_mutex_lock(&ctl->lock);
+        for (pcw__conn **pp = &ctl->conns; *pp; pp = &(*pp)->next)
+            if ((*pp)->done || all) {
+                c = *pp;
+                *pp = c->next;
+                ctl->nconns--;
+                break;
+            }
+        pthread_mutex_unlock(&ctl->lock);
+        if (!c)
+            return;
+        pthread_join(c->thread, NULL);
+        close(c->fd);
+        free(c);
+    }
+}
+
+static inline void *pcw__listener_main(void *arg)
+{
+    pcw__ctl *ctl = (pcw__ctl *)arg;
+    for (;;) {
+        struct pollfd pf[2] = {{ctl->lfd, POLLIN, 0}, {ctl->wake[0], POLLIN, 0}};
+        int pr = poll(pf, 2, -1);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (pf[1].revents) {
+            char drain[64];
+            while (read(ctl->wake[0], drain, sizeof drain) > 0)
+                ;
+        }
+        pcw__reap(ctl, 0);
+        pthread_mutex_lock(&ctl->lock);
+        int stopping = ctl->stopping;
+        pthread_mutex_unlock(&ctl->lock);
+        if (stopping)
+            break;
+        if (!(pf[0].revents & POLLIN))
+            continue;
+        int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* Out of descriptors: back off instead of spinning. */
+                struct timespec ts = {0, 10 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            continue;
+        }
+        pcw__conn *c = (pcw__conn *)calloc(1, sizeof *c);
+        if (!c) {
+            pcw__refuse(fd, PCW_E_NO_MEMORY);
+            continue;
+        }
+        c->ctl = ctl;
+        c->fd = fd;
+        if (!pcw__peer_allowed(ctl, fd, &c->cred)) {
+            free(c);
+            pcw__refuse(fd, PCW_E_PERMISSION);
+            continue;
+        }
+        pthread_mutex_lock(&ctl->lock);
+        int full = ctl->nconns >= PCW__CTL_MAX_CONNS;
+        pthread_mutex_unlock(&ctl->lock);
+        if (full) {
+            free(c);
+            pcw__refuse(fd, PCW_E_BUSY);
+            continue;
+        }
+        struct timeval tv = {PCW__CTL_SEND_TIMEOUT, 0};
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        /* Link before starting: the thread may finish at once. */
+        pthread_mutex_lock(&ctl->lock);
+        c->next = ctl->conns;
+        ctl->conns = c;
+        ctl->nconns++;
+        if (pcw__spawn(&c->thread, pcw__conn_main, c) != 0) {
+            ctl->conns = c->next;
+            ctl->nconns--;
+            pthread_mutex_unlock(&ctl->lock);
+            free(c);
+            pcw__refuse(fd, PCW_E_BUSY);
+            continue;
+        }
+        pthread_mutex_unlock(&ctl->lock);
+    }
+    return NULL;
+}
+
+/* ---- start, stop --------------------------------------------------------- */
+
+/* Fill a sockaddr_un for `path`; paths too long for sun_path go through
+ * /proc/self/fd/<dirfd>/<name> (*dirfd is opened then; close it after). */
+static inline int pcw__sock_addr(const char *path, struct sockaddr_un *a, int *dirfd)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    *dirfd = -1;
+    size_t n = strlen(path);
+    if (n < sizeof a->sun_path) {
+        memcpy(a->sun_path, path, n + 1);
+        return PCW_OK;
+    }
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return PCW_E_INVALID_PARAMETER;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    *dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (*dirfd < 0)
+        return PCW_E_IO;
+    if ((size_t)snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", *dirfd,
+                         slash + 1) >= sizeof a->sun_path) {
+        close(*dirfd);
+        *dirfd = -1;
+        return PCW_E_INVALID_PARAMETER;
+    }
+    return PCW_OK;
+}
+
+static inline void pcw__control_free(pcw__ctl *ctl)
+{
+    if (ctl->lfd >= 0)
+        close(ctl->lfd);
+    if (ctl->wake[0] >= 0)
+        close(ctl->wake[0]);
+    if (ctl->wake[1] >= 0)
+        close(ctl->wake[1]);
+    pthread_cond_destroy(&ctl->idle);
+    pthread_mutex_destroy(&ctl->lock);
+    free(ctl);
+}
+
+/* Create the socket and the listener. p->control must be NULL; callers
+ * serialise (open, or pcw__control_ensure under prov->lock). */
+static inline int pcw__control_run(pcw_provider *p)
+{
+    pcw__ctl *ctl = (pcw__ctl *)calloc(1, sizeof *ctl);
+    if (!ctl)
+        return PCW_E_NO_MEMORY;
+    ctl->prov = p;
+    ctl->lfd = ctl->wake[0] = ctl->wake[1] = -1;
+    pthread_mutex_init(&ctl->lock, NULL);
+    pthread_cond_init(&ctl->idle, NULL);
+    ctl->uid = geteuid();
+    ctl->use_group = p->opt.share_with_group;
+    ctl->group = p->opt.group ? p->opt.group : getegid();
+    size_t n = strlen(p->path), sl = strlen(PCW_SEG_SUFFIX);
+    if (n < sl || n - sl + strlen(PCW_SOCK_SUFFIX) >= sizeof ctl->sock) {
+        pcw__control_free(ctl);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    memcpy(ctl->sock, p->path, n - sl);
+    strcpy(ctl->sock + n - sl, PCW_SOCK_SUFFIX);
+
+    struct sockaddr_un a;
+    int dirfd, rc = pcw__sock_addr(ctl->sock, &a, &dirfd);
+    if (rc != PCW_OK) {
+        pcw__control_free(ctl);
+        return rc;
+    }
+    rc = PCW_E_IO;
+    mode_t mode = ctl->use_group ? 0660 : 0600;
+    ctl->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (ctl->lfd >= 0 && bind(ctl->lfd, (struct sockaddr *)&a, sizeof a) == 0) {
+        /* bind made the file with the umask's mode; nobody can connect
+         * before listen(), so fixing mode and group now leaves no window. */
+        if (chmod(a.sun_path, mode) == 0 &&
+            (!ctl->use_group || !p->opt.group || lchown(a.sun_path, (uid_t)-1, ctl->group) == 0) &&
+            listen(ctl->lfd, 64) == 0 && pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK) == 0)
+            rc = PCW_OK;
+        else
+            unlink(a.sun_path);
+    }
+    if (dirfd >= 0)
+        close(dirfd);
+    if (rc != PCW_OK) {
+        pcw__control_free(ctl);
+        return rc;
+    }
+    if (pcw__spawn(&ctl->listener, pcw__listener_main, ctl) != 0) {
+        unlink(ctl->sock);
+        pcw__control_free(ctl);
+        return PCW_E_NO_MEMORY;
+    }
+    /* Release pairs with pcw__ctl_of's acquire. */
+    __atomic_store_n(&p->control, (void *)ctl, __ATOMIC_RELEASE);
+    return PCW_OK;
+}
 
 static inline int pcw__control_start(pcw_provider *p)
 {
-    (void)p;
-    return PCW_OK;
+    return p->opt.control_callback ? pcw__control_run(p) : PCW_OK;
+}
+
+static inline int pcw__control_ensure(pcw_provider *p)
+{
+    if (pcw__ctl_of(p))
+        return PCW_OK;
+    pthread_mutex_lock(&p->lock);
+    int rc = pcw__ctl_of(p) ? PCW_OK : pcw__control_run(p);
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+static inline void pcw__control_forget(pcw_registration *r)
+{
+    pcw__ctl *ctl = pcw__ctl_of(r->prov);
+    if (!ctl)
+        return;
+    pthread_mutex_lock(&ctl->lock);
+    for (;;) {
+        int busy = 0;
+        for (pcw__conn *c = ctl->conns; c; c = c->next)
+            if (c->busy == r)
+                busy = 1;
+        if (!busy)
+            break;
+        pthread_cond_wait(&ctl->idle, &ctl->lock);
+    }
+    pthread_mutex_unlock(&ctl->lock);
 }
 
 static inline void pcw__control_stop(pcw_provider *p)
 {
-    (void)p;
+    pcw__ctl *ctl = pcw__ctl_of(p);
+    if (!ctl)
+        return;
+    /* Consumers can no longer find the socket... */
+    unlink(ctl->sock);
+    pthread_mutex_lock(&ctl->lock);
+    ctl->stopping = 1;
+    pthread_mutex_unlock(&ctl->lock);
+    char one = 1;
+    ssize_t wr = write(ctl->wake[1], &one, 1);
+    (void)wr;
+    /* ...nor connect: the listener is gone once joined. */
+    pthread_join(ctl->listener, NULL);
+    /* Wake connection threads blocked on input; one in a callback finishes
+     * it, fails to read the next request and ends. */
+    pthread_mutex_lock(&ctl->lock);
+    for (pcw__conn *c = ctl->conns; c; c = c->next)
+        shutdown(c->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&ctl->lock);
+    pcw__reap(ctl, 1);
+    __atomic_store_n(&p->control, NULL, __ATOMIC_RELEASE);
+    pcw__control_free(ctl);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PCW_CALLBACK_H */

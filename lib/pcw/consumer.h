@@ -58,20 +58,23 @@ typedef struct pcw_counterset {
     uint32_t flags;         /* PCW_CSET_F_* (pcw/layout.h) */
     uint32_t counter_count;
     uint32_t block_count;
-    uint32_t data_size;     /* bytes of data per instance */
-    uint32_t reg_index;     /* registration number within its segment */
+    uint32_t data_size; /* bytes of data per instance */
+    uint32_t reg_index; /* registration number within its segment */
     const pcw_counter *counters;
     const uint32_t *block_offsets, *block_sizes; /* [block_count] */
+    /* The manifest's <provider> as registered; "" when absent. */
+    const char *provider_name, *provider_guid, *provider_type, *provider_callback,
+        *application_identity;
 } pcw_counterset;
 
 /* What a segment's header says about its provider. */
 typedef struct pcw_provider_info {
-    const char *path;   /* the segment file */
-    const char *name;   /* provider name */
+    const char *path; /* the segment file */
+    const char *name; /* provider name */
     int32_t pid;
     uint32_t uid;
     uint64_t start_time;
-    uint32_t flags;     /* PCW_SEG_F_* */
+    uint32_t flags; /* PCW_SEG_F_* */
 } pcw_provider_info;
 
 /* ---- segments ----------------------------------------------------------- */
@@ -115,11 +118,11 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len);
 /* One instance in a snapshot. Use the accessors below for its name, data. */
 typedef struct pcw_sample {
     uint32_t id;
-    uint32_t name_len;    /* bytes */
-    uint32_t source;      /* which segment (pcw_consumer reads), else 0 */
+    uint32_t name_len; /* bytes */
+    uint32_t source;   /* which segment (pcw_consumer reads), else 0 */
     uint32_t reserved;
-    uint64_t name_off;    /* into snapshot names */
-    uint64_t data_off;    /* into snapshot data */
+    uint64_t name_off; /* into snapshot names */
+    uint64_t data_off; /* into snapshot data */
 } pcw_sample;
 
 /* A caller-owned, reusable result buffer. Zero-initialise it
@@ -131,10 +134,13 @@ typedef struct pcw_snapshot {
     size_t data_len, data_cap;
     char *names;
     size_t names_len, names_cap;
-    uint32_t data_size;  /* bytes per sample */
-    uint32_t busy;       /* instances skipped: kept changing (seqcount) */
+    uint32_t data_size; /* bytes per sample */
+    uint32_t busy;      /* instances skipped: kept changing (seqcount) */
 } pcw_snapshot;
-#define PCW_SNAPSHOT_INIT {0}
+#define PCW_SNAPSHOT_INIT                                                                          \
+    {                                                                                              \
+        0                                                                                          \
+    }
 
 void pcw_snapshot_free(pcw_snapshot *snap);
 /* Empty it, keeping its buffers. */
@@ -199,10 +205,10 @@ void pcw_name_index_free(pcw_name_index *ix);
 /* ---- all providers ------------------------------------------------------ */
 
 typedef struct pcw_consumer_options {
-    const char *dir;        /* root directory; default $PCW_DIR, /dev/shm */
-    int all_users;          /* 1: also scan other users' provider folders
-                               (needs their group opt-in, or root) */
-    uint32_t timeout_ms;    /* callback countersets: default 1000 */
+    const char *dir;     /* root directory; default $PCW_DIR, /dev/shm */
+    int all_users;       /* 1: also scan other users' provider folders
+                            (needs their group opt-in, or root) */
+    uint32_t timeout_ms; /* callback countersets: default 1000 */
 } pcw_consumer_options;
 
 int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt);
@@ -221,15 +227,14 @@ pcw_segment *pcw_consumer_segment(const pcw_consumer *c, size_t i);
 typedef struct pcw_merged_counterset {
     const pcw_counterset *meta; /* the first registration's metadata */
     size_t source_count;
-    const uint32_t *source_segment;          /* [source_count] segment index */
+    const uint32_t *source_segment;           /* [source_count] segment index */
     const pcw_counterset *const *source_cset; /* [source_count] */
     size_t mismatched; /* registrations of the name left out: other counters */
 } pcw_merged_counterset;
 
 size_t pcw_consumer_counterset_count(const pcw_consumer *c);
 const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size_t i);
-const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
-                                                          const char *name);
+const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c, const char *name);
 
 /* Read every instance of a merged counterset from all its providers; each
  * sample's `source` is its segment index. A provider whose segment fails

@@ -54,20 +54,23 @@ extern "C" {
 
 #define PCW_SEG_MAGIC          0x3130474553574350ull /* "PCWSEG01", little-endian */
 #define PCW_SEG_LAYOUT_VERSION 1u
-#define PCW_SEG_BYTE_ORDER     0x01020304u /* written natively; a reader on a
-                                              host of other order sees it swapped */
-#define PCW_SEG_SUFFIX         ".seg"
-#define PCW_SOCK_SUFFIX        ".sock"
-#define PCW_DIR_ENV            "PCW_DIR"
-#define PCW_DEFAULT_ROOT       "/dev/shm"
-#define PCW_SEG_ALIGN          64u /* arena allocations are aligned to this */
+#define PCW_SEG_BYTE_ORDER                                                                         \
+    0x01020304u /* written natively; a reader on a                                                 \
+                   host of other order sees it swapped */
+#define PCW_SEG_SUFFIX   ".seg"
+#define PCW_SOCK_SUFFIX  ".sock"
+#define PCW_DIR_ENV      "PCW_DIR"
+#define PCW_DEFAULT_ROOT "/dev/shm"
+#define PCW_SEG_ALIGN    64u /* arena allocations are aligned to this */
 
 /* header.state */
 enum { PCW_SEG_STATE_LIVE = 1, PCW_SEG_STATE_CLOSED = 2 };
 
 /* header.flags */
-enum { PCW_SEG_F_GROUP = 1u << 0, /* group-readable (provider opted in) */
-       PCW_SEG_F_CONTROL = 1u << 1 /* a control socket sits beside it */ };
+enum {
+    PCW_SEG_F_GROUP = 1u << 0,  /* group-readable (provider opted in) */
+    PCW_SEG_F_CONTROL = 1u << 1 /* a control socket sits beside it */
+};
 
 typedef struct pcw_seg_header {
     /* Immutable after the segment is made visible (it is created under a
@@ -90,15 +93,18 @@ typedef struct pcw_seg_header {
     char provider_name[64];  /* NUL-terminated UTF-8, may be empty */
 
     /* Written by the provider; read by consumers. */
-    PCW_ATOMIC(uint64_t) size;       /* bytes in use. Release after the file
-                                        has grown (ftruncate) and the new bytes
-                                        are initialised; readers acquire. */
-    PCW_ATOMIC(uint64_t) cset_head;  /* first pcw_seg_cset, 0 = none. Release
-                                        when a counterset is published. */
-    PCW_ATOMIC(uint64_t) generation; /* bumped (release) whenever any instance
-                                        or counterset appears or disappears:
-                                        poll it to learn the lists changed */
-    PCW_ATOMIC(uint32_t) state;      /* PCW_SEG_STATE_*; release */
+    PCW_ATOMIC(uint64_t)
+    size; /* bytes in use. Release after the file
+             has grown (ftruncate) and the new bytes
+             are initialised; readers acquire. */
+    PCW_ATOMIC(uint64_t)
+    cset_head; /* first pcw_seg_cset, 0 = none. Release
+                  when a counterset is published. */
+    PCW_ATOMIC(uint64_t)
+    generation;                 /* bumped (release) whenever any instance
+                                   or counterset appears or disappears:
+                                   poll it to learn the lists changed */
+    PCW_ATOMIC(uint32_t) state; /* PCW_SEG_STATE_*; release */
     uint32_t reserved0;
     uint64_t reserved[4];
 } pcw_seg_header;
@@ -106,8 +112,10 @@ typedef struct pcw_seg_header {
 /* pcw_seg_cset.state */
 enum { PCW_CSET_LIVE = 1, PCW_CSET_DEAD = 2 };
 /* pcw_seg_cset.flags */
-enum { PCW_CSET_F_SEQCOUNT = 1u << 0, /* slots carry a data sequence count */
-       PCW_CSET_F_CALLBACK = 1u << 1  /* values also come from a callback */ };
+enum {
+    PCW_CSET_F_SEQCOUNT = 1u << 0, /* slots carry a data sequence count */
+    PCW_CSET_F_CALLBACK = 1u << 1  /* values also come from a callback */
+};
 
 /* A string in the segment: offset and length in bytes (a NUL follows). */
 typedef struct pcw_seg_str {
@@ -120,24 +128,27 @@ typedef struct pcw_seg_str {
  * counterset is published (release on header.cset_head or the previous
  * counterset's next) and never changes after. */
 typedef struct pcw_seg_cset {
-    PCW_ATOMIC(uint64_t) next;     /* next counterset, 0 = end; release */
-    PCW_ATOMIC(uint32_t) state;    /* PCW_CSET_*; release on unregister */
-    uint32_t flags;                /* PCW_CSET_F_* */
-    uint32_t instance_type;        /* pcw_instance_type */
+    PCW_ATOMIC(uint64_t) next;  /* next counterset, 0 = end; release */
+    PCW_ATOMIC(uint32_t) state; /* PCW_CSET_*; release on unregister */
+    uint32_t flags;             /* PCW_CSET_F_* */
+    uint32_t instance_type;     /* pcw_instance_type */
     uint32_t counter_count;
-    uint64_t counters_off;         /* pcw_seg_counter[counter_count] */
-    uint32_t block_count;          /* data blocks per instance */
-    uint32_t data_size;            /* bytes of data per slot (multiple of 8) */
-    uint64_t blocks_off;           /* uint32_t[block_count * 2]: each block's
-                                      offset in the slot data, and its size */
-    uint32_t slot_stride;          /* sizeof(pcw_seg_slot) + data_size */
-    uint32_t reg_index;            /* registration number within the segment */
+    uint64_t counters_off; /* pcw_seg_counter[counter_count] */
+    uint32_t block_count;  /* data blocks per instance */
+    uint32_t data_size;    /* bytes of data per slot (multiple of 8) */
+    uint64_t blocks_off;   /* uint32_t[block_count * 2]: each block's
+                              offset in the slot data, and its size */
+    uint32_t slot_stride;  /* sizeof(pcw_seg_slot) + data_size */
+    uint32_t reg_index;    /* registration number within the segment */
     pcw_seg_str name, description, guid, uri, symbol;
+    pcw_seg_str provider_name, provider_guid, provider_type, provider_callback,
+        application_identity;        /* the manifest's <provider>, "" if none */
     PCW_ATOMIC(uint64_t) chunk_head; /* first pcw_seg_chunk, 0 = none; release */
     PCW_ATOMIC(uint32_t) slot_count; /* slots in all chunks; release */
     uint32_t reserved0;
-    PCW_ATOMIC(uint64_t) generation; /* bumped (release) when one of its
-                                        instances appears or disappears */
+    PCW_ATOMIC(uint64_t)
+    generation; /* bumped (release) when one of its
+                   instances appears or disappears */
     uint64_t reserved[2];
 } pcw_seg_cset;
 
@@ -157,7 +168,7 @@ typedef struct pcw_seg_chunk {
     PCW_ATOMIC(uint64_t) next; /* next chunk, 0 = end; release */
     uint32_t first_slot;       /* index of this chunk's first slot */
     uint32_t nslots;
-    uint64_t cset_off;         /* the counterset this chunk belongs to */
+    uint64_t cset_off; /* the counterset this chunk belongs to */
     uint64_t reserved;
 } pcw_seg_chunk;
 
@@ -169,12 +180,13 @@ typedef struct pcw_seg_chunk {
  * (the instance's data blocks at the cset's block offsets). The slot's index
  * is the instance id. */
 typedef struct pcw_seg_slot {
-    PCW_ATOMIC(uint64_t) gen;   /* see the protocol above */
-    PCW_ATOMIC(uint64_t) seq;   /* optional data seqcount: even = stable.
-                                   Provider: ++ relaxed, fence(release)
-                                   before writing data; fence(release), ++
-                                   after. Reader: acquire, copy,
-                                   fence(acquire), relaxed re-read. */
+    PCW_ATOMIC(uint64_t) gen; /* see the protocol above */
+    PCW_ATOMIC(uint64_t)
+    seq;                           /* optional data seqcount: even = stable.
+                                      Provider: ++ relaxed, fence(release)
+                                      before writing data; fence(release), ++
+                                      after. Reader: acquire, copy,
+                                      fence(acquire), relaxed re-read. */
     PCW_ATOMIC(uint64_t) name_off; /* instance name bytes; relaxed, under gen */
     PCW_ATOMIC(uint32_t) name_len; /* bytes; relaxed, under gen */
     uint32_t reserved;

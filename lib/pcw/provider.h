@@ -8,9 +8,9 @@
  * store through the pointer pcw_instance_block() returns. Consumers in other
  * processes map the segment read-only (pcw/consumer.h).
  *
- * It needs _GNU_SOURCE, which it defines itself; if your file includes a
- * system header before this one, define _GNU_SOURCE at its top (or with
- * -D_GNU_SOURCE) instead.
+ * It needs _GNU_SOURCE, which it defines itself when it is the first
+ * header; otherwise define it at the top of the file or compile with
+ * `pkg-config --cflags pcw-provider` (which passes -D_GNU_SOURCE).
  *
  * Include it from any number of translation units: every function is
  * `static inline`, all state lives in the objects the API returns, and the
@@ -51,6 +51,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* A system header included before this one fixed the feature set without
+ * _GNU_SOURCE, so the declarations below are missing: say so plainly. */
+#if defined(__GLIBC__) && !defined(__USE_GNU)
+#error                                                                                             \
+    "pcw/provider.h needs _GNU_SOURCE: define it before your first #include, or compile with the flags of `pkg-config --cflags pcw-provider`"
+#endif
+
 #include <urcu/urcu-bp.h>
 #include <urcu/rculfhash.h>
 #include <urcu/rculist.h>
@@ -72,13 +79,40 @@ typedef struct pcw_registration pcw_registration;
 typedef struct pcw_instance pcw_instance;
 typedef struct pcw_buffer pcw_buffer; /* a callback's output (pcw/callback.h) */
 
+/* PERFLIB's ControlCallback (pcw/callback.h): what a consumer is doing. */
+typedef enum pcw_control_request {
+    PCW_CONTROL_ADD_COUNTER = 1,    /* PERF_ADD_COUNTER */
+    PCW_CONTROL_REMOVE_COUNTER = 2, /* PERF_REMOVE_COUNTER */
+    PCW_CONTROL_ENUM_INSTANCES = 3, /* PERF_ENUM_INSTANCES */
+    PCW_CONTROL_COLLECT_START = 4,  /* PERF_COLLECT_START */
+    PCW_CONTROL_COLLECT_END = 5,    /* PERF_COLLECT_END */
+} pcw_control_request;
+
+typedef struct pcw_control_info {
+    const char *counterset; /* the counterset's name */
+    uint32_t counter_index; /* ADD/REMOVE: index in the registration */
+    uint32_t counter_id;    /* ADD/REMOVE: its id; else PCW_NO_COUNTER */
+    const char *instance;   /* ADD/REMOVE/ENUM/COLLECT: instance wildcard */
+    uint32_t instance_id;   /* PCW_ANY_INSTANCE_ID = any */
+    pid_t pid;              /* the consumer process (PERFLIB: machine name) */
+    uid_t uid;              /* its user */
+} pcw_control_info;
+
+/* A non-zero return from ADD_COUNTER, ENUM_INSTANCES or COLLECT_START is
+ * the consumer's error (return a pcw_status); others are ignored. Runs on
+ * control-channel threads: must be thread-safe. */
+typedef int (*pcw_control_callback)(pcw_control_request req, const pcw_control_info *info,
+                                    void *ctx);
+
 /* Options for pcw_provider_open; a zeroed struct (or NULL) gives defaults. */
 typedef struct pcw_provider_options {
-    const char *name;       /* shown to consumers; default: program name */
-    const char *dir;        /* root directory; default $PCW_DIR, /dev/shm */
-    int share_with_group;   /* 1: group may read (segment 0640, dir 0750) */
-    gid_t group;            /* with share_with_group: this group; 0 = own */
-    uint64_t max_size;      /* segment size limit; default 16 GiB */
+    const char *name;                      /* shown to consumers; default: program name */
+    const char *dir;                       /* root directory; default $PCW_DIR, /dev/shm */
+    int share_with_group;                  /* 1: group may read (segment 0640, dir 0750) */
+    gid_t group;                           /* with share_with_group: this group; 0 = own */
+    uint64_t max_size;                     /* segment size limit; default 16 GiB */
+    pcw_control_callback control_callback; /* or NULL (pcw/callback.h) */
+    void *control_context;
 } pcw_provider_options;
 
 /* Open a provider: create its segment (owner-only unless shared with a
@@ -103,11 +137,11 @@ typedef enum pcw_callback_type {
 } pcw_callback_type;
 
 typedef struct pcw_callback_info {
-    pcw_buffer *buffer;      /* ENUMERATE/COLLECT: pass to pcw_add_instance */
-    uint64_t counter_mask;   /* bit i = i-th registered counter; ~0 = all */
-    uint32_t instance_id;    /* PCW_ANY_INSTANCE_ID = any */
+    pcw_buffer *buffer;        /* ENUMERATE/COLLECT: pass to pcw_add_instance */
+    uint64_t counter_mask;     /* bit i = i-th registered counter; ~0 = all */
+    uint32_t instance_id;      /* PCW_ANY_INSTANCE_ID = any */
     const char *instance_mask; /* wildcard, "*" = all (pcw_wildcard_match) */
-    uint32_t counter_index;  /* ADD/REMOVE_COUNTER: which counter */
+    uint32_t counter_index;    /* ADD/REMOVE_COUNTER: which counter */
     uint32_t reserved;
 } pcw_callback_info;
 
@@ -129,18 +163,26 @@ enum {
 /* PCW_REGISTRATION_INFORMATION. Everything is copied; nothing need outlive
  * the call. */
 typedef struct pcw_registration_info {
-    uint32_t version;            /* PCW_VERSION_1 */
-    uint32_t flags;              /* PCW_REG_* */
-    const char *name;            /* non-empty UTF-8; compared case-insensitively */
-    const char *description;     /* or NULL */
+    uint32_t version;                /* PCW_VERSION_1 */
+    uint32_t flags;                  /* PCW_REG_* */
+    const char *name;                /* non-empty UTF-8; compared case-insensitively */
+    const char *description;         /* or NULL */
     const char *guid, *uri, *symbol; /* manifest metadata, or NULL */
-    uint32_t instance_type;      /* pcw_instance_type */
-    uint32_t counter_count;      /* 1..PCW_MAX_COUNTERS */
+    uint32_t instance_type;          /* pcw_instance_type */
+    uint32_t counter_count;          /* 1..PCW_MAX_COUNTERS */
     const pcw_counter_desc *counters;
     uint32_t block_count;        /* data blocks per instance; 0 = derive */
     const uint32_t *block_sizes; /* NULL = derive (end of the last counter) */
     pcw_callback callback;       /* or NULL */
     void *callback_context;
+    /* The manifest's <provider>, which CTRPP compiles into every counterset
+     * (pcwgen fills these); consumers see them with the counterset. NULL
+     * when absent. */
+    const char *provider_name;        /* providerName */
+    const char *provider_guid;        /* providerGuid */
+    const char *provider_type;        /* providerType: "userMode", "kernelMode" */
+    const char *provider_callback;    /* callback: "custom" or "default" */
+    const char *application_identity; /* applicationIdentity */
 } pcw_registration_info;
 
 /* PcwRegister. Validates `info` (PCW_E_INVALID_PARAMETER for a bad version,
@@ -224,6 +266,10 @@ static inline void pcw_u32_set(uint32_t *p, uint32_t v)
  * before it closes. */
 static inline int pcw__control_start(pcw_provider *p);
 static inline void pcw__control_stop(pcw_provider *p);
+/* Start the channel if it is not running (first callback registration). */
+static inline int pcw__control_ensure(pcw_provider *p);
+/* After r left prov->regs and a grace period: wait for callbacks on r. */
+static inline void pcw__control_forget(pcw_registration *r);
 
 #define PCW__DEFAULT_MAX_SIZE (16ull << 30)
 #define PCW__MIN_GROW         (1ull << 20)
@@ -251,18 +297,18 @@ static inline int pcw__vec_push(pcw__vec *a, uint64_t x)
 struct pcw_provider {
     pthread_mutex_t lock; /* arena, growth, free name lists, cset list */
     int fd;
-    unsigned char *base;  /* reserved address range; the file is mapped at its start */
-    uint64_t max_size;    /* bytes reserved */
-    uint64_t mapped;      /* bytes of file mapped (= file size) */
-    uint64_t used;        /* arena bump pointer (= header.size) */
+    unsigned char *base; /* reserved address range; the file is mapped at its start */
+    uint64_t max_size;   /* bytes reserved */
+    uint64_t mapped;     /* bytes of file mapped (= file size) */
+    uint64_t used;       /* arena bump pointer (= header.size) */
     pcw_seg_header *hdr;
-    uint64_t last_cset;   /* offset of the last pcw_seg_cset, 0 = none */
-    uint32_t nregs;       /* registrations made, for reg_index */
+    uint64_t last_cset;                    /* offset of the last pcw_seg_cset, 0 = none */
+    uint32_t nregs;                        /* registrations made, for reg_index */
     pcw__vec name_free[PCW__NAME_CLASSES]; /* freed name blocks by size class */
     /* Open registrations. Changed under `lock` with the _rcu list calls;
      * walked by the control-channel threads under urcu_bp_read_lock(). */
     struct cds_list_head regs;
-    void *control;        /* the control channel (pcw/callback.h), or NULL */
+    void *control;            /* the control channel (pcw/callback.h), or NULL */
     pcw_provider_options opt; /* as opened (strings not kept) */
     char path[PATH_MAX];
 };
@@ -275,8 +321,8 @@ typedef struct pcw__chunk {
 
 struct pcw_registration {
     pcw_provider *prov;
-    struct cds_list_head node;     /* in prov->regs */
-    pthread_mutex_t lock;          /* slot free list, chunk table */
+    struct cds_list_head node; /* in prov->regs */
+    pthread_mutex_t lock;      /* slot free list, chunk table */
     pcw_seg_cset *cset;
     uint64_t cset_off;
     uint32_t instance_type, flags;
@@ -294,7 +340,7 @@ struct pcw_registration {
                                          and name are reused */
     pcw__chunk *chunks;
     size_t nchunks, chunks_cap;
-    uint64_t last_chunk;              /* offset of the last chunk, 0 = none */
+    uint64_t last_chunk; /* offset of the last chunk, 0 = none */
     uint32_t slot_count;
     pcw_callback callback;
     void *callback_context;
@@ -304,10 +350,10 @@ struct pcw_instance {
     struct cds_lfht_node node; /* in reg->names */
     pcw_registration *reg;
     pcw_seg_slot *slot;
-    unsigned char *data;       /* slot data: blocks at reg->block_off[] */
+    unsigned char *data; /* slot data: blocks at reg->block_off[] */
     uint64_t name_off;
     uint32_t name_len, id;
-    char name[];               /* private copy for lookups */
+    char name[]; /* private copy for lookups */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -524,7 +570,8 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     h->counter_size = sizeof(pcw_seg_counter);
     h->chunk_size = sizeof(pcw_seg_chunk);
     h->slot_size = sizeof(pcw_seg_slot);
-    h->flags = o.share_with_group ? PCW_SEG_F_GROUP : 0;
+    h->flags =
+        (o.share_with_group ? PCW_SEG_F_GROUP : 0) | (o.control_callback ? PCW_SEG_F_CONTROL : 0);
     h->pid = (int32_t)getpid();
     h->uid = (uint32_t)geteuid();
     h->start_time = pcw__proc_start_time(getpid());
@@ -580,7 +627,7 @@ static inline int pcw__valid_string(const char *s, int required)
 }
 
 static inline const pcw_counter_desc *pcw__find_counter(const pcw_registration_info *in,
-                                                         uint32_t id)
+                                                        uint32_t id)
 {
     for (uint32_t i = 0; i < in->counter_count; i++)
         if (in->counters[i].id == id)
@@ -596,7 +643,10 @@ static inline int pcw__validate_registration(const pcw_registration_info *in, ui
         return PCW_E_INVALID_PARAMETER;
     if (!pcw__valid_string(in->name, 1) || !pcw__valid_string(in->description, 0) ||
         !pcw__valid_string(in->guid, 0) || !pcw__valid_string(in->uri, 0) ||
-        !pcw__valid_string(in->symbol, 0))
+        !pcw__valid_string(in->symbol, 0) || !pcw__valid_string(in->provider_name, 0) ||
+        !pcw__valid_string(in->provider_guid, 0) || !pcw__valid_string(in->provider_type, 0) ||
+        !pcw__valid_string(in->provider_callback, 0) ||
+        !pcw__valid_string(in->application_identity, 0))
         return PCW_E_INVALID_PARAMETER;
     if (in->instance_type > PCW_INSTANCE_TYPE_MAX_)
         return PCW_E_INVALID_PARAMETER;
@@ -681,6 +731,10 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
     int rc = pcw__validate_registration(in, &nblocks, need);
     if (rc != PCW_OK)
         return rc;
+    /* A callback counterset is served through the control channel: have it
+     * listening before consumers can see the counterset. */
+    if (in->callback && (rc = pcw__control_ensure(p)) != PCW_OK)
+        return rc;
 
     pcw_registration *r = (pcw_registration *)calloc(1, sizeof *r);
     if (!r)
@@ -722,8 +776,7 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
 
     pthread_mutex_lock(&p->lock);
     uint64_t off = pcw__arena_alloc(p, sizeof(pcw_seg_cset), &rc);
-    uint64_t coff = off ? pcw__arena_alloc(p, sizeof(pcw_seg_counter) * in->counter_count, &rc)
-                        : 0;
+    uint64_t coff = off ? pcw__arena_alloc(p, sizeof(pcw_seg_counter) * in->counter_count, &rc) : 0;
     uint64_t boff = coff ? pcw__arena_alloc(p, 8 * (uint64_t)(nblocks ? nblocks : 1), &rc) : 0;
     if (boff) {
         pcw_seg_cset *cs = (pcw_seg_cset *)(p->base + off);
@@ -738,6 +791,16 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
             rc = pcw__arena_str(p, in->uri, &cs->uri);
         if (rc == PCW_OK)
             rc = pcw__arena_str(p, in->symbol, &cs->symbol);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->provider_name, &cs->provider_name);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->provider_guid, &cs->provider_guid);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->provider_type, &cs->provider_type);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->provider_callback, &cs->provider_callback);
+        if (rc == PCW_OK)
+            rc = pcw__arena_str(p, in->application_identity, &cs->application_identity);
         pcw_seg_counter *sc = (pcw_seg_counter *)(p->base + coff);
         for (uint32_t i = 0; rc == PCW_OK && i < in->counter_count; i++) {
             const pcw_counter_desc *c = &in->counters[i];
@@ -925,6 +988,24 @@ static inline void pcw__reclaim(pcw_registration *r, pcw__vec *batch)
     memset(batch, 0, sizeof *batch);
 }
 
+/* An instance name for registration r (PcwCreateInstance and
+ * PcwAddInstance both check it): valid UTF-8, at most 1024 characters,
+ * empty exactly when the counterset has a single instance. *len gets its
+ * length in bytes. */
+static inline int pcw__check_instance_name(const pcw_registration *r, const char *name, size_t *len)
+{
+    *len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
+    long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw_utf8_count(name, *len);
+    if (chars == -2 || chars > (long)PCW_MAX_INSTANCE_NAME_CHARS)
+        return PCW_E_NAME_TOO_LONG;
+    if (chars < 0)
+        return PCW_E_INVALID_NAME;
+    int multi = pcw_instance_type_is_multi(r->instance_type);
+    if (multi ? *len == 0 : *len != 0)
+        return PCW_E_INVALID_NAME;
+    return PCW_OK;
+}
+
 static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
                                       uint32_t count, const pcw_data *data)
 {
@@ -939,15 +1020,10 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
         if (data[b].size > r->block_size[b])
             return PCW_E_INTEGER_OVERFLOW;
     }
-    size_t len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
-    long chars = len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw_utf8_count(name, len);
-    if (chars == -2 || chars > (long)PCW_MAX_INSTANCE_NAME_CHARS)
-        return PCW_E_NAME_TOO_LONG;
-    if (chars < 0)
-        return PCW_E_INVALID_NAME;
-    int multi = pcw_instance_type_is_multi(r->instance_type);
-    if (multi ? len == 0 : len != 0)
-        return PCW_E_INVALID_NAME;
+    size_t len;
+    int rc = pcw__check_instance_name(r, name, &len);
+    if (rc != PCW_OK)
+        return rc;
 
     pcw_instance *in = (pcw_instance *)calloc(1, sizeof *in + len + 1);
     if (!in)
@@ -967,7 +1043,7 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
         return PCW_E_DUPLICATE_NAME;
     }
 
-    int rc = PCW_OK;
+    rc = PCW_OK;
     if (len) {
         in->name_off = pcw__name_alloc(r->prov, (uint32_t)len, &rc);
         if (!in->name_off)
@@ -1149,6 +1225,8 @@ static inline void pcw_unregister(pcw_registration *r)
     pthread_mutex_unlock(&p->lock);
     /* Control-channel threads may still be walking past r. */
     urcu_bp_synchronize_rcu();
+    /* ...or running its callback, which they found before the grace period. */
+    pcw__control_forget(r);
     pcw__free_registration(r);
 }
 

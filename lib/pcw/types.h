@@ -22,55 +22,77 @@ extern "C" {
  */
 typedef enum pcw_status {
     PCW_OK = 0,
-    PCW_E_INVALID_PARAMETER = -1,  /* STATUS_INVALID_PARAMETER(_2) */
-    PCW_E_TOO_MANY_COUNTERS = -2,  /* STATUS_INTEGER_OVERFLOW (PcwRegister) */
-    PCW_E_NO_MEMORY = -3,          /* STATUS_NO_MEMORY */
-    PCW_E_INVALID_COUNT = -4,      /* STATUS_INVALID_PARAMETER_4 (Count) */
-    PCW_E_BUFFER_TOO_SMALL = -5,   /* STATUS_INVALID_BUFFER_SIZE */
-    PCW_E_INTEGER_OVERFLOW = -6,   /* STATUS_INTEGER_OVERFLOW (sizes) */
-    PCW_E_INVALID_NAME = -7,       /* empty, non-UTF-8 or misplaced name */
-    PCW_E_NAME_TOO_LONG = -8,      /* instance name over 1024 characters */
-    PCW_E_DUPLICATE_NAME = -9,     /* name already used (case-insensitive) */
-    PCW_E_IO = -10,                /* a system call failed; see errno */
-    PCW_E_CORRUPT = -11,           /* a segment failed validation */
-    PCW_E_VERSION = -12,           /* unknown layout version or struct sizes */
-    PCW_E_NOT_FOUND = -13,         /* no such provider, counterset, instance */
-    PCW_E_PROVIDER_EXITED = -14,   /* the segment's provider is gone */
-    PCW_E_TRUNCATED = -15,         /* the segment shrank under the reader */
-    PCW_E_BUSY = -16,              /* a consistent read did not settle */
-    PCW_E_PERMISSION = -17,        /* the peer or file is not allowed */
-    PCW_E_TIMEOUT = -18,           /* the provider did not answer in time */
-    PCW_E_LAYOUT_MISMATCH = -19,   /* same counterset name, other counters */
-    PCW_E_SEGMENT_FULL = -20,      /* the segment reached its maximum size */
-    PCW_E_PROTOCOL = -21,          /* a malformed control-channel message */
+    PCW_E_INVALID_PARAMETER = -1, /* STATUS_INVALID_PARAMETER(_2) */
+    PCW_E_TOO_MANY_COUNTERS = -2, /* STATUS_INTEGER_OVERFLOW (PcwRegister) */
+    PCW_E_NO_MEMORY = -3,         /* STATUS_NO_MEMORY */
+    PCW_E_INVALID_COUNT = -4,     /* STATUS_INVALID_PARAMETER_4 (Count) */
+    PCW_E_BUFFER_TOO_SMALL = -5,  /* STATUS_INVALID_BUFFER_SIZE */
+    PCW_E_INTEGER_OVERFLOW = -6,  /* STATUS_INTEGER_OVERFLOW (sizes) */
+    PCW_E_INVALID_NAME = -7,      /* empty, non-UTF-8 or misplaced name */
+    PCW_E_NAME_TOO_LONG = -8,     /* instance name over 1024 characters */
+    PCW_E_DUPLICATE_NAME = -9,    /* name already used (case-insensitive) */
+    PCW_E_IO = -10,               /* a system call failed; see errno */
+    PCW_E_CORRUPT = -11,          /* a segment failed validation */
+    PCW_E_VERSION = -12,          /* unknown layout version or struct sizes */
+    PCW_E_NOT_FOUND = -13,        /* no such provider, counterset, instance */
+    PCW_E_PROVIDER_EXITED = -14,  /* the segment's provider is gone */
+    PCW_E_TRUNCATED = -15,        /* the segment shrank under the reader */
+    PCW_E_BUSY = -16,             /* a consistent read did not settle */
+    PCW_E_PERMISSION = -17,       /* the peer or file is not allowed */
+    PCW_E_TIMEOUT = -18,          /* the provider did not answer in time */
+    PCW_E_LAYOUT_MISMATCH = -19,  /* same counterset name, other counters */
+    PCW_E_SEGMENT_FULL = -20,     /* the segment reached its maximum size */
+    PCW_E_PROTOCOL = -21,         /* a malformed control-channel message */
 } pcw_status;
 
 /* A short English sentence for a status; never NULL. */
 static inline const char *pcw_status_str(int status)
 {
     switch ((pcw_status)status) {
-    case PCW_OK: return "success";
-    case PCW_E_INVALID_PARAMETER: return "invalid parameter";
-    case PCW_E_TOO_MANY_COUNTERS: return "too many counters";
-    case PCW_E_NO_MEMORY: return "out of memory";
-    case PCW_E_INVALID_COUNT: return "wrong number of data blocks";
-    case PCW_E_BUFFER_TOO_SMALL: return "data block too small for the registered counters";
-    case PCW_E_INTEGER_OVERFLOW: return "size overflows";
-    case PCW_E_INVALID_NAME: return "invalid name (empty, not UTF-8, or not allowed here)";
-    case PCW_E_NAME_TOO_LONG: return "instance name longer than 1024 characters";
-    case PCW_E_DUPLICATE_NAME: return "name already in use (names compare case-insensitively)";
-    case PCW_E_IO: return "system call failed";
-    case PCW_E_CORRUPT: return "segment is corrupted or malformed";
-    case PCW_E_VERSION: return "segment has an unsupported layout version";
-    case PCW_E_NOT_FOUND: return "not found";
-    case PCW_E_PROVIDER_EXITED: return "provider has exited";
-    case PCW_E_TRUNCATED: return "segment was truncated while being read";
-    case PCW_E_BUSY: return "instance kept changing; no consistent read";
-    case PCW_E_PERMISSION: return "permission denied";
-    case PCW_E_TIMEOUT: return "provider did not answer in time";
-    case PCW_E_LAYOUT_MISMATCH: return "counterset registered twice with different counters";
-    case PCW_E_SEGMENT_FULL: return "segment reached its maximum size";
-    case PCW_E_PROTOCOL: return "malformed control-channel message";
+    case PCW_OK:
+        return "success";
+    case PCW_E_INVALID_PARAMETER:
+        return "invalid parameter";
+    case PCW_E_TOO_MANY_COUNTERS:
+        return "too many counters";
+    case PCW_E_NO_MEMORY:
+        return "out of memory";
+    case PCW_E_INVALID_COUNT:
+        return "wrong number of data blocks";
+    case PCW_E_BUFFER_TOO_SMALL:
+        return "data block too small for the registered counters";
+    case PCW_E_INTEGER_OVERFLOW:
+        return "size overflows";
+    case PCW_E_INVALID_NAME:
+        return "invalid name (empty, not UTF-8, or not allowed here)";
+    case PCW_E_NAME_TOO_LONG:
+        return "instance name longer than 1024 characters";
+    case PCW_E_DUPLICATE_NAME:
+        return "name already in use (names compare case-insensitively)";
+    case PCW_E_IO:
+        return "system call failed";
+    case PCW_E_CORRUPT:
+        return "segment is corrupted or malformed";
+    case PCW_E_VERSION:
+        return "segment has an unsupported layout version";
+    case PCW_E_NOT_FOUND:
+        return "not found";
+    case PCW_E_PROVIDER_EXITED:
+        return "provider has exited";
+    case PCW_E_TRUNCATED:
+        return "segment was truncated while being read";
+    case PCW_E_BUSY:
+        return "instance kept changing; no consistent read";
+    case PCW_E_PERMISSION:
+        return "permission denied";
+    case PCW_E_TIMEOUT:
+        return "provider did not answer in time";
+    case PCW_E_LAYOUT_MISMATCH:
+        return "counterset registered twice with different counters";
+    case PCW_E_SEGMENT_FULL:
+        return "segment reached its maximum size";
+    case PCW_E_PROTOCOL:
+        return "malformed control-channel message";
     }
     return "unknown status";
 }
@@ -160,25 +182,44 @@ static inline const char *pcw_status_str(int status)
 static inline int pcw_counter_type_known(uint32_t type)
 {
     static const uint32_t known[] = {
-        PERF_COUNTER_COUNTER,         PERF_COUNTER_TIMER,
-        PERF_COUNTER_QUEUELEN_TYPE,   PERF_COUNTER_LARGE_QUEUELEN_TYPE,
-        PERF_COUNTER_100NS_QUEUELEN_TYPE, PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE,
-        PERF_COUNTER_BULK_COUNT,      PERF_COUNTER_TEXT,
-        PERF_COUNTER_RAWCOUNT,        PERF_COUNTER_LARGE_RAWCOUNT,
-        PERF_COUNTER_RAWCOUNT_HEX,    PERF_COUNTER_LARGE_RAWCOUNT_HEX,
-        PERF_SAMPLE_FRACTION,         PERF_SAMPLE_COUNTER,
-        PERF_COUNTER_NODATA,          PERF_COUNTER_TIMER_INV,
-        PERF_SAMPLE_BASE,             PERF_AVERAGE_TIMER,
-        PERF_AVERAGE_BASE,            PERF_AVERAGE_BULK,
-        PERF_OBJ_TIME_TIMER,          PERF_100NSEC_TIMER,
-        PERF_100NSEC_TIMER_INV,       PERF_COUNTER_MULTI_TIMER,
-        PERF_COUNTER_MULTI_TIMER_INV, PERF_COUNTER_MULTI_BASE,
-        PERF_100NSEC_MULTI_TIMER,     PERF_100NSEC_MULTI_TIMER_INV,
-        PERF_RAW_FRACTION,            PERF_LARGE_RAW_FRACTION,
-        PERF_RAW_BASE,                PERF_LARGE_RAW_BASE,
-        PERF_ELAPSED_TIME,            PERF_COUNTER_HISTOGRAM_TYPE,
-        PERF_COUNTER_DELTA,           PERF_COUNTER_LARGE_DELTA,
-        PERF_PRECISION_SYSTEM_TIMER,  PERF_PRECISION_100NS_TIMER,
+        PERF_COUNTER_COUNTER,
+        PERF_COUNTER_TIMER,
+        PERF_COUNTER_QUEUELEN_TYPE,
+        PERF_COUNTER_LARGE_QUEUELEN_TYPE,
+        PERF_COUNTER_100NS_QUEUELEN_TYPE,
+        PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE,
+        PERF_COUNTER_BULK_COUNT,
+        PERF_COUNTER_TEXT,
+        PERF_COUNTER_RAWCOUNT,
+        PERF_COUNTER_LARGE_RAWCOUNT,
+        PERF_COUNTER_RAWCOUNT_HEX,
+        PERF_COUNTER_LARGE_RAWCOUNT_HEX,
+        PERF_SAMPLE_FRACTION,
+        PERF_SAMPLE_COUNTER,
+        PERF_COUNTER_NODATA,
+        PERF_COUNTER_TIMER_INV,
+        PERF_SAMPLE_BASE,
+        PERF_AVERAGE_TIMER,
+        PERF_AVERAGE_BASE,
+        PERF_AVERAGE_BULK,
+        PERF_OBJ_TIME_TIMER,
+        PERF_100NSEC_TIMER,
+        PERF_100NSEC_TIMER_INV,
+        PERF_COUNTER_MULTI_TIMER,
+        PERF_COUNTER_MULTI_TIMER_INV,
+        PERF_COUNTER_MULTI_BASE,
+        PERF_100NSEC_MULTI_TIMER,
+        PERF_100NSEC_MULTI_TIMER_INV,
+        PERF_RAW_FRACTION,
+        PERF_LARGE_RAW_FRACTION,
+        PERF_RAW_BASE,
+        PERF_LARGE_RAW_BASE,
+        PERF_ELAPSED_TIME,
+        PERF_COUNTER_HISTOGRAM_TYPE,
+        PERF_COUNTER_DELTA,
+        PERF_COUNTER_LARGE_DELTA,
+        PERF_PRECISION_SYSTEM_TIMER,
+        PERF_PRECISION_100NS_TIMER,
         PERF_PRECISION_OBJECT_TIMER,
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
@@ -211,11 +252,11 @@ static inline int pcw_counter_type_is_base(uint32_t type)
 
 /* Counterset instance types (the manifest's `instances` attribute). */
 typedef enum pcw_instance_type {
-    PCW_SINGLE_INSTANCE = 0,             /* "single" */
-    PCW_MULTI_INSTANCE = 1,              /* "multiple" */
-    PCW_GLOBAL_AGGREGATE = 2,            /* "globalAggregate" */
-    PCW_MULTI_AGGREGATE = 3,             /* "multipleAggregate" */
-    PCW_GLOBAL_AGGREGATE_HISTORY = 4,    /* "globalAggregateHistory" */
+    PCW_SINGLE_INSTANCE = 0,          /* "single" */
+    PCW_MULTI_INSTANCE = 1,           /* "multiple" */
+    PCW_GLOBAL_AGGREGATE = 2,         /* "globalAggregate" */
+    PCW_MULTI_AGGREGATE = 3,          /* "multipleAggregate" */
+    PCW_GLOBAL_AGGREGATE_HISTORY = 4, /* "globalAggregateHistory" */
     PCW_INSTANCE_TYPE_MAX_ = PCW_GLOBAL_AGGREGATE_HISTORY,
 } pcw_instance_type;
 
@@ -227,8 +268,13 @@ static inline int pcw_instance_type_is_multi(uint32_t t)
 }
 
 /* Counter detail levels (the manifest's detailLevel). */
-enum { PCW_DETAIL_NOVICE = 100, PCW_DETAIL_ADVANCED = 200, PCW_DETAIL_EXPERT = 300,
-       PCW_DETAIL_WIZARD = 400, PCW_DETAIL_STANDARD = PCW_DETAIL_NOVICE };
+enum {
+    PCW_DETAIL_NOVICE = 100,
+    PCW_DETAIL_ADVANCED = 200,
+    PCW_DETAIL_EXPERT = 300,
+    PCW_DETAIL_WIZARD = 400,
+    PCW_DETAIL_STANDARD = PCW_DETAIL_NOVICE
+};
 
 /* Aggregate functions (the manifest's aggregate attribute). */
 typedef enum pcw_aggregate {
@@ -272,23 +318,23 @@ enum {
 
 /* One counter (PCW_COUNTER_DESCRIPTOR plus the manifest's attributes). */
 typedef struct pcw_counter_desc {
-    uint32_t id;            /* unique within the counterset */
-    uint32_t type;          /* a PERF_* type above */
-    uint32_t block;         /* data-block index (PCW's StructIndex) */
-    uint32_t offset;        /* byte offset in that block; aligned to size */
-    uint32_t size;          /* 4 or 8 */
-    uint32_t base_id;       /* PCW_NO_COUNTER, or the id of its base */
-    uint32_t perf_time_id;  /* PCW_NO_COUNTER, or a counter id */
-    uint32_t perf_freq_id;  /* PCW_NO_COUNTER, or a counter id */
-    uint32_t multi_id;      /* PCW_NO_COUNTER, or a counter id */
-    int32_t default_scale;  /* power of ten, -10..10 */
-    uint32_t detail_level;  /* PCW_DETAIL_*; 0 means standard */
-    uint32_t aggregate;     /* pcw_aggregate */
-    uint32_t attributes;    /* PCW_ATTR_* */
-    const char *name;       /* UTF-8, non-empty, unique case-insensitively */
+    uint32_t id;             /* unique within the counterset */
+    uint32_t type;           /* a PERF_* type above */
+    uint32_t block;          /* data-block index (PCW's StructIndex) */
+    uint32_t offset;         /* byte offset in that block; aligned to size */
+    uint32_t size;           /* 4 or 8 */
+    uint32_t base_id;        /* PCW_NO_COUNTER, or the id of its base */
+    uint32_t perf_time_id;   /* PCW_NO_COUNTER, or a counter id */
+    uint32_t perf_freq_id;   /* PCW_NO_COUNTER, or a counter id */
+    uint32_t multi_id;       /* PCW_NO_COUNTER, or a counter id */
+    int32_t default_scale;   /* power of ten, -10..10 */
+    uint32_t detail_level;   /* PCW_DETAIL_*; 0 means standard */
+    uint32_t aggregate;      /* pcw_aggregate */
+    uint32_t attributes;     /* PCW_ATTR_* */
+    const char *name;        /* UTF-8, non-empty, unique case-insensitively */
     const char *description; /* UTF-8 or NULL */
-    const char *uri;        /* or NULL */
-    const char *symbol;     /* or NULL */
+    const char *uri;         /* or NULL */
+    const char *symbol;      /* or NULL */
 } pcw_counter_desc;
 
 /* Fill a descriptor with the defaults (no base, standard detail...). */

@@ -50,8 +50,7 @@ static int find(const char *name)
     return -1;
 }
 
-static int create(pcw_registration *reg, const char *name, uint64_t v, uint32_t index,
-                  uint32_t *id)
+static int create(pcw_registration *reg, const char *name, uint64_t v, uint32_t index, uint32_t *id)
 {
     int slot = -1;
     for (int i = 0; i < MAX_INST && slot < 0; i++)
@@ -117,6 +116,7 @@ static void serve(pcw_registration *reg)
                     pcw_close_instance(insts[i].inst);
                     insts[i].inst = NULL;
                     free(insts[i].name);
+                    insts[i].name = NULL;
                     printf("ok\n");
                 }
             } else if (n >= 3 && strcmp(cmd, "set") == 0) {
@@ -189,6 +189,7 @@ int main(int argc, char **argv)
         c[1] = c[0];
         c[1].id = 8, c[1].name = "Other Index", c[1].offset = 8;
     }
+    const uint32_t block_sizes[1] = {sizeof(values)};
     pcw_registration_info info = {
         .version = PCW_VERSION_1,
         .flags = seqcount ? PCW_REG_SEQCOUNT : 0,
@@ -197,6 +198,8 @@ int main(int argc, char **argv)
         .instance_type = single ? PCW_SINGLE_INSTANCE : PCW_MULTI_INSTANCE,
         .counter_count = 2,
         .counters = c,
+        .block_count = 1,
+        .block_sizes = block_sizes,
     };
     pcw_provider_options opt = {.name = pname};
     pcw_provider *prov;
@@ -208,16 +211,21 @@ int main(int argc, char **argv)
     }
     if ((rc = pcw_register(&reg, prov, &info)) != PCW_OK) {
         fprintf(stderr, "provider_child: register: %s\n", pcw_status_str(rc));
+        pcw_provider_close(prov);
         return 1;
     }
     if (single)
         ninst = 1;
     for (long i = 0; i < ninst; i++) {
         char name[32];
-        snprintf(name, sizeof name, single ? "" : "inst%ld", i);
+        if (single)
+            name[0] = 0; /* a single-instance set's one instance is unnamed */
+        else
+            snprintf(name, sizeof name, "inst%ld", i);
         uint32_t id;
         if ((rc = create(reg, name, base + (uint64_t)i, (uint32_t)i, &id)) != PCW_OK) {
             fprintf(stderr, "provider_child: create %s: %s\n", name, pcw_status_str(rc));
+            pcw_provider_close(prov);
             return 1;
         }
     }

@@ -6,7 +6,6 @@
 
 #include "provider_types.h"
 
-#include "fake_add.h"
 #include "netstack.h"
 #include "service.h"
 #include "storage.h"
@@ -40,9 +39,4 @@ int extra_tu2_add_adapter(pcw_buffer *buffer, const char *name, uint32_t id, int
     static NET_TRAFFIC_COUNTERS t = {.BytesReceived = 1};
     static NET_ERROR_COUNTERS e = {.ReceiveErrors = 2};
     return NetAddNetAdapter(buffer, name, id, which >= 1 ? &t : NULL, which >= 2 ? &e : NULL);
-}
-
-int extra_tu2_add_is_fake(void)
-{
-    return (pcw_fake_fn)pcw_add_instance == pcw_fake_add_fn();
 }

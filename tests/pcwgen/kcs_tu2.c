@@ -6,7 +6,6 @@
 
 #include "provider_types.h"
 
-#include "fake_add.h"
 #include "kcs.h"
 #include "tu2.h"
 
@@ -33,9 +32,4 @@ int kcs_tu2_add_wave(pcw_buffer *buffer, const char *name, uint32_t id, int with
 {
     static GEOMETRIC_WAVE_VALUES v = {7, 8};
     return KcsAddGeometricWave(buffer, name, id, with_values ? &v : NULL);
-}
-
-int kcs_tu2_add_is_fake(void)
-{
-    return (pcw_fake_fn)pcw_add_instance == pcw_fake_add_fn();
 }

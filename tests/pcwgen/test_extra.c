@@ -11,7 +11,7 @@
 
 #include "provider_types.h"
 
-#include "fake_add.h"
+#include "pcw/collect.h"
 #include "netstack.h"
 #include "pcwgen_test.h"
 #include "service.h"
@@ -196,19 +196,49 @@ Test(extra, publishes_counters)
     SvcCloseServiceRequests(ep);
 }
 
+/* A two-block Add (kernel style, two structs) from a real callback,
+ * collected through the control channel: each block lands at its place. */
+static int net_callback(pcw_callback_type type, const pcw_callback_info *info, void *ctx)
+{
+    (void)ctx;
+    if (type != PCW_CALLBACK_COLLECT_DATA)
+        return PCW_OK;
+    int rc = extra_tu2_add_adapter(info->buffer, "eth0", 3, 2);
+    if (rc == PCW_OK)
+        rc = extra_tu2_add_adapter(info->buffer, "eth1", 4, 1); /* second block zero */
+    return rc;
+}
+
 Test(extra, add_with_two_blocks)
 {
-    if (!extra_tu2_add_is_fake())
-        cr_skip_test("a real pcw_add_instance exists: covered by its own tests");
-    pcw_buffer *buffer = (pcw_buffer *)&buffer;
-    cr_assert_eq(extra_tu2_add_adapter(buffer, "eth0", 3, 2), PCW_OK);
-    cr_assert_eq(pcw_fake_add_last.count, 2);
-    cr_assert_eq(pcw_fake_add_last.size0, sizeof(NET_TRAFFIC_COUNTERS));
-    cr_assert_eq(pcw_fake_add_last.size1, sizeof(NET_ERROR_COUNTERS));
-    /* One block given: both are passed, the other as NULL (zeros). */
-    cr_assert_eq(extra_tu2_add_adapter(buffer, "eth0", 3, 1), PCW_OK);
-    cr_assert_eq(pcw_fake_add_last.count, 2);
-    cr_assert_null(pcw_fake_add_last.data1);
-    cr_assert_eq(extra_tu2_add_adapter(buffer, "eth0", 3, 0), PCW_OK);
-    cr_assert_eq(pcw_fake_add_last.count, 0);
+    cr_assert_eq(NetRegisterNetAdapter(prov, net_callback, NULL), PCW_OK);
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = NULL;
+    for (size_t i = 0; i < pcw_segment_counterset_count(seg); i++)
+        if (pcw_segment_counterset(seg, i)->flags & PCW_CSET_F_CALLBACK)
+            cs = pcw_segment_counterset(seg, i);
+    cr_assert_not_null(cs);
+    cr_assert_eq(cs->block_count, 2);
+    const pcw_counter *rx = NULL, *rxerr = NULL;
+    for (uint32_t i = 0; i < cs->counter_count; i++) {
+        if (cs->counters[i].block == 0 &&
+            cs->counters[i].offset == offsetof(NET_TRAFFIC_COUNTERS, BytesReceived))
+            rx = &cs->counters[i];
+        if (cs->counters[i].block == 1 &&
+            cs->counters[i].offset == offsetof(NET_ERROR_COUNTERS, ReceiveErrors))
+            rxerr = &cs->counters[i];
+    }
+    cr_assert(rx && rxerr, "the manifest's BytesReceived and ReceiveErrors counters");
+    pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+    pcw_query q = PCW_QUERY_ALL;
+    cr_assert_eq(pcw_segment_collect(seg, cs, &q, &snap, 0, 0, 2000, NULL), PCW_OK);
+    cr_assert_eq(snap.count, 2);
+    for (size_t i = 0; i < snap.count; i++) {
+        const pcw_sample *x = &snap.samples[i];
+        cr_assert_eq(pcw_sample_value(&snap, x, rx), 1); /* extra_tu2_add_adapter's */
+        cr_assert_eq(pcw_sample_value(&snap, x, rxerr), x->id == 3 ? 2 : 0);
+    }
+    pcw_snapshot_free(&snap);
+    pcw_segment_close(seg);
 }

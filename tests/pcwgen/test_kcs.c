@@ -9,8 +9,9 @@
 
 #include "provider_types.h"
 
-#include "fake_add.h"
 #include "kcs.h"
+#include "pcw/collect.h"
+#include "pcw/consumer.h"
 #include "pcwgen_test.h"
 #include "tu2.h"
 
@@ -189,20 +190,104 @@ Test(kcs, register_twice_in_one_provider)
     cr_assert_eq(KcsRegisterGeometricWave(prov, NULL, NULL), PCW_OK);
 }
 
-Test(kcs, add_passes_blocks_to_pcw_add_instance)
+/* The generated Add, called from a real callback (in the other translation
+ * unit), collected by the consumer library through the control channel. */
+static int kcs_callback(pcw_callback_type type, const pcw_callback_info *info, void *ctx)
 {
-    if (!kcs_tu2_add_is_fake())
-        cr_skip_test("a real pcw_add_instance exists: covered by its own tests");
-    pcw_buffer *buffer = (pcw_buffer *)&buffer; /* opaque, only passed on */
-    cr_assert_eq(kcs_tu2_add_wave(buffer, "Small Wave", 7, 1), PCW_OK);
-    cr_assert_eq(pcw_fake_add_last.buffer, (void *)buffer);
-    cr_assert_str_eq(pcw_fake_add_last.name, "Small Wave");
-    cr_assert_eq(pcw_fake_add_last.id, 7);
-    cr_assert_eq(pcw_fake_add_last.count, 1);
-    cr_assert_not_null(pcw_fake_add_last.data0);
-    cr_assert_eq(pcw_fake_add_last.size0, sizeof(GEOMETRIC_WAVE_VALUES));
-    /* Enumeration: no values, no data blocks (count 0, as PCW allows). */
-    cr_assert_eq(kcs_tu2_add_wave(buffer, "Medium Wave", 1, 0), PCW_OK);
-    cr_assert_eq(pcw_fake_add_last.count, 0);
-    cr_assert_null(pcw_fake_add_last.data0);
+    (void)ctx;
+    int values = type == PCW_CALLBACK_COLLECT_DATA;
+    if (type != PCW_CALLBACK_COLLECT_DATA && type != PCW_CALLBACK_ENUMERATE_INSTANCES)
+        return PCW_OK;
+    int rc = kcs_tu2_add_wave(info->buffer, "Small Wave", 7, values);
+    if (rc == PCW_OK)
+        rc = kcs_tu2_add_wave(info->buffer, "Medium Wave", 1, values);
+    return rc;
+}
+
+Test(kcs, add_from_a_callback_reaches_the_consumer)
+{
+    cr_assert_eq(KcsRegisterGeometricWave(prov, kcs_callback, NULL), PCW_OK);
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *gw = pcw_segment_find_counterset(seg, "Geometric Waves");
+    cr_assert_not_null(gw);
+    cr_assert(gw->flags & PCW_CSET_F_CALLBACK);
+    pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+    pcw_query q = PCW_QUERY_ALL;
+    cr_assert_eq(pcw_segment_collect(seg, gw, &q, &snap, 0, 0, 2000, NULL), PCW_OK);
+    cr_assert_eq(snap.count, 2);
+    for (size_t i = 0; i < snap.count; i++) {
+        const pcw_sample *x = &snap.samples[i];
+        const char *name = pcw_sample_name(&snap, x);
+        cr_assert(x->id == 7 ? !strcmp(name, "Small Wave") : !strcmp(name, "Medium Wave"));
+        /* kcs_tu2_add_wave's values: Triangle 7, Square 8. */
+        cr_assert_eq(pcw_sample_value(&snap, x, &gw->counters[0]), 7);
+        cr_assert_eq(pcw_sample_value(&snap, x, &gw->counters[1]), 8);
+    }
+    /* Enumeration: the Add passes no blocks; the instances arrive, zeroed. */
+    cr_assert_eq(pcw_segment_collect(seg, gw, &q, &snap, 0, 1, 2000, NULL), PCW_OK);
+    cr_assert_eq(snap.count, 2);
+    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &gw->counters[0]), 0);
+    pcw_snapshot_free(&snap);
+    pcw_segment_close(seg);
+}
+
+/* What a consumer reads back is what the manifest says: names, ids, types,
+ * aggregate, attributes, the provider's attributes, and the values. */
+Test(kcs, consumer_reads_the_manifest_back)
+{
+    cr_assert_eq(KcsCounterInitialize(prov, NULL, NULL), PCW_OK);
+    pcw_instance *small, *trig;
+    GEOMETRIC_WAVE_VALUES init = {52, 60};
+    TRIGNOMETRIC_WAVE_VALUES tv = {.Sine = 7, .Cosine = 8, .Constant = 9};
+    cr_assert_eq(KcsCreateGeometricWave(&small, "Small Wave", &init), PCW_OK);
+    cr_assert_eq(KcsCreateTrignometricWave(&trig, "", &tv), PCW_OK);
+
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *gw = pcw_segment_find_counterset(seg, "geometric waves");
+    cr_assert_not_null(gw);
+    cr_assert_str_eq(gw->name, "Geometric Waves");
+    cr_assert_str_eq(gw->description, "This counter set displays a Triangle and a Square wave");
+    cr_assert_str_eq(gw->guid, "{d2ffffff-c923-4794-b696-70577630b5cf}");
+    cr_assert_str_eq(gw->uri, "Microsoft.Wdk.Samples.Kcs.GeometricWave");
+    cr_assert_str_eq(gw->symbol, "GeometricWave");
+    cr_assert_eq(gw->instance_type, PCW_MULTI_AGGREGATE);
+    cr_assert_str_eq(gw->provider_name, "KernelCountersSample");
+    cr_assert_str_eq(gw->provider_guid, "{d2ffffff-965a-4cf9-9c07-fe25378c2a23}");
+    cr_assert_str_eq(gw->provider_type, "kernelMode");
+    cr_assert_str_eq(gw->provider_callback, "custom");
+    cr_assert_str_eq(gw->application_identity, "Kcs.sys");
+    cr_assert_eq(gw->counter_count, 2);
+    cr_assert_eq(gw->counters[0].id, KcsGeometricWave_Triangle_ID);
+    cr_assert_str_eq(gw->counters[0].name, "Triangle");
+    cr_assert_eq(gw->counters[0].type, PERF_COUNTER_RAWCOUNT);
+    cr_assert_eq(gw->counters[0].aggregate, PCW_AGGREGATE_AVERAGE);
+    cr_assert_eq(gw->counters[0].detail_level, PCW_DETAIL_STANDARD);
+    cr_assert_eq(gw->counters[1].id, KcsGeometricWave_SquareWave_ID);
+    cr_assert_str_eq(gw->counters[1].name, "Square Wave");
+    cr_assert_str_eq(gw->counters[1].uri, "Microsoft.Wdk.Samples.Kcs.GeometricWave.Square");
+
+    pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+    cr_assert_eq(pcw_segment_read(seg, gw, &snap, 0), PCW_OK);
+    cr_assert_eq(snap.count, 1);
+    cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), "Small Wave");
+    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &gw->counters[0]), 52);
+    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &gw->counters[1]), 60);
+
+    const pcw_counterset *tw = pcw_segment_find_counterset(seg, "Trignometric Waves");
+    cr_assert_not_null(tw);
+    cr_assert_eq(tw->instance_type, PCW_SINGLE_INSTANCE);
+    cr_assert_eq(tw->counter_count, 3);
+    for (uint32_t i = 0; i < 3; i++)
+        cr_assert_eq(tw->counters[i].attributes, PCW_ATTR_REFERENCE, "counter %u", i);
+    cr_assert_eq(pcw_segment_read(seg, tw, &snap, 0), PCW_OK);
+    cr_assert_eq(snap.count, 1);
+    cr_assert_eq(snap.samples[0].name_len, 0);
+    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &tw->counters[2]), 9);
+
+    pcw_snapshot_free(&snap);
+    pcw_segment_close(seg);
+    KcsCloseGeometricWave(small);
+    KcsCloseTrignometricWave(trig);
 }

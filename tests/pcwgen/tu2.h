@@ -16,8 +16,6 @@ pcw_registration *kcs_tu2_geometric_handle(void);
 int kcs_tu2_initialize(pcw_provider *prov);
 int kcs_tu2_create_wave(pcw_instance **inst, const char *name, uint32_t min, uint32_t amplitude);
 int kcs_tu2_add_wave(pcw_buffer *buffer, const char *name, uint32_t id, int with_values);
-/* Is the pcw_add_instance this unit calls the test fake (fake_add.h)? */
-int kcs_tu2_add_is_fake(void);
 
 /* ucs_tu2.c */
 pcw_registration *ucs_tu2_trig_handle(void);
@@ -28,6 +26,5 @@ pcw_registration *extra_tu2_adapter_handle(void);
 int extra_tu2_initialize_all(pcw_provider *prov);
 void extra_tu2_cleanup_all(void);
 int extra_tu2_add_adapter(pcw_buffer *buffer, const char *name, uint32_t id, int which);
-int extra_tu2_add_is_fake(void);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <pcw/layout.h>
 
+#include "pcw/collect.h"
 #include "pcwdump.h"
 
 const char *dump_root(const dump_opts *o)
@@ -112,6 +113,26 @@ static int prepare_shown(pass *p, const pcw_counterset *cs, size_t *nshown)
     return PCW_OK;
 }
 
+/* The query providers' callbacks get (PCW_MASK_INFORMATION): what the
+ * options select, where one value says it; pcwdump's own filters then apply
+ * the rest (several ids or patterns). */
+static pcw_query make_query(const dump_opts *o, const pcw_counterset *cs,
+                            const unsigned char *shown)
+{
+    pcw_query q = PCW_QUERY_ALL;
+    if (o->counters.n) {
+        q.counter_mask = 0;
+        for (uint32_t i = 0; i < cs->counter_count; i++)
+            if (shown[i])
+                q.counter_mask |= 1ull << (i < 63 ? i : 63);
+    }
+    if (o->nids == 1)
+        q.instance_id = o->ids[0];
+    if (o->instances.n == 1)
+        q.instance_mask = o->instances.v[0];
+    return q;
+}
+
 static void provider_pass(pass *p)
 {
     const dump_opts *o = p->o;
@@ -142,8 +163,12 @@ static void provider_pass(pass *p)
                 continue;
             cset_view v = {.cs = cs, .snap = &p->snap};
             int rc = prepare_shown(p, cs, &v.nshown);
-            if (rc == PCW_OK)
-                rc = pcw_segment_read(seg, cs, &p->snap, 0);
+            if (rc == PCW_OK) {
+                /* Segment instances, and a callback's through its provider's
+                 * control channel, within the time limit. */
+                pcw_query q = make_query(o, cs, p->shown);
+                rc = pcw_segment_collect(seg, cs, &q, &p->snap, 0, 0, o->timeout_ms, NULL);
+            }
             if (rc == PCW_OK)
                 rc = select_instances(p, NULL, &v.ninst);
             if (rc == PCW_OK && instance_filter(o) && v.ninst == 0)
@@ -220,16 +245,18 @@ static void merged_pass(pass *p)
                        .consumer = c,
                        .sources = sources,
                        .nsources = ns};
-        size_t failed = 0;
+        pcw_collect_report rep = {0};
         int rc = prepare_shown(p, m->meta, &v.nshown);
-        if (rc == PCW_OK)
-            rc = pcw_consumer_read(c, &sub, &p->snap, 0, &failed);
+        if (rc == PCW_OK) {
+            pcw_query q = make_query(o, m->meta, p->shown);
+            rc = pcw_consumer_collect(c, &sub, &q, &p->snap, 0, &rep);
+        }
         if (rc == PCW_OK)
             rc = select_instances(p, c, &v.ninst);
         if (rc == PCW_OK && instance_filter(o) && v.ninst == 0)
             continue;
-        if (rc == PCW_OK && failed)
-            rc = PCW_E_TRUNCATED; /* a provider went away mid-read */
+        if (rc == PCW_OK && rep.failed)
+            rc = rep.first_error; /* e.g. a provider that did not answer in time */
         v.read_rc = rc;
         v.shown = p->shown;
         v.order = p->order;
@@ -339,7 +366,8 @@ int dump_run(const dump_opts *o)
             p.nsegs++;
         }
     } else {
-        pcw_consumer_options co = {.dir = o->dir, .all_users = o->all_users};
+        pcw_consumer_options co = {
+            .dir = o->dir, .all_users = o->all_users, .timeout_ms = o->timeout_ms};
         int rc = pcw_consumer_open(&p.consumer, &co);
         if (rc != PCW_OK) {
             fprintf(stderr, "pcwdump: %s: %s\n", dump_root(o), pcw_status_str(rc));

@@ -131,6 +131,11 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
     optional_string(w, "guid", cs->guid);
     optional_string(w, "uri", cs->uri);
     optional_string(w, "symbol", cs->symbol);
+    optional_string(w, "provider_name", cs->provider_name);
+    optional_string(w, "provider_guid", cs->provider_guid);
+    optional_string(w, "provider_type", cs->provider_type);
+    optional_string(w, "provider_callback", cs->provider_callback);
+    optional_string(w, "application_identity", cs->application_identity);
     const char *it = name_instance_type(cs->instance_type);
     if (it) {
         jw_kv_string(w, "instance_type", it);

@@ -24,7 +24,8 @@
 
 static const char usage_text[] =
     "Usage: pcwdump [OPTIONS]\n"
-    "Print the performance counters that pcw providers publish.\n"
+    "Print the performance counters that pcw providers publish: segment countersets,\n"
+    "and callback countersets collected through their providers' control channels.\n"
     "\n"
     "Where to look:\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
@@ -39,6 +40,7 @@ static const char usage_text[] =
     "      --counters LIST      only these counters: comma-separated names or ids\n"
     "      --merged             countersets merged across providers, as consumers see them\n"
     "      --no-values          list instances without their values\n"
+    "      --timeout MS         wait at most MS for a callback provider (default 1000)\n"
     "\n"
     "How:\n"
     "      --json               JSON (schema: docs/pcwdump-json.md)\n"
@@ -68,6 +70,7 @@ enum {
     OPT_WATCH,
     OPT_REMOVE_STALE,
     OPT_NO_VALUES,
+    OPT_TIMEOUT,
     OPT_VERSION,
 };
 
@@ -88,6 +91,7 @@ static const struct option long_opts[] = {
     {"count", required_argument, NULL, 'n'},
     {"remove-stale", no_argument, NULL, OPT_REMOVE_STALE},
     {"no-values", no_argument, NULL, OPT_NO_VALUES},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -217,6 +221,11 @@ int main(int argc, char **argv)
             break;
         case OPT_SEGMENT:
             add_nonempty(&o.segments, "--segment", optarg);
+            break;
+        case OPT_TIMEOUT:
+            o.timeout_ms = (uint32_t)parse_uint("--timeout", optarg, 3600000ull);
+            if (!o.timeout_ms)
+                usage_error("--timeout: must be at least 1 millisecond");
             break;
         case OPT_MERGED:
             o.merged = 1;

@@ -36,8 +36,9 @@ typedef struct dump_opts {
     str_list counters; /* --counters: names or ids (split at commas) */
     str_list segments; /* --segment */
     int merged, json, compact, check, remove_stale, no_values;
-    double interval; /* --watch seconds; 0 = once */
-    long count;      /* -n; 0 = forever when watching */
+    uint32_t timeout_ms; /* --timeout: wait for callback providers; 0 = 1000 */
+    double interval;     /* --watch seconds; 0 = once */
+    long count;          /* -n; 0 = forever when watching */
 } dump_opts;
 
 /* The root directory the consumer scans. */

@@ -399,9 +399,15 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
         put_flags(out, cs->flags, name_cset_flag_bit);
     }
     putc('\n', out);
-    static const char *const labels[] = {"description", "guid", "uri", "symbol"};
-    const char *strs[] = {cs->description, cs->guid, cs->uri, cs->symbol};
-    for (int i = 0; i < 4; i++)
+    static const char *const labels[] = {
+        "description",         "guid",          "uri",           "symbol",
+        "manifest provider",   "provider guid", "provider type", "provider callback",
+        "application identity"};
+    const char *strs[] = {
+        cs->description,         cs->guid,          cs->uri,           cs->symbol,
+        cs->provider_name,       cs->provider_guid, cs->provider_type, cs->provider_callback,
+        cs->application_identity};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (*strs[i]) {
             fprintf(out, "%s%s: ", indent, labels[i]);
             put_or_measure(out, strs[i], strlen(strs[i]));

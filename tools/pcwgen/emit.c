@@ -20,7 +20,8 @@
 
 typedef struct em {
     FILE *f;
-    const char *P; /* prefix */
+    const char *P;           /* prefix */
+    const mf_provider *prov; /* the provider of the counterset being emitted */
 } em;
 
 #define out(e, ...) fprintf((e)->f, __VA_ARGS__)
@@ -403,6 +404,16 @@ static void init_registration(em *e, const mf_counterset *s)
     c_string(e, s->uri);
     out(e, ";\n    info->symbol = ");
     c_string(e, s->symbol);
+    out(e, ";\n    info->provider_name = ");
+    c_string(e, e->prov ? e->prov->name : NULL);
+    out(e, ";\n    info->provider_guid = ");
+    c_string(e, e->prov ? e->prov->guid : NULL);
+    out(e, ";\n    info->provider_type = ");
+    c_string(e, e->prov ? e->prov->type : NULL);
+    out(e, ";\n    info->provider_callback = ");
+    c_string(e, e->prov ? e->prov->callback : NULL);
+    out(e, ";\n    info->application_identity = ");
+    c_string(e, e->prov ? e->prov->application_identity : NULL);
     out(e, ";\n    info->instance_type = %s; /* %s */\n", instance_macro(s->instance_type),
         s->instances);
     out(e, "    info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);\n");
@@ -544,14 +555,16 @@ static void initialize_all(em *e, const mf_manifest *m)
 
 int emit_header(FILE *f, const mf_manifest *m, const emit_options *opt)
 {
-    em e = {f, opt->prefix ? opt->prefix : ""};
+    em e = {f, opt->prefix ? opt->prefix : "", NULL};
     emit_options o = *opt;
     o.prefix = e.P;
     prologue(&e, m, &o);
     for (size_t p = 0; p < m->nproviders; p++) {
         provider(&e, &m->providers[p]);
+        e.prov = &m->providers[p];
         for (size_t i = 0; i < m->providers[p].nsets; i++)
             counterset(&e, &m->providers[p].sets[i]);
+        e.prov = NULL;
     }
     initialize_all(&e, m);
     out(&e, "#endif\n");

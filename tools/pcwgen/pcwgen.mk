@@ -88,8 +88,7 @@ $(PCWGEN_GEN)/service.h: tests/pcwgen/manifests/service.man $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Svc -o $@ $<
 
-PCWGEN_TEST_HDRS := tests/pcwgen/pcwgen_test.h tests/pcwgen/provider_types.h tests/pcwgen/tu2.h \
-                    tests/pcwgen/fake_add.h
+PCWGEN_TEST_HDRS := tests/pcwgen/pcwgen_test.h tests/pcwgen/provider_types.h tests/pcwgen/tu2.h
 
 $(PCWGEN_T)/%.o: tests/pcwgen/%.c $(PCWGEN_TEST_HDRS) $(PCWGEN_HDRS)
 	@mkdir -p $(@D)
@@ -102,7 +101,7 @@ $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o: $(PCWGEN_GEN)/ucs.h
 $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o: $(PCWGEN_GEN)/storage.h \
     $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h
 
-PCWGEN_PROVIDER_TEST_OBJS := $(PCWGEN_T)/testdir.o $(PCWGEN_T)/fake_add.o
+PCWGEN_PROVIDER_TEST_OBJS := $(PCWGEN_T)/testdir.o
 
 $(PCWGEN_T)/test_reader: $(PCWGEN_T)/test_reader.o $(PCWGEN_CORE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_EXPAT_LIBS) $(PCWGEN_CRITERION_LIBS)
@@ -110,16 +109,21 @@ $(PCWGEN_T)/test_errors: $(PCWGEN_T)/test_errors.o $(PCWGEN_T)/run.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS)
 $(PCWGEN_T)/test_golden: $(PCWGEN_T)/test_golden.o $(PCWGEN_T)/run.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS)
-$(PCWGEN_T)/test_kcs: $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
+# test_kcs and test_extra also read what they published back through the
+# consumer library.
+$(PCWGEN_T)/test_kcs: $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
+    $(LIBPCW_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 $(PCWGEN_T)/test_ucs: $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
-$(PCWGEN_T)/test_extra: $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
+$(PCWGEN_T)/test_extra: $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
+    $(LIBPCW_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 
 .PHONY: pcwgen-check pcwgen-golden pcwgen-fuzz pcwgen-asan
 pcwgen-check: $(BUILD)/pcwgen $(PCWGEN_TESTS)
-	@set -e; for t in $(PCWGEN_TESTS); do echo "== $$t"; PCWGEN=$(BUILD)/pcwgen $$t; done
+	@set -e; for t in $(PCWGEN_TESTS); do echo "== $$t"; \
+	  LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) PCWGEN=$(BUILD)/pcwgen $$t; done
 
 # Regenerate tests/pcwgen/golden/*.h after an intended change to the output
 # (then review the diff). tests/pcwgen/golden/golden.list says which

@@ -139,6 +139,11 @@ KcsInitRegistrationInformationGeometricWave(pcw_callback cb, void *ctx,
     info->guid = "{d2ffffff-c923-4794-b696-70577630b5cf}";
     info->uri = "Microsoft.Wdk.Samples.Kcs.GeometricWave";
     info->symbol = "GeometricWave";
+    info->provider_name = "KernelCountersSample";
+    info->provider_guid = "{d2ffffff-965a-4cf9-9c07-fe25378c2a23}";
+    info->provider_type = "kernelMode";
+    info->provider_callback = "custom";
+    info->application_identity = "Kcs.sys";
     info->instance_type = PCW_MULTI_AGGREGATE; /* multipleAggregate */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;
@@ -296,6 +301,11 @@ KcsInitRegistrationInformationTrignometricWave(pcw_callback cb, void *ctx,
     info->guid = "{ffffffff-eaa6-45ba-bf6d-4c7cb0d6ef73}";
     info->uri = "Microsoft.Wdk.Samples.Kcs.TrignometricWave";
     info->symbol = "TrignometricWave";
+    info->provider_name = "KernelCountersSample";
+    info->provider_guid = "{d2ffffff-965a-4cf9-9c07-fe25378c2a23}";
+    info->provider_type = "kernelMode";
+    info->provider_callback = "custom";
+    info->application_identity = "Kcs.sys";
     info->instance_type = PCW_SINGLE_INSTANCE; /* single */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;

@@ -247,6 +247,11 @@ NetInitRegistrationInformationNetAdapter(pcw_callback cb, void *ctx,
     info->guid = "{9e8d7c6b-0001-4838-a726-150403f2e1d0}";
     info->uri = "Contoso.Net.Adapter";
     info->symbol = "NetAdapter";
+    info->provider_name = "ContosoNetStack";
+    info->provider_guid = "{9e8d7c6b-5a49-4838-a726-150403f2e1d0}";
+    info->provider_type = "kernelMode";
+    info->provider_callback = "custom";
+    info->application_identity = "contoso-net.ko";
     info->instance_type = PCW_MULTI_AGGREGATE; /* multipleAggregate */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;
@@ -439,6 +444,11 @@ NetInitRegistrationInformationContosoNetworkUptime(pcw_callback cb, void *ctx,
     info->guid = "{9e8d7c6b-0002-4838-a726-150403f2e1d0}";
     info->uri = "Contoso.Net.Uptime";
     info->symbol = NULL;
+    info->provider_name = "ContosoNetStack";
+    info->provider_guid = "{9e8d7c6b-5a49-4838-a726-150403f2e1d0}";
+    info->provider_type = "kernelMode";
+    info->provider_callback = "custom";
+    info->application_identity = "contoso-net.ko";
     info->instance_type = PCW_GLOBAL_AGGREGATE_HISTORY; /* globalAggregateHistory */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;

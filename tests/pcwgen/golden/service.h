@@ -427,6 +427,11 @@ SvcInitRegistrationInformationServiceRequests(pcw_callback cb, void *ctx,
     info->guid = "{0b1c2d3e-0101-6172-8394-a5b6c7d8e9f0}";
     info->uri = "Contoso.Service.Requests";
     info->symbol = "ServiceRequests";
+    info->provider_name = "ContosoService";
+    info->provider_guid = "{0b1c2d3e-0001-6172-8394-a5b6c7d8e9f0}";
+    info->provider_type = "userMode";
+    info->provider_callback = "custom";
+    info->application_identity = "contoso-service";
     info->instance_type = PCW_MULTI_INSTANCE; /* multiple */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;
@@ -876,6 +881,11 @@ SvcInitRegistrationInformationServiceHost(pcw_callback cb, void *ctx,
     info->guid = "{0b1c2d3e-0201-6172-8394-a5b6c7d8e9f0}";
     info->uri = "Contoso.Service.Host";
     info->symbol = "ServiceHost";
+    info->provider_name = "Contoso Service Host";
+    info->provider_guid = "{0b1c2d3e-0002-6172-8394-a5b6c7d8e9f0}";
+    info->provider_type = "userMode";
+    info->provider_callback = NULL;
+    info->application_identity = NULL;
     info->instance_type = PCW_SINGLE_INSTANCE; /* single */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;

@@ -295,6 +295,11 @@ StorInitRegistrationInformationContosoDisk(pcw_callback cb, void *ctx,
     info->guid = "{5c0a7d6e-0001-4e2a-9d8c-1b2a3c4d5e6f}";
     info->uri = "Contoso.Storage.Disk";
     info->symbol = "ContosoDisk";
+    info->provider_name = "ContosoStorage";
+    info->provider_guid = "{5c0a7d6e-3f1b-4e2a-9d8c-1b2a3c4d5e6f}";
+    info->provider_type = "userMode";
+    info->provider_callback = "custom";
+    info->application_identity = "contoso-storaged";
     info->instance_type = PCW_GLOBAL_AGGREGATE; /* globalAggregate */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;
@@ -503,6 +508,11 @@ StorInitRegistrationInformationContosoVolume(pcw_callback cb, void *ctx,
     info->guid = "{5c0a7d6e-0002-4e2a-9d8c-1b2a3c4d5e6f}";
     info->uri = "Contoso.Storage.Volume";
     info->symbol = "ContosoVolume";
+    info->provider_name = "ContosoStorage";
+    info->provider_guid = "{5c0a7d6e-3f1b-4e2a-9d8c-1b2a3c4d5e6f}";
+    info->provider_type = "userMode";
+    info->provider_callback = "custom";
+    info->application_identity = "contoso-storaged";
     info->instance_type = PCW_MULTI_INSTANCE; /* multiple */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;

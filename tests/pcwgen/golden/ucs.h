@@ -141,6 +141,11 @@ InitRegistrationInformationGeometricWave(pcw_callback cb, void *ctx,
     info->guid = "{ffeeaadd-c923-4794-b696-70577630b5cf}";
     info->uri = "Microsoft.Sdk.Samples.Ucs.GeometricWave";
     info->symbol = "GeometricWave";
+    info->provider_name = "UsermodeCountersSample";
+    info->provider_guid = "{ffeeaadd-965a-4cf9-9c07-fe25378c2a23}";
+    info->provider_type = "userMode";
+    info->provider_callback = "custom";
+    info->application_identity = "ucs.exe";
     info->instance_type = PCW_MULTI_AGGREGATE; /* multipleAggregate */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;
@@ -349,6 +354,11 @@ InitRegistrationInformationTrignometricWave(pcw_callback cb, void *ctx,
     info->guid = "{ffeeaadd-eaa6-45ba-bf6d-4c7cb0d6ef73}";
     info->uri = "Microsoft.Sdk.Samples.Ucs.TrignometricWave";
     info->symbol = "TrignometricWave";
+    info->provider_name = "UsermodeCountersSample";
+    info->provider_guid = "{ffeeaadd-965a-4cf9-9c07-fe25378c2a23}";
+    info->provider_type = "userMode";
+    info->provider_callback = "custom";
+    info->application_identity = "ucs.exe";
     info->instance_type = PCW_SINGLE_INSTANCE; /* single */
     info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);
     info->counters = counters;

@@ -1,0 +1,132 @@
+/*
+ * fuzz/segment/make_seeds.c - writes the seed corpus of fuzz_segment: real
+ * segments made with the provider API, copied and cut to header.size
+ * (rounded up to 4096; a provider's file starts at 1 MiB).
+ *
+ *   cc -std=c11 -Ilib fuzz/segment/make_seeds.c -o /tmp/make_seeds \
+ *       -lurcu-bp -lurcu-cds -lurcu-common -lpthread
+ *   /tmp/make_seeds fuzz/segment/seeds
+ */
+#define _GNU_SOURCE 1
+#include <pcw/provider.h>
+
+static char root[] = "/tmp/pcw-seeds-XXXXXX";
+
+/* Copy the provider's segment, cut to its used size, to outdir/name. */
+static void save(pcw_provider *p, const char *outdir, const char *name)
+{
+    int in = open(pcw_provider_path(p), O_RDONLY);
+    uint64_t size = atomic_load(&((pcw_seg_header *)p->base)->size);
+    size = (size + 4095) & ~4095ull;
+    char *buf = malloc(size);
+    if (in < 0 || !buf || read(in, buf, size) != (ssize_t)size) {
+        perror("read segment");
+        exit(1);
+    }
+    close(in);
+    char out[PATH_MAX];
+    snprintf(out, sizeof out, "%s/%s", outdir, name);
+    FILE *f = fopen(out, "wb");
+    if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0) {
+        perror(out);
+        exit(1);
+    }
+    printf("%s: %llu bytes\n", out, (unsigned long long)size);
+    free(buf);
+}
+
+static pcw_registration *reg(pcw_provider *p, const char *name, uint32_t type, uint32_t flags,
+                             uint32_t nblocks)
+{
+    pcw_counter_desc c[3] = {pcw_counter_desc_default(), pcw_counter_desc_default(),
+                             pcw_counter_desc_default()};
+    c[0].id = 1, c[0].name = "Total", c[0].size = 8, c[0].description = "All of them";
+    c[1].id = 2, c[1].name = "Fraction", c[1].size = 4, c[1].offset = 8;
+    c[1].type = PERF_RAW_FRACTION, c[1].base_id = 3;
+    c[2].id = 3, c[2].name = "Base", c[2].size = 4, c[2].offset = 12, c[2].type = PERF_RAW_BASE;
+    if (nblocks > 1)
+        c[2].block = 1, c[2].offset = 0;
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .flags = flags,
+                                  .name = name,
+                                  .description = "seed",
+                                  .guid = "{1}",
+                                  .uri = "urn:seed",
+                                  .symbol = "SEED",
+                                  .instance_type = type,
+                                  .counter_count = 3,
+                                  .counters = c};
+    pcw_registration *r;
+    if (pcw_register(&r, p, &info) != PCW_OK)
+        exit(1);
+    return r;
+}
+
+static pcw_instance *inst(pcw_registration *r, const char *name, uint32_t nblocks)
+{
+    uint64_t b0[2] = {123456789, 0x0000000a00000003ull}, b1 = 10;
+    pcw_data d[2] = {{b0, nblocks > 1 ? 12 : 16}, {&b1, 4}};
+    pcw_instance *in;
+    if (pcw_create_instance(&in, r, name, nblocks, d) != PCW_OK)
+        exit(1);
+    return in;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_seeds OUTDIR\n");
+        return 2;
+    }
+    if (!mkdtemp(root))
+        return 1;
+    pcw_provider_options o = {.dir = root, .name = "seed"};
+    pcw_provider *p;
+
+    /* 1: a provider with nothing registered. */
+    if (pcw_provider_open(&p, &o) != PCW_OK)
+        return 1;
+    save(p, argv[1], "empty.seg");
+    pcw_provider_close(p);
+
+    /* 2: one multi-instance set, three instances. */
+    pcw_provider_open(&p, &o);
+    pcw_registration *r = reg(p, "Multi", PCW_MULTI_INSTANCE, 0, 1);
+    inst(r, "first", 1), inst(r, "Second \xC3\xA9", 1), inst(r, "third", 1);
+    save(p, argv[1], "multi.seg");
+    pcw_provider_close(p);
+
+    /* 3: a single-instance seqcount set and a two-block set. */
+    pcw_provider_open(&p, &o);
+    r = reg(p, "Single", PCW_SINGLE_INSTANCE, PCW_REG_SEQCOUNT, 1);
+    inst(r, "", 1);
+    r = reg(p, "Blocks", PCW_MULTI_AGGREGATE, 0, 2);
+    inst(r, "a", 2), inst(r, "b", 2);
+    save(p, argv[1], "single_blocks.seg");
+    pcw_provider_close(p);
+
+    /* 4: churn: a dead set, closed and reused slots, 70 instances (two
+     * chunks). */
+    pcw_provider_open(&p, &o);
+    r = reg(p, "Gone", PCW_MULTI_INSTANCE, 0, 1);
+    inst(r, "x", 1);
+    pcw_unregister(r);
+    r = reg(p, "Churn", PCW_MULTI_INSTANCE, 0, 1);
+    pcw_instance *keep[70];
+    for (int i = 0; i < 70; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i);
+        keep[i] = inst(r, name, 1);
+    }
+    for (int i = 0; i < 70; i += 2)
+        pcw_close_instance(keep[i]);
+    urcu_bp_barrier(); /* let closed slots be reused */
+    inst(r, "reborn", 1);
+    save(p, argv[1], "churn.seg");
+    pcw_provider_close(p);
+    char pdir[PATH_MAX];
+    snprintf(pdir, sizeof pdir, "%s/pcw-%u", root, (unsigned)geteuid());
+    rmdir(pdir);
+    rmdir(root);
+    return 0;
+}

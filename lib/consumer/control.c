@@ -1,0 +1,373 @@
+/*
+ * lib/consumer/control.c - the consumer's end of a provider's control
+ * socket: connect (checking who answers), send requests, wait for replies
+ * with a deadline across several providers at once.
+ *
+ * Everything is non-blocking and bounded by the caller's deadline: a
+ * provider whose callback hangs, or which stops reading, costs a consumer
+ * at most its time limit. The provider is treated as untrusted input like
+ * its segment: its identity is checked with SO_PEERCRED (it must be the
+ * process the segment names, running as the segment's owner), reply sizes
+ * are capped and every field is bounds-checked by the decoder.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+
+long long pcw__ctl_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info)
+{
+    pcw__ctl_conn *k = calloc(1, sizeof *k);
+    if (!k || !(k->seg_path = strdup(info->path))) {
+        free(k);
+        return NULL;
+    }
+    k->fd = -1;
+    k->pid = info->pid;
+    k->uid = info->uid;
+    k->start_time = info->start_time;
+    return k;
+}
+
+static void reset_rx(pcw__ctl_conn *k)
+{
+    free(k->pl);
+    k->pl = NULL;
+    k->pl_got = 0;
+    k->hb_got = 0;
+}
+
+void pcw__ctl_disconnect(pcw__ctl_conn *k)
+{
+    if (k->fd >= 0)
+        close(k->fd);
+    k->fd = -1;
+    reset_rx(k);
+}
+
+void pcw__ctl_free(pcw__ctl_conn *k)
+{
+    if (!k)
+        return;
+    pcw__ctl_disconnect(k);
+    free(k->reply);
+    free(k->seg_path);
+    free(k);
+}
+
+/* <dir>/<name>.seg -> <dir>/<name>.sock in addr, through /proc/self/fd for
+ * paths longer than sun_path (*dirfd is then opened). */
+static int sock_addr(const char *seg, struct sockaddr_un *a, int *dirfd)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(seg), sl = strlen(PCW_SEG_SUFFIX);
+    *dirfd = -1;
+    if (n < sl || strcmp(seg + n - sl, PCW_SEG_SUFFIX) != 0 ||
+        n - sl + strlen(PCW_SOCK_SUFFIX) >= sizeof path)
+        return PCW_E_NOT_FOUND;
+    memcpy(path, seg, n - sl);
+    strcpy(path + n - sl, PCW_SOCK_SUFFIX);
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    if (strlen(path) < sizeof a->sun_path) {
+        strcpy(a->sun_path, path);
+        return PCW_OK;
+    }
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return PCW_E_NOT_FOUND;
+    *slash = 0;
+    *dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (*dirfd < 0)
+        return PCW_E_IO;
+    if ((size_t)snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", *dirfd,
+                         slash + 1) >= sizeof a->sun_path) {
+        close(*dirfd);
+        *dirfd = -1;
+        return PCW_E_NOT_FOUND;
+    }
+    return PCW_OK;
+}
+
+int pcw__ctl_connect(pcw__ctl_conn *k)
+{
+    if (k->fd >= 0)
+        return PCW_OK;
+    struct sockaddr_un a;
+    int dirfd, rc = sock_addr(k->seg_path, &a, &dirfd);
+    if (rc != PCW_OK)
+        return rc;
+    /* Non-blocking: a Unix-socket connect never waits then; a provider
+     * whose backlog is full is EAGAIN, not a hang. */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        rc = PCW_E_IO;
+    } else if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        int e = errno;
+        rc = e == ENOENT                 ? PCW_E_NOT_FOUND
+             : e == ECONNREFUSED         ? PCW_E_PROVIDER_EXITED
+             : e == EAGAIN               ? PCW_E_BUSY
+             : e == EACCES || e == EPERM ? PCW_E_PERMISSION
+                                         : PCW_E_IO;
+    } else {
+        /* Whoever listens there must be the provider the segment names:
+         * never send our queries to (or take data from) an impostor. */
+        struct ucred cr;
+        socklen_t l = sizeof cr;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 || l != sizeof cr)
+            rc = PCW_E_IO;
+        else if ((uint32_t)cr.uid != k->uid || cr.pid != k->pid)
+            rc = PCW_E_PERMISSION;
+    }
+    if (dirfd >= 0)
+        close(dirfd);
+    if (rc != PCW_OK) {
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    k->fd = fd;
+    reset_rx(k);
+    return PCW_OK;
+}
+
+/* Wait for fd to be ready for `ev` until deadline. 1 ready, 0 timeout. */
+static int wait_fd(int fd, short ev, long long deadline)
+{
+    for (;;) {
+        long long left = deadline - pcw__ctl_now_ms();
+        if (left < 0)
+            left = 0;
+        struct pollfd p = {fd, ev, 0};
+        int r = poll(&p, 1, (int)(left > INT_MAX ? INT_MAX : left));
+        if (r < 0 && errno == EINTR)
+            continue;
+        return r > 0;
+    }
+}
+
+int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
+                  long long deadline)
+{
+    if (k->fd < 0)
+        return PCW_E_IO;
+    if (len > PCW_CTL_MAX_REQUEST)
+        return PCW_E_INVALID_PARAMETER;
+    if (++k->next_id == 0)
+        k->next_id = 1; /* 0 means "none" */
+    unsigned char buf[PCW_CTL_HEADER_SIZE + 256];
+    pcw_ctl_writer w = {buf, 0, sizeof buf, PCW_CTL_HEADER_SIZE + PCW_CTL_MAX_REQUEST, 0};
+    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, (uint32_t)len, k->next_id, 0, 0};
+    /* The writer starts on the stack buffer; it may not realloc that. */
+    unsigned char *heap = NULL;
+    if (len > sizeof buf - PCW_CTL_HEADER_SIZE) {
+        heap = malloc(PCW_CTL_HEADER_SIZE + len);
+        if (!heap)
+            return PCW_E_NO_MEMORY;
+        w.buf = heap, w.cap = PCW_CTL_HEADER_SIZE + len;
+    }
+    pcw_ctl_put_header(&w, &h);
+    pcw_ctl_put_bytes(&w, payload, len);
+    size_t done = 0;
+    int rc = PCW_OK;
+    while (done < w.len) {
+        ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL);
+        if (s > 0) {
+            done += (size_t)s;
+            continue;
+        }
+        if (s < 0 && errno == EINTR)
+            continue;
+        if (s < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (wait_fd(k->fd, POLLOUT, deadline))
+                continue;
+            rc = PCW_E_TIMEOUT;
+        } else {
+            rc = errno == EPIPE || errno == ECONNRESET ? PCW_E_PROVIDER_EXITED : PCW_E_IO;
+        }
+        break;
+    }
+    free(heap);
+    if (rc != PCW_OK) {
+        /* A half-written request would desynchronise the stream. */
+        pcw__ctl_disconnect(k);
+        return rc;
+    }
+    if (await) {
+        k->want = k->next_id;
+        k->want_type = type;
+        k->done = 0;
+        k->status = PCW_E_TIMEOUT;
+        free(k->reply);
+        k->reply = NULL;
+        k->reply_len = 0;
+    }
+    return PCW_OK;
+}
+
+/* The connection failed: the awaited request (if any) fails with rc. */
+static void fail(pcw__ctl_conn *k, int rc)
+{
+    pcw__ctl_disconnect(k);
+    if (k->want && !k->done) {
+        k->done = 1;
+        k->status = rc;
+        k->want = 0;
+    }
+}
+
+/* A whole message is in (k->h, k->pl): keep it or drop it. */
+static void deliver(pcw__ctl_conn *k)
+{
+    const pcw_ctl_header *h = &k->h;
+    unsigned char *pl = k->pl;
+    k->pl = NULL;
+    k->pl_got = 0;
+    k->hb_got = 0;
+    if (h->type == PCW_CTL_REFUSED) {
+        free(pl);
+        fail(k, h->status == PCW_E_BUSY ? PCW_E_BUSY : PCW_E_PERMISSION);
+        return;
+    }
+    if (k->want && h->id == k->want &&
+        (h->type == (k->want_type | PCW_CTL_REPLY) || h->type == PCW_CTL_REPLY)) {
+        k->done = 1;
+        k->status = h->status > 0 ? PCW_E_PROTOCOL : h->status;
+        k->reply = pl;
+        k->reply_len = h->length;
+        k->want = 0;
+        if (h->type == PCW_CTL_REPLY) /* the provider could not parse us */
+            fail(k, PCW_E_PROTOCOL);
+        return;
+    }
+    free(pl); /* late (its request timed out) or fire-and-forget */
+}
+
+/* Read what is available. Returns 0, or -1 after fail(). */
+static int pump(pcw__ctl_conn *k)
+{
+    for (;;) {
+        unsigned char *dst;
+        size_t want;
+        if (k->hb_got < PCW_CTL_HEADER_SIZE) {
+            dst = k->hb + k->hb_got;
+            want = PCW_CTL_HEADER_SIZE - k->hb_got;
+        } else {
+            dst = k->pl + k->pl_got;
+            want = k->h.length - k->pl_got;
+        }
+        ssize_t r = want ? recv(k->fd, dst, want, 0) : 0;
+        if (want && r < 0 && errno == EINTR)
+            continue;
+        if (want && r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (want && r <= 0) {
+            fail(k, r == 0 ? PCW_E_PROVIDER_EXITED : PCW_E_IO);
+            return -1;
+        }
+        if (k->hb_got < PCW_CTL_HEADER_SIZE) {
+            k->hb_got += (size_t)r;
+            if (k->hb_got < PCW_CTL_HEADER_SIZE)
+                continue;
+            if (pcw_ctl_get_header(k->hb, &k->h) != 0 || k->h.length > PCW_CTL_MAX_REPLY ||
+                !(k->h.type & PCW_CTL_REPLY || k->h.type == PCW_CTL_REFUSED)) {
+                fail(k, PCW_E_PROTOCOL);
+                return -1;
+            }
+            k->pl = malloc(k->h.length ? k->h.length : 1);
+            if (!k->pl) {
+                fail(k, PCW_E_NO_MEMORY);
+                return -1;
+            }
+            k->pl_got = 0;
+        } else {
+            k->pl_got += (size_t)r;
+        }
+        if (k->hb_got == PCW_CTL_HEADER_SIZE && k->pl_got == k->h.length) {
+            int refused = k->h.type == PCW_CTL_REFUSED;
+            deliver(k);
+            if (refused)
+                return -1;
+        }
+    }
+}
+
+size_t pcw__ctl_wait(pcw__ctl_conn *const *ks, size_t n, long long deadline, int any)
+{
+    struct pollfd stack[16], *pf = n <= 16 ? stack : malloc(n * sizeof *pf);
+    size_t istack[16], *idx = n <= 16 ? istack : malloc(n * sizeof *idx);
+    size_t pending = 0;
+    for (int first = 1;; first = 0) {
+        size_t m = 0;
+        for (size_t i = 0; pf && idx && i < n; i++) {
+            pcw__ctl_conn *k = ks[i];
+            if (!k || !k->want || k->done)
+                continue;
+            if (k->fd < 0) {
+                fail(k, PCW_E_IO);
+                continue;
+            }
+            pf[m].fd = k->fd, pf[m].events = POLLIN, pf[m].revents = 0;
+            idx[m++] = i;
+        }
+        if (m == 0 || (any && !first && m < pending))
+            break;
+        pending = m;
+        long long left = deadline - pcw__ctl_now_ms();
+        if (left <= 0)
+            break;
+        int r = poll(pf, m, (int)(left > INT_MAX ? INT_MAX : left));
+        if (r < 0 && errno != EINTR)
+            break;
+        for (size_t j = 0; r > 0 && j < m; j++)
+            if (pf[j].revents)
+                pump(ks[idx[j]]);
+    }
+    /* At the deadline (or out of memory), whatever has no answer times
+     * out. Its connection stays; the late answer is dropped by id. */
+    int late = pcw__ctl_now_ms() >= deadline || !pf || !idx;
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++) {
+        pcw__ctl_conn *k = ks[i];
+        if (!k || !k->want || k->done)
+            continue;
+        if (late) {
+            k->done = 1;
+            k->status = pf && idx ? PCW_E_TIMEOUT : PCW_E_NO_MEMORY;
+            k->want = 0;
+        } else {
+            left++;
+        }
+    }
+    if (pf != stack)
+        free(pf);
+    if (idx != istack)
+        free(idx);
+    return left;
+}
+
+void pcw__ctl_table_free(pcw__ctl_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        pcw__ctl_free(t->v[i]);
+    free(t->v);
+    free(t);
+}

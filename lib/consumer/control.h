@@ -1,0 +1,81 @@
+/*
+ * lib/consumer/control.h - libpcw's side of the provider control channel
+ * (private; the wire format is pcw/control_proto.h).
+ *
+ * A pcw__ctl_conn is one connection to one provider's control socket. It
+ * carries at most one awaited request at a time (`want`); every other reply
+ * that arrives on it - a late answer to a request that timed out, or the
+ * answer to a fire-and-forget COLLECT_END - is recognised by its id and
+ * discarded. Receiving is a resumable state machine, so a reply cut by a
+ * deadline is picked up where it stopped on the next wait and the stream
+ * never loses its framing.
+ *
+ * Concurrency: a connection belongs to the pcw_consumer (or call) that made
+ * it; one thread at a time.
+ */
+#ifndef PCW_CONSUMER_CONTROL_H
+#define PCW_CONSUMER_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "pcw/collect.h"
+#include "pcw/control_proto.h"
+
+typedef struct pcw__ctl_conn {
+    int fd;         /* -1: not connected (reconnect on next use) */
+    char *seg_path; /* the segment this socket sits beside */
+    int32_t pid;    /* its provider, as the segment header says */
+    uint32_t uid;
+    uint64_t start_time;
+    uint32_t next_id;
+    /* receiving */
+    unsigned char hb[PCW_CTL_HEADER_SIZE];
+    size_t hb_got;
+    pcw_ctl_header h; /* valid once hb_got == PCW_CTL_HEADER_SIZE */
+    unsigned char *pl;
+    size_t pl_got;
+    /* the awaited request */
+    uint32_t want; /* id, 0 = none */
+    uint16_t want_type;
+    int done;             /* the reply (or a failure) is in */
+    int status;           /* the reply's status, or why there is none */
+    unsigned char *reply; /* payload, owned */
+    uint32_t reply_len;
+} pcw__ctl_conn;
+
+/* A connection for this provider (not connected yet). NULL: no memory. */
+pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info);
+void pcw__ctl_free(pcw__ctl_conn *k);
+/* Connect if not connected: checks the peer is the segment's provider
+ * (SO_PEERCRED pid and uid). PCW_OK, PCW_E_NOT_FOUND (no socket),
+ * PCW_E_PROVIDER_EXITED (refused: nobody listens), PCW_E_BUSY (backlog
+ * full), PCW_E_PERMISSION, PCW_E_IO. */
+int pcw__ctl_connect(pcw__ctl_conn *k);
+void pcw__ctl_disconnect(pcw__ctl_conn *k);
+/* Send one request. `await`: make it the awaited one (clears the last
+ * reply). Fails (and disconnects) if it cannot be written by `deadline`
+ * (ms, CLOCK_MONOTONIC). */
+int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
+                  long long deadline);
+/* Wait until every awaited request in ks[] (NULL entries skipped) has its
+ * reply - or, with `any`, until at least one more has - or the deadline
+ * passes. At the deadline, those left get PCW_E_TIMEOUT (their late
+ * replies will be dropped). Returns how many are still awaited. */
+size_t pcw__ctl_wait(pcw__ctl_conn *const *ks, size_t n, long long deadline, int any);
+long long pcw__ctl_now_ms(void);
+
+/* The consumer's connections (consumer.c keeps the pointer). */
+typedef struct pcw__ctl_table {
+    pcw__ctl_conn **v;
+    size_t n, cap;
+} pcw__ctl_table;
+
+void pcw__ctl_table_free(pcw__ctl_table *t);
+
+/* consumer.c */
+uint32_t pcw__consumer_timeout(const pcw_consumer *c);
+pcw__ctl_table *pcw__consumer_ctl(pcw_consumer *c); /* NULL: no memory */
+
+#endif /* PCW_CONSUMER_CONTROL_H */
