@@ -107,7 +107,6 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 	$(CC) $(CFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
 
-TOOL_LIBS_pcwtop = -lncursesw
 
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
 -include tools/pcwgen/pcwgen.mk
@@ -162,8 +161,10 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment
 	$(MAKE) pcwgen-fuzz
 
 # ---- demo -----------------------------------------------------------------
-DEB_PACKAGES = build-essential clang pkg-config liburcu-dev libcriterion-dev \
-               libbenchmark-dev libexpat1-dev libncurses-dev
+# clang's sanitizer and libFuzzer runtimes are in libclang-rt-14-dev (clang
+# only recommends them); libpcp-mmv1-dev lets make bench compare with PCP.
+DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
+               libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

@@ -254,6 +254,8 @@ int bu_child_main(int argc, char **argv)
         return child_reader(argv[3]);
     if (argc >= 3 && strcmp(argv[2], "mmv") == 0)
         return bench_mmv_child(argc - 2, argv + 2);
+    if (argc >= 3 && strncmp(argv[2], "callback-", 9) == 0)
+        return bench_callback_child(argc - 2, argv + 2);
     printf("error unknown child\n");
     return 2;
 }

@@ -95,5 +95,8 @@ void bench_callback_register(void);
 void bench_mmv_register(void);
 /* mmv.c's child: an MMV writer with N instances. */
 int bench_mmv_child(int argc, char **argv);
+/* callback.c's children ("--bu-child callback-KIND ..."): the callback
+ * provider, the socket echo server and the concurrent consumers. */
+int bench_callback_child(int argc, char **argv);
 
 #endif /* PCW_BENCH_BENCHUTIL_H */

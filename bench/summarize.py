@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Summarise pcw_bench's Google Benchmark JSON: every figure beside its
-baseline from the same run, the ratio, and the target from issue 5.
+baseline from the same run, the ratio, and the target from issue 5. Callback figures compare p50
+latencies (pcw p50 / socket round-trip p50).
 
     python3 bench/summarize.py bench/results/latest.json             # text
     python3 bench/summarize.py --markdown bench/results/latest.json  # for docs/performance.md
@@ -117,19 +118,32 @@ def rows(figs):
     a = get("lookup/by_name/1000000")
     if a:
         out.append(("lookup/by_name/1000000", t(a["ns"]), "-", "-", "-", "< 200 ns", verdict(a["ns"] < 200)))
-    a = get("callback/collect/100")
+    # Callback collections (bench/callback.c): latency percentiles of every
+    # call, beside a raw Unix-socket round trip of the same sizes.
+    def lat(f):
+        return f"p50 {t(f.get('p50_ns', f['ns']))}, p99 {t(f.get('p99_ns', 0))}"
+
+    def p50_ratio(a, b):
+        return f"{a.get('p50_ns', a['ns']) / b.get('p50_ns', b['ns']):.2f}x" if b else "-"
+
+    sock = next((k for k in sorted(figs) if k.startswith("callback/baseline_socket_roundtrip/")), None)
+    a, b = get("callback/collect/100"), get(sock) if sock else None
     if a:
-        p50, p99 = a.get("p50_ns", a["ns"]), a.get("p99_ns", 0)
-        out.append(("callback/collect/100", f"p50 {t(p50)}, p99 {t(p99)}", "-", "-", "-", "p50 < 30 us", verdict(p50 < 30000)))
+        p50 = a.get("p50_ns", a["ns"])
+        out.append(("callback/collect/100", f"{lat(a)}, mean {t(a.get('mean_ns', a['ns']))}, "
+                    f"{si(a.get('instances_per_second', 0), 'inst/s')}",
+                    sock or "-", lat(b) if b else "-", p50_ratio(a, b), "p50 < 30 us", verdict(p50 < 30000)))
     else:
-        out.append(("callback/collect/100", "not yet measured: depends on issue 3", "-", "-", "-", "p50 < 30 us", "n/a"))
-    a = get("callback/collect_concurrent")
+        out.append(("callback/collect/100", "not measured in this run", "-", "-", "-", "p50 < 30 us", "n/a"))
+    a, b = get("callback/collect_concurrent"), get("callback/baseline_socket_concurrent")
     if a:
-        p50, p99 = a.get("p50_ns", a["ns"]), a.get("p99_ns", 0)
-        out.append(("callback/collect_concurrent", f"p50 {t(p50)}, p99 {t(p99)}", "callback/collect/100",
-                    t(get("callback/collect/100")["ns"]) if get("callback/collect/100") else "-", "-", "", ""))
+        n = int(a.get("clients", 4))
+        out.append(("callback/collect_concurrent", f"{n} consumers: {lat(a)}, {si(a.get('ops_per_second', 0), 'collections/s')}",
+                    "callback/baseline_socket_concurrent" if b else "-",
+                    f"{lat(b)}, {si(b.get('ops_per_second', 0), 'round trips/s')}" if b else "-",
+                    p50_ratio(a, b), "", ""))
     else:
-        out.append(("callback/collect_concurrent", "not yet measured: depends on issue 3", "-", "-", "-", "", ""))
+        out.append(("callback/collect_concurrent", "not measured in this run", "-", "-", "-", "", ""))
     a = get("segment/bytes_per_instance")
     if a:
         v = a.get("bytes_per_instance", 0)

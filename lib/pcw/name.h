@@ -24,11 +24,13 @@ extern "C" {
  * the code point, or -1 for malformed, overlong, surrogate or >U+10FFFF. */
 static inline int32_t pcw_utf8_next(const char *s, size_t n, size_t *i)
 {
-    const unsigned char *p = (const unsigned char *)s + *i;
-    size_t left = n - *i;
-    uint32_t c = p[0], need, min;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t at = *i;
+    if (at >= n)
+        return -1;
+    uint32_t c = p[at], need, min;
     if (c < 0x80) {
-        *i += 1;
+        *i = at + 1;
         return (int32_t)c;
     } else if ((c & 0xE0) == 0xC0) {
         need = 1, min = 0x80, c &= 0x1F;
@@ -39,16 +41,19 @@ static inline int32_t pcw_utf8_next(const char *s, size_t n, size_t *i)
     } else {
         return -1;
     }
-    if (left <= need)
-        return -1;
+    /* Every continuation byte is read only after its index is checked
+     * against n, in a form the compiler's bounds analysis can follow. */
     for (uint32_t k = 1; k <= need; k++) {
-        if ((p[k] & 0xC0) != 0x80)
+        if (at + k >= n)
             return -1;
-        c = (c << 6) | (p[k] & 0x3Fu);
+        unsigned char b = p[at + k];
+        if ((b & 0xC0) != 0x80)
+            return -1;
+        c = (c << 6) | (b & 0x3Fu);
     }
     if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
         return -1;
-    *i += need + 1;
+    *i = at + need + 1;
     return (int32_t)c;
 }
 
