@@ -6,7 +6,13 @@
 # Usage: scripts/install-test.sh   (from the repository root)
 set -eu
 tmp=$(mktemp -d /tmp/pcw-install.XXXXXX)
-trap 'kill "${pid:-0}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid=
+cleanup() {
+    # Only our own provider: never `kill 0`, which would signal our parents.
+    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
 make -s install PREFIX=/usr/local DESTDIR="$tmp/root" >/dev/null
 export PKG_CONFIG_PATH="$tmp/root/usr/local/lib/pkgconfig"
 export PKG_CONFIG_SYSROOT_DIR="$tmp/root"

@@ -347,17 +347,23 @@ static inline int pcw__read_full(int fd, unsigned char *b, size_t n, int first_w
 {
     size_t got = 0;
     while (got < n) {
-        if (got > 0 || !first_waits) {
+        /* Read what is there first (usually the whole message): poll only
+         * when nothing has arrived, which saves a system call per read. */
+        int dontwait = got > 0 || !first_waits;
+        ssize_t r = recv(fd, b + got, n - got, dontwait ? MSG_DONTWAIT : 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && dontwait && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* Mid-message: a peer that stops sending may hold this thread
+             * for PCW__CTL_MSG_TIMEOUT at most. */
             struct pollfd pf = {fd, POLLIN, 0};
             int pr = poll(&pf, 1, PCW__CTL_MSG_TIMEOUT);
             if (pr < 0 && errno == EINTR)
                 continue;
             if (pr <= 0)
                 return -1;
-        }
-        ssize_t r = recv(fd, b + got, n - got, 0);
-        if (r < 0 && errno == EINTR)
             continue;
+        }
         if (r == 0 && got == 0 && first_waits)
             return 0;
         if (r <= 0)
