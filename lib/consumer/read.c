@@ -56,6 +56,7 @@ struct read_args {
     unsigned flags;
     uint32_t only_id; /* PCW_ANY_INSTANCE_ID = all */
     int found;
+    uint64_t empty_name; /* offset of a "" in snap->names, for NO_NAMES */
 };
 
 /* Copy n bytes (a multiple of 8; src 8-aligned) with relaxed 64-bit
@@ -101,12 +102,22 @@ enum {
     SLOT_NOMEM
 };
 
-static int read_slot(struct read_args *a, const pcw_seg_slot *s, uint32_t id)
+/* Where the next sample and its data go. A local copy of the snapshot's
+ * counters, written back once per chunk: the data copies store bytes, which
+ * may alias anything, so fields read through `snap` would be reloaded after
+ * every store in this, the consumer's hottest loop. */
+typedef struct cursor {
+    pcw_sample *samples;
+    unsigned char *data;
+    size_t count, dlen;
+} cursor;
+
+static inline int read_slot(struct read_args *a, cursor *cur, const pcw_seg_slot *s, uint32_t id)
 {
-    const pcw_cset_priv *cs = a->cs;
     pcw_snapshot *snap = a->snap;
-    uint32_t dsize = cs->pub.data_size;
-    int seq = (cs->pub.flags & PCW_CSET_F_SEQCOUNT) != 0;
+    const uint32_t dsize = a->cs->pub.data_size;
+    const int seq = (a->cs->pub.flags & PCW_CSET_F_SEQCOUNT) != 0;
+    const int names = !(a->flags & PCW_READ_NO_NAMES);
     for (uint32_t attempt = 0; attempt < PCW_SEQ_TRIES; attempt++) {
         /* R1. Acquire pairs with the provider's release publish of gen. */
         uint64_t g1 = atomic_load_explicit(&s->gen, memory_order_acquire);
@@ -119,17 +130,12 @@ static int read_slot(struct read_args *a, const pcw_seg_slot *s, uint32_t id)
             if (q1 & 1)
                 continue; /* a write is in progress */
         }
-        pcw_sample *x = &snap->samples[snap->count];
-        x->id = id;
-        x->source = 0;
-        x->reserved = 0;
-        x->data_off = snap->data_len;
-        copy_words(snap->data + snap->data_len, (const unsigned char *)(s + 1), dsize);
-        x->name_off = snap->names_len;
-        x->name_len = 0;
-        if (!(a->flags & PCW_READ_NO_NAMES)) {
+        copy_words(cur->data + cur->dlen, (const unsigned char *)(s + 1), dsize);
+        uint64_t name_at = a->empty_name; /* with PCW_READ_NO_NAMES: "" */
+        uint32_t nlen = 0;
+        if (names) {
             uint64_t noff = atomic_load_explicit(&s->name_off, memory_order_relaxed);
-            uint32_t nlen = atomic_load_explicit(&s->name_len, memory_order_relaxed);
+            nlen = atomic_load_explicit(&s->name_len, memory_order_relaxed);
             uint64_t rounded = (nlen + 7ull) & ~7ull;
             int bad = nlen > PCW_MAX_INSTANCE_NAME_BYTES || (nlen && noff % 8);
             if (!bad && nlen && !pcw__in_range(noff, rounded, a->size)) {
@@ -150,9 +156,9 @@ static int read_slot(struct read_args *a, const pcw_seg_slot *s, uint32_t id)
             if (snap->names_cap - snap->names_len < rounded + 1 &&
                 pcw__snapshot_reserve(snap, 0, 0, rounded + 1) != PCW_OK)
                 return SLOT_NOMEM;
-            copy_words((unsigned char *)snap->names + snap->names_len, a->seg->map + noff,
+            name_at = snap->names_len;
+            copy_words((unsigned char *)snap->names + name_at, a->seg->map + noff,
                        (uint32_t)rounded);
-            x->name_len = nlen;
         }
         /* R2. Pairs with the provider's release fence at close and at
          * write_begin: if any load above saw a later store, the loads below
@@ -165,11 +171,13 @@ static int read_slot(struct read_args *a, const pcw_seg_slot *s, uint32_t id)
         }
         if (atomic_load_explicit(&s->gen, memory_order_relaxed) != g1)
             return SLOT_SKIPPED; /* closed (maybe reused) while we read */
-        snap->data_len += dsize;
-        /* Room for this NUL was reserved with the chunk. */
-        snap->names[snap->names_len + x->name_len] = 0;
-        snap->names_len += x->name_len + 1;
-        snap->count++;
+        if (names) {
+            snap->names[name_at + nlen] = 0;
+            snap->names_len = name_at + nlen + 1;
+        }
+        cur->samples[cur->count++] =
+            (pcw_sample){.id = id, .name_len = nlen, .name_off = name_at, .data_off = cur->dlen};
+        cur->dlen += dsize;
         return SLOT_ADDED;
     }
     return SLOT_BUSY;
@@ -212,23 +220,30 @@ static int read_chunks(void *p)
             if (a->only_id < first || a->only_id - first >= n)
                 goto next;
             lo = a->only_id - first, hi = lo + 1;
-        } else if (pcw__snapshot_reserve(snap, n, (uint64_t)n * cs->pub.data_size, n) != PCW_OK) {
+        } else if (pcw__snapshot_reserve(snap, n, (uint64_t)n * cs->pub.data_size, 0) != PCW_OK) {
             return PCW_E_NO_MEMORY;
         }
+        if (a->only_id != PCW_ANY_INSTANCE_ID &&
+            pcw__snapshot_reserve(snap, 1, cs->pub.data_size, 0) != PCW_OK)
+            return PCW_E_NO_MEMORY;
+        /* Room for hi - lo samples and their data is reserved above. */
+        cursor cur = {snap->samples, snap->data, snap->count, snap->data_len};
+        int r = SLOT_SKIPPED;
         for (uint32_t i = lo; i < hi; i++) {
-            if (a->only_id != PCW_ANY_INSTANCE_ID &&
-                pcw__snapshot_reserve(snap, 1, cs->pub.data_size, 1) != PCW_OK)
-                return PCW_E_NO_MEMORY;
-            int r = read_slot(a, (const pcw_seg_slot *)(slots + (uint64_t)i * stride), first + i);
+            r = read_slot(a, &cur, (const pcw_seg_slot *)(slots + (uint64_t)i * stride), first + i);
             if (r == SLOT_ADDED)
                 a->found = 1;
             else if (r == SLOT_BUSY)
                 snap->busy++;
-            else if (r == SLOT_CORRUPT)
-                return PCW_E_CORRUPT;
-            else if (r == SLOT_NOMEM)
-                return PCW_E_NO_MEMORY;
+            else if (r == SLOT_CORRUPT || r == SLOT_NOMEM)
+                break;
         }
+        snap->count = cur.count;
+        snap->data_len = cur.dlen;
+        if (r == SLOT_CORRUPT)
+            return PCW_E_CORRUPT;
+        if (r == SLOT_NOMEM)
+            return PCW_E_NO_MEMORY;
     next:
         expect_first = first + n;
         prev = off;
@@ -254,8 +269,12 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     int rc = pcw__segment_sync(seg, &size);
     if (rc != PCW_OK)
         return rc;
-    struct read_args a = {seg, cs, snap, size, flags, only_id, 0};
     size_t count0 = snap->count, data0 = snap->data_len, names0 = snap->names_len;
+    /* One "" that every nameless sample of this read points to. */
+    if (pcw__snapshot_reserve(snap, 0, 0, 1) != PCW_OK)
+        return PCW_E_NO_MEMORY;
+    snap->names[snap->names_len] = 0;
+    struct read_args a = {seg, cs, snap, size, flags, only_id, 0, snap->names_len++};
     rc = pcw__guarded(seg->map, seg->map_len, read_chunks, &a);
     if (rc != PCW_OK) {
         /* Drop a partial result: nothing half-read is returned. */
