@@ -5,9 +5,10 @@
  * same counterset (with names) as fast as they can.
  *
  * The provider is this process, pinned to BU_CPU_MAIN; the readers are
- * child processes pinned to BU_CPU_OTHER. Wall-clock time: the close hands
- * the slot's reuse to liburcu's call_rcu thread, whose work (and the grace
- * periods it waits for) runs on the same CPU and is counted.
+ * child processes pinned to BU_CPU_OTHER. Wall-clock time: a closed slot is
+ * recycled after a grace period, which a create waits for once per
+ * slot_count / 2 closes (docs/design.md, section 6); that wait is counted,
+ * amortised over the creates.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1

@@ -80,11 +80,11 @@ typedef struct pcw_provider_info {
 /* ---- segments ----------------------------------------------------------- */
 
 /* Open and map a segment file read-only; validate its header and load its
- * countersets. Refuses a symlink, a non-regular file, and a file whose
- * owner is neither the caller nor `expected_uid` (pass (uid_t)-1 to accept
- * the caller only... or any owner when the caller is root). Errors:
- * PCW_E_IO, PCW_E_PERMISSION, PCW_E_CORRUPT, PCW_E_VERSION,
- * PCW_E_TRUNCATED, PCW_E_NO_MEMORY. */
+ * countersets. Refuses a symlink (O_NOFOLLOW), a non-regular file, and a
+ * header that claims another uid than the file's owner. (pcw_consumer's
+ * discovery also requires the file to sit in a trusted provider folder of
+ * that uid.) Errors: PCW_E_IO, PCW_E_PERMISSION, PCW_E_CORRUPT,
+ * PCW_E_VERSION, PCW_E_TRUNCATED, PCW_E_NO_MEMORY. */
 int pcw_segment_open(pcw_segment **out, const char *path);
 void pcw_segment_close(pcw_segment *seg);
 
