@@ -220,13 +220,13 @@ static int read_chunks(void *p)
             if (a->only_id < first || a->only_id - first >= n)
                 goto next;
             lo = a->only_id - first, hi = lo + 1;
-        } else if (pcw__snapshot_reserve(snap, n, (uint64_t)n * cs->pub.data_size, 0) != PCW_OK) {
-            return PCW_E_NO_MEMORY;
         }
-        if (a->only_id != PCW_ANY_INSTANCE_ID &&
-            pcw__snapshot_reserve(snap, 1, cs->pub.data_size, 0) != PCW_OK)
+        if (pcw__snapshot_reserve(snap, hi - lo, (uint64_t)(hi - lo) * cs->pub.data_size, 0) !=
+            PCW_OK)
             return PCW_E_NO_MEMORY;
-        /* Room for hi - lo samples and their data is reserved above. */
+        /* The cursor's pointers stay valid through the loop: read_slot grows
+         * only the names buffer (reserving names never moves samples or
+         * data, whose room for hi - lo more is reserved just above). */
         cursor cur = {snap->samples, snap->data, snap->count, snap->data_len};
         int r = SLOT_SKIPPED;
         for (uint32_t i = lo; i < hi; i++) {
