@@ -109,7 +109,8 @@ static void pool_free(meta_pool *p)
 
 struct load_args {
     pcw_segment *seg;
-    uint64_t size;
+    uint64_t size;  /* checked bound: header.size, within the mapping */
+    int beyond_map; /* header.size has grown past the mapping */
     meta_pool pool;
     pcw_cset_priv *csets;
     size_t ncsets;
@@ -213,6 +214,22 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
 
 /* Walk the counterset list: compute its signature (offsets and states) and,
  * unless sig_only, load every live counterset. */
+/* Called right after acquiring the link to a counterset. The provider grew
+ * header.size (release) before it allocated the counterset, its counters
+ * and strings, and linked it (release): this acquire load of the size
+ * covers all of them. A walk that began with an older size would otherwise
+ * take a counterset registered meanwhile for corruption. Bounded by the
+ * mapping: what lies past it is newer than this refresh. */
+static void meta_catch_up(struct load_args *a)
+{
+    const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
+    uint64_t fresh = atomic_load_explicit(&h->size, memory_order_acquire);
+    if (fresh > a->size) {
+        a->beyond_map = fresh > a->seg->map_len;
+        a->size = a->beyond_map ? a->seg->map_len : fresh;
+    }
+}
+
 static int load_meta(void *p)
 {
     struct load_args *a = (struct load_args *)p;
@@ -224,11 +241,16 @@ static int load_meta(void *p)
     uint64_t prev = 0, sig = 1469598103934665603ull;
     size_t n = 0, cap = 0;
     while (off) {
+        meta_catch_up(a);
         /* Offsets only grow along the list (bump allocation), so this loop
          * ends within size / sizeof(cset) steps even on a hostile segment. */
-        if (off <= prev || off < arena || off % 8 ||
-            !pcw__in_range(off, sizeof(pcw_seg_cset), a->size) || n >= PCW_MAX_CSETS)
+        if (off <= prev || off < arena || off % 8 || n >= PCW_MAX_CSETS)
             return PCW_E_CORRUPT;
+        if (!pcw__in_range(off, sizeof(pcw_seg_cset), a->size)) {
+            if (a->beyond_map)
+                break; /* registered after this refresh mapped the segment */
+            return PCW_E_CORRUPT;
+        }
         const pcw_seg_cset *sc = (const pcw_seg_cset *)(a->seg->map + off);
         uint32_t state = atomic_load_explicit(&sc->state, memory_order_acquire);
         sig = (sig ^ off ^ ((uint64_t)state << 56)) * 1099511628211ull;
@@ -242,6 +264,8 @@ static int load_meta(void *p)
             }
             memset(&a->csets[n], 0, sizeof a->csets[n]);
             int rc = load_cset(a, off, &a->csets[n]);
+            if (rc == PCW_E_CORRUPT && a->beyond_map)
+                break; /* parts of it lie past the mapping: newer than us */
             if (rc != PCW_OK)
                 return rc;
             a->csets[n].state = state;
@@ -267,26 +291,13 @@ static void free_meta(pcw_segment *seg)
 
 static int reload_at(pcw_segment *seg, int *changed, uint64_t size);
 
-/* A counterset linked after pcw__segment_sync() loaded header.size may lie
- * (with its counters and strings) past that size: the walk then looks
- * corrupt although it is only out of date. Retry while the segment grows;
- * corrupt only if it did not grow under the walk. Growth is monotonic and
- * bounded by max_size, so this ends. */
+/* Remap to the current size, then walk the counterset list (load_meta
+ * catches up with countersets registered during the walk). */
 static int reload(pcw_segment *seg, int *changed)
 {
     uint64_t size;
     int rc = pcw__segment_sync(seg, &size);
-    for (int tries = 0; rc == PCW_OK && tries < 16; tries++) {
-        rc = reload_at(seg, changed, size);
-        if (rc != PCW_E_CORRUPT)
-            return rc;
-        uint64_t now;
-        rc = pcw__segment_sync(seg, &now);
-        if (rc == PCW_OK && now == size)
-            return PCW_E_CORRUPT;
-        size = now;
-    }
-    return rc == PCW_OK ? PCW_E_CORRUPT : rc;
+    return rc == PCW_OK ? reload_at(seg, changed, size) : rc;
 }
 
 static int reload_at(pcw_segment *seg, int *changed, uint64_t size)
