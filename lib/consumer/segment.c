@@ -469,8 +469,10 @@ static int read_state(void *p)
     return PCW_OK;
 }
 
-/* Start time of a live pid, 0 if unknown. */
-static uint64_t proc_start_time(int32_t pid)
+/* Read /proc/<pid>/stat once: the process state (field 3) and start time
+ * (field 22, clock ticks after boot). 0 if it cannot be read (no such pid,
+ * or /proc hides it). */
+static int proc_stat(int32_t pid, char *state, uint64_t *start_time)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -482,14 +484,16 @@ static uint64_t proc_start_time(int32_t pid)
     if (n <= 0)
         return 0;
     buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    if (!p)
+    char *p = strrchr(buf, ')'); /* comm may hold spaces and parens */
+    if (!p || p[1] != ' ' || !p[2])
         return 0;
+    *state = p[2];
     p++;
     for (int field = 2; field < 22 && *p; p++)
         if (*p == ' ')
             field++;
-    return strtoull(p, NULL, 10);
+    *start_time = strtoull(p, NULL, 10);
+    return 1;
 }
 
 int pcw_segment_alive(const pcw_segment *seg)
@@ -504,25 +508,14 @@ int pcw_segment_alive(const pcw_segment *seg)
         return PCW_E_CORRUPT;
     if (kill(seg->info.pid, 0) != 0 && errno == ESRCH)
         return PCW_E_PROVIDER_EXITED;
-    uint64_t st = proc_start_time(seg->info.pid);
-    /* A process with that pid exists; if we can see its start time and it
-     * differs, the pid was reused. (Zombies count as exited too: a killed
-     * provider's stat still exists until reaped, with state 'Z'.) */
-    if (st && st != seg->info.start_time)
+    /* A process with that pid exists. If we can see it: a different start
+     * time means the pid was reused, and a zombie ('Z', 'X') is a provider
+     * that died and awaits reaping. */
+    char state = 0;
+    uint64_t start = 0;
+    if (proc_stat(seg->info.pid, &state, &start) &&
+        (start != seg->info.start_time || state == 'Z' || state == 'X'))
         return PCW_E_PROVIDER_EXITED;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)seg->info.pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n > 0) {
-            buf[n] = 0;
-            char *p = strrchr(buf, ')');
-            if (p && (p[2] == 'Z' || p[2] == 'X'))
-                return PCW_E_PROVIDER_EXITED;
-        }
-    }
     return PCW_OK;
 }
 
