@@ -21,11 +21,12 @@
  * a control callback, else with the first callback registration.
  *
  * Lifetimes (why nothing is used after it is freed):
- *   - Connection threads find a registration in prov->regs (under
- *     prov->lock, see pcw__conn_acquire) and, before letting go of the
- *     list, mark it busy (conn->busy, under ctl->lock). pcw_unregister
- *     removes the registration from the list (under prov->lock: after that
- *     no thread can newly find it) and then waits until no connection is
+ *   - Connection threads find a registration in prov->regs under
+ *     urcu_bp_read_lock() (pcw__conn_acquire) and, before leaving the
+ *     read-side section, mark it busy (conn->busy, under ctl->lock).
+ *     pcw_unregister unlinks the registration (under prov->lock), waits a
+ *     grace period (after which no thread can newly find it, and every
+ *     walk that saw it has ended) and then waits until no connection is
  *     busy on it (pcw__control_forget). So after pcw_unregister returns,
  *     its callback is not running and never runs again: its context may
  *     go.
@@ -420,30 +421,31 @@ static inline int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int statu
 /* Find the registration with this index and mark the connection busy on it
  * (see "Lifetimes" above). NULL if it is not registered.
  *
- * The walk holds prov->lock, under which every change to prov->regs is
- * made, rather than an RCU read-side section: it is a handful of pointer
- * loads per request, never spans a callback, and keeps the channel checkable
- * by ThreadSanitizer (liburcu's list publication is invisible to it). The
- * list stays an RCU list for pcw_unregister's grace period. */
+ * A lock-free walk inside an RCU read-side section: it never waits for a
+ * thread that registers, unregisters or creates instances. pcw_unregister
+ * unlinks, waits a grace period, then waits for connections busy on it. */
 static inline pcw_registration *pcw__conn_acquire(pcw__conn *c, uint32_t reg_index)
 {
     pcw_provider *p = c->ctl->prov;
-    pcw_registration *r, *found = NULL;
-    pthread_mutex_lock(&p->lock);
-    cds_list_for_each_entry(r, &p->regs, node)
-    {
+    pcw_registration *found = NULL;
+    urcu_bp_read_lock();
+    for (struct cds_list_head *n = pcw__list_next_rcu(&p->regs); n != &p->regs;
+         n = pcw__list_next_rcu(n)) {
+        pcw_registration *r = caa_container_of(n, pcw_registration, node);
         if (r->cset->reg_index == reg_index) {
             found = r;
             break;
         }
     }
     if (found) {
-        /* Lock order: prov->lock, then ctl->lock. */
+        /* Busy before the read-side section ends: pcw_unregister's grace
+         * period then finds it busy, or this walk never saw it. */
         pthread_mutex_lock(&c->ctl->lock);
         c->busy = found;
         pthread_mutex_unlock(&c->ctl->lock);
     }
-    pthread_mutex_unlock(&p->lock);
+    PCW__TSAN_READER_DONE(&p->regs); /* pairs with pcw_unregister's grace period */
+    urcu_bp_read_unlock();
     return found;
 }
 

@@ -305,8 +305,8 @@ struct pcw_provider {
     uint64_t last_cset;                    /* offset of the last pcw_seg_cset, 0 = none */
     uint32_t nregs;                        /* registrations made, for reg_index */
     pcw__vec name_free[PCW__NAME_CLASSES]; /* freed name blocks by size class */
-    /* Open registrations. Changed under `lock` with the _rcu list calls;
-     * walked by the control-channel threads under urcu_bp_read_lock(). */
+    /* Open registrations. Changed under `lock` (pcw__list_*_rcu); walked
+     * by the control-channel threads under urcu_bp_read_lock(). */
     struct cds_list_head regs;
     void *control;            /* the control channel (pcw/callback.h), or NULL */
     pcw_provider_options opt; /* as opened (strings not kept) */
@@ -357,6 +357,56 @@ struct pcw_instance {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
+
+/* ThreadSanitizer cannot see that an RCU grace period orders every earlier
+ * read-side section before what follows it (liburcu 0.13 is not
+ * instrumented). Where pcw relies on that, it says so to TSan: a reader
+ * releases on the list before leaving its read-side section, and the
+ * updater acquires after urcu_bp_synchronize_rcu(). Compiled only in TSan
+ * builds; elsewhere these are nothing. */
+#if defined(__SANITIZE_THREAD__)
+#define PCW__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PCW__TSAN 1
+#endif
+#endif
+#ifdef PCW__TSAN
+#include <sanitizer/tsan_interface.h>
+#define PCW__TSAN_READER_DONE(addr)  __tsan_release((void *)(addr))
+#define PCW__TSAN_GRACE_PERIOD(addr) __tsan_acquire((void *)(addr))
+#else
+#define PCW__TSAN_READER_DONE(addr)  ((void)0)
+#define PCW__TSAN_GRACE_PERIOD(addr) ((void)0)
+#endif
+
+/* The registration list is liburcu's cds_list, changed under prov->lock and
+ * walked by control-channel threads under urcu_bp_read_lock(). These are
+ * cds_list_add_tail_rcu, cds_list_del_rcu and cds_list_for_each_entry_rcu
+ * with the publishing store a C11 release and the walking loads acquires:
+ * the same instructions on x86, and visible to ThreadSanitizer, which does
+ * not see liburcu 0.13's barriers as ordering. The store releases the
+ * node's fields; it pairs with the walker's acquire load of `next`. */
+static inline void pcw__list_add_tail_rcu(struct cds_list_head *n, struct cds_list_head *head)
+{
+    n->next = head;
+    n->prev = head->prev;
+    __atomic_store_n(&head->prev->next, n, __ATOMIC_RELEASE);
+    head->prev = n;
+}
+
+/* A removed node keeps its `next`, so a walker standing on it goes on;
+ * its memory may be reused only after a grace period. */
+static inline void pcw__list_del_rcu(struct cds_list_head *n)
+{
+    n->next->prev = n->prev;
+    __atomic_store_n(&n->prev->next, n->next, __ATOMIC_RELEASE);
+}
+
+static inline struct cds_list_head *pcw__list_next_rcu(struct cds_list_head *n)
+{
+    return __atomic_load_n(&n->next, __ATOMIC_ACQUIRE);
+}
 
 static inline uint64_t pcw__align(uint64_t x, uint64_t a)
 {
@@ -844,7 +894,7 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
             p->last_cset = off;
             r->cset = cs;
             r->cset_off = off;
-            cds_list_add_tail_rcu(&r->node, &p->regs);
+            pcw__list_add_tail_rcu(&r->node, &p->regs);
             pcw__bump_generation(p);
         }
     }
@@ -1220,11 +1270,12 @@ static inline void pcw_unregister(pcw_registration *r)
     /* The counterset's segment memory stays (consumers may be reading it);
      * marking it dead hides it. */
     atomic_store_explicit(&r->cset->state, PCW_CSET_DEAD, memory_order_release);
-    cds_list_del_rcu(&r->node);
+    pcw__list_del_rcu(&r->node);
     pcw__bump_generation(p);
     pthread_mutex_unlock(&p->lock);
     /* Control-channel threads may still be walking past r. */
     urcu_bp_synchronize_rcu();
+    PCW__TSAN_GRACE_PERIOD(&p->regs); /* after every walk that could see r */
     /* ...or running its callback, which they found before the grace period. */
     pcw__control_forget(r);
     pcw__free_registration(r);
