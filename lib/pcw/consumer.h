@@ -12,7 +12,7 @@
  *
  * Reads never lock and never write to a segment: a provider is never slowed
  * or blocked by a consumer. Values are read with the slot-generation
- * protocol of pcw/layout.h, so a sample is never torn, never half-made and
+ * protocol of pcw/layout.h, so a value is never torn, never half-made and
  * never attributed to the wrong instance.
  *
  * Concurrency: a pcw_segment or pcw_consumer (and what it returns) belongs
@@ -47,7 +47,7 @@ typedef struct pcw_counter {
     uint32_t base_id, perf_time_id, perf_freq_id, multi_id;
     int32_t default_scale;
     uint32_t detail_level, aggregate, attributes;
-    uint32_t data_offset; /* byte offset in a sample's data: block + offset */
+    uint32_t data_offset; /* byte offset in a snapshot row: block + offset */
     const char *name, *description, *uri, *symbol; /* "" when absent */
 } pcw_counter;
 
@@ -74,7 +74,8 @@ typedef struct pcw_provider_info {
     int32_t pid;
     uint32_t uid;
     uint64_t start_time;
-    uint32_t flags; /* PCW_SEG_F_* */
+    uint64_t provider_id; /* random per provider: its identity */
+    uint32_t flags;       /* PCW_SEG_F_* */
 } pcw_provider_info;
 
 /* ---- segments ----------------------------------------------------------- */
@@ -115,27 +116,39 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len);
 
 /* ---- snapshots ---------------------------------------------------------- */
 
-/* One instance in a snapshot. Use the accessors below for its name, data. */
-typedef struct pcw_sample {
-    uint32_t id;
-    uint32_t name_len; /* bytes */
-    uint32_t source;   /* which segment (pcw_consumer reads), else 0 */
-    uint32_t reserved;
-    uint64_t name_off; /* into snapshot names */
-    uint64_t data_off; /* into snapshot data */
-} pcw_sample;
+/* Where a snapshot's rows came from: one entry per segment (or provider)
+ * read into it, in row order. */
+typedef struct pcw_snapshot_source {
+    size_t first, count;  /* its rows: [first, first + count) */
+    uint32_t source;      /* segment index in the pcw_consumer; 0 for a
+                             pcw_segment_read */
+    int32_t pid;          /* the provider's pid, in its own pid namespace */
+    uint64_t provider_id; /* the provider's identity (pcw_provider_info) */
+    uint64_t time_ns;     /* CLOCK_MONOTONIC when this source was read */
+} pcw_snapshot_source;
 
-/* A caller-owned, reusable result buffer. Zero-initialise it
- * (PCW_SNAPSHOT_INIT); free with pcw_snapshot_free. */
+/* A caller-owned, reusable result: one row per instance, as columns.
+ * Zero-initialise it (PCW_SNAPSHOT_INIT); free with pcw_snapshot_free. Once
+ * grown to fit, reading into it again allocates nothing.
+ *
+ * Every field is read-only for callers; use the accessors below. Row i has
+ * id ids[i] and data_size bytes of data at data + i * data_size (8-byte
+ * aligned; counters at pcw_counter.data_offset), and, when read with names,
+ * the NUL-terminated name names + name_off[i] of name_len[i] bytes. */
 typedef struct pcw_snapshot {
-    pcw_sample *samples;
-    size_t count, cap;
-    unsigned char *data; /* 8-byte aligned */
-    size_t data_len, data_cap;
+    size_t count;        /* rows */
+    uint32_t data_size;  /* bytes per row: the counterset's data_size */
+    uint32_t busy;       /* instances left out: kept changing (seqcount) */
+    uint32_t *ids;       /* [count] instance ids */
+    unsigned char *data; /* [count * data_size] */
+    uint64_t *name_off;  /* [count] into names; NULL: read without names */
+    uint32_t *name_len;  /* [count] bytes, without the NUL */
     char *names;
-    size_t names_len, names_cap;
-    uint32_t data_size; /* bytes per sample */
-    uint32_t busy;      /* instances skipped: kept changing (seqcount) */
+    uint64_t time_ns; /* CLOCK_MONOTONIC at the read (its first source) */
+    pcw_snapshot_source *sources;
+    size_t nsources;
+    /* Capacities (private). */
+    size_t cap, data_cap, names_len, names_cap, sources_cap;
 } pcw_snapshot;
 #define PCW_SNAPSHOT_INIT                                                                          \
     {                                                                                              \
@@ -146,27 +159,40 @@ void pcw_snapshot_free(pcw_snapshot *snap);
 /* Empty it, keeping its buffers. */
 static inline void pcw_snapshot_clear(pcw_snapshot *snap)
 {
-    snap->count = snap->data_len = snap->names_len = 0;
+    snap->count = snap->names_len = snap->nsources = 0;
     snap->busy = 0;
+    snap->time_ns = 0;
 }
 
-static inline const char *pcw_sample_name(const pcw_snapshot *s, const pcw_sample *x)
+static inline uint32_t pcw_snapshot_id(const pcw_snapshot *s, size_t row)
 {
-    return s->names + x->name_off;
+    return s->ids[row];
 }
-static inline const unsigned char *pcw_sample_data(const pcw_snapshot *s, const pcw_sample *x)
+/* The row's data (data_size bytes, 8-byte aligned). */
+static inline const unsigned char *pcw_snapshot_row(const pcw_snapshot *s, size_t row)
 {
-    return s->data + x->data_off;
+    return s->data + row * s->data_size;
 }
-/* A counter's value in a sample (4-byte counters zero-extended). */
-static inline uint64_t pcw_sample_value(const pcw_snapshot *s, const pcw_sample *x,
-                                        const pcw_counter *c)
+/* A counter's value in a row (4-byte counters zero-extended). */
+static inline uint64_t pcw_snapshot_value(const pcw_snapshot *s, size_t row, const pcw_counter *c)
 {
-    const unsigned char *p = s->data + x->data_off + c->data_offset;
+    const unsigned char *p = s->data + row * s->data_size + c->data_offset;
     if (c->size == 8)
         return *(const uint64_t *)(const void *)p;
     return *(const uint32_t *)(const void *)p;
 }
+/* The row's instance name; "" when the snapshot was read without names. */
+static inline const char *pcw_snapshot_name(const pcw_snapshot *s, size_t row)
+{
+    return s->name_off ? s->names + s->name_off[row] : "";
+}
+static inline uint32_t pcw_snapshot_name_len(const pcw_snapshot *s, size_t row)
+{
+    return s->name_len ? s->name_len[row] : 0;
+}
+/* The source a row came from (a binary search over snap->sources); NULL if
+ * row is out of range. */
+const pcw_snapshot_source *pcw_snapshot_source_of(const pcw_snapshot *s, size_t row);
 
 /* Read flags. */
 enum {
@@ -174,15 +200,16 @@ enum {
     PCW_READ_APPEND = 1u << 1,   /* add to the snapshot, don't clear it */
 };
 
-/* Read every live instance of `cs` into `snap`. Returns PCW_OK,
- * PCW_E_TRUNCATED, PCW_E_CORRUPT (read nothing trustworthy), or
- * PCW_E_NO_MEMORY (growing the snapshot). An instance being closed during
- * the read is left out; one that kept changing under a seqcount is left out
- * and counted in snap->busy. */
+/* Read every live instance of `cs` into `snap` (one new source entry,
+ * timestamped). Returns PCW_OK, PCW_E_TRUNCATED, PCW_E_CORRUPT (read nothing
+ * trustworthy), or PCW_E_NO_MEMORY (growing the snapshot). An instance being
+ * closed during the read is left out; one that kept changing under a
+ * seqcount is left out and counted in snap->busy. A failed read leaves the
+ * snapshot as it was. */
 int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
                      unsigned flags);
 
-/* Read one instance by id into `snap` (appends one sample). PCW_E_NOT_FOUND
+/* Read one instance by id into `snap` (appends one row). PCW_E_NOT_FOUND
  * if no live instance has that id. */
 int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32_t id,
                               pcw_snapshot *snap, unsigned flags);
@@ -195,11 +222,11 @@ int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32
  * allocation-free. Belongs to one thread at a time. */
 typedef struct pcw_name_index pcw_name_index;
 
-/* Index the samples of `snap` (which must have been read with names). */
+/* Index the rows of `snap` (which must have been read with names). */
 int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap);
-/* PCW_OK and *sample = index into snap->samples of the instance named
- * `name` (len bytes), or PCW_E_NOT_FOUND. */
-int pcw_name_index_find(const pcw_name_index *ix, const char *name, size_t len, size_t *sample);
+/* PCW_OK and *row = the row of `snap` holding the instance named `name`
+ * (len bytes), or PCW_E_NOT_FOUND. */
+int pcw_name_index_find(const pcw_name_index *ix, const char *name, size_t len, size_t *row);
 void pcw_name_index_free(pcw_name_index *ix);
 
 /* ---- all providers ------------------------------------------------------ */
@@ -236,8 +263,8 @@ size_t pcw_consumer_counterset_count(const pcw_consumer *c);
 const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size_t i);
 const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c, const char *name);
 
-/* Read every instance of a merged counterset from all its providers; each
- * sample's `source` is its segment index. A provider whose segment fails
+/* Read every instance of a merged counterset from all its providers (one
+ * source entry per provider, pcw_snapshot_source_of()). A provider whose segment fails
  * is skipped and counted in *failed (may be NULL); the others still
  * arrive. */
 int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snapshot *snap,

@@ -1,67 +1,100 @@
 /*
  * pcw/layout.h - the shared-memory segment: what a provider publishes and a
- * consumer maps read-only.
+ * consumer maps read-only. Layout version 2.
  *
  * One segment per provider object: a file in the provider directory
- * (<root>/pcw-<uid>/<pid>-<nonce>.seg, root = $PCW_DIR or /dev/shm). Everything
- * in it is linked by byte offsets from the segment's start, never pointers.
+ * (pcw/naming.h). Everything in it is linked by byte offsets from the
+ * segment's start, never pointers.
  *
  *   +---------------------+ 0
  *   | pcw_seg_header      |
  *   +---------------------+ header.arena_off
  *   | arena: countersets, |  pcw_seg_cset + pcw_seg_counter[] + strings,
- *   | slot chunks, names  |  pcw_seg_chunk + slots, instance names,
+ *   | slot chunks, names  |  pcw_seg_chunk + its arrays, instance names,
  *   | ...                 |  bump-allocated; grows at the end
  *   +---------------------+ header.size (the file may be larger)
+ *
+ * A chunk holds `nslots` instance slots of one counterset as arrays, so
+ * that a reader streams through exactly the bytes it needs:
+ *
+ *   +------------------+ chunk offset (64-byte aligned)
+ *   | pcw_seg_chunk    |  64 bytes
+ *   | gen[nslots]      |  uint64_t: the slot generation (below)
+ *   | name[nslots]     |  uint64_t: PCW_SEG_NAME_REF(offset, length)
+ *   +------------------+ pcw_seg_chunk_rows(): 64-byte aligned
+ *   | row[nslots]      |  data_stride bytes each: [seq] + the instance's
+ *   |                  |  data blocks at the counterset's block offsets
+ *   +------------------+ pcw_seg_chunk_bytes()
+ *
+ * The slot's index (chunk.first_slot + i) is the instance id.
  *
  * Ownership: the provider is the only writer of every byte. A consumer never
  * writes (it maps PROT_READ) and never trusts a value: every offset, count and
  * size read from a segment is range-checked before use (lib/consumer/).
  *
- * Memory orders, per field, are listed below with the field. The one protocol
- * readers rely on is the slot generation (a seqlock per instance slot):
+ * Atomics, in C and C++ alike. Fields that change while consumers read them
+ * are plain integer types here and are only ever accessed through the GCC/
+ * Clang `__atomic` builtins, with the memory order written at each access.
+ * The builtins are what C11's atomic_*_explicit and C++11's std::atomic
+ * compile to, they apply to the same object representation in both
+ * languages (a naturally aligned 4- or 8-byte integer, always lock-free on
+ * the 64-bit targets pcw supports), and ThreadSanitizer understands them.
+ * (`_Atomic` members would make this header mean something else in C++,
+ * where std::atomic<T> is a different type and `__atomic` builtins do not
+ * apply to it.)
  *
- *   writer (provider; one writer per slot at a time)
- *     close:   gen += 1 (now even: free), relaxed; fence(release) [pairs with R2]
- *     reuse:   after a grace period, fill name and data with relaxed stores
- *     publish: gen += 1 (now odd: live), release                  [pairs with R1]
- *   reader (consumer, any process)
- *     R1: g1 = gen, acquire; skip the slot unless g1 is live
- *         copy id, name ref, name bytes, data with relaxed loads
- *     R2: fence(acquire); g2 = gen, relaxed; keep the copy only if g1 == g2
+ * The protocol readers rely on: the slot generation, a seqlock per slot,
+ * validated in batches with the chunk's close counter.
  *
- * If any relaxed load in the copy observed a store made after the provider's
- * close of the instance g1 named, the close's release fence and the reader's
- * acquire fence synchronise, so R2 sees a generation past g1 and the copy is
- * discarded. The full argument is in docs/design.md.
+ *   provider (pcw_create_instance / pcw_close_instance; one writer per slot)
+ *     take:    a free slot (and name block), reused only after a grace period
+ *     C0:      fence(release)                          [pairs with R3]
+ *     fill:    name bytes, name ref, data words     (relaxed stores)
+ *     publish: gen = 2k+1, release                      [pairs with R1]
+ *     close:   gen = 2k+2, relaxed
+ *     C1:      chunk.closes += 1, RMW release           [pairs with R0]
+ *     C2:      fence(release)                          [pairs with R3]
+ *   reader (lib/consumer/read.c), for a run of slots of one chunk
+ *     R0: c1 = chunk.closes, acquire
+ *     R1: per slot: g = gen, acquire; skip unless g is odd (live);
+ *         copy the name ref, name bytes and data words (relaxed loads)
+ *     R3: fence(acquire)
+ *     R4: c2 = chunk.closes, relaxed
+ *         c1 == c2: keep every copy.
+ *         c1 != c2: a slot of the run closed meanwhile: the run is read
+ *         again slot by slot, keeping a slot only if a relaxed re-load of
+ *         its gen after R3 equals g (the per-slot seqlock).
+ *
+ * Why that is never wrong: R1's acquire sees the publish, so a kept copy is
+ * never half-made. If a copy saw any store made for a later occupant (or a
+ * reused name block), that store follows the closing thread's C2 or the
+ * reusing thread's C0, so that fence synchronises with R3 and the close's
+ * C1 happens-before R4: c2 includes it. And c1 cannot include it: an
+ * acquire R0 reading C1 (or later; `closes` changes only by RMW) would make
+ * the close's gen store visible to R1, which would then not have seen the
+ * closed occupant live. The full argument is in docs/design.md §4, and the
+ * Promela model in docs/model/ checks it.
  */
 #ifndef PCW_LAYOUT_H
 #define PCW_LAYOUT_H
 
-#include <stdint.h>
 #include <stddef.h>
-#ifdef __cplusplus
-#include <atomic>
-#define PCW_ATOMIC(T) std::atomic<T>
-#else
-#include <stdatomic.h>
-#define PCW_ATOMIC(T) _Atomic(T)
-#endif
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define PCW_SEG_MAGIC          0x3130474553574350ull /* "PCWSEG01", little-endian */
-#define PCW_SEG_LAYOUT_VERSION 1u
-#define PCW_SEG_BYTE_ORDER                                                                         \
-    0x01020304u /* written natively; a reader on a                                                 \
-                   host of other order sees it swapped */
-#define PCW_SEG_SUFFIX   ".seg"
-#define PCW_SOCK_SUFFIX  ".sock"
-#define PCW_DIR_ENV      "PCW_DIR"
-#define PCW_DEFAULT_ROOT "/dev/shm"
-#define PCW_SEG_ALIGN    64u /* arena allocations are aligned to this */
+#define PCW_SEG_LAYOUT_VERSION 2u
+/* Written natively: a reader on a host of the other byte order sees it
+ * swapped and refuses the segment. */
+#define PCW_SEG_BYTE_ORDER 0x01020304u
+#define PCW_SEG_ALIGN      64u /* arena structures are aligned to this */
+#define PCW_SEG_SUFFIX     ".seg"
+#define PCW_SOCK_SUFFIX    ".sock"
+#define PCW_DIR_ENV        "PCW_DIR"
+#define PCW_DEFAULT_ROOT   "/dev/shm"
 
 /* header.state */
 enum { PCW_SEG_STATE_LIVE = 1, PCW_SEG_STATE_CLOSED = 2 };
@@ -82,29 +115,29 @@ typedef struct pcw_seg_header {
     uint32_t cset_size;      /* sizeof(pcw_seg_cset) */
     uint32_t counter_size;   /* sizeof(pcw_seg_counter) */
     uint32_t chunk_size;     /* sizeof(pcw_seg_chunk) */
-    uint32_t slot_size;      /* sizeof(pcw_seg_slot) */
     uint32_t flags;          /* PCW_SEG_F_* */
-    int32_t pid;             /* provider process */
+    int32_t pid;             /* provider process, in its own pid namespace */
     uint32_t uid;            /* provider's effective uid */
-    uint64_t start_time;     /* /proc/<pid>/stat field 22 (clock ticks after
-                                boot): with pid, tells a restarted pid apart */
-    uint64_t arena_off;      /* first arena byte */
-    uint64_t max_size;       /* the provider never grows past this */
-    char provider_name[64];  /* NUL-terminated UTF-8, may be empty */
+    uint32_t reserved_h;
+    uint64_t start_time;  /* /proc/<pid>/stat field 22 (clock ticks after
+                             boot): with pid, tells a restarted pid apart */
+    uint64_t provider_id; /* random, per pcw_provider_open; also in the file
+                             name: the provider's identity across pid
+                             namespaces and restarts */
+    uint64_t arena_off;   /* first arena byte */
+    uint64_t max_size;    /* the provider never grows past this */
+    char provider_name[64]; /* NUL-terminated UTF-8, may be empty */
 
-    /* Written by the provider; read by consumers. */
-    PCW_ATOMIC(uint64_t)
-    size; /* bytes in use. Release after the file
-             has grown (ftruncate) and the new bytes
-             are initialised; readers acquire. */
-    PCW_ATOMIC(uint64_t)
-    cset_head; /* first pcw_seg_cset, 0 = none. Release
-                  when a counterset is published. */
-    PCW_ATOMIC(uint64_t)
-    generation;                 /* bumped (release) whenever any instance
-                                   or counterset appears or disappears:
-                                   poll it to learn the lists changed */
-    PCW_ATOMIC(uint32_t) state; /* PCW_SEG_STATE_*; release */
+    /* Written by the provider while consumers read (`__atomic` only). */
+    uint64_t size;       /* bytes in use. Release (pcw__arena_alloc) after
+                            the file has grown and the new bytes are
+                            initialised; readers acquire. */
+    uint64_t cset_head;  /* first pcw_seg_cset, 0 = none. Release when a
+                            counterset is published (pcw_register). */
+    uint64_t generation; /* release RMW whenever any instance or counterset
+                            appears or disappears; readers acquire and poll
+                            it to learn the lists changed */
+    uint32_t state;      /* PCW_SEG_STATE_*; release (pcw_provider_close) */
     uint32_t reserved0;
     uint64_t reserved[4];
 } pcw_seg_header;
@@ -113,8 +146,10 @@ typedef struct pcw_seg_header {
 enum { PCW_CSET_LIVE = 1, PCW_CSET_DEAD = 2 };
 /* pcw_seg_cset.flags */
 enum {
-    PCW_CSET_F_SEQCOUNT = 1u << 0, /* slots carry a data sequence count */
-    PCW_CSET_F_CALLBACK = 1u << 1  /* values also come from a callback */
+    PCW_CSET_F_SEQCOUNT = 1u << 0,  /* rows start with a data sequence count */
+    PCW_CSET_F_CALLBACK = 1u << 1,  /* values also come from a callback */
+    PCW_CSET_F_CACHELINE = 1u << 2, /* rows are 64-byte aligned and padded */
+    PCW_CSET_F_ALL_ = (1u << 3) - 1
 };
 
 /* A string in the segment: offset and length in bytes (a NUL follows). */
@@ -124,31 +159,31 @@ typedef struct pcw_seg_str {
     uint32_t reserved;
 } pcw_seg_str;
 
-/* One registered counterset. Everything but the atomics is written before the
- * counterset is published (release on header.cset_head or the previous
- * counterset's next) and never changes after. */
+/* One registered counterset. Everything but `next`, `state`, `chunk_head`,
+ * `slot_count` and `generation` is written before the counterset is
+ * published (release on header.cset_head or the previous counterset's next)
+ * and never changes after. */
 typedef struct pcw_seg_cset {
-    PCW_ATOMIC(uint64_t) next;  /* next counterset, 0 = end; release */
-    PCW_ATOMIC(uint32_t) state; /* PCW_CSET_*; release on unregister */
-    uint32_t flags;             /* PCW_CSET_F_* */
-    uint32_t instance_type;     /* pcw_instance_type */
+    uint64_t next;          /* next counterset, 0 = end; release */
+    uint32_t state;         /* PCW_CSET_*; release on unregister */
+    uint32_t flags;         /* PCW_CSET_F_* */
+    uint32_t instance_type; /* pcw_instance_type */
     uint32_t counter_count;
     uint64_t counters_off; /* pcw_seg_counter[counter_count] */
     uint32_t block_count;  /* data blocks per instance */
-    uint32_t data_size;    /* bytes of data per slot (multiple of 8) */
+    uint32_t data_size;    /* bytes of data per instance (multiple of 8) */
     uint64_t blocks_off;   /* uint32_t[block_count * 2]: each block's
-                              offset in the slot data, and its size */
-    uint32_t slot_stride;  /* sizeof(pcw_seg_slot) + data_size */
+                              offset in the instance's data, and its size */
+    uint32_t data_stride;  /* bytes per row: pcw_seg_row_stride() */
     uint32_t reg_index;    /* registration number within the segment */
     pcw_seg_str name, description, guid, uri, symbol;
     pcw_seg_str provider_name, provider_guid, provider_type, provider_callback,
-        application_identity;        /* the manifest's <provider>, "" if none */
-    PCW_ATOMIC(uint64_t) chunk_head; /* first pcw_seg_chunk, 0 = none; release */
-    PCW_ATOMIC(uint32_t) slot_count; /* slots in all chunks; release */
+        application_identity; /* the manifest's <provider>, "" if none */
+    uint64_t chunk_head;      /* first pcw_seg_chunk, 0 = none; release */
+    uint32_t slot_count;      /* slots in all chunks; release (informational) */
     uint32_t reserved0;
-    PCW_ATOMIC(uint64_t)
-    generation; /* bumped (release) when one of its
-                   instances appears or disappears */
+    uint64_t generation; /* release RMW when one of its instances appears or
+                            disappears */
     uint64_t reserved[2];
 } pcw_seg_cset;
 
@@ -162,43 +197,74 @@ typedef struct pcw_seg_counter {
     pcw_seg_str name, description, uri, symbol;
 } pcw_seg_counter;
 
-/* A chunk of instance slots of one counterset. Chunks are appended, never
- * removed while the segment lives. Immutable once linked but for `next`. */
+/* A chunk of instance slots of one counterset, followed by its arrays (see
+ * the picture above). Chunks are appended, never removed while the segment
+ * lives. Immutable once linked but for `next` and `closes`. */
 typedef struct pcw_seg_chunk {
-    PCW_ATOMIC(uint64_t) next; /* next chunk, 0 = end; release */
-    uint32_t first_slot;       /* index of this chunk's first slot */
-    uint32_t nslots;
-    uint64_t cset_off; /* the counterset this chunk belongs to */
-    uint64_t reserved;
+    uint64_t next;        /* next chunk of the counterset, 0 = end; release */
+    uint32_t first_slot;  /* index (id) of this chunk's first slot */
+    uint32_t nslots;      /* 1..PCW_SEG_MAX_CHUNK_SLOTS */
+    uint64_t cset_off;    /* the counterset this chunk belongs to */
+    uint64_t closes;      /* closes of its slots: RMW release (C1) */
+    uint64_t reserved[4]; /* the arrays start on the next cache line */
 } pcw_seg_chunk;
+
+/* The most slots one chunk may hold (chunks double up to this). */
+#define PCW_SEG_MAX_CHUNK_SLOTS 65536u
 
 /* gen: odd = live (published), even = free; +1 on every publish and close,
  * so it never repeats for the life of the segment. */
 #define PCW_SLOT_LIVE(gen) (((gen)&1u) != 0)
 
-/* An instance slot, followed immediately by cset.data_size bytes of data
- * (the instance's data blocks at the cset's block offsets). The slot's index
- * is the instance id. */
-typedef struct pcw_seg_slot {
-    PCW_ATOMIC(uint64_t) gen; /* see the protocol above */
-    PCW_ATOMIC(uint64_t)
-    seq;                           /* optional data seqcount: even = stable.
-                                      Provider: ++ relaxed, fence(release)
-                                      before writing data; fence(release), ++
-                                      after. Reader: acquire, copy,
-                                      fence(acquire), relaxed re-read. */
-    PCW_ATOMIC(uint64_t) name_off; /* instance name bytes; relaxed, under gen */
-    PCW_ATOMIC(uint32_t) name_len; /* bytes; relaxed, under gen */
-    uint32_t reserved;
-} pcw_seg_slot;
+/* An instance name reference: a 48-bit offset (8-byte aligned) and a
+ * 16-bit byte length in one word, so one relaxed load reads both. */
+#define PCW_SEG_NAME_REF(off, len) (((uint64_t)(off) << 16) | (uint64_t)(len))
+#define PCW_SEG_NAME_OFF(ref)      ((uint64_t)(ref) >> 16)
+#define PCW_SEG_NAME_LEN(ref)      ((uint32_t)((ref)&0xFFFFu))
 
-#ifndef __cplusplus
-_Static_assert(sizeof(pcw_seg_slot) == 32, "slot header is 32 bytes");
-_Static_assert(sizeof(pcw_seg_chunk) == 32, "chunk header is 32 bytes");
-_Static_assert(sizeof(pcw_seg_header) % 8 == 0, "header is 8-aligned");
-_Static_assert(sizeof(pcw_seg_cset) % 8 == 0, "cset is 8-aligned");
-_Static_assert(sizeof(pcw_seg_counter) % 8 == 0, "counter is 8-aligned");
+/* The rows of a counterset with these flags and data_size: the row starts
+ * with an 8-byte sequence count when PCW_CSET_F_SEQCOUNT is set, then the
+ * data; rows are 8-byte aligned, or 64-byte aligned (each on its own cache
+ * lines) with PCW_CSET_F_CACHELINE. */
+static inline uint32_t pcw_seg_row_data(uint32_t flags)
+{
+    return (flags & PCW_CSET_F_SEQCOUNT) ? 8u : 0u;
+}
+static inline uint64_t pcw_seg_row_stride(uint32_t flags, uint64_t data_size)
+{
+    uint64_t a = (flags & PCW_CSET_F_CACHELINE) ? 64u : 8u;
+    return (pcw_seg_row_data(flags) + data_size + a - 1) & ~(a - 1);
+}
+
+/* Where a chunk's arrays are, relative to the chunk, for `n` slots. */
+static inline uint64_t pcw_seg_chunk_gens(void)
+{
+    return sizeof(pcw_seg_chunk);
+}
+static inline uint64_t pcw_seg_chunk_names(uint64_t n)
+{
+    return sizeof(pcw_seg_chunk) + 8 * n;
+}
+static inline uint64_t pcw_seg_chunk_rows(uint64_t n)
+{
+    return (sizeof(pcw_seg_chunk) + 16 * n + 63) & ~(uint64_t)63;
+}
+/* The whole chunk, for `n` slots of `stride` bytes. */
+static inline uint64_t pcw_seg_chunk_bytes(uint64_t n, uint64_t stride)
+{
+    return pcw_seg_chunk_rows(n) + n * stride;
+}
+
+#ifdef __cplusplus
+#define PCW__STATIC_ASSERT static_assert
+#else
+#define PCW__STATIC_ASSERT _Static_assert
 #endif
+PCW__STATIC_ASSERT(sizeof(pcw_seg_chunk) == 64, "chunk header is one cache line");
+PCW__STATIC_ASSERT(sizeof(pcw_seg_header) % 8 == 0, "header is 8-aligned");
+PCW__STATIC_ASSERT(sizeof(pcw_seg_cset) % 8 == 0, "cset is 8-aligned");
+PCW__STATIC_ASSERT(sizeof(pcw_seg_counter) % 8 == 0, "counter is 8-aligned");
+#undef PCW__STATIC_ASSERT
 
 #ifdef __cplusplus
 }
