@@ -55,7 +55,7 @@ uint64_t bu_segment_size(const char *path)
     if (m == MAP_FAILED)
         return 0;
     /* Acquire pairs with the provider's release of header.size. */
-    uint64_t size = atomic_load_explicit(&((const pcw_seg_header *)m)->size, memory_order_acquire);
+    uint64_t size = __atomic_load_n(&((const pcw_seg_header *)m)->size, __ATOMIC_ACQUIRE);
     munmap(m, sizeof(pcw_seg_header));
     return size;
 }

@@ -427,10 +427,10 @@ static const char *pcw_client_open(pcw_client *k, int64_t instances)
         return "the first collection failed or missed instances";
     /* Every value is what the callback put there. */
     for (size_t i = 0; i < k->snap.count; i++) {
-        const pcw_sample *x = &k->snap.samples[i];
+        size_t x = i;
         for (uint32_t c = 0; c < k->m->meta->counter_count; c++)
-            if (pcw_sample_value(&k->snap, x, &k->m->meta->counters[c]) !=
-                (uint64_t)x->id * 1000 + c)
+            if (pcw_snapshot_value(&k->snap, x, &k->m->meta->counters[c]) !=
+                (uint64_t)pcw_snapshot_id(&k->snap, x) * 1000 + c)
                 return "a collected value is wrong";
     }
     return NULL;

@@ -75,7 +75,7 @@ static void bm_by_name(gb_state *st, void *arg)
     for (int i = 0; i < KEYS; i++) {
         size_t at;
         if (pcw_name_index_find(ls.ix, ls.keys[i], BU_NAME_LEN, &at) != PCW_OK ||
-            strcmp(pcw_sample_name(&ls.snap, &ls.snap.samples[at]), ls.keys[i]) != 0) {
+            strcmp(pcw_snapshot_name(&ls.snap, at), ls.keys[i]) != 0) {
             gb_skip_with_error(st, "a lookup missed");
             return;
         }

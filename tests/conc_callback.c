@@ -93,9 +93,9 @@ static void *consumer_main(void *arg)
             continue;
         }
         for (size_t i = 0; i < s.count; i++) {
-            uint64_t a = pcw_sample_value(&s, &s.samples[i], &m->meta->counters[0]);
-            uint64_t b = pcw_sample_value(&s, &s.samples[i], &m->meta->counters[1]);
-            if (a != 1000 + (s.samples[i].id - 1000) * 10 || b != ~a)
+            uint64_t a = pcw_snapshot_value(&s, i, &m->meta->counters[0]);
+            uint64_t b = pcw_snapshot_value(&s, i, &m->meta->counters[1]);
+            if (a != 1000 + (pcw_snapshot_id(&s, i) - 1000) * 10 || b != ~a)
                 (*bad)++;
         }
         /* All instances: segment ones come and go; never a torn one. */

@@ -62,21 +62,22 @@ static void *reuse_main(void *arg)
         }
         r->st.snapshots++;
         for (size_t j = 0; j < snap.count; j++) {
-            const pcw_sample *x = &snap.samples[j];
+            size_t x = j;
+            uint32_t id = pcw_snapshot_id(&snap, x);
             char why[256];
             r->st.samples++;
             if (!conc_check_ident(&snap, x, why, sizeof why)) {
                 conc_note(&r->st, why);
                 continue;
             }
-            if (x->id > r->max_id)
-                r->max_id = x->id;
-            if (x->id < MAX_IDS) {
+            if (id > r->max_id)
+                r->max_id = id;
+            if (id < MAX_IDS) {
                 uint64_t s;
-                memcpy(&s, pcw_sample_data(&snap, x), 8); /* w0 = serial */
-                if (r->last_serial[x->id] && r->last_serial[x->id] != s)
+                memcpy(&s, pcw_snapshot_row(&snap, x), 8); /* w0 = serial */
+                if (r->last_serial[id] && r->last_serial[id] != s)
                     r->reuse_seen++;
-                r->last_serial[x->id] = s;
+                r->last_serial[id] = s;
             }
         }
     }

@@ -187,24 +187,24 @@ static inline int conc_is_ident(const pcw_counterset *cs)
 
 /* Check one sample of an ident counterset. Returns 1 when it is whole and
  * self-consistent, else 0 with a description in why. */
-static inline int conc_check_ident(const pcw_snapshot *s, const pcw_sample *x, char *why,
+static inline int conc_check_ident(const pcw_snapshot *s, size_t x, char *why,
                                    size_t whylen)
 {
-    const char *name = pcw_sample_name(s, x);
-    const unsigned char *d = pcw_sample_data(s, x);
+    const char *name = pcw_snapshot_name(s, x);
+    const unsigned char *d = pcw_snapshot_row(s, x);
     uint64_t w[CONC_WORDS];
     memcpy(w, d, sizeof w);
     char *end = NULL;
     uint64_t ser = 0;
     int name_ok = name[0] == 'i' && name[1] >= '1' && name[1] <= '9' &&
-                  (ser = strtoull(name + 1, &end, 10), *end == 0) && x->name_len == strlen(name);
+                  (ser = strtoull(name + 1, &end, 10), *end == 0) && pcw_snapshot_name_len(s, x) == strlen(name);
     if (name_ok && w[0] == ser && w[1] == ~ser && w[2] == conc_hash(ser) &&
         w[3] >> 32 == (ser & 0xffffffffu))
         return 1;
     snprintf(why, whylen,
              "id %" PRIu32 " name \"%.40s\" (len %" PRIu32 ") words %016" PRIx64 " %016" PRIx64
              " %016" PRIx64 " %016" PRIx64 ": %s",
-             x->id, name, x->name_len, w[0], w[1], w[2], w[3],
+             pcw_snapshot_id(s, x), name, pcw_snapshot_name_len(s, x), w[0], w[1], w[2], w[3],
              !name_ok                                 ? "bad name"
              : w[0] == 0 && w[1] == 0                 ? "half-made (zero data)"
              : w[0] != ser                            ? "misattributed (w0 names another instance)"
@@ -214,16 +214,16 @@ static inline int conc_check_ident(const pcw_snapshot *s, const pcw_sample *x, c
 }
 
 /* Check one sample of a moment (seqcount) counterset: all words equal. */
-static inline int conc_check_moment(const pcw_snapshot *s, const pcw_sample *x, char *why,
+static inline int conc_check_moment(const pcw_snapshot *s, size_t x, char *why,
                                     size_t whylen)
 {
     uint64_t w[CONC_WORDS];
-    memcpy(w, pcw_sample_data(s, x), sizeof w);
+    memcpy(w, pcw_snapshot_row(s, x), sizeof w);
     if (w[0] == w[1] && w[1] == w[2] && w[2] == w[3])
         return 1;
     snprintf(why, whylen,
              "seqcount instance \"%.40s\" torn: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
-             pcw_sample_name(s, x), w[0], w[1], w[2], w[3]);
+             pcw_snapshot_name(s, x), w[0], w[1], w[2], w[3]);
     return 0;
 }
 
@@ -336,7 +336,7 @@ static inline void conc_read_once(pcw_segment *seg, pcw_snapshot *snap, conc_rea
         st->busy += snap->busy;
         for (size_t j = 0; j < snap->count; j++) {
             char why[256];
-            const pcw_sample *x = &snap->samples[j];
+            size_t x = j;
             st->samples++;
             if (ident ? !conc_check_ident(snap, x, why, sizeof why)
                       : !conc_check_moment(snap, x, why, sizeof why))
@@ -356,7 +356,7 @@ static inline uint64_t conc_segment_size(const char *path)
     close(fd);
     if (m == MAP_FAILED)
         return 0;
-    uint64_t size = atomic_load_explicit(&((const pcw_seg_header *)m)->size, memory_order_acquire);
+    uint64_t size = __atomic_load_n(&((const pcw_seg_header *)m)->size, __ATOMIC_ACQUIRE);
     munmap(m, sizeof(pcw_seg_header));
     return size;
 }

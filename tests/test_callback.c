@@ -170,17 +170,17 @@ static void env_close(env *e)
     pcw_provider_close(e->prov);
 }
 
-static const pcw_sample *find(const pcw_snapshot *s, const char *name)
+static size_t find(const pcw_snapshot *s, const char *name)
 {
     for (size_t i = 0; i < s->count; i++)
-        if (strcmp(pcw_sample_name(s, &s->samples[i]), name) == 0)
-            return &s->samples[i];
-    return NULL;
+        if (strcmp(pcw_snapshot_name(s, i), name) == 0)
+            return i;
+    return SIZE_MAX;
 }
 
-static uint64_t val(const pcw_snapshot *s, const pcw_sample *x, const env *e, int counter)
+static uint64_t val(const pcw_snapshot *s, size_t x, const env *e, int counter)
 {
-    return pcw_sample_value(s, x, &e->m->meta->counters[counter]);
+    return pcw_snapshot_value(s, x, &e->m->meta->counters[counter]);
 }
 
 /* ---- tests ----------------------------------------------------------------- */
@@ -197,9 +197,9 @@ Test(callback, every_request_type)
     cr_assert_eq(rep.failed, 0);
     cr_assert_eq(s.count, 3);
     cr_assert_eq(atomic_load(&R.calls[PCW_CALLBACK_ENUMERATE_INSTANCES]), 1);
-    const pcw_sample *x = find(&s, "Medium Wave");
-    cr_assert(x);
-    cr_assert_eq(x->id, 11);
+    size_t x = find(&s, "Medium Wave");
+    cr_assert_neq(x, SIZE_MAX);
+    cr_assert_eq(pcw_snapshot_id(&s, x), 11);
     cr_assert_eq(val(&s, x, &e, 0), 0, "enumeration carries no values");
 
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, NULL, &s, 0, &rep), PCW_OK);
@@ -207,8 +207,8 @@ Test(callback, every_request_type)
     cr_assert_eq(s.count, 3);
     cr_assert_eq(atomic_load(&R.calls[PCW_CALLBACK_COLLECT_DATA]), 1);
     x = find(&s, "Large Wave");
-    cr_assert(x);
-    cr_assert_eq(x->id, 12);
+    cr_assert_neq(x, SIZE_MAX);
+    cr_assert_eq(pcw_snapshot_id(&s, x), 12);
     cr_assert_eq(val(&s, x, &e, 0), 300);
     cr_assert_eq(val(&s, x, &e, 1), 1002);
 
@@ -240,14 +240,14 @@ Test(callback, masks_apply_when_the_callback_ignores_them)
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, &q, &s, 0, NULL), PCW_OK);
     cr_assert_eq(s.count, 3);
     for (size_t i = 0; i < s.count; i++) {
-        cr_assert_neq(val(&s, &s.samples[i], &e, 0), 0);
-        cr_assert_eq(val(&s, &s.samples[i], &e, 1), 0, "counter B was not asked for");
+        cr_assert_neq(val(&s, i, &e, 0), 0);
+        cr_assert_eq(val(&s, i, &e, 1), 0, "counter B was not asked for");
     }
     q = (pcw_query){~0ull, 11, "*"};
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, &q, &s, 0, NULL), PCW_OK);
     cr_assert_eq(s.count, 1);
-    cr_assert_str_eq(pcw_sample_name(&s, &s.samples[0]), "Medium Wave");
-    cr_assert_eq(val(&s, &s.samples[0], &e, 1), 1001);
+    cr_assert_str_eq(pcw_snapshot_name(&s, 0), "Medium Wave");
+    cr_assert_eq(val(&s, 0, &e, 1), 1001);
 
     struct {
         const char *mask;
@@ -265,8 +265,8 @@ Test(callback, masks_apply_when_the_callback_ignores_them)
     q = (pcw_query){2, 12, "*wave"};
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, &q, &s, 0, NULL), PCW_OK);
     cr_assert_eq(s.count, 1);
-    cr_assert_eq(val(&s, &s.samples[0], &e, 0), 0);
-    cr_assert_eq(val(&s, &s.samples[0], &e, 1), 1002);
+    cr_assert_eq(val(&s, 0, &e, 0), 0);
+    cr_assert_eq(val(&s, 0, &e, 1), 1002);
     q = (pcw_query){~0ull, 12, "small*"};
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, &q, &s, 0, NULL), PCW_OK);
     cr_assert_eq(s.count, 0);
@@ -305,13 +305,13 @@ Test(callback, add_instance_validation_and_informational_status)
     cr_assert_eq(st[0], PCW_OK);
     cr_assert_eq(cb[0], PCW_E_IO);
     cr_assert_eq(s.count, 2);
-    const pcw_sample *x = find(&s, "dup");
-    cr_assert(x);
+    size_t x = find(&s, "dup");
+    cr_assert_neq(x, SIZE_MAX);
     cr_assert_eq(val(&s, x, &e, 0), 1);
     cr_assert_eq(val(&s, x, &e, 1), 2);
     x = find(&s, "c");
-    cr_assert(x);
-    cr_assert_eq(x->id, 0xFFFFFFFDu);
+    cr_assert_neq(x, SIZE_MAX);
+    cr_assert_eq(pcw_snapshot_id(&s, x), 0xFFFFFFFDu);
     cr_assert_eq(val(&s, x, &e, 0), 0, "no data: zeros");
     pcw_snapshot_free(&s);
     env_close(&e);
@@ -410,8 +410,8 @@ Test(callback, collect_start_and_end_bracket_the_segment_read)
         cr_assert_eq(pcw_consumer_collect(cons, m, NULL, &s, 0, &rep), PCW_OK);
         cr_assert_eq(rep.failed, 0);
         cr_assert_eq(s.count, 1);
-        cr_assert_eq(pcw_sample_value(&s, &s.samples[0], &m->meta->counters[0]), 42);
-        cr_assert_eq(pcw_sample_value(&s, &s.samples[0], &m->meta->counters[1]), 42);
+        cr_assert_eq(pcw_snapshot_value(&s, 0, &m->meta->counters[0]), 42);
+        cr_assert_eq(pcw_snapshot_value(&s, 0, &m->meta->counters[1]), 42);
         pthread_mutex_lock(&R.lock);
         while (strlen(R.log) < (size_t)(round + 1) * 10)
             pthread_cond_wait(&R.cond, &R.lock);
@@ -437,8 +437,8 @@ Test(callback, mixed_model)
     pcw_snapshot s = PCW_SNAPSHOT_INIT;
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, NULL, &s, 0, NULL), PCW_OK);
     cr_assert_eq(s.count, 4);
-    const pcw_sample *x = find(&s, "Segment Wave");
-    cr_assert(x);
+    size_t x = find(&s, "Segment Wave");
+    cr_assert_neq(x, SIZE_MAX);
     cr_assert_eq(val(&s, x, &e, 1), 6);
     pcw_query q = {~0ull, PCW_ANY_INSTANCE_ID, "seg*"};
     cr_assert_eq(pcw_consumer_collect(e.cons, e.m, &q, &s, 0, NULL), PCW_OK);
@@ -535,7 +535,7 @@ Test(callback, hanging_callback_costs_only_the_time_limit)
         cr_assert_eq(rep.first_error, PCW_E_TIMEOUT);
         cr_assert_eq(s.count, 3, "the answering provider's data arrives");
         for (size_t i = 0; i < s.count; i++)
-            cr_assert(strncmp(pcw_sample_name(&s, &s.samples[i]), "good-", 5) == 0);
+            cr_assert(strncmp(pcw_snapshot_name(&s, i), "good-", 5) == 0);
     }
     /* A shorter limit, per consumer. */
     pcw_consumer_set_timeout(c, 300);
@@ -572,7 +572,7 @@ Test(callback, late_answer_is_discarded)
     cr_assert_eq(rep.failed, 0);
     cr_assert_eq(s.count, 3);
     for (size_t i = 0; i < s.count; i++)
-        cr_assert_eq(pcw_sample_value(&s, &s.samples[i], &m->meta->counters[1]), 2);
+        cr_assert_eq(pcw_snapshot_value(&s, i, &m->meta->counters[1]), 2);
     pcw_snapshot_free(&s);
     pcw_consumer_close(c);
     cr_assert_eq(tu_finish(&slow, 5000), 0);
@@ -629,21 +629,22 @@ Test(callback, geometric_waves_callback_example)
         uint32_t after = (uint32_t)(time(NULL) % 10);
         cr_assert_eq(s.count, cases[k].n, "case %zu", k);
         for (size_t i = 0; i < s.count; i++) {
-            const pcw_sample *x = &s.samples[i];
-            cr_assert_lt(x->id, 3);
-            cr_assert_str_eq(pcw_sample_name(&s, x), w[x->id].name);
-            uint64_t tri = pcw_sample_value(&s, x, &m->meta->counters[0]);
-            uint64_t sq = pcw_sample_value(&s, x, &m->meta->counters[1]);
+            size_t x = i;
+            uint32_t id = pcw_snapshot_id(&s, x);
+            cr_assert_lt(id, 3);
+            cr_assert_str_eq(pcw_snapshot_name(&s, x), w[id].name);
+            uint64_t tri = pcw_snapshot_value(&s, x, &m->meta->counters[0]);
+            uint64_t sq = pcw_snapshot_value(&s, x, &m->meta->counters[1]);
             int okk = 0;
             for (uint32_t idx = before;; idx = (idx + 1) % 10) {
-                uint32_t t = w[x->id].min + w[x->id].amp * (uint32_t)abs(5 - (int)idx) / 5;
-                uint32_t q2 = w[x->id].min + w[x->id].amp * (idx < 5);
+                uint32_t t = w[id].min + w[id].amp * (uint32_t)abs(5 - (int)idx) / 5;
+                uint32_t q2 = w[id].min + w[id].amp * (idx < 5);
                 okk |= ((cases[k].q.counter_mask & 1) ? tri == t : tri == 0) &&
                        ((cases[k].q.counter_mask & 2) ? sq == q2 : sq == 0);
                 if (idx == after)
                     break;
             }
-            cr_assert(okk, "case %zu: %s: %lu %lu", k, w[x->id].name, (unsigned long)tri,
+            cr_assert(okk, "case %zu: %s: %lu %lu", k, w[id].name, (unsigned long)tri,
                       (unsigned long)sq);
         }
     }

@@ -188,7 +188,7 @@ static void assert_serves(void)
     cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
     cr_assert_eq(rep.failed, 0, "status %d", rep.first_error);
     cr_assert_eq(s.count, 1);
-    cr_assert_eq(pcw_sample_value(&s, &s.samples[0], &m->meta->counters[0]), 5);
+    cr_assert_eq(pcw_snapshot_value(&s, 0, &m->meta->counters[0]), 5);
     pcw_snapshot_free(&s);
     pcw_consumer_close(c);
 }

@@ -73,21 +73,21 @@ Test(crossproc, values_and_metadata)
     cr_assert_eq(s.count, 50);
     int seen[50] = {0};
     for (size_t i = 0; i < s.count; i++) {
-        const pcw_sample *x = &s.samples[i];
+        size_t x = i;
         int k;
-        cr_assert_eq(sscanf(pcw_sample_name(&s, x), "inst%d", &k), 1);
+        cr_assert_eq(sscanf(pcw_snapshot_name(&s, x), "inst%d", &k), 1);
         cr_assert(k >= 0 && k < 50 && !seen[k]);
         seen[k] = 1;
-        cr_assert_eq(pcw_sample_value(&s, x, v), 1000 + (uint64_t)k);
-        cr_assert_eq(pcw_sample_value(&s, x, ix), (uint64_t)k);
-        cr_assert_eq(x->id, (uint32_t)k, "ids are handed out lowest first");
+        cr_assert_eq(pcw_snapshot_value(&s, x, v), 1000 + (uint64_t)k);
+        cr_assert_eq(pcw_snapshot_value(&s, x, ix), (uint64_t)k);
+        cr_assert_eq(pcw_snapshot_id(&s, x), (uint32_t)k, "ids are handed out lowest first");
     }
     /* A value the child changes is what we read next. */
     char reply[256];
     cr_assert_geq(tu_command(&c, reply, sizeof reply, "set inst7 99999"), 0);
     cr_assert_str_eq(reply, "ok");
     cr_assert_eq(pcw_segment_read_instance(seg, cs, 7, &s, 0), PCW_OK);
-    cr_assert_eq(pcw_sample_value(&s, &s.samples[0], v), 99999);
+    cr_assert_eq(pcw_snapshot_value(&s, 0, v), 99999);
     cr_assert_eq(pcw_segment_check(seg, NULL, 0), PCW_OK);
     pcw_snapshot_free(&s);
     pcw_segment_close(seg);
@@ -128,18 +128,18 @@ Test(crossproc, merged_across_providers)
     const pcw_counter *v = counter_named(m->meta, "Value");
     uint32_t src_a = UINT32_MAX, src_b = UINT32_MAX;
     for (size_t i = 0; i < s.count; i++) {
-        const pcw_sample *p = &s.samples[i];
-        uint64_t val = pcw_sample_value(&s, p, v);
-        pcw_segment *seg = pcw_consumer_segment(c, p->source);
+        size_t p = i;
+        uint64_t val = pcw_snapshot_value(&s, p, v);
+        pcw_segment *seg = pcw_consumer_segment(c, pcw_snapshot_source_of(&s, p)->source);
         cr_assert_not_null(seg);
         const char *sp = pcw_segment_provider(seg)->path;
         if (val >= 200) {
             cr_assert_str_eq(sp, pb);
-            src_b = p->source;
+            src_b = pcw_snapshot_source_of(&s, p)->source;
         } else {
             cr_assert(val >= 100 && val < 103);
             cr_assert_str_eq(sp, pa);
-            src_a = p->source;
+            src_a = pcw_snapshot_source_of(&s, p)->source;
         }
     }
     cr_assert_neq(src_a, src_b, "samples of different providers have different sources");
@@ -180,7 +180,7 @@ Test(crossproc, generation_follows_instances)
     cr_assert_neq(g2, g1, "close must change the generation");
     cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
     cr_assert_eq(s.count, 1);
-    cr_assert_str_eq(pcw_sample_name(&s, &s.samples[0]), "inst0");
+    cr_assert_str_eq(pcw_snapshot_name(&s, 0), "inst0");
     pcw_snapshot_free(&s);
     pcw_segment_close(seg);
     finish_ok(&c);
@@ -343,8 +343,8 @@ Test(crossproc, single_instance_and_seqcount_child)
     pcw_snapshot s = PCW_SNAPSHOT_INIT;
     cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
     cr_assert_eq(s.count, 1);
-    cr_assert_eq(s.samples[0].name_len, 0);
-    cr_assert_eq(pcw_sample_value(&s, &s.samples[0], counter_named(cs, "Value")), 77);
+    cr_assert_eq(pcw_snapshot_name_len(&s, 0), 0);
+    cr_assert_eq(pcw_snapshot_value(&s, 0, counter_named(cs, "Value")), 77);
     pcw_snapshot_free(&s);
     cr_assert_eq(pcw_segment_check(seg, NULL, 0), PCW_OK);
     pcw_segment_close(seg);

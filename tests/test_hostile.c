@@ -24,7 +24,7 @@ typedef struct vals {
 /* The pristine segment and where its parts are. */
 static unsigned char *base;
 static size_t base_len;
-static uint64_t cset1, cset2, counters1, chunk1, slot0, stride;
+static uint64_t cset1, cset2, counters1, chunk1, nref0, rows0, stride;
 static int ncase;
 
 static uint64_t get64(const unsigned char *b, uint64_t off)
@@ -52,7 +52,6 @@ static void put32(unsigned char *b, uint64_t off, uint32_t v)
 #define CSET(f)  offsetof(pcw_seg_cset, f)
 #define CNT(f)   offsetof(pcw_seg_counter, f)
 #define CHUNK(f) offsetof(pcw_seg_chunk, f)
-#define SLOT(f)  offsetof(pcw_seg_slot, f)
 
 static void setup(void)
 {
@@ -96,10 +95,12 @@ static void setup(void)
     cset2 = get64(base, cset1 + CSET(next));
     counters1 = get64(base, cset1 + CSET(counters_off));
     chunk1 = get64(base, cset1 + CSET(chunk_head));
-    stride = get32(base, cset1 + CSET(slot_stride));
-    slot0 = chunk1 + sizeof(pcw_seg_chunk);
+    stride = get32(base, cset1 + CSET(data_stride));
+    uint32_t n = get32(base, chunk1 + CHUNK(nslots));
+    nref0 = chunk1 + pcw_seg_chunk_names(n);
+    rows0 = chunk1 + pcw_seg_chunk_rows(n);
     cr_assert(cset1 && cset2 && chunk1 && stride);
-    cr_assert_gt(slot0 + 64 * stride, 8192, "the chunk must reach past two pages");
+    cr_assert_gt(rows0 + n * stride, 8192, "the chunk must reach past two pages");
 }
 
 static void teardown(void)
@@ -182,14 +183,14 @@ Test(hostile, truncated_files)
     OPEN_FAILS(copy(), 100, PCW_E_CORRUPT, "shorter than the header");
     OPEN_FAILS(copy(), sizeof(pcw_seg_header) - 1, PCW_E_CORRUPT, "header minus one");
     OPEN_FAILS(copy(), cset1 + 16, PCW_E_CORRUPT, "mid-counterset, size lies");
-    OPEN_FAILS(copy(), slot0 + 3 * stride, PCW_E_CORRUPT, "mid-chunk, size lies");
+    OPEN_FAILS(copy(), rows0 + 3 * stride, PCW_E_CORRUPT, "mid-chunk, size lies");
     /* The same with header.size agreeing with the short file. */
     unsigned char *b = copy();
     put64(b, HDR(size), cset1 + 16);
     OPEN_FAILS(b, cset1 + 16, PCW_E_CORRUPT, "mid-counterset, consistent size");
     b = copy();
-    put64(b, HDR(size), slot0 + 3 * stride);
-    READ_FAILS(b, slot0 + 3 * stride, PCW_E_CORRUPT, "mid-chunk, consistent size");
+    put64(b, HDR(size), rows0 + 3 * stride);
+    READ_FAILS(b, rows0 + 3 * stride, PCW_E_CORRUPT, "mid-chunk, consistent size");
 }
 
 Test(hostile, random_bytes)
@@ -226,7 +227,7 @@ Test(hostile, header_fields)
     OPEN_FAILS(b, base_len, PCW_E_CORRUPT, "bad magic");
     static const size_t version_fields[] = {
         HDR(layout_version), HDR(byte_order), HDR(header_size), HDR(cset_size),
-        HDR(counter_size),   HDR(chunk_size), HDR(slot_size)};
+        HDR(counter_size),   HDR(chunk_size)};
     for (size_t i = 0; i < sizeof version_fields / sizeof version_fields[0]; i++) {
         b = copy();
         put32(b, version_fields[i], get32(b, version_fields[i]) + 8);
@@ -304,7 +305,8 @@ Test(hostile, counterset_list)
         {cset1 + CSET(data_size), 0xFFFFFFF8u, "data_size huge"},
         {cset1 + CSET(data_size), 7, "data_size not a multiple of 8"},
         {cset1 + CSET(data_size), 8, "data_size smaller than the block"},
-        {cset1 + CSET(slot_stride), 8, "slot_stride inconsistent"},
+        {cset1 + CSET(data_stride), 8, "data_stride inconsistent"},
+        {cset1 + CSET(flags), 1u << 20, "unknown counterset flag"},
         {cset1 + CSET(instance_type), 99, "instance type"},
         {cset1 + CSET(state), 7, "cset state"},
         {cset1 + CSET(name) + offsetof(pcw_seg_str, len), 0, "empty counterset name"},
@@ -346,10 +348,12 @@ Test(hostile, chunks_and_slots)
         {chunk1 + CHUNK(next), chunk1, "chunk list cycle (self)"},
         {chunk1 + CHUNK(next), cset1, "chunk list goes backwards"},
         {chunk1 + CHUNK(cset_off), cset2, "chunk of another counterset"},
-        {slot0 + SLOT(name_off), size + 8, "instance name past size"},
-        {slot0 + SLOT(name_off), ~0ull - 7, "instance name offset wraps"},
-        {slot0 + SLOT(name_off), get64(base, slot0 + SLOT(name_off)) + 1,
-         "instance name misaligned"},
+        {nref0, PCW_SEG_NAME_REF(size + 8, 5), "instance name past size"},
+        {nref0, PCW_SEG_NAME_REF((1ull << 48) - 8, 5), "instance name offset wraps"},
+        {nref0, get64(base, nref0) + (1u << 16), "instance name misaligned"},
+        {nref0, (get64(base, nref0) & ~0xFFFFull) | (PCW_MAX_INSTANCE_NAME_BYTES + 1),
+         "instance name too long"},
+        {nref0, get64(base, nref0) | 0xFFFF, "instance name len huge"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unsigned char *b = copy();
@@ -366,8 +370,6 @@ Test(hostile, chunks_and_slots)
         {chunk1 + CHUNK(nslots), 0, "nslots 0"},
         {chunk1 + CHUNK(nslots), 65536, "nslots past the segment"},
         {chunk1 + CHUNK(first_slot), 5, "first_slot not 0"},
-        {slot0 + SLOT(name_len), PCW_MAX_INSTANCE_NAME_BYTES + 1, "instance name too long"},
-        {slot0 + SLOT(name_len), 0xFFFFFFFFu, "instance name len huge"},
     };
     for (size_t i = 0; i < sizeof c32 / sizeof c32[0]; i++) {
         unsigned char *b = copy();
@@ -392,8 +394,8 @@ Test(hostile, instance_names_checked)
 {
     /* Names are whatever bytes the provider wrote: --check rejects
      * invalid UTF-8 and duplicates; plain reads return them. */
-    uint64_t n0 = get64(base, slot0 + SLOT(name_off));
-    uint64_t n1 = get64(base, slot0 + stride + SLOT(name_off));
+    uint64_t n0 = PCW_SEG_NAME_OFF(get64(base, nref0));
+    uint64_t n1 = PCW_SEG_NAME_OFF(get64(base, nref0 + 8));
     unsigned char *b = copy();
     b[n0] = 0xFF;
     int st, rc = try_segment(b, base_len, &st);
@@ -401,12 +403,12 @@ Test(hostile, instance_names_checked)
     cr_assert_eq(st, 2, "only the check sees a bad name");
     b = copy();
     memcpy(b + n1, "ALPHA", 5); /* "beta" -> "ALPH" (len 4)... */
-    put32(b, slot0 + stride + SLOT(name_len), 5);
+    put64(b, nref0 + 8, PCW_SEG_NAME_REF(n1, 5));
     rc = try_segment(b, base_len, &st);
     cr_assert_eq(rc, PCW_E_CORRUPT, "duplicate names");
     cr_assert_eq(st, 2);
     b = copy();
-    put32(b, slot0 + SLOT(name_len), 0);
+    put64(b, nref0, PCW_SEG_NAME_REF(n0, 0));
     rc = try_segment(b, base_len, &st);
     cr_assert_eq(rc, PCW_E_CORRUPT, "empty name in a multi-instance set");
     b = copy();

@@ -76,13 +76,13 @@ static const pcw_counterset *view(pcw_segment **seg, const char *set)
     return cs;
 }
 
-/* The sample named `name` in snap, or NULL. */
-static const pcw_sample *sample(const char *name)
+/* The row named `name` in snap, or SIZE_MAX. */
+static size_t sample(const char *name)
 {
     for (size_t i = 0; i < snap.count; i++)
-        if (strcmp(pcw_sample_name(&snap, &snap.samples[i]), name) == 0)
-            return &snap.samples[i];
-    return NULL;
+        if (strcmp(pcw_snapshot_name(&snap, i), name) == 0)
+            return i;
+    return SIZE_MAX;
 }
 
 Test(instance, argument_errors)
@@ -116,7 +116,7 @@ Test(instance, argument_errors)
     view(&seg, "multi");
     cr_assert_eq(snap.count, 1);
     cr_assert_eq(
-        pcw_sample_value(&snap, &snap.samples[0], &pcw_segment_counterset(seg, 0)->counters[0]), 0);
+        pcw_snapshot_value(&snap, 0, &pcw_segment_counterset(seg, 0)->counters[0]), 0);
     pcw_segment_close(seg);
 }
 
@@ -133,9 +133,9 @@ Test(instance, single_instance_rules)
     pcw_segment *seg;
     const pcw_counterset *cs = view(&seg, "Single");
     cr_assert_eq(snap.count, 1);
-    cr_assert_eq(snap.samples[0].name_len, 0);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[0]), 5);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[1]), 6);
+    cr_assert_eq(pcw_snapshot_name_len(&snap, 0), 0);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[0]), 5);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[1]), 6);
     cr_assert_eq(pcw_segment_check(seg, NULL, 0), PCW_OK);
     pcw_segment_close(seg);
     pcw_close_instance(a);
@@ -164,9 +164,9 @@ Test(instance, name_length_limits)
         cr_assert_eq(create(&in, bad, k, 0), PCW_E_NAME_TOO_LONG, "1025 characters");
         pcw_segment *seg;
         view(&seg, "Multi");
-        const pcw_sample *x = sample(ok);
-        cr_assert_not_null(x, "consumer sees the long name");
-        cr_assert_eq(x->name_len, strlen(ok));
+        size_t x = sample(ok);
+        cr_assert_neq(x, SIZE_MAX, "consumer sees the long name");
+        cr_assert_eq(pcw_snapshot_name_len(&snap, x), strlen(ok));
         pcw_segment_close(seg);
         free(ok);
         free(bad);
@@ -213,8 +213,8 @@ Test(instance, close_makes_name_reusable)
     pcw_segment *seg;
     const pcw_counterset *cs = view(&seg, "Multi");
     cr_assert_eq(snap.count, 1);
-    cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), "JOB");
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[0]), 2);
+    cr_assert_str_eq(pcw_snapshot_name(&snap, 0), "JOB");
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[0]), 2);
     pcw_segment_close(seg);
 }
 
@@ -245,23 +245,23 @@ Test(instance, ids_unique_stable_and_values)
         if (!in[i])
             continue;
         snprintf(name, sizeof name, "w%d", i);
-        const pcw_sample *x = sample(name);
-        cr_assert_not_null(x, "%s missing", name);
-        cr_assert_eq(x->id, pcw_instance_id(in[i]));
-        cr_assert_eq(pcw_sample_value(&snap, x, &cs->counters[0]), 1000 + (uint64_t)i);
-        cr_assert_eq(pcw_sample_value(&snap, x, &cs->counters[1]), (uint64_t)i);
+        size_t x = sample(name);
+        cr_assert_neq(x, SIZE_MAX, "%s missing", name);
+        cr_assert_eq(pcw_snapshot_id(&snap, x), pcw_instance_id(in[i]));
+        cr_assert_eq(pcw_snapshot_value(&snap, x, &cs->counters[0]), 1000 + (uint64_t)i);
+        cr_assert_eq(pcw_snapshot_value(&snap, x, &cs->counters[1]), (uint64_t)i);
         for (int k = 0; k < ne; k++)
-            cr_assert_neq(pcw_instance_id(extra[k]), x->id, "id reused while open");
+            cr_assert_neq(pcw_instance_id(extra[k]), pcw_snapshot_id(&snap, x), "id reused while open");
     }
     /* Every sample's id is unique. */
     for (size_t i = 0; i < snap.count; i++)
         for (size_t j = 0; j < i; j++)
-            cr_assert_neq(snap.samples[i].id, snap.samples[j].id);
+            cr_assert_neq(pcw_snapshot_id(&snap, i), pcw_snapshot_id(&snap, j));
     /* Read by id. */
     pcw_snapshot one = PCW_SNAPSHOT_INIT;
     cr_assert_eq(pcw_segment_read_instance(seg, cs, pcw_instance_id(in[1]), &one, 0), PCW_OK);
     cr_assert_eq(one.count, 1);
-    cr_assert_str_eq(pcw_sample_name(&one, &one.samples[0]), "w1");
+    cr_assert_str_eq(pcw_snapshot_name(&one, 0), "w1");
     cr_assert_eq(pcw_segment_read_instance(seg, cs, 999999, &one, 0), PCW_E_NOT_FOUND);
     pcw_snapshot_free(&one);
     cr_assert_eq(pcw_segment_check(seg, NULL, 0), PCW_OK);
@@ -270,7 +270,7 @@ Test(instance, ids_unique_stable_and_values)
     vals *p = pcw_instance_block(in[1], 0);
     pcw_u64_set(&p->a, 424242);
     cs = view(&seg, "Multi");
-    cr_assert_eq(pcw_sample_value(&snap, sample("w1"), &cs->counters[0]), 424242);
+    cr_assert_eq(pcw_snapshot_value(&snap, sample("w1"), &cs->counters[0]), 424242);
     pcw_segment_close(seg);
 }
 
@@ -316,9 +316,9 @@ Test(instance, block_pointers_aligned_and_inside)
     const pcw_counterset *cs = view(&seg, "Blocks");
     cr_assert_eq(snap.count, 100);
     for (size_t i = 0; i < snap.count; i++) {
-        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[i], &cs->counters[0]), 11);
-        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[i], &cs->counters[1]), 22);
-        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[i], &cs->counters[2]), 33);
+        cr_assert_eq(pcw_snapshot_value(&snap, i, &cs->counters[0]), 11);
+        cr_assert_eq(pcw_snapshot_value(&snap, i, &cs->counters[1]), 22);
+        cr_assert_eq(pcw_snapshot_value(&snap, i, &cs->counters[2]), 33);
     }
     pcw_segment_close(seg);
 }
@@ -488,13 +488,13 @@ Test(instance, seqcount_write_begin_end)
     cr_assert_eq(pcw_segment_read(seg, cs, &snap, 0), PCW_OK);
     cr_assert_eq(snap.count, 1);
     cr_assert_eq(snap.busy, 0);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[0]), 77);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[1]), 78);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[0]), 77);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[1]), 78);
     pcw_u64_add(&p->a, 3);
     pcw_u32_add(&p->b, 2);
     cr_assert_eq(pcw_segment_read(seg, cs, &snap, 0), PCW_OK);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[0]), 80);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[1]), 80);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[0]), 80);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[1]), 80);
     pcw_segment_close(seg);
     pcw_snapshot_free(&snap);
 }

@@ -53,11 +53,11 @@ Test(million, one_million_instances_grow_under_a_reader, .timeout = 240)
     unsigned char *seen = calloc(N, 1);
     cr_assert_not_null(seen);
     for (size_t k = 0; k < snap.count; k++) {
-        const pcw_sample *x = &snap.samples[k];
-        uint64_t v = pcw_sample_value(&snap, x, &cs->counters[0]);
+        size_t x = k;
+        uint64_t v = pcw_snapshot_value(&snap, x, &cs->counters[0]);
         cr_assert_lt(v, N);
         snprintf(name, sizeof name, "i%llu", (unsigned long long)v);
-        cr_assert_str_eq(pcw_sample_name(&snap, x), name, "value %llu under another name",
+        cr_assert_str_eq(pcw_snapshot_name(&snap, x), name, "value %llu under another name",
                          (unsigned long long)v);
         cr_assert_eq(seen[v], 0, "instance %llu read twice", (unsigned long long)v);
         seen[v] = 1;
@@ -68,7 +68,7 @@ Test(million, one_million_instances_grow_under_a_reader, .timeout = 240)
     cr_assert_eq(pcw_name_index_build(&ix, &snap), PCW_OK);
     size_t at;
     cr_assert_eq(pcw_name_index_find(ix, "I999999", 7, &at), PCW_OK);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[at], &cs->counters[0]), 999999);
+    cr_assert_eq(pcw_snapshot_value(&snap, at, &cs->counters[0]), 999999);
     cr_assert_eq(pcw_name_index_find(ix, "i1000000", 8, &at), PCW_E_NOT_FOUND);
     pcw_name_index_free(ix);
 
@@ -78,7 +78,7 @@ Test(million, one_million_instances_grow_under_a_reader, .timeout = 240)
     cr_assert_eq(pcw_segment_read(seg, cs, &snap, PCW_READ_NO_NAMES), PCW_OK);
     cr_assert_eq(snap.count, N / 2);
     for (size_t k = 0; k < snap.count; k++)
-        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[k], &cs->counters[0]) % 2, 1);
+        cr_assert_eq(pcw_snapshot_value(&snap, k, &cs->counters[0]) % 2, 1);
 
     free(seen);
     pcw_snapshot_free(&snap);

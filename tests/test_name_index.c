@@ -23,19 +23,21 @@ static void hand_add(pcw_snapshot *s, const char *name)
     size_t len = strlen(name);
     if (s->count == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
-        s->samples = realloc(s->samples, s->cap * sizeof *s->samples);
-        cr_assert_not_null(s->samples);
+        s->ids = realloc(s->ids, s->cap * sizeof *s->ids);
+        s->name_off_buf = realloc(s->name_off_buf, s->cap * sizeof *s->name_off_buf);
+        s->name_len_buf = realloc(s->name_len_buf, s->cap * sizeof *s->name_len_buf);
+        cr_assert(s->ids && s->name_off_buf && s->name_len_buf);
+        s->name_off = s->name_off_buf, s->name_len = s->name_len_buf;
     }
     if (s->names_len + len + 1 > s->names_cap) {
         s->names_cap = (s->names_len + len + 1) * 2;
         s->names = realloc(s->names, s->names_cap);
         cr_assert_not_null(s->names);
     }
-    pcw_sample *x = &s->samples[s->count++];
-    memset(x, 0, sizeof *x);
-    x->id = (uint32_t)s->count - 1;
-    x->name_off = s->names_len;
-    x->name_len = (uint32_t)len;
+    size_t x = s->count++;
+    s->ids[x] = (uint32_t)x;
+    s->name_off[x] = s->names_len;
+    s->name_len[x] = (uint32_t)len;
     memcpy(s->names + s->names_len, name, len + 1);
     s->names_len += len + 1;
 }
@@ -148,12 +150,12 @@ Test(name_index, rejects_bad_arguments_and_bad_snapshots)
     hand_add(&s, "fine");
     hand_add(&s, "broken");
     /* A name reaching past the name buffer: refused, not read. */
-    s.samples[1].name_off = s.names_len - 2;
+    s.name_off[1] = s.names_len - 2;
     cr_assert_eq(pcw_name_index_build(&ix, &s), PCW_E_INVALID_PARAMETER);
-    s.samples[1].name_off = 5;
-    s.samples[1].name_len = 5000; /* over PCW_MAX_INSTANCE_NAME_BYTES */
+    s.name_off[1] = 5;
+    s.name_len[1] = 5000; /* over PCW_MAX_INSTANCE_NAME_BYTES */
     cr_assert_eq(pcw_name_index_build(&ix, &s), PCW_E_INVALID_PARAMETER);
-    s.samples[1].name_len = 6;
+    s.name_len[1] = 6;
     cr_assert_eq(pcw_name_index_build(&ix, &s), PCW_OK);
     cr_assert_eq(pcw_name_index_find(NULL, "fine", 4, &at), PCW_E_INVALID_PARAMETER);
     cr_assert_eq(pcw_name_index_find(ix, "fine", 4, NULL), PCW_E_INVALID_PARAMETER);
@@ -208,8 +210,8 @@ Test(name_index, over_a_segment_read, .init = tu_root_setup, .fini = tu_root_tea
             continue;
         }
         cr_assert_eq(rc, PCW_OK, "%s", name);
-        cr_assert_eq(s.samples[at].id, pcw_instance_id(inst[i]));
-        cr_assert_eq(pcw_sample_value(&s, &s.samples[at], &cs->counters[0]), (uint64_t)i * 7);
+        cr_assert_eq(pcw_snapshot_id(&s, at), pcw_instance_id(inst[i]));
+        cr_assert_eq(pcw_snapshot_value(&s, at, &cs->counters[0]), (uint64_t)i * 7);
     }
     pcw_name_index_free(ix);
     pcw_snapshot_free(&s);

@@ -655,7 +655,7 @@ static void corrupt_copy(const provider *a, const char *dst)
     cr_assert(b && len > sizeof(pcw_seg_header));
     pcw_seg_header h;
     memcpy(&h, b, sizeof h);
-    uint64_t cs = atomic_load(&h.cset_head);
+    uint64_t cs = h.cset_head;
     cr_assert(cs && cs + sizeof(pcw_seg_cset) <= len);
     memset(b + cs, 0xA5, sizeof(pcw_seg_cset));
     cr_assert_eq(tu_write_file(dst, b, len, 0600), 0);

@@ -94,14 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = snap.count < 64 ? snap.count : 64;
         uint64_t sum = 0;
         for (size_t j = 0; j < n; j++) {
-            const pcw_sample *x = &snap.samples[j];
-            sum += strlen(pcw_sample_name(&snap, x));
+            size_t x = j;
+            sum += strlen(pcw_snapshot_name(&snap, x));
             for (uint32_t k = 0; k < cs->counter_count; k++)
-                sum += pcw_sample_value(&snap, x, &cs->counters[k]);
+                sum += pcw_snapshot_value(&snap, x, &cs->counters[k]);
         }
         pcw_snapshot s2 = PCW_SNAPSHOT_INIT;
         for (size_t j = 0; j < n; j++)
-            (void)pcw_segment_read_instance(seg, cs, snap.samples[j].id, &s2, PCW_READ_APPEND);
+            (void)pcw_segment_read_instance(seg, cs, pcw_snapshot_id(&snap, j), &s2, PCW_READ_APPEND);
         pcw_snapshot_free(&s2);
         (void)pcw_segment_read(seg, cs, &snap, PCW_READ_NO_NAMES);
         if (sum == 0x5a5a5a5a5a5a5a5aull)

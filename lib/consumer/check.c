@@ -31,16 +31,19 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len)
     if (!seg)
         return PCW_E_INVALID_PARAMETER;
     int changed;
+    seg->why[0] = 0;
     int rc = pcw_segment_refresh(seg, &changed);
     if (rc != PCW_OK)
-        return fail(why, why_len, rc, "header or counterset metadata: %s", pcw_status_str(rc));
+        return fail(why, why_len, rc, "header or counterset metadata: %s",
+                    seg->why[0] ? seg->why : pcw_status_str(rc));
     pcw_snapshot snap = PCW_SNAPSHOT_INIT;
     for (size_t i = 0; rc == PCW_OK && i < seg->ncsets; i++) {
         const pcw_counterset *cs = &seg->csets[i].pub;
+        seg->why[0] = 0;
         rc = pcw_segment_read(seg, cs, &snap, 0);
         if (rc != PCW_OK) {
-            rc = fail(why, why_len, rc, "counterset \"%s\": instance directory is damaged",
-                      cs->name);
+            rc = fail(why, why_len, rc, "counterset \"%s\": %s", cs->name,
+                      seg->why[0] ? seg->why : "instance directory is damaged");
             break;
         }
         int multi = pcw_instance_type_is_multi(cs->instance_type);
@@ -50,10 +53,9 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len)
             break;
         }
         for (size_t j = 0; j < snap.count; j++) {
-            const pcw_sample *x = &snap.samples[j];
-            const char *nm = pcw_sample_name(&snap, x);
-            if (pcw_utf8_count(nm, x->name_len) < 0 ||
-                (multi ? x->name_len == 0 : x->name_len != 0)) {
+            const char *nm = pcw_snapshot_name(&snap, j);
+            uint32_t nlen = pcw_snapshot_name_len(&snap, j);
+            if (pcw_utf8_count(nm, nlen) < 0 || (multi ? nlen == 0 : nlen != 0)) {
                 rc = fail(why, why_len, PCW_E_CORRUPT,
                           "counterset \"%s\": an instance has an invalid name", cs->name);
                 break;
@@ -62,8 +64,8 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len)
              * close-and-recreate, so only a stable duplicate would matter;
              * report it anyway as the tool's job is to be strict. */
             for (size_t k = 0; k < j && j < 20000; k++) {
-                const pcw_sample *y = &snap.samples[k];
-                if (pcw_name_equal(nm, x->name_len, pcw_sample_name(&snap, y), y->name_len)) {
+                if (pcw_name_equal(nm, nlen, pcw_snapshot_name(&snap, k),
+                                   pcw_snapshot_name_len(&snap, k))) {
                     rc = fail(why, why_len, PCW_E_CORRUPT,
                               "counterset \"%s\": two instances share a name", cs->name);
                     break;

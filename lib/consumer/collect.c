@@ -23,7 +23,7 @@
 typedef struct job {
     pcw_segment *seg;
     const pcw_counterset *cs;
-    uint32_t source;  /* segment index (pcw_sample.source) */
+    uint32_t source;  /* segment index (pcw_snapshot_source.source) */
     pcw__ctl_conn *k; /* NULL: no control channel involved */
     int sent;         /* a request is awaited on k */
     int hold;         /* COLLECT_END is owed */
@@ -77,22 +77,27 @@ static void mask_counters(const query *q, const pcw_counterset *cs, unsigned cha
             memset(data + cs->counters[i].data_offset, 0, cs->counters[i].size);
 }
 
-/* Keep the samples [first, count) the query selects; mask their data. */
+/* Keep the rows [first, count) the query selects; mask their data. */
 static void filter(pcw_snapshot *snap, size_t first, const query *q, const pcw_counterset *cs,
-                   int zero_data, uint32_t source)
+                   int zero_data)
 {
     size_t w = first;
+    const uint32_t dsize = snap->data_size;
     for (size_t i = first; i < snap->count; i++) {
-        pcw_sample x = snap->samples[i];
-        if (!match(q, x.id, snap->names + x.name_off, x.name_len))
+        if (!match(q, snap->ids[i], pcw_snapshot_name(snap, i), pcw_snapshot_name_len(snap, i)))
             continue;
-        unsigned char *d = snap->data + x.data_off;
+        unsigned char *d = snap->data + w * dsize;
+        if (w != i) {
+            snap->ids[w] = snap->ids[i];
+            memmove(d, snap->data + i * dsize, dsize);
+            if (snap->name_off)
+                snap->name_off[w] = snap->name_off[i], snap->name_len[w] = snap->name_len[i];
+        }
         if (zero_data)
-            memset(d, 0, snap->data_size);
+            memset(d, 0, dsize);
         else
             mask_counters(q, cs, d);
-        x.source = source;
-        snap->samples[w++] = x;
+        w++;
     }
     snap->count = w;
 }
@@ -100,8 +105,7 @@ static void filter(pcw_snapshot *snap, size_t first, const query *q, const pcw_c
 /* Append the instances of a COLLECT/ENUMERATE reply. PCW_E_PROTOCOL if the
  * reply is malformed (nothing from it is kept then). */
 static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, const query *q,
-                     const pcw_counterset *cs, unsigned flags, int enumerate, uint32_t source,
-                     int *cb_status)
+                     const pcw_counterset *cs, unsigned flags, int enumerate, int *cb_status)
 {
     pcw_ctl_reader rd = {pl, len, 0, 0};
     *cb_status = (int32_t)pcw_ctl_get_u32(&rd);
@@ -110,8 +114,9 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
     uint32_t reserved = pcw_ctl_get_u32(&rd);
     if (rd.bad || reserved || dsize != cs->data_size)
         return PCW_E_PROTOCOL;
-    size_t count0 = snap->count, data0 = snap->data_len, names0 = snap->names_len;
-    int rc = PCW_OK;
+    pcw__snap_mark mark = pcw__snapshot_mark(snap);
+    int names = !(flags & PCW_READ_NO_NAMES) || snap->name_off;
+    int rc = names ? pcw__snapshot_want_names(snap) : PCW_OK;
     for (uint32_t i = 0; i < count && rc == PCW_OK; i++) {
         uint32_t id = pcw_ctl_get_u32(&rd), nlen = pcw_ctl_get_u32(&rd);
         uint32_t iflags = pcw_ctl_get_u32(&rd);
@@ -128,32 +133,30 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
         }
         if (!match(q, id, name, nlen))
             continue;
-        if (pcw__snapshot_reserve(snap, 1, dsize, (size_t)nlen + 1) != PCW_OK) {
+        if (pcw__snapshot_reserve(snap, 1, names, names ? (size_t)nlen + 1 : 0) != PCW_OK) {
             rc = PCW_E_NO_MEMORY;
             break;
         }
-        pcw_sample *x = &snap->samples[snap->count++];
-        memset(x, 0, sizeof *x);
-        x->id = id;
-        x->source = source;
-        x->data_off = snap->data_len;
-        unsigned char *d = snap->data + snap->data_len;
+        size_t row = snap->count++;
+        snap->ids[row] = id;
+        unsigned char *d = snap->data + row * dsize;
         if (data && !enumerate)
             memcpy(d, data, dsize);
         else
             memset(d, 0, dsize);
         mask_counters(q, cs, d);
-        snap->data_len += dsize;
-        x->name_off = snap->names_len;
-        x->name_len = flags & PCW_READ_NO_NAMES ? 0 : nlen;
-        memcpy(snap->names + snap->names_len, name, x->name_len);
-        snap->names[snap->names_len + x->name_len] = 0;
-        snap->names_len += x->name_len + 1;
+        if (names) {
+            snap->name_off[row] = snap->names_len;
+            snap->name_len[row] = nlen;
+            memcpy(snap->names + snap->names_len, name, nlen);
+            snap->names[snap->names_len + nlen] = 0;
+            snap->names_len += nlen + 1;
+        }
     }
     if (rc == PCW_OK && rd.pos != len)
         rc = PCW_E_PROTOCOL;
     if (rc != PCW_OK)
-        snap->count = count0, snap->data_len = data0, snap->names_len = names0;
+        pcw__snapshot_rollback(snap, mark);
     return rc;
 }
 
@@ -230,17 +233,17 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
         if (j->status != PCW_OK)
             j->hold = 0; /* no COLLECT_START took effect */
     }
-    size_t count0 = snap->count, data0 = snap->data_len, names0 = snap->names_len;
+    pcw__snap_mark mark = pcw__snapshot_mark(snap);
     int rc = PCW_OK;
     if (j->status == PCW_OK) {
-        /* Names are needed to match a wildcard even if not wanted. */
+        /* Names are needed to match a wildcard even if not wanted (the
+         * rows then keep them). The read opens this provider's source
+         * entry; its callback instances below join it. */
         unsigned rflags = (flags | PCW_READ_APPEND) & ~(q->all_names ? 0u : PCW_READ_NO_NAMES);
         int r = pcw_segment_read(j->seg, j->cs, snap, rflags);
         if (r == PCW_OK) {
-            filter(snap, count0, q, j->cs, enumerate, j->source);
-            if ((flags & PCW_READ_NO_NAMES) && !q->all_names)
-                for (size_t i = count0; i < snap->count; i++)
-                    snap->samples[i].name_len = 0;
+            snap->sources[snap->nsources - 1].source = j->source;
+            filter(snap, mark.count, q, j->cs, enumerate);
         } else if (r == PCW_E_NO_MEMORY) {
             rc = r;
         } else {
@@ -259,15 +262,17 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
         j->hold = 0;
     }
     if (rc == PCW_OK && j->status == PCW_OK && j->sent && j->k->reply) {
-        int r = add_items(snap, j->k->reply, j->k->reply_len, q, j->cs, flags, enumerate, j->source,
+        int r = add_items(snap, j->k->reply, j->k->reply_len, q, j->cs, flags, enumerate,
                           &j->cb_status);
         if (r == PCW_E_NO_MEMORY)
             rc = r;
         else if (r != PCW_OK)
             j->status = r;
     }
-    if (j->status != PCW_OK) /* none of a failed provider's part */
-        snap->count = count0, snap->data_len = data0, snap->names_len = names0;
+    if (rc != PCW_OK || j->status != PCW_OK) /* none of a failed provider's part */
+        pcw__snapshot_rollback(snap, mark);
+    else if (snap->nsources > mark.nsources)
+        snap->sources[snap->nsources - 1].count = snap->count - snap->sources[snap->nsources - 1].first;
     return rc;
 }
 

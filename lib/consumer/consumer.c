@@ -384,7 +384,6 @@ int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snaps
         pcw_snapshot_clear(snap);
     size_t bad = 0;
     for (size_t i = 0; i < m->source_count; i++) {
-        size_t first = snap->count;
         int rc = pcw_segment_read(c->segs[m->source_segment[i]], m->source_cset[i], snap,
                                   flags | PCW_READ_APPEND);
         if (rc == PCW_E_NO_MEMORY)
@@ -393,8 +392,7 @@ int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snaps
             bad++;
             continue;
         }
-        for (size_t j = first; j < snap->count; j++)
-            snap->samples[j].source = m->source_segment[i];
+        snap->sources[snap->nsources - 1].source = m->source_segment[i];
     }
     if (failed)
         *failed = bad;

@@ -99,8 +99,8 @@ int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap)
         return PCW_E_INVALID_PARAMETER;
     if (snap->count >= EMPTY_SAMPLE)
         return PCW_E_INTEGER_OVERFLOW;
-    if (snap->count && !snap->names)
-        return PCW_E_INVALID_PARAMETER;
+    if (snap->count && !snap->name_off)
+        return PCW_E_INVALID_PARAMETER; /* read without names */
     size_t entries = 16;
     while (entries < 2 * snap->count)
         entries *= 2;
@@ -115,30 +115,31 @@ int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap)
     ix->names = snap->names;
     ix->mask = entries - 1;
     for (size_t s = 0; s < snap->count; s++) {
-        const pcw_sample *x = &snap->samples[s];
+        uint64_t name_off = snap->name_off[s];
+        uint32_t name_len = snap->name_len[s];
         /* The snapshot is the caller's: check that the name lies inside
          * its buffer (with the NUL the reader appends) before using it. */
-        if (x->name_len > PCW_MAX_INSTANCE_NAME_BYTES || x->name_off > NAME_OFF_MAX ||
-            !pcw__in_range(x->name_off, (uint64_t)x->name_len + 1, snap->names_len)) {
+        if (name_len > PCW_MAX_INSTANCE_NAME_BYTES || name_off > NAME_OFF_MAX ||
+            !pcw__in_range(name_off, (uint64_t)name_len + 1, snap->names_len)) {
             table_free(ix);
             free(ix);
             return PCW_E_INVALID_PARAMETER;
         }
-        const char *name = snap->names + x->name_off;
-        uint64_t h = key_hash(name, x->name_len);
+        const char *name = snap->names + name_off;
+        uint64_t h = key_hash(name, name_len);
         uint32_t tag = (uint32_t)(h >> 32);
         for (size_t i = h & ix->mask;; i = (i + 1) & ix->mask) {
             ix_entry *e = &ix->table[i];
             if (e->sample == EMPTY_SAMPLE) {
                 e->tag = tag;
                 e->sample = (uint32_t)s;
-                e->name = x->name_off << 16 | x->name_len;
+                e->name = name_off << 16 | name_len;
                 break;
             }
             /* A name seen before (a merged read may hold one name from
              * several providers): the first sample keeps it. */
             if (e->tag == tag && pcw_name_equal(ix->names + (e->name >> 16),
-                                                (size_t)(e->name & 0xFFFF), name, x->name_len))
+                                                (size_t)(e->name & 0xFFFF), name, name_len))
                 break;
         }
     }

@@ -9,7 +9,6 @@
 #ifndef PCW_CONSUMER_INTERNAL_H
 #define PCW_CONSUMER_INTERNAL_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
@@ -17,20 +16,33 @@
 #include "pcw/consumer.h"
 #include "pcw/layout.h"
 
-/* The most chunks a counterset may have (chunks double, up to 65536 slots:
- * 2^32 ids fit in far fewer). Bounds every chunk walk. */
-#define PCW_MAX_CHUNKS      70000u
-#define PCW_MAX_CHUNK_SLOTS 65536u
+/* The most chunks a counterset may have (chunks double, up to
+ * PCW_SEG_MAX_CHUNK_SLOTS slots: 2^32 ids fit in far fewer). Bounds every
+ * chunk walk. */
+#define PCW_MAX_CHUNKS 70000u
 /* The most countersets one segment may hold (bounds the list walk). */
 #define PCW_MAX_CSETS 65536u
 /* Attempts at a consistent read of one seqcount instance. */
 #define PCW_SEQ_TRIES 64u
 
+/* A chunk the reader has validated and claimed (its bytes belong to no
+ * other structure). Immutable in the segment once linked, so this private
+ * copy is what reads use: a provider rewriting the header later changes
+ * nothing for us. */
+typedef struct pcw_chunk_priv {
+    uint64_t off; /* its pcw_seg_chunk */
+    uint32_t first, n;
+} pcw_chunk_priv;
+
 typedef struct pcw_cset_priv {
     pcw_counterset pub; /* first: pcw_counterset* casts to this */
     uint64_t off;       /* its pcw_seg_cset in the segment */
-    uint32_t slot_stride;
+    uint32_t data_stride, row_data;
     uint32_t state;
+    /* Chunks validated so far (read.c extends the list as the provider
+     * links more); bounded by PCW_MAX_CHUNKS. */
+    pcw_chunk_priv *chunks;
+    size_t nchunks, chunks_cap;
 } pcw_cset_priv;
 
 struct pcw_segment {
@@ -46,6 +58,14 @@ struct pcw_segment {
     void **meta_v;
     size_t meta_n;
     uint64_t meta_sig; /* signature of the cset list it came from */
+    /* Which 64-byte lines of the segment belong to a structure the reader
+     * has validated (header, countersets, counter and block arrays,
+     * strings, chunks): one bit per line. A structure whose lines are
+     * taken overlaps another: corrupt. Rebuilt with the metadata. */
+    uint64_t *owned;
+    size_t owned_words;
+    /* Why the last PCW_E_CORRUPT was returned (pcw_segment_check). */
+    char why[160];
 };
 
 /* Is [off, off+len) inside [0, limit)? Overflow-safe. */
@@ -75,8 +95,44 @@ int pcw__segment_sync(pcw_segment *seg, uint64_t *size);
 int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const char *path,
                          uid_t owner);
 
+/* Record why the segment is corrupt (seg->why) and return PCW_E_CORRUPT. */
+int pcw__corrupt(pcw_segment *seg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Claim [off, off+len) for a structure: PCW_OK, or PCW_E_CORRUPT (with
+ * seg->why) if any of its 64-byte lines is taken already, or
+ * PCW_E_NO_MEMORY. `what` names the structure in the reason. */
+int pcw__claim(pcw_segment *seg, uint64_t off, uint64_t len, const char *what);
+
 /* ---- reading (read.c) -------------------------------------------------- */
 
-int pcw__snapshot_reserve(pcw_snapshot *s, size_t samples, size_t data, size_t names);
+/* Room for `rows` more rows (ids, data, and name columns when `names`) and
+ * `name_bytes` more name bytes. */
+int pcw__snapshot_reserve(pcw_snapshot *s, size_t rows, int names, size_t name_bytes);
+/* Start a new source entry at the snapshot's current end (a read's rows
+ * go into it). */
+int pcw__snapshot_begin_source(pcw_snapshot *s, const pcw_segment *seg, uint32_t source);
+/* Turn on the name columns (for rows already there: ""). */
+int pcw__snapshot_want_names(pcw_snapshot *s);
+uint64_t pcw__now_ns(void);
+
+/* Where a snapshot stood, to roll a failed part back to. */
+typedef struct pcw__snap_mark {
+    size_t count, names_len, nsources;
+    uint32_t busy;
+    int had_names;
+} pcw__snap_mark;
+
+static inline pcw__snap_mark pcw__snapshot_mark(const pcw_snapshot *s)
+{
+    pcw__snap_mark m = {s->count, s->names_len, s->nsources, s->busy, s->name_off != NULL};
+    return m;
+}
+
+static inline void pcw__snapshot_rollback(pcw_snapshot *s, pcw__snap_mark m)
+{
+    s->count = m.count, s->names_len = m.names_len, s->nsources = m.nsources, s->busy = m.busy;
+    if (!m.had_names)
+        s->name_off = NULL, s->name_len = NULL;
+}
 
 #endif /* PCW_CONSUMER_INTERNAL_H */

@@ -1,36 +1,76 @@
 /*
  * lib/consumer/read.c - read instances out of a segment into a snapshot.
  *
- * This is the consumer's hot loop. Per live slot: one acquire load of the
- * generation, relaxed word loads of the name and data, one acquire fence and
- * a relaxed re-load of the generation (the seqlock read of pcw/layout.h).
- * Slots are contiguous in their chunk, so a counterset reads sequentially.
+ * This is the consumer's hot loop. A counterset's slots live in chunks, each
+ * a generation array, a name-reference array and an array of data rows
+ * (pcw/layout.h). A read takes a run of slots of one chunk at a time and
+ * validates the run as a whole with the chunk's close counter (the batched
+ * protocol of pcw/layout.h, argued in docs/design.md §4):
+ *
+ *   R0  c1 = chunk.closes (acquire)
+ *   R1  per slot: gen (acquire); a live slot's id, data row and name are
+ *       copied with relaxed loads straight into the snapshot's columns
+ *   R3  fence(acquire)
+ *   R4  c2 = chunk.closes (relaxed): if c1 == c2 the whole run stands; if
+ *       not, the run is read again slot by slot with the per-slot seqlock
+ *       (read_slot), which keeps a slot only if its gen did not change.
+ *
+ * Everything read from the mapping is bounded: chunks are validated once,
+ * claimed (no two structures may share bytes: segment.c pcw__claim) and
+ * cached privately, so a provider that rewrites a chunk header later
+ * changes nothing; the instance names one read copies may not exceed the
+ * segment's size in total. A read's work and memory are therefore linear in
+ * the segment's size whatever its bytes say.
  */
+#define _GNU_SOURCE 1
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
+
+/* Slots per validated run. Small enough that a close somewhere in a big
+ * chunk makes the reader redo little; large enough that R0/R3/R4 vanish in
+ * the cost of the run. */
+#define RUN_SLOTS 1024u
+
+uint64_t pcw__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void pcw_snapshot_free(pcw_snapshot *s)
 {
     if (!s)
         return;
-    free(s->samples);
+    free(s->ids);
     free(s->data);
+    free(s->name_off_buf);
+    free(s->name_len_buf);
     free(s->names);
+    free(s->sources);
     memset(s, 0, sizeof *s);
 }
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
+/* A capacity of at least `need` elements: doubling from 64. 0 on overflow. */
+static size_t new_cap(size_t cap, size_t need, size_t elem)
+{
+    size_t n = cap ? cap : 64;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return 0;
+        n *= 2;
+    }
+    return n;
+}
+
+static int grow_bytes(void **buf, size_t *cap, size_t need)
 {
     if (need <= *cap)
         return PCW_OK;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return PCW_E_NO_MEMORY;
-        n *= 2;
-    }
-    void *m = realloc(*buf, n * elem);
+    size_t n = new_cap(*cap, need, 1);
+    void *m = n ? realloc(*buf, n) : NULL;
     if (!m)
         return PCW_E_NO_MEMORY;
     *buf = m;
@@ -38,32 +78,124 @@ static int grow(void **buf, size_t *cap, size_t need, size_t elem)
     return PCW_OK;
 }
 
-int pcw__snapshot_reserve(pcw_snapshot *s, size_t samples, size_t data, size_t names)
+int pcw__snapshot_reserve(pcw_snapshot *s, size_t rows, int names, size_t name_bytes)
 {
-    int rc = grow((void **)&s->samples, &s->cap, s->count + samples, sizeof(pcw_sample));
-    if (rc == PCW_OK)
-        rc = grow((void **)&s->data, &s->data_cap, s->data_len + data, 1);
-    if (rc == PCW_OK)
-        rc = grow((void **)&s->names, &s->names_cap, s->names_len + names, 1);
-    return rc;
+    size_t need = s->count + rows;
+    if (need < s->count)
+        return PCW_E_NO_MEMORY;
+    if (need > s->cap || (names && !s->name_off_buf)) {
+        /* Each column grows to the new capacity; `cap` moves only once all
+         * have (a column left larger than `cap` is harmless). */
+        size_t n = new_cap(s->cap, need, sizeof(uint64_t)); /* >= 64 */
+        if (!n)
+            return PCW_E_NO_MEMORY;
+        if (n > s->cap) {
+            uint32_t *ids = realloc(s->ids, n * sizeof *ids);
+            if (!ids)
+                return PCW_E_NO_MEMORY;
+            s->ids = ids;
+        }
+        if (names || s->name_off_buf) {
+            uint64_t *no = realloc(s->name_off_buf, n * sizeof *no);
+            if (!no)
+                return PCW_E_NO_MEMORY;
+            s->name_off_buf = no;
+            uint32_t *nl = realloc(s->name_len_buf, n * sizeof *nl);
+            if (!nl)
+                return PCW_E_NO_MEMORY;
+            s->name_len_buf = nl;
+            if (s->name_off)
+                s->name_off = no, s->name_len = nl;
+        }
+        s->cap = n;
+    }
+    size_t dneed = need * (size_t)s->data_size;
+    if (s->data_size && dneed / s->data_size != need)
+        return PCW_E_NO_MEMORY;
+    if (dneed > s->data_cap) {
+        /* Rows are 8-byte aligned: malloc's alignment covers it. */
+        int rc = grow_bytes((void **)&s->data, &s->data_cap, dneed);
+        if (rc != PCW_OK)
+            return rc;
+    }
+    if (s->names_len + name_bytes < s->names_len)
+        return PCW_E_NO_MEMORY;
+    return grow_bytes((void **)&s->names, &s->names_cap, s->names_len + name_bytes);
+}
+
+int pcw__snapshot_want_names(pcw_snapshot *s)
+{
+    if (s->name_off)
+        return PCW_OK;
+    int rc = pcw__snapshot_reserve(s, 0, 1, 1);
+    if (rc != PCW_OK)
+        return rc;
+    /* Rows already there (read without names) get "". */
+    uint64_t empty = s->names_len;
+    s->names[s->names_len++] = 0;
+    for (size_t i = 0; i < s->count; i++)
+        s->name_off_buf[i] = empty, s->name_len_buf[i] = 0;
+    s->name_off = s->name_off_buf;
+    s->name_len = s->name_len_buf;
+    return PCW_OK;
+}
+
+int pcw__snapshot_begin_source(pcw_snapshot *s, const pcw_segment *seg, uint32_t source)
+{
+    if (s->nsources == s->sources_cap) {
+        size_t n = new_cap(s->sources_cap, s->nsources + 1, sizeof *s->sources);
+        pcw_snapshot_source *v = n ? realloc(s->sources, n * sizeof *v) : NULL;
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        s->sources = v;
+        s->sources_cap = n;
+    }
+    pcw_snapshot_source *src = &s->sources[s->nsources++];
+    memset(src, 0, sizeof *src);
+    src->first = s->count;
+    src->source = source;
+    if (seg) {
+        src->pid = seg->info.pid;
+        src->provider_id = seg->info.provider_id;
+    }
+    src->time_ns = pcw__now_ns();
+    if (s->nsources == 1)
+        s->time_ns = src->time_ns;
+    return PCW_OK;
+}
+
+const pcw_snapshot_source *pcw_snapshot_source_of(const pcw_snapshot *s, size_t row)
+{
+    if (!s || row >= s->count || !s->nsources)
+        return NULL;
+    size_t lo = 0, hi = s->nsources;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->sources[mid].first <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const pcw_snapshot_source *src = &s->sources[lo];
+    return row - src->first < src->count ? src : NULL;
 }
 
 struct read_args {
     pcw_segment *seg;
-    const pcw_cset_priv *cs;
+    pcw_cset_priv *cs;
     pcw_snapshot *snap;
-    uint64_t size;
+    uint64_t size; /* checked bound: header.size, within the mapping */
     unsigned flags;
-    uint32_t only_id; /* PCW_ANY_INSTANCE_ID = all */
-    int found;
-    uint64_t empty_name; /* offset of a "" in snap->names, for NO_NAMES */
+    int names;
+    uint32_t only_id;     /* PCW_ANY_INSTANCE_ID = all */
+    int found;            /* only_id: it was live */
+    uint64_t name_budget; /* name bytes this read may still copy */
 };
 
-/* Copy n bytes (a multiple of 8; src 8-aligned) with relaxed 64-bit
- * loads: no value is ever torn, and racing with the provider's stores is
- * not a data race in C11's terms. dst may be unaligned (instance names are
- * packed back to back in the snapshot), so it is written with memcpy,
- * which compiles to a plain store. */
+/* Copy n bytes (a multiple of 8; src 8-aligned) with relaxed 64-bit loads:
+ * no value is ever torn, and racing with the provider's stores is not a
+ * data race in C11's terms. dst may be unaligned (names are packed back to
+ * back), so it is written with memcpy, which compiles to a plain store. */
 static inline void copy_words(unsigned char *dst, const unsigned char *src, uint32_t n)
 {
     const uint64_t *s = (const uint64_t *)(const void *)src;
@@ -84,7 +216,8 @@ static inline void copy_words(unsigned char *dst, const unsigned char *src, uint
 static int catch_up(struct read_args *a, uint64_t off, uint64_t len)
 {
     const pcw_seg_header *h = (const pcw_seg_header *)(const void *)a->seg->map;
-    uint64_t size = atomic_load_explicit(&h->size, memory_order_acquire);
+    /* Pairs with the provider's release store of size (pcw__arena_alloc). */
+    uint64_t size = __atomic_load_n(&h->size, __ATOMIC_ACQUIRE);
     if (!pcw__in_range(off, len, size))
         return -1;
     if (!pcw__in_range(off, len, a->seg->map_len))
@@ -93,161 +226,317 @@ static int catch_up(struct read_args *a, uint64_t off, uint64_t len)
     return 1;
 }
 
-/* What read_slot did with a slot. */
-enum {
-    SLOT_SKIPPED, /* free, or closed while we read it */
-    SLOT_ADDED,   /* a sample was appended */
-    SLOT_BUSY,    /* kept changing under its seqcount */
-    SLOT_CORRUPT, /* a name reference outside the segment */
-    SLOT_NOMEM
-};
+/* What reading one slot, or a name, came to. */
+enum { SLOT_SKIPPED, SLOT_ADDED, SLOT_BUSY, SLOT_CORRUPT, SLOT_NOMEM, SLOT_RECHECK };
 
-/* Where the next sample and its data go. A local copy of the snapshot's
- * counters, written back once per chunk: the data copies store bytes, which
- * may alias anything, so fields read through `snap` would be reloaded after
- * every store in this, the consumer's hottest loop. */
-typedef struct cursor {
-    pcw_sample *samples;
-    unsigned char *data;
-    size_t count, dlen;
-} cursor;
-
-static inline int read_slot(struct read_args *a, cursor *cur, const pcw_seg_slot *s, uint32_t id)
+/* Check a name reference read from a slot: 0 if it may be copied, else
+ * SLOT_RECHECK (out of bounds: a torn read of a slot being reused, which
+ * the generation check will catch, or corruption), SLOT_SKIPPED (a name
+ * newer than this read's mapping), SLOT_CORRUPT (the names of one read
+ * exceed the segment's size: they must overlap). */
+static inline int check_name(struct read_args *a, uint64_t ref, uint64_t *off, uint32_t *len)
 {
-    pcw_snapshot *snap = a->snap;
-    const uint32_t dsize = a->cs->pub.data_size;
-    const int seq = (a->cs->pub.flags & PCW_CSET_F_SEQCOUNT) != 0;
-    const int names = !(a->flags & PCW_READ_NO_NAMES);
+    *off = PCW_SEG_NAME_OFF(ref);
+    *len = PCW_SEG_NAME_LEN(ref);
+    uint64_t rounded = (*len + 7ull) & ~7ull;
+    if (*len > PCW_MAX_INSTANCE_NAME_BYTES || (*len && *off % 8))
+        return SLOT_RECHECK;
+    if (*len && !pcw__in_range(*off, rounded, a->size)) {
+        int r = catch_up(a, *off, rounded); /* a name allocated since we began */
+        if (r == 0)
+            return SLOT_SKIPPED;
+        if (r < 0)
+            return SLOT_RECHECK;
+    }
+    if (a->name_budget < rounded + 1)
+        return SLOT_CORRUPT;
+    a->name_budget -= rounded + 1;
+    return 0;
+}
+
+/* Copy a checked name into the snapshot as row `row`'s name. */
+static inline int put_name(struct read_args *a, size_t row, uint64_t off, uint32_t len)
+{
+    pcw_snapshot *s = a->snap;
+    uint64_t rounded = (len + 7ull) & ~7ull;
+    if (s->names_cap - s->names_len < rounded + 1 &&
+        pcw__snapshot_reserve(s, 0, 0, rounded + 1) != PCW_OK)
+        return SLOT_NOMEM;
+    copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off, (uint32_t)rounded);
+    s->name_off[row] = s->names_len;
+    s->name_len[row] = len;
+    s->names[s->names_len + len] = 0;
+    s->names_len += len + 1;
+    return 0;
+}
+
+/* One slot, by itself: the per-slot seqlock (and the seqcount protocol of
+ * PCW_CSET_F_SEQCOUNT rows). The fallback of a run whose chunk saw a close,
+ * and the only path for seqcount countersets. Appends at most one row. */
+static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
+{
+    const unsigned char *map = a->seg->map;
+    const uint64_t *gen = (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_gens()) + i;
+    const uint64_t *nref =
+        (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_names(c->n)) + i;
+    const unsigned char *row =
+        map + c->off + pcw_seg_chunk_rows(c->n) + (uint64_t)i * a->cs->data_stride;
+    const uint64_t *seqp = (const uint64_t *)(const void *)row;
+    const int seq = a->cs->row_data != 0;
+    pcw_snapshot *s = a->snap;
+    const uint32_t dsize = s->data_size;
     for (uint32_t attempt = 0; attempt < PCW_SEQ_TRIES; attempt++) {
-        /* R1. Acquire pairs with the provider's release publish of gen. */
-        uint64_t g1 = atomic_load_explicit(&s->gen, memory_order_acquire);
+        /* Pairs with the provider's release publish of gen. */
+        uint64_t g1 = __atomic_load_n(gen, __ATOMIC_ACQUIRE);
         if (!PCW_SLOT_LIVE(g1))
             return SLOT_SKIPPED;
         uint64_t q1 = 0;
         if (seq) {
-            /* Pairs with the provider's release in write_end. */
-            q1 = atomic_load_explicit(&s->seq, memory_order_acquire);
+            /* Pairs with the provider's release in pcw_instance_write_end. */
+            q1 = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
             if (q1 & 1)
                 continue; /* a write is in progress */
         }
-        copy_words(cur->data + cur->dlen, (const unsigned char *)(s + 1), dsize);
-        uint64_t name_at = a->empty_name; /* with PCW_READ_NO_NAMES: "" */
-        uint32_t nlen = 0;
-        if (names) {
-            uint64_t noff = atomic_load_explicit(&s->name_off, memory_order_relaxed);
-            nlen = atomic_load_explicit(&s->name_len, memory_order_relaxed);
-            uint64_t rounded = (nlen + 7ull) & ~7ull;
-            int bad = nlen > PCW_MAX_INSTANCE_NAME_BYTES || (nlen && noff % 8);
-            if (!bad && nlen && !pcw__in_range(noff, rounded, a->size)) {
-                /* A name allocated since this read loaded header.size. */
-                int r = catch_up(a, noff, rounded);
-                if (r == 0)
-                    return SLOT_SKIPPED; /* created after the read began */
-                bad = r < 0;
-            }
-            if (bad) {
-                /* Either a torn read of a slot being reused (the gen
-                 * check would catch it) or corruption: decide below. */
-                atomic_thread_fence(memory_order_acquire);
-                if (atomic_load_explicit(&s->gen, memory_order_relaxed) != g1)
+        size_t row_at = s->count;
+        copy_words(s->data + row_at * dsize, row + a->cs->row_data, dsize);
+        size_t names0 = s->names_len;
+        uint64_t budget0 = a->name_budget;
+        if (a->names) {
+            uint64_t noff;
+            uint32_t nlen;
+            int r = check_name(a, __atomic_load_n(nref, __ATOMIC_RELAXED), &noff, &nlen);
+            if (r == SLOT_RECHECK) {
+                /* Decide between a slot being reused and corruption. */
+                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                if (__atomic_load_n(gen, __ATOMIC_RELAXED) != g1)
                     return SLOT_SKIPPED;
-                return SLOT_CORRUPT;
+                return pcw__corrupt(a->seg, "counterset \"%s\": instance %u's name is outside "
+                                            "the segment",
+                                    a->cs->pub.name, c->first + i),
+                       SLOT_CORRUPT;
             }
-            if (snap->names_cap - snap->names_len < rounded + 1 &&
-                pcw__snapshot_reserve(snap, 0, 0, rounded + 1) != PCW_OK)
-                return SLOT_NOMEM;
-            name_at = snap->names_len;
-            copy_words((unsigned char *)snap->names + name_at, a->seg->map + noff,
-                       (uint32_t)rounded);
+            if (r == SLOT_CORRUPT)
+                return pcw__corrupt(a->seg, "counterset \"%s\": instance names exceed the "
+                                            "segment's size (they overlap)",
+                                    a->cs->pub.name),
+                       SLOT_CORRUPT;
+            if (r != 0)
+                return r;
+            if ((r = put_name(a, row_at, noff, nlen)) != 0)
+                return r;
         }
-        /* R2. Pairs with the provider's release fence at close and at
-         * write_begin: if any load above saw a later store, the loads below
-         * see the later gen/seq. */
-        atomic_thread_fence(memory_order_acquire);
-        if (seq && atomic_load_explicit(&s->seq, memory_order_relaxed) != q1) {
-            if (atomic_load_explicit(&s->gen, memory_order_relaxed) != g1)
-                return SLOT_SKIPPED;
+        /* R3 of the per-slot protocol. Pairs with the provider's release
+         * fences C0/C2 (pcw_create_instance, pcw_close_instance) and the one
+         * in pcw_instance_write_begin: if any load above saw a later store,
+         * the loads below see the later gen/seq. */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        int changed = __atomic_load_n(gen, __ATOMIC_RELAXED) != g1;
+        if (!changed && seq && __atomic_load_n(seqp, __ATOMIC_RELAXED) != q1)
+            changed = -1; /* the data moved under us: try again */
+        if (changed) {
+            s->names_len = names0;
+            a->name_budget = budget0;
+            if (changed > 0)
+                return SLOT_SKIPPED; /* closed (maybe reused) while we read */
             continue;
         }
-        if (atomic_load_explicit(&s->gen, memory_order_relaxed) != g1)
-            return SLOT_SKIPPED; /* closed (maybe reused) while we read */
-        if (names) {
-            snap->names[name_at + nlen] = 0;
-            snap->names_len = name_at + nlen + 1;
-        }
-        cur->samples[cur->count++] =
-            (pcw_sample){.id = id, .name_len = nlen, .name_off = name_at, .data_off = cur->dlen};
-        cur->dlen += dsize;
+        s->ids[row_at] = c->first + i;
+        s->count = row_at + 1;
         return SLOT_ADDED;
     }
     return SLOT_BUSY;
 }
 
+/* Slots [lo, hi) of chunk c, one at a time. */
+static int read_slots(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = lo; i < hi; i++) {
+        int r = read_slot(a, c, i);
+        if (r == SLOT_ADDED)
+            a->found = 1;
+        else if (r == SLOT_BUSY)
+            a->snap->busy++;
+        else if (r == SLOT_CORRUPT)
+            return PCW_E_CORRUPT;
+        else if (r == SLOT_NOMEM)
+            return PCW_E_NO_MEMORY;
+    }
+    return PCW_OK;
+}
+
+/* The run's rows, with the snapshot's columns in locals: the data copies
+ * store bytes, which may alias anything, so fields read through the
+ * snapshot would be reloaded after every store in this, the consumer's
+ * hottest loop. Returns the new row count, or (size_t)-1 if a name needs
+ * the per-slot path. */
+static inline size_t run_rows(struct read_args *a, const uint64_t *gens, const uint64_t *nrefs,
+                              const unsigned char *rows, uint32_t first, uint32_t lo, uint32_t hi)
+{
+    pcw_snapshot *s = a->snap;
+    uint32_t *ids = s->ids;
+    unsigned char *data = s->data;
+    const uint32_t dsize = s->data_size, stride = a->cs->data_stride;
+    size_t k = s->count;
+    if (!a->names && dsize == 8) {
+        /* One counter: the figure the benchmark's headline measures. */
+        for (uint32_t i = lo; i < hi; i++) {
+            uint64_t g = __atomic_load_n(&gens[i], __ATOMIC_ACQUIRE); /* R1 */
+            if (!PCW_SLOT_LIVE(g))
+                continue;
+            uint64_t v = __atomic_load_n(
+                (const uint64_t *)(const void *)(rows + (size_t)i * stride), __ATOMIC_RELAXED);
+            ids[k] = first + i;
+            memcpy(data + k * 8, &v, 8);
+            k++;
+        }
+        return k;
+    }
+    for (uint32_t i = lo; i < hi; i++) {
+        uint64_t g = __atomic_load_n(&gens[i], __ATOMIC_ACQUIRE); /* R1 */
+        if (!PCW_SLOT_LIVE(g))
+            continue;
+        copy_words(data + k * dsize, rows + (size_t)i * stride, dsize);
+        if (a->names) {
+            uint64_t noff;
+            uint32_t nlen;
+            if (check_name(a, __atomic_load_n(&nrefs[i], __ATOMIC_RELAXED), &noff, &nlen) != 0 ||
+                put_name(a, k, noff, nlen) != 0)
+                return (size_t)-1;
+        }
+        ids[k] = first + i;
+        k++;
+    }
+    return k;
+}
+
+/* Slots [lo, hi) of chunk c as one validated run (pcw/layout.h). */
+static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, uint32_t hi)
+{
+    const unsigned char *base = a->seg->map + c->off;
+    const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(const void *)base;
+    const uint64_t *gens = (const uint64_t *)(const void *)(base + pcw_seg_chunk_gens());
+    const uint64_t *nrefs = (const uint64_t *)(const void *)(base + pcw_seg_chunk_names(c->n));
+    const unsigned char *rows = base + pcw_seg_chunk_rows(c->n) + a->cs->row_data;
+    pcw_snapshot *s = a->snap;
+    size_t count0 = s->count, names0 = s->names_len;
+    uint64_t budget0 = a->name_budget;
+    /* R0. Pairs with the provider's release RMW of closes (C1 in
+     * pcw_close_instance): if this load sees a close, R1 sees its gen. */
+    uint64_t c1 = __atomic_load_n(&ch->closes, __ATOMIC_ACQUIRE);
+    size_t k = run_rows(a, gens, nrefs, rows, c->first, lo, hi);
+    /* R3. Pairs with the provider's release fences C2 (pcw_close_instance)
+     * and C0 (pcw_create_instance): if any copy above saw a store made
+     * after a close, R4 sees that close counted. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    uint64_t c2 = __atomic_load_n(&ch->closes, __ATOMIC_RELAXED); /* R4 */
+    if (k != (size_t)-1 && c1 == c2) {
+        if (k > count0)
+            a->found = 1;
+        s->count = k;
+        return PCW_OK;
+    }
+    /* A slot of this chunk closed during the run (or a name needs a closer
+     * look): read the run again, slot by slot. */
+    s->names_len = names0;
+    a->name_budget = budget0;
+    return read_slots(a, c, lo, hi);
+}
+
+/* Validate the chunk at `off` (the next of cs's list) and cache it. 1 if
+ * cached, 0 if it lies past this read's mapping (linked since: the next
+ * read takes it), or an error. */
+static int take_chunk(struct read_args *a, uint64_t off)
+{
+    pcw_cset_priv *cs = a->cs;
+    const pcw_chunk_priv *last = cs->nchunks ? &cs->chunks[cs->nchunks - 1] : NULL;
+    uint32_t expect_first = last ? last->first + last->n : 0;
+    uint64_t prev_end = last ? last->off + pcw_seg_chunk_bytes(last->n, cs->data_stride) : 0;
+    if (cs->nchunks >= PCW_MAX_CHUNKS || off % PCW_SEG_ALIGN || off < prev_end)
+        return pcw__corrupt(a->seg, "counterset \"%s\": chunk list is damaged at offset %llu",
+                            cs->pub.name, (unsigned long long)off);
+    if (!pcw__in_range(off, sizeof(pcw_seg_chunk), a->size)) {
+        int r = catch_up(a, off, sizeof(pcw_seg_chunk));
+        if (r <= 0)
+            return r == 0 ? 0
+                          : pcw__corrupt(a->seg, "counterset \"%s\": a chunk lies past the end",
+                                         cs->pub.name);
+    }
+    const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(const void *)(a->seg->map + off);
+    /* Immutable once linked: copied once, then only the copy is used. */
+    uint32_t first = ch->first_slot, n = ch->nslots;
+    uint64_t cset_off = ch->cset_off;
+    if (first != expect_first || n == 0 || n > PCW_SEG_MAX_CHUNK_SLOTS || cset_off != cs->off)
+        return pcw__corrupt(a->seg, "counterset \"%s\": chunk at offset %llu has a bad header",
+                            cs->pub.name, (unsigned long long)off);
+    uint64_t bytes = pcw_seg_chunk_bytes(n, cs->data_stride);
+    if (!pcw__in_range(off, bytes, a->size)) {
+        int r = catch_up(a, off, bytes);
+        if (r <= 0)
+            return r == 0 ? 0
+                          : pcw__corrupt(a->seg, "counterset \"%s\": a chunk lies past the end",
+                                         cs->pub.name);
+    }
+    int rc = pcw__claim(a->seg, off, bytes, "a chunk");
+    if (rc != PCW_OK)
+        return rc;
+    if (cs->nchunks == cs->chunks_cap) {
+        size_t cap = cs->chunks_cap ? cs->chunks_cap * 2 : 8;
+        pcw_chunk_priv *v = realloc(cs->chunks, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        cs->chunks = v, cs->chunks_cap = cap;
+    }
+    cs->chunks[cs->nchunks++] = (pcw_chunk_priv){off, first, n};
+    return 1;
+}
+
+/* Take the chunks the provider linked since the last read. */
+static int take_new_chunks(struct read_args *a)
+{
+    pcw_cset_priv *cs = a->cs;
+    const unsigned char *map = a->seg->map;
+    for (;;) {
+        const uint64_t *link =
+            cs->nchunks ? &((const pcw_seg_chunk *)(const void *)(map + cs->chunks[cs->nchunks - 1]
+                                                                                .off))
+                               ->next
+                        : &((const pcw_seg_cset *)(const void *)(map + cs->off))->chunk_head;
+        /* Acquire pairs with the provider's release when it linked the
+         * chunk (pcw__add_chunk): the chunk's header is visible. */
+        uint64_t off = __atomic_load_n(link, __ATOMIC_ACQUIRE);
+        if (!off)
+            return PCW_OK;
+        int r = take_chunk(a, off);
+        if (r <= 0)
+            return r; /* 0: linked after this read began */
+    }
+}
+
 static int read_chunks(void *p)
 {
     struct read_args *a = (struct read_args *)p;
+    int rc = take_new_chunks(a);
+    if (rc != PCW_OK)
+        return rc;
     const pcw_cset_priv *cs = a->cs;
-    const unsigned char *map = a->seg->map;
-    const pcw_seg_cset *sc = (const pcw_seg_cset *)(map + cs->off);
-    pcw_snapshot *snap = a->snap;
-    uint64_t stride = cs->slot_stride;
-    /* Acquire pairs with the provider's release when it linked the chunk. */
-    uint64_t off = atomic_load_explicit(&sc->chunk_head, memory_order_acquire);
-    uint64_t prev = 0;
-    uint32_t expect_first = 0;
-    for (uint32_t nch = 0; off; nch++) {
-        /* Chunk offsets grow along the list (bump allocation): the walk
-         * ends even on a hostile segment. */
-        if (nch >= PCW_MAX_CHUNKS || off <= prev || off % 8)
-            return PCW_E_CORRUPT;
-        if (!pcw__in_range(off, sizeof(pcw_seg_chunk), a->size)) {
-            int r = catch_up(a, off, sizeof(pcw_seg_chunk));
-            if (r <= 0)
-                return r == 0 ? PCW_OK : PCW_E_CORRUPT; /* 0: linked after we began */
-        }
-        const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(map + off);
-        uint32_t first = ch->first_slot, n = ch->nslots;
-        if (first != expect_first || n == 0 || n > PCW_MAX_CHUNK_SLOTS || ch->cset_off != cs->off)
-            return PCW_E_CORRUPT;
-        if (!pcw__in_range(off + sizeof(pcw_seg_chunk), (uint64_t)n * stride, a->size)) {
-            int r = catch_up(a, off + sizeof(pcw_seg_chunk), (uint64_t)n * stride);
-            if (r <= 0)
-                return r == 0 ? PCW_OK : PCW_E_CORRUPT;
-        }
-        const unsigned char *slots = map + off + sizeof(pcw_seg_chunk);
-        uint32_t lo = 0, hi = n;
+    const int seq = cs->row_data != 0;
+    for (size_t ci = 0; ci < cs->nchunks; ci++) {
+        const pcw_chunk_priv *c = &cs->chunks[ci];
+        uint32_t lo = 0, hi = c->n;
         if (a->only_id != PCW_ANY_INSTANCE_ID) {
-            if (a->only_id < first || a->only_id - first >= n)
-                goto next;
-            lo = a->only_id - first, hi = lo + 1;
+            if (a->only_id < c->first || a->only_id - c->first >= c->n)
+                continue;
+            lo = a->only_id - c->first, hi = lo + 1;
         }
-        if (pcw__snapshot_reserve(snap, hi - lo, (uint64_t)(hi - lo) * cs->pub.data_size, 0) !=
-            PCW_OK)
-            return PCW_E_NO_MEMORY;
-        /* The cursor's pointers stay valid through the loop: read_slot grows
-         * only the names buffer (reserving names never moves samples or
-         * data, whose room for hi - lo more is reserved just above). */
-        cursor cur = {snap->samples, snap->data, snap->count, snap->data_len};
-        int r = SLOT_SKIPPED;
-        for (uint32_t i = lo; i < hi; i++) {
-            r = read_slot(a, &cur, (const pcw_seg_slot *)(slots + (uint64_t)i * stride), first + i);
-            if (r == SLOT_ADDED)
-                a->found = 1;
-            else if (r == SLOT_BUSY)
-                snap->busy++;
-            else if (r == SLOT_CORRUPT || r == SLOT_NOMEM)
-                break;
+        rc = pcw__snapshot_reserve(a->snap, hi - lo, a->names, 0);
+        if (rc != PCW_OK)
+            return rc;
+        for (uint32_t r = lo; r < hi; r += RUN_SLOTS) {
+            uint32_t end = hi - r > RUN_SLOTS ? r + RUN_SLOTS : hi;
+            rc = seq ? read_slots(a, c, r, end) : read_run(a, c, r, end);
+            if (rc != PCW_OK)
+                return rc;
         }
-        snap->count = cur.count;
-        snap->data_len = cur.dlen;
-        if (r == SLOT_CORRUPT)
-            return PCW_E_CORRUPT;
-        if (r == SLOT_NOMEM)
-            return PCW_E_NO_MEMORY;
-    next:
-        expect_first = first + n;
-        prev = off;
-        off = atomic_load_explicit(&ch->next, memory_order_acquire);
     }
     return PCW_OK;
 }
@@ -257,30 +546,43 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
 {
     if (!seg || !pub || !snap)
         return PCW_E_INVALID_PARAMETER;
-    const pcw_cset_priv *cs = (const pcw_cset_priv *)pub;
+    pcw_cset_priv *cs = (pcw_cset_priv *)pub;
     if (cs < seg->csets || cs >= seg->csets + seg->ncsets)
         return PCW_E_INVALID_PARAMETER; /* not this segment's */
     if (!(flags & PCW_READ_APPEND))
         pcw_snapshot_clear(snap);
     else if (snap->count && snap->data_size != cs->pub.data_size)
         return PCW_E_INVALID_PARAMETER;
-    snap->data_size = cs->pub.data_size;
     uint64_t size;
     int rc = pcw__segment_sync(seg, &size);
     if (rc != PCW_OK)
         return rc;
-    size_t count0 = snap->count, data0 = snap->data_len, names0 = snap->names_len;
-    /* One "" that every nameless sample of this read points to. */
-    if (pcw__snapshot_reserve(snap, 0, 0, 1) != PCW_OK)
-        return PCW_E_NO_MEMORY;
-    snap->names[snap->names_len] = 0;
-    struct read_args a = {seg, cs, snap, size, flags, only_id, 0, snap->names_len++};
+    pcw__snap_mark mark = pcw__snapshot_mark(snap);
+    size_t count0 = snap->count;
+    snap->data_size = cs->pub.data_size;
+    int names = !(flags & PCW_READ_NO_NAMES);
+    if (names && (rc = pcw__snapshot_want_names(snap)) != PCW_OK)
+        return rc;
+    if ((rc = pcw__snapshot_begin_source(snap, seg, 0)) != PCW_OK)
+        return rc;
+    struct read_args a = {seg, cs, snap, size, flags, names, only_id, 0, size};
     rc = pcw__guarded(seg->map, seg->map_len, read_chunks, &a);
+    if (rc == PCW_OK && !names && snap->name_off && snap->count > count0) {
+        /* Rows without names in a snapshot that has names: "". */
+        if ((rc = pcw__snapshot_reserve(snap, 0, 1, 1)) == PCW_OK) {
+            uint64_t empty = snap->names_len;
+            snap->names[snap->names_len++] = 0;
+            for (size_t i = count0; i < snap->count; i++)
+                snap->name_off[i] = empty, snap->name_len[i] = 0;
+        }
+    }
     if (rc != PCW_OK) {
         /* Drop a partial result: nothing half-read is returned. */
-        snap->count = count0, snap->data_len = data0, snap->names_len = names0;
+        pcw__snapshot_rollback(snap, mark);
         return rc;
     }
+    pcw_snapshot_source *src = &snap->sources[snap->nsources - 1];
+    src->count = snap->count - src->first;
     if (found)
         *found = a.found;
     return PCW_OK;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -55,7 +56,7 @@ static int read_size(void *p)
     const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
     /* Acquire pairs with the provider's release store of size after it
      * initialised the bytes below it. */
-    a->size = atomic_load_explicit(&h->size, memory_order_acquire);
+    a->size = __atomic_load_n(&h->size, __ATOMIC_ACQUIRE);
     return PCW_OK;
 }
 
@@ -73,6 +74,57 @@ int pcw__segment_sync(pcw_segment *seg, uint64_t *size)
             return rc == PCW_E_TRUNCATED ? PCW_E_CORRUPT : rc; /* size lies */
     }
     *size = a.size;
+    return PCW_OK;
+}
+
+/* ---- ownership of the segment's bytes ----------------------------------- */
+
+int pcw__corrupt(pcw_segment *seg, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(seg->why, sizeof seg->why, fmt, ap);
+    va_end(ap);
+    return PCW_E_CORRUPT;
+}
+
+/* Every structure the reader follows (the header, countersets, counter and
+ * block arrays, strings, chunks) is allocated by the provider on its own
+ * 64-byte lines (PCW_SEG_ALIGN), so in a well-formed segment no line holds
+ * two of them. A claim takes a structure's lines; one that is taken
+ * already means two structures share bytes - the amplification a hostile
+ * segment needs (many countersets over one counter array, chunks over
+ * chunks) - and the segment is refused. One bit per line: the bitmap is
+ * 1/512 of the segment, and each line is claimed at most once, so all the
+ * claims of a segment cost time linear in its size. */
+int pcw__claim(pcw_segment *seg, uint64_t off, uint64_t len, const char *what)
+{
+    if (len == 0)
+        return PCW_OK;
+    uint64_t first = off / PCW_SEG_ALIGN, last = (off + len - 1) / PCW_SEG_ALIGN;
+    size_t need = (size_t)(last / 64 + 1);
+    if (need > seg->owned_words) {
+        size_t n = seg->owned_words ? seg->owned_words : 64;
+        while (n < need)
+            n *= 2;
+        uint64_t *v = realloc(seg->owned, n * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        memset(v + seg->owned_words, 0, (n - seg->owned_words) * sizeof *v);
+        seg->owned = v, seg->owned_words = n;
+    }
+    /* Test every line first, then take them: a refused claim leaves the
+     * bitmap as it was. */
+    for (int set = 0; set < 2; set++)
+        for (uint64_t w = first / 64; w <= last / 64; w++) {
+            uint64_t lo = w == first / 64 ? first % 64 : 0, hi = w == last / 64 ? last % 64 : 63;
+            uint64_t mask = (hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1) & ~((1ull << lo) - 1);
+            if (set)
+                seg->owned[w] |= mask;
+            else if (seg->owned[w] & mask)
+                return pcw__corrupt(seg, "%s at offset %llu overlaps another structure", what,
+                                    (unsigned long long)off);
+        }
     return PCW_OK;
 }
 
@@ -128,7 +180,10 @@ static int copy_str(struct load_args *a, const pcw_seg_str *sp, const char **out
         return PCW_OK;
     }
     if (s.len > PCW_MAX_STRING_BYTES || !pcw__in_range(s.off, s.len, a->size))
-        return PCW_E_CORRUPT;
+        return pcw__corrupt(a->seg, "a string lies outside the segment");
+    int rc = pcw__claim(a->seg, s.off, (uint64_t)s.len + 1, "a string");
+    if (rc != PCW_OK)
+        return rc;
     char *m = pool_alloc(&a->pool, (size_t)s.len + 1);
     if (!m)
         return PCW_E_NO_MEMORY;
@@ -143,25 +198,33 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
     const pcw_seg_cset *sc = (const pcw_seg_cset *)(a->seg->map + off);
     pcw_counterset *cs = &out->pub;
     uint32_t counter_count = sc->counter_count, block_count = sc->block_count;
-    uint32_t data_size = sc->data_size, stride = sc->slot_stride;
+    uint32_t data_size = sc->data_size, stride = sc->data_stride, flags = sc->flags;
     uint64_t counters_off = sc->counters_off, blocks_off = sc->blocks_off;
     if (counter_count == 0 || counter_count > PCW_MAX_COUNTERS || block_count > PCW_MAX_BLOCKS ||
         data_size % 8 || data_size > (uint64_t)PCW_MAX_BLOCKS * PCW_MAX_BLOCK_SIZE ||
-        stride != sizeof(pcw_seg_slot) + data_size || sc->instance_type > PCW_INSTANCE_TYPE_MAX_)
-        return PCW_E_CORRUPT;
-    if (counters_off % 8 ||
-        !pcw__in_range(counters_off, (uint64_t)counter_count * sizeof(pcw_seg_counter), a->size) ||
+        (flags & ~(uint32_t)PCW_CSET_F_ALL_) || stride != pcw_seg_row_stride(flags, data_size) ||
+        sc->instance_type > PCW_INSTANCE_TYPE_MAX_)
+        return pcw__corrupt(a->seg, "counterset at offset %llu: bad counts, sizes or flags",
+                            (unsigned long long)off);
+    uint64_t counters_len = (uint64_t)counter_count * sizeof(pcw_seg_counter);
+    if (counters_off % 8 || !pcw__in_range(counters_off, counters_len, a->size) ||
         blocks_off % 4 || !pcw__in_range(blocks_off, 8ull * block_count, a->size))
-        return PCW_E_CORRUPT;
+        return pcw__corrupt(a->seg, "counterset at offset %llu: arrays outside the segment",
+                            (unsigned long long)off);
+    int rc;
+    if ((rc = pcw__claim(a->seg, off, sizeof(pcw_seg_cset), "a counterset")) != PCW_OK ||
+        (rc = pcw__claim(a->seg, counters_off, counters_len, "a counter array")) != PCW_OK ||
+        (rc = pcw__claim(a->seg, blocks_off, 8ull * block_count, "a block array")) != PCW_OK)
+        return rc;
     out->off = off;
-    out->slot_stride = stride;
+    out->data_stride = stride;
+    out->row_data = pcw_seg_row_data(flags);
     cs->instance_type = sc->instance_type;
-    cs->flags = sc->flags;
+    cs->flags = flags;
     cs->counter_count = counter_count;
     cs->block_count = block_count;
     cs->data_size = data_size;
     cs->reg_index = sc->reg_index;
-    int rc;
     if ((rc = copy_str(a, &sc->name, &cs->name)) ||
         (rc = copy_str(a, &sc->description, &cs->description)) ||
         (rc = copy_str(a, &sc->guid, &cs->guid)) || (rc = copy_str(a, &sc->uri, &cs->uri)) ||
@@ -173,7 +236,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         (rc = copy_str(a, &sc->application_identity, &cs->application_identity)))
         return rc;
     if (!*cs->name)
-        return PCW_E_CORRUPT;
+        return pcw__corrupt(a->seg, "counterset at offset %llu has no name",
+                            (unsigned long long)off);
     uint32_t *blocks = pool_alloc(&a->pool, 8ull * (block_count ? block_count : 1));
     pcw_counter *cnt = pool_alloc(&a->pool, sizeof(pcw_counter) * counter_count);
     if (!blocks || !cnt)
@@ -183,7 +247,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         blocks[b] = sb[2 * b];
         blocks[block_count + b] = sb[2 * b + 1];
         if (blocks[b] % 8 || (uint64_t)blocks[b] + blocks[block_count + b] > data_size)
-            return PCW_E_CORRUPT;
+            return pcw__corrupt(a->seg, "counterset \"%s\": block %u is outside the data",
+                                cs->name, b);
     }
     cs->block_offsets = blocks;
     cs->block_sizes = blocks + block_count;
@@ -194,7 +259,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         memcpy(&c, &scn[i], sizeof c);
         if ((c.size != 4 && c.size != 8) || c.block >= block_count || c.offset % c.size ||
             (uint64_t)c.offset + c.size > cs->block_sizes[c.block])
-            return PCW_E_CORRUPT;
+            return pcw__corrupt(a->seg, "counterset \"%s\": counter %u is outside its block",
+                                cs->name, i);
         pcw_counter *o = &cnt[i];
         o->id = c.id, o->type = c.type, o->block = c.block, o->offset = c.offset;
         o->size = c.size, o->base_id = c.base_id, o->perf_time_id = c.perf_time_id;
@@ -223,7 +289,7 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
 static void meta_catch_up(struct load_args *a)
 {
     const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
-    uint64_t fresh = atomic_load_explicit(&h->size, memory_order_acquire);
+    uint64_t fresh = __atomic_load_n(&h->size, __ATOMIC_ACQUIRE);
     if (fresh > a->size) {
         a->beyond_map = fresh > a->seg->map_len;
         a->size = a->beyond_map ? a->seg->map_len : fresh;
@@ -235,9 +301,16 @@ static int load_meta(void *p)
     struct load_args *a = (struct load_args *)p;
     const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
     uint64_t arena = h->arena_off;
+    if (arena > a->size)
+        return pcw__corrupt(a->seg, "the arena starts past the end of the segment");
+    if (!a->sig_only) {
+        int rc = pcw__claim(a->seg, 0, arena, "the header");
+        if (rc != PCW_OK)
+            return rc;
+    }
     /* Acquire pairs with the provider's release when it linked the
-     * counterset: its fields are visible. */
-    uint64_t off = atomic_load_explicit(&h->cset_head, memory_order_acquire);
+     * counterset (pcw_register): its fields are visible. */
+    uint64_t off = __atomic_load_n(&h->cset_head, __ATOMIC_ACQUIRE);
     uint64_t prev = 0, sig = 1469598103934665603ull;
     size_t n = 0, cap = 0;
     while (off) {
@@ -245,14 +318,15 @@ static int load_meta(void *p)
         /* Offsets only grow along the list (bump allocation), so this loop
          * ends within size / sizeof(cset) steps even on a hostile segment. */
         if (off <= prev || off < arena || off % 8 || n >= PCW_MAX_CSETS)
-            return PCW_E_CORRUPT;
+            return pcw__corrupt(a->seg, "the counterset list is damaged at offset %llu",
+                                (unsigned long long)off);
         if (!pcw__in_range(off, sizeof(pcw_seg_cset), a->size)) {
             if (a->beyond_map)
                 break; /* registered after this refresh mapped the segment */
-            return PCW_E_CORRUPT;
+            return pcw__corrupt(a->seg, "a counterset lies past the end of the segment");
         }
         const pcw_seg_cset *sc = (const pcw_seg_cset *)(a->seg->map + off);
-        uint32_t state = atomic_load_explicit(&sc->state, memory_order_acquire);
+        uint32_t state = __atomic_load_n(&sc->state, __ATOMIC_ACQUIRE);
         sig = (sig ^ off ^ ((uint64_t)state << 56)) * 1099511628211ull;
         if (state == PCW_CSET_LIVE && !a->sig_only) {
             if (n == cap) {
@@ -271,21 +345,29 @@ static int load_meta(void *p)
             a->csets[n].state = state;
             n++;
         } else if (state != PCW_CSET_LIVE && state != PCW_CSET_DEAD) {
-            return PCW_E_CORRUPT;
+            return pcw__corrupt(a->seg, "counterset at offset %llu has an unknown state",
+                                (unsigned long long)off);
         }
         prev = off;
-        off = atomic_load_explicit(&sc->next, memory_order_acquire);
+        off = __atomic_load_n(&sc->next, __ATOMIC_ACQUIRE);
     }
     a->ncsets = n;
     a->sig = sig;
     return PCW_OK;
 }
 
+static void free_csets(pcw_cset_priv *csets, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(csets[i].chunks);
+    free(csets);
+}
+
 static void free_meta(pcw_segment *seg)
 {
     meta_pool pool = {seg->meta_v, seg->meta_n, seg->meta_n};
     pool_free(&pool);
-    free(seg->csets);
+    free_csets(seg->csets, seg->ncsets);
     seg->csets = NULL, seg->ncsets = 0, seg->meta_v = NULL, seg->meta_n = 0;
 }
 
@@ -314,15 +396,23 @@ static int reload_at(pcw_segment *seg, int *changed, uint64_t size)
             return PCW_OK;
         }
     }
+    /* A fresh ownership bitmap: the new metadata claims its bytes, and the
+     * chunk caches (which go with the old metadata) start again. */
+    uint64_t *old_owned = seg->owned;
+    size_t old_words = seg->owned_words;
+    seg->owned = NULL, seg->owned_words = 0;
     a.sig_only = 0;
     rc = pcw__guarded(seg->map, seg->map_len, load_meta, &a);
     if (rc == PCW_OK && !a.pool.v && !(a.pool.v = malloc(sizeof(void *))))
         rc = PCW_E_NO_MEMORY; /* keep meta_v non-NULL: "loaded" */
     if (rc != PCW_OK) {
         pool_free(&a.pool);
-        free(a.csets);
+        free_csets(a.csets, a.ncsets);
+        free(seg->owned);
+        seg->owned = old_owned, seg->owned_words = old_words;
         return rc;
     }
+    free(old_owned);
     free_meta(seg);
     seg->meta_v = a.pool.v;
     seg->meta_n = a.pool.n;
@@ -354,8 +444,7 @@ static int check_header(const pcw_seg_header *h)
         return PCW_E_CORRUPT;
     if (h->byte_order != PCW_SEG_BYTE_ORDER || h->layout_version != PCW_SEG_LAYOUT_VERSION ||
         h->header_size != sizeof(pcw_seg_header) || h->cset_size != sizeof(pcw_seg_cset) ||
-        h->counter_size != sizeof(pcw_seg_counter) || h->chunk_size != sizeof(pcw_seg_chunk) ||
-        h->slot_size != sizeof(pcw_seg_slot))
+        h->counter_size != sizeof(pcw_seg_counter) || h->chunk_size != sizeof(pcw_seg_chunk))
         return PCW_E_VERSION;
     if (h->arena_off < sizeof(pcw_seg_header) || h->arena_off > (1ull << 46))
         return PCW_E_CORRUPT;
@@ -420,6 +509,7 @@ int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const c
     seg->info.pid = ha.h.pid;
     seg->info.uid = ha.h.uid;
     seg->info.start_time = ha.h.start_time;
+    seg->info.provider_id = ha.h.provider_id;
     seg->info.flags = ha.h.flags;
     *out = seg;
     return PCW_OK;
@@ -430,6 +520,7 @@ void pcw_segment_close(pcw_segment *seg)
     if (!seg)
         return;
     free_meta(seg);
+    free(seg->owned);
     if (seg->map)
         munmap((void *)seg->map, seg->map_len);
     if (seg->fd >= 0)
@@ -462,10 +553,10 @@ static int read_state(void *p)
 {
     struct state_args *a = (struct state_args *)p;
     const pcw_seg_header *h = (const pcw_seg_header *)a->seg->map;
-    a->state = atomic_load_explicit(&h->state, memory_order_acquire);
+    a->state = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE);
     /* Acquire pairs with the provider's release increment: a rescan after
      * seeing a new value sees the change that made it. */
-    a->gen = atomic_load_explicit(&h->generation, memory_order_acquire);
+    a->gen = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
     return PCW_OK;
 }
 

@@ -147,8 +147,11 @@ typedef struct pcw_snapshot {
     uint64_t time_ns; /* CLOCK_MONOTONIC at the read (its first source) */
     pcw_snapshot_source *sources;
     size_t nsources;
-    /* Capacities (private). */
+    /* Private: capacities and the name columns' buffers (name_off and
+     * name_len point at them while the rows have names). */
     size_t cap, data_cap, names_len, names_cap, sources_cap;
+    uint64_t *name_off_buf;
+    uint32_t *name_len_buf;
 } pcw_snapshot;
 #define PCW_SNAPSHOT_INIT                                                                          \
     {                                                                                              \
@@ -162,6 +165,8 @@ static inline void pcw_snapshot_clear(pcw_snapshot *snap)
     snap->count = snap->names_len = snap->nsources = 0;
     snap->busy = 0;
     snap->time_ns = 0;
+    snap->name_off = NULL;
+    snap->name_len = NULL;
 }
 
 static inline uint32_t pcw_snapshot_id(const pcw_snapshot *s, size_t row)

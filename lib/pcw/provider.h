@@ -40,7 +40,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +156,15 @@ enum {
     PCW_REG_SEQCOUNT = 1u << 0, /* give each instance a data sequence count
                                    (pcw_instance_write_begin/end) so that a
                                    consumer reads all its counters at once */
-    PCW_REG_FLAGS_ALL_ = PCW_REG_SEQCOUNT,
+    /* Put each instance's data on cache lines of its own (rows 64-byte
+     * aligned and padded). Use it when instances are updated by different
+     * threads at once (one instance per worker thread, queue or CPU): packed
+     * rows share cache lines, and every update then steals the line from
+     * the neighbour's core (false sharing; 2-5x slower updates). It costs
+     * segment memory (rows round up to 64 bytes) and consumers read the
+     * padding too (see docs/performance.md). */
+    PCW_REG_CACHELINE = 1u << 17,
+    PCW_REG_FLAGS_ALL_ = PCW_REG_SEQCOUNT | PCW_REG_CACHELINE,
 };
 
 /* PCW_REGISTRATION_INFORMATION. Everything is copied; nothing need outlive
@@ -313,10 +320,13 @@ struct pcw_provider {
     char path[PATH_MAX];
 };
 
-/* A chunk of slots, as the provider sees it. */
+/* A chunk of slots, as the provider sees it (pcw/layout.h). */
 typedef struct pcw__chunk {
     uint32_t first, n;
-    unsigned char *slots; /* first slot */
+    pcw_seg_chunk *hdr;
+    uint64_t *gens;      /* gen[n] */
+    uint64_t *names;     /* name ref[n] */
+    unsigned char *rows; /* row[n], data_stride bytes each */
 } pcw__chunk;
 
 struct pcw_registration {
@@ -327,7 +337,7 @@ struct pcw_registration {
     uint64_t cset_off;
     uint32_t instance_type, flags;
     uint32_t counter_count, block_count;
-    uint32_t data_size, slot_stride;
+    uint32_t data_size, data_stride, row_data; /* row_data: data's offset in a row */
     uint32_t *block_off, *block_size; /* per block: offset in slot data, size */
     uint32_t *block_need;             /* per block: end of its last counter */
     pcw_counter_desc *counters;       /* private copy (names not kept) */
@@ -349,8 +359,11 @@ struct pcw_registration {
 struct pcw_instance {
     struct cds_lfht_node node; /* in reg->names */
     pcw_registration *reg;
-    pcw_seg_slot *slot;
-    unsigned char *data; /* slot data: blocks at reg->block_off[] */
+    pcw_seg_chunk *chunk; /* its chunk (closes counter) */
+    uint64_t *gen;        /* its slot's generation */
+    uint64_t *seq;        /* its row's sequence count, NULL without
+                             PCW_REG_SEQCOUNT */
+    unsigned char *data;  /* its data: blocks at reg->block_off[] */
     uint64_t name_off;
     uint32_t name_len, id;
     char name[]; /* private copy for lookups */
@@ -507,7 +520,7 @@ static inline uint64_t pcw__arena_alloc_aligned(pcw_provider *p, uint64_t n, uin
     /* Release: consumers that acquire header.size see the bytes below it
      * initialised (the file's fresh pages are zeros). Pairs with the
      * consumer's acquire load of header.size. */
-    atomic_store_explicit(&p->hdr->size, p->used, memory_order_release);
+    __atomic_store_n(&p->hdr->size, p->used, __ATOMIC_RELEASE);
     return off;
 }
 
@@ -538,7 +551,7 @@ static inline void pcw__bump_generation(pcw_provider *p)
 {
     /* Release: a consumer that sees the new generation (acquire) and then
      * rescans sees the change that caused it. */
-    atomic_fetch_add_explicit(&p->hdr->generation, 1, memory_order_release);
+    __atomic_fetch_add(&p->hdr->generation, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- provider ----------------------------------------------------------- */
@@ -619,7 +632,7 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     h->cset_size = sizeof(pcw_seg_cset);
     h->counter_size = sizeof(pcw_seg_counter);
     h->chunk_size = sizeof(pcw_seg_chunk);
-    h->slot_size = sizeof(pcw_seg_slot);
+    h->provider_id = nonce;
     h->flags =
         (o.share_with_group ? PCW_SEG_F_GROUP : 0) | (o.control_callback ? PCW_SEG_F_CONTROL : 0);
     h->pid = (int32_t)getpid();
@@ -633,8 +646,8 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     if (pname)
         snprintf(h->provider_name, sizeof h->provider_name, "%s", pname);
     p->used = h->arena_off;
-    atomic_store_explicit(&h->size, p->used, memory_order_relaxed);
-    atomic_store_explicit(&h->state, PCW_SEG_STATE_LIVE, memory_order_relaxed);
+    __atomic_store_n(&h->size, p->used, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->state, PCW_SEG_STATE_LIVE, __ATOMIC_RELAXED);
     /* The rename publishes a fully initialised header: a consumer can only
      * open the file by its final name. */
     if (rename(tmp, p->path) != 0) {
@@ -816,8 +829,12 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
         r->block_need[b] = need[b];
         data += (uint32_t)pcw__align(sz, 8);
     }
+    uint32_t cset_flags = (in->flags & PCW_REG_SEQCOUNT ? PCW_CSET_F_SEQCOUNT : 0) |
+                          (in->flags & PCW_REG_CACHELINE ? PCW_CSET_F_CACHELINE : 0) |
+                          (in->callback ? PCW_CSET_F_CALLBACK : 0);
     r->data_size = data;
-    r->slot_stride = (uint32_t)sizeof(pcw_seg_slot) + data;
+    r->row_data = pcw_seg_row_data(cset_flags);
+    r->data_stride = (uint32_t)pcw_seg_row_stride(cset_flags, data);
     for (uint32_t i = 0; i < in->counter_count; i++) {
         r->counters[i] = in->counters[i];
         r->counters[i].name = r->counters[i].description = NULL;
@@ -872,25 +889,24 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
             uint32_t *bl = (uint32_t *)(p->base + boff);
             for (uint32_t b = 0; b < nblocks; b++)
                 bl[2 * b] = r->block_off[b], bl[2 * b + 1] = r->block_size[b];
-            cs->flags = (in->flags & PCW_REG_SEQCOUNT ? PCW_CSET_F_SEQCOUNT : 0) |
-                        (in->callback ? PCW_CSET_F_CALLBACK : 0);
+            cs->flags = cset_flags;
             cs->instance_type = in->instance_type;
             cs->counter_count = in->counter_count;
             cs->counters_off = coff;
             cs->block_count = nblocks;
             cs->data_size = r->data_size;
             cs->blocks_off = boff;
-            cs->slot_stride = r->slot_stride;
+            cs->data_stride = r->data_stride;
             cs->reg_index = p->nregs++;
-            atomic_store_explicit(&cs->state, PCW_CSET_LIVE, memory_order_relaxed);
+            __atomic_store_n(&cs->state, PCW_CSET_LIVE, __ATOMIC_RELAXED);
             /* Publish: the release makes every field above visible to a
              * consumer that acquires the link (header.cset_head or the
              * previous counterset's next). */
             if (p->last_cset)
-                atomic_store_explicit(&((pcw_seg_cset *)(p->base + p->last_cset))->next, off,
-                                      memory_order_release);
+                __atomic_store_n(&((pcw_seg_cset *)(p->base + p->last_cset))->next, off,
+                                      __ATOMIC_RELEASE);
             else
-                atomic_store_explicit(&p->hdr->cset_head, off, memory_order_release);
+                __atomic_store_n(&p->hdr->cset_head, off, __ATOMIC_RELEASE);
             p->last_cset = off;
             r->cset = cs;
             r->cset_off = off;
@@ -923,8 +939,8 @@ static inline int pcw__add_chunk(pcw_registration *r)
 {
     pcw_provider *p = r->prov;
     uint32_t n = r->slot_count < 64 ? 64 : r->slot_count;
-    if (n > 65536)
-        n = 65536;
+    if (n > PCW_SEG_MAX_CHUNK_SLOTS)
+        n = PCW_SEG_MAX_CHUNK_SLOTS;
     if ((uint64_t)r->slot_count + n > (uint64_t)PCW_MAX_INSTANCE_ID + 1)
         return PCW_E_SEGMENT_FULL;
     if (r->nchunks == r->chunks_cap) {
@@ -945,30 +961,33 @@ static inline int pcw__add_chunk(pcw_registration *r)
     }
     int rc;
     pthread_mutex_lock(&p->lock);
-    uint64_t off = pcw__arena_alloc(p, sizeof(pcw_seg_chunk) + (uint64_t)n * r->slot_stride, &rc);
+    uint64_t off = pcw__arena_alloc(p, pcw_seg_chunk_bytes(n, r->data_stride), &rc);
     if (off) {
         pcw_seg_chunk *ch = (pcw_seg_chunk *)(p->base + off);
         ch->first_slot = r->slot_count;
         ch->nslots = n;
         ch->cset_off = r->cset_off;
         /* Release pairs with the consumer's acquire of the link: the chunk
-         * header above is visible before the chunk is reachable. Its slots
+         * header above is visible before the chunk is reachable. Its arrays
          * are zero (gen 0 = free) from the fresh file pages. */
         if (r->last_chunk)
-            atomic_store_explicit(&((pcw_seg_chunk *)(p->base + r->last_chunk))->next, off,
-                                  memory_order_release);
+            __atomic_store_n(&((pcw_seg_chunk *)(p->base + r->last_chunk))->next, off,
+                                  __ATOMIC_RELEASE);
         else
-            atomic_store_explicit(&r->cset->chunk_head, off, memory_order_release);
-        atomic_store_explicit(&r->cset->slot_count, r->slot_count + n, memory_order_release);
+            __atomic_store_n(&r->cset->chunk_head, off, __ATOMIC_RELEASE);
+        __atomic_store_n(&r->cset->slot_count, r->slot_count + n, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&p->lock);
     if (!off)
         return rc;
     r->last_chunk = off;
-    r->chunks[r->nchunks].first = r->slot_count;
-    r->chunks[r->nchunks].n = n;
-    r->chunks[r->nchunks].slots = p->base + off + sizeof(pcw_seg_chunk);
-    r->nchunks++;
+    pcw__chunk *c = &r->chunks[r->nchunks++];
+    c->first = r->slot_count;
+    c->n = n;
+    c->hdr = (pcw_seg_chunk *)(p->base + off);
+    c->gens = (uint64_t *)(p->base + off + pcw_seg_chunk_gens());
+    c->names = (uint64_t *)(p->base + off + pcw_seg_chunk_names(n));
+    c->rows = p->base + off + pcw_seg_chunk_rows(n);
     /* Lowest ids first: push in reverse so pops come out ascending. */
     for (uint32_t i = n; i-- > 0;)
         r->free_slots.v[r->free_slots.n++] = (uint64_t)r->slot_count + i;
@@ -976,13 +995,13 @@ static inline int pcw__add_chunk(pcw_registration *r)
     return PCW_OK;
 }
 
-static inline pcw_seg_slot *pcw__slot(pcw_registration *r, uint32_t idx)
+/* The chunk holding slot idx. Chunks double in size, so this is a short
+ * scan from the end. r->lock held. */
+static inline pcw__chunk *pcw__chunk_of(pcw_registration *r, uint32_t idx)
 {
-    /* Chunks double in size, so this is a short scan from the end. */
     for (size_t i = r->nchunks; i-- > 0;)
         if (idx >= r->chunks[i].first)
-            return (pcw_seg_slot *)(r->chunks[i].slots +
-                                    (size_t)(idx - r->chunks[i].first) * r->slot_stride);
+            return &r->chunks[i];
     return NULL;
 }
 
@@ -1098,7 +1117,6 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
         in->name_off = pcw__name_alloc(r->prov, (uint32_t)len, &rc);
         if (!in->name_off)
             goto undo;
-        pcw__store_name(r->prov->base + in->name_off, name, (uint32_t)len);
     }
 
     pthread_mutex_lock(&r->lock);
@@ -1127,37 +1145,52 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
     if (r->free_slots.n == 0)
         rc = pcw__add_chunk(r);
     uint32_t idx = 0;
+    pcw__chunk *ch = NULL;
     if (rc == PCW_OK) {
         idx = (uint32_t)r->free_slots.v[--r->free_slots.n];
-        in->slot = pcw__slot(r, idx);
+        ch = pcw__chunk_of(r, idx);
     }
     pthread_mutex_unlock(&r->lock);
     if (rc != PCW_OK)
         goto undo_name;
 
+    uint32_t i = idx - ch->first;
+    unsigned char *row = ch->rows + (size_t)i * r->data_stride;
     in->id = idx;
-    in->data = (unsigned char *)(in->slot + 1);
-    pcw_seg_slot *s = in->slot;
-    uint64_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
+    in->chunk = ch->hdr;
+    in->gen = &ch->gens[i];
+    in->seq = r->row_data ? (uint64_t *)(void *)row : NULL;
+    in->data = row + r->row_data;
+    uint64_t gen = __atomic_load_n(in->gen, __ATOMIC_RELAXED);
+    /* C0 (pcw/layout.h). The slot and the name block may have been closed
+     * by another thread; the grace period ordered that close before this
+     * point but does not make our stores below follow the closer's release
+     * fence. This fence does: a reader whose copy sees any store below
+     * synchronises, through its acquire fence (R3 in read.c), with this
+     * fence, so the earlier close is visible to it and the copy is
+     * dropped. */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     /* The slot is free (gen even) and no reader keeps what it reads from a
      * free slot. Fill it with relaxed stores, then publish. */
-    atomic_store_explicit(&s->name_off, in->name_off, memory_order_relaxed);
-    atomic_store_explicit(&s->name_len, in->name_len, memory_order_relaxed);
+    if (len)
+        pcw__store_name(r->prov->base + in->name_off, name, (uint32_t)len);
+    __atomic_store_n(&ch->names[i], PCW_SEG_NAME_REF(in->name_off, len), __ATOMIC_RELAXED);
     for (uint32_t b = 0; b < count; b++) {
         unsigned char *blk = in->data + r->block_off[b];
         uint32_t full = (uint32_t)pcw__align(r->block_size[b], 8);
-        for (uint32_t i = 0; i < full; i += 8) {
+        for (uint32_t k = 0; k < full; k += 8) {
             uint64_t w = 0;
-            if (data[b].data && i < data[b].size)
-                memcpy(&w, (const unsigned char *)data[b].data + i,
-                       data[b].size - i < 8 ? data[b].size - i : 8);
-            __atomic_store_n((uint64_t *)(void *)(blk + i), w, __ATOMIC_RELAXED);
+            if (data[b].data && k < data[b].size)
+                memcpy(&w, (const unsigned char *)data[b].data + k,
+                       data[b].size - k < 8 ? data[b].size - k : 8);
+            __atomic_store_n((uint64_t *)(void *)(blk + k), w, __ATOMIC_RELAXED);
         }
     }
-    /* Publish. Release pairs with the reader's acquire load of gen (R1):
-     * a reader that sees the instance live sees its name and data. */
-    atomic_store_explicit(&s->gen, gen + 1, memory_order_release);
-    atomic_fetch_add_explicit(&r->cset->generation, 1, memory_order_release);
+    /* Publish. Release pairs with the reader's acquire load of gen (R1 in
+     * read.c): a reader that sees the instance live sees its name and
+     * data. */
+    __atomic_store_n(in->gen, gen + 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&r->cset->generation, 1, __ATOMIC_RELEASE);
     pcw__bump_generation(r->prov);
     *out = in;
     return PCW_OK;
@@ -1183,18 +1216,20 @@ static inline void pcw_close_instance(pcw_instance *in)
     if (!in)
         return;
     pcw_registration *r = in->reg;
-    pcw_seg_slot *s = in->slot;
     urcu_bp_read_lock();
     cds_lfht_del(r->names, &in->node);
     urcu_bp_read_unlock();
-    /* Unpublish: gen becomes even (free) and one higher. The release fence
-     * after it pairs with the reader's acquire fence before R2: once the
-     * slot is refilled, a reader that saw any of the new bytes sees this
-     * generation and discards its copy. */
-    uint64_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
-    atomic_store_explicit(&s->gen, gen + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    atomic_fetch_add_explicit(&r->cset->generation, 1, memory_order_release);
+    /* Unpublish: gen becomes even (free) and one higher. C1: the chunk's
+     * close counter, a release RMW, pairs with the reader's acquire load of
+     * it (R0 in read.c): a reader that sees this close's count sees the new
+     * gen too. C2: the release fence pairs with the reader's acquire fence
+     * (R3): once the slot is refilled, a reader that saw any of the new
+     * bytes sees this close counted (R4) and re-checks the slot's gen. */
+    uint64_t gen = __atomic_load_n(in->gen, __ATOMIC_RELAXED);
+    __atomic_store_n(in->gen, gen + 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&in->chunk->closes, 1, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_fetch_add(&r->cset->generation, 1, __ATOMIC_RELEASE);
     pcw__bump_generation(r->prov);
     pthread_mutex_lock(&r->lock);
     int rc = pcw__vec_push(&r->limbo, (uint64_t)(uintptr_t)in);
@@ -1222,21 +1257,23 @@ static inline uint32_t pcw_instance_id(const pcw_instance *in)
 
 static inline void pcw_instance_write_begin(pcw_instance *in)
 {
-    pcw_seg_slot *s = in->slot;
-    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
-    atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+    if (!in->seq)
+        return; /* registered without PCW_REG_SEQCOUNT */
+    uint64_t q = __atomic_load_n(in->seq, __ATOMIC_RELAXED);
+    __atomic_store_n(in->seq, q + 1, __ATOMIC_RELAXED);
     /* Pairs with the reader's acquire fence before it re-reads seq: a
      * reader that saw any update below sees seq odd or changed. */
-    atomic_thread_fence(memory_order_release);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
 static inline void pcw_instance_write_end(pcw_instance *in)
 {
-    pcw_seg_slot *s = in->slot;
-    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    if (!in->seq)
+        return;
+    uint64_t q = __atomic_load_n(in->seq, __ATOMIC_RELAXED);
     /* Release pairs with the reader's acquire load of seq: a reader that
      * sees the even value sees every update above. */
-    atomic_store_explicit(&s->seq, q + 1, memory_order_release);
+    __atomic_store_n(in->seq, q + 1, __ATOMIC_RELEASE);
 }
 
 /* ---- teardown ----------------------------------------------------------- */
@@ -1269,7 +1306,7 @@ static inline void pcw_unregister(pcw_registration *r)
     pthread_mutex_lock(&p->lock);
     /* The counterset's segment memory stays (consumers may be reading it);
      * marking it dead hides it. */
-    atomic_store_explicit(&r->cset->state, PCW_CSET_DEAD, memory_order_release);
+    __atomic_store_n(&r->cset->state, PCW_CSET_DEAD, __ATOMIC_RELEASE);
     pcw__list_del_rcu(&r->node);
     pcw__bump_generation(p);
     pthread_mutex_unlock(&p->lock);
@@ -1288,7 +1325,7 @@ static inline void pcw_provider_close(pcw_provider *p)
     pcw__control_stop(p);
     while (!cds_list_empty(&p->regs))
         pcw_unregister(cds_list_entry(p->regs.next, pcw_registration, node));
-    atomic_store_explicit(&p->hdr->state, PCW_SEG_STATE_CLOSED, memory_order_release);
+    __atomic_store_n(&p->hdr->state, PCW_SEG_STATE_CLOSED, __ATOMIC_RELEASE);
     unlink(p->path);
     munmap(p->base, p->max_size);
     close(p->fd);

@@ -235,9 +235,9 @@ Test(extra, add_with_two_blocks)
     cr_assert_eq(pcw_segment_collect(seg, cs, &q, &snap, 0, 0, 2000, NULL), PCW_OK);
     cr_assert_eq(snap.count, 2);
     for (size_t i = 0; i < snap.count; i++) {
-        const pcw_sample *x = &snap.samples[i];
-        cr_assert_eq(pcw_sample_value(&snap, x, rx), 1); /* extra_tu2_add_adapter's */
-        cr_assert_eq(pcw_sample_value(&snap, x, rxerr), x->id == 3 ? 2 : 0);
+        size_t x = i;
+        cr_assert_eq(pcw_snapshot_value(&snap, x, rx), 1); /* extra_tu2_add_adapter's */
+        cr_assert_eq(pcw_snapshot_value(&snap, x, rxerr), pcw_snapshot_id(&snap, x) == 3 ? 2 : 0);
     }
     pcw_snapshot_free(&snap);
     pcw_segment_close(seg);

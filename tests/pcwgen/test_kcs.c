@@ -217,17 +217,17 @@ Test(kcs, add_from_a_callback_reaches_the_consumer)
     cr_assert_eq(pcw_segment_collect(seg, gw, &q, &snap, 0, 0, 2000, NULL), PCW_OK);
     cr_assert_eq(snap.count, 2);
     for (size_t i = 0; i < snap.count; i++) {
-        const pcw_sample *x = &snap.samples[i];
-        const char *name = pcw_sample_name(&snap, x);
-        cr_assert(x->id == 7 ? !strcmp(name, "Small Wave") : !strcmp(name, "Medium Wave"));
+        size_t x = i;
+        const char *name = pcw_snapshot_name(&snap, x);
+        cr_assert(pcw_snapshot_id(&snap, x) == 7 ? !strcmp(name, "Small Wave") : !strcmp(name, "Medium Wave"));
         /* kcs_tu2_add_wave's values: Triangle 7, Square 8. */
-        cr_assert_eq(pcw_sample_value(&snap, x, &gw->counters[0]), 7);
-        cr_assert_eq(pcw_sample_value(&snap, x, &gw->counters[1]), 8);
+        cr_assert_eq(pcw_snapshot_value(&snap, x, &gw->counters[0]), 7);
+        cr_assert_eq(pcw_snapshot_value(&snap, x, &gw->counters[1]), 8);
     }
     /* Enumeration: the Add passes no blocks; the instances arrive, zeroed. */
     cr_assert_eq(pcw_segment_collect(seg, gw, &q, &snap, 0, 1, 2000, NULL), PCW_OK);
     cr_assert_eq(snap.count, 2);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &gw->counters[0]), 0);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &gw->counters[0]), 0);
     pcw_snapshot_free(&snap);
     pcw_segment_close(seg);
 }
@@ -271,9 +271,9 @@ Test(kcs, consumer_reads_the_manifest_back)
     pcw_snapshot snap = PCW_SNAPSHOT_INIT;
     cr_assert_eq(pcw_segment_read(seg, gw, &snap, 0), PCW_OK);
     cr_assert_eq(snap.count, 1);
-    cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), "Small Wave");
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &gw->counters[0]), 52);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &gw->counters[1]), 60);
+    cr_assert_str_eq(pcw_snapshot_name(&snap, 0), "Small Wave");
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &gw->counters[0]), 52);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &gw->counters[1]), 60);
 
     const pcw_counterset *tw = pcw_segment_find_counterset(seg, "Trignometric Waves");
     cr_assert_not_null(tw);
@@ -283,8 +283,8 @@ Test(kcs, consumer_reads_the_manifest_back)
         cr_assert_eq(tw->counters[i].attributes, PCW_ATTR_REFERENCE, "counter %u", i);
     cr_assert_eq(pcw_segment_read(seg, tw, &snap, 0), PCW_OK);
     cr_assert_eq(snap.count, 1);
-    cr_assert_eq(snap.samples[0].name_len, 0);
-    cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &tw->counters[2]), 9);
+    cr_assert_eq(pcw_snapshot_name_len(&snap, 0), 0);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &tw->counters[2]), 9);
 
     pcw_snapshot_free(&snap);
     pcw_segment_close(seg);

@@ -63,23 +63,25 @@ typedef struct sample_order {
     const pcw_consumer *consumer;
 } sample_order;
 
-static int32_t source_pid(const sample_order *so, const pcw_sample *x)
+static int32_t source_pid(const sample_order *so, size_t row)
 {
-    pcw_segment *s = so->consumer ? pcw_consumer_segment(so->consumer, x->source) : NULL;
+    pcw_segment *s = so->consumer ? pcw_consumer_segment(so->consumer, row_source(so->snap, row))
+                                  : NULL;
     return s ? pcw_segment_provider(s)->pid : 0;
 }
 
 static int cmp_sample(const void *a, const void *b, void *arg)
 {
     const sample_order *so = arg;
-    const pcw_sample *x = &so->snap->samples[*(const size_t *)a];
-    const pcw_sample *y = &so->snap->samples[*(const size_t *)b];
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
     int32_t px = source_pid(so, x), py = source_pid(so, y);
     if (px != py)
         return px < py ? -1 : 1;
-    if (x->source != y->source)
-        return x->source < y->source ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
+    uint32_t sx = row_source(so->snap, x), sy = row_source(so->snap, y);
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    uint32_t ix = pcw_snapshot_id(so->snap, x), iy = pcw_snapshot_id(so->snap, y);
+    return ix < iy ? -1 : ix > iy;
 }
 
 /* Pick the instances to show from p->snap into p->order, sorted. */
@@ -92,11 +94,10 @@ static int select_instances(pass *p, const pcw_consumer *merged_from, size_t *n)
         p->order = v, p->order_cap = p->snap.count;
     }
     size_t k = 0;
-    for (size_t i = 0; i < p->snap.count; i++) {
-        const pcw_sample *x = &p->snap.samples[i];
-        if (sel_instance(p->o, x->id, pcw_sample_name(&p->snap, x), x->name_len))
+    for (size_t i = 0; i < p->snap.count; i++)
+        if (sel_instance(p->o, pcw_snapshot_id(&p->snap, i), pcw_snapshot_name(&p->snap, i),
+                         pcw_snapshot_name_len(&p->snap, i)))
             p->order[k++] = i;
-    }
     sample_order so = {&p->snap, merged_from};
     qsort_r(p->order, k, sizeof *p->order, cmp_sample, &so);
     *n = k;

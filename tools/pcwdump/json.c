@@ -190,13 +190,13 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
     jw_key(w, "instances");
     jw_begin_array(w);
     for (size_t k = 0; k < v->ninst; k++) {
-        const pcw_sample *x = &v->snap->samples[v->order[k]];
+        size_t x = v->order[k];
         jw_begin_object(w);
-        jw_kv_u64(w, "id", x->id);
+        jw_kv_u64(w, "id", pcw_snapshot_id(v->snap, x));
         jw_key(w, "name");
-        jw_string_n(w, pcw_sample_name(v->snap, x), x->name_len);
+        jw_string_n(w, pcw_snapshot_name(v->snap, x), pcw_snapshot_name_len(v->snap, x));
         if (v->merged) {
-            pcw_segment *s = pcw_consumer_segment(v->consumer, x->source);
+            pcw_segment *s = pcw_consumer_segment(v->consumer, row_source(v->snap, x));
             jw_kv_i64(w, "pid", s ? pcw_segment_provider(s)->pid : 0);
         }
         if (!o->no_values) {
@@ -205,7 +205,7 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
             for (uint32_t i = 0; i < cs->counter_count; i++)
                 if (v->shown[i])
                     jw_kv_u64(w, cs->counters[i].name,
-                              pcw_sample_value(v->snap, x, &cs->counters[i]));
+                              pcw_snapshot_value(v->snap, x, &cs->counters[i]));
             jw_end_object(w);
         }
         jw_end_object(w);

@@ -69,8 +69,15 @@ int counter_is_hex(const pcw_counter *c);
 
 /* ---- the walk (dump.c) and its outputs --------------------------------- */
 
+/* The segment index (pcw_consumer_segment) a snapshot row came from. */
+static inline uint32_t row_source(const pcw_snapshot *snap, size_t row)
+{
+    const pcw_snapshot_source *s = pcw_snapshot_source_of(snap, row);
+    return s ? s->source : 0;
+}
+
 /* One counterset as printed: its metadata, which counters to show, and the
- * instances to show (indexes into snap->samples, sorted). */
+ * instances to show (rows of snap, sorted). */
 typedef struct cset_view {
     const pcw_counterset *cs;
     const unsigned char *shown; /* [cs->counter_count] */
@@ -81,7 +88,7 @@ typedef struct cset_view {
     int read_rc; /* PCW_OK, or why the read failed */
     /* --merged only (else NULL / 0): */
     const pcw_merged_counterset *merged;
-    const pcw_consumer *consumer; /* sample.source -> provider */
+    const pcw_consumer *consumer; /* row_source() -> provider */
     const size_t *sources;        /* indexes into merged->source_* shown */
     size_t nsources;
 } cset_view;

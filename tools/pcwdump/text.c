@@ -266,19 +266,18 @@ static void print_counters(FILE *out, const cset_view *v, const char *indent)
     }
 }
 
-static void value_text(char *buf, size_t cap, const cset_view *v, const pcw_sample *x,
-                       const pcw_counter *c)
+static void value_text(char *buf, size_t cap, const cset_view *v, size_t x, const pcw_counter *c)
 {
-    uint64_t val = pcw_sample_value(v->snap, x, c);
+    uint64_t val = pcw_snapshot_value(v->snap, x, c);
     if (counter_is_hex(c))
         snprintf(buf, cap, "0x%" PRIx64, val);
     else
         snprintf(buf, cap, "%" PRIu64, val);
 }
 
-static int32_t sample_pid(const cset_view *v, const pcw_sample *x)
+static int32_t sample_pid(const cset_view *v, size_t x)
 {
-    pcw_segment *s = pcw_consumer_segment(v->consumer, x->source);
+    pcw_segment *s = pcw_consumer_segment(v->consumer, row_source(v->snap, x));
     return s ? pcw_segment_provider(s)->pid : 0;
 }
 
@@ -297,10 +296,11 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
     if (!wval)
         return;
     for (size_t k = 0; k < v->ninst; k++) {
-        const pcw_sample *x = &snap->samples[v->order[k]];
-        size_t w = (size_t)snprintf(buf, sizeof buf, "%" PRIu32, x->id);
+        size_t x = v->order[k];
+        uint32_t nlen = pcw_snapshot_name_len(snap, x);
+        size_t w = (size_t)snprintf(buf, sizeof buf, "%" PRIu32, pcw_snapshot_id(snap, x));
         wid = w > wid ? w : wid;
-        w = x->name_len ? put_or_measure(NULL, pcw_sample_name(snap, x), x->name_len) : 1;
+        w = nlen ? put_or_measure(NULL, pcw_snapshot_name(snap, x), nlen) : 1;
         wname = w > wname ? w : wname;
         if (merged) {
             w = (size_t)snprintf(buf, sizeof buf, "%" PRId32, sample_pid(v, x));
@@ -344,16 +344,17 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
         wcname = w > wcname ? w : wcname;
     }
     for (size_t k = 0; k < v->ninst; k++) {
-        const pcw_sample *x = &snap->samples[v->order[k]];
+        size_t x = v->order[k];
+        uint32_t nlen = pcw_snapshot_name_len(snap, x);
         fprintf(out, "%s  ", indent);
         if (merged) {
             snprintf(buf, sizeof buf, "%" PRId32, sample_pid(v, x));
             cell(out, buf, wpid);
         }
-        snprintf(buf, sizeof buf, "%" PRIu32, x->id);
+        snprintf(buf, sizeof buf, "%" PRIu32, pcw_snapshot_id(snap, x));
         cell(out, buf, wid);
-        size_t used = x->name_len ? put_or_measure(out, pcw_sample_name(snap, x), x->name_len)
-                                  : put_or_measure(out, "-", 1);
+        size_t used = nlen ? put_or_measure(out, pcw_snapshot_name(snap, x), nlen)
+                           : put_or_measure(out, "-", 1);
         if (table) {
             for (uint32_t i = 0; values && i < cs->counter_count; i++) {
                 if (!v->shown[i])
