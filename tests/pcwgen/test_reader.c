@@ -258,3 +258,46 @@ Test(reader, schema_versions)
         mf_free(&m);
     }
 }
+
+Test(reader, field_without_struct_uses_the_only_struct)
+{
+    /* microsoft/xdp-for-windows' xdppcw.man gives field= alone when the
+     * counterset has one <struct>; CTRPP takes that struct. */
+    mf_manifest m;
+    mf_error e;
+    int rc = parse_set(&m, &e, "",
+                       "<structs><struct name='Vals' type='VALS'/></structs>"
+                       "<counter id='1' uri='a' name='a' type='perf_counter_rawcount' field='A'/>"
+                       "<counter id='2' uri='b' name='b' type='perf_counter_bulk_count'"
+                       " struct='Vals' field='B'/>");
+    cr_assert_eq(rc, 0, "%lu: %s", e.line, e.msg);
+    const mf_counterset *s = first_set(&m);
+    cr_assert(s->kernel_style);
+    cr_assert_eq(s->nstructs, 1);
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_str_eq(s->counters[i].struct_name, "Vals");
+        cr_assert_eq(s->counters[i].block, 0);
+    }
+    cr_assert_str_eq(s->counters[0].field, "A");
+    mf_free(&m);
+}
+
+Test(reader, field_without_struct_among_several_structs)
+{
+    mf_manifest m;
+    mf_error e;
+    int rc = parse_set(&m, &e, "",
+                       "<structs><struct name='V' type='VALS'/><struct name='W' type='WALS'/>"
+                       "</structs>\n"
+                       "<counter id='1' uri='a' name='Alpha' type='perf_counter_rawcount'"
+                       " struct='V' field='A'/>\n"
+                       "<counter id='2' uri='b' name='Beta' type='perf_counter_rawcount'"
+                       " field='B'/>");
+    cr_assert_eq(rc, -1);
+    cr_assert_eq(e.line, 6);
+    cr_assert(strstr(e.msg, "counter \"Beta\" has field=\"B\" but no struct attribute"), "%s",
+              e.msg);
+    cr_assert(strstr(e.msg, "2 structs"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "struct= is needed"), "%s", e.msg);
+    mf_free(&m);
+}
