@@ -301,3 +301,45 @@ Test(reader, field_without_struct_among_several_structs)
     cr_assert(strstr(e.msg, "struct= is needed"), "%s", e.msg);
     mf_free(&m);
 }
+
+Test(reader, every_instances_form)
+{
+    static const struct {
+        const char *name, *macro;
+        uint32_t type;
+    } forms[] = {
+        {"single", "PCW_SINGLE_INSTANCE", PCW_SINGLE_INSTANCE},
+        {"multiple", "PCW_MULTI_INSTANCE", PCW_MULTI_INSTANCE},
+        {"globalAggregate", "PCW_GLOBAL_AGGREGATE", PCW_GLOBAL_AGGREGATE},
+        {"multipleAggregate", "PCW_MULTI_AGGREGATE", PCW_MULTI_AGGREGATE},
+        {"globalAggregateHistory", "PCW_GLOBAL_AGGREGATE_HISTORY", PCW_GLOBAL_AGGREGATE_HISTORY},
+        {"instanceAggregate", "PCW_INSTANCE_AGGREGATE", PCW_INSTANCE_AGGREGATE},
+        {"multipleAggregateHistory", "PCW_MULTI_AGGREGATE_HISTORY", PCW_MULTI_AGGREGATE_HISTORY},
+        {"instanceAggregateHistory", "PCW_INSTANCE_AGGREGATE_HISTORY",
+         PCW_INSTANCE_AGGREGATE_HISTORY},
+    };
+    cr_assert_eq(sizeof forms / sizeof forms[0], PCW_INSTANCE_TYPE_MAX_ + 1);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char attrs[128];
+        snprintf(attrs, sizeof attrs, "instances=' %s '", forms[i].name);
+        mf_manifest m;
+        mf_error e;
+        int rc = parse_set(&m, &e, attrs,
+                           "<counter id='1' uri='a' name='a' type='perf_counter_rawcount'/>");
+        cr_assert_eq(rc, 0, "%s: %lu: %s", forms[i].name, e.line, e.msg);
+        const mf_counterset *s = first_set(&m);
+        cr_assert_eq(s->instance_type, forms[i].type, "%s", forms[i].name);
+        cr_assert_str_eq(s->instances, forms[i].name);
+        cr_assert_str_eq(s->instance_macro, forms[i].macro);
+        mf_free(&m);
+    }
+    /* The schema is case-sensitive; the error lists every accepted form. */
+    mf_manifest m;
+    mf_error e;
+    int rc = parse_set(&m, &e, "instances='InstanceAggregate'",
+                       "<counter id='1' uri='a' name='a' type='perf_counter_rawcount'/>");
+    cr_assert_eq(rc, -1);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        cr_assert(strstr(e.msg, forms[i].name), "%s missing from: %s", forms[i].name, e.msg);
+    mf_free(&m);
+}

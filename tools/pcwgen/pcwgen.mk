@@ -92,6 +92,9 @@ $(PCWGEN_GEN)/netstack.h: tests/pcwgen/manifests/netstack.man $(BUILD)/pcwgen
 $(PCWGEN_GEN)/service.h: tests/pcwgen/manifests/service.man $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Svc -o $@ $<
+$(PCWGEN_GEN)/instances.h: tests/pcwgen/manifests/instances.man $(BUILD)/pcwgen
+	@mkdir -p $(@D)
+	$(BUILD)/pcwgen -prefix Forms -o $@ $<
 $(PCWGEN_GEN)/xdppcw.h: $(PCWGEN_XDP_MAN) $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Xdp -o $@ $<
@@ -107,7 +110,7 @@ $(PCWGEN_T)/%.o: tests/pcwgen/%.c $(PCWGEN_TEST_HDRS) $(PCWGEN_HDRS)
 $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o: $(PCWGEN_GEN)/kcs.h
 $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o: $(PCWGEN_GEN)/ucs.h
 $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o: $(PCWGEN_GEN)/storage.h \
-    $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h
+    $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h $(PCWGEN_GEN)/instances.h
 $(PCWGEN_T)/test_xdp.o $(PCWGEN_T)/xdp_tu2.o: $(PCWGEN_GEN)/xdppcw.h
 
 PCWGEN_PROVIDER_TEST_OBJS := $(PCWGEN_T)/testdir.o
