@@ -13,6 +13,8 @@
 
 #include <criterion/criterion.h>
 
+#include <pcw/version.h>
+
 #include "pcwgen_test.h"
 
 #define BAD "tests/pcwgen/bad/"
@@ -151,5 +153,15 @@ Test(usage, help)
     pcwgen_exec(&r, args);
     cr_expect_eq(r.status, 0);
     cr_expect_not_null(strstr(r.out, "usage: pcwgen"));
+    pcwgen_run_free(&r);
+}
+
+Test(usage, version)
+{
+    const char *args[] = {"--version", NULL};
+    pcwgen_run r;
+    pcwgen_exec(&r, args);
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.out, "pcwgen (pcw) " PCW_VERSION_STRING "\n");
     pcwgen_run_free(&r);
 }
