@@ -176,11 +176,20 @@ demo: deps
 # ---- bench ----------------------------------------------------------------
 -include bench/bench.mk
 
+# ---- version: written once, in lib/pcw/version.h ----------------------------
+PCW_VERSION := $(shell awk '/^\#define PCW_VERSION_(MAJOR|MINOR|PATCH) /{v[$$2]=$$3} \
+    END{print v["PCW_VERSION_MAJOR"] "." v["PCW_VERSION_MINOR"] "." v["PCW_VERSION_PATCH"]}' \
+    lib/pcw/version.h)
+version:
+	@echo $(PCW_VERSION)
+.PHONY: version
+
 # ---- install --------------------------------------------------------------
 LIBDIR = $(PREFIX)/lib
 INCDIR = $(PREFIX)/include
 BINDIR = $(PREFIX)/bin
 PCDIR  = $(LIBDIR)/pkgconfig
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
 
 install: all
 	install -d $(DESTDIR)$(INCDIR)/pcw $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR)
@@ -189,8 +198,8 @@ install: all
 	install -m 755 $(LIBPCW_SO) $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
 	ln -sf libpcw.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpcw.so
 	install -m 755 $(TOOL_BINS) $(BUILD)/pcwgen $(DESTDIR)$(BINDIR)/
-	sed -e 's|@PREFIX@|$(PREFIX)|' lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
-	sed -e 's|@PREFIX@|$(PREFIX)|' lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
+	$(PC_SED) lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
+	$(PC_SED) lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCDIR)/pcw

@@ -27,6 +27,22 @@ awk -v dir="$tmp/src" '
     inblock && /^```$/ { inblock = 0; name = ""; close(out); next }
     inblock { print > out }
 ' README.md
+# One version everywhere (lib/pcw/version.h): the .pc files, the installed
+# header, the installed tools.
+want=$(make -s --no-print-directory version)
+for pc in pcw pcw-provider; do
+    got=$(pkg-config --modversion "$pc")
+    [ "$got" = "$want" ] || { echo "install-test: $pc.pc says $got, lib/pcw/version.h $want" >&2; exit 1; }
+done
+printf '#include <pcw/version.h>\n#include <stdio.h>\nint main(void) { puts(PCW_VERSION_STRING); return 0; }\n' \
+    > "$tmp/src/version.c"
+cc -std=c11 "$tmp/src/version.c" $(pkg-config --cflags pcw) -o "$tmp/src/version"
+[ "$("$tmp/src/version")" = "$want" ] || { echo "install-test: installed <pcw/version.h> differs" >&2; exit 1; }
+for tool in pcwdump pcwgen; do
+    got=$("$tmp/root/usr/local/bin/$tool" --version | head -n 1)
+    [ "$got" = "$tool (pcw) $want" ] || { echo "install-test: $tool --version: $got" >&2; exit 1; }
+done
+
 for f in web.h web.c main.c consumer.c; do
     [ -s "$tmp/src/$f" ] || { echo "install-test: README has no block for $f" >&2; exit 1; }
 done

@@ -250,21 +250,50 @@ static inline int pcw_counter_type_is_base(uint32_t type)
  * PCW_COUNTER_DESCRIPTOR, and the manifest attributes CTRPP compiles in).
  */
 
-/* Counterset instance types (the manifest's `instances` attribute). */
+/* Counterset instance types (the manifest's `instances` attribute).
+ *
+ * pcw numbers them 0, 1, 2... in the order they were added: the value is
+ * stored in segments (pcw_seg_cset.instance_type), so existing values
+ * never change and new ones are appended. PERFLIB's InstanceType
+ * (PERF_COUNTERSET_INFO, perflib.h) is a bit set instead: FLAG_MULTIPLE 2,
+ * FLAG_AGGREGATE 4, FLAG_HISTORY 8, FLAG_INSTANCE 16. The mapping:
+ *
+ *   pcw                              manifest                  PERFLIB
+ *   PCW_SINGLE_INSTANCE              single                    0    SINGLE_INSTANCE
+ *   PCW_MULTI_INSTANCE               multiple                  2    MULTI_INSTANCES
+ *   PCW_GLOBAL_AGGREGATE             globalAggregate           4    SINGLE_AGGREGATE
+ *   PCW_MULTI_AGGREGATE              multipleAggregate         6    MULTI_AGGREGATE
+ *   PCW_GLOBAL_AGGREGATE_HISTORY     globalAggregateHistory    0xC  SINGLE_AGGREGATE_HISTORY
+ *   PCW_INSTANCE_AGGREGATE           instanceAggregate         0x16 INSTANCE_AGGREGATE
+ *   PCW_MULTI_AGGREGATE_HISTORY      multipleAggregateHistory  (0xE: perflib.h names none)
+ *   PCW_INSTANCE_AGGREGATE_HISTORY   instanceAggregateHistory  (0x1E: perflib.h names none)
+ *
+ * The last two PERFLIB values are the flags composed the same way; no
+ * PERF_COUNTERSET_* constant is documented for them. instanceAggregate
+ * combines the instances of one name across providers (by each counter's
+ * aggregate function: IExplore, IExplore#1... become one IExplore) rather
+ * than all of them into one _Total; the History forms keep an aggregate's
+ * values after an instance goes away. pcw records the type for consumers;
+ * computing aggregates is the consumer's business. */
 typedef enum pcw_instance_type {
-    PCW_SINGLE_INSTANCE = 0,          /* "single" */
-    PCW_MULTI_INSTANCE = 1,           /* "multiple" */
-    PCW_GLOBAL_AGGREGATE = 2,         /* "globalAggregate" */
-    PCW_MULTI_AGGREGATE = 3,          /* "multipleAggregate" */
-    PCW_GLOBAL_AGGREGATE_HISTORY = 4, /* "globalAggregateHistory" */
-    PCW_INSTANCE_TYPE_MAX_ = PCW_GLOBAL_AGGREGATE_HISTORY,
+    PCW_SINGLE_INSTANCE = 0,            /* "single" */
+    PCW_MULTI_INSTANCE = 1,             /* "multiple" */
+    PCW_GLOBAL_AGGREGATE = 2,           /* "globalAggregate" */
+    PCW_MULTI_AGGREGATE = 3,            /* "multipleAggregate" */
+    PCW_GLOBAL_AGGREGATE_HISTORY = 4,   /* "globalAggregateHistory" */
+    PCW_INSTANCE_AGGREGATE = 5,         /* "instanceAggregate" */
+    PCW_MULTI_AGGREGATE_HISTORY = 6,    /* "multipleAggregateHistory" */
+    PCW_INSTANCE_AGGREGATE_HISTORY = 7, /* "instanceAggregateHistory" */
+    PCW_INSTANCE_TYPE_MAX_ = PCW_INSTANCE_AGGREGATE_HISTORY,
 } pcw_instance_type;
 
-/* Does a counterset of this type have named instances? (Single-instance and
- * global-aggregate sets have exactly one instance, with an empty name.) */
+/* Does a counterset of this type have named instances? Single-instance and
+ * global-aggregate sets (with or without history) have exactly one
+ * instance, with an empty name; every other type has named instances. */
 static inline int pcw_instance_type_is_multi(uint32_t t)
 {
-    return t == PCW_MULTI_INSTANCE || t == PCW_MULTI_AGGREGATE;
+    return t == PCW_MULTI_INSTANCE || t == PCW_MULTI_AGGREGATE || t == PCW_INSTANCE_AGGREGATE ||
+           t == PCW_MULTI_AGGREGATE_HISTORY || t == PCW_INSTANCE_AGGREGATE_HISTORY;
 }
 
 /* Counter detail levels (the manifest's detailLevel). */

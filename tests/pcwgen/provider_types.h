@@ -43,4 +43,42 @@ struct net_uptime {
     uint32_t Resets;
 };
 
+/* xdppcw.man (microsoft/xdp-for-windows; tests/pcwgen/manifests has a
+ * stand-in): one struct per counterset, UINT64 fields under
+ * perf_counter_rawcount counters, as XDP's xdppcw.h declares them. The
+ * order differs from the manifest's: offsets come from offsetof. */
+typedef struct XDP_PCW_RX_QUEUE {
+    uint64_t XskFramesDelivered;
+    uint64_t XskFramesDropped;
+    uint64_t XskFramesTruncated;
+    uint64_t XskInvalidDescriptors;
+    uint64_t InspectBatches;
+    uint64_t InspectFramesPassed;
+    uint64_t InspectFramesDropped;
+    uint64_t InspectFramesRedirected;
+    uint64_t InspectFramesForwarded;
+    uint64_t InspectFramesDiscontiguous;
+} XDP_PCW_RX_QUEUE;
+
+typedef struct XDP_PCW_LWF_RX_QUEUE {
+    uint64_t MappingFailures;
+    uint64_t LinearizationFailures;
+    uint64_t ForwardingFailuresAllocation;
+    uint64_t ForwardingFailuresAllocationLimit;
+    uint64_t ForwardingFailuresRscInvalidHeaders;
+    uint64_t ForwardingNbsRequested;
+    uint64_t ForwardingNbsSent;
+} XDP_PCW_LWF_RX_QUEUE;
+
+typedef struct XDP_PCW_TX_QUEUE {
+    uint64_t XskInvalidDescriptors;
+    uint64_t InjectionBatches;
+    uint64_t QueueDepth;
+} XDP_PCW_TX_QUEUE;
+
+typedef struct XDP_PCW_LWF_TX_QUEUE {
+    uint64_t FramesDroppedPause;
+    uint64_t FramesDroppedNic;
+} XDP_PCW_LWF_TX_QUEUE;
+
 #endif

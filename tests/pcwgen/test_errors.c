@@ -13,6 +13,8 @@
 
 #include <criterion/criterion.h>
 
+#include <pcw/version.h>
+
 #include "pcwgen_test.h"
 
 #define BAD "tests/pcwgen/bad/"
@@ -62,7 +64,12 @@ ERROR_TEST(missing_set_guid, 8, "<counterSet> lacks the required attribute guid"
 ERROR_TEST(missing_set_name, 8, "<counterSet> lacks the required attribute name")
 ERROR_TEST(malformed_xml, 12, "malformed XML: mismatched tag")
 ERROR_TEST(empty, 1, "malformed XML: no element found")
-ERROR_TEST(field_without_struct, 10, "has field=\"A\" but no struct attribute")
+ERROR_TEST(
+    field_without_struct, 10,
+    "has field=\"A\" but no struct attribute, and counterSet \"Bad Set\" declares no <structs>")
+ERROR_TEST(field_without_struct_two_structs, 12,
+           "counter \"B\" has field=\"B\" but no struct attribute; counterSet \"S\" declares 2 "
+           "structs, so struct= is needed")
 ERROR_TEST(struct_without_field, 11, "has struct=\"V\" but no field attribute")
 ERROR_TEST(unknown_struct, 11, "names struct \"W\", which <structs> of counterSet \"Bad Set\"")
 ERROR_TEST(struct_undeclared, 10, "names struct \"W\"")
@@ -146,5 +153,15 @@ Test(usage, help)
     pcwgen_exec(&r, args);
     cr_expect_eq(r.status, 0);
     cr_expect_not_null(strstr(r.out, "usage: pcwgen"));
+    pcwgen_run_free(&r);
+}
+
+Test(usage, version)
+{
+    const char *args[] = {"--version", NULL};
+    pcwgen_run r;
+    pcwgen_exec(&r, args);
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.out, "pcwgen (pcw) " PCW_VERSION_STRING "\n");
     pcwgen_run_free(&r);
 }

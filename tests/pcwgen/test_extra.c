@@ -2,8 +2,9 @@
  * test_extra.c - providers built on headers generated from pcwgen's own
  * test manifests (tests/pcwgen/manifests): schema 2.0 with a BOM,
  * globalAggregate, average timer/base pairs, kernel style with two
- * structs, a whole event manifest with two providers. Between them they
- * use every counter type, and each must register.
+ * structs, a whole event manifest with two providers, every form of
+ * counterSet@instances. Between them they use every counter type, and
+ * each must register.
  */
 #define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
 
@@ -11,6 +12,7 @@
 
 #include "provider_types.h"
 
+#include "instances.h"
 #include "pcw/collect.h"
 #include "netstack.h"
 #include "pcwgen_test.h"
@@ -29,6 +31,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+    FormsCounterCleanup();
     extra_tu2_cleanup_all();
     pcw_provider_close(prov);
     pcwgen_testdir_teardown();
@@ -238,6 +241,56 @@ Test(extra, add_with_two_blocks)
         size_t x = i;
         cr_assert_eq(pcw_snapshot_value(&snap, x, rx), 1); /* extra_tu2_add_adapter's */
         cr_assert_eq(pcw_snapshot_value(&snap, x, rxerr), pcw_snapshot_id(&snap, x) == 3 ? 2 : 0);
+    }
+    pcw_snapshot_free(&snap);
+    pcw_segment_close(seg);
+}
+
+/* Every counterSet@instances form (instances.man): the generated
+ * registration says the matching pcw_instance_type; instance names follow
+ * it (empty exactly for the single and global-aggregate forms); a consumer
+ * reads the type and the values back. */
+#define CHECK_FORM(Set, type, multi)                                                               \
+    do {                                                                                           \
+        pcw_registration_info info;                                                                \
+        FormsInitRegistrationInformation##Set(NULL, NULL, &info);                                  \
+        cr_assert_eq(info.instance_type, (type), #Set);                                            \
+        cr_assert_eq(pcw_instance_type_is_multi(type), (multi), #Set);                             \
+        pcw_instance *bad;                                                                         \
+        cr_assert_eq(FormsCreate##Set(&bad, (multi) ? "" : "x", NULL), PCW_E_INVALID_NAME, #Set);  \
+        cr_assert_eq(FormsCreate##Set(&inst[type], (multi) ? "x" : "", NULL), PCW_OK, #Set);       \
+        Forms##Set##_values_of(inst[type])->Items = 100u + (type);                                 \
+        names[type] = info.name;                                                                   \
+        multis[type] = (multi);                                                                    \
+    } while (0)
+
+Test(extra, every_instances_form)
+{
+    cr_assert_eq(FormsCounterInitialize(prov, NULL, NULL), PCW_OK);
+    pcw_instance *inst[PCW_INSTANCE_TYPE_MAX_ + 1] = {0};
+    const char *names[PCW_INSTANCE_TYPE_MAX_ + 1] = {0};
+    int multis[PCW_INSTANCE_TYPE_MAX_ + 1];
+    CHECK_FORM(Single, PCW_SINGLE_INSTANCE, 0);
+    CHECK_FORM(Multiple, PCW_MULTI_INSTANCE, 1);
+    CHECK_FORM(GlobalAggregate, PCW_GLOBAL_AGGREGATE, 0);
+    CHECK_FORM(MultipleAggregate, PCW_MULTI_AGGREGATE, 1);
+    CHECK_FORM(GlobalAggregateHistory, PCW_GLOBAL_AGGREGATE_HISTORY, 0);
+    CHECK_FORM(InstanceAggregate, PCW_INSTANCE_AGGREGATE, 1);
+    CHECK_FORM(MultipleAggregateHistory, PCW_MULTI_AGGREGATE_HISTORY, 1);
+    CHECK_FORM(InstanceAggregateHistory, PCW_INSTANCE_AGGREGATE_HISTORY, 1);
+
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+    for (uint32_t t = 0; t <= PCW_INSTANCE_TYPE_MAX_; t++) {
+        cr_assert_not_null(names[t], "no counterset for instance type %u", t);
+        const pcw_counterset *cs = pcw_segment_find_counterset(seg, names[t]);
+        cr_assert_not_null(cs, "%s", names[t]);
+        cr_assert_eq(cs->instance_type, t, "%s", names[t]);
+        cr_assert_eq(pcw_segment_read(seg, cs, &snap, 0), PCW_OK);
+        cr_assert_eq(snap.count, 1);
+        cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), multis[t] ? "x" : "");
+        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[0]), 100u + t);
     }
     pcw_snapshot_free(&snap);
     pcw_segment_close(seg);

@@ -258,3 +258,88 @@ Test(reader, schema_versions)
         mf_free(&m);
     }
 }
+
+Test(reader, field_without_struct_uses_the_only_struct)
+{
+    /* microsoft/xdp-for-windows' xdppcw.man gives field= alone when the
+     * counterset has one <struct>; CTRPP takes that struct. */
+    mf_manifest m;
+    mf_error e;
+    int rc = parse_set(&m, &e, "",
+                       "<structs><struct name='Vals' type='VALS'/></structs>"
+                       "<counter id='1' uri='a' name='a' type='perf_counter_rawcount' field='A'/>"
+                       "<counter id='2' uri='b' name='b' type='perf_counter_bulk_count'"
+                       " struct='Vals' field='B'/>");
+    cr_assert_eq(rc, 0, "%lu: %s", e.line, e.msg);
+    const mf_counterset *s = first_set(&m);
+    cr_assert(s->kernel_style);
+    cr_assert_eq(s->nstructs, 1);
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_str_eq(s->counters[i].struct_name, "Vals");
+        cr_assert_eq(s->counters[i].block, 0);
+    }
+    cr_assert_str_eq(s->counters[0].field, "A");
+    mf_free(&m);
+}
+
+Test(reader, field_without_struct_among_several_structs)
+{
+    mf_manifest m;
+    mf_error e;
+    int rc = parse_set(&m, &e, "",
+                       "<structs><struct name='V' type='VALS'/><struct name='W' type='WALS'/>"
+                       "</structs>\n"
+                       "<counter id='1' uri='a' name='Alpha' type='perf_counter_rawcount'"
+                       " struct='V' field='A'/>\n"
+                       "<counter id='2' uri='b' name='Beta' type='perf_counter_rawcount'"
+                       " field='B'/>");
+    cr_assert_eq(rc, -1);
+    cr_assert_eq(e.line, 6);
+    cr_assert(strstr(e.msg, "counter \"Beta\" has field=\"B\" but no struct attribute"), "%s",
+              e.msg);
+    cr_assert(strstr(e.msg, "2 structs"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "struct= is needed"), "%s", e.msg);
+    mf_free(&m);
+}
+
+Test(reader, every_instances_form)
+{
+    static const struct {
+        const char *name, *macro;
+        uint32_t type;
+    } forms[] = {
+        {"single", "PCW_SINGLE_INSTANCE", PCW_SINGLE_INSTANCE},
+        {"multiple", "PCW_MULTI_INSTANCE", PCW_MULTI_INSTANCE},
+        {"globalAggregate", "PCW_GLOBAL_AGGREGATE", PCW_GLOBAL_AGGREGATE},
+        {"multipleAggregate", "PCW_MULTI_AGGREGATE", PCW_MULTI_AGGREGATE},
+        {"globalAggregateHistory", "PCW_GLOBAL_AGGREGATE_HISTORY", PCW_GLOBAL_AGGREGATE_HISTORY},
+        {"instanceAggregate", "PCW_INSTANCE_AGGREGATE", PCW_INSTANCE_AGGREGATE},
+        {"multipleAggregateHistory", "PCW_MULTI_AGGREGATE_HISTORY", PCW_MULTI_AGGREGATE_HISTORY},
+        {"instanceAggregateHistory", "PCW_INSTANCE_AGGREGATE_HISTORY",
+         PCW_INSTANCE_AGGREGATE_HISTORY},
+    };
+    cr_assert_eq(sizeof forms / sizeof forms[0], PCW_INSTANCE_TYPE_MAX_ + 1);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char attrs[128];
+        snprintf(attrs, sizeof attrs, "instances=' %s '", forms[i].name);
+        mf_manifest m;
+        mf_error e;
+        int rc = parse_set(&m, &e, attrs,
+                           "<counter id='1' uri='a' name='a' type='perf_counter_rawcount'/>");
+        cr_assert_eq(rc, 0, "%s: %lu: %s", forms[i].name, e.line, e.msg);
+        const mf_counterset *s = first_set(&m);
+        cr_assert_eq(s->instance_type, forms[i].type, "%s", forms[i].name);
+        cr_assert_str_eq(s->instances, forms[i].name);
+        cr_assert_str_eq(s->instance_macro, forms[i].macro);
+        mf_free(&m);
+    }
+    /* The schema is case-sensitive; the error lists every accepted form. */
+    mf_manifest m;
+    mf_error e;
+    int rc = parse_set(&m, &e, "instances='InstanceAggregate'",
+                       "<counter id='1' uri='a' name='a' type='perf_counter_rawcount'/>");
+    cr_assert_eq(rc, -1);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        cr_assert(strstr(e.msg, forms[i].name), "%s missing from: %s", forms[i].name, e.msg);
+    mf_free(&m);
+}

@@ -27,4 +27,8 @@ int extra_tu2_initialize_all(pcw_provider *prov);
 void extra_tu2_cleanup_all(void);
 int extra_tu2_add_adapter(pcw_buffer *buffer, const char *name, uint32_t id, int which);
 
+/* xdp_tu2.c */
+pcw_registration *xdp_tu2_rx_queue_handle(void);
+int xdp_tu2_create_rx_queue(pcw_instance **inst, const char *name, uint64_t delivered);
+
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <pcw/layout.h>
+#include <pcw/version.h>
 
 #include "pcwdump.h"
 
@@ -266,7 +267,7 @@ int main(int argc, char **argv)
             fputs(usage_text, stdout);
             return EXIT_OK;
         case OPT_VERSION:
-            printf("pcwdump %s (JSON schema %d, segment layout %u)\n", PCWDUMP_VERSION_STRING,
+            printf("pcwdump (pcw) %s\nJSON schema %d, segment layout %u\n", PCW_VERSION_STRING,
                    PCWDUMP_JSON_VERSION, PCW_SEG_LAYOUT_VERSION);
             return EXIT_OK;
         case ':':

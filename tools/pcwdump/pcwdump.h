@@ -12,7 +12,6 @@
 
 #include <pcw/consumer.h>
 
-#define PCWDUMP_VERSION_STRING "1.0"
 /* The JSON schema's version (docs/pcwdump-json.md): bump on incompatible
  * changes; adding members is compatible. */
 #define PCWDUMP_JSON_VERSION 1

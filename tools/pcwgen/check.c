@@ -68,9 +68,24 @@ static int check_structs(mf_counterset *s, mf_error *err)
     for (size_t i = 0; i < s->ncounters; i++) {
         mf_counter *k = &s->counters[i];
         if (k->field && !k->struct_name) {
-            mf_set_error(err, k->line, "counter \"%s\" has field=\"%s\" but no struct attribute",
-                         k->name, k->field);
-            return -1;
+            /* CTRPP takes the only struct when there is one (xdp-for-windows'
+             * xdppcw.man relies on it); with several, which one is meant
+             * cannot be guessed. */
+            if (s->nstructs == 1) {
+                k->struct_name = s->structs[0].name;
+            } else if (s->nstructs == 0) {
+                mf_set_error(err, k->line,
+                             "counter \"%s\" has field=\"%s\" but no struct attribute, and "
+                             "counterSet \"%s\" declares no <structs>",
+                             k->name, k->field, s->name);
+                return -1;
+            } else {
+                mf_set_error(err, k->line,
+                             "counter \"%s\" has field=\"%s\" but no struct attribute; counterSet "
+                             "\"%s\" declares %zu structs, so struct= is needed to say which",
+                             k->name, k->field, s->name, s->nstructs);
+                return -1;
+            }
         }
         if (k->struct_name && !k->field) {
             mf_set_error(err, k->line, "counter \"%s\" has struct=\"%s\" but no field attribute",

@@ -84,22 +84,6 @@ static void c_comment(em *e, const char *s)
     }
 }
 
-static const char *instance_macro(uint32_t t)
-{
-    switch (t) {
-    case PCW_MULTI_INSTANCE:
-        return "PCW_MULTI_INSTANCE";
-    case PCW_GLOBAL_AGGREGATE:
-        return "PCW_GLOBAL_AGGREGATE";
-    case PCW_MULTI_AGGREGATE:
-        return "PCW_MULTI_AGGREGATE";
-    case PCW_GLOBAL_AGGREGATE_HISTORY:
-        return "PCW_GLOBAL_AGGREGATE_HISTORY";
-    default:
-        return "PCW_SINGLE_INSTANCE";
-    }
-}
-
 static const char *aggregate_macro(uint32_t a)
 {
     switch (a) {
@@ -414,8 +398,7 @@ static void init_registration(em *e, const mf_counterset *s)
     c_string(e, e->prov ? e->prov->callback : NULL);
     out(e, ";\n    info->application_identity = ");
     c_string(e, e->prov ? e->prov->application_identity : NULL);
-    out(e, ";\n    info->instance_type = %s; /* %s */\n", instance_macro(s->instance_type),
-        s->instances);
+    out(e, ";\n    info->instance_type = %s; /* %s */\n", s->instance_macro, s->instances);
     out(e, "    info->counter_count = (uint32_t)(sizeof counters / sizeof counters[0]);\n");
     out(e, "    info->counters = counters;\n");
     out(e, "    info->block_count = (uint32_t)(sizeof block_sizes / sizeof block_sizes[0]);\n");

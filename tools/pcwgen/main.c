@@ -2,6 +2,7 @@
  * main.c - pcwgen's command line: read a manifest, write a header.
  *
  *   pcwgen [-o OUT.h] [-prefix PREFIX] MANIFEST
+ *   pcwgen --version | --help
  *
  * Exit status: 0 success, 1 the manifest is wrong (or I/O failed),
  * 2 usage. Diagnostics go to stderr as "FILE:LINE: error: ...", like a
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pcw/version.h>
+
 #include "emit.h"
 #include "internal.h"
 #include "manifest.h"
@@ -26,6 +29,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pcwgen [-o OUT.h] [-prefix PREFIX] MANIFEST\n"
+               "       pcwgen --version | --help\n"
                "  Generates a C header for the <counters> section of MANIFEST\n"
                "  (see tools/pcwgen/README.md). Writes to stdout without -o.\n");
 }
@@ -122,6 +126,9 @@ int main(int argc, char **argv)
             prefix = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("pcwgen (pcw) %s\n", PCW_VERSION_STRING);
             return 0;
         } else if (argv[i][0] == '-' && argv[i][1] != 0) {
             fprintf(stderr, "pcwgen: unknown or incomplete option %s\n", argv[i]);

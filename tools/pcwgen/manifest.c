@@ -313,16 +313,27 @@ static int start_provider(ctx *c, const XML_Char **atts)
     return c->failed ? -1 : 0;
 }
 
+/* The schema's `instances` values, pcw's types (<pcw/types.h> has the
+ * PERFLIB mapping) and the macro the header names them by. */
+#define INSTANCE_TYPE(name, macro)                                                                 \
+    {                                                                                              \
+        name, macro, #macro                                                                        \
+    }
 static const struct {
     const char *name;
     uint32_t type;
+    const char *macro;
 } instance_types[] = {
-    {"single", PCW_SINGLE_INSTANCE},
-    {"multiple", PCW_MULTI_INSTANCE},
-    {"globalAggregate", PCW_GLOBAL_AGGREGATE},
-    {"multipleAggregate", PCW_MULTI_AGGREGATE},
-    {"globalAggregateHistory", PCW_GLOBAL_AGGREGATE_HISTORY},
+    INSTANCE_TYPE("single", PCW_SINGLE_INSTANCE),
+    INSTANCE_TYPE("multiple", PCW_MULTI_INSTANCE),
+    INSTANCE_TYPE("globalAggregate", PCW_GLOBAL_AGGREGATE),
+    INSTANCE_TYPE("multipleAggregate", PCW_MULTI_AGGREGATE),
+    INSTANCE_TYPE("globalAggregateHistory", PCW_GLOBAL_AGGREGATE_HISTORY),
+    INSTANCE_TYPE("instanceAggregate", PCW_INSTANCE_AGGREGATE),
+    INSTANCE_TYPE("multipleAggregateHistory", PCW_MULTI_AGGREGATE_HISTORY),
+    INSTANCE_TYPE("instanceAggregateHistory", PCW_INSTANCE_AGGREGATE_HISTORY),
 };
+#define N_INSTANCE_TYPES (sizeof instance_types / sizeof instance_types[0])
 
 static int start_counterset(ctx *c, const XML_Char **atts)
 {
@@ -351,22 +362,24 @@ static int start_counterset(ctx *c, const XML_Char **atts)
         check_symbol(c, "counterSet", s->symbol))
         return -1;
     const char *inst = attr(atts, "instances");
-    s->instance_type = PCW_SINGLE_INSTANCE; /* the schema's default */
-    s->instances = "single";
+    size_t it = 0; /* "single", the schema's default */
     if (inst) {
         char buf[64];
         const char *v = trim(inst, buf, sizeof buf);
-        size_t i = 0, n = sizeof instance_types / sizeof instance_types[0];
-        while (i < n && strcmp(instance_types[i].name, v) != 0)
-            i++;
-        if (i == n)
-            return fail(c,
-                        "<counterSet> instances=\"%s\" is not one of single, multiple, "
-                        "globalAggregate, multipleAggregate, globalAggregateHistory",
-                        inst);
-        s->instance_type = instance_types[i].type;
-        s->instances = instance_types[i].name;
+        while (it < N_INSTANCE_TYPES && strcmp(instance_types[it].name, v) != 0)
+            it++;
+        if (it == N_INSTANCE_TYPES) {
+            char list[256];
+            size_t n = 0;
+            for (size_t i = 0; i < N_INSTANCE_TYPES && n < sizeof list; i++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
+                                      instance_types[i].name);
+            return fail(c, "<counterSet> instances=\"%s\" is not one of %s", inst, list);
+        }
     }
+    s->instance_type = instance_types[it].type;
+    s->instances = instance_types[it].name;
+    s->instance_macro = instance_types[it].macro;
     s->ident = s->symbol ? s->symbol : mf_make_ident(c->m, s->name);
     if (!s->ident)
         return oom(c);

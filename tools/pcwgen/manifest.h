@@ -49,10 +49,11 @@ typedef struct mf_counter {
 typedef struct mf_counterset {
     unsigned long line;
     const char *guid, *uri, *name, *description, *symbol;
-    uint32_t instance_type; /* pcw_instance_type */
-    const char *instances;  /* as written (or "single" by default) */
-    const char *ident;      /* C identifier: symbol, else made from name */
-    int kernel_style;       /* counters name structs and fields */
+    uint32_t instance_type;     /* pcw_instance_type */
+    const char *instances;      /* as written (or "single" by default) */
+    const char *instance_macro; /* its <pcw/types.h> name: PCW_MULTI_INSTANCE */
+    const char *ident;          /* C identifier: symbol, else made from name */
+    int kernel_style;           /* counters name structs and fields */
     mf_struct *structs;
     size_t nstructs, structs_cap;
     mf_counter *counters;

@@ -23,6 +23,10 @@ PROVIDER_LIBS ?= -lurcu-bp -lurcu-cds -lurcu-common -lpthread
 # The real CTRPP manifests the tests compile unmodified (tests only; the
 # copies in examples/manifests stand in when ../shared is absent).
 PCWGEN_SHARED ?= $(firstword $(wildcard ../shared/manifests) examples/manifests)
+# microsoft/xdp-for-windows' xdppcw.man when it is there, else the stand-in
+# of the same structure in tests/pcwgen/manifests.
+PCWGEN_XDP_MAN ?= $(firstword $(wildcard $(PCWGEN_SHARED)/xdppcw.man) \
+                    tests/pcwgen/manifests/xdppcw.man)
 PCWGEN_CLANG ?= clang
 PCWGEN_FUZZ_TIME ?= 30
 
@@ -32,7 +36,7 @@ PCWGEN_CRITERION_LIBS ?= -lcriterion
 PCWGEN_CORE_SRCS := tools/pcwgen/manifest.c tools/pcwgen/check.c tools/pcwgen/arena.c \
                     tools/pcwgen/ident.c tools/pcwgen/types_table.c tools/pcwgen/emit.c
 PCWGEN_CORE_OBJS := $(PCWGEN_CORE_SRCS:%.c=$(BUILD)/%.o)
-PCWGEN_HDRS := $(wildcard tools/pcwgen/*.h) lib/pcw/types.h lib/pcw/name.h
+PCWGEN_HDRS := $(wildcard tools/pcwgen/*.h) lib/pcw/types.h lib/pcw/name.h lib/pcw/version.h
 
 $(BUILD)/tools/pcwgen/%.o: tools/pcwgen/%.c $(PCWGEN_HDRS)
 	@mkdir -p $(@D)
@@ -65,7 +69,8 @@ $(BUILD)/gen/%.h: %.man $(BUILD)/pcwgen
 PCWGEN_T := $(BUILD)/tests/pcwgen
 PCWGEN_GEN := $(PCWGEN_T)/gen
 PCWGEN_TESTS := $(PCWGEN_T)/test_reader $(PCWGEN_T)/test_errors $(PCWGEN_T)/test_golden \
-                $(PCWGEN_T)/test_kcs $(PCWGEN_T)/test_ucs $(PCWGEN_T)/test_extra
+                $(PCWGEN_T)/test_kcs $(PCWGEN_T)/test_ucs $(PCWGEN_T)/test_extra \
+                $(PCWGEN_T)/test_xdp
 
 PCWGEN_TEST_CFLAGS = $(CFLAGS) -Itools/pcwgen -Itests/pcwgen -I$(PCWGEN_GEN) \
                      -DPCWGEN_BIN='"$(BUILD)/pcwgen"' -DPCWGEN_SHARED='"$(PCWGEN_SHARED)"'
@@ -87,6 +92,12 @@ $(PCWGEN_GEN)/netstack.h: tests/pcwgen/manifests/netstack.man $(BUILD)/pcwgen
 $(PCWGEN_GEN)/service.h: tests/pcwgen/manifests/service.man $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Svc -o $@ $<
+$(PCWGEN_GEN)/instances.h: tests/pcwgen/manifests/instances.man $(BUILD)/pcwgen
+	@mkdir -p $(@D)
+	$(BUILD)/pcwgen -prefix Forms -o $@ $<
+$(PCWGEN_GEN)/xdppcw.h: $(PCWGEN_XDP_MAN) $(BUILD)/pcwgen
+	@mkdir -p $(@D)
+	$(BUILD)/pcwgen -prefix Xdp -o $@ $<
 
 PCWGEN_TEST_HDRS := tests/pcwgen/pcwgen_test.h tests/pcwgen/provider_types.h tests/pcwgen/tu2.h
 
@@ -99,7 +110,8 @@ $(PCWGEN_T)/%.o: tests/pcwgen/%.c $(PCWGEN_TEST_HDRS) $(PCWGEN_HDRS)
 $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o: $(PCWGEN_GEN)/kcs.h
 $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o: $(PCWGEN_GEN)/ucs.h
 $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o: $(PCWGEN_GEN)/storage.h \
-    $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h
+    $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h $(PCWGEN_GEN)/instances.h
+$(PCWGEN_T)/test_xdp.o $(PCWGEN_T)/xdp_tu2.o: $(PCWGEN_GEN)/xdppcw.h
 
 PCWGEN_PROVIDER_TEST_OBJS := $(PCWGEN_T)/testdir.o
 
@@ -117,6 +129,9 @@ $(PCWGEN_T)/test_kcs: $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o $(PCWGEN_PROV
 $(PCWGEN_T)/test_ucs: $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 $(PCWGEN_T)/test_extra: $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
+    $(LIBPCW_A)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
+$(PCWGEN_T)/test_xdp: $(PCWGEN_T)/test_xdp.o $(PCWGEN_T)/xdp_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
     $(LIBPCW_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 
