@@ -64,9 +64,13 @@ static void setup(void)
     c[1].type = PERF_COUNTER_RAWCOUNT;
     /* A 256-byte block makes the slot chunk span several pages. */
     uint32_t sizes[1] = {256};
+    /* A description long enough that the slot chunks start past the first
+     * page, so shrunk_while_mapped can cut them off. */
+    static char long_description[4001];
+    memset(long_description, 'd', sizeof long_description - 1);
     pcw_registration_info info = {.version = PCW_VERSION_1,
                                   .name = "Hostile",
-                                  .description = "d",
+                                  .description = long_description,
                                   .instance_type = PCW_MULTI_INSTANCE,
                                   .counter_count = 2,
                                   .counters = c,
@@ -101,6 +105,7 @@ static void setup(void)
     rows0 = chunk1 + pcw_seg_chunk_rows(n);
     cr_assert(cset1 && cset2 && chunk1 && stride);
     cr_assert_gt(rows0 + n * stride, 8192, "the chunk must reach past two pages");
+    cr_assert_geq(chunk1, 4096, "the chunk must start past the first page");
 }
 
 static void teardown(void)

@@ -125,8 +125,8 @@ Test(instance_types, every_type_registers_and_reads_back)
         cr_assert_eq(m->meta->instance_type, t, "%s", names[t]);
         cr_assert_eq(pcw_consumer_read(con, m, &snap, 0, NULL), PCW_OK);
         cr_assert_eq(snap.count, 1);
-        cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), types[t].multi ? "queue 0" : "");
-        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &m->meta->counters[0]), 100 + t);
+        cr_assert_str_eq(pcw_snapshot_name(&snap, 0), types[t].multi ? "queue 0" : "");
+        cr_assert_eq(pcw_snapshot_value(&snap, 0, &m->meta->counters[0]), 100 + t);
     }
     pcw_snapshot_free(&snap);
     pcw_consumer_close(con);

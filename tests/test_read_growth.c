@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "pcw/consumer.h"
 #include "pcw/provider.h"
 #include "testutil.h"
@@ -79,8 +80,8 @@ Test(read_growth, no_corruption_while_the_provider_grows, .init = tu_root_setup,
     struct pollfd pfd = {.fd = up[0], .events = POLLIN};
     for (;;) {
         int rc = pcw_segment_read(seg, cs, &s, 0);
-        cr_assert_eq(rc, PCW_OK, "read %zu (after %zu instances): %s", reads, last,
-                     pcw_status_str(rc));
+        cr_assert_eq(rc, PCW_OK, "read %zu (after %zu instances): %s (%s)", reads, last,
+                     pcw_status_str(rc), seg->why);
         cr_assert_geq(s.count, last, "instances are only added");
         last = s.count;
         reads++;

@@ -25,8 +25,24 @@
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
+
+/* What a snapshot remembers of the read that filled its ids and names
+ * (snap->cache_seg says which segment): the counterset, its generation
+ * and the live-bit words the read saw. A later read of the same counterset
+ * that sees the same generation and the same words - so the same
+ * instances in the same slots - copies only the data and keeps the ids
+ * and names as they are (R5 below). */
+struct pcw__name_cache {
+    uint64_t cset_off, generation;
+    size_t count, names_len;
+    uint64_t *words;
+    size_t nwords, cap;
+};
 
 /* Slots per validated run. Small enough that a close somewhere in a big
  * chunk makes the reader redo little; large enough that R0/R3/R4 vanish in
@@ -44,6 +60,9 @@ void pcw_snapshot_free(pcw_snapshot *s)
 {
     if (!s)
         return;
+    if (s->name_cache)
+        free(s->name_cache->words);
+    free(s->name_cache);
     free(s->ids);
     free(s->data);
     free(s->name_off_buf);
@@ -180,6 +199,9 @@ const pcw_snapshot_source *pcw_snapshot_source_of(const pcw_snapshot *s, size_t 
     return row - src->first < src->count ? src : NULL;
 }
 
+/* How a read uses the name cache. */
+enum { CACHE_OFF, CACHE_RECORD, CACHE_REUSE };
+
 struct read_args {
     pcw_segment *seg;
     pcw_cset_priv *cs;
@@ -187,10 +209,16 @@ struct read_args {
     uint64_t size; /* checked bound: header.size, within the mapping */
     unsigned flags;
     int names;
-    uint32_t only_id;     /* PCW_ANY_INSTANCE_ID = all */
-    int found;            /* only_id: it was live */
-    uint64_t name_budget; /* name bytes this read may still copy */
+    uint32_t only_id;    /* PCW_ANY_INSTANCE_ID = all */
+    int found;           /* only_id: it was live */
+    uint64_t name_bytes; /* name bytes this read has copied: never more
+                            than the segment holds (a->size) */
+    int cache;           /* CACHE_* */
+    size_t nword;        /* live words seen so far (recorded or compared) */
 };
+
+/* A REUSE read found the instances changed: it starts again, fresh. */
+#define CACHE_MISS (-100)
 
 /* Copy n bytes (a multiple of 8; src 8-aligned) with relaxed 64-bit loads:
  * no value is ever torn, and racing with the provider's stores is not a
@@ -248,9 +276,9 @@ static inline int check_name(struct read_args *a, uint64_t ref, uint64_t *off, u
         if (r < 0)
             return SLOT_RECHECK;
     }
-    if (a->name_budget < rounded + 1)
+    if (a->name_bytes + rounded + 1 > a->size)
         return SLOT_CORRUPT;
-    a->name_budget -= rounded + 1;
+    a->name_bytes += rounded + 1;
     return 0;
 }
 
@@ -276,7 +304,8 @@ static inline int put_name(struct read_args *a, size_t row, uint64_t off, uint32
 static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
 {
     const unsigned char *map = a->seg->map;
-    const uint64_t *gen = (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_gens()) + i;
+    const uint64_t *gen =
+        (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_gens(c->n)) + i;
     const uint64_t *nref =
         (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_names(c->n)) + i;
     const unsigned char *row =
@@ -300,7 +329,7 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
         size_t row_at = s->count;
         copy_words(s->data + row_at * dsize, row + a->cs->row_data, dsize);
         size_t names0 = s->names_len;
-        uint64_t budget0 = a->name_budget;
+        uint64_t budget0 = a->name_bytes;
         if (a->names) {
             uint64_t noff;
             uint32_t nlen;
@@ -310,14 +339,16 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
                 __atomic_thread_fence(__ATOMIC_ACQUIRE);
                 if (__atomic_load_n(gen, __ATOMIC_RELAXED) != g1)
                     return SLOT_SKIPPED;
-                return pcw__corrupt(a->seg, "counterset \"%s\": instance %u's name is outside "
-                                            "the segment",
+                return pcw__corrupt(a->seg,
+                                    "counterset \"%s\": instance %u's name is outside "
+                                    "the segment",
                                     a->cs->pub.name, c->first + i),
                        SLOT_CORRUPT;
             }
             if (r == SLOT_CORRUPT)
-                return pcw__corrupt(a->seg, "counterset \"%s\": instance names exceed the "
-                                            "segment's size (they overlap)",
+                return pcw__corrupt(a->seg,
+                                    "counterset \"%s\": instance names exceed the "
+                                    "segment's size (they overlap)",
                                     a->cs->pub.name),
                        SLOT_CORRUPT;
             if (r != 0)
@@ -335,7 +366,7 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
             changed = -1; /* the data moved under us: try again */
         if (changed) {
             s->names_len = names0;
-            a->name_budget = budget0;
+            a->name_bytes = budget0;
             if (changed > 0)
                 return SLOT_SKIPPED; /* closed (maybe reused) while we read */
             continue;
@@ -364,49 +395,118 @@ static int read_slots(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo,
     return PCW_OK;
 }
 
-/* The run's rows, with the snapshot's columns in locals: the data copies
- * store bytes, which may alias anything, so fields read through the
- * snapshot would be reloaded after every store in this, the consumer's
- * hottest loop. Returns the new row count, or (size_t)-1 if a name needs
- * the per-slot path. */
-static inline size_t run_rows(struct read_args *a, const uint64_t *gens, const uint64_t *nrefs,
-                              const unsigned char *rows, uint32_t first, uint32_t lo, uint32_t hi)
+/* Copy n 8-byte words with relaxed loads into 8-aligned private memory:
+ * each value is read whole (never torn), and racing with the provider's
+ * stores is not a data race in C11's terms. Relaxed atomic loads are not
+ * merged into vector loads by the compiler, so the loop is unrolled by
+ * hand: eight loads and stores per iteration. */
+static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n)
+{
+    size_t w = 0;
+    for (; w + 8 <= n; w += 8) {
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; j++)
+            dst[w + j] = __atomic_load_n(&src[w + j], __ATOMIC_RELAXED);
+    }
+    for (; w < n; w++)
+        dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
+}
+
+/* ids[0..n) = id, id + 1, ...: private memory, so plain (vector) stores. */
+static inline void fill_ids(uint32_t *ids, uint32_t id, uint32_t n)
+{
+    uint32_t j = 0;
+#if defined(__SSE2__)
+    __m128i v = _mm_add_epi32(_mm_set1_epi32((int)id), _mm_set_epi32(3, 2, 1, 0));
+    const __m128i c4 = _mm_set1_epi32(4);
+    for (; j + 16 <= n; j += 16) {
+        _mm_storeu_si128((__m128i *)(void *)(ids + j), v);
+        v = _mm_add_epi32(v, c4);
+        _mm_storeu_si128((__m128i *)(void *)(ids + j + 4), v);
+        v = _mm_add_epi32(v, c4);
+        _mm_storeu_si128((__m128i *)(void *)(ids + j + 8), v);
+        v = _mm_add_epi32(v, c4);
+        _mm_storeu_si128((__m128i *)(void *)(ids + j + 12), v);
+        v = _mm_add_epi32(v, c4);
+    }
+#endif
+    for (; j < n; j++)
+        ids[j] = id + j;
+}
+
+/* Copy the live slots [from, from + len) of chunk c into the snapshot's
+ * columns: data rows, ids, and names. PCW_OK, or -1 if a name needs the
+ * run read slot by slot. */
+static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const uint64_t *nrefs,
+                           const unsigned char *rows, uint32_t from, uint32_t len)
 {
     pcw_snapshot *s = a->snap;
-    uint32_t *ids = s->ids;
-    unsigned char *data = s->data;
-    const uint32_t dsize = s->data_size, stride = a->cs->data_stride;
-    size_t k = s->count;
-    if (!a->names && dsize == 8) {
-        /* One counter: the figure the benchmark's headline measures. */
-        for (uint32_t i = lo; i < hi; i++) {
-            uint64_t g = __atomic_load_n(&gens[i], __ATOMIC_ACQUIRE); /* R1 */
-            if (!PCW_SLOT_LIVE(g))
+    uint64_t *data = (uint64_t *)(void *)s->data; /* rows are 8-byte aligned */
+    const size_t words = s->data_size / 8, stride = a->cs->data_stride, k = s->count;
+    const unsigned char *src = rows + (size_t)from * stride;
+    if (stride == s->data_size) /* rows back to back: one contiguous copy */
+        copy_row_words(data + k * words, (const uint64_t *)(const void *)src, len * words);
+    else
+        for (uint32_t j = 0; j < len; j++)
+            copy_row_words(data + (k + j) * words,
+                           (const uint64_t *)(const void *)(src + (size_t)j * stride), words);
+    if (a->cache == CACHE_REUSE) {
+        s->count = k + len; /* the ids and names are there already */
+        return PCW_OK;
+    }
+    fill_ids(s->ids + k, c->first + from, len);
+    for (uint32_t j = 0; a->names && j < len; j++) {
+        uint64_t noff;
+        uint32_t nlen;
+        if (check_name(a, __atomic_load_n(&nrefs[from + j], __ATOMIC_RELAXED), &noff, &nlen) != 0 ||
+            put_name(a, k + j, noff, nlen) != 0)
+            return -1;
+    }
+    s->count = k + len;
+    return PCW_OK;
+}
+
+/* The run's rows: the batched protocol's R1' and copies (pcw/layout.h). One
+ * acquire load of a live-bit word decides for 64 slots; consecutive live
+ * slots, across words (a whole chunk, in a dense counterset), are then
+ * copied as one stretch, without a branch per slot. Returns PCW_OK, or -1
+ * if a name needs the whole run read slot by slot. */
+static inline int run_rows(struct read_args *a, const pcw_chunk_priv *c, const uint64_t *live,
+                           const uint64_t *nrefs, const unsigned char *rows, uint32_t lo,
+                           uint32_t hi)
+{
+    uint32_t from = 0, len = 0; /* the stretch of live slots not copied yet */
+    for (uint32_t i = lo; i < hi; i += 64) {
+        uint32_t n = hi - i < 64 ? hi - i : 64;
+        /* R1'. Pairs with the provider's release RMW that set each bit (P1
+         * in pcw_create_instance): a set bit's slot is filled. The copy of
+         * a slot always follows the load of its word. */
+        uint64_t w = __atomic_load_n(&live[i / 64], __ATOMIC_ACQUIRE) >> (i % 64);
+        if (n < 64)
+            w &= (1ull << n) - 1;
+        if (a->cache != CACHE_OFF) {
+            struct pcw__name_cache *nc = a->snap->name_cache;
+            if (a->cache == CACHE_RECORD)
+                nc->words[a->nword++] = w; /* room reserved in read_chunks */
+            else if (a->nword >= nc->nwords || nc->words[a->nword++] != w)
+                return CACHE_MISS; /* other instances than the cached read's */
+        }
+        while (w) {
+            /* The next stretch of live slots in this word: [i + b, + l). */
+            uint32_t b = (uint32_t)__builtin_ctzll(w);
+            uint64_t rest = ~(w >> b);
+            uint32_t l = rest ? (uint32_t)__builtin_ctzll(rest) : 64 - b;
+            w = l + b >= 64 ? 0 : w & ~0ull << (b + l);
+            if (len && from + len == i + b) {
+                len += l; /* continues the stretch */
                 continue;
-            uint64_t v = __atomic_load_n(
-                (const uint64_t *)(const void *)(rows + (size_t)i * stride), __ATOMIC_RELAXED);
-            ids[k] = first + i;
-            memcpy(data + k * 8, &v, 8);
-            k++;
+            }
+            if (len && put_rows(a, c, nrefs, rows, from, len) != PCW_OK)
+                return -1;
+            from = i + b, len = l;
         }
-        return k;
     }
-    for (uint32_t i = lo; i < hi; i++) {
-        uint64_t g = __atomic_load_n(&gens[i], __ATOMIC_ACQUIRE); /* R1 */
-        if (!PCW_SLOT_LIVE(g))
-            continue;
-        copy_words(data + k * dsize, rows + (size_t)i * stride, dsize);
-        if (a->names) {
-            uint64_t noff;
-            uint32_t nlen;
-            if (check_name(a, __atomic_load_n(&nrefs[i], __ATOMIC_RELAXED), &noff, &nlen) != 0 ||
-                put_name(a, k, noff, nlen) != 0)
-                return (size_t)-1;
-        }
-        ids[k] = first + i;
-        k++;
-    }
-    return k;
+    return len ? put_rows(a, c, nrefs, rows, from, len) : PCW_OK;
 }
 
 /* Slots [lo, hi) of chunk c as one validated run (pcw/layout.h). */
@@ -414,31 +514,37 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
 {
     const unsigned char *base = a->seg->map + c->off;
     const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(const void *)base;
-    const uint64_t *gens = (const uint64_t *)(const void *)(base + pcw_seg_chunk_gens());
+    const uint64_t *live = (const uint64_t *)(const void *)(base + pcw_seg_chunk_live());
     const uint64_t *nrefs = (const uint64_t *)(const void *)(base + pcw_seg_chunk_names(c->n));
     const unsigned char *rows = base + pcw_seg_chunk_rows(c->n) + a->cs->row_data;
     pcw_snapshot *s = a->snap;
     size_t count0 = s->count, names0 = s->names_len;
-    uint64_t budget0 = a->name_budget;
+    uint32_t busy0 = s->busy;
+    uint64_t budget0 = a->name_bytes;
     /* R0. Pairs with the provider's release RMW of closes (C1 in
      * pcw_close_instance): if this load sees a close, R1 sees its gen. */
     uint64_t c1 = __atomic_load_n(&ch->closes, __ATOMIC_ACQUIRE);
-    size_t k = run_rows(a, gens, nrefs, rows, c->first, lo, hi);
+    int rc = run_rows(a, c, live, nrefs, rows, lo, hi);
     /* R3. Pairs with the provider's release fences C2 (pcw_close_instance)
      * and C0 (pcw_create_instance): if any copy above saw a store made
      * after a close, R4 sees that close counted. */
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint64_t c2 = __atomic_load_n(&ch->closes, __ATOMIC_RELAXED); /* R4 */
-    if (k != (size_t)-1 && c1 == c2) {
-        if (k > count0)
+    if (rc == PCW_OK && c1 == c2) {
+        if (s->count > count0)
             a->found = 1;
-        s->count = k;
         return PCW_OK;
     }
+    if (rc != PCW_OK && rc != -1)
+        return rc;
+    if (a->cache == CACHE_REUSE)
+        return CACHE_MISS; /* a close: the cached names may not fit */
     /* A slot of this chunk closed during the run (or a name needs a closer
-     * look): read the run again, slot by slot. */
-    s->names_len = names0;
-    a->name_budget = budget0;
+     * look): read the run again, slot by slot. What the read saw is then
+     * no longer one moment's instance set: nothing to cache. */
+    a->cache = CACHE_OFF;
+    s->count = count0, s->names_len = names0, s->busy = busy0;
+    a->name_bytes = budget0;
     return read_slots(a, c, lo, hi);
 }
 
@@ -497,10 +603,10 @@ static int take_new_chunks(struct read_args *a)
     const unsigned char *map = a->seg->map;
     for (;;) {
         const uint64_t *link =
-            cs->nchunks ? &((const pcw_seg_chunk *)(const void *)(map + cs->chunks[cs->nchunks - 1]
-                                                                                .off))
-                               ->next
-                        : &((const pcw_seg_cset *)(const void *)(map + cs->off))->chunk_head;
+            cs->nchunks
+                ? &((const pcw_seg_chunk *)(const void *)(map + cs->chunks[cs->nchunks - 1].off))
+                       ->next
+                : &((const pcw_seg_cset *)(const void *)(map + cs->off))->chunk_head;
         /* Acquire pairs with the provider's release when it linked the
          * chunk (pcw__add_chunk): the chunk's header is visible. */
         uint64_t off = __atomic_load_n(link, __ATOMIC_ACQUIRE);
@@ -520,6 +626,20 @@ static int read_chunks(void *p)
         return rc;
     const pcw_cset_priv *cs = a->cs;
     const int seq = cs->row_data != 0;
+    if (a->cache == CACHE_RECORD) {
+        /* Room for every live word this read will see. */
+        struct pcw__name_cache *nc = a->snap->name_cache;
+        size_t need = 0;
+        for (size_t ci = 0; ci < cs->nchunks; ci++)
+            need += (cs->chunks[ci].n + 63) / 64;
+        if (need > nc->cap) {
+            uint64_t *v = realloc(nc->words, need * sizeof *v);
+            if (!v)
+                a->cache = CACHE_OFF; /* a read still, just not cached */
+            else
+                nc->words = v, nc->cap = need;
+        }
+    }
     for (size_t ci = 0; ci < cs->nchunks; ci++) {
         const pcw_chunk_priv *c = &cs->chunks[ci];
         uint32_t lo = 0, hi = c->n;
@@ -533,11 +653,64 @@ static int read_chunks(void *p)
             return rc;
         for (uint32_t r = lo; r < hi; r += RUN_SLOTS) {
             uint32_t end = hi - r > RUN_SLOTS ? r + RUN_SLOTS : hi;
-            rc = seq ? read_slots(a, c, r, end) : read_run(a, c, r, end);
+            /* One instance, or seqcount rows: slot by slot. */
+            rc = seq || a->only_id != PCW_ANY_INSTANCE_ID ? read_slots(a, c, r, end)
+                                                          : read_run(a, c, r, end);
             if (rc != PCW_OK)
                 return rc;
         }
     }
+    return PCW_OK;
+}
+
+/* The counterset's generation, in the segment. R5: acquire at the start of
+ * a read; pairs with the provider's release RMW of it (P0 in
+ * pcw_create_instance, and pcw_close_instance). */
+struct gen_args {
+    const pcw_segment *seg;
+    const pcw_cset_priv *cs;
+    int order;
+    uint64_t gen;
+};
+
+static int load_generation(void *p)
+{
+    struct gen_args *g = (struct gen_args *)p;
+    const pcw_seg_cset *sc = (const pcw_seg_cset *)(const void *)(g->seg->map + g->cs->off);
+    g->gen = __atomic_load_n(&sc->generation, g->order);
+    return PCW_OK;
+}
+
+static int cset_generation(const pcw_segment *seg, const pcw_cset_priv *cs, int order,
+                           uint64_t *gen)
+{
+    struct gen_args g = {seg, cs, order, 0};
+    int rc = pcw__guarded(seg->map, seg->map_len, load_generation, &g);
+    *gen = g.gen;
+    return rc;
+}
+
+/* One pass of a read into snap (already prepared): the rows, then, for a
+ * read that records or reuses the name cache, R5's re-check. */
+static int read_pass(struct read_args *a, uint64_t gen0)
+{
+    int rc = pcw__guarded(a->seg->map, a->seg->map_len, read_chunks, a);
+    if (rc != PCW_OK || a->cache == CACHE_OFF)
+        return rc;
+    /* R5. After the copies (every live word was acquired), the
+     * generation again: an instance that appeared during the read was
+     * counted before its bit could be seen (P0), and one that went was
+     * counted after its bit was cleared, so an unchanged generation and
+     * unchanged words mean the same instances in the same slots. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    uint64_t gen1;
+    rc = cset_generation(a->seg, a->cs, __ATOMIC_RELAXED, &gen1);
+    if (rc != PCW_OK)
+        return rc;
+    struct pcw__name_cache *nc = a->snap->name_cache;
+    if (gen1 != gen0 ||
+        (a->cache == CACHE_REUSE && (a->nword != nc->nwords || a->snap->count != nc->count)))
+        return a->cache == CACHE_REUSE ? CACHE_MISS : (a->cache = CACHE_OFF, PCW_OK);
     return PCW_OK;
 }
 
@@ -549,6 +722,14 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     pcw_cset_priv *cs = (pcw_cset_priv *)pub;
     if (cs < seg->csets || cs >= seg->csets + seg->ncsets)
         return PCW_E_INVALID_PARAMETER; /* not this segment's */
+    int names = !(flags & PCW_READ_NO_NAMES);
+    /* Whole reads with names of segment countersets remember what they read,
+     * so the next read of the same instances skips their ids and names. */
+    int cacheable =
+        names && !(flags & PCW_READ_APPEND) && only_id == PCW_ANY_INSTANCE_ID && cs->row_data == 0;
+    int reuse = cacheable && snap->cache_seg == seg->serial && snap->name_cache &&
+                snap->name_cache->cset_off == cs->off;
+    snap->cache_seg = 0;
     if (!(flags & PCW_READ_APPEND))
         pcw_snapshot_clear(snap);
     else if (snap->count && snap->data_size != cs->pub.data_size)
@@ -557,16 +738,38 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     int rc = pcw__segment_sync(seg, &size);
     if (rc != PCW_OK)
         return rc;
+    uint64_t gen0 = 0;
+    if (cacheable && (rc = cset_generation(seg, cs, __ATOMIC_ACQUIRE, &gen0)) != PCW_OK)
+        return rc;
+    if (cacheable && !snap->name_cache && !(snap->name_cache = calloc(1, sizeof *snap->name_cache)))
+        cacheable = 0;
+    if (reuse && gen0 != snap->name_cache->generation)
+        reuse = 0;
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
     size_t count0 = snap->count;
     snap->data_size = cs->pub.data_size;
-    int names = !(flags & PCW_READ_NO_NAMES);
     if (names && (rc = pcw__snapshot_want_names(snap)) != PCW_OK)
         return rc;
     if ((rc = pcw__snapshot_begin_source(snap, seg, 0)) != PCW_OK)
         return rc;
-    struct read_args a = {seg, cs, snap, size, flags, names, only_id, 0, size};
-    rc = pcw__guarded(seg->map, seg->map_len, read_chunks, &a);
+    size_t names_start = snap->names_len;
+    struct read_args a = {
+        seg,   cs,      snap, size, flags,
+        names, only_id, 0,    0,    reuse ? CACHE_REUSE : cacheable ? CACHE_RECORD : CACHE_OFF};
+    if (reuse) {
+        rc = read_pass(&a, gen0);
+        if (rc == PCW_OK) {
+            /* The ids and names of the cached read are the rows' still. */
+            snap->names_len = snap->name_cache->names_len;
+        } else if (rc == CACHE_MISS) {
+            /* Not the same instances any more: read them afresh. */
+            snap->count = count0, snap->names_len = names_start, snap->busy = 0;
+            a.cache = CACHE_RECORD, a.nword = 0, a.found = 0, a.name_bytes = 0;
+            rc = read_pass(&a, gen0);
+        }
+    } else {
+        rc = read_pass(&a, gen0);
+    }
     if (rc == PCW_OK && !names && snap->name_off && snap->count > count0) {
         /* Rows without names in a snapshot that has names: "". */
         if ((rc = pcw__snapshot_reserve(snap, 0, 1, 1)) == PCW_OK) {
@@ -580,6 +783,12 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
         /* Drop a partial result: nothing half-read is returned. */
         pcw__snapshot_rollback(snap, mark);
         return rc;
+    }
+    if (a.cache != CACHE_OFF) {
+        struct pcw__name_cache *nc = snap->name_cache;
+        nc->cset_off = cs->off, nc->generation = gen0;
+        nc->count = snap->count, nc->names_len = snap->names_len, nc->nwords = a.nword;
+        snap->cache_seg = seg->serial;
     }
     pcw_snapshot_source *src = &snap->sources[snap->nsources - 1];
     src->count = snap->count - src->first;

@@ -207,8 +207,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         return pcw__corrupt(a->seg, "counterset at offset %llu: bad counts, sizes or flags",
                             (unsigned long long)off);
     uint64_t counters_len = (uint64_t)counter_count * sizeof(pcw_seg_counter);
-    if (counters_off % 8 || !pcw__in_range(counters_off, counters_len, a->size) ||
-        blocks_off % 4 || !pcw__in_range(blocks_off, 8ull * block_count, a->size))
+    if (counters_off % 8 || !pcw__in_range(counters_off, counters_len, a->size) || blocks_off % 4 ||
+        !pcw__in_range(blocks_off, 8ull * block_count, a->size))
         return pcw__corrupt(a->seg, "counterset at offset %llu: arrays outside the segment",
                             (unsigned long long)off);
     int rc;
@@ -247,8 +247,8 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         blocks[b] = sb[2 * b];
         blocks[block_count + b] = sb[2 * b + 1];
         if (blocks[b] % 8 || (uint64_t)blocks[b] + blocks[block_count + b] > data_size)
-            return pcw__corrupt(a->seg, "counterset \"%s\": block %u is outside the data",
-                                cs->name, b);
+            return pcw__corrupt(a->seg, "counterset \"%s\": block %u is outside the data", cs->name,
+                                b);
     }
     cs->block_offsets = blocks;
     cs->block_sizes = blocks + block_count;
@@ -487,6 +487,8 @@ int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const c
         close(fd);
         return PCW_E_NO_MEMORY;
     }
+    static uint64_t serials;
+    seg->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     seg->fd = fd;
     int rc = map_file(seg, sizeof(pcw_seg_header));
     struct header_args ha = {seg, {0}};

@@ -147,11 +147,15 @@ typedef struct pcw_snapshot {
     uint64_t time_ns; /* CLOCK_MONOTONIC at the read (its first source) */
     pcw_snapshot_source *sources;
     size_t nsources;
-    /* Private: capacities and the name columns' buffers (name_off and
-     * name_len point at them while the rows have names). */
+    /* Private: capacities, the name columns' buffers (name_off and
+     * name_len point at them while the rows have names), and what the
+     * last read knows about them (read.c). */
     size_t cap, data_cap, names_len, names_cap, sources_cap;
     uint64_t *name_off_buf;
     uint32_t *name_len_buf;
+    uint64_t cache_seg; /* the rows' ids and names are a read of this
+                           segment (serial) that read.c may reuse; 0 = no */
+    struct pcw__name_cache *name_cache;
 } pcw_snapshot;
 #define PCW_SNAPSHOT_INIT                                                                          \
     {                                                                                              \
@@ -162,6 +166,7 @@ void pcw_snapshot_free(pcw_snapshot *snap);
 /* Empty it, keeping its buffers. */
 static inline void pcw_snapshot_clear(pcw_snapshot *snap)
 {
+    snap->cache_seg = 0; /* the rows go: what was known of them too */
     snap->count = snap->names_len = snap->nsources = 0;
     snap->busy = 0;
     snap->time_ns = 0;

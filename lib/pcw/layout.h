@@ -19,6 +19,7 @@
  *
  *   +------------------+ chunk offset (64-byte aligned)
  *   | pcw_seg_chunk    |  64 bytes
+ *   | live[nslots/64]  |  uint64_t: bit i%64 of word i/64 set = slot i live
  *   | gen[nslots]      |  uint64_t: the slot generation (below)
  *   | name[nslots]     |  uint64_t: PCW_SEG_NAME_REF(offset, length)
  *   +------------------+ pcw_seg_chunk_rows(): 64-byte aligned
@@ -51,29 +52,35 @@
  *     C0:      fence(release)                          [pairs with R3]
  *     fill:    name bytes, name ref, data words     (relaxed stores)
  *     publish: gen = 2k+1, release                      [pairs with R1]
- *     close:   gen = 2k+2, relaxed
+ *     P1:      live bit set, RMW release                [pairs with R1']
+ *     close:   live bit cleared, RMW relaxed; gen = 2k+2, relaxed
  *     C1:      chunk.closes += 1, RMW release           [pairs with R0]
  *     C2:      fence(release)                          [pairs with R3]
  *   reader (lib/consumer/read.c), for a run of slots of one chunk
- *     R0: c1 = chunk.closes, acquire
- *     R1: per slot: g = gen, acquire; skip unless g is odd (live);
- *         copy the name ref, name bytes and data words (relaxed loads)
- *     R3: fence(acquire)
- *     R4: c2 = chunk.closes, relaxed
- *         c1 == c2: keep every copy.
- *         c1 != c2: a slot of the run closed meanwhile: the run is read
- *         again slot by slot, keeping a slot only if a relaxed re-load of
- *         its gen after R3 equals g (the per-slot seqlock).
+ *     R0:  c1 = chunk.closes, acquire
+ *     R1': per 64 slots: w = live word, acquire. All 64 bits set: copy the
+ *          64 slots' name refs, names and data (relaxed loads). No bit
+ *          set: none is live. Some: each slot whose bit is set is read by
+ *          the per-slot seqlock below, which stands on its own.
+ *     R3:  fence(acquire)
+ *     R4:  c2 = chunk.closes, relaxed
+ *          c1 == c2: keep every copy.
+ *          c1 != c2: a slot of the run closed meanwhile: the run is read
+ *          again with the per-slot seqlock.
+ *   per-slot seqlock (the fallback, and seqcount countersets)
+ *     R1: g = gen, acquire; skip unless odd; copy (relaxed loads);
+ *     R2: fence(acquire); keep the copy only if gen (relaxed) == g.
  *
- * Why that is never wrong: R1's acquire sees the publish, so a kept copy is
- * never half-made. If a copy saw any store made for a later occupant (or a
- * reused name block), that store follows the closing thread's C2 or the
- * reusing thread's C0, so that fence synchronises with R3 and the close's
- * C1 happens-before R4: c2 includes it. And c1 cannot include it: an
- * acquire R0 reading C1 (or later; `closes` changes only by RMW) would make
- * the close's gen store visible to R1, which would then not have seen the
- * closed occupant live. The full argument is in docs/design.md §4, and the
- * Promela model in docs/model/ checks it.
+ * Why that is never wrong: R1' (or R1) acquires the publish, so a kept copy
+ * is never half-made. If a copy saw any store made for a later occupant
+ * (or a reused name block), that store follows the closing thread's C2 or
+ * the reusing thread's C0, so that fence synchronises with R3 and the
+ * close's C1 happens-before R4: c2 includes it. And c1 cannot include it:
+ * an acquire R0 reading C1 (or later; `closes` changes only by RMW) would
+ * make the close's bit clear visible to R1', which would then see the bit
+ * clear - or set again by a later occupant's P1, whose data the copy then
+ * holds, under the slot's id. The full argument is in docs/design.md §4,
+ * and the Promela model in docs/model/ checks it.
  */
 #ifndef PCW_LAYOUT_H
 #define PCW_LAYOUT_H
@@ -119,13 +126,13 @@ typedef struct pcw_seg_header {
     int32_t pid;             /* provider process, in its own pid namespace */
     uint32_t uid;            /* provider's effective uid */
     uint32_t reserved_h;
-    uint64_t start_time;  /* /proc/<pid>/stat field 22 (clock ticks after
-                             boot): with pid, tells a restarted pid apart */
-    uint64_t provider_id; /* random, per pcw_provider_open; also in the file
-                             name: the provider's identity across pid
-                             namespaces and restarts */
-    uint64_t arena_off;   /* first arena byte */
-    uint64_t max_size;    /* the provider never grows past this */
+    uint64_t start_time;    /* /proc/<pid>/stat field 22 (clock ticks after
+                               boot): with pid, tells a restarted pid apart */
+    uint64_t provider_id;   /* random, per pcw_provider_open; also in the file
+                               name: the provider's identity across pid
+                               namespaces and restarts */
+    uint64_t arena_off;     /* first arena byte */
+    uint64_t max_size;      /* the provider never grows past this */
     char provider_name[64]; /* NUL-terminated UTF-8, may be empty */
 
     /* Written by the provider while consumers read (`__atomic` only). */
@@ -237,17 +244,21 @@ static inline uint64_t pcw_seg_row_stride(uint32_t flags, uint64_t data_size)
 }
 
 /* Where a chunk's arrays are, relative to the chunk, for `n` slots. */
-static inline uint64_t pcw_seg_chunk_gens(void)
+static inline uint64_t pcw_seg_chunk_live(void)
 {
     return sizeof(pcw_seg_chunk);
 }
+static inline uint64_t pcw_seg_chunk_gens(uint64_t n)
+{
+    return sizeof(pcw_seg_chunk) + 8 * ((n + 63) / 64);
+}
 static inline uint64_t pcw_seg_chunk_names(uint64_t n)
 {
-    return sizeof(pcw_seg_chunk) + 8 * n;
+    return pcw_seg_chunk_gens(n) + 8 * n;
 }
 static inline uint64_t pcw_seg_chunk_rows(uint64_t n)
 {
-    return (sizeof(pcw_seg_chunk) + 16 * n + 63) & ~(uint64_t)63;
+    return (pcw_seg_chunk_names(n) + 8 * n + 63) & ~(uint64_t)63;
 }
 /* The whole chunk, for `n` slots of `stride` bytes. */
 static inline uint64_t pcw_seg_chunk_bytes(uint64_t n, uint64_t stride)

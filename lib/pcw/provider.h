@@ -324,6 +324,7 @@ struct pcw_provider {
 typedef struct pcw__chunk {
     uint32_t first, n;
     pcw_seg_chunk *hdr;
+    uint64_t *live;      /* live bits, (n + 63) / 64 words */
     uint64_t *gens;      /* gen[n] */
     uint64_t *names;     /* name ref[n] */
     unsigned char *rows; /* row[n], data_stride bytes each */
@@ -360,6 +361,8 @@ struct pcw_instance {
     struct cds_lfht_node node; /* in reg->names */
     pcw_registration *reg;
     pcw_seg_chunk *chunk; /* its chunk (closes counter) */
+    uint64_t *live;       /* the live-bit word of its slot */
+    uint64_t live_bit;
     uint64_t *gen;        /* its slot's generation */
     uint64_t *seq;        /* its row's sequence count, NULL without
                              PCW_REG_SEQCOUNT */
@@ -985,7 +988,8 @@ static inline int pcw__add_chunk(pcw_registration *r)
     c->first = r->slot_count;
     c->n = n;
     c->hdr = (pcw_seg_chunk *)(p->base + off);
-    c->gens = (uint64_t *)(p->base + off + pcw_seg_chunk_gens());
+    c->live = (uint64_t *)(p->base + off + pcw_seg_chunk_live());
+    c->gens = (uint64_t *)(p->base + off + pcw_seg_chunk_gens(n));
     c->names = (uint64_t *)(p->base + off + pcw_seg_chunk_names(n));
     c->rows = p->base + off + pcw_seg_chunk_rows(n);
     /* Lowest ids first: push in reverse so pops come out ascending. */
@@ -1159,6 +1163,8 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
     in->id = idx;
     in->chunk = ch->hdr;
     in->gen = &ch->gens[i];
+    in->live = &ch->live[i / 64];
+    in->live_bit = 1ull << (i % 64);
     in->seq = r->row_data ? (uint64_t *)(void *)row : NULL;
     in->data = row + r->row_data;
     uint64_t gen = __atomic_load_n(in->gen, __ATOMIC_RELAXED);
@@ -1190,7 +1196,14 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
      * read.c): a reader that sees the instance live sees its name and
      * data. */
     __atomic_store_n(in->gen, gen + 1, __ATOMIC_RELEASE);
+    /* P0. The counterset's generation counts this instance before its live
+     * bit appears: a reader that sees the bit (R1') sees the new count when
+     * it re-checks the generation (R5 in read.c, which keeps a snapshot's
+     * names only while the count stands). */
     __atomic_fetch_add(&r->cset->generation, 1, __ATOMIC_RELEASE);
+    /* P1. Release pairs with the reader's acquire load of the live word
+     * (R1' in read.c): a reader that sees the bit sees the slot filled. */
+    __atomic_fetch_or(in->live, in->live_bit, __ATOMIC_RELEASE);
     pcw__bump_generation(r->prov);
     *out = in;
     return PCW_OK;
@@ -1219,13 +1232,15 @@ static inline void pcw_close_instance(pcw_instance *in)
     urcu_bp_read_lock();
     cds_lfht_del(r->names, &in->node);
     urcu_bp_read_unlock();
-    /* Unpublish: gen becomes even (free) and one higher. C1: the chunk's
-     * close counter, a release RMW, pairs with the reader's acquire load of
-     * it (R0 in read.c): a reader that sees this close's count sees the new
-     * gen too. C2: the release fence pairs with the reader's acquire fence
+    /* Unpublish: the live bit goes, gen becomes even (free) and one
+     * higher. C1: the chunk's close counter, a release RMW, pairs with the
+     * reader's acquire load of it (R0 in read.c): a reader that sees this
+     * close's count sees the bit clear and the new gen too. C2: the release
+     * fence pairs with the reader's acquire fence
      * (R3): once the slot is refilled, a reader that saw any of the new
      * bytes sees this close counted (R4) and re-checks the slot's gen. */
     uint64_t gen = __atomic_load_n(in->gen, __ATOMIC_RELAXED);
+    __atomic_fetch_and(in->live, ~in->live_bit, __ATOMIC_RELAXED);
     __atomic_store_n(in->gen, gen + 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&in->chunk->closes, 1, __ATOMIC_RELEASE);
     __atomic_thread_fence(__ATOMIC_RELEASE);

@@ -289,8 +289,8 @@ Test(extra, every_instances_form)
         cr_assert_eq(cs->instance_type, t, "%s", names[t]);
         cr_assert_eq(pcw_segment_read(seg, cs, &snap, 0), PCW_OK);
         cr_assert_eq(snap.count, 1);
-        cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), multis[t] ? "x" : "");
-        cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[0]), 100u + t);
+        cr_assert_str_eq(pcw_snapshot_name(&snap, 0), multis[t] ? "x" : "");
+        cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[0]), 100u + t);
     }
     pcw_snapshot_free(&snap);
     pcw_segment_close(seg);

@@ -169,13 +169,13 @@ Test(xdp, every_counterset_registers_and_publishes)
         cr_assert_eq(cs->counter_count, sets[i].nfields);
         cr_assert_eq(pcw_segment_read(seg, cs, &snap, 0), PCW_OK);
         cr_assert_eq(snap.count, 1, "%s", info.name);
-        cr_assert_str_eq(pcw_sample_name(&snap, &snap.samples[0]), "IfIndex 4 Queue 0");
+        cr_assert_str_eq(pcw_snapshot_name(&snap, 0), "IfIndex 4 Queue 0");
         for (uint32_t k = 0; k < cs->counter_count; k++) {
             uint64_t expect = 0;
             for (size_t w = 0; w < sizeof want / sizeof want[0]; w++)
                 if (want[w].set == i && want[w].id == cs->counters[k].id)
                     expect = want[w].value;
-            cr_assert_eq(pcw_sample_value(&snap, &snap.samples[0], &cs->counters[k]), expect,
+            cr_assert_eq(pcw_snapshot_value(&snap, 0, &cs->counters[k]), expect,
                          "%s counter %u", info.name, cs->counters[k].id);
         }
     }

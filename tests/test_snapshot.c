@@ -1,0 +1,249 @@
+/*
+ * tests/test_snapshot.c - the columnar snapshot: its columns and sources,
+ * the name cache that lets a read of unchanged instances skip their ids and
+ * names, and PCW_REG_CACHELINE rows.
+ */
+#define _GNU_SOURCE 1
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "pcw/consumer.h"
+#include "pcw/provider.h"
+#include "testutil.h"
+
+static pcw_provider *prov;
+static pcw_registration *reg;
+
+static void setup(void)
+{
+    tu_root_setup();
+    cr_assert_eq(pcw_provider_open(&prov, NULL), PCW_OK);
+}
+
+static void teardown(void)
+{
+    pcw_provider_close(prov);
+    tu_root_teardown();
+}
+
+TestSuite(snapshot, .init = setup, .fini = teardown, .timeout = 30);
+
+/* A counterset "Set" of one 8-byte counter, registered with `flags`. */
+static void register_set(const char *name, uint32_t flags)
+{
+    pcw_counter_desc c = pcw_counter_desc_default();
+    c.id = 1, c.name = "Value";
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .flags = flags,
+                                  .name = name,
+                                  .instance_type = PCW_MULTI_INSTANCE,
+                                  .counter_count = 1,
+                                  .counters = &c};
+    cr_assert_eq(pcw_register(&reg, prov, &info), PCW_OK);
+}
+
+static pcw_instance *create(const char *name, uint64_t value)
+{
+    pcw_instance *in;
+    pcw_data d = {&value, 8};
+    cr_assert_eq(pcw_create_instance(&in, reg, name, 1, &d), PCW_OK, "%s", name);
+    return in;
+}
+
+/* Every row's name is prefix<value - base>, and its value matches. */
+static void expect_rows(const pcw_snapshot *s, const pcw_counter *c, size_t n, const char *prefix,
+                        uint64_t base)
+{
+    cr_assert_eq(s->count, n);
+    for (size_t i = 0; i < s->count; i++) {
+        char want[64];
+        uint64_t v = pcw_snapshot_value(s, i, c);
+        snprintf(want, sizeof want, "%s%llu", prefix, (unsigned long long)(v - base));
+        cr_assert_str_eq(pcw_snapshot_name(s, i), want, "row %zu (id %u): %s", i,
+                         pcw_snapshot_id(s, i), pcw_snapshot_name(s, i));
+        cr_assert_eq(pcw_snapshot_name_len(s, i), strlen(want));
+    }
+}
+
+Test(snapshot, columns_sources_and_time)
+{
+    register_set("Set", 0);
+    pcw_instance *in[3];
+    in[0] = create("zero", 10), in[1] = create("one", 11), in[2] = create("two", 12);
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "set");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    uint64_t n0 = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
+    uint64_t n1 = (uint64_t)t1.tv_sec * 1000000000u + (uint64_t)t1.tv_nsec;
+    cr_assert_eq(s.count, 3);
+    cr_assert_eq(s.data_size, 8);
+    cr_assert(s.time_ns >= n0 && s.time_ns <= n1, "timestamp taken during the read");
+    cr_assert_eq(s.nsources, 1);
+    cr_assert_eq(s.sources[0].first, 0);
+    cr_assert_eq(s.sources[0].count, 3);
+    cr_assert_eq(s.sources[0].pid, getpid());
+    cr_assert_eq(s.sources[0].provider_id, pcw_segment_provider(seg)->provider_id);
+    cr_assert_neq(s.sources[0].provider_id, 0);
+    for (uint32_t i = 0; i < 3; i++) {
+        cr_assert_eq(pcw_snapshot_id(&s, i), pcw_instance_id(in[i]));
+        cr_assert_eq(pcw_snapshot_value(&s, i, &cs->counters[0]), 10 + i);
+        cr_assert_eq(pcw_snapshot_source_of(&s, i), &s.sources[0]);
+    }
+    cr_assert_null(pcw_snapshot_source_of(&s, 3));
+    cr_assert_str_eq(pcw_snapshot_name(&s, 1), "one");
+
+    /* Appending a read without names to a snapshot with names: "". */
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, PCW_READ_APPEND | PCW_READ_NO_NAMES), PCW_OK);
+    cr_assert_eq(s.count, 6);
+    cr_assert_eq(s.nsources, 2);
+    cr_assert_eq(pcw_snapshot_source_of(&s, 4), &s.sources[1]);
+    cr_assert_str_eq(pcw_snapshot_name(&s, 1), "one");
+    cr_assert_str_eq(pcw_snapshot_name(&s, 4), "");
+    cr_assert_eq(pcw_snapshot_value(&s, 4, &cs->counters[0]), 11);
+
+    /* Without names from the start: no name columns at all. */
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, PCW_READ_NO_NAMES), PCW_OK);
+    cr_assert_null(s.name_off);
+    cr_assert_str_eq(pcw_snapshot_name(&s, 0), "");
+    cr_assert_eq(pcw_snapshot_name_len(&s, 0), 0);
+    /* ...and then appending names: earlier rows get "". */
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, PCW_READ_APPEND), PCW_OK);
+    cr_assert_str_eq(pcw_snapshot_name(&s, 0), "");
+    cr_assert_str_eq(pcw_snapshot_name(&s, 5), "two");
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+}
+
+/* The name cache: a read of the same instances reuses ids and names; any
+ * change between reads - a new instance, a closed one, a slot reused by
+ * another name - is seen. */
+Test(snapshot, reused_names_follow_every_change)
+{
+    register_set("Set", 0);
+    pcw_instance *in[64];
+    char name[32];
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        in[i] = create(name, (uint64_t)i);
+    }
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Set");
+    const pcw_counter *c = &cs->counters[0];
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, c, 64, "a", 0);
+    /* Unchanged: the second read reuses the names, with fresh values. */
+    for (int i = 0; i < 64; i++)
+        *(uint64_t *)pcw_instance_block(in[i], 0) = 100 + (uint64_t)i;
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, c, 64, "a", 100);
+    /* A new instance. */
+    pcw_instance *extra = create("a64", 164);
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, c, 65, "a", 100);
+    /* A closed one. */
+    pcw_close_instance(in[5]);
+    in[5] = NULL;
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, c, 64, "a", 100);
+    /* Every slot closed and reused by instances of other names and values:
+     * the grace period lets the provider reuse them once half the slots
+     * wait in its limbo. */
+    for (int i = 0; i < 64; i++)
+        if (in[i])
+            pcw_close_instance(in[i]);
+    pcw_close_instance(extra);
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "b%d", i);
+        in[i] = create(name, 1000 + (uint64_t)i);
+    }
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, c, 64, "b", 1000);
+    cr_assert_lt(pcw_snapshot_id(&s, 63), 128, "slots were reused");
+    /* Another counterset into the same snapshot, and back. */
+    pcw_registration *first = reg;
+    register_set("Other", 0);
+    create("o7", 7);
+    cr_assert_eq(pcw_segment_refresh(seg, NULL), PCW_OK);
+    cs = pcw_segment_find_counterset(seg, "Set");
+    const pcw_counterset *other = pcw_segment_find_counterset(seg, "Other");
+    cr_assert_eq(pcw_segment_read(seg, other, &s, 0), PCW_OK);
+    expect_rows(&s, &other->counters[0], 1, "o", 0);
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, &cs->counters[0], 64, "b", 1000);
+    /* A read without names in between, then with names again. */
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, PCW_READ_NO_NAMES), PCW_OK);
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, &cs->counters[0], 64, "b", 1000);
+    (void)first;
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+}
+
+/* The cache cannot go by the live bits alone: every slot of a chunk closed
+ * and reused by other instances between two reads leaves the same bits.
+ * The counterset's generation tells (R5 in read.c). */
+Test(snapshot, reused_names_not_fooled_by_equal_live_bits)
+{
+    register_set("Set", 0);
+    pcw_instance *in[64];
+    char name[32];
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        in[i] = create(name, (uint64_t)i);
+    }
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Set");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, &cs->counters[0], 64, "a", 0);
+    for (int i = 0; i < 64; i++)
+        pcw_close_instance(in[i]);
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "b%d", i);
+        in[i] = create(name, 1000 + (uint64_t)i);
+        cr_assert_lt(pcw_instance_id(in[i]), 64, "the same 64 slots, the same live bits");
+    }
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, &cs->counters[0], 64, "b", 1000);
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+}
+
+/* PCW_REG_CACHELINE: every instance's data starts a cache line of its own,
+ * and readers see the same values. */
+Test(snapshot, cacheline_rows)
+{
+    register_set("Lines", PCW_REG_CACHELINE);
+    pcw_instance *in[70];
+    char name[32];
+    for (int i = 0; i < 70; i++) {
+        snprintf(name, sizeof name, "w%d", i);
+        in[i] = create(name, (uint64_t)i);
+        cr_assert_eq((uintptr_t)pcw_instance_block(in[i], 0) % 64, 0, "row %d aligned", i);
+    }
+    for (int i = 1; i < 70; i++) {
+        uintptr_t a = (uintptr_t)pcw_instance_block(in[i - 1], 0);
+        uintptr_t b = (uintptr_t)pcw_instance_block(in[i], 0);
+        cr_assert(b > a ? b - a >= 64 : a - b >= 64, "rows %d and %d share a line", i - 1, i);
+    }
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Lines");
+    cr_assert(cs->flags & PCW_CSET_F_CACHELINE);
+    cr_assert_eq(cs->data_size, 8, "the padding is not data");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_rows(&s, &cs->counters[0], 70, "w", 0);
+    cr_assert_eq(pcw_segment_check(seg, NULL, 0), PCW_OK);
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+}
