@@ -42,8 +42,11 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len)
         seg->why[0] = 0;
         rc = pcw_segment_read(seg, cs, &snap, 0);
         if (rc != PCW_OK) {
-            rc = fail(why, why_len, rc, "counterset \"%s\": %s", cs->name,
-                      seg->why[0] ? seg->why : "instance directory is damaged");
+            if (seg->why[0])
+                rc = fail(why, why_len, rc, "%s", seg->why);
+            else
+                rc = fail(why, why_len, rc, "counterset \"%s\": instance directory is damaged",
+                          cs->name);
             break;
         }
         int multi = pcw_instance_type_is_multi(cs->instance_type);

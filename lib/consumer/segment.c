@@ -79,12 +79,20 @@ int pcw__segment_sync(pcw_segment *seg, uint64_t *size)
 
 /* ---- ownership of the segment's bytes ----------------------------------- */
 
+static _Thread_local char error_detail[sizeof ((pcw_segment *)0)->why];
+
+const char *pcw_error_detail(void)
+{
+    return error_detail;
+}
+
 int pcw__corrupt(pcw_segment *seg, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(seg->why, sizeof seg->why, fmt, ap);
     va_end(ap);
+    memcpy(error_detail, seg->why, sizeof error_detail);
     return PCW_E_CORRUPT;
 }
 

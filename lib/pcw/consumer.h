@@ -109,6 +109,13 @@ const pcw_counterset *pcw_segment_counterset(const pcw_segment *seg, size_t i);
 /* Find a counterset by name (case-insensitive); NULL if none. */
 const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const char *name);
 
+/* Why the calling thread's last libpcw call that met a malformed segment
+ * returned PCW_E_CORRUPT: a sentence naming the structure and what is
+ * wrong with it (for example "a counter array at offset 4416 overlaps
+ * another structure"), or "" if none did. Read it right after the failing
+ * call; later calls may replace it. Any thread. */
+const char *pcw_error_detail(void);
+
 /* Verify the whole segment's structure (every chunk, slot and name).
  * Returns PCW_OK or the first problem; `why` (may be NULL) receives a
  * sentence naming it. */

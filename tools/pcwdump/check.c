@@ -152,6 +152,8 @@ int check_run(const dump_opts *o)
         }
         if (rc == PCW_OK)
             rc = pcw_segment_check(seg, why, sizeof why);
+        else if (rc == PCW_E_CORRUPT && *pcw_error_detail())
+            snprintf(why, sizeof why, "%s", pcw_error_detail());
         else
             snprintf(why, sizeof why, "%s", pcw_status_str(rc));
         pcw_segment_close(seg);
