@@ -255,9 +255,10 @@ static int catch_up(struct read_args *a, uint64_t off, uint64_t len)
 }
 
 /* What reading one slot, or a name, came to. */
-enum { SLOT_SKIPPED, SLOT_ADDED, SLOT_BUSY, SLOT_CORRUPT, SLOT_NOMEM, SLOT_RECHECK };
+enum { SLOT_SKIPPED = 1, SLOT_ADDED, SLOT_BUSY, SLOT_CORRUPT, SLOT_NOMEM, SLOT_RECHECK };
 
 /* Check a name reference read from a slot: 0 if it may be copied, else
+ * (all non-zero)
  * SLOT_RECHECK (out of bounds: a torn read of a slot being reused, which
  * the generation check will catch, or corruption), SLOT_SKIPPED (a name
  * newer than this read's mapping), SLOT_CORRUPT (the names of one read

@@ -280,6 +280,7 @@ static inline void pcw__control_forget(pcw_registration *r);
 
 #define PCW__DEFAULT_MAX_SIZE (16ull << 30)
 #define PCW__MIN_GROW         (1ull << 20)
+#define PCW__MAX_GROW         (256ull << 20)
 #define PCW__NAME_CLASSES     ((PCW_MAX_INSTANCE_NAME_BYTES + 15) / 16 + 1)
 
 /* A vector of uint64_t (free lists). */
@@ -307,6 +308,8 @@ struct pcw_provider {
     unsigned char *base; /* reserved address range; the file is mapped at its start */
     uint64_t max_size;   /* bytes reserved */
     uint64_t mapped;     /* bytes of file mapped (= file size) */
+    uint64_t reserved;   /* bytes of file with pages reserved (fallocate), <=
+                            mapped; the tail past it was given back */
     uint64_t used;       /* arena bump pointer (= header.size) */
     pcw_seg_header *hdr;
     uint64_t last_cset;                    /* offset of the last pcw_seg_cset, 0 = none */
@@ -323,6 +326,10 @@ struct pcw_provider {
 /* A chunk of slots, as the provider sees it (pcw/layout.h). */
 typedef struct pcw__chunk {
     uint32_t first, n;
+    uint32_t nfree;     /* slots in r->free_slots */
+    int punched;        /* its pages went back to the system (pcw__punch) */
+    uint64_t gen_floor; /* even, above every gen its slots had before the
+                           punch zeroed them: reuse continues from here */
     pcw_seg_chunk *hdr;
     uint64_t *live;      /* live bits, (n + 63) / 64 words */
     uint64_t *gens;      /* gen[n] */
@@ -339,16 +346,16 @@ struct pcw_registration {
     uint32_t instance_type, flags;
     uint32_t counter_count, block_count;
     uint32_t data_size, data_stride, row_data; /* row_data: data's offset in a row */
-    uint32_t *block_off, *block_size; /* per block: offset in slot data, size */
-    uint32_t *block_need;             /* per block: end of its last counter */
-    pcw_counter_desc *counters;       /* private copy (names not kept) */
-    struct cds_lfht *names;           /* open instances by folded name */
-    pcw__vec free_slots;              /* slot indexes free for reuse */
-    size_t reclaiming;                /* instances in a batch being reclaimed */
-    pthread_cond_t reclaimed;         /* signalled when that batch is back */
-    pcw__vec limbo;                   /* closed instances (pointers) waiting
-                                         for a grace period before their slot
-                                         and name are reused */
+    uint32_t *block_off, *block_size;          /* per block: offset in slot data, size */
+    uint32_t *block_need;                      /* per block: end of its last counter */
+    pcw_counter_desc *counters;                /* private copy (names not kept) */
+    struct cds_lfht *names;                    /* open instances by folded name */
+    pcw__vec free_slots;                       /* slot indexes free for reuse */
+    size_t reclaiming;                         /* instances in a batch being reclaimed */
+    pthread_cond_t reclaimed;                  /* signalled when that batch is back */
+    pcw__vec limbo;                            /* closed instances (pointers) waiting
+                                                  for a grace period before their slot
+                                                  and name are reused */
     pcw__chunk *chunks;
     size_t nchunks, chunks_cap;
     uint64_t last_chunk; /* offset of the last chunk, 0 = none */
@@ -363,10 +370,10 @@ struct pcw_instance {
     pcw_seg_chunk *chunk; /* its chunk (closes counter) */
     uint64_t *live;       /* the live-bit word of its slot */
     uint64_t live_bit;
-    uint64_t *gen;        /* its slot's generation */
-    uint64_t *seq;        /* its row's sequence count, NULL without
-                             PCW_REG_SEQCOUNT */
-    unsigned char *data;  /* its data: blocks at reg->block_off[] */
+    uint64_t *gen;       /* its slot's generation */
+    uint64_t *seq;       /* its row's sequence count, NULL without
+                            PCW_REG_SEQCOUNT */
+    unsigned char *data; /* its data: blocks at reg->block_off[] */
     uint64_t name_off;
     uint32_t name_len, id;
     char name[]; /* private copy for lookups */
@@ -481,19 +488,32 @@ static inline int pcw__provider_dir(char *dir, size_t cap, const char *root, int
 /* Grow the mapped file so that [0, need) is backed. prov->lock held. */
 static inline int pcw__grow(pcw_provider *p, uint64_t need)
 {
-    if (need <= p->mapped)
+    if (need <= p->reserved)
         return PCW_OK;
+    if (need <= p->mapped) {
+        /* The tail was given back (pcw__trim): reserve it again. */
+        int e = posix_fallocate(p->fd, (off_t)p->reserved, (off_t)(p->mapped - p->reserved));
+        if (e != 0) {
+            errno = e;
+            return e == ENOSPC ? PCW_E_NO_MEMORY : PCW_E_IO;
+        }
+        p->reserved = p->mapped;
+        return PCW_OK;
+    }
     if (need > p->max_size)
         return PCW_E_SEGMENT_FULL;
-    uint64_t step = p->mapped < PCW__MIN_GROW ? PCW__MIN_GROW : p->mapped;
-    if (step > (1ull << 30))
-        step = 1ull << 30;
+    /* A quarter of the current size (at least 1 MiB, at most 256 MiB): few
+     * growths, and reserved but unused memory stays under a quarter of what
+     * is in use (doubling reserved up to twice the segment). */
+    uint64_t step = p->mapped / 4 < PCW__MIN_GROW ? PCW__MIN_GROW : p->mapped / 4;
+    if (step > PCW__MAX_GROW)
+        step = PCW__MAX_GROW;
     uint64_t size = pcw__align(need > p->mapped + step ? need : p->mapped + step, 4096);
     if (size > p->max_size)
         size = p->max_size;
     /* Reserve the pages now: tmpfs would otherwise SIGBUS on a later store
      * when it is full. */
-    int e = posix_fallocate(p->fd, (off_t)p->mapped, (off_t)(size - p->mapped));
+    int e = posix_fallocate(p->fd, (off_t)p->reserved, (off_t)(size - p->reserved));
     if (e != 0) {
         errno = e;
         return e == ENOSPC ? PCW_E_NO_MEMORY : PCW_E_IO;
@@ -502,8 +522,19 @@ static inline int pcw__grow(pcw_provider *p, uint64_t need)
                    MAP_SHARED | MAP_FIXED, p->fd, (off_t)p->mapped);
     if (m == MAP_FAILED)
         return PCW_E_IO;
-    p->mapped = size;
+    p->mapped = p->reserved = size;
     return PCW_OK;
+}
+
+/* Give back the reserved pages past the arena's end (after a mass close:
+ * the growth step reserved up to a quarter more than is in use). The next
+ * growth reserves them again. prov->lock held. */
+static inline void pcw__trim(pcw_provider *p)
+{
+    uint64_t lo = pcw__align(p->used, 4096);
+    if (lo < p->reserved && fallocate(p->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo,
+                                      (off_t)(p->reserved - lo)) == 0)
+        p->reserved = lo;
 }
 
 /* Bump-allocate `n` bytes of zeroed arena aligned to `align` (a power of
@@ -907,7 +938,7 @@ static inline int pcw_register(pcw_registration **out, pcw_provider *p,
              * previous counterset's next). */
             if (p->last_cset)
                 __atomic_store_n(&((pcw_seg_cset *)(p->base + p->last_cset))->next, off,
-                                      __ATOMIC_RELEASE);
+                                 __ATOMIC_RELEASE);
             else
                 __atomic_store_n(&p->hdr->cset_head, off, __ATOMIC_RELEASE);
             p->last_cset = off;
@@ -975,7 +1006,7 @@ static inline int pcw__add_chunk(pcw_registration *r)
          * are zero (gen 0 = free) from the fresh file pages. */
         if (r->last_chunk)
             __atomic_store_n(&((pcw_seg_chunk *)(p->base + r->last_chunk))->next, off,
-                                  __ATOMIC_RELEASE);
+                             __ATOMIC_RELEASE);
         else
             __atomic_store_n(&r->cset->chunk_head, off, __ATOMIC_RELEASE);
         __atomic_store_n(&r->cset->slot_count, r->slot_count + n, __ATOMIC_RELEASE);
@@ -985,8 +1016,10 @@ static inline int pcw__add_chunk(pcw_registration *r)
         return rc;
     r->last_chunk = off;
     pcw__chunk *c = &r->chunks[r->nchunks++];
+    memset(c, 0, sizeof *c);
     c->first = r->slot_count;
     c->n = n;
+    c->nfree = n;
     c->hdr = (pcw_seg_chunk *)(p->base + off);
     c->live = (uint64_t *)(p->base + off + pcw_seg_chunk_live());
     c->gens = (uint64_t *)(p->base + off + pcw_seg_chunk_gens(n));
@@ -1035,6 +1068,56 @@ static inline void pcw__store_name(unsigned char *dst, const char *src, uint32_t
     }
 }
 
+/* The pages of chunk c's arrays, past its header's page, page-aligned:
+ * [*lo, *hi) in the segment. 0 if there is no whole page to give back. */
+static inline int pcw__chunk_pages(const pcw_registration *r, const pcw__chunk *c, uint64_t *lo,
+                                   uint64_t *hi)
+{
+    uint64_t off = (uint64_t)((unsigned char *)c->hdr - r->prov->base);
+    *lo = pcw__align(off + sizeof(pcw_seg_chunk), 4096);
+    *hi = (off + pcw_seg_chunk_bytes(c->n, r->data_stride)) & ~4095ull;
+    return *lo < *hi;
+}
+
+/* Give the pages of a chunk with no instance back to the system
+ * (fallocate PUNCH_HOLE: the file keeps its size, the range reads as
+ * zeros, a later store allocates again). Every slot is free and was closed
+ * more than a grace period ago, so no provider thread touches it; readers
+ * may read it at any time and see zeros - all free - or, in the fallback
+ * path, zero generations. Generations must never repeat (a reader stalled
+ * since a slot's old occupant compares them), so the chunk remembers the
+ * largest one: reuse continues above it (pcw_create_instance). r->lock
+ * held. */
+static inline void pcw__punch(pcw_registration *r, pcw__chunk *c)
+{
+    uint64_t lo, hi, floor = 0;
+    if (!pcw__chunk_pages(r, c, &lo, &hi))
+        return;
+    for (uint32_t i = 0; i < c->n; i++) {
+        uint64_t g = __atomic_load_n(&c->gens[i], __ATOMIC_RELAXED);
+        floor = g > floor ? g : floor;
+    }
+    if (fallocate(r->prov->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo,
+                  (off_t)(hi - lo)) != 0)
+        return; /* not supported here: the pages stay, which is correct too */
+    c->gen_floor = (floor + 2) & ~1ull;
+    c->punched = 1;
+}
+
+/* Before reusing a slot of a punched chunk: reserve its pages again, so
+ * that stores into them cannot SIGBUS on a full tmpfs. r->lock held. */
+static inline int pcw__unpunch(pcw_registration *r, pcw__chunk *c)
+{
+    uint64_t lo, hi;
+    if (!c->punched || !pcw__chunk_pages(r, c, &lo, &hi))
+        return PCW_OK;
+    int e = posix_fallocate(r->prov->fd, (off_t)lo, (off_t)(hi - lo));
+    if (e != 0)
+        return e == ENOSPC ? PCW_E_NO_MEMORY : PCW_E_IO;
+    c->punched = 0;
+    return PCW_OK;
+}
+
 /* After a grace period (the caller waited for one after taking `batch` out
  * of the limbo): no provider thread can still find these instances in the
  * name table, so their slots and names may be reused and their structs
@@ -1054,9 +1137,22 @@ static inline void pcw__reclaim(pcw_registration *r, pcw__vec *batch)
     for (size_t i = 0; i < batch->n; i++) {
         pcw_instance *in = (pcw_instance *)(uintptr_t)batch->v[i];
         r->free_slots.v[r->free_slots.n++] = in->id; /* room reserved in add_chunk */
+        pcw__chunk_of(r, in->id)->nfree++;
         free(in);
     }
+    /* Most slots free (a mass close): whole chunks with no instance give
+     * their pages back, and so does the segment's reserved tail. */
+    int trim = r->free_slots.n >= r->slot_count / 2;
+    if (trim)
+        for (size_t c = 0; c < r->nchunks; c++)
+            if (r->chunks[c].nfree == r->chunks[c].n && !r->chunks[c].punched)
+                pcw__punch(r, &r->chunks[c]);
     pthread_mutex_unlock(&r->lock);
+    if (trim) {
+        pthread_mutex_lock(&p->lock);
+        pcw__trim(p);
+        pthread_mutex_unlock(&p->lock);
+    }
     free(batch->v);
     memset(batch, 0, sizeof *batch);
 }
@@ -1150,9 +1246,16 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
         rc = pcw__add_chunk(r);
     uint32_t idx = 0;
     pcw__chunk *ch = NULL;
+    uint64_t gen_floor = 0;
     if (rc == PCW_OK) {
-        idx = (uint32_t)r->free_slots.v[--r->free_slots.n];
+        idx = (uint32_t)r->free_slots.v[r->free_slots.n - 1];
         ch = pcw__chunk_of(r, idx);
+        rc = pcw__unpunch(r, ch);
+    }
+    if (rc == PCW_OK) {
+        r->free_slots.n--;
+        ch->nfree--;
+        gen_floor = ch->gen_floor;
     }
     pthread_mutex_unlock(&r->lock);
     if (rc != PCW_OK)
@@ -1168,6 +1271,8 @@ static inline int pcw_create_instance(pcw_instance **out, pcw_registration *r, c
     in->seq = r->row_data ? (uint64_t *)(void *)row : NULL;
     in->data = row + r->row_data;
     uint64_t gen = __atomic_load_n(in->gen, __ATOMIC_RELAXED);
+    if (gen < gen_floor)
+        gen = gen_floor; /* the chunk was punched: its gens read 0 now */
     /* C0 (pcw/layout.h). The slot and the name block may have been closed
      * by another thread; the grace period ordered that close before this
      * point but does not make our stores below follow the closer's release
@@ -1248,6 +1353,23 @@ static inline void pcw_close_instance(pcw_instance *in)
     pcw__bump_generation(r->prov);
     pthread_mutex_lock(&r->lock);
     int rc = pcw__vec_push(&r->limbo, (uint64_t)(uintptr_t)in);
+    /* A mass close: once the limbo holds at least as many instances as
+     * remain open, this close takes them through a grace period now (as a
+     * create would), so that their memory can go back to the system without
+     * waiting for the next create. Closing n instances costs about log2(n)
+     * grace periods; steady churn one per as many closes as are open. */
+    if (rc == PCW_OK && !r->reclaiming && r->limbo.n >= 64 &&
+        r->limbo.n >= (r->slot_count - r->free_slots.n) / 2) {
+        pcw__vec batch = r->limbo;
+        memset(&r->limbo, 0, sizeof r->limbo);
+        r->reclaiming = batch.n;
+        pthread_mutex_unlock(&r->lock);
+        urcu_bp_synchronize_rcu();
+        pcw__reclaim(r, &batch);
+        pthread_mutex_lock(&r->lock);
+        r->reclaiming = 0;
+        pthread_cond_broadcast(&r->reclaimed);
+    }
     pthread_mutex_unlock(&r->lock);
     if (rc != PCW_OK) {
         /* No memory to defer it: wait for the grace period here. */
