@@ -174,13 +174,11 @@ double pcwq_pow10(int32_t e)
         return p[e];
     if (e < 0 && e > -16)
         return 1.0 / p[-e];
-    /* Beyond the table (no counter scale is, -10..10): no libm needed. */
-    double v = 1.0;
-    for (; e > 0; e--)
-        v *= 10.0;
-    for (; e < 0; e++)
-        v /= 10.0;
-    return v;
+    /* Beyond the table (no counter scale is: -10..10), without libm:
+     * powers of ten are exact up to 1e22, and 1/x is correctly rounded. */
+    if (e < 0)
+        return 1.0 / pcwq_pow10(-e);
+    return e > 308 ? HUGE_VAL : p[15] * pcwq_pow10(e - 15);
 }
 
 /* Y1 - Y0 as a positive double, or the status that forbids it. */
