@@ -135,4 +135,202 @@ typedef struct pcwq_itype {
 } pcwq_itype;
 pcwq_itype pcwq_instance_type(uint32_t instance_type);
 
+/* ---- the query's state ------------------------------------------------- */
+
+#include "pcw/collect.h"
+
+/* One provider's part of a fetched sample (fetch.c). */
+typedef struct pcwq_src {
+    size_t first, count; /* its rows in the snapshot */
+    uint32_t seg;        /* segment index in the consumer at fetch time */
+    int32_t pid;
+    uint64_t start_time;  /* the provider's start time (/proc, clock ticks) */
+    uint64_t provider_id; /* identity of the provider */
+    uint64_t time_ns;     /* CLOCK_MONOTONIC when it was read */
+    uint64_t gen_before;  /* segment generation before the read (0: none) */
+    uint64_t gen_after;   /* ...and after it */
+    int status;           /* PCW_OK, or why its part is missing */
+    int alive;            /* its provider still runs */
+} pcwq_src;
+
+/* An instance the query knows (instances.c). Its identity is (provider,
+ * id, name); `dup` is its #n, kept while it lives. */
+typedef struct pcwq_inst {
+    uint64_t provider_id;
+    uint64_t key; /* hash of (provider_id, id, name) */
+    uint32_t id;
+    int32_t pid;
+    char *name; /* as published; NUL-terminated */
+    char *disp; /* "name" or "name#n" */
+    uint32_t name_len;
+    uint32_t dup;
+    uint32_t group;        /* its name group (dup numbering) */
+    uint32_t agg;          /* its aggregate (instanceAggregate); else 0 */
+    int32_t row, prev_row; /* in the current / previous snapshot; -1 none */
+    int32_t src, prev_src; /* source index in the current / previous fetch */
+    uint32_t seen;         /* collection number it was last read in */
+    uint8_t live;          /* slot in use */
+    uint8_t stale;         /* its provider's part is missing this time */
+    unsigned char *last;   /* History sets: its last raw row (data_size) */
+} pcwq_inst;
+
+/* Instances sharing a name (case-insensitively): their #n numbering. */
+typedef struct pcwq_group {
+    uint64_t hash;
+    char *name; /* as first seen */
+    uint32_t name_len;
+    uint32_t nlive, next; /* members; next never-used index */
+    uint32_t agg;         /* its total (instanceAggregate sets) */
+    uint32_t *freed;      /* min-heap of indexes given back */
+    uint32_t nfreed;
+    size_t freed_cap;
+} pcwq_group;
+
+/* A total: _Total, the global aggregate, or one name's aggregate. */
+typedef struct pcwq_agg {
+    char *name;       /* "_Total", "", or the instances' name */
+    uint32_t kind;    /* PCW_PDH_TOTAL or PCW_PDH_AGGREGATE */
+    uint32_t sources; /* live instances in it this time */
+    uint32_t name_len;
+    uint32_t nlive;  /* member instances (instanceAggregate) */
+    pcwq_acc *hist;  /* History: departed contributions [ncounters] */
+    uint8_t active;  /* shown: has members, or history */
+    uint8_t had_row; /* it had a row in the previous collection */
+    uint8_t has_row; /* ...and in this one */
+} pcwq_agg;
+
+/* What a value refers to: entries are [totals][instances], an instance's
+ * entry its index in inst[], a total's its index in aggs[] | this bit. */
+#define PCWQ_ENT_AGG 0x80000000u
+
+/* One counterset the query references (by name). */
+typedef struct pcwq_set {
+    char *name;
+    const pcw_merged_counterset *m; /* NULL while nobody publishes it */
+    /* Bound metadata (copies: they outlive consumer refreshes). */
+    uint32_t ncounters, data_size, instance_type, flags;
+    char **counter_names;
+    uint32_t *counter_types;
+    int32_t *default_scale;
+    pcwq_recipe *recipes;
+    uint32_t *aggfn;
+    uint32_t *off, *woff;
+    uint8_t *size, *wsize;
+    uint32_t *counter_ids; /* to tell a re-registration with other counters */
+    pcwq_itype it;
+    int callback; /* collected over the control channel */
+    /* The sources read this time (alive providers only). */
+    pcw_merged_counterset mf;
+    uint32_t *mf_seg;
+    const pcw_counterset **mf_cset;
+    size_t mf_cap;
+    /* Two snapshots, current and previous, and their sources. */
+    pcw_snapshot snap[2];
+    pcwq_src *src[2];
+    size_t nsrc[2], src_cap[2];
+    int cur;
+    uint32_t *order; /* instances in value order: provider by provider */
+    size_t norder, order_cap;
+    uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
+    size_t nent, ent_cap;
+    uint64_t ent_epoch;
+    int identity; /* every instance's prev_row == row (nothing changed) */
+    int have_prev;
+    /* Instances. */
+    pcwq_inst *inst;
+    size_t ninst, inst_cap;
+    uint32_t *free_inst;
+    size_t nfree;
+    uint32_t *hash; /* key -> instance + 1, open addressing */
+    size_t hash_cap;
+    pcwq_group *groups;
+    size_t ngroups, groups_cap;
+    uint32_t *ghash; /* group hash -> group + 1 */
+    size_t ghash_cap;
+    size_t nempty; /* groups without members (compacted when many) */
+    size_t nstale; /* instances whose provider did not answer */
+    /* Totals. */
+    pcwq_agg *aggs;
+    size_t nagg, agg_cap;
+    pcwq_acc *acc; /* scratch [nagg * ncounters] */
+    size_t acc_cap;
+    uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
+    uint8_t *ast[2];   /* their per-counter statuses */
+    size_t arow_cap[2], ast_cap[2];
+    uint64_t atime[2];
+    /* Bookkeeping. */
+    uint64_t epoch; /* bumps whenever the entries change */
+    size_t refs;    /* matches that use it: fetched only when > 0 */
+} pcwq_set;
+
+/* One counterset a counter handle matches, and what it selects there. */
+typedef struct pcwq_match {
+    pcwq_set *set;
+    uint32_t *ctr; /* selected counter indexes */
+    uint32_t nctr;
+    uint32_t *ents; /* selected entries; NULL with all = 1 */
+    size_t nents, ents_cap;
+    int all;         /* every entry (an instance part of "*") */
+    uint64_t epoch;  /* of the set when ents was computed */
+    int placeholder; /* one missing-instance value (named instance absent) */
+    int placeholder_status;
+    uint64_t last_provider; /* provider of the instance last matched */
+    /* Providers told ADD_COUNTER for this match (notify.c). */
+    uint64_t *told;
+    size_t ntold, told_cap;
+} pcwq_match;
+
+struct pcw_pdh_counter {
+    pcw_pdh *q;
+    char *text;
+    pcw_path path;
+    int32_t scale;
+    int scale_set;
+    pcwq_match *m;
+    size_t nm, m_cap;
+};
+
+struct pcw_pdh {
+    pcw_consumer *c;
+    char *root;
+    int all_users;
+    pcwq_set **sets;
+    size_t nsets, sets_cap;
+    pcw_pdh_counter **ctrs;
+    size_t nctrs, ctrs_cap;
+    uint64_t time_ns, realtime_ns, collections;
+    /* Change detection (fetch.c). */
+    char **dirs;
+    uint64_t *dir_stamp;
+    size_t ndirs;
+    uint64_t root_stamp;
+    int refreshed; /* the consumer was refreshed at least once */
+};
+
+/* fetch.c */
+int pcwq_refresh_if_changed(pcw_pdh *q, int force);
+int pcwq_fetch(pcw_pdh *q);
+/* Read one sample of s into snap[cur] (the caller flipped cur). */
+int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s);
+uint64_t pcwq_provider_id(const pcw_provider_info *info);
+int pcwq_bind(pcw_pdh *q, pcwq_set *s);
+void pcwq_set_free(pcwq_set *s);
+pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create);
+
+/* instances.c: map the current rows to instances; departures, #n. */
+int pcwq_map_instances(pcwq_set *s, int fast);
+void pcwq_instances_free(pcwq_set *s);
+/* totals.c */
+int pcwq_totals(pcwq_set *s);
+/* values.c */
+size_t pcwq_entry_count(const pcwq_set *s);
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t k);
+int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt);
+/* notify.c */
+void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);
+void pcwq_notify_forget(pcwq_match *mt);
+
+/* Grow an array to hold `need` elements; 0 or -1. */
+int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem);
+
 #endif /* PCW_QUERY_INTERNAL_H */
