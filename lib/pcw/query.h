@@ -304,6 +304,30 @@ size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr);
 int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t k, unsigned flags, double *values,
                         uint8_t *status);
 
+/* Every value of the handle at once, cooked with `flags`, in the order of
+ * pcw_pdh_get_value: values[i] (and status[i], may be NULL) for i below
+ * pcw_pdh_value_count(). Reads each instance's row once: the fastest way
+ * to read a whole handle. */
+int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values, uint8_t *status);
+
+/* One instance's values, as pcw_pdh_visit hands them over: values[c] is
+ * value first + c of the handle (pcw_pdh_get_value(ctr, first + c) says
+ * whose), status[c] its pcw_cstatus. Valid during the callback only. */
+typedef struct pcw_pdh_row {
+    size_t first;
+    uint32_t count;
+    const double *values;
+    const uint8_t *status;
+} pcw_pdh_row;
+
+/* Cook every value of the handle, instance by instance, and hand each
+ * instance's values to fn (in the order of pcw_pdh_get_value) without
+ * storing them all: the cheapest way to consume a whole handle (an
+ * exporter writing them out). A non-zero return from fn stops the walk.
+ * Returns PCW_OK, PCW_E_INVALID_PARAMETER or PCW_E_NO_MEMORY. */
+int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
+                  int (*fn)(const pcw_pdh_row *row, void *arg), void *arg);
+
 /* Use another power-of-ten scale than the counter's default_scale for this
  * handle's values (PdhSetCounterScaleFactor; -10..10). */
 int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale);

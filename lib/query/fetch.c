@@ -175,6 +175,9 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
         pcwq_recipe_build(cs, k, &s->recipes[k]);
     }
     pcwq_aggregate_functions(cs, s->aggfn);
+    s->two = 0;
+    for (uint32_t k = 0; k < n; k++)
+        s->two |= pcw_cook_needs_two(s->counter_types[k]);
     s->data_size = cs->data_size;
     s->instance_type = cs->instance_type;
     s->flags = cs->flags;
@@ -330,14 +333,76 @@ static int src_slot(pcwq_set *s, int b, size_t need)
     return pcwq_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
 }
 
+/* Read every live provider's part of s, in src order, into snap[cur]. */
+static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
+{
+    int b = s->cur;
+    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
+    size_t n = s->m->source_count;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        pcwq_src *x = &s->src[b][i];
+        if (!x->alive)
+            continue;
+        pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
+        x->gen_before = pcw_segment_generation(seg);
+        x->first = snap->count;
+        x->time_ns = now_ns(CLOCK_MONOTONIC);
+        size_t k;
+        for (k = 0; k < n && s->m->source_segment[k] != x->seg; k++)
+            ;
+        int rc = pcw_segment_read(seg, s->m->source_cset[k], snap, flags | PCW_READ_APPEND);
+        if (rc == PCW_E_NO_MEMORY)
+            return rc;
+        x->status = rc;
+        x->count = rc == PCW_OK ? snap->count - x->first : 0;
+        x->gen_after = pcw_segment_generation(seg);
+    }
+    s->busy[b] = snap->busy;
+    return PCW_OK;
+}
+
+int pcwq_unchanged(const pcwq_set *s)
+{
+    int b = s->cur, pb = b ^ 1;
+    if (!s->have_prev || s->callback || s->nstale || s->nsrc[b] != s->nsrc[pb] || s->busy[b] ||
+        s->busy[pb])
+        return 0;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        if (x->provider_id != y->provider_id || x->status != PCW_OK || y->status != PCW_OK ||
+            x->first != y->first || x->count != y->count || !y->gen_before ||
+            y->gen_before != x->gen_after)
+            return 0;
+    }
+    return 1;
+}
+
+/* Before reading: can this sample be unchanged? (The same providers as
+ * last time, and no instance list changed since.) */
+static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
+{
+    int b = s->cur, pb = b ^ 1;
+    if (!s->have_prev || s->nstale || s->nsrc[b] != s->nsrc[pb])
+        return 0;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        if (x->provider_id != y->provider_id || !x->alive || y->status != PCW_OK ||
+            !y->gen_before || y->gen_before != y->gen_after ||
+            pcw_segment_generation(pcw_consumer_segment(q->c, x->seg)) != y->gen_after)
+            return 0;
+    }
+    return 1;
+}
+
 /* Read one sample of s into snap[cur]; record each provider's part. */
 int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
 {
     int b = s->cur;
-    pcw_snapshot *snap = &s->snap[b];
+    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
     pcw_snapshot_clear(snap);
     snap->data_size = s->data_size;
     s->nsrc[b] = 0;
+    s->busy[b] = 0;
     if (!s->m)
         return PCW_OK;
     size_t n = s->m->source_count;
@@ -378,25 +443,18 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
         v[j] = t;
     }
     if (!s->callback) {
-        for (size_t i = 0; i < s->nsrc[b]; i++) {
-            pcwq_src *x = &s->src[b][i];
-            if (!x->alive)
-                continue;
-            pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
-            x->gen_before = pcw_segment_generation(seg);
-            x->first = snap->count;
-            x->time_ns = now_ns(CLOCK_MONOTONIC);
-            size_t k;
-            for (k = 0; k < n && s->m->source_segment[k] != x->seg; k++)
-                ;
-            int rc = pcw_segment_read(seg, s->m->source_cset[k], snap, PCW_READ_APPEND);
-            if (rc == PCW_E_NO_MEMORY)
-                return rc;
-            x->status = rc;
-            x->count = rc == PCW_OK ? snap->count - x->first : 0;
-            x->gen_after = pcw_segment_generation(seg);
+        /* Names are only needed when instances came or went: if no
+         * provider's instance list changed since the last sample (its
+         * generation), read without them - and read again with them if a
+         * change slipped in during the read. */
+        int no_names = maybe_unchanged(q, s);
+        int rc = read_sources(q, s, no_names ? PCW_READ_NO_NAMES : 0);
+        if (rc == PCW_OK && no_names && !pcwq_unchanged(s)) {
+            pcw_snapshot_clear(snap);
+            snap->data_size = s->data_size;
+            rc = read_sources(q, s, 0);
         }
-        return PCW_OK;
+        return rc;
     }
     /* Over the control channel. */
     s->mf.meta = s->m->meta;
@@ -412,6 +470,7 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
     rep.source_status = st;
     uint64_t t = now_ns(CLOCK_MONOTONIC);
     int rc = nlive ? pcw_consumer_collect(q->c, &s->mf, NULL, snap, 0, &rep) : PCW_OK;
+    s->busy[b] = snap->busy;
     if (rc != PCW_OK) {
         if (st != stack_status)
             free(st);

@@ -443,7 +443,7 @@ int pcwq_map_instances(pcwq_set *s, int fast)
         return PCW_OK;
     }
     int b = s->cur;
-    const pcw_snapshot *snap = &s->snap[b];
+    const pcw_snapshot *snap = pcwq_snap(s, b);
     int changed = 0;
     /* 1. Last time's rows are in the previous snapshot now. */
     for (size_t j = 0; j < s->ninst; j++) {

@@ -224,8 +224,12 @@ typedef struct pcwq_set {
     uint32_t *mf_seg;
     const pcw_counterset **mf_cset;
     size_t mf_cap;
-    /* Two snapshots, current and previous, and their sources. */
+    /* Two snapshots, current and previous, and their sources. A set none
+     * of whose counters compares two samples (two = 0) reads into snap[0]
+     * every time: the buffer stays warm in the cache. */
     pcw_snapshot snap[2];
+    int two;
+    uint32_t busy[2]; /* snap's busy count of each fetch */
     pcwq_src *src[2];
     size_t nsrc[2], src_cap[2];
     int cur;
@@ -307,11 +311,22 @@ struct pcw_pdh {
     int refreshed; /* the consumer was refreshed at least once */
 };
 
+/* The snapshot fetch b read into. */
+static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
+{
+    return &s->snap[s->two ? b : 0];
+}
+
 /* fetch.c */
 int pcwq_refresh_if_changed(pcw_pdh *q, int force);
 int pcwq_fetch(pcw_pdh *q);
 /* Read one sample of s into snap[cur] (the caller flipped cur). */
 int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s);
+/* Can s keep last time's instance mapping? Only if every provider read
+ * now is the one read last time, in the same place, with the same row
+ * count, and its segment's instance list did not change from before the
+ * last read to after this one (generations only grow). */
+int pcwq_unchanged(const pcwq_set *s);
 uint64_t pcwq_provider_id(const pcw_provider_info *info);
 int pcwq_bind(pcw_pdh *q, pcwq_set *s);
 void pcwq_set_free(pcwq_set *s);

@@ -327,26 +327,6 @@ uint64_t pcw_pdh_collections(const pcw_pdh *q)
 
 /* ---- collecting ---------------------------------------------------------- */
 
-/* Can s keep last time's instance mapping? Only if every provider read
- * now is the one read last time, in the same place, with the same row
- * count, and its segment's instance list did not change from before the
- * last read to after this one (generations only grow). */
-static int unchanged(const pcwq_set *s)
-{
-    int b = s->cur, pb = b ^ 1;
-    if (!s->have_prev || s->callback || s->nstale || s->nsrc[b] != s->nsrc[pb] || s->snap[b].busy ||
-        s->snap[pb].busy || s->snap[b].count != s->snap[pb].count)
-        return 0;
-    for (size_t i = 0; i < s->nsrc[b]; i++) {
-        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
-        if (x->provider_id != y->provider_id || x->status != PCW_OK || y->status != PCW_OK ||
-            x->first != y->first || x->count != y->count || !y->gen_before ||
-            y->gen_before != x->gen_after)
-            return 0;
-    }
-    return 1;
-}
-
 int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
 {
     if (failed)
@@ -373,7 +353,8 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
         pcwq_set *s = q->sets[i];
         if (!s->refs)
             continue;
-        if ((rc = pcwq_map_instances(s, unchanged(s))) != PCW_OK || (rc = pcwq_totals(s)) != PCW_OK)
+        if ((rc = pcwq_map_instances(s, pcwq_unchanged(s))) != PCW_OK ||
+            (rc = pcwq_totals(s)) != PCW_OK)
             return rc;
         if (failed)
             for (size_t j = 0; j < s->nsrc[s->cur]; j++)

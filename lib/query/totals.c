@@ -30,7 +30,7 @@ int pcwq_totals(pcwq_set *s)
         pcwq_acc_reset(&s->acc[i]);
     for (size_t a = 0; a < s->nagg; a++)
         s->aggs[a].sources = 0;
-    const pcw_snapshot *snap = &s->snap[b];
+    const pcw_snapshot *snap = pcwq_snap(s, b);
     pcwq_layout lay = {s->off, s->size};
     for (size_t o = 0; o < s->norder; o++) {
         pcwq_inst *x = &s->inst[s->order[o]];

@@ -9,6 +9,7 @@
  * keeps the entries its instance pattern selects, recomputed only when the
  * set's entries change (its epoch).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,42 +196,74 @@ static int agg_status(const pcwq_set *s, const uint8_t *st, uint32_t k)
     return PCW_CSTATUS_VALID;
 }
 
-/* now and prev (prev->status says if there is one) of entry e, counter k. */
-static void entry_raw(const pcwq_set *s, uint32_t e, uint32_t k, pcw_raw *now, pcw_raw *prev)
+/* Where entry e's current and previous raw values are. */
+typedef struct rows {
+    const unsigned char *row, *prow; /* prow NULL: no previous sample */
+    pcwq_layout lay;
+    uint64_t t, pt;
+    const uint8_t *st, *pst; /* totals: per-counter statuses */
+    int status;              /* the row's absence, else VALID */
+} rows;
+
+static void entry_rows(const pcwq_set *s, uint32_t e, rows *w)
 {
     int b = s->cur, pb = b ^ 1;
-    const pcwq_recipe *r = &s->recipes[k];
-    prev->status = PCW_CSTATUS_NO_INSTANCE;
+    memset(w, 0, sizeof *w);
+    w->status = PCW_CSTATUS_VALID;
     if (e & PCWQ_ENT_AGG) {
         uint32_t a = e & ~PCWQ_ENT_AGG, nc = s->ncounters;
-        const pcwq_agg *g = &s->aggs[a];
-        pcwq_layout wl = {s->woff, s->wsize};
-        pcwq_raw_from_row(r, (const unsigned char *)(s->arow[b] + (size_t)a * nc), &wl, s->atime[b],
-                          now);
-        if (now->status == PCW_CSTATUS_VALID)
-            now->status = agg_status(s, s->ast[b] + (size_t)a * nc, k);
-        if (g->had_row && s->arow[pb] && (size_t)(a + 1) * nc <= s->arow_cap[pb]) {
-            pcwq_raw_from_row(r, (const unsigned char *)(s->arow[pb] + (size_t)a * nc), &wl,
-                              s->atime[pb], prev);
-            if (prev->status == PCW_CSTATUS_VALID)
-                prev->status = agg_status(s, s->ast[pb] + (size_t)a * nc, k);
+        w->lay.off = s->woff, w->lay.size = s->wsize;
+        w->row = (const unsigned char *)(s->arow[b] + (size_t)a * nc);
+        w->st = s->ast[b] + (size_t)a * nc;
+        w->t = s->atime[b];
+        if (s->aggs[a].had_row && s->arow[pb] && (size_t)(a + 1) * nc <= s->arow_cap[pb]) {
+            w->prow = (const unsigned char *)(s->arow[pb] + (size_t)a * nc);
+            w->pst = s->ast[pb] + (size_t)a * nc;
+            w->pt = s->atime[pb];
         }
         return;
     }
     const pcwq_inst *x = &s->inst[e];
-    pcwq_layout lay = {s->off, s->size};
+    w->lay.off = s->off, w->lay.size = s->size;
     if (x->row < 0) {
-        memset(now, 0, sizeof *now);
-        now->status = x->stale ? PCW_CSTATUS_PROVIDER_GONE : PCW_CSTATUS_NO_INSTANCE;
+        w->status = x->stale ? PCW_CSTATUS_PROVIDER_GONE : PCW_CSTATUS_NO_INSTANCE;
         return;
     }
-    pcwq_raw_from_row(r, pcwq_row(&s->snap[b], (size_t)x->row), &lay, s->src[b][x->src].time_ns,
-                      now);
+    w->row = pcwq_row(pcwq_snap(s, b), (size_t)x->row);
+    w->t = s->src[b][x->src].time_ns;
     int32_t prow = s->identity ? x->row : x->prev_row;
     int32_t psrc = s->identity ? x->src : x->prev_src;
-    if (prow >= 0 && psrc >= 0)
-        pcwq_raw_from_row(r, pcwq_row(&s->snap[pb], (size_t)prow), &lay, s->src[pb][psrc].time_ns,
-                          prev);
+    if (prow >= 0 && psrc >= 0 && s->two) {
+        w->prow = pcwq_row(pcwq_snap(s, pb), (size_t)prow);
+        w->pt = s->src[pb][psrc].time_ns;
+    }
+}
+
+/* now and prev (prev->status says if there is one) of counter k. */
+static void rows_raw(const pcwq_set *s, const rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev)
+{
+    const pcwq_recipe *r = &s->recipes[k];
+    prev->status = PCW_CSTATUS_NO_INSTANCE;
+    if (!w->row) {
+        memset(now, 0, sizeof *now);
+        now->status = w->status;
+        return;
+    }
+    pcwq_raw_from_row(r, w->row, &w->lay, w->t, now);
+    if (w->st && now->status == PCW_CSTATUS_VALID)
+        now->status = agg_status(s, w->st, k);
+    if (w->prow) {
+        pcwq_raw_from_row(r, w->prow, &w->lay, w->pt, prev);
+        if (w->pst && prev->status == PCW_CSTATUS_VALID)
+            prev->status = agg_status(s, w->pst, k);
+    }
+}
+
+static void entry_raw(const pcwq_set *s, uint32_t e, uint32_t k, pcw_raw *now, pcw_raw *prev)
+{
+    rows w;
+    entry_rows(s, e, &w);
+    rows_raw(s, &w, k, now, prev);
 }
 
 static int32_t scale_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k)
@@ -355,5 +388,295 @@ int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, d
         if (status)
             status[i] = (uint8_t)st;
     }
+    return PCW_OK;
+}
+
+/* ---- cooking a whole handle fast ------------------------------------------
+ *
+ * pcw_pdh_cook_all and pcw_pdh_visit walk a handle's values instance by
+ * instance (each instance's row is read from memory once) into a "sink":
+ * the caller's whole arrays, or one instance's values at a time handed to a
+ * callback (nothing materialised: the cheapest way to consume everything).
+ *
+ * In steady state (every instance kept its row: identity) the instances of
+ * a set are its snapshot's rows in order, provider by provider, and the
+ * previous sample's rows sit at the same indexes. The two commonest
+ * families then take a short path per value that computes exactly what
+ * pcw_cook computes, in the same order of operations, so the results are
+ * identical: instantaneous values (X, times the scale) and rates over the
+ * system time ((X1 - X0) / ((Y1 - Y0) / TB)). Anything else, or a value
+ * that needs a status (a reset, a zero interval), goes through pcw_cook.
+ */
+
+typedef struct sink {
+    double *values;                               /* cook_all: the whole arrays */
+    uint8_t *status;                              /* (may be NULL) */
+    int (*fn)(const pcw_pdh_row *row, void *arg); /* visit */
+    void *arg;
+    double *rv; /* visit: one instance's values */
+    uint8_t *rs;
+    size_t at; /* values so far */
+    int stop;  /* the callback asked to stop */
+} sink;
+
+static inline double *sink_values(sink *k)
+{
+    return k->fn ? k->rv : k->values + k->at;
+}
+
+static inline uint8_t *sink_status(sink *k)
+{
+    return k->fn ? k->rs : k->status ? k->status + k->at : NULL;
+}
+
+/* One instance's n values are written: hand them over. */
+static inline int sink_row(sink *k, uint32_t n)
+{
+    if (k->fn) {
+        pcw_pdh_row row = {k->at, n, k->rv, k->rs};
+        k->stop = k->fn(&row, k->arg);
+    }
+    k->at += n;
+    return k->stop;
+}
+
+enum { K_GENERIC, K_RAW, K_RATE };
+
+typedef struct kernel {
+    uint8_t kind, size;
+    uint32_t k, off;
+    double scale; /* 10^scale, or 1 */
+    int scaled, x1000;
+} kernel;
+
+static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k, unsigned flags,
+                      kernel *kn)
+{
+    const pcwq_recipe *r = &s->recipes[k];
+    int32_t sc = scale_of(h, s, k);
+    kn->k = k;
+    kn->off = s->off[k];
+    kn->size = s->size[k];
+    kn->scaled = !(flags & PCW_FMT_NOSCALE) && sc != 0;
+    kn->scale = kn->scaled ? pcwq_pow10(sc) : 1.0;
+    kn->x1000 = (flags & PCW_FMT_1000) != 0;
+    kn->kind = K_GENERIC;
+    if (r->status != PCW_CSTATUS_VALID || (r->type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
+        return;
+    if (r->formula == PCWQ_F_RAW)
+        kn->kind = K_RAW;
+    else if (r->formula == PCWQ_F_RATE && r->second == PCWQ_Y_SYSTIME && r->freq_ctr < 0)
+        kn->kind = K_RATE;
+}
+
+static inline uint64_t load_at(const unsigned char *row, uint32_t off, uint8_t size)
+{
+    if (size == 8)
+        return *(const uint64_t *)(const void *)(row + off);
+    return *(const uint32_t *)(const void *)(row + off);
+}
+
+/* pcw_cook's finish() for a non-percentage: scale, x1000, finiteness. */
+static inline int finish_fast(const kernel *kn, double v, double *out)
+{
+    if (kn->scaled)
+        v *= kn->scale;
+    if (kn->x1000)
+        v *= 1000.0;
+    if (!isfinite(v)) {
+        *out = 0;
+        return PCW_CSTATUS_OVERFLOW;
+    }
+    *out = v;
+    return PCW_CSTATUS_VALID;
+}
+
+/* Entry e's selected counters, the general way. */
+static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_match *mt, uint32_t e,
+                      unsigned flags, sink *k)
+{
+    rows w;
+    entry_rows(s, e, &w);
+    double *v = sink_values(k);
+    uint8_t *st = sink_status(k);
+    for (uint32_t c = 0; c < mt->nctr; c++) {
+        uint32_t kk = mt->ctr[c];
+        pcw_raw now, prev;
+        rows_raw(s, &w, kk, &now, &prev);
+        int r =
+            pcw_cook(s->counter_types[kk], &now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
+                     scale_of(h, s, kk), flags, &v[c]);
+        if (st)
+            st[c] = (uint8_t)r;
+    }
+    return sink_row(k, mt->nctr);
+}
+
+/* The instances of s in steady state, row by row. */
+static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_match *mt,
+                           const kernel *kn, unsigned flags, sink *k)
+{
+    int b = s->cur, pb = b ^ 1;
+    const pcw_snapshot *cur = pcwq_snap(s, b), *prev = pcwq_snap(s, pb);
+    uint32_t nc = mt->nctr;
+    /* The commonest case of all - instantaneous values, no scaling - is a
+     * plain conversion of each value, every status VALID (0). */
+    int plain = 1;
+    for (uint32_t c = 0; c < nc && plain; c++)
+        plain = kn[c].kind == K_RAW && !kn[c].scaled && !kn[c].x1000;
+    /* ...and when they are 8-byte values side by side (the usual struct of
+     * uint64_t), a row converts as one array. */
+    int contig = plain;
+    for (uint32_t c = 0; c < nc && contig; c++)
+        contig = kn[c].size == 8 && kn[c].off == kn[0].off + 8 * c;
+    if (contig) {
+        for (size_t r = 0; r < cur->count && !k->stop; r++) {
+            const uint64_t *x = (const uint64_t *)(const void *)(pcwq_row(cur, r) + kn[0].off);
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            uint64_t any = 0;
+            for (uint32_t c = 0; c < nc; c++)
+                any |= x[c];
+            if (any >> 52 == 0) {
+                /* x < 2^52: the double whose bits are 2^52's exponent and x
+                 * as mantissa is exactly 2^52 + x; minus 2^52 it is x,
+                 * exactly as (double)x, and the loop vectorises. */
+                for (uint32_t c = 0; c < nc; c++) {
+                    uint64_t bits = x[c] | 0x4330000000000000ull;
+                    double d;
+                    memcpy(&d, &bits, sizeof d);
+                    v[c] = d - 4503599627370496.0;
+                }
+            } else {
+                for (uint32_t c = 0; c < nc; c++)
+                    v[c] = (double)x[c];
+            }
+            if (st)
+                memset(st, PCW_CSTATUS_VALID, nc);
+            sink_row(k, nc);
+        }
+        return;
+    }
+    if (plain) {
+        for (size_t r = 0; r < cur->count && !k->stop; r++) {
+            const unsigned char *row = pcwq_row(cur, r);
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            for (uint32_t c = 0; c < nc; c++)
+                v[c] = (double)load_at(row, kn[c].off, kn[c].size);
+            if (st)
+                memset(st, PCW_CSTATUS_VALID, nc);
+            sink_row(k, nc);
+        }
+        return;
+    }
+    for (size_t i = 0; i < s->nsrc[b] && !k->stop; i++) {
+        const pcwq_src *x = &s->src[b][i];
+        /* (Y1 - Y0) / TB for this provider's rows. */
+        uint64_t t1 = x->time_ns, t0 = s->src[pb][i].time_ns;
+        double dt = t1 > t0 ? (double)(t1 - t0) / (double)PCWQ_SYS_FREQ : 0.0;
+        for (size_t r = x->first; r < x->first + x->count && !k->stop; r++) {
+            const unsigned char *row = pcwq_row(cur, r), *prow = pcwq_row(prev, r);
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            for (uint32_t c = 0; c < nc; c++) {
+                const kernel *q = &kn[c];
+                int rs;
+                if (q->kind == K_RAW) {
+                    rs = finish_fast(q, (double)load_at(row, q->off, q->size), &v[c]);
+                } else if (q->kind == K_RATE && dt > 0.0 &&
+                           load_at(row, q->off, q->size) >= load_at(prow, q->off, q->size)) {
+                    uint64_t x1 = load_at(row, q->off, q->size),
+                             x0 = load_at(prow, q->off, q->size);
+                    rs = finish_fast(q, (double)(x1 - x0) / dt, &v[c]);
+                } else {
+                    /* Anything else, or a status to tell: the general way. */
+                    rows w;
+                    entry_rows(s, s->order[r], &w);
+                    pcw_raw now, pr;
+                    rows_raw(s, &w, q->k, &now, &pr);
+                    rs = pcw_cook(s->counter_types[q->k], &now,
+                                  pr.status == PCW_CSTATUS_VALID ? &pr : NULL, scale_of(h, s, q->k),
+                                  flags, &v[c]);
+                }
+                if (st)
+                    st[c] = (uint8_t)rs;
+            }
+            sink_row(k, nc);
+        }
+    }
+}
+
+/* Every value of the handle, instance by instance, into the sink. */
+static void cook_handle(const pcw_pdh_counter *ctr, unsigned flags, sink *k)
+{
+    for (size_t j = 0; j < ctr->nm && !k->stop; j++) {
+        const pcwq_match *mt = &ctr->m[j];
+        const pcwq_set *s = mt->set;
+        if (mt->placeholder) {
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            for (uint32_t c = 0; c < mt->nctr; c++) {
+                v[c] = 0;
+                if (st)
+                    st[c] = (uint8_t)mt->placeholder_status;
+            }
+            sink_row(k, mt->nctr);
+            continue;
+        }
+        size_t i = 0, naggs = 0;
+        while (naggs < s->nent && (s->ent[naggs] & PCWQ_ENT_AGG))
+            naggs++;
+        if (mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale &&
+            mt->nctr <= 64 && s->nent - naggs == pcwq_snap(s, s->cur)->count) {
+            kernel kn[64];
+            for (uint32_t c = 0; c < mt->nctr; c++)
+                kernel_of(ctr, s, mt->ctr[c], flags, &kn[c]);
+            for (; i < naggs && !k->stop; i++)
+                cook_entry(ctr, s, mt, s->ent[i], flags, k);
+            cook_rows_fast(ctr, s, mt, kn, flags, k);
+            continue;
+        }
+        for (; i < mt->nents && !k->stop; i++)
+            cook_entry(ctr, s, mt, s->ent[mt->all ? i : mt->ents[i]], flags, k);
+    }
+}
+
+int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values, uint8_t *status)
+{
+    if (!ctr || !values)
+        return PCW_E_INVALID_PARAMETER;
+    sink k = {values, status, NULL, NULL, NULL, NULL, 0, 0};
+    cook_handle(ctr, flags, &k);
+    return PCW_OK;
+}
+
+int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
+                  int (*fn)(const pcw_pdh_row *row, void *arg), void *arg)
+{
+    if (!ctr || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    uint32_t most = 1;
+    for (size_t j = 0; j < ctr->nm; j++)
+        if (ctr->m[j].nctr > most)
+            most = ctr->m[j].nctr;
+    /* One instance's values: at most PCW_MAX_COUNTERS. */
+    double stack_v[64];
+    uint8_t stack_s[64];
+    double *rv = most <= 64 ? stack_v : malloc(most * sizeof *rv);
+    uint8_t *rs = most <= 64 ? stack_s : malloc(most);
+    if (!rv || !rs) {
+        if (rv != stack_v)
+            free(rv);
+        if (rs != stack_s)
+            free(rs);
+        return PCW_E_NO_MEMORY;
+    }
+    sink k = {NULL, NULL, fn, arg, rv, rs, 0, 0};
+    cook_handle(ctr, flags, &k);
+    if (rv != stack_v)
+        free(rv);
+    if (rs != stack_s)
+        free(rs);
     return PCW_OK;
 }
