@@ -324,7 +324,7 @@ Test(pcwstat, errors)
     const char *version[] = {"--version", NULL};
     cr_assert_eq(run_pcwstat(version, file("v.out"), file("v.err")), 0);
     err = slurp(file("v.out"));
-    match("^pcwstat [0-9]+\\.[0-9]+\\.[0-9]+", err);
+    match("^pcwstat \\(pcw\\) [0-9]+\\.[0-9]+\\.[0-9]+\n$", err);
     free(err);
 }
 

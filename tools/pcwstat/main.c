@@ -211,7 +211,7 @@ static int parse(int argc, char **argv, options *o)
             fputs(usage_text, stdout);
             exit(0);
         } else if (is(name, NULL, "--version")) {
-            printf("pcwstat %s\n", PCW_VERSION_STRING);
+            printf("pcwstat (pcw) %s\n", PCW_VERSION_STRING);
             exit(0);
         } else if (is(name, "-cf", "--counter-file")) {
             if (!(v = value_of(argc, argv, &i, eq)))
