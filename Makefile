@@ -154,10 +154,16 @@ $(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC)
 
-check-fuzz: $(BUILD)/fuzz/fuzz_segment
-	@mkdir -p $(BUILD)/fuzz/corpus-segment
+$(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC)
+
+check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query
+	@mkdir -p $(BUILD)/fuzz/corpus-segment $(BUILD)/fuzz/corpus-query
 	$(BUILD)/fuzz/fuzz_segment -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
 	    $(BUILD)/fuzz/corpus-segment fuzz/segment/seeds
+	$(BUILD)/fuzz/fuzz_query -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
+	    -dict=fuzz/query/path.dict $(BUILD)/fuzz/corpus-query
 	$(MAKE) pcwgen-fuzz
 
 # ---- demo -----------------------------------------------------------------
