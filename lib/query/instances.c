@@ -145,6 +145,15 @@ static uint32_t group_of(pcwq_set *s, const char *name, uint32_t len)
 static int group_join(pcwq_set *s, uint32_t gi, uint32_t *dup)
 {
     pcwq_group *g = &s->groups[gi];
+    /* A name back after all its instances left (no history): a new total,
+     * whose rates start afresh. */
+    if (s->it.by_name && g->agg == UINT32_MAX) {
+        uint32_t a;
+        if (agg_new(s, g->name, g->name_len, PCW_PDH_AGGREGATE, &a) != 0)
+            return -1;
+        g = &s->groups[gi];
+        g->agg = a;
+    }
     if (g->nfreed) {
         *dup = heap_pop(g);
     } else {
@@ -177,8 +186,11 @@ static void group_leave(pcwq_set *s, uint32_t gi, uint32_t dup)
         if (g->agg != UINT32_MAX) {
             pcwq_agg *a = &s->aggs[g->agg];
             a->nlive = 0;
-            if (!s->it.history)
+            if (!s->it.history) {
+                /* Its slot may now go to another name: forget it. */
                 a->active = 0;
+                g->agg = UINT32_MAX;
+            }
         }
     } else if (g->agg != UINT32_MAX) {
         s->aggs[g->agg].nlive--;
@@ -357,7 +369,13 @@ static uint32_t inst_new(pcwq_set *s, const pcwq_src *x, uint32_t id, const char
     in->id = id;
     in->key = key;
     in->group = g;
-    group_join(s, g, &in->dup);
+    if (group_join(s, g, &in->dup) != 0) {
+        free(in->name);
+        in->name = NULL;
+        s->free_inst[s->nfree++] = j;
+        *nomem = 1;
+        return UINT32_MAX;
+    }
     in->agg = s->groups[g].agg != UINT32_MAX ? s->groups[g].agg : 0;
     in->disp = display(name, len, in->dup);
     if (s->it.history && s->data_size)
