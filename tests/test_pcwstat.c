@@ -16,37 +16,9 @@
 #include <regex.h>
 
 #include "pcw/query.h"
+#include "query_provider.h"
 
 TestSuite(pcwstat, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 90);
-
-enum { RATE = 6, LEVEL = 1 };
-
-static void start(tu_child *c, const char *set, int type)
-{
-    char t[16];
-    snprintf(t, sizeof t, "%d", type);
-    const char *args[] = {"--set", set, "--type", t, NULL};
-    cr_assert_eq(tu_spawn(c, "query_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
-}
-
-__attribute__((format(printf, 2, 3))) static void cmd(tu_child *c, const char *fmt, ...)
-{
-    char buf[512], reply[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert(tu_command(c, reply, sizeof reply, buf) > 0, "no reply to %s", buf);
-    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", buf, reply);
-}
-
-static void stop(tu_child *c)
-{
-    tu_send(c, "quit");
-    tu_finish(c, 10000);
-}
 
 /* Run pcwstat in the background with stdout/stderr to files. */
 static pid_t spawn_pcwstat(const char *const *args, const char *out, const char *err)
@@ -165,9 +137,9 @@ static void match(const char *re, const char *s)
 Test(pcwstat, csv_rate_at_a_known_rate)
 {
     tu_child p;
-    start(&p, "Query Test", PCW_MULTI_INSTANCE);
-    cmd(&p, "create a");
-    cmd(&p, "rate a %d 1000", RATE); /* PERF_COUNTER_COUNTER, 1000/s */
+    qp_start(&p, "Query Test", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "rate a %d 1000", QP_RATE); /* PERF_COUNTER_COUNTER, 1000/s */
     const char *out = file("out.csv");
     const char *args[] = {"\\Query Test(a)\\Rate", "-si", "0.5", "-sc", "4", "-o", out, NULL};
     cr_assert_eq(run_pcwstat(args, file("stdout"), file("stderr")), 0, "%s", slurp(file("stderr")));
@@ -186,17 +158,17 @@ Test(pcwstat, csv_rate_at_a_known_rate)
         cr_assert(fabs(v - 1000.0) <= 250.0, "row %zu: rate %.3f, want 1000/s", i, v);
     }
     free(csv);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(pcwstat, tsv_and_several_columns)
 {
     tu_child p;
-    start(&p, "Multi", PCW_MULTI_AGGREGATE);
-    cmd(&p, "create x");
-    cmd(&p, "set x %d 4", LEVEL);
-    cmd(&p, "create y");
-    cmd(&p, "set y %d 8", LEVEL);
+    qp_start(&p, "Multi", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "set x %d 4", QP_LEVEL);
+    qp_cmd(&p, "create y");
+    qp_cmd(&p, "set y %d 8", QP_LEVEL);
     const char *out = file("out.tsv");
     const char *args[] = {
         "\\Multi(*)\\Level", "-si", "0.2", "-sc", "2", "-f", "TSV", "-o", out, NULL};
@@ -214,15 +186,15 @@ Test(pcwstat, tsv_and_several_columns)
     /* _Total = avg(4, 8) = 6 */
     match("^" TIME_RE "\t\"6\\.000000\"\t\"4\\.000000\"\t\"8\\.000000\"$", l[1]);
     free(tsv);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(pcwstat, json_lines)
 {
     tu_child p;
-    start(&p, "Js", PCW_MULTI_INSTANCE);
-    cmd(&p, "create q\"x");
-    cmd(&p, "set q\"x %d 3", LEVEL);
+    qp_start(&p, "Js", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create q\"x");
+    qp_cmd(&p, "set q\"x %d 3", QP_LEVEL);
     const char *out = file("out.json");
     const char *args[] = {"\\Js(*)\\Level", "-si", "0.2", "-sc", "2", "-f",
                           "json",           "-o",  out,   NULL};
@@ -239,16 +211,16 @@ Test(pcwstat, json_lines)
             l[i]);
     }
     free(js);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(pcwstat, query_lists)
 {
     tu_child a, b;
-    start(&a, "Listed", PCW_MULTI_AGGREGATE);
-    cmd(&a, "create one");
-    start(&b, "Alone", PCW_SINGLE_INSTANCE);
-    cmd(&b, "create -");
+    qp_start(&a, "Listed", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&a, "create one");
+    qp_start(&b, "Alone", PCW_SINGLE_INSTANCE, NULL);
+    qp_cmd(&b, "create -");
     const char *args[] = {"-q", NULL};
     cr_assert_eq(run_pcwstat(args, file("q.out"), file("q.err")), 0);
     char *q = slurp(file("q.out"));
@@ -273,14 +245,14 @@ Test(pcwstat, query_lists)
     q = slurp(file("qn.err"));
     cr_assert(strstr(q, "\"Nope\" does not exist"), "%s", q);
     free(q);
-    stop(&a);
-    stop(&b);
+    qp_stop(&a);
+    qp_stop(&b);
 }
 
 Test(pcwstat, errors)
 {
     tu_child p;
-    start(&p, "Err", PCW_MULTI_INSTANCE);
+    qp_start(&p, "Err", PCW_MULTI_INSTANCE, NULL);
     struct {
         const char *args[8];
         int status;
@@ -309,7 +281,7 @@ Test(pcwstat, errors)
                   cases[i].needle);
         free(err);
     }
-    stop(&p);
+    qp_stop(&p);
     /* No provider at all. */
     const char *args[] = {"\\Err(*)\\Level", "-sc", "1", NULL};
     cr_assert_eq(run_pcwstat(args, file("e.out"), file("e.err")), 1);
@@ -331,9 +303,9 @@ Test(pcwstat, errors)
 Test(pcwstat, output_file_and_counter_file)
 {
     tu_child p;
-    start(&p, "Files", PCW_MULTI_INSTANCE);
-    cmd(&p, "create f");
-    cmd(&p, "set f %d 5", LEVEL);
+    qp_start(&p, "Files", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create f");
+    qp_cmd(&p, "set f %d 5", QP_LEVEL);
     const char *out = file("exists.csv");
     cr_assert_eq(tu_write_file(out, "old\n", 4, 0600), 0);
     const char *cf = file("counters.txt");
@@ -356,14 +328,14 @@ Test(pcwstat, output_file_and_counter_file)
               l[0]);
     match("^" TIME_RE ",\"5\\.000000\",\"0\\.000000\"$", l[1]);
     free(s);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(pcwstat, ctrl_c_ends_with_the_file_complete)
 {
     tu_child p;
-    start(&p, "Sig", PCW_MULTI_INSTANCE);
-    cmd(&p, "create s");
+    qp_start(&p, "Sig", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create s");
     const char *out = file("sig.csv");
     const char *args[] = {"\\Sig(s)\\Level", "-si", "0.1", "-o", out, NULL};
     pid_t pid = spawn_pcwstat(args, file("s.out"), file("s.err"));
@@ -386,27 +358,27 @@ Test(pcwstat, ctrl_c_ends_with_the_file_complete)
     s = slurp(out);
     lines(s, l, 1024);
     free(s);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(pcwstat, providers_exit_and_appear_mid_run)
 {
     tu_child a, b;
-    start(&a, "Mid", PCW_MULTI_INSTANCE);
-    start(&b, "Mid", PCW_MULTI_INSTANCE);
-    cmd(&a, "create ia");
-    cmd(&a, "set ia %d 1", LEVEL);
-    cmd(&b, "create ib");
-    cmd(&b, "set ib %d 2", LEVEL);
+    qp_start(&a, "Mid", PCW_MULTI_INSTANCE, NULL);
+    qp_start(&b, "Mid", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create ia");
+    qp_cmd(&a, "set ia %d 1", QP_LEVEL);
+    qp_cmd(&b, "create ib");
+    qp_cmd(&b, "set ib %d 2", QP_LEVEL);
     const char *out = file("mid.csv"), *err = file("mid.err");
     const char *args[] = {"\\Mid(*)\\Level", "-si", "0.1", "-o", out, NULL};
     pid_t pid = spawn_pcwstat(args, file("mid.out"), err);
     wait_lines(out, 2);
-    stop(&b); /* b exits: its column goes empty */
+    qp_stop(&b); /* b exits: its column goes empty */
     size_t at = count_lines(out);
     wait_lines(out, at + 3); /* rows certainly sampled after b left */
     /* A new instance appears: reported on stderr. */
-    cmd(&a, "create late");
+    qp_cmd(&a, "create late");
     long long deadline = tu_now_ms() + 30000;
     for (;;) {
         char *e = slurp(err);
@@ -427,5 +399,5 @@ Test(pcwstat, providers_exit_and_appear_mid_run)
     match("^" TIME_RE ",\"1\\.000000\",\"2\\.000000\"$", l[1]);
     match("^" TIME_RE ",\"1\\.000000\",\"\"$", l[n - 1]);
     free(s);
-    stop(&a);
+    qp_stop(&a);
 }

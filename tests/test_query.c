@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "pcw/query.h"
+#include "query_provider.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 /* From the sanitizer runtime (sanitizer/allocator_interface.h, which gcc
@@ -28,40 +29,6 @@ int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile
 #endif
 
 TestSuite(query, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
-
-/* Counter indexes of the helper's counterset. */
-enum { COUNT, LEVEL, PEAK, LOW, HIT, HIT_BASE, RATE, PLAIN };
-
-static void start(tu_child *c, const char *set, int type, const char *log)
-{
-    char t[16];
-    snprintf(t, sizeof t, "%d", type);
-    const char *args[8] = {"--set", set, "--type", t, NULL, NULL, NULL};
-    if (log)
-        args[4] = "--control", args[5] = log;
-    cr_assert_eq(tu_spawn(c, "query_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
-    cr_assert(strncmp(line, "ready", 5) == 0, "provider: %s", line);
-}
-
-static void cmd(tu_child *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cmd(tu_child *c, const char *fmt, ...)
-{
-    char buf[512], reply[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert(tu_command(c, reply, sizeof reply, buf) > 0, "no reply to %s", buf);
-    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", buf, reply);
-}
-
-static void stop(tu_child *c)
-{
-    tu_send(c, "quit");
-    tu_finish(c, 10000);
-}
 
 static pcw_pdh *open_query(void)
 {
@@ -117,12 +84,12 @@ static void collect(pcw_pdh *q)
 Test(query, values_and_statuses)
 {
     tu_child p;
-    start(&p, "Query Test", PCW_MULTI_INSTANCE, NULL);
-    cmd(&p, "create a");
-    cmd(&p, "set a %d 42", LEVEL);
-    cmd(&p, "set a %d 25", HIT);
-    cmd(&p, "set a %d 200", HIT_BASE);
-    cmd(&p, "create b");
+    qp_start(&p, "Query Test", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "set a %d 42", QP_LEVEL);
+    qp_cmd(&p, "set a %d 25", QP_HIT);
+    qp_cmd(&p, "set a %d 200", QP_HIT_BASE);
+    qp_cmd(&p, "create b");
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Query Test(*)\\*");
     collect(q);
@@ -172,15 +139,15 @@ Test(query, values_and_statuses)
     cr_assert_eq(col[0], 42.0);
     cr_assert_eq(st[0], PCW_CSTATUS_VALID);
     pcw_pdh_close(q);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(query, rate_of_a_counter)
 {
     tu_child p;
-    start(&p, "Query Test", PCW_MULTI_INSTANCE, NULL);
-    cmd(&p, "create a");
-    cmd(&p, "rate a %d 1000", RATE); /* PERF_COUNTER_COUNTER at 1000/s */
+    qp_start(&p, "Query Test", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "rate a %d 1000", QP_RATE); /* PERF_COUNTER_COUNTER at 1000/s */
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Query Test(a)\\Rate");
     collect(q);
@@ -191,34 +158,34 @@ Test(query, rate_of_a_counter)
     cr_assert_eq(v.status, PCW_CSTATUS_VALID);
     cr_assert(fabs(v.value - 1000.0) < 200.0, "rate %.1f/s, want 1000", v.value);
     pcw_pdh_close(q);
-    stop(&p);
+    qp_stop(&p);
 }
 
 Test(query, total_across_two_providers_and_stable_names)
 {
     tu_child a, b;
-    start(&a, "Agg", PCW_MULTI_AGGREGATE, NULL);
-    start(&b, "Agg", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&a, "Agg", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&b, "Agg", PCW_MULTI_AGGREGATE, NULL);
     /* Both publish "w"; a also "x". */
-    cmd(&a, "create w");
-    cmd(&a, "set w %d 10", LEVEL);
-    cmd(&a, "set w %d 5", PEAK);
-    cmd(&a, "set w %d 5", LOW);
-    cmd(&a, "set w %d 1", HIT);
-    cmd(&a, "set w %d 4", HIT_BASE);
-    cmd(&a, "set w %d 7", PLAIN);
-    cmd(&a, "set w %d 100", COUNT);
-    cmd(&b, "create w");
-    cmd(&b, "set w %d 20", LEVEL);
-    cmd(&b, "set w %d 9", PEAK);
-    cmd(&b, "set w %d 2", LOW);
-    cmd(&b, "set w %d 3", HIT);
-    cmd(&b, "set w %d 4", HIT_BASE);
-    cmd(&b, "set w %d 1000", COUNT);
-    cmd(&a, "create x");
-    cmd(&a, "set x %d 30", LEVEL);
-    cmd(&a, "set x %d 1", PEAK);
-    cmd(&a, "set x %d 8", LOW);
+    qp_cmd(&a, "create w");
+    qp_cmd(&a, "set w %d 10", QP_LEVEL);
+    qp_cmd(&a, "set w %d 5", QP_PEAK);
+    qp_cmd(&a, "set w %d 5", QP_LOW);
+    qp_cmd(&a, "set w %d 1", QP_HIT);
+    qp_cmd(&a, "set w %d 4", QP_HIT_BASE);
+    qp_cmd(&a, "set w %d 7", QP_PLAIN);
+    qp_cmd(&a, "set w %d 100", QP_COUNT);
+    qp_cmd(&b, "create w");
+    qp_cmd(&b, "set w %d 20", QP_LEVEL);
+    qp_cmd(&b, "set w %d 9", QP_PEAK);
+    qp_cmd(&b, "set w %d 2", QP_LOW);
+    qp_cmd(&b, "set w %d 3", QP_HIT);
+    qp_cmd(&b, "set w %d 4", QP_HIT_BASE);
+    qp_cmd(&b, "set w %d 1000", QP_COUNT);
+    qp_cmd(&a, "create x");
+    qp_cmd(&a, "set x %d 30", QP_LEVEL);
+    qp_cmd(&a, "set x %d 1", QP_PEAK);
+    qp_cmd(&a, "set x %d 8", QP_LOW);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Agg(*)\\*");
     collect(q);
@@ -256,22 +223,22 @@ Test(query, total_across_two_providers_and_stable_names)
     cr_assert_str_eq(path, "\\Agg(w#1)\\Level");
     cr_assert_eq(value(w1, "w#1", "Level").pid, b.pid);
     /* a's "w" closes: b's keeps #1 (Windows would renumber it to "w"). */
-    cmd(&a, "close w");
+    qp_cmd(&a, "close w");
     collect(q);
     cr_assert(!find(h, "w", "Level", &v), "w is gone");
     v = value(h, "w#1", "Level");
     cr_assert_eq(v.pid, b.pid);
     cr_assert_eq(value(w1, "w#1", "Level").value, 20.0);
     /* A new "w" takes the free #0. */
-    cmd(&a, "create w");
-    cmd(&a, "set w %d 11", LEVEL);
+    qp_cmd(&a, "create w");
+    qp_cmd(&a, "set w %d 11", QP_LEVEL);
     collect(q);
     cr_assert_eq(value(h, "w", "Level").value, 11.0);
     cr_assert_eq(value(h, "w", "Level").pid, a.pid);
     cr_assert_eq(value(h, "w#1", "Level").pid, b.pid);
     /* Without History the total loses what departs: b exits. */
     cr_assert_eq(value(h, "_Total", "Count").raw.first, 1000);
-    stop(&b);
+    qp_stop(&b);
     collect(q);
     cr_assert(!find(h, "w#1", "Level", &v));
     cr_assert_eq(value(h, "_Total", "Count").raw.first, 0);
@@ -280,20 +247,20 @@ Test(query, total_across_two_providers_and_stable_names)
     pcw_pdh_get_value(w1, 0, 0, &v);
     cr_assert_eq(v.status, PCW_CSTATUS_PROVIDER_GONE, "%s", pcw_cstatus_str(v.status));
     pcw_pdh_close(q);
-    stop(&a);
+    qp_stop(&a);
 }
 
 Test(query, global_aggregate)
 {
     tu_child a, b;
-    start(&a, "Glob", PCW_GLOBAL_AGGREGATE, NULL);
-    start(&b, "Glob", PCW_GLOBAL_AGGREGATE, NULL);
-    cmd(&a, "create -");
-    cmd(&a, "set - %d 300", COUNT);
-    cmd(&a, "set - %d 4", LEVEL);
-    cmd(&b, "create -");
-    cmd(&b, "set - %d 45", COUNT);
-    cmd(&b, "set - %d 8", LEVEL);
+    qp_start(&a, "Glob", PCW_GLOBAL_AGGREGATE, NULL);
+    qp_start(&b, "Glob", PCW_GLOBAL_AGGREGATE, NULL);
+    qp_cmd(&a, "create -");
+    qp_cmd(&a, "set - %d 300", QP_COUNT);
+    qp_cmd(&a, "set - %d 4", QP_LEVEL);
+    qp_cmd(&b, "create -");
+    qp_cmd(&b, "set - %d 45", QP_COUNT);
+    qp_cmd(&b, "set - %d 8", QP_LEVEL);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Glob\\*");
     collect(q);
@@ -313,32 +280,32 @@ Test(query, global_aggregate)
     cr_assert_eq(err.part, PCW_PATH_INSTANCE);
     cr_assert(strstr(err.message, "has no instances"), "%s", err.message);
     /* Without History, a's exit drops its part. */
-    stop(&a);
+    qp_stop(&a);
     collect(q);
     cr_assert_eq(value(h, "", "Count").raw.first, 45);
     pcw_pdh_close(q);
-    stop(&b);
+    qp_stop(&b);
 }
 
 Test(query, history_keeps_a_departed_provider)
 {
     tu_child a, b;
-    start(&a, "Hist", PCW_GLOBAL_AGGREGATE_HISTORY, NULL);
-    start(&b, "Hist", PCW_GLOBAL_AGGREGATE_HISTORY, NULL);
-    cmd(&a, "create -");
-    cmd(&a, "set - %d 300", COUNT);
-    cmd(&b, "create -");
-    cmd(&b, "set - %d 45", COUNT);
+    qp_start(&a, "Hist", PCW_GLOBAL_AGGREGATE_HISTORY, NULL);
+    qp_start(&b, "Hist", PCW_GLOBAL_AGGREGATE_HISTORY, NULL);
+    qp_cmd(&a, "create -");
+    qp_cmd(&a, "set - %d 300", QP_COUNT);
+    qp_cmd(&b, "create -");
+    qp_cmd(&b, "set - %d 45", QP_COUNT);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Hist\\Count");
     collect(q);
     cr_assert_eq(value(h, "", "Count").raw.first, 345);
-    cmd(&a, "set - %d 500", COUNT);
+    qp_cmd(&a, "set - %d 500", QP_COUNT);
     collect(q);
     cr_assert_eq(value(h, "", "Count").raw.first, 545);
     /* a exits cleanly mid-run: its last 500 stays in the total. */
-    stop(&a);
-    cmd(&b, "set - %d 60", COUNT);
+    qp_stop(&a);
+    qp_cmd(&b, "set - %d 60", QP_COUNT);
     collect(q);
     pcw_pdh_value v = value(h, "", "Count");
     cr_assert_eq(v.raw.first, 560); /* 500 (a, departed) + 60 */
@@ -348,15 +315,15 @@ Test(query, history_keeps_a_departed_provider)
     cr_assert_eq(v.status, PCW_CSTATUS_VALID, "%s", pcw_cstatus_str(v.status));
     cr_assert(v.value > 0);
     pcw_pdh_close(q);
-    stop(&b);
+    qp_stop(&b);
 }
 
 Test(query, crashed_provider)
 {
     tu_child a;
-    start(&a, "Crash", PCW_MULTI_INSTANCE, NULL);
-    cmd(&a, "create k");
-    cmd(&a, "set k %d 5", LEVEL);
+    qp_start(&a, "Crash", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create k");
+    qp_cmd(&a, "set k %d 5", QP_LEVEL);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Crash(k)\\Level");
     collect(q);
@@ -374,12 +341,12 @@ Test(query, crashed_provider)
 Test(query, single_instance_from_two_providers)
 {
     tu_child a, b;
-    start(&a, "Solo", PCW_SINGLE_INSTANCE, NULL);
-    start(&b, "Solo", PCW_SINGLE_INSTANCE, NULL);
-    cmd(&a, "create -");
-    cmd(&a, "set - %d 1", LEVEL);
-    cmd(&b, "create -");
-    cmd(&b, "set - %d 2", LEVEL);
+    qp_start(&a, "Solo", PCW_SINGLE_INSTANCE, NULL);
+    qp_start(&b, "Solo", PCW_SINGLE_INSTANCE, NULL);
+    qp_cmd(&a, "create -");
+    qp_cmd(&a, "set - %d 1", QP_LEVEL);
+    qp_cmd(&b, "create -");
+    qp_cmd(&b, "set - %d 2", QP_LEVEL);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *one = add(q, "\\Solo\\Level");
     pcw_pdh_counter *all = add(q, "\\Solo(*)\\Level");
@@ -396,15 +363,15 @@ Test(query, single_instance_from_two_providers)
     pcw_pdh_value_path(all, 1, 0, path, sizeof path);
     cr_assert_str_eq(path, "\\Solo(#1)\\Level");
     pcw_pdh_close(q);
-    stop(&a);
-    stop(&b);
+    qp_stop(&a);
+    qp_stop(&b);
 }
 
 Test(query, instances_and_providers_appear_later)
 {
     tu_child a, b;
-    start(&a, "Late", PCW_MULTI_INSTANCE, NULL);
-    cmd(&a, "create one");
+    qp_start(&a, "Late", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create one");
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Late(*)\\Level");
     pcw_pdh_counter *named = add(q, "\\Late(two)\\Level");
@@ -413,35 +380,35 @@ Test(query, instances_and_providers_appear_later)
     pcw_pdh_value v;
     pcw_pdh_get_value(named, 0, 0, &v);
     cr_assert_eq(v.status, PCW_CSTATUS_NO_INSTANCE);
-    cmd(&a, "create two");
-    cmd(&a, "set two %d 2", LEVEL);
+    qp_cmd(&a, "create two");
+    qp_cmd(&a, "set two %d 2", QP_LEVEL);
     collect(q);
     cr_assert_eq(pcw_pdh_value_count(h), 2);
     cr_assert_eq(value(named, "two", "Level").value, 2.0);
     /* A whole provider appears: picked up by the next collection. */
-    start(&b, "Late", PCW_MULTI_INSTANCE, NULL);
-    cmd(&b, "create three");
+    qp_start(&b, "Late", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&b, "create three");
     collect(q);
     cr_assert_eq(pcw_pdh_value_count(h), 3);
     cr_assert_eq(value(h, "three", "Level").pid, b.pid);
     /* And a counterset that did not exist when a wildcard path was added. */
     pcw_pdh_counter *wild = add(q, "\\La*(*)\\Level");
     tu_child c;
-    start(&c, "Lateral", PCW_MULTI_INSTANCE, NULL);
-    cmd(&c, "create z");
+    qp_start(&c, "Lateral", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&c, "create z");
     collect(q);
     cr_assert(find(wild, "z", "Level", &v));
     cr_assert_str_eq(v.counterset, "Lateral");
     pcw_pdh_close(q);
-    stop(&a);
-    stop(&b);
-    stop(&c);
+    qp_stop(&a);
+    qp_stop(&b);
+    qp_stop(&c);
 }
 
 Test(query, path_validation)
 {
     tu_child a;
-    start(&a, "Valid", PCW_MULTI_INSTANCE, NULL);
+    qp_start(&a, "Valid", PCW_MULTI_INSTANCE, NULL);
     pcw_pdh *q = open_query();
     pcw_path_error err;
     cr_assert_eq(pcw_pdh_add_counter(q, "\\Nope(*)\\Level", NULL, &err), PCW_E_NOT_FOUND);
@@ -472,7 +439,7 @@ Test(query, path_validation)
     cr_assert_eq(pcw_pdh_counter_count(q), 0);
     cr_assert_eq(pcw_pdh_remove_counter(q, h), PCW_E_INVALID_PARAMETER);
     pcw_pdh_close(q);
-    stop(&a);
+    qp_stop(&a);
 }
 
 static int collect_path(const char *path, void *arg)
@@ -486,10 +453,10 @@ static int collect_path(const char *path, void *arg)
 Test(query, expand)
 {
     tu_child a, b;
-    start(&a, "Exp", PCW_MULTI_AGGREGATE, NULL);
-    start(&b, "Exp", PCW_MULTI_AGGREGATE, NULL);
-    cmd(&a, "create i");
-    cmd(&b, "create i");
+    qp_start(&a, "Exp", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&b, "Exp", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&a, "create i");
+    qp_cmd(&b, "create i");
     pcw_pdh *q = open_query();
     static char got[4096];
     got[0] = 0;
@@ -507,8 +474,8 @@ Test(query, expand)
     cr_assert_str_eq(got, "");
     cr_assert_eq(pcw_pdh_expand(q, "\\Exp(*)\\Nope", collect_path, got, &err), PCW_E_NOT_FOUND);
     pcw_pdh_close(q);
-    stop(&a);
-    stop(&b);
+    qp_stop(&a);
+    qp_stop(&b);
 }
 
 Test(query, add_and_remove_counter_notifications)
@@ -516,8 +483,8 @@ Test(query, add_and_remove_counter_notifications)
     char log[512];
     snprintf(log, sizeof log, "%s/control.log", tu_root);
     tu_child a;
-    start(&a, "Notified", PCW_MULTI_INSTANCE, log);
-    cmd(&a, "create w");
+    qp_start(&a, "Notified", PCW_MULTI_INSTANCE, log);
+    qp_cmd(&a, "create w");
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Notified(w)\\Level");
     /* The provider answered ADD_COUNTER before add returned. */
@@ -528,7 +495,7 @@ Test(query, add_and_remove_counter_notifications)
     char log2[512];
     snprintf(log2, sizeof log2, "%s/control2.log", tu_root);
     tu_child b;
-    start(&b, "Notified", PCW_MULTI_INSTANCE, log2);
+    qp_start(&b, "Notified", PCW_MULTI_INSTANCE, log2);
     collect(q);
     collect(q);
     cr_assert_str_eq(slurp(log2), "add 1 w\n");
@@ -539,15 +506,15 @@ Test(query, add_and_remove_counter_notifications)
     tu_child c;
     char log3[512];
     snprintf(log3, sizeof log3, "%s/control3.log", tu_root);
-    start(&c, "NotifiedAgg", PCW_MULTI_AGGREGATE, log3);
+    qp_start(&c, "NotifiedAgg", PCW_MULTI_AGGREGATE, log3);
     add(q, "\\NotifiedAgg(_Total)\\Count");
     cr_assert_str_eq(slurp(log3), "add 0 *\n");
     /* Closing the query removes what is still added. */
     pcw_pdh_close(q);
     cr_assert_str_eq(slurp(log3), "add 0 *\nremove 0 *\n");
-    stop(&a);
-    stop(&b);
-    stop(&c);
+    qp_stop(&a);
+    qp_stop(&b);
+    qp_stop(&c);
 }
 
 #ifdef HAVE_MALLOC_HOOKS
@@ -568,14 +535,14 @@ static void on_free(const volatile void *p)
 Test(query, steady_state_collection_allocates_nothing)
 {
     tu_child a, b;
-    start(&a, "Steady", PCW_MULTI_AGGREGATE, NULL);
-    start(&b, "Steady", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&a, "Steady", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&b, "Steady", PCW_MULTI_AGGREGATE, NULL);
     for (int i = 0; i < 20; i++) {
-        cmd(&a, "create i%d", i);
-        cmd(&b, "create i%d", i);
+        qp_cmd(&a, "create i%d", i);
+        qp_cmd(&b, "create i%d", i);
     }
-    cmd(&a, "rate i3 %d 500", COUNT);
-    cmd(&a, "set i4 %d 7", LEVEL);
+    qp_cmd(&a, "rate i3 %d 500", QP_COUNT);
+    qp_cmd(&a, "set i4 %d 7", QP_LEVEL);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Steady(*)\\*");
     /* Grow everything, and let the provider folder's mtime settle (the
@@ -613,8 +580,8 @@ Test(query, steady_state_collection_allocates_nothing)
 #endif
     cr_assert(sum > 0);
     pcw_pdh_close(q);
-    stop(&a);
-    stop(&b);
+    qp_stop(&a);
+    qp_stop(&b);
 }
 
 static int visit_row(const pcw_pdh_row *row, void *arg)
@@ -630,23 +597,23 @@ Test(query, bulk_reads_equal_single_reads)
     /* cook_all and visit take a short path in steady state for raw values
      * and rates: it must give exactly what pcw_pdh_get_value gives. */
     tu_child a;
-    start(&a, "Bulk", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&a, "Bulk", PCW_MULTI_AGGREGATE, NULL);
     for (int i = 0; i < 5; i++) {
-        cmd(&a, "create b%d", i);
-        cmd(&a, "set b%d %d %d", i, LEVEL, 10 * i + 1);
-        cmd(&a, "set b%d %d %d", i, HIT, i);
-        cmd(&a, "set b%d %d %d", i, HIT_BASE, 4);
+        qp_cmd(&a, "create b%d", i);
+        qp_cmd(&a, "set b%d %d %d", i, QP_LEVEL, 10 * i + 1);
+        qp_cmd(&a, "set b%d %d %d", i, QP_HIT, i);
+        qp_cmd(&a, "set b%d %d %d", i, QP_HIT_BASE, 4);
     }
-    cmd(&a, "rate b2 %d 1000", COUNT);
+    qp_cmd(&a, "rate b2 %d 1000", QP_COUNT);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\Bulk(*)\\*");
     pcw_pdh_counter *one = add(q, "\\Bulk(b3)\\*");
     for (int round = 0; round < 4; round++) {
         collect(q);
         if (round == 1)
-            cmd(&a, "set b0 %d 500", COUNT);
+            qp_cmd(&a, "set b0 %d 500", QP_COUNT);
         if (round == 2)
-            cmd(&a, "set b0 %d 5", COUNT); /* went down: a reset */
+            qp_cmd(&a, "set b0 %d 5", QP_COUNT); /* went down: a reset */
         pcw_pdh_counter *hs[2] = {h, one};
         for (int j = 0; j < 2; j++) {
             size_t n = pcw_pdh_value_count(hs[j]);
@@ -670,5 +637,5 @@ Test(query, bulk_reads_equal_single_reads)
     pcw_pdh_value v = value(h, "b2", "Count");
     cr_assert_eq(v.status, PCW_CSTATUS_VALID);
     pcw_pdh_close(q);
-    stop(&a);
+    qp_stop(&a);
 }
