@@ -534,23 +534,21 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const pc
             const uint64_t *x = (const uint64_t *)(const void *)(pcwq_row(cur, r) + kn[0].off);
             double *v = sink_values(k);
             uint8_t *st = sink_status(k);
+            /* x < 2^52: the double whose bits are 2^52's exponent and x as
+             * mantissa is exactly 2^52 + x; minus 2^52 it is x, exactly as
+             * (double)x. One pass over the row; done again the slow way
+             * if a value was larger. */
             uint64_t any = 0;
-            for (uint32_t c = 0; c < nc; c++)
+            for (uint32_t c = 0; c < nc; c++) {
+                uint64_t bits = x[c] | 0x4330000000000000ull;
+                double d;
+                memcpy(&d, &bits, sizeof d);
+                v[c] = d - 4503599627370496.0;
                 any |= x[c];
-            if (any >> 52 == 0) {
-                /* x < 2^52: the double whose bits are 2^52's exponent and x
-                 * as mantissa is exactly 2^52 + x; minus 2^52 it is x,
-                 * exactly as (double)x, and the loop vectorises. */
-                for (uint32_t c = 0; c < nc; c++) {
-                    uint64_t bits = x[c] | 0x4330000000000000ull;
-                    double d;
-                    memcpy(&d, &bits, sizeof d);
-                    v[c] = d - 4503599627370496.0;
-                }
-            } else {
+            }
+            if (any >> 52)
                 for (uint32_t c = 0; c < nc; c++)
                     v[c] = (double)x[c];
-            }
             if (st)
                 memset(st, PCW_CSTATUS_VALID, nc);
             sink_row(k, nc);
