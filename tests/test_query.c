@@ -639,3 +639,130 @@ Test(query, bulk_reads_equal_single_reads)
     pcw_pdh_close(q);
     qp_stop(&a);
 }
+
+Test(query, instance_aggregate)
+{
+    tu_child a, b;
+    qp_start(&a, "IA", PCW_INSTANCE_AGGREGATE, NULL);
+    qp_start(&b, "IA", PCW_INSTANCE_AGGREGATE, NULL);
+    qp_cmd(&a, "create w");
+    qp_cmd(&a, "set w %d 10", QP_LEVEL);
+    qp_cmd(&a, "set w %d 100", QP_COUNT);
+    qp_cmd(&a, "create x");
+    qp_cmd(&a, "set x %d 30", QP_LEVEL);
+    qp_cmd(&b, "create w");
+    qp_cmd(&b, "set w %d 20", QP_LEVEL);
+    qp_cmd(&b, "set w %d 1000", QP_COUNT);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\IA(*)\\*");
+    pcw_pdh_counter *w = add(q, "\\IA(w)\\Count");
+    collect(q);
+    /* One instance per name, combined across providers: w and x. */
+    cr_assert_eq(pcw_pdh_value_count(h), 2 * 7);
+    pcw_pdh_value v = value(h, "w", "Level");
+    cr_assert_eq(v.kind, PCW_PDH_AGGREGATE);
+    cr_assert_eq(v.sources, 2);
+    cr_assert_eq(v.pid, 0);
+    cr_assert_eq(v.value, 15.0); /* avg(10, 20) */
+    cr_assert_eq(value(h, "w", "Count").raw.first, 1100);
+    cr_assert_eq(value(h, "x", "Level").value, 30.0);
+    cr_assert(!find(h, "w#1", "Level", &v), "no #n: one instance per name");
+    cr_assert_eq(pcw_pdh_value_count(w), 1);
+    cr_assert_eq(value(w, "w", "Count").raw.first, 1100);
+    /* Without History: b's exit takes its part; x's close takes x. */
+    qp_stop(&b);
+    qp_cmd(&a, "close x");
+    collect(q);
+    cr_assert_eq(value(w, "w", "Count").raw.first, 100);
+    cr_assert(!find(h, "x", "Level", &v), "x is gone");
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}
+
+Test(query, instance_aggregate_history)
+{
+    tu_child a, b;
+    qp_start(&a, "IAH", PCW_INSTANCE_AGGREGATE_HISTORY, NULL);
+    qp_start(&b, "IAH", PCW_INSTANCE_AGGREGATE_HISTORY, NULL);
+    qp_cmd(&a, "create w");
+    qp_cmd(&a, "set w %d 100", QP_COUNT);
+    qp_cmd(&a, "create x");
+    qp_cmd(&a, "set x %d 7", QP_COUNT);
+    qp_cmd(&b, "create w");
+    qp_cmd(&b, "set w %d 1000", QP_COUNT);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\IAH(*)\\Count");
+    collect(q);
+    cr_assert_eq(value(h, "w", "Count").raw.first, 1100);
+    qp_stop(&b);
+    qp_cmd(&a, "close x");
+    qp_cmd(&a, "set w %d 150", QP_COUNT);
+    collect(q);
+    /* b's last 1000 stays in w; x stays with its last 7. */
+    pcw_pdh_value v = value(h, "w", "Count");
+    cr_assert_eq(v.raw.first, 1150);
+    cr_assert_eq(v.sources, 1);
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID, "%s", pcw_cstatus_str(v.status));
+    v = value(h, "x", "Count");
+    cr_assert_eq(v.raw.first, 7);
+    cr_assert_eq(v.sources, 0);
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}
+
+Test(query, multiple_aggregate_history)
+{
+    tu_child a, b;
+    qp_start(&a, "MAH", PCW_MULTI_AGGREGATE_HISTORY, NULL);
+    qp_start(&b, "MAH", PCW_MULTI_AGGREGATE_HISTORY, NULL);
+    qp_cmd(&a, "create i1");
+    qp_cmd(&a, "set i1 %d 100", QP_COUNT);
+    qp_cmd(&b, "create i2");
+    qp_cmd(&b, "set i2 %d 50", QP_COUNT);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\MAH(*)\\Count");
+    collect(q);
+    cr_assert_eq(value(h, "_Total", "Count").raw.first, 150);
+    cr_assert_eq(pcw_pdh_value_count(h), 3);
+    /* b exits: i2 leaves the list, its 50 stays in _Total. */
+    qp_stop(&b);
+    qp_cmd(&a, "set i1 %d 120", QP_COUNT);
+    collect(q);
+    cr_assert_eq(pcw_pdh_value_count(h), 2);
+    pcw_pdh_value v = value(h, "_Total", "Count");
+    cr_assert_eq(v.raw.first, 170);
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID, "a cumulative _Total never drops");
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}
+
+Test(query, instance_aggregate_names_come_and_go)
+{
+    /* A name whose instances all left gives its total up; another name
+     * then takes that slot; the first name coming back gets its own.
+     * (Regression: both names shared one total.) */
+    tu_child a;
+    qp_start(&a, "IAC", PCW_INSTANCE_AGGREGATE, NULL);
+    qp_cmd(&a, "create p");
+    qp_cmd(&a, "set p %d 1", QP_LEVEL);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\IAC(*)\\Level");
+    collect(q);
+    cr_assert_eq(value(h, "p", "Level").value, 1.0);
+    qp_cmd(&a, "close p");
+    collect(q);
+    cr_assert_eq(pcw_pdh_value_count(h), 0);
+    qp_cmd(&a, "create q");
+    qp_cmd(&a, "set q %d 2", QP_LEVEL);
+    collect(q);
+    qp_cmd(&a, "create p");
+    qp_cmd(&a, "set p %d 3", QP_LEVEL);
+    collect(q);
+    cr_assert_eq(pcw_pdh_value_count(h), 2);
+    cr_assert_eq(value(h, "q", "Level").value, 2.0);
+    cr_assert_eq(value(h, "p", "Level").value, 3.0);
+    cr_assert_eq(value(h, "q", "Level").sources, 1);
+    cr_assert_eq(value(h, "p", "Level").sources, 1);
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}

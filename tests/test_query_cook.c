@@ -700,11 +700,11 @@ Test(aggregate, instance_types)
     cr_assert(t.global && t.history);
     t = pcwq_instance_type(PCW_MULTI_AGGREGATE);
     cr_assert(t.named && t.total && !t.history);
-    t = pcwq_instance_type(PCWQ_MULTI_AGGREGATE_HISTORY);
+    t = pcwq_instance_type(PCW_MULTI_AGGREGATE_HISTORY);
     cr_assert(t.named && t.total && t.history);
-    t = pcwq_instance_type(PCWQ_INSTANCE_AGGREGATE);
+    t = pcwq_instance_type(PCW_INSTANCE_AGGREGATE);
     cr_assert(t.named && t.by_name && !t.total && !t.history);
-    t = pcwq_instance_type(PCWQ_INSTANCE_AGGREGATE_HISTORY);
+    t = pcwq_instance_type(PCW_INSTANCE_AGGREGATE_HISTORY);
     cr_assert(t.named && t.by_name && t.history);
     t = pcwq_instance_type(99);
     cr_assert(t.named && !t.known);

@@ -120,13 +120,13 @@ pcwq_itype pcwq_instance_type(uint32_t t)
     case PCW_MULTI_AGGREGATE:
         it.named = 1, it.total = 1;
         break;
-    case PCWQ_MULTI_AGGREGATE_HISTORY:
+    case PCW_MULTI_AGGREGATE_HISTORY:
         it.named = 1, it.total = 1, it.history = 1;
         break;
-    case PCWQ_INSTANCE_AGGREGATE:
+    case PCW_INSTANCE_AGGREGATE:
         it.named = 1, it.by_name = 1;
         break;
-    case PCWQ_INSTANCE_AGGREGATE_HISTORY:
+    case PCW_INSTANCE_AGGREGATE_HISTORY:
         it.named = 1, it.by_name = 1, it.history = 1;
         break;
     default:

@@ -62,7 +62,9 @@ static uint64_t now_ns(clockid_t clk)
 
 uint64_t pcwq_provider_id(const pcw_provider_info *info)
 {
-    /* Unique per provider process: pid and start time (pid reuse gives
+    if (info->provider_id)
+        return info->provider_id;
+    /* A provider that published none: pid and start time (pid reuse gives
      * another start time), mixed so that it looks random. */
     uint64_t x = ((uint64_t)(uint32_t)info->pid << 32) ^ info->start_time ^ 0x9E3779B97F4A7C15ull;
     x ^= x >> 33;
@@ -350,9 +352,12 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         size_t k;
         for (k = 0; k < n && s->m->source_segment[k] != x->seg; k++)
             ;
+        size_t ns = snap->nsources;
         int rc = pcw_segment_read(seg, s->m->source_cset[k], snap, flags | PCW_READ_APPEND);
         if (rc == PCW_E_NO_MEMORY)
             return rc;
+        if (rc == PCW_OK && snap->nsources > ns)
+            x->time_ns = snap->sources[snap->nsources - 1].time_ns; /* when it was read */
         x->status = rc;
         x->count = rc == PCW_OK ? snap->count - x->first : 0;
         x->gen_after = pcw_segment_generation(seg);
@@ -483,6 +488,9 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
             continue;
         x->status = st[j++];
         x->time_ns = t;
+        for (size_t e = 0; e < snap->nsources; e++)
+            if (snap->sources[e].source == x->seg && snap->sources[e].time_ns)
+                x->time_ns = snap->sources[e].time_ns;
         /* A provider's rows are contiguous (one job each), in the order
          * the answers arrived. */
         x->first = snap->count, x->count = 0;

@@ -112,18 +112,6 @@ int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out);
  * counter (perf_time_id / perf_freq_id). fn[cs->counter_count]. */
 void pcwq_aggregate_functions(const pcw_counterset *cs, uint32_t *fn);
 
-/* Instance types this layer knows. The first five are in pcw/types.h; the
- * last three are being added to it by another change with exactly these
- * names and values.
- * TODO(types.h): remove this private fallback once PCW_INSTANCE_AGGREGATE,
- * PCW_MULTI_AGGREGATE_HISTORY and PCW_INSTANCE_AGGREGATE_HISTORY are in
- * pcw/types.h. */
-enum {
-    PCWQ_INSTANCE_AGGREGATE = 5,         /* "instanceAggregate" */
-    PCWQ_MULTI_AGGREGATE_HISTORY = 6,    /* "multipleAggregateHistory" */
-    PCWQ_INSTANCE_AGGREGATE_HISTORY = 7, /* "instanceAggregateHistory" */
-};
-
 /* What a counterset's instance type means for the query. */
 typedef struct pcwq_itype {
     uint8_t named;   /* instances have names (paths need "(instance)") */
