@@ -38,7 +38,7 @@ printf '#include <pcw/version.h>\n#include <stdio.h>\nint main(void) { puts(PCW_
     > "$tmp/src/version.c"
 cc -std=c11 "$tmp/src/version.c" $(pkg-config --cflags pcw) -o "$tmp/src/version"
 [ "$("$tmp/src/version")" = "$want" ] || { echo "install-test: installed <pcw/version.h> differs" >&2; exit 1; }
-for tool in pcwdump pcwgen; do
+for tool in pcwdump pcwgen pcwstat; do
     got=$("$tmp/root/usr/local/bin/$tool" --version | head -n 1)
     [ "$got" = "$tool (pcw) $want" ] || { echo "install-test: $tool --version: $got" >&2; exit 1; }
 done
