@@ -39,7 +39,7 @@ PROVIDER_LIBS = -lurcu-bp -lurcu-cds -lurcu-common -lpthread
 TEST_LIBS     = -lcriterion
 
 # ---- the consumer library -------------------------------------------------
-LIB_SRC  = $(wildcard lib/consumer/*.c)
+LIB_SRC  = $(wildcard lib/consumer/*.c lib/query/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_PIC  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 HEADERS  = $(wildcard lib/pcw/*.h)
@@ -64,11 +64,11 @@ tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
 tests: $(TESTS) $(HELPERS)
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h tools/*/*.h)
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h)
+$(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
@@ -102,7 +102,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(HEADERS) $(LIBPCW_A) $(wildcard te
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
-$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h)
+$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h lib/query/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
@@ -154,10 +154,16 @@ $(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC)
 
-check-fuzz: $(BUILD)/fuzz/fuzz_segment
-	@mkdir -p $(BUILD)/fuzz/corpus-segment
+$(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC)
+
+check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query
+	@mkdir -p $(BUILD)/fuzz/corpus-segment $(BUILD)/fuzz/corpus-query
 	$(BUILD)/fuzz/fuzz_segment -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
 	    $(BUILD)/fuzz/corpus-segment fuzz/segment/seeds
+	$(BUILD)/fuzz/fuzz_query -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
+	    -dict=fuzz/query/path.dict $(BUILD)/fuzz/corpus-query
 	$(MAKE) pcwgen-fuzz
 
 # ---- demo -----------------------------------------------------------------

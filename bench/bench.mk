@@ -52,6 +52,10 @@ $(BENCH_BUILD)/obj/lib/consumer/%.o: lib/consumer/%.c $(HEADERS) $(wildcard lib/
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c $< -o $@
 
+$(BENCH_BUILD)/obj/lib/query/%.o: lib/query/%.c $(HEADERS) $(wildcard lib/query/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+
 $(BENCH_BIN): $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_HAVE_MMV)
 	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(GBENCH_SHIM_OBJ) $(GBENCH_SHIM_LIBS) \
 	    $(PROVIDER_LIBS) $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lm

@@ -144,6 +144,20 @@ def rows(figs):
                     p50_ratio(a, b), "", ""))
     else:
         out.append(("callback/collect_concurrent", "not measured in this run", "-", "-", "-", "", ""))
+    # The query layer (bench/query.c): collect + cook every value, beside
+    # the raw read of the same provider shape.
+    for name in ("query/collect_cooked", "query/collect_cook_all"):
+        for n, c in ((1000, 16), (100000, 16)):
+            a, b = get(f"{name}/{n}/{c}"), get(f"snapshot/pcw/{n}/{c}")
+            if not a:
+                continue
+            r = a["ns"] / b["ns"] if b else None
+            target, ok = "", None
+            if name == "query/collect_cooked" and n == 100000:
+                target, ok = "<= 1.5x", (r is not None and r <= 1.5)
+            out.append((f"{name}/{n}/{c}", f"{si(a.get('items_per_second', 0), 'values/s')}, {t(a['ns'])}/collection",
+                        f"snapshot/pcw/{n}/{c}", t(b["ns"]) if b else "-", f"{r:.2f}x" if r else "-", target,
+                        verdict(ok) if target else ""))
     a = get("segment/bytes_per_instance")
     if a:
         v = a.get("bytes_per_instance", 0)

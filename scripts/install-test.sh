@@ -38,17 +38,18 @@ printf '#include <pcw/version.h>\n#include <stdio.h>\nint main(void) { puts(PCW_
     > "$tmp/src/version.c"
 cc -std=c11 "$tmp/src/version.c" $(pkg-config --cflags pcw) -o "$tmp/src/version"
 [ "$("$tmp/src/version")" = "$want" ] || { echo "install-test: installed <pcw/version.h> differs" >&2; exit 1; }
-for tool in pcwdump pcwgen; do
+for tool in pcwdump pcwgen pcwstat; do
     got=$("$tmp/root/usr/local/bin/$tool" --version | head -n 1)
     [ "$got" = "$tool (pcw) $want" ] || { echo "install-test: $tool --version: $got" >&2; exit 1; }
 done
 
-for f in web.h web.c main.c consumer.c; do
+for f in web.h web.c main.c consumer.c rate.c; do
     [ -s "$tmp/src/$f" ] || { echo "install-test: README has no block for $f" >&2; exit 1; }
 done
 cd "$tmp/src"
 cc -std=c11 -Wall -Wextra -Werror main.c web.c $(pkg-config --cflags --libs pcw-provider) -o web
 cc -std=c11 -Wall -Wextra -Werror consumer.c $(pkg-config --cflags --libs pcw) -o consumer
+cc -std=c11 -Wall -Wextra -Werror rate.c $(pkg-config --cflags --libs pcw) -o rate
 ./web & pid=$!
 i=0
 until ls "$PCW_DIR"/pcw-*/*.seg >/dev/null 2>&1; do
@@ -61,5 +62,9 @@ echo "$out" | grep -q "example.org" || { echo "install-test: pcwdump did not sho
 out=$(./consumer)
 echo "$out" | grep -q 'example.org\\Requests = [1-9]' || { echo "install-test: consumer output wrong:" >&2; echo "$out" >&2; exit 1; }
 echo "$out"
+# The query example: the provider adds a request every 100 ms.
+out=$(./rate)
+echo "$out" | grep -Eq '^example.org \(pid [0-9]+\): [0-9.]+ requests/s$' || { echo "install-test: rate output wrong:" >&2; echo "$out" >&2; exit 1; }
+echo "$out"
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
-echo "install-test: 1 passed, 0 failed"
+echo "install-test: 2 passed, 0 failed"

@@ -84,7 +84,7 @@ Test(version, every_tool_prints_it)
     char v[64], want[128], got[256];
     unsigned nums[3];
     version_from_header(v, sizeof v, nums);
-    static const char *const tools[] = {"pcwdump", "pcwgen"};
+    static const char *const tools[] = {"pcwdump", "pcwgen", "pcwstat"};
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         snprintf(want, sizeof want, "%s (pcw) %s", tools[i], v);
         tool_version(tools[i], got, sizeof got);

@@ -1,0 +1,347 @@
+/*
+ * pcw/query.h - libpcw's query layer, PDH for pcw: counter paths, a query
+ * object that collects timestamped samples, and cooked (formatted) values
+ * computed with Windows' formulas. Link with `pkg-config --libs pcw`.
+ *
+ *   paths    "\Counterset(Instance#n)\Counter", parsed, validated, built
+ *            and expanded as PdhParseCounterPath / PdhMakeCounterPath /
+ *            PdhExpandWildCardPath do.
+ *   query    pcw_pdh_open, pcw_pdh_add_counter(path), pcw_pdh_collect, then
+ *            read each counter's values per instance, raw or cooked, with a
+ *            status per value (PdhOpenQuery, PdhAddCounter,
+ *            PdhCollectQueryData, PdhGetFormattedCounterArray).
+ *   cooking  pcw_cook: one value from two raw samples, as
+ *            PdhCalculateCounterFromRawValue / PdhFormatFromRawValue.
+ *
+ * Time base: pcw's system time ("PerfTime") is CLOCK_MONOTONIC in
+ * nanoseconds, so its frequency ("PerfFreq") is 10^9; the 100 ns time is the
+ * same clock divided by 100. A counter whose type uses the object's time
+ * (PERF_OBJ_TIME_TIMER, PERF_ELAPSED_TIME, PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE,
+ * PERF_PRECISION_OBJECT_TIMER) takes it from the counter its perf_time_id
+ * names, in ticks of the counter its perf_freq_id names; without them, from
+ * the system time. docs/query.md has the table of every formula.
+ *
+ * Instances are identified across collections by (provider, instance id,
+ * name): an id that now carries another name is a new instance. Names that
+ * several providers (or one provider's several registrations) publish are
+ * told apart as PDH does, "name", "name#1", "name#2"..., and an instance
+ * keeps its #n for as long as it lives. Aggregating countersets get their
+ * totals here, from raw values, as their instance type says (see
+ * pcw_pdh_value.kind).
+ *
+ * Concurrency: a pcw_pdh and everything it hands out (counter handles,
+ * strings in values) belong to one thread at a time; distinct queries may
+ * be used from distinct threads. Strings a value points to stay valid until
+ * the next pcw_pdh_collect or pcw_pdh_remove_counter on that query. The
+ * path functions and pcw_cook are pure and safe from any thread.
+ */
+#ifndef PCW_QUERY_H
+#define PCW_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "consumer.h"
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- value status (PDH's CStatus) --------------------------------------- */
+
+/* Every value carries one of these. Only PCW_CSTATUS_VALID has a number;
+ * every other status leaves value 0 and says why there is none, so a
+ * reset, a zero interval or a missing base is never shown as a number. */
+typedef enum pcw_cstatus {
+    PCW_CSTATUS_VALID = 0,                /* PDH_CSTATUS_VALID_DATA / NEW_DATA */
+    PCW_CSTATUS_NEW_DATA_NEEDED = 1,      /* first sample of a two-sample type (a
+                                             rate...): collect once more
+                                             (PDH_CSTATUS_INVALID_DATA) */
+    PCW_CSTATUS_NO_DATA = 2,              /* the type has no value to show (base,
+                                             text, histogram, nodata: PDH_NO_DATA) */
+    PCW_CSTATUS_NO_INSTANCE = 3,          /* the instance is not in this sample
+                                             (PDH_CSTATUS_NO_INSTANCE) */
+    PCW_CSTATUS_PROVIDER_GONE = 4,        /* its provider exited or stopped
+                                             answering (PDH_CSTATUS_NO_MACHINE) */
+    PCW_CSTATUS_NO_BASE = 5,              /* the type needs a base (or time)
+                                             counter the counterset lacks */
+    PCW_CSTATUS_NEGATIVE_DENOMINATOR = 6, /* time or base went backwards
+                                             (PDH_CALC_NEGATIVE_DENOMINATOR) */
+    PCW_CSTATUS_ZERO_DENOMINATOR = 7,     /* zero interval or zero base: the
+                                             ratio has no value */
+    PCW_CSTATUS_BAD_TIMEBASE = 8,         /* zero frequency
+                                             (PDH_CALC_NEGATIVE_TIMEBASE) */
+    PCW_CSTATUS_RESET = 9,                /* a cumulative value went down: the counter was
+                                             reset (PDH_CALC_NEGATIVE_VALUE) */
+    PCW_CSTATUS_OVERFLOW = 10,            /* a total does not fit 64 bits, or the
+                                             result is not a finite number */
+    PCW_CSTATUS_NOT_AGGREGATED = 11,      /* a total of a counter whose aggregate
+                                             attribute is undefined */
+} pcw_cstatus;
+
+/* A short English phrase for a pcw_cstatus; never NULL. */
+const char *pcw_cstatus_str(int cstatus);
+
+/* ---- cooking one value -------------------------------------------------- */
+
+/* One raw sample of one counter of one instance (PDH_RAW_COUNTER). Which
+ * numbers go where depends on the type (docs/query.md, "Raw samples"):
+ * `first` is the counter's value; `second` its denominator - the time in
+ * the type's time base, or the base counter's value; `multi` the multi
+ * count of the *_MULTI_TIMER types; `freq` the ticks per second of the
+ * time (the "TB" of Microsoft's formulas). */
+typedef struct pcw_raw {
+    int status;       /* PCW_CSTATUS_VALID, or why this sample has none */
+    uint64_t first;   /* X, PDH FirstValue */
+    uint64_t second;  /* Y or B, PDH SecondValue */
+    uint64_t multi;   /* B of the multi timers, PDH MultiCount */
+    uint64_t freq;    /* TB: ticks per second of `second` when it is a time */
+    uint64_t time_ns; /* CLOCK_MONOTONIC when it was read */
+} pcw_raw;
+
+/* Formatting flags (PDH_FMT_*). */
+enum {
+    PCW_FMT_NOSCALE = 1u << 0,  /* do not apply the counter's scale */
+    PCW_FMT_NOCAP100 = 1u << 1, /* percentages may exceed 100 */
+    PCW_FMT_1000 = 1u << 2,     /* multiply the result by 1000 */
+};
+
+/* Does this type need two samples (a rate, a delta, an interval ratio)? */
+int pcw_cook_needs_two(uint32_t type);
+
+/* The displayable value of a counter of `type` from its newer raw sample
+ * `now` and the older `prev` (NULL for the first sample), as
+ * PdhCalculateCounterFromRawValue: the type's formula, x100 for a
+ * percentage (capped at 100 unless PCW_FMT_NOCAP100), times 10^scale
+ * (unless PCW_FMT_NOSCALE), times 1000 with PCW_FMT_1000. Returns the
+ * pcw_cstatus; *value is the number when that is PCW_CSTATUS_VALID, else 0.
+ * Pure: any thread. */
+int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t scale, unsigned flags,
+             double *value);
+
+/* The counter type's winperf.h name ("PERF_COUNTER_COUNTER"), or NULL. */
+const char *pcw_counter_type_name(uint32_t type);
+
+/* ---- counter paths ------------------------------------------------------ */
+
+/* Which part of a path an error is about. */
+typedef enum pcw_path_part {
+    PCW_PATH_SYNTAX = 0,     /* the path as a whole */
+    PCW_PATH_HOST = 1,       /* \\host */
+    PCW_PATH_COUNTERSET = 2, /* \Counterset */
+    PCW_PATH_INSTANCE = 3,   /* (Instance) */
+    PCW_PATH_INDEX = 4,      /* #n */
+    PCW_PATH_COUNTER = 5,    /* \Counter */
+} pcw_path_part;
+
+/* What is wrong with a path: the part, where it starts, and a sentence
+ * that names it ("counterset \"Web Srver\" does not exist"). */
+typedef struct pcw_path_error {
+    int status;    /* PCW_E_INVALID_NAME (malformed), PCW_E_NOT_FOUND (no such
+                      counterset, counter or instance), PCW_E_NAME_TOO_LONG,
+                      PCW_E_NO_MEMORY, PCW_E_INVALID_PARAMETER */
+    int part;      /* pcw_path_part */
+    size_t offset; /* byte offset of the part in the path */
+    char message[320];
+} pcw_path_error;
+
+/* Longest path pcw_path_parse accepts, in bytes. */
+#define PCW_PATH_MAX 16384u
+
+/* A parsed path. The strings point into private storage that
+ * pcw_path_free releases. Wildcards ('*', '?') may appear in the
+ * counterset, the instance and the counter. */
+typedef struct pcw_path {
+    const char *host;       /* NULL: no \\host prefix */
+    const char *counterset; /* never NULL */
+    const char *instance;   /* NULL: no (instance) part; the name without #n */
+    uint32_t index;         /* #n, 0 when absent */
+    int has_index;          /* an explicit #n was written */
+    const char *counter;    /* never NULL */
+    unsigned wild;          /* PCW_PATH_WILD_* */
+    char *storage_;         /* private */
+} pcw_path;
+enum {
+    PCW_PATH_WILD_COUNTERSET = 1u << 0,
+    PCW_PATH_WILD_INSTANCE = 1u << 1,
+    PCW_PATH_WILD_COUNTER = 1u << 2,
+};
+
+/* Parse `text` (PdhParseCounterPath): [\\host]\Counterset[(Instance[#n])]\Counter.
+ * The counter is what follows the last '\'; the instance runs from the first
+ * '(' to the ')' that ends the counterset part, so instance names may hold
+ * parentheses and backslashes; a trailing "#digits" is the index (write
+ * "name#3#0" for an instance literally named "name#3"). The host, when
+ * given, must name this machine ("localhost", ".", or its host name,
+ * case-insensitively). Returns PCW_OK or the error's status, and fills
+ * *err (may be NULL). On error *out holds nothing to free. */
+int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err);
+void pcw_path_free(pcw_path *p);
+
+/* Build a path (PdhMakeCounterPath) into buf (len bytes, NUL-terminated):
+ * "\\host" when host is non-NULL, "\counterset", "(instance)" when instance
+ * is non-NULL - with "#index" when index > 0 -, "\counter". Returns the
+ * length the path needs (without the NUL), like snprintf; the output is
+ * truncated when that is >= len. */
+size_t pcw_path_build(char *buf, size_t len, const char *host, const char *counterset,
+                      const char *instance, uint32_t index, const char *counter);
+
+/* This machine's name as paths carry it (gethostname; "localhost" if that
+ * fails). */
+const char *pcw_path_local_host(void);
+
+/* ---- the query ---------------------------------------------------------- */
+
+typedef struct pcw_pdh pcw_pdh;                 /* PDH_HQUERY */
+typedef struct pcw_pdh_counter pcw_pdh_counter; /* PDH_HCOUNTER */
+
+/* Open a query over the providers the consumer options name (NULL: the
+ * defaults of pcw_consumer_open: $PCW_DIR or /dev/shm, this user, 1 s time
+ * limit for providers' answers). */
+int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt);
+/* Close it: counters still added are removed (REMOVE_COUNTER is sent). */
+void pcw_pdh_close(pcw_pdh *q);
+
+/* The query's consumer (to look at countersets and providers directly).
+ * Do not refresh or close it. */
+pcw_consumer *pcw_pdh_consumer(pcw_pdh *q);
+
+/* Add a counter path, wildcards allowed. The path is validated against the
+ * countersets published now: an unknown counterset or counter, an instance
+ * part where the counterset has none (or none where it has instances), a
+ * base counter named directly - each is refused with PCW_E_NOT_FOUND or
+ * PCW_E_INVALID_NAME and *err names the part. Instances need not exist yet:
+ * wildcards and names are matched again on every collection. Every provider
+ * of the counterset that has a control channel is sent ADD_COUNTER for each
+ * counter the path selects (with the instance part as the instance mask),
+ * and so is every provider that appears later. *out receives the handle
+ * (may be NULL when the caller only wants the values through
+ * pcw_pdh_counter_at). */
+int pcw_pdh_add_counter(pcw_pdh *q, const char *path, pcw_pdh_counter **out, pcw_path_error *err);
+/* Remove a counter (REMOVE_COUNTER to the providers told of it). */
+int pcw_pdh_remove_counter(pcw_pdh *q, pcw_pdh_counter *ctr);
+
+size_t pcw_pdh_counter_count(const pcw_pdh *q);
+pcw_pdh_counter *pcw_pdh_counter_at(const pcw_pdh *q, size_t i);
+/* The path as added. */
+const char *pcw_pdh_counter_path(const pcw_pdh_counter *ctr);
+
+/* Collect one sample of everything the query references: re-reads the
+ * provider list when it changed, reads segment countersets lock-free,
+ * collects callback countersets from their providers (at most the time
+ * limit in total), re-expands wildcards, and computes totals. Returns
+ * PCW_OK (providers that failed show as statuses in their values),
+ * PCW_E_NO_MEMORY, or PCW_E_INVALID_PARAMETER. In steady state - the same
+ * providers and instances as last time - a collection allocates nothing.
+ * *failed (may be NULL) counts the providers whose part is missing. */
+int pcw_pdh_collect(pcw_pdh *q, size_t *failed);
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME (ns) of the last collection; 0 before
+ * the first. */
+uint64_t pcw_pdh_time_ns(const pcw_pdh *q);
+uint64_t pcw_pdh_realtime_ns(const pcw_pdh *q);
+/* How many collections have been made. */
+uint64_t pcw_pdh_collections(const pcw_pdh *q);
+
+/* ---- reading values ----------------------------------------------------- */
+
+/* What an instance of a value is. */
+typedef enum pcw_pdh_kind {
+    PCW_PDH_INSTANCE = 0,  /* one provider's instance */
+    PCW_PDH_TOTAL = 1,     /* _Total of a multipleAggregate(History) set */
+    PCW_PDH_AGGREGATE = 2, /* instances combined: the one instance of a
+                              globalAggregate(History) set, or one name of an
+                              instanceAggregate(History) set */
+} pcw_pdh_kind;
+
+/* One value: a counter of an instance in the last collection. */
+typedef struct pcw_pdh_value {
+    int status;   /* pcw_cstatus */
+    double value; /* cooked; 0 unless status is PCW_CSTATUS_VALID */
+    pcw_raw raw;  /* the newer raw sample it was cooked from */
+    const char *counterset;
+    const char *counter;
+    uint32_t counter_index; /* in the counterset's counters */
+    uint32_t counter_type;
+    const char *instance;      /* display name, with #n: "job#1"; "" for a
+                                  set without instances; "_Total" */
+    const char *instance_name; /* as published, without #n */
+    uint32_t dup_index;        /* the n of #n (0: none) */
+    uint32_t instance_id;      /* the provider's id; PCW_ANY_INSTANCE_ID for
+                                  totals and aggregates */
+    int32_t pid;               /* its provider's pid; 0 for totals and
+                                  aggregates */
+    uint64_t provider_id;      /* its provider's identity; 0 likewise */
+    uint32_t kind;             /* pcw_pdh_kind */
+    uint32_t sources;          /* live instances combined into it (1 for
+                                  PCW_PDH_INSTANCE) */
+} pcw_pdh_value;
+
+/* The values a counter handle selects in the last collection: one per
+ * (instance, counter) pair its path matches, instance-major (every
+ * selected counter of the first instance, then of the second...), in a
+ * stable order: the aggregate instances first, then provider by provider
+ * in discovery order, each provider's instances in id order. A path
+ * naming one instance that is absent gives one value with status
+ * PCW_CSTATUS_NO_INSTANCE (or PCW_CSTATUS_PROVIDER_GONE). */
+size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr);
+/* Value i, cooked with `flags` (PCW_FMT_*). Returns PCW_OK or
+ * PCW_E_INVALID_PARAMETER (i out of range). */
+int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out);
+/* The full path of value i ("\Set(job#1)\Counter", with "\\host" when
+ * with_host), into buf like pcw_path_build. */
+size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,
+                          size_t len);
+
+/* The fast way to read many values: how many instances and counters the
+ * handle selects now (pcw_pdh_value_count = instances x counters), and one
+ * counter's cooked values for all those instances at once into caller
+ * arrays of pcw_pdh_instance_count() entries (status may be NULL). Value
+ * (i, k) is the same as pcw_pdh_get_value(ctr, i * counters + k). */
+size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr);
+size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr);
+int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t k, unsigned flags, double *values,
+                        uint8_t *status);
+
+/* Every value of the handle at once, cooked with `flags`, in the order of
+ * pcw_pdh_get_value: values[i] (and status[i], may be NULL) for i below
+ * pcw_pdh_value_count(). Reads each instance's row once: the fastest way
+ * to read a whole handle. */
+int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values, uint8_t *status);
+
+/* One instance's values, as pcw_pdh_visit hands them over: values[c] is
+ * value first + c of the handle (pcw_pdh_get_value(ctr, first + c) says
+ * whose), status[c] its pcw_cstatus. Valid during the callback only. */
+typedef struct pcw_pdh_row {
+    size_t first;
+    uint32_t count;
+    const double *values;
+    const uint8_t *status;
+} pcw_pdh_row;
+
+/* Cook every value of the handle, instance by instance, and hand each
+ * instance's values to fn (in the order of pcw_pdh_get_value) without
+ * storing them all: the cheapest way to consume a whole handle (an
+ * exporter writing them out). A non-zero return from fn stops the walk.
+ * Returns PCW_OK, PCW_E_INVALID_PARAMETER or PCW_E_NO_MEMORY. */
+int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
+                  int (*fn)(const pcw_pdh_row *row, void *arg), void *arg);
+
+/* Use another power-of-ten scale than the counter's default_scale for this
+ * handle's values (PdhSetCounterScaleFactor; -10..10). */
+int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale);
+
+/* Expand a wildcard path into the concrete paths that exist now, as the
+ * query names them (PdhExpandWildCardPath): fn is called once per path
+ * (without host), in value order; a non-zero return stops the walk.
+ * Refreshes the provider list and reads the instances of the countersets
+ * the path matches (no values are cooked). Returns PCW_OK (also when
+ * nothing matched: check with fn), or the path's error with *err. */
+int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *arg), void *arg,
+                   pcw_path_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PCW_QUERY_H */

@@ -1,0 +1,138 @@
+/*
+ * lib/query/aggregate.c - totals of raw values: the counter's aggregate
+ * function (sum, avg, min, max) over instances, and what each instance
+ * type aggregates.
+ *
+ * Totals are computed from raw values and then cooked like any instance's
+ * (so a rate's _Total is the rate of the summed counts). A "...History"
+ * total also holds the last raw values of instances that went away, for
+ * the life of the query, as Windows' GlobalAggregateWithHistory "stores all
+ * counter values for the lifetime of the consumer application": the _Total
+ * of a cumulative counter then never drops when a provider exits.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+void pcwq_acc_reset(pcwq_acc *a)
+{
+    a->sum = 0, a->n = 0, a->overflow = 0;
+    a->min = UINT64_MAX, a->max = 0;
+}
+
+void pcwq_acc_add(pcwq_acc *a, uint64_t v)
+{
+    uint64_t s = a->sum + v;
+    a->overflow |= s < a->sum;
+    a->sum = s;
+    if (v < a->min)
+        a->min = v;
+    if (v > a->max)
+        a->max = v;
+    a->n++;
+}
+
+void pcwq_acc_merge(pcwq_acc *a, const pcwq_acc *b)
+{
+    if (!b->n)
+        return;
+    uint64_t s = a->sum + b->sum;
+    a->overflow |= b->overflow | (s < a->sum);
+    a->sum = s;
+    if (b->min < a->min)
+        a->min = b->min;
+    if (b->max > a->max)
+        a->max = b->max;
+    a->n += b->n;
+}
+
+int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out)
+{
+    *out = 0;
+    switch (fn) {
+    case PCW_AGGREGATE_TOTAL:
+        if (a->overflow)
+            return PCW_CSTATUS_OVERFLOW;
+        *out = a->sum;
+        return PCW_CSTATUS_VALID;
+    case PCW_AGGREGATE_AVERAGE:
+        if (!a->n)
+            return PCW_CSTATUS_NO_INSTANCE;
+        if (a->overflow)
+            return PCW_CSTATUS_OVERFLOW;
+        /* Round to nearest without overflowing sum + n / 2. */
+        *out = a->sum / a->n + ((a->sum % a->n) >= (a->n - a->n / 2) ? 1 : 0);
+        return PCW_CSTATUS_VALID;
+    case PCW_AGGREGATE_MIN:
+        if (!a->n)
+            return PCW_CSTATUS_NO_INSTANCE;
+        *out = a->min;
+        return PCW_CSTATUS_VALID;
+    case PCW_AGGREGATE_MAX:
+        if (!a->n)
+            return PCW_CSTATUS_NO_INSTANCE;
+        *out = a->max;
+        return PCW_CSTATUS_VALID;
+    }
+    return PCW_CSTATUS_NOT_AGGREGATED;
+}
+
+void pcwq_aggregate_functions(const pcw_counterset *cs, uint32_t *fn)
+{
+    uint32_t n = cs->counter_count;
+    for (uint32_t k = 0; k < n; k++)
+        fn[k] = cs->counters[k].aggregate;
+    /* A base, multi count, time or frequency has no meaning of its own to
+     * total; without an attribute it follows the counter that uses it. */
+    for (uint32_t k = 0; k < n; k++) {
+        pcwq_recipe r;
+        pcwq_recipe_build(cs, k, &r);
+        if (fn[k] == PCW_AGGREGATE_UNDEFINED)
+            continue;
+        if (r.base >= 0 && cs->counters[r.base].aggregate == PCW_AGGREGATE_UNDEFINED)
+            fn[r.base] = fn[k];
+        if (r.multi >= 0 && cs->counters[r.multi].aggregate == PCW_AGGREGATE_UNDEFINED)
+            fn[r.multi] = fn[k];
+        if (r.time >= 0 && cs->counters[r.time].aggregate == PCW_AGGREGATE_UNDEFINED)
+            fn[r.time] = PCW_AGGREGATE_MAX;
+        if (r.freq_ctr >= 0 && cs->counters[r.freq_ctr].aggregate == PCW_AGGREGATE_UNDEFINED)
+            fn[r.freq_ctr] = PCW_AGGREGATE_MAX;
+    }
+}
+
+pcwq_itype pcwq_instance_type(uint32_t t)
+{
+    pcwq_itype it;
+    memset(&it, 0, sizeof it);
+    it.known = 1;
+    switch (t) {
+    case PCW_SINGLE_INSTANCE:
+        break;
+    case PCW_MULTI_INSTANCE:
+        it.named = 1;
+        break;
+    case PCW_GLOBAL_AGGREGATE:
+        it.global = 1;
+        break;
+    case PCW_GLOBAL_AGGREGATE_HISTORY:
+        it.global = 1, it.history = 1;
+        break;
+    case PCW_MULTI_AGGREGATE:
+        it.named = 1, it.total = 1;
+        break;
+    case PCW_MULTI_AGGREGATE_HISTORY:
+        it.named = 1, it.total = 1, it.history = 1;
+        break;
+    case PCW_INSTANCE_AGGREGATE:
+        it.named = 1, it.by_name = 1;
+        break;
+    case PCW_INSTANCE_AGGREGATE_HISTORY:
+        it.named = 1, it.by_name = 1, it.history = 1;
+        break;
+    default:
+        /* Unknown to this build: show the instances as published. */
+        it.named = 1, it.known = 0;
+        break;
+    }
+    return it;
+}

@@ -1,0 +1,438 @@
+/*
+ * lib/query/cook.c - cooked values: Microsoft's formulas for every counter
+ * type, and how a raw sample is taken from a row of counter values.
+ *
+ * Sources (docs/query.md has the table):
+ *   - "Calculations for Raw Counter Data" (Platform SDK, Performance
+ *     Monitoring; the Windows CE "Supported PERF Types" pages repeat it):
+ *     the formula of each type, with X = the counter's value, Y = the time
+ *     in the type's time base, B = the base counter, TB = the time base's
+ *     frequency, 0/1 = older/newer sample.
+ *   - The Windows Server 2003 "Counter Types" reference for
+ *     PERF_SAMPLE_COUNTER (a rate over the system time; no base) and the
+ *     precision timers (the denominator is the counter's own timestamp,
+ *     the next counter).
+ *   - PdhCalculateCounterFromRawValue / PdhGetFormattedCounterValue for
+ *     what happens after the formula: a PERF_DISPLAY_PERCENT type is x100
+ *     and capped at 100 unless PDH_FMT_NOCAP100; then x 10^scale unless
+ *     PDH_FMT_NOSCALE; then x1000 with PDH_FMT_1000; and for the statuses
+ *     (negative denominator, negative value...).
+ *
+ * Where pcw departs from PDH, it is on purpose and written down: a zero
+ * interval or zero base gives PCW_CSTATUS_ZERO_DENOMINATOR (PDH shows 0),
+ * so a ratio with nothing to divide by is never shown as a number; a
+ * cumulative value that went down is PCW_CSTATUS_RESET (PDH's
+ * PDH_CALC_NEGATIVE_VALUE), also for 4-byte counters, whose wrap-around
+ * cannot be told from a reset.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *pcw_cstatus_str(int s)
+{
+    switch ((pcw_cstatus)s) {
+    case PCW_CSTATUS_VALID:
+        return "valid";
+    case PCW_CSTATUS_NEW_DATA_NEEDED:
+        return "new data needed (first sample)";
+    case PCW_CSTATUS_NO_DATA:
+        return "no data (type has no displayable value)";
+    case PCW_CSTATUS_NO_INSTANCE:
+        return "no such instance in this sample";
+    case PCW_CSTATUS_PROVIDER_GONE:
+        return "provider gone";
+    case PCW_CSTATUS_NO_BASE:
+        return "base counter missing";
+    case PCW_CSTATUS_NEGATIVE_DENOMINATOR:
+        return "negative denominator (time or base went backwards)";
+    case PCW_CSTATUS_ZERO_DENOMINATOR:
+        return "zero denominator (no time passed, or zero base)";
+    case PCW_CSTATUS_BAD_TIMEBASE:
+        return "zero time base frequency";
+    case PCW_CSTATUS_RESET:
+        return "counter reset (value went down)";
+    case PCW_CSTATUS_OVERFLOW:
+        return "overflow";
+    case PCW_CSTATUS_NOT_AGGREGATED:
+        return "not aggregated (aggregate function undefined)";
+    }
+    return "unknown status";
+}
+
+/* ---- type table --------------------------------------------------------- */
+
+/* clang-format off */
+#define TYPES(X) \
+    X(PERF_COUNTER_COUNTER) X(PERF_COUNTER_TIMER) X(PERF_COUNTER_QUEUELEN_TYPE) \
+    X(PERF_COUNTER_LARGE_QUEUELEN_TYPE) X(PERF_COUNTER_100NS_QUEUELEN_TYPE) \
+    X(PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE) X(PERF_COUNTER_BULK_COUNT) X(PERF_COUNTER_TEXT) \
+    X(PERF_COUNTER_RAWCOUNT) X(PERF_COUNTER_LARGE_RAWCOUNT) X(PERF_COUNTER_RAWCOUNT_HEX) \
+    X(PERF_COUNTER_LARGE_RAWCOUNT_HEX) X(PERF_SAMPLE_FRACTION) X(PERF_SAMPLE_COUNTER) \
+    X(PERF_COUNTER_NODATA) X(PERF_COUNTER_TIMER_INV) X(PERF_SAMPLE_BASE) X(PERF_AVERAGE_TIMER) \
+    X(PERF_AVERAGE_BASE) X(PERF_AVERAGE_BULK) X(PERF_OBJ_TIME_TIMER) X(PERF_100NSEC_TIMER) \
+    X(PERF_100NSEC_TIMER_INV) X(PERF_COUNTER_MULTI_TIMER) X(PERF_COUNTER_MULTI_TIMER_INV) \
+    X(PERF_COUNTER_MULTI_BASE) X(PERF_100NSEC_MULTI_TIMER) X(PERF_100NSEC_MULTI_TIMER_INV) \
+    X(PERF_RAW_FRACTION) X(PERF_LARGE_RAW_FRACTION) X(PERF_RAW_BASE) X(PERF_LARGE_RAW_BASE) \
+    X(PERF_ELAPSED_TIME) X(PERF_COUNTER_HISTOGRAM_TYPE) X(PERF_COUNTER_DELTA) \
+    X(PERF_COUNTER_LARGE_DELTA) X(PERF_PRECISION_SYSTEM_TIMER) X(PERF_PRECISION_100NS_TIMER) \
+    X(PERF_PRECISION_OBJECT_TIMER)
+/* clang-format on */
+
+const char *pcw_counter_type_name(uint32_t type)
+{
+#define NAME(t)                                                                                    \
+    if (type == (t))                                                                               \
+        return #t;
+    TYPES(NAME)
+#undef NAME
+    return NULL;
+}
+
+int pcwq_formula(uint32_t type)
+{
+    switch (type) {
+    case PERF_COUNTER_RAWCOUNT:
+    case PERF_COUNTER_LARGE_RAWCOUNT:
+    case PERF_COUNTER_RAWCOUNT_HEX:
+    case PERF_COUNTER_LARGE_RAWCOUNT_HEX:
+        return PCWQ_F_RAW;
+    case PERF_RAW_FRACTION:
+    case PERF_LARGE_RAW_FRACTION:
+        return PCWQ_F_RAW_FRACTION;
+    case PERF_ELAPSED_TIME:
+        return PCWQ_F_ELAPSED;
+    case PERF_COUNTER_COUNTER:
+    case PERF_COUNTER_BULK_COUNT:
+    case PERF_SAMPLE_COUNTER:
+        return PCWQ_F_RATE;
+    case PERF_COUNTER_DELTA:
+    case PERF_COUNTER_LARGE_DELTA:
+        return PCWQ_F_DELTA;
+    case PERF_COUNTER_TIMER:
+    case PERF_100NSEC_TIMER:
+    case PERF_OBJ_TIME_TIMER:
+    case PERF_PRECISION_SYSTEM_TIMER:
+    case PERF_PRECISION_100NS_TIMER:
+    case PERF_PRECISION_OBJECT_TIMER:
+    case PERF_COUNTER_QUEUELEN_TYPE:
+    case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
+    case PERF_COUNTER_100NS_QUEUELEN_TYPE:
+    case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
+    case PERF_SAMPLE_FRACTION:
+    case PERF_AVERAGE_BULK:
+        return PCWQ_F_RATIO;
+    case PERF_AVERAGE_TIMER:
+        return PCWQ_F_AVERAGE_TIMER;
+    case PERF_COUNTER_TIMER_INV:
+    case PERF_100NSEC_TIMER_INV:
+        return PCWQ_F_INVERSE;
+    case PERF_COUNTER_MULTI_TIMER:
+        return PCWQ_F_MULTI_TB;
+    case PERF_100NSEC_MULTI_TIMER:
+        return PCWQ_F_MULTI;
+    case PERF_COUNTER_MULTI_TIMER_INV:
+        return PCWQ_F_MULTI_INV_TB;
+    case PERF_100NSEC_MULTI_TIMER_INV:
+        return PCWQ_F_MULTI_INV;
+    }
+    return PCWQ_F_NONE; /* bases, text, nodata, histogram, unknown */
+}
+
+int pcw_cook_needs_two(uint32_t type)
+{
+    int f = pcwq_formula(type);
+    return f != PCWQ_F_NONE && f != PCWQ_F_RAW && f != PCWQ_F_RAW_FRACTION && f != PCWQ_F_ELAPSED;
+}
+
+/* ---- the formulas ------------------------------------------------------- */
+
+/* After the formula: percent, cap, scale, x1000, finiteness. */
+static int finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
+{
+    if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT) {
+        v *= 100.0;
+        if (!(flags & PCW_FMT_NOCAP100) && v > 100.0)
+            v = 100.0;
+    }
+    if (!(flags & PCW_FMT_NOSCALE) && scale != 0)
+        v *= pcwq_pow10(scale);
+    if (flags & PCW_FMT_1000)
+        v *= 1000.0;
+    if (!isfinite(v))
+        return PCW_CSTATUS_OVERFLOW;
+    *value = v;
+    return PCW_CSTATUS_VALID;
+}
+
+double pcwq_pow10(int32_t e)
+{
+    static const double p[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    if (e >= 0 && e < 16)
+        return p[e];
+    if (e < 0 && e > -16)
+        return 1.0 / p[-e];
+    /* Beyond the table (no counter scale is: -10..10), without libm:
+     * powers of ten are exact up to 1e22, and 1/x is correctly rounded. */
+    if (e < 0)
+        return 1.0 / pcwq_pow10(-e);
+    return e > 308 ? HUGE_VAL : p[15] * pcwq_pow10(e - 15);
+}
+
+/* Y1 - Y0 as a positive double, or the status that forbids it. */
+static int interval(const pcw_raw *now, const pcw_raw *prev, double *d)
+{
+    if (now->second < prev->second)
+        return PCW_CSTATUS_NEGATIVE_DENOMINATOR;
+    if (now->second == prev->second)
+        return PCW_CSTATUS_ZERO_DENOMINATOR;
+    *d = (double)(now->second - prev->second);
+    return PCW_CSTATUS_VALID;
+}
+
+/* X1 - X0, or PCW_CSTATUS_RESET. */
+static int numerator(const pcw_raw *now, const pcw_raw *prev, double *d)
+{
+    if (now->first < prev->first)
+        return PCW_CSTATUS_RESET;
+    *d = (double)(now->first - prev->first);
+    return PCW_CSTATUS_VALID;
+}
+
+/* An inverse timer's "not in use" fraction: clamp a small negative result
+ * (rounding between two clocks) to 0 as PDH does - below -0.1 it is an
+ * error, not noise. */
+static int inverse(double v, double *out)
+{
+    if (v < 0.0) {
+        if (v < -0.1)
+            return PCW_CSTATUS_NEGATIVE_DENOMINATOR;
+        v = 0.0;
+    }
+    *out = v;
+    return PCW_CSTATUS_VALID;
+}
+
+int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t scale, unsigned flags,
+             double *value)
+{
+    double dummy;
+    if (!value)
+        value = &dummy;
+    *value = 0.0;
+    int f = pcwq_formula(type);
+    if (f == PCWQ_F_NONE)
+        return PCW_CSTATUS_NO_DATA;
+    if (!now)
+        return PCW_CSTATUS_NO_INSTANCE;
+    if (now->status != PCW_CSTATUS_VALID)
+        return now->status;
+    double v = 0.0, num = 0.0, den = 0.0;
+    int s;
+    switch (f) {
+    case PCWQ_F_RAW: /* X */
+        v = (double)now->first;
+        break;
+    case PCWQ_F_RAW_FRACTION: /* 100 * X / B */
+        if (now->second == 0)
+            return PCW_CSTATUS_ZERO_DENOMINATOR;
+        v = (double)now->first / (double)now->second;
+        break;
+    case PCWQ_F_ELAPSED: /* (Y - X) / TB */
+        if (now->freq == 0)
+            return PCW_CSTATUS_BAD_TIMEBASE;
+        if (now->second < now->first)
+            return PCW_CSTATUS_NEGATIVE_DENOMINATOR;
+        v = (double)(now->second - now->first) / (double)now->freq;
+        break;
+    default:
+        /* Every other formula compares two samples. */
+        if (!prev || prev->status != PCW_CSTATUS_VALID)
+            return PCW_CSTATUS_NEW_DATA_NEEDED;
+        if (f == PCWQ_F_DELTA) { /* X1 - X0 */
+            if ((s = numerator(now, prev, &v)) != PCW_CSTATUS_VALID)
+                return s;
+            break;
+        }
+        if ((s = interval(now, prev, &den)) != PCW_CSTATUS_VALID ||
+            (s = numerator(now, prev, &num)) != PCW_CSTATUS_VALID)
+            return s;
+        switch (f) {
+        case PCWQ_F_RATE: /* (X1 - X0) / ((Y1 - Y0) / TB) */
+            if (now->freq == 0)
+                return PCW_CSTATUS_BAD_TIMEBASE;
+            v = num / (den / (double)now->freq);
+            break;
+        case PCWQ_F_RATIO: /* (X1 - X0) / (Y1 - Y0), x100 when a percentage */
+            v = num / den;
+            break;
+        case PCWQ_F_AVERAGE_TIMER: /* ((X1 - X0) / TB) / (B1 - B0) */
+            if (now->freq == 0)
+                return PCW_CSTATUS_BAD_TIMEBASE;
+            v = (num / (double)now->freq) / den;
+            break;
+        case PCWQ_F_INVERSE: /* 100 * (1 - (X1 - X0) / (Y1 - Y0)) */
+            if ((s = inverse(1.0 - num / den, &v)) != PCW_CSTATUS_VALID)
+                return s;
+            break;
+        case PCWQ_F_MULTI_TB: /* 100 * ((X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
+        case PCWQ_F_MULTI:    /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
+            if (f == PCWQ_F_MULTI_TB && now->freq == 0)
+                return PCW_CSTATUS_BAD_TIMEBASE;
+            if (now->multi == 0)
+                return PCW_CSTATUS_ZERO_DENOMINATOR;
+            if (f == PCWQ_F_MULTI_TB)
+                den /= (double)now->freq;
+            v = (num / den) / (double)now->multi;
+            break;
+        case PCWQ_F_MULTI_INV_TB: /* 100 * (B1 - ((X1 - X0) / ((Y1 - Y0) / TB))) / B1 */
+        case PCWQ_F_MULTI_INV:    /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
+            if (f == PCWQ_F_MULTI_INV_TB && now->freq == 0)
+                return PCW_CSTATUS_BAD_TIMEBASE;
+            if (now->multi == 0)
+                return PCW_CSTATUS_ZERO_DENOMINATOR;
+            if (f == PCWQ_F_MULTI_INV_TB)
+                den /= (double)now->freq;
+            if ((s = inverse((double)now->multi - num / den, &v)) != PCW_CSTATUS_VALID)
+                return s;
+            v /= (double)now->multi;
+            break;
+        }
+    }
+    return finish(type, v, scale, flags, value);
+}
+
+/* ---- raw samples from rows ---------------------------------------------- */
+
+static int find_counter(const pcw_counterset *cs, uint32_t id)
+{
+    for (uint32_t i = 0; i < cs->counter_count; i++)
+        if (cs->counters[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+/* The base of counter k: baseID, else the next counter when it has a base
+ * type (Windows' rule); -1 if none. */
+static int find_base(const pcw_counterset *cs, uint32_t k)
+{
+    const pcw_counter *c = &cs->counters[k];
+    if (c->base_id != PCW_NO_COUNTER)
+        return find_counter(cs, c->base_id);
+    if (k + 1 < cs->counter_count && pcw_counter_type_is_base(cs->counters[k + 1].type))
+        return (int)k + 1;
+    return -1;
+}
+
+void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
+{
+    const pcw_counter *c = &cs->counters[k];
+    memset(r, 0, sizeof *r);
+    r->type = c->type;
+    r->formula = (uint8_t)pcwq_formula(c->type);
+    r->value = k;
+    r->base = r->multi = r->time = r->freq_ctr = -1;
+    r->freq = PCWQ_SYS_FREQ;
+    r->status = PCW_CSTATUS_VALID;
+    int obj_time = c->perf_time_id != PCW_NO_COUNTER ? find_counter(cs, c->perf_time_id) : -1;
+    int obj_freq = c->perf_freq_id != PCW_NO_COUNTER ? find_counter(cs, c->perf_freq_id) : -1;
+    int base = find_base(cs, k);
+    switch (c->type) {
+    case PERF_COUNTER_COUNTER:
+    case PERF_COUNTER_BULK_COUNT:
+    case PERF_SAMPLE_COUNTER:
+    case PERF_COUNTER_TIMER:
+    case PERF_COUNTER_TIMER_INV:
+    case PERF_COUNTER_QUEUELEN_TYPE:
+    case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
+        r->second = PCWQ_Y_SYSTIME;
+        break;
+    case PERF_100NSEC_TIMER:
+    case PERF_100NSEC_TIMER_INV:
+    case PERF_COUNTER_100NS_QUEUELEN_TYPE:
+        r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
+        break;
+    case PERF_COUNTER_MULTI_TIMER:
+    case PERF_COUNTER_MULTI_TIMER_INV:
+    case PERF_100NSEC_MULTI_TIMER:
+    case PERF_100NSEC_MULTI_TIMER_INV:
+        if (c->type == PERF_100NSEC_MULTI_TIMER || c->type == PERF_100NSEC_MULTI_TIMER_INV)
+            r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
+        else
+            r->second = PCWQ_Y_SYSTIME;
+        r->multi = c->multi_id != PCW_NO_COUNTER ? find_counter(cs, c->multi_id) : base;
+        if (r->multi < 0)
+            r->status = PCW_CSTATUS_NO_BASE;
+        break;
+    case PERF_OBJ_TIME_TIMER:
+    case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
+    case PERF_ELAPSED_TIME:
+        r->second = obj_time >= 0 ? PCWQ_Y_COUNTER : PCWQ_Y_SYSTIME;
+        r->time = obj_time;
+        r->freq_ctr = obj_freq;
+        if (c->perf_time_id != PCW_NO_COUNTER && obj_time < 0)
+            r->status = PCW_CSTATUS_NO_BASE;
+        if (c->perf_freq_id != PCW_NO_COUNTER && obj_freq < 0)
+            r->status = PCW_CSTATUS_NO_BASE;
+        break;
+    case PERF_PRECISION_SYSTEM_TIMER:
+    case PERF_PRECISION_100NS_TIMER:
+    case PERF_PRECISION_OBJECT_TIMER:
+        /* The counter's own timestamp (its base) when it has one, else the
+         * clock the type names. */
+        if (base >= 0) {
+            r->second = PCWQ_Y_BASE, r->base = base;
+        } else if (c->type == PERF_PRECISION_100NS_TIMER) {
+            r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
+        } else if (c->type == PERF_PRECISION_OBJECT_TIMER && obj_time >= 0) {
+            r->second = PCWQ_Y_COUNTER, r->time = obj_time, r->freq_ctr = obj_freq;
+        } else {
+            r->second = PCWQ_Y_SYSTIME;
+        }
+        break;
+    case PERF_SAMPLE_FRACTION:
+    case PERF_RAW_FRACTION:
+    case PERF_LARGE_RAW_FRACTION:
+    case PERF_AVERAGE_TIMER:
+    case PERF_AVERAGE_BULK:
+        r->second = PCWQ_Y_BASE, r->base = base;
+        if (base < 0)
+            r->status = PCW_CSTATUS_NO_BASE;
+        break;
+    default:
+        r->second = PCWQ_Y_NONE;
+        break;
+    }
+}
+
+void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcwq_layout *lay,
+                       uint64_t time_ns, pcw_raw *out)
+{
+    out->status = r->status;
+    out->first = pcwq_load(row, lay, (uint32_t)r->value);
+    out->second = 0;
+    out->multi = 1;
+    out->freq = r->freq;
+    out->time_ns = time_ns;
+    switch (r->second) {
+    case PCWQ_Y_SYSTIME:
+        out->second = time_ns;
+        break;
+    case PCWQ_Y_100NS:
+        out->second = time_ns / 100;
+        break;
+    case PCWQ_Y_COUNTER:
+        out->second = pcwq_load(row, lay, (uint32_t)r->time);
+        break;
+    case PCWQ_Y_BASE:
+        if (r->base >= 0)
+            out->second = pcwq_load(row, lay, (uint32_t)r->base);
+        break;
+    }
+    if (r->freq_ctr >= 0)
+        out->freq = pcwq_load(row, lay, (uint32_t)r->freq_ctr);
+    if (r->multi >= 0)
+        out->multi = pcwq_load(row, lay, (uint32_t)r->multi);
+}

@@ -1,0 +1,523 @@
+/*
+ * lib/query/fetch.c - the per-collection fetch: notice when providers or
+ * countersets came or went (and only then re-read the provider list), bind
+ * the query's countersets to what is published, and read one sample of
+ * each into its current snapshot.
+ *
+ * pcwq_fetch is the one function to switch to libpcw's multi-counterset
+ * collect (issue 13) when it exists: today a counterset whose providers are
+ * all plain segments is read provider by provider with pcw_segment_read
+ * (what pcw_consumer_read does, keeping which provider failed and when
+ * each was read), lock-free; a counterset with a callback registration, or
+ * a provider with a control channel, is collected with
+ * pcw_consumer_collect, one counterset after another, each with its own
+ * time limit.
+ *
+ * Change detection without allocating: the provider folders' mtimes (a
+ * segment appears or goes by rename/unlink there), and each segment's
+ * counterset list (pcw_segment_refresh, which only walks it when nothing
+ * changed). File times come from a coarse clock, so a folder changed less
+ * than PCWQ_DIR_SETTLE_NS ago is looked at again on the next collection.
+ */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pcw/layout.h"
+#include "pcw/name.h"
+#include "snaprows.h"
+
+#define PCWQ_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */
+
+int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 8;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return -1;
+        n *= 2;
+    }
+    void *p = realloc(*v, n * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pcwq_provider_id(const pcw_provider_info *info)
+{
+    if (info->provider_id)
+        return info->provider_id;
+    /* A provider that published none: pid and start time (pid reuse gives
+     * another start time), mixed so that it looks random. */
+    uint64_t x = ((uint64_t)(uint32_t)info->pid << 32) ^ info->start_time ^ 0x9E3779B97F4A7C15ull;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x ? x : 1;
+}
+
+/* ---- sets ---------------------------------------------------------------- */
+
+pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < q->nsets; i++)
+        if (pcw_name_equal(q->sets[i]->name, strlen(q->sets[i]->name), name, n))
+            return q->sets[i];
+    if (!create)
+        return NULL;
+    if (pcwq_grow((void **)&q->sets, &q->sets_cap, q->nsets + 1, sizeof *q->sets))
+        return NULL;
+    pcwq_set *s = calloc(1, sizeof *s);
+    if (!s || !(s->name = strdup(name))) {
+        free(s);
+        return NULL;
+    }
+    q->sets[q->nsets++] = s;
+    return s;
+}
+
+static void free_meta(pcwq_set *s)
+{
+    for (uint32_t k = 0; k < s->ncounters && s->counter_names; k++)
+        free(s->counter_names[k]);
+    free(s->counter_names), free(s->counter_types), free(s->default_scale);
+    free(s->recipes), free(s->aggfn), free(s->off), free(s->woff), free(s->size), free(s->wsize);
+    free(s->counter_ids);
+    s->counter_names = NULL, s->counter_types = NULL, s->default_scale = NULL;
+    s->recipes = NULL, s->aggfn = NULL, s->off = s->woff = NULL, s->size = s->wsize = NULL;
+    s->counter_ids = NULL;
+    s->ncounters = 0;
+}
+
+void pcwq_set_free(pcwq_set *s)
+{
+    if (!s)
+        return;
+    pcwq_instances_free(s);
+    free_meta(s);
+    for (int b = 0; b < 2; b++) {
+        pcw_snapshot_free(&s->snap[b]);
+        free(s->src[b]);
+        free(s->arow[b]);
+        free(s->ast[b]);
+    }
+    free(s->mf_seg);
+    free(s->mf_cset);
+    free(s->name);
+    free(s);
+}
+
+/* Do the set's bound counters match cs's? */
+static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
+{
+    if (s->ncounters != cs->counter_count || s->data_size != cs->data_size ||
+        s->instance_type != cs->instance_type)
+        return 0;
+    for (uint32_t k = 0; k < s->ncounters; k++) {
+        const pcw_counter *c = &cs->counters[k];
+        if (s->counter_ids[k] != c->id || s->counter_types[k] != c->type ||
+            s->off[k] != c->data_offset || s->size[k] != c->size ||
+            strcmp(s->counter_names[k], c->name) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
+{
+    uint32_t n = cs->counter_count;
+    free_meta(s);
+    s->counter_names = calloc(n ? n : 1, sizeof *s->counter_names);
+    s->counter_types = calloc(n ? n : 1, sizeof *s->counter_types);
+    s->counter_ids = calloc(n ? n : 1, sizeof *s->counter_ids);
+    s->default_scale = calloc(n ? n : 1, sizeof *s->default_scale);
+    s->recipes = calloc(n ? n : 1, sizeof *s->recipes);
+    s->aggfn = calloc(n ? n : 1, sizeof *s->aggfn);
+    s->off = calloc(n ? n : 1, sizeof *s->off);
+    s->woff = calloc(n ? n : 1, sizeof *s->woff);
+    s->size = calloc(n ? n : 1, 1);
+    s->wsize = calloc(n ? n : 1, 1);
+    if (!s->counter_names || !s->counter_types || !s->counter_ids || !s->default_scale ||
+        !s->recipes || !s->aggfn || !s->off || !s->woff || !s->size || !s->wsize) {
+        free_meta(s);
+        return PCW_E_NO_MEMORY;
+    }
+    s->ncounters = n;
+    for (uint32_t k = 0; k < n; k++) {
+        const pcw_counter *c = &cs->counters[k];
+        if (!(s->counter_names[k] = strdup(c->name))) {
+            free_meta(s);
+            return PCW_E_NO_MEMORY;
+        }
+        s->counter_types[k] = c->type;
+        s->counter_ids[k] = c->id;
+        s->default_scale[k] = c->default_scale;
+        s->off[k] = c->data_offset;
+        s->size[k] = (uint8_t)c->size;
+        s->woff[k] = 8 * k;
+        s->wsize[k] = 8;
+        pcwq_recipe_build(cs, k, &s->recipes[k]);
+    }
+    pcwq_aggregate_functions(cs, s->aggfn);
+    s->two = 0;
+    for (uint32_t k = 0; k < n; k++)
+        s->two |= pcw_cook_needs_two(s->counter_types[k]);
+    s->data_size = cs->data_size;
+    s->instance_type = cs->instance_type;
+    s->flags = cs->flags;
+    s->it = pcwq_instance_type(cs->instance_type);
+    return PCW_OK;
+}
+
+int pcwq_bind(pcw_pdh *q, pcwq_set *s)
+{
+    s->m = pcw_consumer_find_counterset(q->c, s->name);
+    s->epoch++;
+    if (!s->m)
+        return PCW_OK;
+    const pcw_counterset *cs = s->m->meta;
+    if (!s->counter_names || !same_meta(s, cs)) {
+        /* First sight, or registered again with other counters: what the
+         * query knew about its instances no longer applies. */
+        pcwq_instances_free(s);
+        s->have_prev = 0;
+        int rc = copy_meta(s, cs);
+        if (rc != PCW_OK) {
+            s->m = NULL;
+            return rc;
+        }
+    }
+    s->callback = 0;
+    for (size_t i = 0; i < s->m->source_count; i++) {
+        pcw_segment *seg = pcw_consumer_segment(q->c, s->m->source_segment[i]);
+        if ((s->m->source_cset[i]->flags & PCW_CSET_F_CALLBACK) ||
+            (seg && (pcw_segment_provider(seg)->flags & PCW_SEG_F_CONTROL)))
+            s->callback = 1;
+    }
+    size_t n = s->m->source_count;
+    if (s->mf_cap < n) {
+        uint32_t *a = realloc(s->mf_seg, n * sizeof *a);
+        if (!a)
+            return PCW_E_NO_MEMORY;
+        s->mf_seg = a;
+        const pcw_counterset **c = realloc(s->mf_cset, n * sizeof *c);
+        if (!c)
+            return PCW_E_NO_MEMORY;
+        s->mf_cset = c;
+        s->mf_cap = n;
+    }
+    return PCW_OK;
+}
+
+/* ---- change detection ---------------------------------------------------- */
+
+static uint64_t stamp(const char *path, uint64_t *mtime)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        *mtime = 0;
+        return 0;
+    }
+    *mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+    return *mtime ^ ((uint64_t)st.st_ino << 1) ^ ((uint64_t)st.st_ctim.tv_nsec << 7);
+}
+
+/* Has a watched folder changed (or changed too recently to be sure)? */
+static int dirs_changed(pcw_pdh *q)
+{
+    uint64_t now = now_ns(CLOCK_REALTIME), mt;
+    if (q->all_users) {
+        if (stamp(q->root, &mt) != q->root_stamp || now - mt < PCWQ_DIR_SETTLE_NS)
+            return 1;
+    }
+    for (size_t i = 0; i < q->ndirs; i++)
+        if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCWQ_DIR_SETTLE_NS)
+            return 1;
+    return 0;
+}
+
+static void free_dirs(pcw_pdh *q)
+{
+    for (size_t i = 0; i < q->ndirs; i++)
+        free(q->dirs[i]);
+    free(q->dirs);
+    free(q->dir_stamp);
+    q->dirs = NULL, q->dir_stamp = NULL, q->ndirs = 0;
+}
+
+static int add_dir(pcw_pdh *q, const char *path, size_t *cap)
+{
+    if (pcwq_grow((void **)&q->dirs, cap, q->ndirs + 1, sizeof *q->dirs))
+        return -1;
+    size_t scap = q->ndirs;
+    if (pcwq_grow((void **)&q->dir_stamp, &scap, q->ndirs + 1, sizeof *q->dir_stamp))
+        return -1;
+    if (!(q->dirs[q->ndirs] = strdup(path)))
+        return -1;
+    uint64_t mt;
+    q->dir_stamp[q->ndirs++] = stamp(path, &mt);
+    return 0;
+}
+
+/* Record the folders to watch, as they are now (after a refresh). */
+static void watch_dirs(pcw_pdh *q)
+{
+    free_dirs(q);
+    size_t cap = 0;
+    uint64_t mt;
+    char path[4096];
+    if (!q->all_users) {
+        snprintf(path, sizeof path, "%s/pcw-%u", q->root, (unsigned)geteuid());
+        (void)add_dir(q, path, &cap);
+        return;
+    }
+    q->root_stamp = stamp(q->root, &mt);
+    DIR *d = opendir(q->root);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "pcw-", 4) == 0) {
+            snprintf(path, sizeof path, "%s/%s", q->root, e->d_name);
+            if (add_dir(q, path, &cap))
+                break;
+        }
+    closedir(d);
+}
+
+int pcwq_refresh_if_changed(pcw_pdh *q, int force)
+{
+    int changed = force || !q->refreshed || dirs_changed(q);
+    for (size_t i = 0; !changed && i < pcw_consumer_segment_count(q->c); i++) {
+        int ch = 0;
+        if (pcw_segment_refresh(pcw_consumer_segment(q->c, i), &ch) != PCW_OK || ch)
+            changed = 1;
+    }
+    if (!changed)
+        return PCW_OK;
+    /* Stamp the folders before reading them, so that a change made during
+     * the refresh is seen next time. */
+    watch_dirs(q);
+    int rc = pcw_consumer_refresh(q->c, NULL);
+    if (rc != PCW_OK && rc != PCW_E_IO)
+        return rc;
+    q->refreshed = 1;
+    for (size_t i = 0; i < q->nsets; i++) {
+        int r = pcwq_bind(q, q->sets[i]);
+        if (r != PCW_OK)
+            return r;
+    }
+    return 1; /* refreshed */
+}
+
+/* ---- the fetch ----------------------------------------------------------- */
+
+static int src_slot(pcwq_set *s, int b, size_t need)
+{
+    return pcwq_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
+}
+
+/* Read every live provider's part of s, in src order, into snap[cur]. */
+static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
+{
+    int b = s->cur;
+    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
+    size_t n = s->m->source_count;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        pcwq_src *x = &s->src[b][i];
+        if (!x->alive)
+            continue;
+        pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
+        x->gen_before = pcw_segment_generation(seg);
+        x->first = snap->count;
+        x->time_ns = now_ns(CLOCK_MONOTONIC);
+        size_t k;
+        for (k = 0; k < n && s->m->source_segment[k] != x->seg; k++)
+            ;
+        size_t ns = snap->nsources;
+        int rc = pcw_segment_read(seg, s->m->source_cset[k], snap, flags | PCW_READ_APPEND);
+        if (rc == PCW_E_NO_MEMORY)
+            return rc;
+        if (rc == PCW_OK && snap->nsources > ns)
+            x->time_ns = snap->sources[snap->nsources - 1].time_ns; /* when it was read */
+        x->status = rc;
+        x->count = rc == PCW_OK ? snap->count - x->first : 0;
+        x->gen_after = pcw_segment_generation(seg);
+    }
+    s->busy[b] = snap->busy;
+    return PCW_OK;
+}
+
+int pcwq_unchanged(const pcwq_set *s)
+{
+    int b = s->cur, pb = b ^ 1;
+    if (!s->have_prev || s->callback || s->nstale || s->nsrc[b] != s->nsrc[pb] || s->busy[b] ||
+        s->busy[pb])
+        return 0;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        if (x->provider_id != y->provider_id || x->status != PCW_OK || y->status != PCW_OK ||
+            x->first != y->first || x->count != y->count || !y->gen_before ||
+            y->gen_before != x->gen_after)
+            return 0;
+    }
+    return 1;
+}
+
+/* Before reading: can this sample be unchanged? (The same providers as
+ * last time, and no instance list changed since.) */
+static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
+{
+    int b = s->cur, pb = b ^ 1;
+    if (!s->have_prev || s->nstale || s->nsrc[b] != s->nsrc[pb])
+        return 0;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        if (x->provider_id != y->provider_id || !x->alive || y->status != PCW_OK ||
+            !y->gen_before || y->gen_before != y->gen_after ||
+            pcw_segment_generation(pcw_consumer_segment(q->c, x->seg)) != y->gen_after)
+            return 0;
+    }
+    return 1;
+}
+
+/* Read one sample of s into snap[cur]; record each provider's part. */
+int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
+{
+    int b = s->cur;
+    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
+    pcw_snapshot_clear(snap);
+    snap->data_size = s->data_size;
+    s->nsrc[b] = 0;
+    s->busy[b] = 0;
+    if (!s->m)
+        return PCW_OK;
+    size_t n = s->m->source_count;
+    if (src_slot(s, b, n ? n : 1))
+        return PCW_E_NO_MEMORY;
+    /* Providers that exited are not read: their segment stays behind only
+     * until someone removes it, and its values are no longer true. */
+    size_t nlive = 0;
+    for (size_t i = 0; i < n; i++) {
+        pcwq_src *x = &s->src[b][s->nsrc[b]++];
+        memset(x, 0, sizeof *x);
+        x->seg = s->m->source_segment[i];
+        pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
+        const pcw_provider_info *info = seg ? pcw_segment_provider(seg) : NULL;
+        x->pid = info ? info->pid : 0;
+        x->start_time = info ? info->start_time : 0;
+        x->provider_id = info ? pcwq_provider_id(info) : 0;
+        x->alive = seg && pcw_segment_alive(seg) == PCW_OK;
+        x->status = x->alive ? PCW_OK : PCW_E_PROVIDER_EXITED;
+        if (x->alive) {
+            s->mf_seg[nlive] = x->seg;
+            s->mf_cset[nlive++] = s->m->source_cset[i];
+        }
+    }
+    /* Providers in the order they started (then pid): values come out in
+     * a stable order, and when several providers publish one name, the
+     * oldest provider's instance is the one without #n. (Few providers:
+     * insertion sort.) */
+    pcwq_src *v = s->src[b];
+    for (size_t i = 1; i < s->nsrc[b]; i++) {
+        pcwq_src t = v[i];
+        size_t j = i;
+        while (j > 0 && (v[j - 1].start_time > t.start_time ||
+                         (v[j - 1].start_time == t.start_time && v[j - 1].pid > t.pid))) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = t;
+    }
+    if (!s->callback) {
+        /* Names are only needed when instances came or went: if no
+         * provider's instance list changed since the last sample (its
+         * generation), read without them - and read again with them if a
+         * change slipped in during the read. */
+        int no_names = maybe_unchanged(q, s);
+        int rc = read_sources(q, s, no_names ? PCW_READ_NO_NAMES : 0);
+        if (rc == PCW_OK && no_names && !pcwq_unchanged(s)) {
+            pcw_snapshot_clear(snap);
+            snap->data_size = s->data_size;
+            rc = read_sources(q, s, 0);
+        }
+        return rc;
+    }
+    /* Over the control channel. */
+    s->mf.meta = s->m->meta;
+    s->mf.source_count = nlive;
+    s->mf.source_segment = s->mf_seg;
+    s->mf.source_cset = s->mf_cset;
+    s->mf.mismatched = 0;
+    int stack_status[64], *st = nlive <= 64 ? stack_status : calloc(nlive, sizeof *st);
+    if (!st)
+        return PCW_E_NO_MEMORY;
+    pcw_collect_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.source_status = st;
+    uint64_t t = now_ns(CLOCK_MONOTONIC);
+    int rc = nlive ? pcw_consumer_collect(q->c, &s->mf, NULL, snap, 0, &rep) : PCW_OK;
+    s->busy[b] = snap->busy;
+    if (rc != PCW_OK) {
+        if (st != stack_status)
+            free(st);
+        return rc;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < s->nsrc[b]; i++) {
+        pcwq_src *x = &s->src[b][i];
+        if (!x->alive)
+            continue;
+        x->status = st[j++];
+        x->time_ns = t;
+        for (size_t e = 0; e < snap->nsources; e++)
+            if (snap->sources[e].source == x->seg && snap->sources[e].time_ns)
+                x->time_ns = snap->sources[e].time_ns;
+        /* A provider's rows are contiguous (one job each), in the order
+         * the answers arrived. */
+        x->first = snap->count, x->count = 0;
+        for (size_t r = 0; r < snap->count; r++)
+            if (pcwq_row_segment(snap, r) == x->seg) {
+                if (!x->count)
+                    x->first = r;
+                x->count++;
+            }
+    }
+    if (st != stack_status)
+        free(st);
+    return PCW_OK;
+}
+
+int pcwq_fetch(pcw_pdh *q)
+{
+    q->time_ns = now_ns(CLOCK_MONOTONIC);
+    q->realtime_ns = now_ns(CLOCK_REALTIME);
+    for (size_t i = 0; i < q->nsets; i++) {
+        pcwq_set *s = q->sets[i];
+        if (!s->refs)
+            continue;
+        s->cur ^= 1;
+        int rc = pcwq_fetch_set(q, s);
+        if (rc != PCW_OK)
+            return rc;
+    }
+    return PCW_OK;
+}

@@ -1,0 +1,339 @@
+/*
+ * lib/query/internal.h - the query layer's private structures and helpers
+ * (pcw/query.h is the public side).
+ *
+ *   path.c       path grammar, errors, this machine's name
+ *   cook.c       formulas (pcw_cook), raw samples from rows (recipes)
+ *   aggregate.c  sum/avg/min/max of raw values, with history
+ *
+ * Everything here belongs to one thread at a time, as the pcw_pdh that
+ * owns it.
+ */
+#ifndef PCW_QUERY_INTERNAL_H
+#define PCW_QUERY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcw/query.h"
+
+/* pcw's system time base: CLOCK_MONOTONIC nanoseconds. */
+#define PCWQ_SYS_FREQ   1000000000ull
+#define PCWQ_100NS_FREQ 10000000ull
+
+/* ---- path.c ------------------------------------------------------------- */
+
+/* Fill *err (may be NULL) and return status. */
+int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void pcwq_path_error_clear(pcw_path_error *err);
+
+/* ---- cook.c ------------------------------------------------------------- */
+
+/* The formula families of pcw_cook. */
+enum {
+    PCWQ_F_NONE = 0,      /* no displayable value */
+    PCWQ_F_RAW,           /* X */
+    PCWQ_F_RAW_FRACTION,  /* X / B */
+    PCWQ_F_ELAPSED,       /* (Y - X) / TB */
+    PCWQ_F_RATE,          /* (X1 - X0) / ((Y1 - Y0) / TB) */
+    PCWQ_F_DELTA,         /* X1 - X0 */
+    PCWQ_F_RATIO,         /* (X1 - X0) / (Y1 - Y0) */
+    PCWQ_F_AVERAGE_TIMER, /* ((X1 - X0) / TB) / (B1 - B0) */
+    PCWQ_F_INVERSE,       /* 1 - (X1 - X0) / (Y1 - Y0) */
+    PCWQ_F_MULTI_TB,      /* ((X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
+    PCWQ_F_MULTI,         /* ((X1 - X0) / (Y1 - Y0)) / B1 */
+    PCWQ_F_MULTI_INV_TB,  /* (B1 - (X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
+    PCWQ_F_MULTI_INV,     /* (B1 - (X1 - X0) / (Y1 - Y0)) / B1 */
+};
+int pcwq_formula(uint32_t type);
+double pcwq_pow10(int32_t e);
+
+/* Where a sample's denominator ("second") comes from. */
+enum {
+    PCWQ_Y_NONE = 0,
+    PCWQ_Y_SYSTIME, /* the read's CLOCK_MONOTONIC ns */
+    PCWQ_Y_100NS,   /* the same / 100 */
+    PCWQ_Y_COUNTER, /* the perf_time_id counter (object time) */
+    PCWQ_Y_BASE,    /* the base counter */
+};
+
+/* How to make a pcw_raw for one counter from a row of values. */
+typedef struct pcwq_recipe {
+    uint32_t type;
+    uint8_t formula; /* PCWQ_F_* */
+    uint8_t second;  /* PCWQ_Y_* */
+    int status;      /* PCW_CSTATUS_VALID, or NO_BASE when a reference is missing */
+    int32_t value, base, multi, time, freq_ctr; /* counter indexes; -1 = none */
+    uint64_t freq;                              /* constant TB when freq_ctr < 0 */
+} pcwq_recipe;
+void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r);
+
+/* Where counter k sits in a row: byte offset and size (4 or 8). The
+ * snapshot's rows use the counterset's layout; totals use a "wide" one,
+ * every counter 8 bytes at 8 * k, since a sum of 4-byte values needs 8. */
+typedef struct pcwq_layout {
+    const uint32_t *off;
+    const uint8_t *size;
+} pcwq_layout;
+
+static inline uint64_t pcwq_load(const unsigned char *row, const pcwq_layout *l, uint32_t k)
+{
+    const unsigned char *p = row + l->off[k];
+    if (l->size[k] == 8)
+        return *(const uint64_t *)(const void *)p;
+    return *(const uint32_t *)(const void *)p;
+}
+
+void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcwq_layout *lay,
+                       uint64_t time_ns, pcw_raw *out);
+
+/* ---- aggregate.c -------------------------------------------------------- */
+
+/* An accumulator of raw values for one counter of one total. */
+typedef struct pcwq_acc {
+    uint64_t sum, min, max, n;
+    uint32_t overflow; /* sum wrapped */
+} pcwq_acc;
+
+void pcwq_acc_reset(pcwq_acc *a);
+void pcwq_acc_add(pcwq_acc *a, uint64_t v);
+/* a += b (history folded into a live total). */
+void pcwq_acc_merge(pcwq_acc *a, const pcwq_acc *b);
+/* The total of `fn` (pcw_aggregate) over what a holds: PCW_CSTATUS_VALID
+ * and *out, or NOT_AGGREGATED (fn undefined), OVERFLOW (the sum wrapped),
+ * NO_INSTANCE (average, minimum or maximum of nothing). The average is
+ * rounded to the nearest integer (raw values are integers). */
+int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out);
+
+/* The aggregate function each counter of cs is totalled with: its own
+ * attribute, or - when that is undefined - the function of a counter that
+ * uses it as base or multi count, or "max" for a time or frequency
+ * counter (perf_time_id / perf_freq_id). fn[cs->counter_count]. */
+void pcwq_aggregate_functions(const pcw_counterset *cs, uint32_t *fn);
+
+/* What a counterset's instance type means for the query. */
+typedef struct pcwq_itype {
+    uint8_t named;   /* instances have names (paths need "(instance)") */
+    uint8_t total;   /* a _Total over every instance */
+    uint8_t global;  /* every instance combined into one, unnamed */
+    uint8_t by_name; /* instances of one name combined */
+    uint8_t history; /* totals keep departed instances' contributions */
+    uint8_t known;   /* a type this layer understands */
+} pcwq_itype;
+pcwq_itype pcwq_instance_type(uint32_t instance_type);
+
+/* ---- the query's state ------------------------------------------------- */
+
+#include "pcw/collect.h"
+
+/* One provider's part of a fetched sample (fetch.c). */
+typedef struct pcwq_src {
+    size_t first, count; /* its rows in the snapshot */
+    uint32_t seg;        /* segment index in the consumer at fetch time */
+    int32_t pid;
+    uint64_t start_time;  /* the provider's start time (/proc, clock ticks) */
+    uint64_t provider_id; /* identity of the provider */
+    uint64_t time_ns;     /* CLOCK_MONOTONIC when it was read */
+    uint64_t gen_before;  /* segment generation before the read (0: none) */
+    uint64_t gen_after;   /* ...and after it */
+    int status;           /* PCW_OK, or why its part is missing */
+    int alive;            /* its provider still runs */
+} pcwq_src;
+
+/* An instance the query knows (instances.c). Its identity is (provider,
+ * id, name); `dup` is its #n, kept while it lives. */
+typedef struct pcwq_inst {
+    uint64_t provider_id;
+    uint64_t key; /* hash of (provider_id, id, name) */
+    uint32_t id;
+    int32_t pid;
+    char *name; /* as published; NUL-terminated */
+    char *disp; /* "name" or "name#n" */
+    uint32_t name_len;
+    uint32_t dup;
+    uint32_t group;        /* its name group (dup numbering) */
+    uint32_t agg;          /* its aggregate (instanceAggregate); else 0 */
+    int32_t row, prev_row; /* in the current / previous snapshot; -1 none */
+    int32_t src, prev_src; /* source index in the current / previous fetch */
+    uint32_t seen;         /* collection number it was last read in */
+    uint8_t live;          /* slot in use */
+    uint8_t stale;         /* its provider's part is missing this time */
+    unsigned char *last;   /* History sets: its last raw row (data_size) */
+} pcwq_inst;
+
+/* Instances sharing a name (case-insensitively): their #n numbering. */
+typedef struct pcwq_group {
+    uint64_t hash;
+    char *name; /* as first seen */
+    uint32_t name_len;
+    uint32_t nlive, next; /* members; next never-used index */
+    uint32_t agg;         /* its total (instanceAggregate sets) */
+    uint32_t *freed;      /* min-heap of indexes given back */
+    uint32_t nfreed;
+    size_t freed_cap;
+} pcwq_group;
+
+/* A total: _Total, the global aggregate, or one name's aggregate. */
+typedef struct pcwq_agg {
+    char *name;       /* "_Total", "", or the instances' name */
+    uint32_t kind;    /* PCW_PDH_TOTAL or PCW_PDH_AGGREGATE */
+    uint32_t sources; /* live instances in it this time */
+    uint32_t name_len;
+    uint32_t nlive;  /* member instances (instanceAggregate) */
+    pcwq_acc *hist;  /* History: departed contributions [ncounters] */
+    uint8_t active;  /* shown: has members, or history */
+    uint8_t had_row; /* it had a row in the previous collection */
+    uint8_t has_row; /* ...and in this one */
+} pcwq_agg;
+
+/* What a value refers to: entries are [totals][instances], an instance's
+ * entry its index in inst[], a total's its index in aggs[] | this bit. */
+#define PCWQ_ENT_AGG 0x80000000u
+
+/* One counterset the query references (by name). */
+typedef struct pcwq_set {
+    char *name;
+    const pcw_merged_counterset *m; /* NULL while nobody publishes it */
+    /* Bound metadata (copies: they outlive consumer refreshes). */
+    uint32_t ncounters, data_size, instance_type, flags;
+    char **counter_names;
+    uint32_t *counter_types;
+    int32_t *default_scale;
+    pcwq_recipe *recipes;
+    uint32_t *aggfn;
+    uint32_t *off, *woff;
+    uint8_t *size, *wsize;
+    uint32_t *counter_ids; /* to tell a re-registration with other counters */
+    pcwq_itype it;
+    int callback; /* collected over the control channel */
+    /* The sources read this time (alive providers only). */
+    pcw_merged_counterset mf;
+    uint32_t *mf_seg;
+    const pcw_counterset **mf_cset;
+    size_t mf_cap;
+    /* Two snapshots, current and previous, and their sources. A set none
+     * of whose counters compares two samples (two = 0) reads into snap[0]
+     * every time: the buffer stays warm in the cache. */
+    pcw_snapshot snap[2];
+    int two;
+    uint32_t busy[2]; /* snap's busy count of each fetch */
+    pcwq_src *src[2];
+    size_t nsrc[2], src_cap[2];
+    int cur;
+    uint32_t *order; /* instances in value order: provider by provider */
+    size_t norder, order_cap;
+    uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
+    size_t nent, ent_cap;
+    uint64_t ent_epoch;
+    int identity; /* every instance's prev_row == row (nothing changed) */
+    int have_prev;
+    /* Instances. */
+    pcwq_inst *inst;
+    size_t ninst, inst_cap;
+    uint32_t *free_inst;
+    size_t nfree;
+    uint32_t *hash; /* key -> instance + 1, open addressing */
+    size_t hash_cap;
+    pcwq_group *groups;
+    size_t ngroups, groups_cap;
+    uint32_t *ghash; /* group hash -> group + 1 */
+    size_t ghash_cap;
+    size_t nempty; /* groups without members (compacted when many) */
+    size_t nstale; /* instances whose provider did not answer */
+    /* Totals. */
+    pcwq_agg *aggs;
+    size_t nagg, agg_cap;
+    pcwq_acc *acc; /* scratch [nagg * ncounters] */
+    size_t acc_cap;
+    uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
+    uint8_t *ast[2];   /* their per-counter statuses */
+    size_t arow_cap[2], ast_cap[2];
+    uint64_t atime[2];
+    /* Bookkeeping. */
+    uint64_t epoch; /* bumps whenever the entries change */
+    size_t refs;    /* matches that use it: fetched only when > 0 */
+} pcwq_set;
+
+/* One counterset a counter handle matches, and what it selects there. */
+typedef struct pcwq_match {
+    pcwq_set *set;
+    uint32_t *ctr; /* selected counter indexes */
+    uint32_t nctr;
+    uint32_t *ents; /* selected entries; NULL with all = 1 */
+    size_t nents, ents_cap;
+    int all;         /* every entry (an instance part of "*") */
+    uint64_t epoch;  /* of the set when ents was computed */
+    int placeholder; /* one missing-instance value (named instance absent) */
+    int placeholder_status;
+    uint64_t last_provider; /* provider of the instance last matched */
+    /* Providers told ADD_COUNTER for this match (notify.c). */
+    uint64_t *told;
+    size_t ntold, told_cap;
+} pcwq_match;
+
+struct pcw_pdh_counter {
+    pcw_pdh *q;
+    char *text;
+    pcw_path path;
+    int32_t scale;
+    int scale_set;
+    pcwq_match *m;
+    size_t nm, m_cap;
+};
+
+struct pcw_pdh {
+    pcw_consumer *c;
+    char *root;
+    int all_users;
+    pcwq_set **sets;
+    size_t nsets, sets_cap;
+    pcw_pdh_counter **ctrs;
+    size_t nctrs, ctrs_cap;
+    uint64_t time_ns, realtime_ns, collections;
+    /* Change detection (fetch.c). */
+    char **dirs;
+    uint64_t *dir_stamp;
+    size_t ndirs;
+    uint64_t root_stamp;
+    int refreshed; /* the consumer was refreshed at least once */
+};
+
+/* The snapshot fetch b read into. */
+static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
+{
+    return &s->snap[s->two ? b : 0];
+}
+
+/* fetch.c */
+int pcwq_refresh_if_changed(pcw_pdh *q, int force);
+int pcwq_fetch(pcw_pdh *q);
+/* Read one sample of s into snap[cur] (the caller flipped cur). */
+int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s);
+/* Can s keep last time's instance mapping? Only if every provider read
+ * now is the one read last time, in the same place, with the same row
+ * count, and its segment's instance list did not change from before the
+ * last read to after this one (generations only grow). */
+int pcwq_unchanged(const pcwq_set *s);
+uint64_t pcwq_provider_id(const pcw_provider_info *info);
+int pcwq_bind(pcw_pdh *q, pcwq_set *s);
+void pcwq_set_free(pcwq_set *s);
+pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create);
+
+/* instances.c: map the current rows to instances; departures, #n. */
+int pcwq_map_instances(pcwq_set *s, int fast);
+void pcwq_instances_free(pcwq_set *s);
+/* totals.c */
+int pcwq_totals(pcwq_set *s);
+/* values.c */
+size_t pcwq_entry_count(const pcwq_set *s);
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t k);
+int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt);
+/* notify.c */
+void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);
+void pcwq_notify_forget(pcwq_match *mt);
+
+/* Grow an array to hold `need` elements; 0 or -1. */
+int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem);
+
+#endif /* PCW_QUERY_INTERNAL_H */

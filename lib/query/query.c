@@ -1,0 +1,448 @@
+/*
+ * lib/query/query.c - the query object: open/close, adding and removing
+ * counter paths (validated against what is published), and one collection:
+ *
+ *   1. re-read the provider list if it changed (fetch.c), re-bind the
+ *      countersets, pick up countersets new to wildcard paths, and tell new
+ *      providers of the counters already added (notify.c);
+ *   2. read one sample of every referenced counterset (fetch.c);
+ *   3. map rows to instances (instances.c) - or, when no provider's
+ *      instance list changed since the last sample, keep every mapping (the
+ *      fast path that makes a steady-state collection allocation-free) -
+ *      and compute the totals (totals.c);
+ *   4. re-select each handle's entries where its counterset changed
+ *      (values.c). Values are cooked when read.
+ */
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "pcw/layout.h"
+#include "pcw/name.h"
+
+int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
+{
+    if (!out)
+        return PCW_E_INVALID_PARAMETER;
+    *out = NULL;
+    pcw_pdh *q = calloc(1, sizeof *q);
+    if (!q)
+        return PCW_E_NO_MEMORY;
+    pcw_consumer_options o = {0};
+    if (opt)
+        o = *opt;
+    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
+    if (!root || !*root)
+        root = PCW_DEFAULT_ROOT;
+    q->all_users = o.all_users;
+    int rc = PCW_E_NO_MEMORY;
+    if (!(q->root = strdup(root)) || (rc = pcw_consumer_open(&q->c, &o)) != PCW_OK) {
+        free(q->root);
+        free(q);
+        return rc;
+    }
+    *out = q;
+    return PCW_OK;
+}
+
+static void handle_free(pcw_pdh_counter *h)
+{
+    for (size_t j = 0; j < h->nm; j++) {
+        pcwq_match *mt = &h->m[j];
+        if (mt->set->refs)
+            mt->set->refs--;
+        free(mt->ctr);
+        free(mt->ents);
+        free(mt->told);
+    }
+    free(h->m);
+    pcw_path_free(&h->path);
+    free(h->text);
+    free(h);
+}
+
+void pcw_pdh_close(pcw_pdh *q)
+{
+    if (!q)
+        return;
+    while (q->nctrs)
+        pcw_pdh_remove_counter(q, q->ctrs[q->nctrs - 1]);
+    free(q->ctrs);
+    for (size_t i = 0; i < q->nsets; i++)
+        pcwq_set_free(q->sets[i]);
+    free(q->sets);
+    for (size_t i = 0; i < q->ndirs; i++)
+        free(q->dirs[i]);
+    free(q->dirs);
+    free(q->dir_stamp);
+    pcw_consumer_close(q->c);
+    free(q->root);
+    free(q);
+}
+
+pcw_consumer *pcw_pdh_consumer(pcw_pdh *q)
+{
+    return q ? q->c : NULL;
+}
+
+/* ---- matching paths to countersets --------------------------------------- */
+
+/* Does the instance part of p fit a counterset of this instance type? */
+static int instance_form_fits(const pcw_path *p, pcwq_itype it)
+{
+    if (it.named)
+        return p->instance != NULL;
+    /* Unnamed: no instance part, or one that can name "" ("*", "#n"). */
+    return !p->instance || pcw_wildcard_match(p->instance, strlen(p->instance), "", 0);
+}
+
+static int set_name_matches(const pcw_path *p, const char *name)
+{
+    if (p->wild & PCW_PATH_WILD_COUNTERSET)
+        return pcw_wildcard_match(p->counterset, strlen(p->counterset), name, strlen(name));
+    return pcw_name_equal(p->counterset, strlen(p->counterset), name, strlen(name));
+}
+
+/* Does the path select any counter of cs (and which error if not)? */
+static int counters_fit(const pcw_path *p, const pcw_counterset *cs, int *base_named)
+{
+    size_t cl = strlen(p->counter);
+    *base_named = 0;
+    for (uint32_t k = 0; k < cs->counter_count; k++) {
+        const pcw_counter *c = &cs->counters[k];
+        if (p->wild & PCW_PATH_WILD_COUNTER) {
+            if (pcw_counter_type_is_base(c->type) || c->type == PERF_COUNTER_NODATA)
+                continue;
+            if (pcw_wildcard_match(p->counter, cl, c->name, strlen(c->name)))
+                return 1;
+        } else if (pcw_name_equal(p->counter, cl, c->name, strlen(c->name))) {
+            if (pcw_counter_type_is_base(c->type)) {
+                *base_named = 1;
+                return 0;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static pcwq_match *add_match(pcw_pdh_counter *h, pcwq_set *s)
+{
+    for (size_t j = 0; j < h->nm; j++)
+        if (h->m[j].set == s)
+            return &h->m[j];
+    if (pcwq_grow((void **)&h->m, &h->m_cap, h->nm + 1, sizeof *h->m))
+        return NULL;
+    pcwq_match *mt = &h->m[h->nm++];
+    memset(mt, 0, sizeof *mt);
+    mt->set = s;
+    s->refs++;
+    return mt;
+}
+
+/* Match h against every published counterset; validate when `strict`.
+ * Returns PCW_OK or the path error. */
+static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error *err)
+{
+    const pcw_path *p = &h->path;
+    size_t nsets = pcw_consumer_counterset_count(q->c), named_sets = 0, fitting = 0;
+    int base_named = 0;
+    const char *form_set = NULL, *ctr_set = NULL;
+    for (size_t i = 0; i < nsets; i++) {
+        const pcw_merged_counterset *m = pcw_consumer_counterset(q->c, i);
+        const pcw_counterset *cs = m->meta;
+        if (!set_name_matches(p, cs->name))
+            continue;
+        named_sets++;
+        if (!instance_form_fits(p, pcwq_instance_type(cs->instance_type))) {
+            form_set = cs->name;
+            continue;
+        }
+        int b = 0;
+        if (!counters_fit(p, cs, &b)) {
+            ctr_set = cs->name;
+            base_named |= b;
+            continue;
+        }
+        fitting++;
+        pcwq_set *s = pcwq_set_get(q, cs->name, 1);
+        if (!s)
+            return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+        if (!s->m) {
+            int rc = pcwq_bind(q, s);
+            if (rc != PCW_OK)
+                return pcwq_fail(err, rc, PCW_PATH_SYNTAX, 0, "%s", pcw_status_str(rc));
+        }
+        pcwq_match *mt = add_match(h, s);
+        if (!mt)
+            return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+    }
+    if (!strict || fitting)
+        return PCW_OK;
+    size_t set_at = p->host ? 3 + strlen(p->host) : 1;
+    if (!named_sets)
+        return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTERSET, set_at,
+                         (p->wild & PCW_PATH_WILD_COUNTERSET)
+                             ? "no counterset matches \"%.200s\" (no provider publishes one)"
+                             : "counterset \"%.200s\" does not exist (no provider publishes it)",
+                         p->counterset);
+    if (form_set && !ctr_set) {
+        pcwq_itype it = pcwq_instance_type(
+            pcw_consumer_find_counterset(q->c, form_set)
+                ? pcw_consumer_find_counterset(q->c, form_set)->meta->instance_type
+                : PCW_MULTI_INSTANCE);
+        if (it.named)
+            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE,
+                             set_at + strlen(p->counterset),
+                             "counterset \"%.200s\" has instances: name one, as "
+                             "\\%.200s(name)\\%.200s, or (*) for all",
+                             form_set, form_set, p->counter);
+        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, set_at + strlen(p->counterset),
+                         "counterset \"%.200s\" has no instances: leave out \"(%.200s)\"", form_set,
+                         p->instance);
+    }
+    size_t ctr_at = 0;
+    {
+        /* The counter is what follows the last '\' of the text. */
+        const char *t = h->text, *last = strrchr(t, '\\');
+        ctr_at = last ? (size_t)(last - t) + 1 : 0;
+    }
+    if (base_named)
+        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
+                         "counter \"%.200s\" is a base counter: it is the denominator of "
+                         "another counter of \"%.200s\" and has no value of its own",
+                         p->counter, ctr_set);
+    return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
+                     (p->wild & PCW_PATH_WILD_COUNTER)
+                         ? "no counter of \"%.200s\" matches \"%.200s\""
+                         : "counterset \"%.200s\" has no counter \"%.200s\"",
+                     ctr_set ? ctr_set : p->counterset, p->counter);
+}
+
+static int add(pcw_pdh *q, const char *text, int notify, pcw_pdh_counter **out, pcw_path_error *err)
+{
+    pcwq_path_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (!q || !text)
+        return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
+    pcw_pdh_counter *h = calloc(1, sizeof *h);
+    if (!h)
+        return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+    h->q = q;
+    int rc = pcw_path_parse(text, &h->path, err);
+    if (rc == PCW_OK && !(h->text = strdup(text)))
+        rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+    if (rc == PCW_OK) {
+        int r = pcwq_refresh_if_changed(q, 0);
+        if (r < 0)
+            rc = pcwq_fail(err, r, PCW_PATH_SYNTAX, 0, "cannot read the providers: %s",
+                           pcw_status_str(r));
+    }
+    if (rc == PCW_OK)
+        rc = match_sets(q, h, 1, err);
+    if (rc == PCW_OK && pcwq_grow((void **)&q->ctrs, &q->ctrs_cap, q->nctrs + 1, sizeof *q->ctrs))
+        rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+    for (size_t j = 0; rc == PCW_OK && j < h->nm; j++)
+        if (pcwq_match_update(h, &h->m[j]) != PCW_OK)
+            rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+    if (rc != PCW_OK) {
+        handle_free(h);
+        return rc;
+    }
+    q->ctrs[q->nctrs++] = h;
+    if (notify)
+        for (size_t j = 0; j < h->nm; j++)
+            pcwq_notify(q, h, &h->m[j], 1);
+    if (out)
+        *out = h;
+    return PCW_OK;
+}
+
+int pcw_pdh_add_counter(pcw_pdh *q, const char *path, pcw_pdh_counter **out, pcw_path_error *err)
+{
+    return add(q, path, 1, out, err);
+}
+
+static int unlink_handle(pcw_pdh *q, pcw_pdh_counter *h)
+{
+    for (size_t i = 0; i < q->nctrs; i++)
+        if (q->ctrs[i] == h) {
+            memmove(q->ctrs + i, q->ctrs + i + 1, (q->nctrs - i - 1) * sizeof *q->ctrs);
+            q->nctrs--;
+            return 0;
+        }
+    return -1;
+}
+
+int pcw_pdh_remove_counter(pcw_pdh *q, pcw_pdh_counter *ctr)
+{
+    if (!q || !ctr || unlink_handle(q, ctr))
+        return PCW_E_INVALID_PARAMETER;
+    for (size_t j = 0; j < ctr->nm; j++)
+        pcwq_notify(q, ctr, &ctr->m[j], 0);
+    handle_free(ctr);
+    return PCW_OK;
+}
+
+size_t pcw_pdh_counter_count(const pcw_pdh *q)
+{
+    return q ? q->nctrs : 0;
+}
+
+pcw_pdh_counter *pcw_pdh_counter_at(const pcw_pdh *q, size_t i)
+{
+    return q && i < q->nctrs ? q->ctrs[i] : NULL;
+}
+
+const char *pcw_pdh_counter_path(const pcw_pdh_counter *ctr)
+{
+    return ctr ? ctr->text : NULL;
+}
+
+int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale)
+{
+    if (!ctr || scale < -10 || scale > 10)
+        return PCW_E_INVALID_PARAMETER;
+    ctr->scale = scale;
+    ctr->scale_set = 1;
+    return PCW_OK;
+}
+
+uint64_t pcw_pdh_time_ns(const pcw_pdh *q)
+{
+    return q ? q->time_ns : 0;
+}
+
+uint64_t pcw_pdh_realtime_ns(const pcw_pdh *q)
+{
+    return q ? q->realtime_ns : 0;
+}
+
+uint64_t pcw_pdh_collections(const pcw_pdh *q)
+{
+    return q ? q->collections : 0;
+}
+
+/* ---- collecting ---------------------------------------------------------- */
+
+int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
+{
+    if (failed)
+        *failed = 0;
+    if (!q)
+        return PCW_E_INVALID_PARAMETER;
+    int rc = pcwq_refresh_if_changed(q, 0);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
+        /* New countersets for wildcard paths; new providers to tell. */
+        for (size_t i = 0; i < q->nctrs; i++) {
+            pcw_pdh_counter *h = q->ctrs[i];
+            if ((h->path.wild & PCW_PATH_WILD_COUNTERSET) &&
+                (rc = match_sets(q, h, 0, NULL)) != PCW_OK)
+                return rc;
+            for (size_t j = 0; j < h->nm; j++)
+                pcwq_notify(q, h, &h->m[j], 1);
+        }
+    }
+    if ((rc = pcwq_fetch(q)) != PCW_OK)
+        return rc;
+    for (size_t i = 0; i < q->nsets; i++) {
+        pcwq_set *s = q->sets[i];
+        if (!s->refs)
+            continue;
+        if ((rc = pcwq_map_instances(s, pcwq_unchanged(s))) != PCW_OK ||
+            (rc = pcwq_totals(s)) != PCW_OK)
+            return rc;
+        if (failed)
+            for (size_t j = 0; j < s->nsrc[s->cur]; j++)
+                *failed += s->src[s->cur][j].status != PCW_OK;
+    }
+    for (size_t i = 0; i < q->nctrs; i++)
+        for (size_t j = 0; j < q->ctrs[i]->nm; j++)
+            if ((rc = pcwq_match_update(q->ctrs[i], &q->ctrs[i]->m[j])) != PCW_OK)
+                return rc;
+    q->collections++;
+    return PCW_OK;
+}
+
+/* ---- expansion ----------------------------------------------------------- */
+
+/* One sample of the referenced sets that have none yet. */
+static int pcwq_fetch_only_new(pcw_pdh *q)
+{
+    for (size_t i = 0; i < q->nsets; i++) {
+        pcwq_set *s = q->sets[i];
+        if (!s->refs || s->have_prev)
+            continue;
+        s->cur ^= 1;
+        int rc = pcwq_fetch_set(q, s);
+        if (rc == PCW_OK)
+            rc = pcwq_map_instances(s, 0);
+        if (rc == PCW_OK)
+            rc = pcwq_totals(s);
+        if (rc != PCW_OK)
+            return rc;
+    }
+    return PCW_OK;
+}
+
+int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *arg), void *arg,
+                   pcw_path_error *err)
+{
+    if (!q || !path || !fn)
+        return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
+    pcw_pdh_counter *h;
+    int rc = add(q, path, 0, &h, err);
+    if (rc != PCW_OK)
+        return rc;
+    /* Countersets nobody collected yet are read once now; the others are
+     * left alone (reading them would change the interval of the query's
+     * rates) and expand to the instances of their last collection. */
+    int fresh = 0;
+    for (size_t j = 0; j < h->nm; j++)
+        fresh |= !h->m[j].set->have_prev;
+    if (fresh) {
+        if ((rc = pcwq_fetch_only_new(q)) != PCW_OK)
+            goto out;
+        for (size_t j = 0; j < h->nm; j++)
+            if ((rc = pcwq_match_update(h, &h->m[j])) != PCW_OK)
+                goto out;
+    }
+    size_t n = pcw_pdh_value_count(h);
+    char stack[512];
+    for (size_t i = 0; i < n; i++) {
+        const pcwq_match *mt = NULL;
+        size_t at = i;
+        for (size_t j = 0; j < h->nm; j++) {
+            size_t c = h->m[j].placeholder ? h->m[j].nctr : h->m[j].nents * h->m[j].nctr;
+            if (at < c) {
+                mt = &h->m[j];
+                break;
+            }
+            at -= c;
+        }
+        if (!mt || mt->placeholder)
+            continue; /* a named instance that does not exist expands to nothing */
+        size_t need = pcw_pdh_value_path(h, i, 0, stack, sizeof stack);
+        char *buf = stack;
+        if (need >= sizeof stack) {
+            if (!(buf = malloc(need + 1))) {
+                rc = PCW_E_NO_MEMORY;
+                goto out;
+            }
+            pcw_pdh_value_path(h, i, 0, buf, need + 1);
+        }
+        int stop = fn(buf, arg);
+        if (buf != stack)
+            free(buf);
+        if (stop)
+            break;
+    }
+out:
+    unlink_handle(q, h);
+    handle_free(h);
+    return rc;
+}

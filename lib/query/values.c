@@ -1,0 +1,680 @@
+/*
+ * lib/query/values.c - what a counter handle selects (entries x counters)
+ * and its values: raw samples from the current and previous rows, cooked
+ * with pcw_cook, and their paths.
+ *
+ * A counterset's entries are its visible totals (active ones, in creation
+ * order) followed by its instances in value order; a globalAggregate or
+ * instanceAggregate set shows only its totals. A handle's match in a set
+ * keeps the entries its instance pattern selects, recomputed only when the
+ * set's entries change (its epoch).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "pcw/name.h"
+#include "snaprows.h"
+
+/* Rebuild s->ent if the set changed since. */
+static int entries(pcwq_set *s)
+{
+    if (s->ent && s->ent_epoch == s->epoch)
+        return 0;
+    size_t need = s->nagg + s->norder + 1;
+    if (pcwq_grow((void **)&s->ent, &s->ent_cap, need, sizeof *s->ent))
+        return -1;
+    size_t n = 0;
+    for (size_t a = 0; a < s->nagg; a++)
+        if (s->aggs[a].active)
+            s->ent[n++] = (uint32_t)a | PCWQ_ENT_AGG;
+    if (!s->it.global && !s->it.by_name)
+        for (size_t o = 0; o < s->norder; o++)
+            s->ent[n++] = s->order[o];
+    s->nent = n;
+    s->ent_epoch = s->epoch;
+    return 0;
+}
+
+size_t pcwq_entry_count(const pcwq_set *s)
+{
+    return s->nent;
+}
+
+/* An entry's name (without #n) and #n. */
+static const char *entry_name(const pcwq_set *s, uint32_t e, uint32_t *len, uint32_t *dup)
+{
+    if (e & PCWQ_ENT_AGG) {
+        const pcwq_agg *a = &s->aggs[e & ~PCWQ_ENT_AGG];
+        *len = a->name_len, *dup = 0;
+        return a->name;
+    }
+    const pcwq_inst *x = &s->inst[e];
+    *len = x->name_len, *dup = x->dup;
+    return x->name;
+}
+
+static int entry_matches(const pcw_path *p, const char *name, uint32_t len, uint32_t dup)
+{
+    if (!p->instance)
+        return len == 0 && dup == 0;
+    if (!pcw_wildcard_match(p->instance, strlen(p->instance), name, len))
+        return 0;
+    if (p->has_index)
+        return dup == p->index;
+    return (p->wild & PCW_PATH_WILD_INSTANCE) ? 1 : dup == 0;
+}
+
+/* Is counter k of s selected by pattern `c`? Wildcards skip base counters
+ * (used, never shown) and PERF_COUNTER_NODATA. */
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t k)
+{
+    const char *name = s->counter_names[k];
+    if (p->wild & PCW_PATH_WILD_COUNTER) {
+        uint32_t t = s->counter_types[k];
+        if (pcw_counter_type_is_base(t) || t == PERF_COUNTER_NODATA)
+            return 0;
+        return pcw_wildcard_match(p->counter, strlen(p->counter), name, strlen(name));
+    }
+    return pcw_name_equal(p->counter, strlen(p->counter), name, strlen(name));
+}
+
+/* Is a previously matched instance's provider still among s's live ones? */
+static int provider_present(const pcwq_set *s, uint64_t provider)
+{
+    int b = s->cur;
+    for (size_t i = 0; i < s->nsrc[b]; i++)
+        if (s->src[b][i].provider_id == provider)
+            return s->src[b][i].alive;
+    return 0;
+}
+
+int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
+{
+    pcwq_set *s = mt->set;
+    if (entries(s))
+        return PCW_E_NO_MEMORY;
+    if (mt->epoch == s->epoch && mt->ctr)
+        return PCW_OK;
+    /* Counters (they may differ after the set was registered again). */
+    uint32_t *ctr = realloc(mt->ctr, (s->ncounters ? s->ncounters : 1) * sizeof *ctr);
+    if (!ctr)
+        return PCW_E_NO_MEMORY;
+    mt->ctr = ctr;
+    mt->nctr = 0;
+    for (uint32_t k = 0; k < s->ncounters; k++)
+        if (pcwq_counter_selected(s, &h->path, k))
+            mt->ctr[mt->nctr++] = k;
+    /* Entries. */
+    const pcw_path *p = &h->path;
+    mt->all = p->instance && strcmp(p->instance, "*") == 0 && !p->has_index &&
+              (s->it.named || s->it.global);
+    mt->nents = 0;
+    if (!mt->all) {
+        if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
+            return PCW_E_NO_MEMORY;
+        for (size_t e = 0; e < s->nent; e++) {
+            uint32_t len, dup;
+            const char *name = entry_name(s, s->ent[e], &len, &dup);
+            if (entry_matches(p, name, len, dup))
+                mt->ents[mt->nents++] = (uint32_t)e;
+        }
+    } else {
+        mt->nents = s->nent;
+    }
+    /* A named instance that is not there shows as one value saying why. */
+    mt->placeholder = 0;
+    if (!(p->wild & PCW_PATH_WILD_INSTANCE) && mt->nents == 0 && mt->nctr) {
+        mt->placeholder = 1;
+        mt->placeholder_status = mt->last_provider && !provider_present(s, mt->last_provider)
+                                     ? PCW_CSTATUS_PROVIDER_GONE
+                                     : PCW_CSTATUS_NO_INSTANCE;
+        if (!s->m && mt->last_provider)
+            mt->placeholder_status = PCW_CSTATUS_PROVIDER_GONE;
+    } else if (mt->nents) {
+        uint32_t e = s->ent[mt->all ? 0 : mt->ents[0]];
+        mt->last_provider = (e & PCWQ_ENT_AGG) ? 0 : s->inst[e].provider_id;
+    }
+    mt->epoch = s->epoch;
+    return PCW_OK;
+}
+
+/* ---- locating value i ---------------------------------------------------- */
+
+typedef struct locus {
+    const pcwq_match *mt;
+    size_t ent; /* index into the set's entries; SIZE_MAX: placeholder */
+    uint32_t k; /* counter index in the set */
+} locus;
+
+static size_t match_values(const pcwq_match *mt)
+{
+    if (mt->placeholder)
+        return mt->nctr;
+    return mt->nents * mt->nctr;
+}
+
+static int locate(const pcw_pdh_counter *h, size_t i, locus *l)
+{
+    for (size_t j = 0; j < h->nm; j++) {
+        const pcwq_match *mt = &h->m[j];
+        size_t n = match_values(mt);
+        if (i >= n) {
+            i -= n;
+            continue;
+        }
+        l->mt = mt;
+        size_t e = i / mt->nctr;
+        l->k = mt->ctr[i % mt->nctr];
+        l->ent = mt->placeholder ? SIZE_MAX : (mt->all ? e : mt->ents[e]);
+        return 0;
+    }
+    return -1;
+}
+
+size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr)
+{
+    size_t n = 0;
+    if (ctr)
+        for (size_t j = 0; j < ctr->nm; j++)
+            n += match_values(&ctr->m[j]);
+    return n;
+}
+
+/* ---- raw samples of an entry --------------------------------------------- */
+
+/* The status a total's raw sample has for counter k: its own, or that of
+ * a counter its recipe reads. */
+static int agg_status(const pcwq_set *s, const uint8_t *st, uint32_t k)
+{
+    const pcwq_recipe *r = &s->recipes[k];
+    int32_t refs[5] = {(int32_t)k, r->base, r->multi, r->time, r->freq_ctr};
+    for (int i = 0; i < 5; i++)
+        if (refs[i] >= 0 && st[refs[i]] != PCW_CSTATUS_VALID)
+            return st[refs[i]];
+    return PCW_CSTATUS_VALID;
+}
+
+/* Where entry e's current and previous raw values are. */
+typedef struct rows {
+    const unsigned char *row, *prow; /* prow NULL: no previous sample */
+    pcwq_layout lay;
+    uint64_t t, pt;
+    const uint8_t *st, *pst; /* totals: per-counter statuses */
+    int status;              /* the row's absence, else VALID */
+} rows;
+
+static void entry_rows(const pcwq_set *s, uint32_t e, rows *w)
+{
+    int b = s->cur, pb = b ^ 1;
+    memset(w, 0, sizeof *w);
+    w->status = PCW_CSTATUS_VALID;
+    if (e & PCWQ_ENT_AGG) {
+        uint32_t a = e & ~PCWQ_ENT_AGG, nc = s->ncounters;
+        w->lay.off = s->woff, w->lay.size = s->wsize;
+        w->row = (const unsigned char *)(s->arow[b] + (size_t)a * nc);
+        w->st = s->ast[b] + (size_t)a * nc;
+        w->t = s->atime[b];
+        if (s->aggs[a].had_row && s->arow[pb] && (size_t)(a + 1) * nc <= s->arow_cap[pb]) {
+            w->prow = (const unsigned char *)(s->arow[pb] + (size_t)a * nc);
+            w->pst = s->ast[pb] + (size_t)a * nc;
+            w->pt = s->atime[pb];
+        }
+        return;
+    }
+    const pcwq_inst *x = &s->inst[e];
+    w->lay.off = s->off, w->lay.size = s->size;
+    if (x->row < 0) {
+        w->status = x->stale ? PCW_CSTATUS_PROVIDER_GONE : PCW_CSTATUS_NO_INSTANCE;
+        return;
+    }
+    w->row = pcwq_row(pcwq_snap(s, b), (size_t)x->row);
+    w->t = s->src[b][x->src].time_ns;
+    int32_t prow = s->identity ? x->row : x->prev_row;
+    int32_t psrc = s->identity ? x->src : x->prev_src;
+    if (prow >= 0 && psrc >= 0 && s->two) {
+        w->prow = pcwq_row(pcwq_snap(s, pb), (size_t)prow);
+        w->pt = s->src[pb][psrc].time_ns;
+    }
+}
+
+/* now and prev (prev->status says if there is one) of counter k. */
+static void rows_raw(const pcwq_set *s, const rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev)
+{
+    const pcwq_recipe *r = &s->recipes[k];
+    prev->status = PCW_CSTATUS_NO_INSTANCE;
+    if (!w->row) {
+        memset(now, 0, sizeof *now);
+        now->status = w->status;
+        return;
+    }
+    pcwq_raw_from_row(r, w->row, &w->lay, w->t, now);
+    if (w->st && now->status == PCW_CSTATUS_VALID)
+        now->status = agg_status(s, w->st, k);
+    if (w->prow) {
+        pcwq_raw_from_row(r, w->prow, &w->lay, w->pt, prev);
+        if (w->pst && prev->status == PCW_CSTATUS_VALID)
+            prev->status = agg_status(s, w->pst, k);
+    }
+}
+
+static void entry_raw(const pcwq_set *s, uint32_t e, uint32_t k, pcw_raw *now, pcw_raw *prev)
+{
+    rows w;
+    entry_rows(s, e, &w);
+    rows_raw(s, &w, k, now, prev);
+}
+
+static int32_t scale_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k)
+{
+    return h->scale_set ? h->scale : s->default_scale[k];
+}
+
+int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out)
+{
+    locus l;
+    if (!ctr || !out || locate(ctr, i, &l))
+        return PCW_E_INVALID_PARAMETER;
+    const pcwq_set *s = l.mt->set;
+    memset(out, 0, sizeof *out);
+    out->counterset = s->name;
+    out->counter = s->counter_names[l.k];
+    out->counter_index = l.k;
+    out->counter_type = s->counter_types[l.k];
+    out->instance_id = PCW_ANY_INSTANCE_ID;
+    if (l.ent == SIZE_MAX) {
+        out->status = l.mt->placeholder_status;
+        out->raw.status = out->status;
+        out->instance = out->instance_name = ctr->path.instance ? ctr->path.instance : "";
+        out->dup_index = ctr->path.index;
+        return PCW_OK;
+    }
+    uint32_t e = s->ent[l.ent];
+    pcw_raw prev;
+    entry_raw(s, e, l.k, &out->raw, &prev);
+    out->status =
+        pcw_cook(s->counter_types[l.k], &out->raw, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
+                 scale_of(ctr, s, l.k), flags, &out->value);
+    if (e & PCWQ_ENT_AGG) {
+        const pcwq_agg *a = &s->aggs[e & ~PCWQ_ENT_AGG];
+        out->instance = out->instance_name = a->name;
+        out->kind = a->kind;
+        out->sources = a->sources;
+    } else {
+        const pcwq_inst *x = &s->inst[e];
+        out->instance = x->disp;
+        out->instance_name = x->name;
+        out->dup_index = x->dup;
+        out->instance_id = x->id;
+        out->pid = x->pid;
+        out->provider_id = x->provider_id;
+        out->kind = PCW_PDH_INSTANCE;
+        out->sources = 1;
+    }
+    return PCW_OK;
+}
+
+size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,
+                          size_t len)
+{
+    locus l;
+    if (!ctr || locate(ctr, i, &l)) {
+        if (len)
+            buf[0] = 0;
+        return 0;
+    }
+    const pcwq_set *s = l.mt->set;
+    const char *host = with_host ? pcw_path_local_host() : NULL;
+    const char *inst = NULL;
+    uint32_t dup = 0;
+    if (l.ent == SIZE_MAX) {
+        inst = ctr->path.instance;
+        dup = ctr->path.index;
+    } else {
+        uint32_t e = s->ent[l.ent], nlen;
+        inst = entry_name(s, e, &nlen, &dup);
+    }
+    /* A set without instance names writes its first instance without
+     * parentheses and the others as (#n). */
+    if (!s->it.named && inst && !inst[0] && dup == 0)
+        inst = NULL;
+    return pcw_path_build(buf, len, host, s->name, inst, dup, s->counter_names[l.k]);
+}
+
+/* ---- the fast way -------------------------------------------------------- */
+
+static const pcwq_match *single(const pcw_pdh_counter *ctr)
+{
+    return ctr && ctr->nm == 1 ? &ctr->m[0] : NULL;
+}
+
+size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
+{
+    const pcwq_match *mt = single(ctr);
+    if (!mt)
+        return 0;
+    return mt->placeholder ? 1 : mt->nents;
+}
+
+size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
+{
+    const pcwq_match *mt = single(ctr);
+    return mt ? mt->nctr : 0;
+}
+
+int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, double *values,
+                        uint8_t *status)
+{
+    const pcwq_match *mt = single(ctr);
+    if (!mt || kk >= mt->nctr || !values)
+        return PCW_E_INVALID_PARAMETER;
+    const pcwq_set *s = mt->set;
+    uint32_t k = mt->ctr[kk];
+    if (mt->placeholder) {
+        values[0] = 0;
+        if (status)
+            status[0] = (uint8_t)mt->placeholder_status;
+        return PCW_OK;
+    }
+    uint32_t type = s->counter_types[k];
+    int32_t scale = scale_of(ctr, s, k);
+    for (size_t i = 0; i < mt->nents; i++) {
+        uint32_t e = s->ent[mt->all ? i : mt->ents[i]];
+        pcw_raw now, prev;
+        entry_raw(s, e, k, &now, &prev);
+        int st = pcw_cook(type, &now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL, scale, flags,
+                          &values[i]);
+        if (status)
+            status[i] = (uint8_t)st;
+    }
+    return PCW_OK;
+}
+
+/* ---- cooking a whole handle fast ------------------------------------------
+ *
+ * pcw_pdh_cook_all and pcw_pdh_visit walk a handle's values instance by
+ * instance (each instance's row is read from memory once) into a "sink":
+ * the caller's whole arrays, or one instance's values at a time handed to a
+ * callback (nothing materialised: the cheapest way to consume everything).
+ *
+ * In steady state (every instance kept its row: identity) the instances of
+ * a set are its snapshot's rows in order, provider by provider, and the
+ * previous sample's rows sit at the same indexes. The two commonest
+ * families then take a short path per value that computes exactly what
+ * pcw_cook computes, in the same order of operations, so the results are
+ * identical: instantaneous values (X, times the scale) and rates over the
+ * system time ((X1 - X0) / ((Y1 - Y0) / TB)). Anything else, or a value
+ * that needs a status (a reset, a zero interval), goes through pcw_cook.
+ */
+
+typedef struct sink {
+    double *values;                               /* cook_all: the whole arrays */
+    uint8_t *status;                              /* (may be NULL) */
+    int (*fn)(const pcw_pdh_row *row, void *arg); /* visit */
+    void *arg;
+    double *rv; /* visit: one instance's values */
+    uint8_t *rs;
+    size_t at; /* values so far */
+    int stop;  /* the callback asked to stop */
+} sink;
+
+static inline double *sink_values(sink *k)
+{
+    return k->fn ? k->rv : k->values + k->at;
+}
+
+static inline uint8_t *sink_status(sink *k)
+{
+    return k->fn ? k->rs : k->status ? k->status + k->at : NULL;
+}
+
+/* One instance's n values are written: hand them over. */
+static inline int sink_row(sink *k, uint32_t n)
+{
+    if (k->fn) {
+        pcw_pdh_row row = {k->at, n, k->rv, k->rs};
+        k->stop = k->fn(&row, k->arg);
+    }
+    k->at += n;
+    return k->stop;
+}
+
+enum { K_GENERIC, K_RAW, K_RATE };
+
+typedef struct kernel {
+    uint8_t kind, size;
+    uint32_t k, off;
+    double scale; /* 10^scale, or 1 */
+    int scaled, x1000;
+} kernel;
+
+static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k, unsigned flags,
+                      kernel *kn)
+{
+    const pcwq_recipe *r = &s->recipes[k];
+    int32_t sc = scale_of(h, s, k);
+    kn->k = k;
+    kn->off = s->off[k];
+    kn->size = s->size[k];
+    kn->scaled = !(flags & PCW_FMT_NOSCALE) && sc != 0;
+    kn->scale = kn->scaled ? pcwq_pow10(sc) : 1.0;
+    kn->x1000 = (flags & PCW_FMT_1000) != 0;
+    kn->kind = K_GENERIC;
+    if (r->status != PCW_CSTATUS_VALID || (r->type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
+        return;
+    if (r->formula == PCWQ_F_RAW)
+        kn->kind = K_RAW;
+    else if (r->formula == PCWQ_F_RATE && r->second == PCWQ_Y_SYSTIME && r->freq_ctr < 0)
+        kn->kind = K_RATE;
+}
+
+static inline uint64_t load_at(const unsigned char *row, uint32_t off, uint8_t size)
+{
+    if (size == 8)
+        return *(const uint64_t *)(const void *)(row + off);
+    return *(const uint32_t *)(const void *)(row + off);
+}
+
+/* pcw_cook's finish() for a non-percentage: scale, x1000, finiteness. */
+static inline int finish_fast(const kernel *kn, double v, double *out)
+{
+    if (kn->scaled)
+        v *= kn->scale;
+    if (kn->x1000)
+        v *= 1000.0;
+    if (!isfinite(v)) {
+        *out = 0;
+        return PCW_CSTATUS_OVERFLOW;
+    }
+    *out = v;
+    return PCW_CSTATUS_VALID;
+}
+
+/* Entry e's selected counters, the general way. */
+static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_match *mt, uint32_t e,
+                      unsigned flags, sink *k)
+{
+    rows w;
+    entry_rows(s, e, &w);
+    double *v = sink_values(k);
+    uint8_t *st = sink_status(k);
+    for (uint32_t c = 0; c < mt->nctr; c++) {
+        uint32_t kk = mt->ctr[c];
+        pcw_raw now, prev;
+        rows_raw(s, &w, kk, &now, &prev);
+        int r =
+            pcw_cook(s->counter_types[kk], &now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
+                     scale_of(h, s, kk), flags, &v[c]);
+        if (st)
+            st[c] = (uint8_t)r;
+    }
+    return sink_row(k, mt->nctr);
+}
+
+/* The instances of s in steady state, row by row. */
+static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_match *mt,
+                           const kernel *kn, unsigned flags, sink *k)
+{
+    int b = s->cur, pb = b ^ 1;
+    const pcw_snapshot *cur = pcwq_snap(s, b), *prev = pcwq_snap(s, pb);
+    uint32_t nc = mt->nctr;
+    /* The commonest case of all - instantaneous values, no scaling - is a
+     * plain conversion of each value, every status VALID (0). */
+    int plain = 1;
+    for (uint32_t c = 0; c < nc && plain; c++)
+        plain = kn[c].kind == K_RAW && !kn[c].scaled && !kn[c].x1000;
+    /* ...and when they are 8-byte values side by side (the usual struct of
+     * uint64_t), a row converts as one array. */
+    int contig = plain;
+    for (uint32_t c = 0; c < nc && contig; c++)
+        contig = kn[c].size == 8 && kn[c].off == kn[0].off + 8 * c;
+    if (contig) {
+        for (size_t r = 0; r < cur->count && !k->stop; r++) {
+            const uint64_t *x = (const uint64_t *)(const void *)(pcwq_row(cur, r) + kn[0].off);
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            /* x < 2^52: the double whose bits are 2^52's exponent and x as
+             * mantissa is exactly 2^52 + x; minus 2^52 it is x, exactly as
+             * (double)x. One pass over the row; done again the slow way
+             * if a value was larger. */
+            uint64_t any = 0;
+            for (uint32_t c = 0; c < nc; c++) {
+                uint64_t bits = x[c] | 0x4330000000000000ull;
+                double d;
+                memcpy(&d, &bits, sizeof d);
+                v[c] = d - 4503599627370496.0;
+                any |= x[c];
+            }
+            if (any >> 52)
+                for (uint32_t c = 0; c < nc; c++)
+                    v[c] = (double)x[c];
+            if (st)
+                memset(st, PCW_CSTATUS_VALID, nc);
+            sink_row(k, nc);
+        }
+        return;
+    }
+    if (plain) {
+        for (size_t r = 0; r < cur->count && !k->stop; r++) {
+            const unsigned char *row = pcwq_row(cur, r);
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            for (uint32_t c = 0; c < nc; c++)
+                v[c] = (double)load_at(row, kn[c].off, kn[c].size);
+            if (st)
+                memset(st, PCW_CSTATUS_VALID, nc);
+            sink_row(k, nc);
+        }
+        return;
+    }
+    for (size_t i = 0; i < s->nsrc[b] && !k->stop; i++) {
+        const pcwq_src *x = &s->src[b][i];
+        /* (Y1 - Y0) / TB for this provider's rows. */
+        uint64_t t1 = x->time_ns, t0 = s->src[pb][i].time_ns;
+        double dt = t1 > t0 ? (double)(t1 - t0) / (double)PCWQ_SYS_FREQ : 0.0;
+        for (size_t r = x->first; r < x->first + x->count && !k->stop; r++) {
+            const unsigned char *row = pcwq_row(cur, r), *prow = pcwq_row(prev, r);
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            for (uint32_t c = 0; c < nc; c++) {
+                const kernel *q = &kn[c];
+                int rs;
+                if (q->kind == K_RAW) {
+                    rs = finish_fast(q, (double)load_at(row, q->off, q->size), &v[c]);
+                } else if (q->kind == K_RATE && dt > 0.0 &&
+                           load_at(row, q->off, q->size) >= load_at(prow, q->off, q->size)) {
+                    uint64_t x1 = load_at(row, q->off, q->size),
+                             x0 = load_at(prow, q->off, q->size);
+                    rs = finish_fast(q, (double)(x1 - x0) / dt, &v[c]);
+                } else {
+                    /* Anything else, or a status to tell: the general way. */
+                    rows w;
+                    entry_rows(s, s->order[r], &w);
+                    pcw_raw now, pr;
+                    rows_raw(s, &w, q->k, &now, &pr);
+                    rs = pcw_cook(s->counter_types[q->k], &now,
+                                  pr.status == PCW_CSTATUS_VALID ? &pr : NULL, scale_of(h, s, q->k),
+                                  flags, &v[c]);
+                }
+                if (st)
+                    st[c] = (uint8_t)rs;
+            }
+            sink_row(k, nc);
+        }
+    }
+}
+
+/* Every value of the handle, instance by instance, into the sink. */
+static void cook_handle(const pcw_pdh_counter *ctr, unsigned flags, sink *k)
+{
+    for (size_t j = 0; j < ctr->nm && !k->stop; j++) {
+        const pcwq_match *mt = &ctr->m[j];
+        const pcwq_set *s = mt->set;
+        if (mt->placeholder) {
+            double *v = sink_values(k);
+            uint8_t *st = sink_status(k);
+            for (uint32_t c = 0; c < mt->nctr; c++) {
+                v[c] = 0;
+                if (st)
+                    st[c] = (uint8_t)mt->placeholder_status;
+            }
+            sink_row(k, mt->nctr);
+            continue;
+        }
+        size_t i = 0, naggs = 0;
+        while (naggs < s->nent && (s->ent[naggs] & PCWQ_ENT_AGG))
+            naggs++;
+        if (mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale &&
+            mt->nctr <= 64 && s->nent - naggs == pcwq_snap(s, s->cur)->count) {
+            kernel kn[64];
+            for (uint32_t c = 0; c < mt->nctr; c++)
+                kernel_of(ctr, s, mt->ctr[c], flags, &kn[c]);
+            for (; i < naggs && !k->stop; i++)
+                cook_entry(ctr, s, mt, s->ent[i], flags, k);
+            cook_rows_fast(ctr, s, mt, kn, flags, k);
+            continue;
+        }
+        for (; i < mt->nents && !k->stop; i++)
+            cook_entry(ctr, s, mt, s->ent[mt->all ? i : mt->ents[i]], flags, k);
+    }
+}
+
+int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values, uint8_t *status)
+{
+    if (!ctr || !values)
+        return PCW_E_INVALID_PARAMETER;
+    sink k = {values, status, NULL, NULL, NULL, NULL, 0, 0};
+    cook_handle(ctr, flags, &k);
+    return PCW_OK;
+}
+
+int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
+                  int (*fn)(const pcw_pdh_row *row, void *arg), void *arg)
+{
+    if (!ctr || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    uint32_t most = 1;
+    for (size_t j = 0; j < ctr->nm; j++)
+        if (ctr->m[j].nctr > most)
+            most = ctr->m[j].nctr;
+    /* One instance's values: at most PCW_MAX_COUNTERS. */
+    double stack_v[64];
+    uint8_t stack_s[64];
+    double *rv = most <= 64 ? stack_v : malloc(most * sizeof *rv);
+    uint8_t *rs = most <= 64 ? stack_s : malloc(most);
+    if (!rv || !rs) {
+        if (rv != stack_v)
+            free(rv);
+        if (rs != stack_s)
+            free(rs);
+        return PCW_E_NO_MEMORY;
+    }
+    sink k = {NULL, NULL, fn, arg, rv, rs, 0, 0};
+    cook_handle(ctr, flags, &k);
+    if (rv != stack_v)
+        free(rv);
+    if (rs != stack_s)
+        free(rs);
+    return PCW_OK;
+}

@@ -1,0 +1,403 @@
+/*
+ * tests/test_pcwstat.c - pcwstat end to end: typeperf's CSV and TSV
+ * against a provider that keeps a PERF_COUNTER_COUNTER at a known rate (the
+ * rate is asserted within a tolerance, never a timing of pcw), JSON lines,
+ * -q/-qx, -cf, -o with and without -y, usage and path errors, Ctrl-C
+ * ending the run with the file complete, and a provider that exits or
+ * appears mid-run.
+ *
+ * pcwstat's output file is the observable signal: the tests wait for rows
+ * to appear in it (with a deadline), never on a sleep.
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <regex.h>
+
+#include "pcw/query.h"
+#include "query_provider.h"
+
+TestSuite(pcwstat, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 90);
+
+/* Run pcwstat in the background with stdout/stderr to files. */
+static pid_t spawn_pcwstat(const char *const *args, const char *out, const char *err)
+{
+    const char *build = getenv("PCW_BUILD");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/pcwstat", build && *build ? build : PCW_BUILD_DIR);
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = path;
+    for (size_t i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int in = open("/dev/null", O_RDONLY);
+        dup2(in, 0), dup2(o, 1), dup2(e, 2);
+        execv(path, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int st;
+    long long deadline = tu_now_ms() + 60000;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (tu_now_ms() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            cr_assert_fail("pcwstat did not finish");
+        }
+        usleep(10 * 1000);
+    }
+    cr_assert(WIFEXITED(st), "pcwstat died of a signal");
+    return WEXITSTATUS(st);
+}
+
+/* Run to completion; returns the exit status. */
+static int run_pcwstat(const char *const *args, const char *out, const char *err)
+{
+    return wait_exit(spawn_pcwstat(args, out, err));
+}
+
+static char *slurp(const char *path)
+{
+    size_t n = 0;
+    unsigned char *d = tu_read_file(path, 1 << 20, &n);
+    cr_assert(d, "cannot read %s", path);
+    char *s = realloc(d, n + 1);
+    s[n] = 0;
+    return s;
+}
+
+/* Split into lines (modifies s). */
+static size_t lines(char *s, char **v, size_t cap)
+{
+    size_t n = 0;
+    for (char *p = s; *p && n < cap;) {
+        char *nl = strchr(p, '\n');
+        cr_assert(nl, "line without a newline: \"%s\"", p);
+        *nl = 0;
+        v[n++] = p;
+        p = nl + 1;
+    }
+    return n;
+}
+
+static size_t count_lines(const char *path)
+{
+    size_t n = 0;
+    unsigned char *d = tu_read_file(path, 1 << 20, &n);
+    size_t c = 0;
+    for (size_t i = 0; d && i < n; i++)
+        c += d[i] == '\n';
+    free(d);
+    return c;
+}
+
+/* Wait until `path` has at least `want` lines. */
+static void wait_lines(const char *path, size_t want)
+{
+    long long deadline = tu_now_ms() + 30000;
+    while (count_lines(path) < want) {
+        cr_assert(tu_now_ms() < deadline, "%s never reached %zu lines", path, want);
+        usleep(20 * 1000);
+    }
+}
+
+/* A path in the test's root. A ring of buffers: a result stays valid for
+ * the next 63 calls, more than any test makes. */
+static const char *file(const char *name)
+{
+    static char buf[64][512];
+    static int k;
+    k = (k + 1) % 64;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tu_root, name);
+    return buf[k];
+}
+
+static void match(const char *re, const char *s)
+{
+    regex_t r;
+    cr_assert_eq(regcomp(&r, re, REG_EXTENDED | REG_NOSUB), 0);
+    int rc = regexec(&r, s, 0, NULL, 0);
+    regfree(&r);
+    cr_assert_eq(rc, 0, "\"%s\" does not match /%s/", s, re);
+}
+
+#define TIME_RE "\"[0-9]{2}/[0-9]{2}/[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}\""
+
+Test(pcwstat, csv_rate_at_a_known_rate)
+{
+    tu_child p;
+    qp_start(&p, "Query Test", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "rate a %d 1000", QP_RATE); /* PERF_COUNTER_COUNTER, 1000/s */
+    const char *out = file("out.csv");
+    const char *args[] = {"\\Query Test(a)\\Rate", "-si", "0.5", "-sc", "4", "-o", out, NULL};
+    cr_assert_eq(run_pcwstat(args, file("stdout"), file("stderr")), 0, "%s", slurp(file("stderr")));
+    char *csv = slurp(out), *l[16];
+    size_t n = lines(csv, l, 16);
+    cr_assert_eq(n, 5, "header + 4 rows: %s", csv);
+    char header[512];
+    snprintf(header, sizeof header, "\"(PDH-CSV 4.0)\",\"\\\\%s\\Query Test(a)\\Rate\"",
+             pcw_path_local_host());
+    cr_assert_str_eq(l[0], header);
+    for (size_t i = 1; i < n; i++) {
+        match("^" TIME_RE ",\"[0-9]+\\.[0-9]{6}\"$", l[i]);
+        double v = atof(strrchr(l[i], ',') + 2);
+        /* The provider's count follows its clock; 25% leaves room for it
+         * being descheduled for up to ~100 ms on a loaded machine. */
+        cr_assert(fabs(v - 1000.0) <= 250.0, "row %zu: rate %.3f, want 1000/s", i, v);
+    }
+    free(csv);
+    qp_stop(&p);
+}
+
+Test(pcwstat, tsv_and_several_columns)
+{
+    tu_child p;
+    qp_start(&p, "Multi", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "set x %d 4", QP_LEVEL);
+    qp_cmd(&p, "create y");
+    qp_cmd(&p, "set y %d 8", QP_LEVEL);
+    const char *out = file("out.tsv");
+    const char *args[] = {
+        "\\Multi(*)\\Level", "-si", "0.2", "-sc", "2", "-f", "TSV", "-o", out, NULL};
+    cr_assert_eq(run_pcwstat(args, file("stdout"), file("stderr")), 0, "%s", slurp(file("stderr")));
+    char *tsv = slurp(out), *l[8];
+    size_t n = lines(tsv, l, 8);
+    cr_assert_eq(n, 3);
+    const char *h = pcw_path_local_host();
+    char header[1024];
+    snprintf(header, sizeof header,
+             "\"(PDH-TSV 4.0)\"\t\"\\\\%s\\Multi(_Total)\\Level\"\t\"\\\\%s\\Multi(x)\\Level\"\t"
+             "\"\\\\%s\\Multi(y)\\Level\"",
+             h, h, h);
+    cr_assert_str_eq(l[0], header);
+    /* _Total = avg(4, 8) = 6 */
+    match("^" TIME_RE "\t\"6\\.000000\"\t\"4\\.000000\"\t\"8\\.000000\"$", l[1]);
+    free(tsv);
+    qp_stop(&p);
+}
+
+Test(pcwstat, json_lines)
+{
+    tu_child p;
+    qp_start(&p, "Js", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create q\"x");
+    qp_cmd(&p, "set q\"x %d 3", QP_LEVEL);
+    const char *out = file("out.json");
+    const char *args[] = {"\\Js(*)\\Level", "-si", "0.2", "-sc", "2", "-f",
+                          "json",           "-o",  out,   NULL};
+    cr_assert_eq(run_pcwstat(args, file("stdout"), file("stderr")), 0);
+    char *js = slurp(out), *l[8];
+    size_t n = lines(js, l, 8);
+    cr_assert_eq(n, 2, "one object per sample: %s", js);
+    for (size_t i = 0; i < n; i++) {
+        match(
+            "^\\{\"time\":\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\",\"sample\":[12],\"values\":"
+            "\\[\\{\"path\":\"[^\"]*Js\\(q\\\\\"x\\)\\\\\\\\Level\",\"counterset\":\"Js\","
+            "\"instance\":\"q\\\\\"x\",\"counter\":\"Level\",\"kind\":\"instance\",\"pid\":[0-9]+,"
+            "\"provider_id\":\"[0-9a-f]{16}\",\"value\":3,\"status\":\"valid\"\\}\\]\\}$",
+            l[i]);
+    }
+    free(js);
+    qp_stop(&p);
+}
+
+Test(pcwstat, query_lists)
+{
+    tu_child a, b;
+    qp_start(&a, "Listed", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&a, "create one");
+    qp_start(&b, "Alone", PCW_SINGLE_INSTANCE, NULL);
+    qp_cmd(&b, "create -");
+    const char *args[] = {"-q", NULL};
+    cr_assert_eq(run_pcwstat(args, file("q.out"), file("q.err")), 0);
+    char *q = slurp(file("q.out"));
+    cr_assert_str_eq(q, "\\Alone\\Count\n\\Alone\\Level\n\\Alone\\Peak\n\\Alone\\Low\n"
+                        "\\Alone\\Hit Ratio\n\\Alone\\Rate\n\\Alone\\Plain\n"
+                        "\\Listed(*)\\Count\n\\Listed(*)\\Level\n\\Listed(*)\\Peak\n"
+                        "\\Listed(*)\\Low\n\\Listed(*)\\Hit Ratio\n\\Listed(*)\\Rate\n"
+                        "\\Listed(*)\\Plain\n");
+    free(q);
+    const char *args2[] = {"-qx", "listed", NULL};
+    cr_assert_eq(run_pcwstat(args2, file("qx.out"), file("qx.err")), 0);
+    q = slurp(file("qx.out"));
+    cr_assert_str_eq(q, "\\Listed(_Total)\\Count\n\\Listed(_Total)\\Level\n"
+                        "\\Listed(_Total)\\Peak\n\\Listed(_Total)\\Low\n"
+                        "\\Listed(_Total)\\Hit Ratio\n\\Listed(_Total)\\Rate\n"
+                        "\\Listed(_Total)\\Plain\n\\Listed(one)\\Count\n\\Listed(one)\\Level\n"
+                        "\\Listed(one)\\Peak\n\\Listed(one)\\Low\n\\Listed(one)\\Hit Ratio\n"
+                        "\\Listed(one)\\Rate\n\\Listed(one)\\Plain\n");
+    free(q);
+    const char *args3[] = {"--query-instances", "Nope", NULL};
+    cr_assert_eq(run_pcwstat(args3, file("qn.out"), file("qn.err")), 1);
+    q = slurp(file("qn.err"));
+    cr_assert(strstr(q, "\"Nope\" does not exist"), "%s", q);
+    free(q);
+    qp_stop(&a);
+    qp_stop(&b);
+}
+
+Test(pcwstat, errors)
+{
+    tu_child p;
+    qp_start(&p, "Err", PCW_MULTI_INSTANCE, NULL);
+    struct {
+        const char *args[8];
+        int status;
+        const char *needle;
+    } cases[] = {
+        {{"\\Err(*)\\Nope", "-sc", "1", NULL}, 1, "has no counter \"Nope\""},
+        {{"\\Missing(*)\\Level", "-sc", "1", NULL}, 1, "\"Missing\" does not exist"},
+        {{"Err(*)\\Level", "-sc", "1", NULL}, 1, "starts with '\\'"},
+        {{"\\Err(x#01)\\Level", NULL}, 1, "leading zero"},
+        {{"\\Err\\Level", NULL}, 1, "has instances"},
+        {{"\\Err(*)\\Level", "-si", "0", NULL}, 2, "bad interval"},
+        {{"\\Err(*)\\Level", "-si", "1:75", NULL}, 2, "bad interval"},
+        {{"\\Err(*)\\Level", "-si", NULL}, 2, "bad interval"},
+        {{"\\Err(*)\\Level", "-sc", "-3", NULL}, 2, "bad sample count"},
+        {{"\\Err(*)\\Level", "-f", "BIN", NULL}, 2, "not supported"},
+        {{"\\Err(*)\\Level", "-f", "XML", NULL}, 2, "unknown format"},
+        {{"\\Err(*)\\Level", "--frobnicate", NULL}, 2, "unknown option"},
+        {{"-sc", "1", NULL}, 2, "no counter path"},
+        {{"-cf", "/nonexistent/file", NULL}, 1, "No such file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = run_pcwstat(cases[i].args, file("e.out"), file("e.err"));
+        char *err = slurp(file("e.err"));
+        cr_assert_eq(st, cases[i].status, "case %zu: exit %d: %s", i, st, err);
+        cr_assert(strstr(err, cases[i].needle), "case %zu: \"%s\" lacks \"%s\"", i, err,
+                  cases[i].needle);
+        free(err);
+    }
+    qp_stop(&p);
+    /* No provider at all. */
+    const char *args[] = {"\\Err(*)\\Level", "-sc", "1", NULL};
+    cr_assert_eq(run_pcwstat(args, file("e.out"), file("e.err")), 1);
+    char *err = slurp(file("e.err"));
+    cr_assert(strstr(err, "does not exist (no provider publishes it)"), "%s", err);
+    free(err);
+    const char *help[] = {"--help", NULL};
+    cr_assert_eq(run_pcwstat(help, file("h.out"), file("h.err")), 0);
+    err = slurp(file("h.out"));
+    cr_assert(strstr(err, "Usage: pcwstat"));
+    free(err);
+    const char *version[] = {"--version", NULL};
+    cr_assert_eq(run_pcwstat(version, file("v.out"), file("v.err")), 0);
+    err = slurp(file("v.out"));
+    match("^pcwstat \\(pcw\\) [0-9]+\\.[0-9]+\\.[0-9]+\n$", err);
+    free(err);
+}
+
+Test(pcwstat, output_file_and_counter_file)
+{
+    tu_child p;
+    qp_start(&p, "Files", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create f");
+    qp_cmd(&p, "set f %d 5", QP_LEVEL);
+    const char *out = file("exists.csv");
+    cr_assert_eq(tu_write_file(out, "old\n", 4, 0600), 0);
+    const char *cf = file("counters.txt");
+    const char *list = "# counters\n\n  \\Files(f)\\Level\r\n\\Files(f)\\Peak\n";
+    cr_assert_eq(tu_write_file(cf, list, strlen(list), 0600), 0);
+    const char *no[] = {"-cf", cf, "-sc", "1", "-si", "0.1", "-o", out, NULL};
+    cr_assert_eq(run_pcwstat(no, file("o.out"), file("o.err")), 1);
+    char *s = slurp(file("o.err"));
+    cr_assert(strstr(s, "use -y"), "%s", s);
+    free(s);
+    s = slurp(out);
+    cr_assert_str_eq(s, "old\n", "left alone without -y");
+    free(s);
+    const char *yes[] = {"-cf", cf, "-sc", "1", "-si", "0.1", "-o", out, "-y", NULL};
+    cr_assert_eq(run_pcwstat(yes, file("o.out"), file("o.err")), 0);
+    s = slurp(out);
+    char *l[4];
+    cr_assert_eq(lines(s, l, 4), 2);
+    cr_assert(strstr(l[0], "\\Files(f)\\Level\",\"") && strstr(l[0], "\\Files(f)\\Peak\""), "%s",
+              l[0]);
+    match("^" TIME_RE ",\"5\\.000000\",\"0\\.000000\"$", l[1]);
+    free(s);
+    qp_stop(&p);
+}
+
+Test(pcwstat, ctrl_c_ends_with_the_file_complete)
+{
+    tu_child p;
+    qp_start(&p, "Sig", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create s");
+    const char *out = file("sig.csv");
+    const char *args[] = {"\\Sig(s)\\Level", "-si", "0.1", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("s.out"), file("s.err"));
+    wait_lines(out, 3); /* header and two rows */
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_exit(pid), 0);
+    char *s = slurp(out), *l[1024];
+    size_t n = lines(s, l, 1024); /* asserts every line is complete */
+    cr_assert_geq(n, 3);
+    for (size_t i = 1; i < n; i++)
+        match("^" TIME_RE ",\"0\\.000000\"$", l[i]);
+    free(s);
+    /* SIGTERM too (a fresh file: the old one's lines would not tell that
+     * the new run is sampling). */
+    unlink(out);
+    pid = spawn_pcwstat(args, file("s.out"), file("s.err"));
+    wait_lines(out, 2);
+    kill(pid, SIGTERM);
+    cr_assert_eq(wait_exit(pid), 0);
+    s = slurp(out);
+    lines(s, l, 1024);
+    free(s);
+    qp_stop(&p);
+}
+
+Test(pcwstat, providers_exit_and_appear_mid_run)
+{
+    tu_child a, b;
+    qp_start(&a, "Mid", PCW_MULTI_INSTANCE, NULL);
+    qp_start(&b, "Mid", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create ia");
+    qp_cmd(&a, "set ia %d 1", QP_LEVEL);
+    qp_cmd(&b, "create ib");
+    qp_cmd(&b, "set ib %d 2", QP_LEVEL);
+    const char *out = file("mid.csv"), *err = file("mid.err");
+    const char *args[] = {"\\Mid(*)\\Level", "-si", "0.1", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("mid.out"), err);
+    wait_lines(out, 2);
+    qp_stop(&b); /* b exits: its column goes empty */
+    size_t at = count_lines(out);
+    wait_lines(out, at + 3); /* rows certainly sampled after b left */
+    /* A new instance appears: reported on stderr. */
+    qp_cmd(&a, "create late");
+    long long deadline = tu_now_ms() + 30000;
+    for (;;) {
+        char *e = slurp(err);
+        int seen = strstr(e, "new: \\Mid(late)\\Level") != NULL;
+        free(e);
+        if (seen)
+            break;
+        cr_assert(tu_now_ms() < deadline, "new instance never reported");
+        usleep(20 * 1000);
+    }
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_exit(pid), 0);
+    char *s = slurp(out), *l[4096];
+    size_t n = lines(s, l, 4096);
+    cr_assert(strstr(l[0], "\\Mid(ia)\\Level\",\"") && strstr(l[0], "\\Mid(ib)\\Level\""), "%s",
+              l[0]);
+    cr_assert(!strstr(l[0], "late"), "columns are fixed at start");
+    match("^" TIME_RE ",\"1\\.000000\",\"2\\.000000\"$", l[1]);
+    match("^" TIME_RE ",\"1\\.000000\",\"\"$", l[n - 1]);
+    free(s);
+    qp_stop(&a);
+}

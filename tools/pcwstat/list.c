@@ -1,0 +1,87 @@
+/*
+ * tools/pcwstat/list.c - `-q [COUNTERSET]` lists counter paths as
+ * typeperf -q does: one per counter, "(*)" for a counterset with instances;
+ * `-qx [COUNTERSET]` lists every concrete path: one per instance (totals
+ * included) and counter. Base counters are never listed. Countersets in
+ * name order; COUNTERSET is a name or a wildcard, case-insensitive.
+ */
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcw/name.h>
+
+#include "pcwstat.h"
+
+static int by_name(const void *a, const void *b)
+{
+    const pcw_merged_counterset *x = *(const pcw_merged_counterset *const *)a;
+    const pcw_merged_counterset *y = *(const pcw_merged_counterset *const *)b;
+    return strcmp(x->meta->name, y->meta->name);
+}
+
+static int print_path(const char *path, void *arg)
+{
+    fprintf((FILE *)arg, "%s\n", path);
+    return 0;
+}
+
+int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
+{
+    pcw_consumer *c = pcw_pdh_consumer(q);
+    if (pcw_consumer_refresh(c, NULL) != PCW_OK) {
+        fprintf(stderr, "pcwstat: cannot read the providers\n");
+        return 1;
+    }
+    size_t n = pcw_consumer_counterset_count(c), k = 0;
+    const pcw_merged_counterset **v = calloc(n ? n : 1, sizeof *v);
+    if (!v) {
+        fprintf(stderr, "pcwstat: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pcw_merged_counterset *m = pcw_consumer_counterset(c, i);
+        if (!set || pcw_wildcard_match(set, strlen(set), m->meta->name, strlen(m->meta->name)))
+            v[k++] = m;
+    }
+    qsort(v, k, sizeof *v, by_name);
+    int rc = 0;
+    if (set && !k) {
+        fprintf(stderr, "pcwstat: counterset \"%s\" does not exist (no provider publishes it)\n",
+                set);
+        rc = 1;
+    }
+    /* Copy the names first: expanding may refresh the consumer. */
+    char **names = calloc(k ? k : 1, sizeof *names);
+    for (size_t i = 0; names && i < k; i++)
+        names[i] = strdup(v[i]->meta->name);
+    for (size_t i = 0; !with_instances && i < k; i++) {
+        const pcw_counterset *cs = v[i]->meta;
+        int named = pcw_instance_type_is_multi(cs->instance_type);
+        for (uint32_t j = 0; j < cs->counter_count; j++) {
+            const pcw_counter *ctr = &cs->counters[j];
+            if (pcw_counter_type_is_base(ctr->type) || ctr->type == PERF_COUNTER_NODATA)
+                continue;
+            char path[8192];
+            pcw_path_build(path, sizeof path, NULL, cs->name, named ? "*" : NULL, 0, ctr->name);
+            fprintf(out, "%s\n", path);
+        }
+    }
+    for (size_t i = 0; with_instances && names && i < k; i++) {
+        char path[8192];
+        pcw_path_error err;
+        pcw_path_build(path, sizeof path, NULL, names[i], "*", 0, "*");
+        int r = pcw_pdh_expand(q, path, print_path, out, &err);
+        if (r != PCW_OK && r != PCW_E_NOT_FOUND) {
+            fprintf(stderr, "pcwstat: %s: %s\n", names[i], err.message);
+            rc = 1;
+        }
+    }
+    if (!names)
+        rc = 1;
+    for (size_t i = 0; names && i < k; i++)
+        free(names[i]);
+    free(names);
+    free(v);
+    return rc;
+}

@@ -1,0 +1,539 @@
+/*
+ * pcwstat - typeperf for pcw: sample counter paths at an interval and
+ * write typeperf's CSV or TSV (or JSON lines); list counter paths.
+ *
+ * main.c parses the options and runs the sampling loop; output.c writes;
+ * list.c lists (-q / -qx). README.md documents usage.
+ *
+ * As typeperf, the paths given are expanded once, at start, into the CSV
+ * columns; a value whose instance or provider is gone is an empty field,
+ * and instances that appear later are reported on stderr (typeperf cannot
+ * add them either; JSON output, which has no columns, includes them). The
+ * first sample is collected at start and not printed, so that every printed
+ * rate covers a whole interval.
+ *
+ * Exit status: 0 success, 1 failure (a bad path, an unknown counterset, no
+ * provider, an output file that exists without -y), 2 usage error.
+ * Ctrl-C (SIGINT) or SIGTERM ends the run after the current sample with
+ * the output complete.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pcw/name.h>
+
+#include "pcwstat.h"
+
+#if defined(__has_include)
+#if __has_include(<pcw/version.h>)
+#include <pcw/version.h>
+#endif
+#endif
+#ifndef PCW_VERSION_STRING
+#define PCW_VERSION_STRING "0.2.0"
+#endif
+
+static const char usage_text[] =
+    "Usage: pcwstat PATH... [OPTIONS]\n"
+    "       pcwstat -cf FILE [OPTIONS]\n"
+    "       pcwstat -q [COUNTERSET] | -qx [COUNTERSET]\n"
+    "Sample pcw performance counters as typeperf does: PATH is\n"
+    "\\Counterset(Instance)\\Counter, or \\Counterset\\Counter for a counterset without\n"
+    "instances; '*' and '?' match any name, #n picks among instances of one name.\n"
+    "\n"
+    "  -cf, --counter-file FILE   counter paths, one per line ('#' starts a comment)\n"
+    "  -si, --interval [[hh:]mm:]ss  time between samples (default 1 s; ss may have\n"
+    "                             a fraction)\n"
+    "  -sc, --samples N           stop after N samples (default: until Ctrl-C)\n"
+    "  -f,  --format CSV|TSV|JSON output format (default CSV; JSON: one object per\n"
+    "                             sample per line)\n"
+    "  -o,  --output FILE         write to FILE (default standard output)\n"
+    "  -y,  --yes                 overwrite FILE without asking\n"
+    "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
+    "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
+    "       --no-scale            do not apply counters' default scale\n"
+    "       --dir DIR             root directory (default: $PCW_DIR, else /dev/shm)\n"
+    "       --all-users           also other users' providers (needs their opt-in)\n"
+    "  -h,  --help                this help\n"
+    "       --version             version\n"
+    "\n"
+    "Exit status: 0 success, 1 failure (bad path, unknown counterset, no provider,\n"
+    "output file exists without -y), 2 usage error.\n";
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stopping = 1;
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pcwstat: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'pcwstat --help'.\n");
+    va_end(ap);
+    return 2;
+}
+
+/* "[[hh:]mm:]ss" with ss possibly fractional; seconds, or -1. */
+static double parse_interval(const char *s)
+{
+    double parts[3];
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        char *end;
+        if (n == 3 || !*p || *p == '-' || *p == '+' || *p == ' ')
+            return -1;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno)
+            return -1;
+        parts[n++] = v;
+        if (*end == ':') {
+            /* hours and minutes are whole numbers */
+            if (v != (double)(long)v)
+                return -1;
+            p = end + 1;
+            continue;
+        }
+        if (*end)
+            return -1;
+        break;
+    }
+    double secs = 0;
+    for (int i = 0; i < n; i++)
+        secs = secs * 60 + parts[i];
+    if (n > 1 && parts[n - 1] >= 60)
+        return -1;
+    if (n > 2 && parts[1] >= 60)
+        return -1;
+    return secs > 0 && secs <= 366.0 * 24 * 3600 ? secs : -1;
+}
+
+static int add_path(options *o, const char *p)
+{
+    const char **v = realloc(o->paths, (o->npaths + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    o->paths = v;
+    o->paths[o->npaths++] = p;
+    return 0;
+}
+
+static int read_counter_file(options *o, const char *file)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
+        return 1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = 0;
+        size_t start = strspn(line, " \t");
+        if (!line[start] || line[start] == '#')
+            continue;
+        char *copy = strdup(line + start);
+        char **ow = copy ? realloc(o->owned, (o->nowned + 1) * sizeof *ow) : NULL;
+        if (ow) {
+            o->owned = ow;
+            o->owned[o->nowned++] = copy;
+        }
+        if (!copy || !ow || add_path(o, copy)) {
+            if (!ow)
+                free(copy);
+            fclose(f);
+            free(line);
+            fprintf(stderr, "pcwstat: out of memory\n");
+            return 1;
+        }
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+/* Match an option in its typeperf (-si) or GNU (--interval) spelling. */
+static int is(const char *arg, const char *dash, const char *gnu)
+{
+    return (dash && strcmp(arg, dash) == 0) || (gnu && strcmp(arg, gnu) == 0);
+}
+
+/* The option's value: "--opt=VALUE" or the next argument. */
+static const char *value_of(int argc, char **argv, int *i, const char *eq)
+{
+    if (eq)
+        return eq + 1;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    o->interval = 1.0;
+    int only_paths = 0;
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        if (only_paths || arg[0] != '-' || !arg[1]) {
+            if (add_path(o, arg))
+                return 1;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_paths = 1;
+            continue;
+        }
+        char name[64];
+        const char *eq = NULL;
+        if (arg[1] == '-' && (eq = strchr(arg, '=')) != NULL) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        const char *v;
+        if (is(name, "-h", "--help") || strcmp(name, "-?") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        } else if (is(name, NULL, "--version")) {
+            printf("pcwstat (pcw) %s\n", PCW_VERSION_STRING);
+            exit(0);
+        } else if (is(name, "-cf", "--counter-file")) {
+            if (!(v = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs a file name", name);
+            int r = read_counter_file(o, v);
+            if (r)
+                return r;
+        } else if (is(name, "-si", "--interval")) {
+            if (!(v = value_of(argc, argv, &i, eq)) || (o->interval = parse_interval(v)) <= 0)
+                return usage_error("bad interval \"%s\" (expected [[hh:]mm:]ss, e.g. 5 or "
+                                   "01:30)",
+                                   v ? v : "");
+        } else if (is(name, "-sc", "--samples")) {
+            char *end;
+            if (!(v = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs a number", name);
+            errno = 0;
+            o->samples = strtol(v, &end, 10);
+            if (*end || end == v || errno || o->samples <= 0)
+                return usage_error("bad sample count \"%s\" (expected a positive number)", v);
+        } else if (is(name, "-f", "--format")) {
+            if (!(v = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs CSV, TSV or JSON", name);
+            if (strcasecmp(v, "csv") == 0)
+                o->format = FMT_CSV;
+            else if (strcasecmp(v, "tsv") == 0)
+                o->format = FMT_TSV;
+            else if (strcasecmp(v, "json") == 0)
+                o->format = FMT_JSON;
+            else if (strcasecmp(v, "bin") == 0 || strcasecmp(v, "sql") == 0)
+                return usage_error("format %s is typeperf's, not supported by pcwstat (CSV, "
+                                   "TSV or JSON)",
+                                   v);
+            else
+                return usage_error("unknown format \"%s\" (CSV, TSV or JSON)", v);
+        } else if (is(name, "-o", "--output")) {
+            if (!(v = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs a file name", name);
+            o->output = v;
+        } else if (is(name, "-y", "--yes")) {
+            o->yes = 1;
+        } else if (is(name, "-q", "--query") || is(name, "-qx", "--query-instances")) {
+            o->query = strcmp(name, "-qx") == 0 || strcmp(name, "--query-instances") == 0 ? 2 : 1;
+            if (eq)
+                o->query_set = eq + 1;
+            else if (i + 1 < argc && argv[i + 1][0] != '-' && argv[i + 1][0] != '\\')
+                o->query_set = argv[++i];
+        } else if (is(name, NULL, "--no-scale")) {
+            o->no_scale = 1;
+        } else if (is(name, NULL, "--dir")) {
+            if (!(o->dir = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs a directory", name);
+        } else if (is(name, NULL, "--all-users")) {
+            o->all_users = 1;
+        } else {
+            return usage_error("unknown option %s", arg);
+        }
+    }
+    if (!o->query && !o->npaths)
+        return usage_error("%s", "no counter path given (PATH... or -cf FILE)");
+    return 0;
+}
+
+static FILE *open_output(const options *o)
+{
+    if (!o->output)
+        return stdout;
+    struct stat st;
+    if (!o->yes && stat(o->output, &st) == 0) {
+        if (!isatty(0)) {
+            fprintf(stderr, "pcwstat: %s exists; use -y to overwrite it\n", o->output);
+            return NULL;
+        }
+        fprintf(stderr, "%s exists. Overwrite it? [Y/N] ", o->output);
+        char answer[16];
+        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+            fprintf(stderr, "pcwstat: not overwriting %s\n", o->output);
+            return NULL;
+        }
+    }
+    FILE *f = fopen(o->output, "w");
+    if (!f)
+        fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));
+    return f;
+}
+
+/* ---- columns and new matches ------------------------------------------- */
+
+typedef struct strset {
+    char **v;
+    size_t n;
+} strset;
+
+static int strset_has(const strset *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], x) == 0)
+            return 1;
+    return 0;
+}
+
+static int strset_add(strset *s, const char *x)
+{
+    char **v = realloc(s->v, (s->n + 1) * sizeof *v);
+    if (!v || !(v[s->n] = strdup(x))) {
+        if (v)
+            s->v = v;
+        return -1;
+    }
+    s->v = v;
+    s->n++;
+    return 0;
+}
+
+static void strset_free(strset *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}
+
+static int report_new(const char *path, void *arg)
+{
+    strset *known = arg;
+    if (!strset_has(known, path)) {
+        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n", path);
+        (void)strset_add(known, path);
+    }
+    return 0;
+}
+
+/* Expand every path into concrete columns (each its own handle). */
+static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column **out,
+                        size_t *nout, strset *known)
+{
+    column *cols = NULL;
+    size_t n = 0;
+    for (size_t u = 0; u < nuser; u++) {
+        size_t nv = pcw_pdh_value_count(user[u]);
+        if (!nv)
+            fprintf(stderr, "pcwstat: %s matches nothing now\n", pcw_pdh_counter_path(user[u]));
+        for (size_t i = 0; i < nv; i++) {
+            char bare[8192], full[8192];
+            pcw_pdh_value v;
+            pcw_pdh_get_value(user[u], i, 0, &v);
+            pcw_pdh_value_path(user[u], i, 0, bare, sizeof bare);
+            pcw_pdh_value_path(user[u], i, 1, full, sizeof full);
+            if (v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE)
+                fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n", bare,
+                        pcw_cstatus_str(v.status));
+            column *c = realloc(cols, (n + 1) * sizeof *c);
+            if (!c)
+                goto nomem;
+            cols = c;
+            pcw_path_error err;
+            if (pcw_pdh_add_counter(q, bare, &cols[n].h, &err) != PCW_OK) {
+                fprintf(stderr, "pcwstat: %s: %s\n", bare, err.message);
+                continue;
+            }
+            if (!(cols[n].path = strdup(full)) || strset_add(known, bare))
+                goto nomem;
+            n++;
+        }
+    }
+    *out = cols;
+    *nout = n;
+    return 0;
+nomem:
+    fprintf(stderr, "pcwstat: out of memory\n");
+    *out = cols;
+    *nout = n;
+    return -1;
+}
+
+/* ---- the sampling loop --------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until `deadline` (CLOCK_MONOTONIC ns); 0, or -1 when a signal asks
+ * to stop. */
+static int sleep_until(uint64_t deadline)
+{
+    struct timespec ts = {(time_t)(deadline / 1000000000ull), (long)(deadline % 1000000000ull)};
+    while (!stopping) {
+        int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (r == 0)
+            return 0;
+        if (r != EINTR)
+            return 0;
+    }
+    return -1;
+}
+
+static int run(const options *o)
+{
+    pcw_consumer_options co = {0};
+    co.dir = o->dir;
+    co.all_users = o->all_users;
+    pcw_pdh *q;
+    int rc = pcw_pdh_open(&q, &co);
+    if (rc != PCW_OK) {
+        fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
+        return 1;
+    }
+    if (o->query) {
+        rc = list_paths(q, o->query == 2, o->query_set, stdout);
+        pcw_pdh_close(q);
+        return rc;
+    }
+    pcw_pdh_counter **user = calloc(o->npaths, sizeof *user);
+    if (!user) {
+        pcw_pdh_close(q);
+        return 1;
+    }
+    for (size_t i = 0; i < o->npaths; i++) {
+        pcw_path_error err;
+        if (pcw_pdh_add_counter(q, o->paths[i], &user[i], &err) != PCW_OK) {
+            fprintf(stderr, "pcwstat: %s\n", o->paths[i]);
+            fprintf(stderr, "pcwstat: %*s^ %s\n", (int)(err.offset > 200 ? 200 : err.offset), "",
+                    err.message);
+            free(user);
+            pcw_pdh_close(q);
+            return 1;
+        }
+    }
+    /* The first sample primes rates; it is not printed. */
+    if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
+        fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
+        free(user);
+        pcw_pdh_close(q);
+        return 1;
+    }
+    column *cols = NULL;
+    size_t ncols = 0;
+    strset known = {0};
+    int status = 0;
+    if (o->format != FMT_JSON) {
+        if (make_columns(q, user, o->npaths, &cols, &ncols, &known) != 0)
+            status = 1;
+        else if (!ncols) {
+            fprintf(stderr, "pcwstat: no valid counters\n");
+            status = 1;
+        }
+        /* The user's paths are only expanded again to report new matches. */
+        for (size_t i = 0; i < o->npaths; i++)
+            pcw_pdh_remove_counter(q, user[i]);
+    }
+    FILE *out = status == 0 ? open_output(o) : NULL;
+    if (!out)
+        status = 1;
+    unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
+    if (status == 0) {
+        if (o->format != FMT_JSON)
+            write_header(out, o->format, cols, ncols);
+        fflush(out);
+        uint64_t step = (uint64_t)(o->interval * 1e9), deadline = mono_ns() + step;
+        for (long n = 0; !stopping && (o->samples == 0 || n < o->samples); n++) {
+            if (sleep_until(deadline) != 0)
+                break;
+            uint64_t now = mono_ns();
+            deadline += step;
+            if (deadline < now)
+                deadline = now + step; /* fell behind: do not burst */
+            if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
+                fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
+                status = 1;
+                break;
+            }
+            if (o->format == FMT_JSON) {
+                write_json(out, pcw_pdh_realtime_ns(q), (uint64_t)n + 1, user, o->npaths, flags);
+            } else {
+                write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
+                for (size_t i = 0; i < o->npaths; i++)
+                    (void)pcw_pdh_expand(q, o->paths[i], report_new, &known, NULL);
+            }
+            if (fflush(out) != 0) {
+                fprintf(stderr, "pcwstat: write error: %s\n", strerror(errno));
+                status = 1;
+                break;
+            }
+        }
+    }
+    if (out && out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));
+        status = 1;
+    }
+    for (size_t i = 0; i < ncols; i++)
+        free(cols[i].path);
+    free(cols);
+    strset_free(&known);
+    free(user);
+    pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    int rc = parse(argc, argv, &o);
+    if (rc) {
+        free(o.paths);
+        for (size_t i = 0; i < o.nowned; i++)
+            free(o.owned[i]);
+        free(o.owned);
+        return rc;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: the sleep returns EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    rc = run(&o);
+    free(o.paths);
+    for (size_t i = 0; i < o.nowned; i++)
+        free(o.owned[i]);
+    free(o.owned);
+    return rc;
+}

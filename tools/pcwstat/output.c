@@ -1,0 +1,131 @@
+/*
+ * tools/pcwstat/output.c - typeperf's CSV and TSV, and JSON lines.
+ *
+ * CSV/TSV exactly as typeperf writes them: a header row
+ *   "(PDH-CSV 4.0)","\\host\Set(inst)\Counter",...
+ * then one row per sample: the local time "MM/dd/yyyy HH:mm:ss.fff" and
+ * each value with six decimals, every field in double quotes (a quote
+ * inside is doubled), fields separated by ',' (CSV) or a tab (TSV, whose
+ * header says "(PDH-TSV 4.0)"). A value without data - first sample of a
+ * rate, instance or provider gone, a zero interval... - is an empty field.
+ * Lines end with "\n".
+ *
+ * JSON: one object per sample per line (docs/query.md shows it).
+ */
+#define _GNU_SOURCE 1
+#include <string.h>
+#include <time.h>
+
+#include "pcwstat.h"
+
+void format_time(uint64_t realtime_ns, char *buf, size_t len)
+{
+    time_t secs = (time_t)(realtime_ns / 1000000000ull);
+    unsigned ms = (unsigned)(realtime_ns % 1000000000ull / 1000000ull);
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    snprintf(buf, len, "%02d/%02d/%04d %02d:%02d:%02d.%03u", tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+static void quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void write_header(FILE *f, int format, const column *cols, size_t n)
+{
+    char sep = format == FMT_TSV ? '\t' : ',';
+    quoted(f, format == FMT_TSV ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)");
+    for (size_t i = 0; i < n; i++) {
+        fputc(sep, f);
+        quoted(f, cols[i].path);
+    }
+    fputc('\n', f);
+}
+
+void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
+               unsigned fmt_flags)
+{
+    char sep = format == FMT_TSV ? '\t' : ',', ts[64];
+    format_time(realtime_ns, ts, sizeof ts);
+    quoted(f, ts);
+    for (size_t i = 0; i < n; i++) {
+        fputc(sep, f);
+        pcw_pdh_value v;
+        if (pcw_pdh_value_count(cols[i].h) > 0 &&
+            pcw_pdh_get_value(cols[i].h, 0, fmt_flags, &v) == PCW_OK &&
+            v.status == PCW_CSTATUS_VALID)
+            fprintf(f, "\"%.6f\"", v.value);
+        else
+            fputs("\"\"", f);
+    }
+    fputc('\n', f);
+}
+
+void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static const char *kind_name(uint32_t k)
+{
+    return k == PCW_PDH_TOTAL ? "total" : k == PCW_PDH_AGGREGATE ? "aggregate" : "instance";
+}
+
+void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter *const *hs,
+                size_t n, unsigned fmt_flags)
+{
+    char ts[64];
+    time_t secs = (time_t)(realtime_ns / 1000000000ull);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (unsigned)(realtime_ns % 1000000000ull / 1000000ull));
+    fprintf(f, "{\"time\":\"%s\",\"sample\":%llu,\"values\":[", ts, (unsigned long long)sample);
+    int first = 1;
+    char path[4096];
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < pcw_pdh_value_count(hs[j]); i++) {
+            pcw_pdh_value v;
+            if (pcw_pdh_get_value(hs[j], i, fmt_flags, &v) != PCW_OK)
+                continue;
+            pcw_pdh_value_path(hs[j], i, 1, path, sizeof path);
+            fputs(first ? "{" : ",{", f);
+            first = 0;
+            fputs("\"path\":", f);
+            json_string(f, path);
+            fputs(",\"counterset\":", f);
+            json_string(f, v.counterset);
+            fputs(",\"instance\":", f);
+            json_string(f, v.instance);
+            fputs(",\"counter\":", f);
+            json_string(f, v.counter);
+            fprintf(f, ",\"kind\":\"%s\",\"pid\":%d,\"provider_id\":\"%016llx\"", kind_name(v.kind),
+                    (int)v.pid, (unsigned long long)v.provider_id);
+            if (v.status == PCW_CSTATUS_VALID)
+                fprintf(f, ",\"value\":%.17g", v.value);
+            else
+                fputs(",\"value\":null", f);
+            fputs(",\"status\":", f);
+            json_string(f, pcw_cstatus_str(v.status));
+            fputc('}', f);
+        }
+    fputs("]}\n", f);
+}

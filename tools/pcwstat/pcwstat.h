@@ -1,0 +1,57 @@
+/*
+ * tools/pcwstat/pcwstat.h - pcwstat, typeperf for pcw: what main.c,
+ * output.c and list.c share.
+ */
+#ifndef PCWSTAT_H
+#define PCWSTAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pcw/query.h>
+
+enum { FMT_CSV, FMT_TSV, FMT_JSON };
+
+typedef struct options {
+    const char **paths; /* counter paths, from the command line and -cf */
+    size_t npaths;
+    char **owned; /* the ones read from -cf files (to free) */
+    size_t nowned;
+    double interval;    /* seconds between samples (-si) */
+    long samples;       /* -sc; 0 = until Ctrl-C */
+    int format;         /* FMT_* */
+    const char *output; /* -o; NULL = stdout */
+    int yes;            /* -y */
+    int query;          /* 1: -q, 2: -qx */
+    const char *query_set;
+    int no_scale;
+    const char *dir;
+    int all_users;
+} options;
+
+/* ---- output.c ---------------------------------------------------------- */
+
+/* One column of CSV/TSV output: a concrete path and its handle. */
+typedef struct column {
+    char *path; /* with \\host, as the header shows it */
+    pcw_pdh_counter *h;
+} column;
+
+/* "MM/dd/yyyy HH:mm:ss.fff" in local time, as typeperf writes it. */
+void format_time(uint64_t realtime_ns, char *buf, size_t len);
+/* Header and rows. */
+void write_header(FILE *f, int format, const column *cols, size_t n);
+void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
+               unsigned fmt_flags);
+/* One JSON object for this sample: every value of every handle. */
+void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter *const *hs,
+                size_t n, unsigned fmt_flags);
+/* A string as a JSON string literal. */
+void json_string(FILE *f, const char *s);
+
+/* ---- list.c ------------------------------------------------------------ */
+
+/* -q / -qx: print counter paths, one per line. Returns the exit status. */
+int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out);
+
+#endif /* PCWSTAT_H */
