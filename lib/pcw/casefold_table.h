@@ -8,8 +8,8 @@
  * makes of the installed Unicode Character Database.
  *
  * 1454 code points fold. For c < PCW__CASEFOLD_LIMIT:
- *   block = pcw__casefold_stage1[c >> PCW__CASEFOLD_SHIFT]
- *   delta = pcw__casefold_stage2[block << PCW__CASEFOLD_SHIFT | (c & mask)]
+ *   block = pcw__casefold_stage1[c / 32]
+ *   delta = pcw__casefold_stage2[block * 32 + c % 32]
  *   fold  = (c & ~0xFFFF) | ((c + delta) & 0xFFFF)
  * (every simple folding stays in its plane); c >= PCW__CASEFOLD_LIMIT and
  * block 0 fold to themselves.
