@@ -5,6 +5,7 @@
 #   make check      every test: ASan+UBSan build, TSan build of the
 #                   concurrent tests, pcwgen's tests, bounded fuzzing
 #   make bench      the benchmark suite (bench/README.md)
+#   make casefold-table  regenerate lib/pcw/casefold_table.h from the UCD
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Conventions (so new files need no Makefile edit):
@@ -144,8 +145,29 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-asan check-tsan check-fuzz
+check: check-casefold check-asan check-tsan check-fuzz
 	@echo "make check: all suites passed"
+
+# ---- the case-folding table (scripts/gen_casefold.py) ----------------------
+# lib/pcw/casefold_table.h is generated from the Unicode Character Database
+# (Debian's unicode-data) and checked in; check-casefold regenerates it into
+# a temporary file and fails if the checked-in one differs.
+UCD_CASEFOLDING ?= /usr/share/unicode/CaseFolding.txt
+
+casefold-table:
+	python3 scripts/gen_casefold.py $(UCD_CASEFOLDING) -o lib/pcw/casefold_table.h
+
+check-casefold:
+	@tmp=$$(mktemp) && trap 'rm -f "$$tmp"' EXIT && \
+	python3 scripts/gen_casefold.py $(UCD_CASEFOLDING) -o "$$tmp" && \
+	if cmp -s "$$tmp" lib/pcw/casefold_table.h; then \
+	  echo "check-casefold: lib/pcw/casefold_table.h matches $(UCD_CASEFOLDING)"; \
+	else \
+	  diff -u lib/pcw/casefold_table.h "$$tmp" | head -20; \
+	  echo "check-casefold: lib/pcw/casefold_table.h differs from what scripts/gen_casefold.py makes of $(UCD_CASEFOLDING); run 'make casefold-table' and commit the result" >&2; \
+	  exit 1; \
+	fi
+.PHONY: casefold-table check-casefold
 
 # ---- fuzzing (clang + libFuzzer), bounded ---------------------------------
 FUZZ_SECONDS ?= 30
@@ -168,9 +190,11 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query
 
 # ---- demo -----------------------------------------------------------------
 # clang's sanitizer and libFuzzer runtimes are in libclang-rt-14-dev (clang
-# only recommends them); libpcp-mmv1-dev lets make bench compare with PCP.
+# only recommends them); libpcp-mmv1-dev lets make bench compare with PCP;
+# unicode-data has CaseFolding.txt (make casefold-table, make check).
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
-               libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3
+               libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
+               unicode-data
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

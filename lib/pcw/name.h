@@ -2,11 +2,17 @@
  * pcw/name.h - names: UTF-8 validation, case-insensitive comparison and
  * hashing, and the instance-name wildcard matcher.
  *
- * Names compare case-insensitively, as in PCW. Folding is Unicode simple
- * lowercase mapping for the scripts that have case and are common in counter
- * names (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic, fullwidth Latin),
- * done by table here so it never depends on the process locale; characters of
- * other scripts compare exactly.
+ * Names compare case-insensitively, as in PCW, by Unicode's simple case
+ * folding (CaseFolding.txt, statuses C and S) over all of Unicode: one code
+ * point folds to one code point, so "Ά" equals "ά", "ς" equals "σ" and "Σ",
+ * but "ß" does not equal "ss" (that is full folding). The table is generated
+ * from the Unicode Character Database (pcw/casefold_table.h names the
+ * version) and compiled in, so folding never depends on the process locale.
+ *
+ * One fold for everything: pcw_name_equal, pcw_name_hash and
+ * pcw_wildcard_match all go through pcw_fold, and both the header-only
+ * provider and libpcw compile this header, so a provider and a consumer
+ * built from the same pcw agree on which names are equal.
  *
  * Concurrency: pure functions; any thread.
  */
@@ -15,6 +21,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "casefold_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,33 +79,21 @@ static inline long pcw_utf8_count(const char *s, size_t n)
     return chars;
 }
 
-/* Simple lowercase mapping of one code point (see the file comment). */
+/* Unicode simple case folding of one code point (see the file comment):
+ * the folded form of c, c itself when it has none. ASCII takes a branch of
+ * its own (names are mostly ASCII); everything else costs two loads from
+ * the two-stage table in pcw/casefold_table.h (its size is stated there). */
 static inline uint32_t pcw_fold(uint32_t c)
 {
     if (c < 0x80)
-        return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-    if (c >= 0xC0 && c <= 0xDE && c != 0xD7)
-        return c + 32;
-    if (c >= 0x100 && c <= 0x17F) {
-        if (c == 0x130 || c == 0x131 || c == 0x138 || c == 0x149 || c == 0x17F)
-            return c;
-        if (c == 0x178)
-            return 0xFF;
-        if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
-            return (c & 1) ? c + 1 : c;
-        return (c & 1) ? c : c + 1;
-    }
-    if (c >= 0x391 && c <= 0x3AB && c != 0x3A2)
-        return c + 32;
-    if (c >= 0x400 && c <= 0x40F)
-        return c + 80;
-    if (c >= 0x410 && c <= 0x42F)
-        return c + 32;
-    if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF))
-        return (c & 1) ? c : c + 1;
-    if (c >= 0xFF21 && c <= 0xFF3A)
-        return c + 32;
-    return c;
+        return c - 'A' < 26u ? c + 32 : c;
+    if (c >= PCW__CASEFOLD_LIMIT)
+        return c;
+    uint32_t block = pcw__casefold_stage1[c >> PCW__CASEFOLD_SHIFT];
+    uint32_t delta = pcw__casefold_stage2[(block << PCW__CASEFOLD_SHIFT) |
+                                          (c & ((1u << PCW__CASEFOLD_SHIFT) - 1))];
+    /* The delta is modulo 2^16: every simple folding stays in its plane. */
+    return (c & ~0xFFFFu) | ((c + delta) & 0xFFFFu);
 }
 
 /* Case-insensitive equality of two valid UTF-8 strings (lengths in bytes). */
@@ -105,6 +101,13 @@ static inline int pcw_name_equal(const char *a, size_t an, const char *b, size_t
 {
     size_t i = 0, j = 0;
     while (i < an && j < bn) {
+        uint32_t x = (unsigned char)a[i], y = (unsigned char)b[j];
+        if ((x | y) < 0x80) { /* both ASCII, the common case: no decoding */
+            if (pcw_fold(x) != pcw_fold(y))
+                return 0;
+            i++, j++;
+            continue;
+        }
         int32_t ca = pcw_utf8_next(a, an, &i), cb = pcw_utf8_next(b, bn, &j);
         if (ca < 0 || cb < 0)
             return 0;
@@ -114,19 +117,30 @@ static inline int pcw_name_equal(const char *a, size_t an, const char *b, size_t
     return i == an && j == bn;
 }
 
-/* A hash of the folded name (FNV-1a over folded code points); names that
- * compare equal hash equal. */
+/* A hash of the folded name: 64-bit FNV-1a over the four little-endian
+ * bytes of each folded code point, so names that compare equal hash equal.
+ * It stops at the first invalid sequence. The value lives only in process
+ * memory (hash tables of the provider and of libpcw), never in a segment.
+ * A code point below 256 has three zero high bytes, and an FNV-1a round
+ * over a zero byte is a bare multiply by the prime, so its four rounds are
+ * one multiply by the prime to the fourth: the same value for a quarter of
+ * the multiplies on the common (ASCII) path. */
 static inline uint64_t pcw_name_hash(const char *s, size_t n)
 {
+    const uint64_t prime = 0x100000001b3ull, prime4 = 0x9ffaac085635bc91ull; /* prime^4 mod 2^64 */
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n;) {
         int32_t c = pcw_utf8_next(s, n, &i);
         if (c < 0)
             break;
         uint32_t f = pcw_fold((uint32_t)c);
+        if (f < 0x100) {
+            h = (h ^ f) * prime4;
+            continue;
+        }
         for (int k = 0; k < 4; k++) {
             h ^= (f >> (8 * k)) & 0xFFu;
-            h *= 0x100000001b3ull;
+            h *= prime;
         }
     }
     return h;
