@@ -416,6 +416,23 @@ Test(pcwdump, text_lists_providers_countersets_instances_values)
     stop(&a);
 }
 
+/* A counterset with no instances is listed, with none, in every form
+ * (issue 9: UBSan aborted pcwdump on qsort_r(NULL, 0, ...)). */
+Test(pcwdump, counterset_without_instances)
+{
+    provider a;
+    start(&a, (const char *[]){"Dump A", "Empty Set", NULL});
+    static const char *const forms[][3] = {{NULL}, {"--merged", NULL}, {"--json", NULL},
+                                           {"--merged", "--json", NULL}};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        result r = run(forms[i]);
+        cr_assert_eq(r.status, 0, "form %zu: status %d, stderr: %s", i, r.status, r.err);
+        cr_assert(strstr(r.out, "Empty Set"), "form %zu: %s", i, r.out);
+        result_free(&r);
+    }
+    stop(&a);
+}
+
 Test(pcwdump, hostile_names_are_escaped)
 {
     provider a;
