@@ -98,7 +98,8 @@ static int select_instances(pass *p, const pcw_consumer *merged_from, size_t *n)
             p->order[k++] = i;
     }
     sample_order so = {&p->snap, merged_from};
-    qsort_r(p->order, k, sizeof *p->order, cmp_sample, &so);
+    if (k > 1) /* p->order is NULL until a read returned instances */
+        qsort_r(p->order, k, sizeof *p->order, cmp_sample, &so);
     *n = k;
     return PCW_OK;
 }
