@@ -26,7 +26,7 @@ typedef struct job {
     uint32_t source;  /* segment index (pcw_sample.source) */
     pcw__ctl_conn *k; /* NULL: no control channel involved */
     int sent;         /* a request is awaited on k */
-    int hold;         /* COLLECT_END is owed */
+    int hold;         /* before send_all: ask for HOLD; after: COLLECT_END is owed */
     int finished;
     int status, cb_status;
 } job;
@@ -172,6 +172,10 @@ static void send_all(job *jobs, size_t n, uint16_t type, const query *q, uint32_
 {
     for (size_t i = 0; i < n; i++) {
         job *j = &jobs[i];
+        /* COLLECT_END is owed only for a HOLD request actually sent: a job
+         * that fails below, or loses its connection, owes nothing. */
+        int hold = j->hold;
+        j->hold = 0;
         if (!j->k || j->status != PCW_OK)
             continue;
         int rc = pcw__ctl_connect(j->k);
@@ -209,14 +213,14 @@ static void send_all(job *jobs, size_t n, uint16_t type, const query *q, uint32_
             pcw_ctl_put_u32(&w, q->instance_id);
             pcw_ctl_put_str(&w, q->mask, q->mask_len);
         } else {
-            encode_mask_request(&w, j, j->hold ? PCW_CTL_HOLD : 0, q);
+            encode_mask_request(&w, j, hold ? PCW_CTL_HOLD : 0, q);
         }
         rc = w.bad ? PCW_E_INVALID_PARAMETER : pcw__ctl_send(j->k, type, w.buf, w.len, 1, deadline);
         free(heap);
         if (rc != PCW_OK)
             j->status = rc;
         else
-            j->sent = 1;
+            j->sent = 1, j->hold = hold;
     }
 }
 
