@@ -126,3 +126,90 @@ Test(collect_faults, control_flag_without_socket)
     pcw_consumer_close(c);
     env_close(&e);
 }
+
+/* ---- item 9: a provider that floods late replies --------------------------- */
+
+/* Listens in the provider's place (same process, so SO_PEERCRED matches
+ * the segment) and, to every connection, streams well-formed replies to a
+ * request id the consumer never sent, until told to stop. */
+typedef struct flooder {
+    int lfd;
+    atomic_int stop;
+    pthread_t thread;
+} flooder;
+
+static void *flood_main(void *arg)
+{
+    flooder *f = arg;
+    int fd = accept(f->lfd, NULL, NULL);
+    if (fd < 0)
+        return NULL;
+    int big = 8 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big);
+    /* Header-only replies, 43,690 to a send: each costs the consumer a
+     * receive, the flooder a 24-byte copy. */
+    size_t nframes = (1 << 20) / PCW_CTL_HEADER_SIZE, len = nframes * PCW_CTL_HEADER_SIZE;
+    unsigned char *frame = calloc(1, len);
+    pcw_ctl_writer w = {frame, 0, len, len, 0};
+    pcw_ctl_header h = {
+        PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_COLLECT | PCW_CTL_REPLY, 0, 0x7FFFFFFF, PCW_OK, 0};
+    for (size_t i = 0; i < nframes; i++)
+        pcw_ctl_put_header(&w, &h);
+    long long until = tu_now_ms() + 10000; /* the old consumer drained all of it */
+    while (!atomic_load(&f->stop) && tu_now_ms() < until)
+        if (send(fd, frame, len, MSG_NOSIGNAL) < 0)
+            break;
+    free(frame);
+    close(fd);
+    return NULL;
+}
+
+static void flooder_start(flooder *f, const char *sock)
+{
+    memset(f, 0, sizeof *f);
+    f->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    cr_assert_lt(strlen(sock), sizeof a.sun_path);
+    strcpy(a.sun_path, sock);
+    cr_assert_eq(bind(f->lfd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(f->lfd, 8), 0);
+    cr_assert_eq(pthread_create(&f->thread, NULL, flood_main, f), 0);
+}
+
+static void flooder_stop(flooder *f)
+{
+    atomic_store(&f->stop, 1);
+    shutdown(f->lfd, SHUT_RDWR);
+    pthread_join(f->thread, NULL);
+    close(f->lfd);
+}
+
+/* On 9ef2b5d pump() read until EAGAIN without looking at the clock: a
+ * provider that keeps the socket full held the consumer for as long as it
+ * liked (here 10 s against a 300 ms limit). */
+Test(collect_faults, flooding_provider_costs_only_the_time_limit)
+{
+    env e;
+    env_open(&e, 0, 1);
+    cr_assert_eq(unlink(e.sock), 0);
+    flooder f;
+    flooder_start(&f, e.sock);
+    pcw_consumer *c;
+    pcw_consumer_options o = {.timeout_ms = 300};
+    cr_assert_eq(pcw_consumer_open(&c, &o), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, "Callback Set");
+    cr_assert(m);
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    pcw_collect_report rep = {0};
+    long long t0 = tu_now_ms();
+    cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
+    long long took = tu_now_ms() - t0;
+    flooder_stop(&f);
+    cr_assert_lt(took, 1300, "took %lld ms against a limit of 300", took);
+    cr_assert_eq(rep.first_error, PCW_E_TIMEOUT);
+    cr_assert_eq(s.count, 0);
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
+    env_close(&e);
+}
