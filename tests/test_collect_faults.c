@@ -134,6 +134,7 @@ Test(collect_faults, control_flag_without_socket)
  * request id the consumer never sent, until told to stop. */
 typedef struct flooder {
     int lfd;
+    atomic_int fd; /* the connection, once accepted */
     atomic_int stop;
     pthread_t thread;
 } flooder;
@@ -144,6 +145,7 @@ static void *flood_main(void *arg)
     int fd = accept(f->lfd, NULL, NULL);
     if (fd < 0)
         return NULL;
+    atomic_store(&f->fd, fd);
     int big = 8 << 20;
     setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big);
     /* Header-only replies, 43,690 to a send: each costs the consumer a
@@ -160,13 +162,13 @@ static void *flood_main(void *arg)
         if (send(fd, frame, len, MSG_NOSIGNAL) < 0)
             break;
     free(frame);
-    close(fd);
-    return NULL;
+    return NULL; /* fd is closed by flooder_stop */
 }
 
 static void flooder_start(flooder *f, const char *sock)
 {
     memset(f, 0, sizeof *f);
+    atomic_store(&f->fd, -1);
     f->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     cr_assert_lt(strlen(sock), sizeof a.sun_path);
@@ -180,7 +182,12 @@ static void flooder_stop(flooder *f)
 {
     atomic_store(&f->stop, 1);
     shutdown(f->lfd, SHUT_RDWR);
+    int fd = atomic_load(&f->fd);
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR); /* a send blocked on a full socket returns */
     pthread_join(f->thread, NULL);
+    if ((fd = atomic_load(&f->fd)) >= 0)
+        close(fd);
     close(f->lfd);
 }
 
