@@ -259,10 +259,14 @@ static void deliver(pcw__ctl_conn *k)
     free(pl); /* late (its request timed out) or fire-and-forget */
 }
 
-/* Read what is available. Returns 0, or -1 after fail(). */
-static int pump(pcw__ctl_conn *k)
+/* Read what is available, until the deadline: a provider that keeps the
+ * socket full (a flood of late replies) must not hold the consumer past
+ * it. Returns 0, or -1 after fail(). */
+static int pump(pcw__ctl_conn *k, long long deadline)
 {
     for (;;) {
+        if (pcw__ctl_now_ms() >= deadline)
+            return 0; /* the rest waits for the next wait's deadline */
         unsigned char *dst;
         size_t want;
         if (k->hb_got < PCW_CTL_HEADER_SIZE) {
@@ -337,7 +341,7 @@ size_t pcw__ctl_wait(pcw__ctl_conn *const *ks, size_t n, long long deadline, int
             break;
         for (size_t j = 0; r > 0 && j < m; j++)
             if (pf[j].revents)
-                pump(ks[idx[j]]);
+                pump(ks[idx[j]], deadline);
     }
     /* At the deadline (or out of memory), whatever has no answer times
      * out. Its connection stays; the late answer is dropped by id. */
