@@ -220,3 +220,99 @@ Test(collect_faults, flooding_provider_costs_only_the_time_limit)
     pcw_consumer_close(c);
     env_close(&e);
 }
+
+/* ---- item 6: a provider with every connection taken ------------------------- */
+
+static int raw_connect(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    struct timeval tv = {10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+/* PING on fd: 1 served, 0 refused (REFUSED, then EOF), -1 otherwise. */
+static int raw_ping(int fd)
+{
+    unsigned char b[PCW_CTL_HEADER_SIZE];
+    pcw_ctl_writer w = {b, 0, sizeof b, sizeof b, 0};
+    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_PING, 0, 1, 0, 0};
+    pcw_ctl_put_header(&w, &h);
+    if (send(fd, b, sizeof b, MSG_NOSIGNAL) != (ssize_t)sizeof b) {
+        /* Refused and closed before we wrote: the refusal is queued. */
+    }
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t r = recv(fd, b + got, sizeof b - got, 0);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    if (pcw_ctl_get_header(b, &h) != 0)
+        return -1;
+    if (h.type == PCW_CTL_REFUSED)
+        return h.status == PCW_E_BUSY ? 0 : -1;
+    return h.type == (PCW_CTL_PING | PCW_CTL_REPLY) && h.status == PCW_OK ? 1 : -1;
+}
+
+/* Every connection the provider serves is taken by idle peers: a consumer
+ * is refused, and must say so (PCW_E_BUSY) - never that the provider, whose
+ * segment is alive, has exited (as 9ef2b5d did for a provider with a
+ * control callback, whose segment countersets then failed too). */
+Test(collect_faults, refused_consumer_does_not_report_a_live_provider_as_exited)
+{
+    env e;
+    env_open(&e, 1, 1);
+    int fds[1024], n = 0, last;
+    for (;;) {
+        cr_assert_lt(n, 1024, "the provider never refused a connection");
+        fds[n] = raw_connect(e.sock);
+        cr_assert_geq(fds[n], 0);
+        last = raw_ping(fds[n]);
+        cr_assert_geq(last, 0, "connection %d: neither served nor refused", n);
+        if (last == 0)
+            break;
+        n++;
+    }
+    close(fds[n]);
+    pcw_consumer *c;
+    cr_assert_eq(pcw_consumer_open(&c, NULL), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    cr_assert_eq(pcw_segment_alive(pcw_consumer_segment(c, 0)), PCW_OK);
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    static const char *const sets[] = {"Segment Set", "Callback Set"};
+    for (int round = 0; round < 20; round++) {
+        const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, sets[round % 2]);
+        cr_assert(m);
+        pcw_collect_report rep = {0};
+        cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
+        cr_assert_eq(rep.failed, 1, "round %d", round);
+        cr_assert_eq(rep.first_error, PCW_E_BUSY, "round %d: %s", round,
+                     pcw_status_str(rep.first_error));
+    }
+    /* One connection freed: served again. */
+    close(fds[0]);
+    const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, "Segment Set");
+    pcw_collect_report rep = {0};
+    int served = 0;
+    long long deadline = tu_now_ms() + 10000;
+    while (!served && tu_now_ms() < deadline) {
+        /* The provider frees the slot when it sees the EOF: retry until. */
+        cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
+        served = rep.failed == 0;
+        cr_assert(served || rep.first_error == PCW_E_BUSY, "%s", pcw_status_str(rep.first_error));
+    }
+    cr_assert(served);
+    cr_assert_eq(s.count, 1);
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
+    for (int i = 1; i < n; i++)
+        close(fds[i]);
+    env_close(&e);
+}
