@@ -8,6 +8,9 @@
  * SO_PEERCRED check) or as helper processes.
  */
 #define _GNU_SOURCE 1
+/* Longer than any wait here: a held collection ends only because the
+ * consumer (or its connection) ends it. */
+#define PCW_CTL_HOLD_TIMEOUT_MS 30000
 #include <criterion/criterion.h>
 
 #include <pthread.h>
@@ -24,14 +27,19 @@ TestSuite(collect_faults, .init = tu_root_setup, .fini = tu_root_teardown, .time
 /* ---- an in-process provider ---------------------------------------------- */
 
 static atomic_int starts, ends;
+static int end_pipe[2] = {-1, -1}; /* a byte per COLLECT_END */
+static atomic_int callback_ms;     /* how long a COLLECT_DATA takes */
 
 static int count_control(pcw_control_request req, const pcw_control_info *info, void *ctx)
 {
     (void)info, (void)ctx;
     if (req == PCW_CONTROL_COLLECT_START)
         atomic_fetch_add(&starts, 1);
-    if (req == PCW_CONTROL_COLLECT_END)
+    if (req == PCW_CONTROL_COLLECT_END) {
         atomic_fetch_add(&ends, 1);
+        if (end_pipe[1] >= 0 && write(end_pipe[1], "e", 1) != 1)
+            abort();
+    }
     return PCW_OK;
 }
 
@@ -40,6 +48,10 @@ static int one_instance(pcw_callback_type type, const pcw_callback_info *info, v
     (void)ctx;
     if (type != PCW_CALLBACK_COLLECT_DATA && type != PCW_CALLBACK_ENUMERATE_INSTANCES)
         return PCW_OK;
+    if (type == PCW_CALLBACK_COLLECT_DATA && atomic_load(&callback_ms)) {
+        struct timespec ts = {0, atomic_load(&callback_ms) * 1000000L};
+        nanosleep(&ts, NULL); /* a slow callback: the consumer gives up first */
+    }
     uint64_t v = 5;
     pcw_data d = {&v, sizeof v};
     return pcw_add_instance(info->buffer, "cb", 1, type == PCW_CALLBACK_COLLECT_DATA, &d);
@@ -58,6 +70,8 @@ static void env_open(env *e, int control, int callback_set)
     memset(e, 0, sizeof *e);
     atomic_store(&starts, 0);
     atomic_store(&ends, 0);
+    atomic_store(&callback_ms, 0);
+    cr_assert_eq(pipe2(end_pipe, O_CLOEXEC), 0);
     pcw_provider_options o = {.control_callback = control ? count_control : NULL};
     cr_assert_eq(pcw_provider_open(&e->prov, &o), PCW_OK);
     pcw_counter_desc c = pcw_counter_desc_default();
@@ -83,6 +97,8 @@ static void env_open(env *e, int control, int callback_set)
 static void env_close(env *e)
 {
     pcw_provider_close(e->prov);
+    close(end_pipe[0]), close(end_pipe[1]);
+    end_pipe[0] = end_pipe[1] = -1;
 }
 
 /* ---- item 1: the segment says "control socket", none is there ------------ */
@@ -314,5 +330,69 @@ Test(collect_faults, refused_consumer_does_not_report_a_live_provider_as_exited)
     pcw_consumer_close(c);
     for (int i = 1; i < n; i++)
         close(fds[i]);
+    env_close(&e);
+}
+
+/* A socket file nobody listens on, beside a live provider's segment (its
+ * listener gone, or the file replaced): connect is refused. That is no
+ * proof the provider exited - its segment says it lives - so the consumer
+ * must not say so (9ef2b5d did). */
+Test(collect_faults, dead_socket_of_a_live_provider_is_not_exited)
+{
+    env e;
+    env_open(&e, 1, 1);
+    cr_assert_eq(unlink(e.sock), 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, e.sock);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    close(fd); /* the file stays; connecting to it is ECONNREFUSED */
+    pcw_consumer *c;
+    cr_assert_eq(pcw_consumer_open(&c, NULL), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    static const char *const sets[] = {"Segment Set", "Callback Set"};
+    for (int i = 0; i < 2; i++) {
+        const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, sets[i]);
+        pcw_collect_report rep = {0};
+        cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
+        cr_assert_eq(rep.failed, 1);
+        cr_assert_neq(rep.first_error, PCW_E_PROVIDER_EXITED, "%s", sets[i]);
+        cr_assert_eq(pcw_consumer_add_counter(c, m, 0, NULL, &rep) == PCW_E_PROVIDER_EXITED, 0);
+    }
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
+    env_close(&e);
+}
+
+/* ---- item 7: the consumer's side of a held collection ------------------------ */
+
+/* The consumer asked for a held collection and gave up waiting (its time
+ * limit) before the provider answered. The provider then holds the
+ * collection (COLLECT_START) once its callback returns; the consumer must
+ * still end it: on 9ef2b5d it sent no COLLECT_END, and the provider stayed
+ * in COLLECT_START as long as the connection lived. */
+Test(collect_faults, timed_out_held_collection_is_ended_by_the_consumer)
+{
+    env e;
+    env_open(&e, 1, 1);
+    atomic_store(&callback_ms, 600);
+    pcw_consumer *c;
+    pcw_consumer_options o = {.timeout_ms = 200};
+    cr_assert_eq(pcw_consumer_open(&c, &o), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, "Callback Set");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    pcw_collect_report rep = {0};
+    cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
+    cr_assert_eq(rep.first_error, PCW_E_TIMEOUT);
+    /* The consumer stays connected; the provider ends the collection once
+     * its callback is done and it reads the consumer's COLLECT_END. */
+    struct pollfd p = {end_pipe[0], POLLIN, 0};
+    cr_assert_eq(poll(&p, 1, 10000), 1, "the held collection was never ended");
+    cr_assert_eq(atomic_load(&starts), 1);
+    cr_assert_eq(atomic_load(&ends), 1);
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
     env_close(&e);
 }
