@@ -224,6 +224,16 @@ static void send_all(job *jobs, size_t n, uint16_t type, const query *q, uint32_
     }
 }
 
+/* A connection refused, or closed without an answer, is no proof that the
+ * provider exited (a socket file left without a listener, a connection
+ * the provider dropped): only its segment can say so. */
+static int confirm_exit(const job *j, int status)
+{
+    if (status == PCW_E_PROVIDER_EXITED && pcw_segment_alive(j->seg) == PCW_OK)
+        return PCW_E_IO;
+    return status;
+}
+
 /* Finish one collect/enumerate job whose answer is in (or failed). */
 static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, int enumerate,
                   long long deadline)
@@ -231,9 +241,14 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
     j->finished = 1;
     if (j->sent) {
         j->status = j->k->status;
-        if (j->status != PCW_OK)
-            j->hold = 0; /* no COLLECT_START took effect */
+        /* An error reply: no COLLECT_START took effect, or the provider
+         * ended the collection itself. A timeout: the provider may yet
+         * hold it (it serves requests in order, so a COLLECT_END sent now
+         * ends it as soon as it does). */
+        if (j->status != PCW_OK && !(j->status == PCW_E_TIMEOUT && j->k->fd >= 0))
+            j->hold = 0;
     }
+    j->status = confirm_exit(j, j->status);
     size_t count0 = snap->count, data0 = snap->data_len, names0 = snap->names_len;
     int rc = PCW_OK;
     if (j->status == PCW_OK) {
@@ -253,8 +268,9 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
     }
     if (j->hold) {
         /* The provider may have frozen its updates at COLLECT_START:
-         * release it as soon as its segment is read. The reply is not
-         * awaited (it is dropped by id later). */
+         * release it as soon as its segment is read (or at once, if it did
+         * not answer in time). The reply is not awaited (it is dropped by
+         * id later). */
         unsigned char ri[4];
         pcw_ctl_put_le(ri, j->cs->reg_index, 4);
         long long end = pcw__ctl_now_ms() + 100;
@@ -480,6 +496,7 @@ static int add_remove(pcw_consumer *c, const pcw_merged_counterset *m, uint32_t 
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].sent)
             jobs[i].status = jobs[i].k->status;
+        jobs[i].status = confirm_exit(&jobs[i], jobs[i].status);
         if (rc == PCW_OK)
             rc = jobs[i].status;
     }

@@ -105,10 +105,23 @@ static int sock_addr(const char *seg, struct sockaddr_un *a, int *dirfd)
     return PCW_OK;
 }
 
+/* May the open connection still be used? Not if the provider closed it
+ * (an end of file is all that is left to read), nor if it has been idle
+ * so long that the provider may close it while a request is on its way. */
+static int still_open(pcw__ctl_conn *k)
+{
+    if (pcw__ctl_now_ms() - k->last_send > PCW_CTL_IDLE_TIMEOUT_MS / 2)
+        return 0;
+    char c;
+    ssize_t r = recv(k->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return r > 0 || (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
+}
+
 int pcw__ctl_connect(pcw__ctl_conn *k)
 {
-    if (k->fd >= 0)
+    if (k->fd >= 0 && still_open(k))
         return PCW_OK;
+    pcw__ctl_disconnect(k);
     struct sockaddr_un a;
     int dirfd, rc = sock_addr(k->seg_path, &a, &dirfd);
     if (rc != PCW_OK)
@@ -143,6 +156,8 @@ int pcw__ctl_connect(pcw__ctl_conn *k)
         return rc;
     }
     k->fd = fd;
+    k->fresh = 1;
+    k->refused = 0;
     reset_rx(k);
     return PCW_OK;
 }
@@ -161,6 +176,8 @@ static int wait_fd(int fd, short ev, long long deadline)
         return r > 0;
     }
 }
+
+static int pump(pcw__ctl_conn *k, long long deadline);
 
 int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
                   long long deadline)
@@ -185,7 +202,7 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     pcw_ctl_put_header(&w, &h);
     pcw_ctl_put_bytes(&w, payload, len);
     size_t done = 0;
-    int rc = PCW_OK;
+    int rc = PCW_OK, retried = 0;
     while (done < w.len) {
         ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL);
         if (s > 0) {
@@ -198,8 +215,22 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
             if (wait_fd(k->fd, POLLOUT, deadline))
                 continue;
             rc = PCW_E_TIMEOUT;
+        } else if (s < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+            /* The provider closed the connection before reading this. */
+            if (done == 0 && !k->fresh && !retried) {
+                /* An old connection (closed while idle, say): once anew. */
+                retried = 1;
+                pcw__ctl_disconnect(k);
+                rc = pcw__ctl_connect(k);
+                if (rc == PCW_OK)
+                    continue;
+                break;
+            }
+            /* A new one: if it was refused, the refusal is queued. */
+            pump(k, deadline);
+            rc = k->refused ? k->refused : PCW_E_PROVIDER_EXITED;
         } else {
-            rc = errno == EPIPE || errno == ECONNRESET ? PCW_E_PROVIDER_EXITED : PCW_E_IO;
+            rc = PCW_E_IO;
         }
         break;
     }
@@ -209,6 +240,8 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
         pcw__ctl_disconnect(k);
         return rc;
     }
+    k->fresh = 0;
+    k->last_send = pcw__ctl_now_ms();
     if (await) {
         k->want = k->next_id;
         k->want_type = type;
@@ -242,7 +275,8 @@ static void deliver(pcw__ctl_conn *k)
     k->hb_got = 0;
     if (h->type == PCW_CTL_REFUSED) {
         free(pl);
-        fail(k, h->status == PCW_E_BUSY ? PCW_E_BUSY : PCW_E_PERMISSION);
+        k->refused = h->status == PCW_E_BUSY ? PCW_E_BUSY : PCW_E_PERMISSION;
+        fail(k, k->refused);
         return;
     }
     if (k->want && h->id == k->want &&
