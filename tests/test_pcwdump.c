@@ -422,8 +422,8 @@ Test(pcwdump, counterset_without_instances)
 {
     provider a;
     start(&a, (const char *[]){"Dump A", "Empty Set", NULL});
-    static const char *const forms[][3] = {{NULL}, {"--merged", NULL}, {"--json", NULL},
-                                           {"--merged", "--json", NULL}};
+    static const char *const forms[][3] = {
+        {NULL}, {"--merged", NULL}, {"--json", NULL}, {"--merged", "--json", NULL}};
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         result r = run(forms[i]);
         cr_assert_eq(r.status, 0, "form %zu: status %d, stderr: %s", i, r.status, r.err);

@@ -120,8 +120,7 @@ static inline int pcw_add_instance(pcw_buffer *buffer, const char *name, uint32_
 #define PCW_CTL_MAX_HELD 16 /* collections one connection holds; more: PCW_E_BUSY */
 #endif
 #ifndef PCW_CTL_MAX_ADDED
-#define PCW_CTL_MAX_ADDED 4096 /* counters one connection has added; more:
-                                  PCW_E_TOO_MANY_COUNTERS */
+#define PCW_CTL_MAX_ADDED 4096 /* counters one connection added; more: TOO_MANY_COUNTERS */
 #endif
 #ifndef PCW_CTL_MAX_ADDED_BYTES
 #define PCW_CTL_MAX_ADDED_BYTES (1u << 20) /* their instance masks, bytes */
@@ -480,8 +479,8 @@ static inline int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int statu
                         0};
     pcw_ctl_put_header(&w, &h);
     struct iovec iov[3] = {{hb, sizeof hb}, {(void *)pre, pre_len}, {(void *)body, body_len}};
-    return pcw__conn_send(c, iov, body_len ? 3 : pre_len ? 2 : 1,
-                          pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS);
+    int n = body_len ? 3 : pre_len ? 2 : 1;
+    return pcw__conn_send(c, iov, n, pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS);
 }
 
 /* ---- registrations ------------------------------------------------------- */
