@@ -21,6 +21,7 @@
 #include "control.h"
 #include "internal.h"
 #include "pcw/name.h"
+#include "pcw/naming.h"
 
 struct pcw_consumer {
     char *root;
@@ -405,6 +406,21 @@ struct stale {
     size_t removed;
 };
 
+/* Is the file `name` in dfd, owned by `uid`, provably abandoned: nobody
+ * holds its liveness lock, and (for a .tmp) it has bytes, which its maker
+ * writes only after taking the lock? Never follows a symlink. */
+static int abandoned(int dfd, const char *name, uid_t uid, int need_bytes)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int dead = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid &&
+               (!need_bytes || st.st_size > 0) && pcw__live_test(fd) == 0;
+    close(fd);
+    return dead;
+}
+
 static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
 {
     struct stale *st = (struct stale *)arg;
@@ -417,15 +433,15 @@ static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, voi
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp")) {
-            /* A segment being created (".<pid>-<nonce>.tmp"): left behind
-             * only if its provider died inside pcw_provider_open. */
-            int pid = atoi(e->d_name + 1);
-            if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH && unlinkat(dfd, e->d_name, 0) == 0)
+        if (pcw__is_tmp_name(e->d_name)) {
+            /* A segment being made: left behind only if its provider died
+             * inside pcw_provider_open. An empty one may be a maker that
+             * has not locked it yet: it stays (it costs nothing). */
+            if (abandoned(dfd, e->d_name, uid, 1) && unlinkat(dfd, e->d_name, 0) == 0)
                 st->removed++;
             continue;
         }
-        if (!is_segment_name(e->d_name))
+        if (!pcw__is_seg_name(e->d_name))
             continue;
         char path[PATH_MAX];
         if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
@@ -438,9 +454,13 @@ static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, voi
             dead = pcw_segment_alive(seg) == PCW_E_PROVIDER_EXITED;
             pcw_segment_close(seg);
         } else if (rc == PCW_E_CORRUPT || rc == PCW_E_VERSION) {
-            /* Unreadable: stale if the pid in its name is gone. */
-            int pid = atoi(e->d_name);
-            dead = pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+            /* Unreadable (damaged, or another layout version, perhaps from
+             * before the liveness lock): unlocked, and the pid its name
+             * gives is gone too. A pid that exists here may be another
+             * namespace's provider's: it stays. */
+            pid_t pid = pcw__name_pid(e->d_name);
+            dead = abandoned(dfd, e->d_name, uid, 0) && pid > 0 && kill(pid, 0) != 0 &&
+                   errno == ESRCH;
         }
         if (!dead)
             continue;
@@ -448,12 +468,8 @@ static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, voi
             st->removed++;
         /* Its control socket, if any, shares its name. */
         char sock[NAME_MAX + 1];
-        size_t base = strlen(e->d_name) - strlen(PCW_SEG_SUFFIX);
-        if (base + strlen(PCW_SOCK_SUFFIX) < sizeof sock) {
-            memcpy(sock, e->d_name, base);
-            strcpy(sock + base, PCW_SOCK_SUFFIX);
+        if (pcw__sibling(e->d_name, PCW_SOCK_SUFFIX, sock, sizeof sock) == 0)
             unlinkat(dfd, sock, 0);
-        }
     }
     closedir(d);
     return PCW_OK;

@@ -990,35 +990,6 @@ static inline void *pcw__listener_main(void *arg)
 
 /* ---- start, stop --------------------------------------------------------- */
 
-/* Fill a sockaddr_un for `path`; paths too long for sun_path go through
- * /proc/self/fd/<dirfd>/<name> (*dirfd is opened then; close it after). */
-static inline int pcw__sock_addr(const char *path, struct sockaddr_un *a, int *dirfd)
-{
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    *dirfd = -1;
-    size_t n = strlen(path);
-    if (n < sizeof a->sun_path) {
-        memcpy(a->sun_path, path, n + 1);
-        return PCW_OK;
-    }
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return PCW_E_INVALID_PARAMETER;
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    *dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (*dirfd < 0)
-        return PCW_E_IO;
-    if ((size_t)snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", *dirfd,
-                         slash + 1) >= sizeof a->sun_path) {
-        close(*dirfd);
-        *dirfd = -1;
-        return PCW_E_INVALID_PARAMETER;
-    }
-    return PCW_OK;
-}
-
 static inline void pcw__control_free(pcw__ctl *ctl)
 {
     if (ctl->lfd >= 0)
@@ -1046,13 +1017,10 @@ static inline int pcw__control_run(pcw_provider *p)
     ctl->uid = geteuid();
     ctl->use_group = p->opt.share_with_group;
     ctl->group = p->opt.group ? p->opt.group : getegid();
-    size_t n = strlen(p->path), sl = strlen(PCW_SEG_SUFFIX);
-    if (n < sl || n - sl + strlen(PCW_SOCK_SUFFIX) >= sizeof ctl->sock) {
+    if (pcw__sibling(p->path, PCW_SOCK_SUFFIX, ctl->sock, sizeof ctl->sock) != 0) {
         pcw__control_free(ctl);
         return PCW_E_INVALID_PARAMETER;
     }
-    memcpy(ctl->sock, p->path, n - sl);
-    strcpy(ctl->sock + n - sl, PCW_SOCK_SUFFIX);
 
     struct sockaddr_un a;
     int dirfd, rc = pcw__sock_addr(ctl->sock, &a, &dirfd);

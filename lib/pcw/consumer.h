@@ -96,7 +96,9 @@ int pcw_segment_refresh(pcw_segment *seg, int *changed);
 const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg);
 
 /* PCW_OK while the provider lives; PCW_E_PROVIDER_EXITED once it closed
- * the segment, died, or its pid now names another process (start time). */
+ * the segment or died: nobody holds the segment's liveness lock any more
+ * (pcw/naming.h). Right in every pid namespace: the header's pid is the
+ * provider's own namespace's and is not consulted. */
 int pcw_segment_alive(const pcw_segment *seg);
 
 /* The segment's instance-list generation: changes whenever an instance or
@@ -243,8 +245,12 @@ const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
 int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snapshot *snap,
                       unsigned flags, size_t *failed);
 
-/* Remove segments (and their sockets) whose provider has exited. Only
- * files the caller may unlink. *removed (may be NULL) counts them. */
+/* Remove segments (and their sockets) whose provider has provably exited:
+ * nobody holds the liveness lock (pcw/naming.h). A segment this library
+ * cannot read goes only if it is also unlocked and the pid its name gives
+ * does not exist here; a segment being made (.tmp) only once its maker had
+ * locked and begun to fill it. Only files the caller may unlink.
+ * *removed (may be NULL) counts them. */
 int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed);
 
 #ifdef __cplusplus

@@ -64,6 +64,7 @@
 
 #include "layout.h"
 #include "name.h"
+#include "naming.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -587,6 +588,14 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     p->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (p->fd < 0) {
         rc = PCW_E_IO;
+        goto fail;
+    }
+    /* The liveness lock (pcw/naming.h), before the file has a byte: held
+     * until p->fd closes, it tells consumers in any pid namespace that
+     * this provider lives. */
+    if (pcw__live_lock(p->fd) != 0) {
+        rc = PCW_E_IO;
+        unlink(tmp);
         goto fail;
     }
     if (o.share_with_group) {
