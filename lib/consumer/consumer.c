@@ -44,9 +44,7 @@ int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
     pcw_consumer_options o = {0};
     if (opt)
         o = *opt;
-    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
-    if (!root || !*root)
-        root = PCW_DEFAULT_ROOT;
+    const char *root = pcw__root(o.dir);
     pcw_consumer *c = calloc(1, sizeof *c);
     if (!c || !(c->root = strdup(root))) {
         free(c);
@@ -56,6 +54,11 @@ int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
     c->timeout_ms = o.timeout_ms ? o.timeout_ms : 1000;
     *out = c;
     return PCW_OK;
+}
+
+const char *pcw_root(const char *dir)
+{
+    return pcw__root(dir);
 }
 
 static void free_merged(pcw_consumer *c)
@@ -97,69 +100,73 @@ void pcw_consumer_set_timeout(pcw_consumer *c, uint32_t ms)
         c->timeout_ms = ms ? ms : 1000;
 }
 
-/* Open a provider folder we may trust; -1 if none. *uid gets its owner. */
-static int open_provider_dir(const char *root, const char *name, uid_t *uid)
+/* Open the provider folder `name` of root if it may be trusted
+ * (pcw/naming.h); *uid gets the uid its name gives. -1 if it is not a
+ * provider folder's name (*refused = 0), does not exist (0), or may not be
+ * trusted (*refused = 1, and why says so). */
+static int open_provider_dir(const char *root, const char *name, uid_t *uid, int *refused,
+                             char *why, size_t why_len)
 {
-    char *end;
-    if (strncmp(name, "pcw-", 4) != 0 || !name[4])
-        return -1;
-    /* Only the canonical decimal form a provider makes: strtoul alone would
-     * also take "pcw-+0", "pcw- 0", "pcw-00" or "pcw--4294967295". */
-    if (name[4] < '0' || name[4] > '9' || (name[4] == '0' && name[5]))
-        return -1;
-    errno = 0;
-    unsigned long u = strtoul(name + 4, &end, 10);
-    if (*end || errno || u > UINT32_MAX)
+    *refused = 0;
+    if (!pcw__parse_dir_name(name, uid))
         return -1;
     char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", root, name) >= sizeof path)
         return -1;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno != ENOENT) {
+            *refused = 1;
+            pcw__dir_open_why(errno, path, why, why_len);
+        }
         return -1;
+    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != (uid_t)u || (st.st_mode & 0022)) {
+    if (fstat(fd, &st) != 0 || pcw__dir_check(&st, *uid, path, why, why_len) != PCW_OK) {
+        *refused = 1;
         close(fd);
         return -1;
     }
-    *uid = st.st_uid;
     return fd;
 }
 
-static int is_segment_name(const char *n)
+/* What to do with each provider folder: fn for a trusted one (opened at
+ * dfd), refused (may be NULL) for one that is not. */
+typedef struct dir_visit {
+    int (*fn)(pcw_consumer *, int dfd, const char *name, uid_t, void *);
+    int (*refused)(pcw_consumer *, const char *name, uid_t, const char *why, void *);
+    void *arg;
+} dir_visit;
+
+static int visit_dir(pcw_consumer *c, const char *name, const dir_visit *v)
 {
-    size_t len = strlen(n), sl = strlen(PCW_SEG_SUFFIX);
-    return n[0] != '.' && len > sl && strcmp(n + len - sl, PCW_SEG_SUFFIX) == 0;
+    uid_t uid;
+    int refused;
+    char why[PATH_MAX + 512];
+    int fd = open_provider_dir(c->root, name, &uid, &refused, why, sizeof why);
+    if (fd < 0)
+        return refused && v->refused ? v->refused(c, name, uid, why, v->arg) : PCW_OK;
+    int rc = v->fn(c, fd, name, uid, v->arg);
+    close(fd);
+    return rc;
 }
 
-/* Call fn for every provider folder this consumer reads. */
-static int for_each_dir(pcw_consumer *c,
-                        int (*fn)(pcw_consumer *, int, const char *, uid_t, void *), void *arg)
+/* Visit every provider folder this consumer reads. */
+static int for_each_dir(pcw_consumer *c, const dir_visit *v)
 {
-    char own[32];
-    snprintf(own, sizeof own, "pcw-%u", (unsigned)geteuid());
     if (!c->all_users) {
-        uid_t uid;
-        int fd = open_provider_dir(c->root, own, &uid);
-        if (fd < 0)
-            return PCW_OK; /* no provider has run yet */
-        int rc = fn(c, fd, own, uid, arg);
-        close(fd);
-        return rc;
+        char own[32];
+        if (pcw__dir_name(own, sizeof own, geteuid()) != 0)
+            return PCW_E_INVALID_PARAMETER;
+        return visit_dir(c, own, v); /* none yet: no provider has run */
     }
     DIR *d = opendir(c->root);
     if (!d)
         return PCW_E_IO;
     struct dirent *e;
     int rc = PCW_OK;
-    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
-        uid_t uid;
-        int fd = open_provider_dir(c->root, e->d_name, &uid);
-        if (fd < 0)
-            continue;
-        rc = fn(c, fd, e->d_name, uid, arg);
-        close(fd);
-    }
+    while (rc == PCW_OK && (e = readdir(d)) != NULL)
+        rc = visit_dir(c, e->d_name, v);
     closedir(d);
     return rc;
 }
@@ -185,7 +192,7 @@ static int scan_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void
     struct dirent *e;
     int rc = PCW_OK;
     while (rc == PCW_OK && (e = readdir(d)) != NULL) {
-        if (!is_segment_name(e->d_name))
+        if (!pcw__is_seg_name(e->d_name))
             continue;
         char path[PATH_MAX];
         if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
@@ -306,7 +313,8 @@ int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
     s.seen = calloc(c->nsegs + 1, 1);
     if (!s.seen)
         return PCW_E_NO_MEMORY;
-    int rc = for_each_dir(c, scan_dir, &s);
+    dir_visit v = {scan_dir, NULL, &s};
+    int rc = for_each_dir(c, &v);
     if (rc != PCW_OK) {
         /* Keep the old state; close only what this scan opened anew. */
         for (size_t i = 0; i < s.n; i++) {
@@ -480,8 +488,65 @@ int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed)
     if (!c)
         return PCW_E_INVALID_PARAMETER;
     struct stale st = {0};
-    int rc = for_each_dir(c, stale_dir, &st);
+    dir_visit v = {stale_dir, NULL, &st};
+    int rc = for_each_dir(c, &v);
     if (removed)
         *removed = st.removed;
     return rc;
+}
+
+/* ---- discovery, for tools that audit ------------------------------------- */
+
+struct discover {
+    pcw_discover_fn fn;
+    void *arg;
+};
+
+static int discover_refused(pcw_consumer *c, const char *name, uid_t uid, const char *why,
+                            void *arg)
+{
+    struct discover *dv = (struct discover *)arg;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", c->root, name);
+    pcw_discovered d = {path, uid, 0, 1, PCW_E_PERMISSION, why, NULL};
+    return dv->fn(&d, dv->arg);
+}
+
+static int discover_dir(pcw_consumer *c, int dfd, const char *name, uid_t uid, void *arg)
+{
+    struct discover *dv = (struct discover *)arg;
+    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+    if (!d) {
+        if (fd2 >= 0)
+            close(fd2);
+        return PCW_E_IO;
+    }
+    struct dirent *e;
+    int rc = PCW_OK;
+    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
+        if (!pcw__is_seg_name(e->d_name))
+            continue;
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, name, e->d_name) >=
+            sizeof path)
+            continue;
+        pcw_discovered x = {path, uid, pcw__name_pid(e->d_name), 0, PCW_OK, NULL, NULL};
+        x.status = pcw__segment_open_at(&x.seg, dfd, e->d_name, path, uid);
+        if (x.status != PCW_OK)
+            x.why = pcw_status_str(x.status);
+        rc = dv->fn(&x, dv->arg);
+        pcw_segment_close(x.seg);
+    }
+    closedir(d);
+    return rc;
+}
+
+int pcw_consumer_discover(pcw_consumer *c, pcw_discover_fn fn, void *arg)
+{
+    if (!c || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    struct discover dv = {fn, arg};
+    dir_visit v = {discover_dir, discover_refused, &dv};
+    return for_each_dir(c, &v);
 }

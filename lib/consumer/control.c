@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "pcw/naming.h"
 
 long long pcw__ctl_now_ms(void)
 {
@@ -71,38 +72,16 @@ void pcw__ctl_free(pcw__ctl_conn *k)
     free(k);
 }
 
-/* <dir>/<name>.seg -> <dir>/<name>.sock in addr, through /proc/self/fd for
- * paths longer than sun_path (*dirfd is then opened). */
+/* The socket beside segment `seg` (pcw/naming.h), in addr; through
+ * /proc/self/fd for paths longer than sun_path (*dirfd is then opened). */
 static int sock_addr(const char *seg, struct sockaddr_un *a, int *dirfd)
 {
     char path[PATH_MAX];
-    size_t n = strlen(seg), sl = strlen(PCW_SEG_SUFFIX);
     *dirfd = -1;
-    if (n < sl || strcmp(seg + n - sl, PCW_SEG_SUFFIX) != 0 ||
-        n - sl + strlen(PCW_SOCK_SUFFIX) >= sizeof path)
+    if (pcw__sibling(seg, PCW_SOCK_SUFFIX, path, sizeof path) != 0)
         return PCW_E_NOT_FOUND;
-    memcpy(path, seg, n - sl);
-    strcpy(path + n - sl, PCW_SOCK_SUFFIX);
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    if (strlen(path) < sizeof a->sun_path) {
-        strcpy(a->sun_path, path);
-        return PCW_OK;
-    }
-    char *slash = strrchr(path, '/');
-    if (!slash)
-        return PCW_E_NOT_FOUND;
-    *slash = 0;
-    *dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (*dirfd < 0)
-        return PCW_E_IO;
-    if ((size_t)snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", *dirfd,
-                         slash + 1) >= sizeof a->sun_path) {
-        close(*dirfd);
-        *dirfd = -1;
-        return PCW_E_NOT_FOUND;
-    }
-    return PCW_OK;
+    int rc = pcw__sock_addr(path, a, dirfd);
+    return rc == PCW_E_INVALID_PARAMETER ? PCW_E_NOT_FOUND : rc;
 }
 
 /* May the open connection still be used? Not if the provider closed it

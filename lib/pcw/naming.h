@@ -120,25 +120,23 @@ static inline int pcw__parse_dir_name(const char *name, uid_t *uid)
 static inline int pcw__dir_check(const struct stat *st, uid_t uid, const char *path, char *why,
                                  size_t cap)
 {
-    char scratch[1];
+    if (S_ISDIR(st->st_mode) && st->st_uid == uid && !(st->st_mode & 0022))
+        return PCW_OK;
     if (!why || !cap)
-        why = scratch, cap = sizeof scratch;
-    if (!S_ISDIR(st->st_mode)) {
+        return PCW_E_PERMISSION;
+    if (!S_ISDIR(st->st_mode))
         snprintf(why, cap, "%s is not a directory: " PCW__DIR_FIX, path);
-    } else if (st->st_uid != uid) {
+    else if (st->st_uid != uid)
         snprintf(why, cap,
                  "%s is owned by uid %u, not uid %u: someone else created it, perhaps to block "
                  "or spoof uid %u's providers; " PCW__DIR_FIX,
                  path, (unsigned)st->st_uid, (unsigned)uid, (unsigned)uid);
-    } else if (st->st_mode & 0022) {
+    else
         snprintf(why, cap,
                  "%s is writable by %s (mode %03o), so they could plant files in it: chmod go-w "
                  "it, or " PCW__DIR_FIX,
                  path, (st->st_mode & 0002) ? "others" : "its group",
                  (unsigned)(st->st_mode & 0777));
-    } else {
-        return PCW_OK;
-    }
     return PCW_E_PERMISSION;
 }
 

@@ -438,12 +438,15 @@ static inline uint64_t pcw__proc_start_time(pid_t pid)
 }
 
 /* Make (or check) <root>/pcw-<uid>: a real directory we own, mode 0700 or
- * 0750. Refuses a symlink or a directory owned by someone else: an attacker
- * may create names in a shared /dev/shm before we do. */
+ * 0750, that nobody else may write (the rule is pcw/naming.h's). Refuses a
+ * symlink or a directory owned by someone else: an attacker may create
+ * names in a shared /dev/shm before we do. */
 static inline int pcw__provider_dir(char *dir, size_t cap, const char *root, int group)
 {
     uid_t uid = geteuid();
-    if ((size_t)snprintf(dir, cap, "%s/pcw-%u", root, (unsigned)uid) >= cap)
+    char name[32];
+    if (pcw__dir_name(name, sizeof name, uid) != 0 ||
+        (size_t)snprintf(dir, cap, "%s/%s", root, name) >= cap)
         return PCW_E_INVALID_PARAMETER;
     mode_t mode = group ? 0750 : 0700;
     if (mkdir(dir, mode) != 0 && errno != EEXIST)
@@ -455,7 +458,7 @@ static inline int pcw__provider_dir(char *dir, size_t cap, const char *root, int
     int rc = PCW_OK;
     if (fstat(dfd, &st) != 0)
         rc = PCW_E_IO;
-    else if (st.st_uid != uid || (st.st_mode & 0022))
+    else if (pcw__dir_check(&st, uid, dir, NULL, 0) != PCW_OK)
         rc = PCW_E_PERMISSION; /* not ours, or others may plant files */
     else if (group && (st.st_mode & 0050) != 0050 && fchmod(dfd, 0750) != 0)
         rc = PCW_E_IO;
@@ -552,9 +555,7 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     if (!out)
         return PCW_E_INVALID_PARAMETER;
     *out = NULL;
-    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
-    if (!root || !*root)
-        root = PCW_DEFAULT_ROOT;
+    const char *root = pcw__root(o.dir);
     uint64_t max = o.max_size ? pcw__align(o.max_size, 4096) : PCW__DEFAULT_MAX_SIZE;
     if (max < PCW__MIN_GROW)
         max = PCW__MIN_GROW;
@@ -576,11 +577,11 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     uint64_t nonce = 0;
     if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
         nonce = (uint64_t)(uintptr_t)p ^ (uint64_t)getpid() << 32;
-    int n1 = snprintf(p->path, sizeof p->path, "%s/%d-%016llx%s", dir, (int)getpid(),
-                      (unsigned long long)nonce, PCW_SEG_SUFFIX);
-    int n2 = snprintf(tmp, sizeof tmp, "%s/.%d-%016llx.tmp", dir, (int)getpid(),
-                      (unsigned long long)nonce);
-    if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof p->path || (size_t)n2 >= sizeof tmp) {
+    char seg_name[64], tmp_name[64];
+    pcw__file_name(seg_name, sizeof seg_name, getpid(), nonce, PCW_SEG_SUFFIX);
+    pcw__file_name(tmp_name, sizeof tmp_name, getpid(), nonce, PCW__TMP_SUFFIX);
+    if ((size_t)snprintf(p->path, sizeof p->path, "%s/%s", dir, seg_name) >= sizeof p->path ||
+        (size_t)snprintf(tmp, sizeof tmp, "%s/%s", dir, tmp_name) >= sizeof tmp) {
         rc = PCW_E_INVALID_PARAMETER; /* root directory path too long */
         goto fail;
     }

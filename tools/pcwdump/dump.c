@@ -16,8 +16,7 @@
 
 const char *dump_root(const dump_opts *o)
 {
-    const char *r = o->dir ? o->dir : getenv(PCW_DIR_ENV);
-    return r && *r ? r : PCW_DEFAULT_ROOT;
+    return pcw_root(o->dir);
 }
 
 /* What one pass found, to decide the exit status. */
