@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +109,41 @@ static inline int pcw__parse_dir_name(const char *name, uid_t *uid)
     return 1;
 }
 
+/* Build a message in buf (cap bytes) from NULL-terminated pieces, cut
+ * short if need be (no format string, so no path can be misread as one). */
+static inline void pcw__say(char *buf, size_t cap, ...)
+{
+    if (!buf || !cap)
+        return;
+    size_t n = 0;
+    va_list ap;
+    va_start(ap, cap);
+    for (const char *s; (s = va_arg(ap, const char *)) != NULL;) {
+        size_t k = strlen(s);
+        if (k > cap - 1 - n)
+            k = cap - 1 - n;
+        memcpy(buf + n, s, k);
+        n += k;
+    }
+    va_end(ap);
+    buf[n] = 0;
+}
+
+/* A number as text, for pcw__say. */
+typedef struct pcw__num {
+    char s[24];
+} pcw__num;
+
+static inline pcw__num pcw__u(unsigned long long v, int octal)
+{
+    pcw__num n;
+    snprintf(n.s, sizeof n.s, octal ? "%03llo" : "%llu", v);
+    return n;
+}
+
 /* What to do about an untrusted provider folder. */
 #define PCW__DIR_FIX                                                                               \
-    "remove it (as root if it is not yours), or set PCW_DIR to a directory only you can "        \
+    "remove it (as root if it is not yours), or set PCW_DIR to a directory only you can "          \
     "write, such as $XDG_RUNTIME_DIR"
 
 /* May a provider folder, opened with O_DIRECTORY | O_NOFOLLOW (so not a
@@ -122,21 +155,19 @@ static inline int pcw__dir_check(const struct stat *st, uid_t uid, const char *p
 {
     if (S_ISDIR(st->st_mode) && st->st_uid == uid && !(st->st_mode & 0022))
         return PCW_OK;
-    if (!why || !cap)
-        return PCW_E_PERMISSION;
+    pcw__num owner = pcw__u(st->st_uid, 0), want = pcw__u(uid, 0);
+    pcw__num mode = pcw__u(st->st_mode & 0777, 1);
     if (!S_ISDIR(st->st_mode))
-        snprintf(why, cap, "%s is not a directory: " PCW__DIR_FIX, path);
+        pcw__say(why, cap, path, " is not a directory: " PCW__DIR_FIX, (char *)NULL);
     else if (st->st_uid != uid)
-        snprintf(why, cap,
-                 "%s is owned by uid %u, not uid %u: someone else created it, perhaps to block "
-                 "or spoof uid %u's providers; " PCW__DIR_FIX,
-                 path, (unsigned)st->st_uid, (unsigned)uid, (unsigned)uid);
+        pcw__say(why, cap, path, " is owned by uid ", owner.s, ", not uid ", want.s,
+                 ": someone else created it, perhaps to block or spoof uid ", want.s,
+                 "'s providers; " PCW__DIR_FIX, (char *)NULL);
     else
-        snprintf(why, cap,
-                 "%s is writable by %s (mode %03o), so they could plant files in it: chmod go-w "
-                 "it, or " PCW__DIR_FIX,
-                 path, (st->st_mode & 0002) ? "others" : "its group",
-                 (unsigned)(st->st_mode & 0777));
+        pcw__say(why, cap, path, " is writable by ", (st->st_mode & 0002) ? "others" : "its group",
+                 " (mode ", mode.s,
+                 "), so they could plant files in it: chmod go-w it, or " PCW__DIR_FIX,
+                 (char *)NULL);
     return PCW_E_PERMISSION;
 }
 
@@ -144,15 +175,13 @@ static inline int pcw__dir_check(const struct stat *st, uid_t uid, const char *p
  * refused with errno `e`. */
 static inline void pcw__dir_open_why(int e, const char *path, char *why, size_t cap)
 {
-    if (!why || !cap)
-        return;
     if (e == ELOOP || e == ENOTDIR)
-        snprintf(why, cap,
-                 "%s is a symbolic link or not a directory, perhaps planted to redirect "
+        pcw__say(why, cap, path,
+                 " is a symbolic link or not a directory, perhaps planted to redirect "
                  "providers' files; " PCW__DIR_FIX,
-                 path);
+                 (char *)NULL);
     else
-        snprintf(why, cap, "%s: %s", path, strerror(e));
+        pcw__say(why, cap, path, ": ", strerror(e), (char *)NULL);
 }
 
 /* ---- file names ---------------------------------------------------------- */

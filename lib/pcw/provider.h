@@ -122,6 +122,18 @@ typedef struct pcw_provider_options {
  * or is a symlink, PCW_E_NO_MEMORY). Any thread. */
 static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt);
 
+/* After pcw_provider_open failed with `rc`: a sentence saying what is
+ * wrong and how to fix it, written into buf (len bytes); returns buf. For
+ * PCW_E_PERMISSION it looks at the provider folder again (creating
+ * nothing) and names it and what is wrong with it - a symlink, another
+ * user's, writable by others - and the way out (remove it, or set
+ * PCW_DIR to a directory only you can write, such as $XDG_RUNTIME_DIR);
+ * for PCW_E_IO it adds strerror(errno), so call it before anything else
+ * changes errno; otherwise it is pcw_status_str(rc). `opt` as given to
+ * pcw_provider_open (may be NULL). Any thread. */
+static inline const char *pcw_provider_open_error(int rc, const pcw_provider_options *opt,
+                                                  char *buf, size_t len);
+
 /* Unregister every counterset, close every instance, mark the segment
  * closed and remove it. Not concurrently with other calls on `p`. */
 static inline void pcw_provider_close(pcw_provider *p);
@@ -672,6 +684,45 @@ fail:
 static inline const char *pcw_provider_path(const pcw_provider *p)
 {
     return p->path;
+}
+
+static inline const char *pcw_provider_open_error(int rc, const pcw_provider_options *opt,
+                                                  char *buf, size_t len)
+{
+    int e = errno;
+    if (!buf || !len)
+        return "";
+    if (rc == PCW_E_PERMISSION) {
+        char name[32], dir[PATH_MAX];
+        int n = snprintf(dir, sizeof dir, "%s/", pcw__root(opt ? opt->dir : NULL));
+        if (n > 0 && (size_t)n < sizeof dir && pcw__dir_name(name, sizeof name, geteuid()) == 0 &&
+            (size_t)n + strlen(name) < sizeof dir) {
+            strcat(dir, name);
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            struct stat st;
+            if (dfd < 0 && errno != ENOENT) {
+                pcw__dir_open_why(errno, dir, buf, len);
+                return buf;
+            }
+            int bad = dfd >= 0 && fstat(dfd, &st) == 0 &&
+                      pcw__dir_check(&st, geteuid(), dir, buf, len) != PCW_OK;
+            if (dfd >= 0)
+                close(dfd);
+            if (bad)
+                return buf;
+        }
+        if (opt && opt->share_with_group) {
+            pcw__num g = pcw__u(opt->group ? opt->group : getegid(), 0);
+            pcw__say(buf, len, "permission denied: the segment could not be given to group ", g.s,
+                     " (a process may give its files only to groups it is in): choose one "
+                     "of yours",
+                     (char *)NULL);
+            return buf;
+        }
+    }
+    pcw__say(buf, len, pcw_status_str(rc), rc == PCW_E_IO ? ": " : "",
+             rc == PCW_E_IO ? strerror(e) : "", (char *)NULL);
+    return buf;
 }
 
 /* ---- registration ------------------------------------------------------- */

@@ -346,6 +346,16 @@ static int one_pass(pass *p, unsigned sample)
     return status;
 }
 
+/* A provider folder consumers refuse: its segments are left out of every
+ * listing, so say which and why (once, on stderr; the listing goes on). */
+static int warn_refused(pcw_discovered *d, void *arg)
+{
+    (void)arg;
+    if (d->is_folder)
+        fprintf(stderr, "pcwdump: warning: ignoring %s: %s\n", d->path, d->why);
+    return PCW_OK;
+}
+
 int dump_run(const dump_opts *o)
 {
     pass p = {.o = o};
@@ -373,6 +383,7 @@ int dump_run(const dump_opts *o)
             fprintf(stderr, "pcwdump: %s: %s\n", dump_root(o), pcw_status_str(rc));
             return EXIT_FAIL;
         }
+        (void)pcw_consumer_discover(p.consumer, warn_refused, NULL);
     }
     if (o->json) {
         p.sink = &json_sink;
