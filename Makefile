@@ -155,7 +155,7 @@ check: check-asan check-tsan check-fuzz
 # FUZZ_MAX_LEN bounds an input (the largest seed is 240 KiB).
 FUZZ_SECONDS ?= 30
 FUZZ_MAX_LEN ?= 262144
-FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
+FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC)
