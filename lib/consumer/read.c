@@ -157,8 +157,10 @@ static inline int read_slot(struct read_args *a, cursor *cur, const pcw_seg_slot
                 pcw__snapshot_reserve(snap, 0, 0, rounded + 1) != PCW_OK)
                 return SLOT_NOMEM;
             name_at = snap->names_len;
-            copy_words((unsigned char *)snap->names + name_at, a->seg->map + noff,
-                       (uint32_t)rounded);
+            /* An empty name's offset is not checked: never form map + it. */
+            if (rounded)
+                copy_words((unsigned char *)snap->names + name_at, a->seg->map + noff,
+                           (uint32_t)rounded);
         }
         /* R2. Pairs with the provider's release fence at close and at
          * write_begin: if any load above saw a later store, the loads below
