@@ -20,6 +20,12 @@
 #include "control.h"
 #include "pcw/name.h"
 
+/* A full listen backlog is retried this often, until the deadline. */
+#define CONNECT_RETRY_MS 5
+/* A fire-and-forget COLLECT_END may take this long past the deadline to
+ * be written (the provider's hold limit ends the collection otherwise). */
+#define END_GRACE_MS 100
+
 typedef struct job {
     pcw_segment *seg;
     const pcw_counterset *cs;
@@ -181,8 +187,8 @@ static void send_all(job *jobs, size_t n, uint16_t type, const query *q, uint32_
         int rc = pcw__ctl_connect(j->k);
         /* A full listen backlog (a burst of connections) clears as the
          * provider accepts: retry briefly within the deadline. */
-        while (rc == PCW_E_BUSY && pcw__ctl_now_ms() + 5 < deadline) {
-            struct timespec ts = {0, 5 * 1000 * 1000};
+        while (rc == PCW_E_BUSY && pcw__ctl_now_ms() + CONNECT_RETRY_MS < deadline) {
+            struct timespec ts = {0, CONNECT_RETRY_MS * 1000 * 1000};
             nanosleep(&ts, NULL);
             rc = pcw__ctl_connect(j->k);
         }
@@ -273,7 +279,7 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
          * id later). */
         unsigned char ri[4];
         pcw_ctl_put_le(ri, j->cs->reg_index, 4);
-        long long end = pcw__ctl_now_ms() + 100;
+        long long end = pcw__ctl_now_ms() + END_GRACE_MS;
         (void)pcw__ctl_send(j->k, PCW_CTL_COLLECT_END, ri, sizeof ri, 0,
                             end > deadline ? end : deadline);
         j->hold = 0;

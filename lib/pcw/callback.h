@@ -107,6 +107,9 @@ static inline int pcw_add_instance(pcw_buffer *buffer, const char *name, uint32_
 #ifndef PCW_CTL_MAX_CONNS
 #define PCW_CTL_MAX_CONNS 128 /* consumers served at once; more: REFUSED, PCW_E_BUSY */
 #endif
+#ifndef PCW_CTL_BACKLOG
+#define PCW_CTL_BACKLOG 64 /* connections not yet accepted; more: connect fails EAGAIN */
+#endif
 #ifndef PCW_CTL_MSG_TIMEOUT_MS
 #define PCW_CTL_MSG_TIMEOUT_MS 5000 /* a request, from its first byte to its last */
 #endif
@@ -1036,7 +1039,7 @@ static inline int pcw__control_run(pcw_provider *p)
          * before listen(), so fixing mode and group now leaves no window. */
         if (chmod(a.sun_path, mode) == 0 &&
             (!ctl->use_group || !p->opt.group || lchown(a.sun_path, (uid_t)-1, ctl->group) == 0) &&
-            listen(ctl->lfd, 64) == 0 && pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK) == 0)
+            listen(ctl->lfd, PCW_CTL_BACKLOG) == 0 && pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK) == 0)
             rc = PCW_OK;
         else
             unlink(a.sun_path);
