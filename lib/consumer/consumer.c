@@ -130,13 +130,45 @@ static int open_provider_dir(const char *root, const char *name, uid_t *uid, int
     return fd;
 }
 
-/* What to do with each provider folder: fn for a trusted one (opened at
- * dfd), refused (may be NULL) for one that is not. */
+/* One entry of a trusted provider folder: its name, its path, the folder
+ * (dfd) and the uid it belongs to. */
+typedef struct dir_entry {
+    int dfd;
+    uid_t uid;
+    const char *name, *path;
+} dir_entry;
+
+/* What to do in each provider folder: fn for every entry of a trusted one,
+ * refused (may be NULL) for one that is not trusted. Either returns
+ * PCW_OK to go on. */
 typedef struct dir_visit {
-    int (*fn)(pcw_consumer *, int dfd, const char *name, uid_t, void *);
+    int (*fn)(pcw_consumer *, const dir_entry *, void *);
     int (*refused)(pcw_consumer *, const char *name, uid_t, const char *why, void *);
     void *arg;
 } dir_visit;
+
+static int visit_entries(pcw_consumer *c, int dfd, const char *dname, uid_t uid, const dir_visit *v)
+{
+    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+    if (!d) {
+        if (fd2 >= 0)
+            close(fd2);
+        return PCW_E_IO;
+    }
+    struct dirent *e;
+    int rc = PCW_OK;
+    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
+            sizeof path)
+            continue;
+        dir_entry de = {dfd, uid, e->d_name, path};
+        rc = v->fn(c, &de, v->arg);
+    }
+    closedir(d);
+    return rc;
+}
 
 static int visit_dir(pcw_consumer *c, const char *name, const dir_visit *v)
 {
@@ -146,7 +178,7 @@ static int visit_dir(pcw_consumer *c, const char *name, const dir_visit *v)
     int fd = open_provider_dir(c->root, name, &uid, &refused, why, sizeof why);
     if (fd < 0)
         return refused && v->refused ? v->refused(c, name, uid, why, v->arg) : PCW_OK;
-    int rc = v->fn(c, fd, name, uid, v->arg);
+    int rc = visit_entries(c, fd, name, uid, v);
     close(fd);
     return rc;
 }
@@ -178,54 +210,35 @@ struct scan {
     size_t skipped;
 };
 
-static int scan_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
+static int scan_entry(pcw_consumer *c, const dir_entry *de, void *arg)
 {
     struct scan *s = (struct scan *)arg;
-    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-    if (fd2 < 0)
-        return PCW_E_IO;
-    DIR *d = fdopendir(fd2);
-    if (!d) {
-        close(fd2);
-        return PCW_E_IO;
+    if (!pcw__is_seg_name(de->name))
+        return PCW_OK;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        pcw_segment **v = realloc(s->next, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        s->next = v, s->cap = cap;
     }
-    struct dirent *e;
-    int rc = PCW_OK;
-    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
-        if (!pcw__is_seg_name(e->d_name))
-            continue;
-        char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
-            sizeof path)
-            continue;
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 16;
-            pcw_segment **v = realloc(s->next, cap * sizeof *v);
-            if (!v) {
-                rc = PCW_E_NO_MEMORY;
-                break;
-            }
-            s->next = v, s->cap = cap;
+    pcw_segment *seg = NULL;
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (!s->seen[i] && strcmp(c->segs[i]->path, de->path) == 0) {
+            s->seen[i] = 1;
+            if (pcw_segment_refresh(c->segs[i], NULL) == PCW_OK)
+                seg = c->segs[i];
+            else
+                s->seen[i] = 0, s->skipped++; /* closed below */
+            break;
         }
-        pcw_segment *seg = NULL;
-        for (size_t i = 0; i < c->nsegs; i++)
-            if (!s->seen[i] && strcmp(c->segs[i]->path, path) == 0) {
-                s->seen[i] = 1;
-                if (pcw_segment_refresh(c->segs[i], NULL) == PCW_OK)
-                    seg = c->segs[i];
-                else
-                    s->seen[i] = 0, s->skipped++; /* closed below */
-                break;
-            }
-        if (!seg && pcw__segment_open_at(&seg, dfd, e->d_name, path, uid) != PCW_OK) {
-            s->skipped++;
-            continue;
-        }
-        if (seg)
-            s->next[s->n++] = seg;
+    if (!seg && pcw__segment_open_at(&seg, de->dfd, de->name, de->path, de->uid) != PCW_OK) {
+        s->skipped++;
+        return PCW_OK;
     }
-    closedir(d);
-    return rc;
+    if (seg)
+        s->next[s->n++] = seg;
+    return PCW_OK;
 }
 
 static int same_counters(const pcw_counterset *a, const pcw_counterset *b)
@@ -313,7 +326,7 @@ int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
     s.seen = calloc(c->nsegs + 1, 1);
     if (!s.seen)
         return PCW_E_NO_MEMORY;
-    dir_visit v = {scan_dir, NULL, &s};
+    dir_visit v = {scan_entry, NULL, &s};
     int rc = for_each_dir(c, &v);
     if (rc != PCW_OK) {
         /* Keep the old state; close only what this scan opened anew. */
@@ -429,57 +442,43 @@ static int abandoned(int dfd, const char *name, uid_t uid, int need_bytes)
     return dead;
 }
 
-static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
+static int stale_entry(pcw_consumer *c, const dir_entry *de, void *arg)
 {
+    (void)c;
     struct stale *st = (struct stale *)arg;
-    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
-    if (!d) {
-        if (fd2 >= 0)
-            close(fd2);
-        return PCW_E_IO;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (pcw__is_tmp_name(e->d_name)) {
-            /* A segment being made: left behind only if its provider died
-             * inside pcw_provider_open. An empty one may be a maker that
-             * has not locked it yet: it stays (it costs nothing). */
-            if (abandoned(dfd, e->d_name, uid, 1) && unlinkat(dfd, e->d_name, 0) == 0)
-                st->removed++;
-            continue;
-        }
-        if (!pcw__is_seg_name(e->d_name))
-            continue;
-        char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
-            sizeof path)
-            continue;
-        pcw_segment *seg;
-        int rc = pcw__segment_open_at(&seg, dfd, e->d_name, path, uid);
-        int dead = 0;
-        if (rc == PCW_OK) {
-            dead = pcw_segment_alive(seg) == PCW_E_PROVIDER_EXITED;
-            pcw_segment_close(seg);
-        } else if (rc == PCW_E_CORRUPT || rc == PCW_E_VERSION) {
-            /* Unreadable (damaged, or another layout version, perhaps from
-             * before the liveness lock): unlocked, and the pid its name
-             * gives is gone too. A pid that exists here may be another
-             * namespace's provider's: it stays. */
-            pid_t pid = pcw__name_pid(e->d_name);
-            dead = abandoned(dfd, e->d_name, uid, 0) && pid > 0 && kill(pid, 0) != 0 &&
-                   errno == ESRCH;
-        }
-        if (!dead)
-            continue;
-        if (unlinkat(dfd, e->d_name, 0) == 0)
+    if (pcw__is_tmp_name(de->name)) {
+        /* A segment being made: left behind only if its provider died
+         * inside pcw_provider_open. An empty one may be a maker that has
+         * not locked it yet: it stays (it costs nothing). */
+        if (abandoned(de->dfd, de->name, de->uid, 1) && unlinkat(de->dfd, de->name, 0) == 0)
             st->removed++;
-        /* Its control socket, if any, shares its name. */
-        char sock[NAME_MAX + 1];
-        if (pcw__sibling(e->d_name, PCW_SOCK_SUFFIX, sock, sizeof sock) == 0)
-            unlinkat(dfd, sock, 0);
+        return PCW_OK;
     }
-    closedir(d);
+    if (!pcw__is_seg_name(de->name))
+        return PCW_OK;
+    pcw_segment *seg;
+    int rc = pcw__segment_open_at(&seg, de->dfd, de->name, de->path, de->uid);
+    int dead = 0;
+    if (rc == PCW_OK) {
+        dead = pcw_segment_alive(seg) == PCW_E_PROVIDER_EXITED;
+        pcw_segment_close(seg);
+    } else if (rc == PCW_E_CORRUPT || rc == PCW_E_VERSION) {
+        /* Unreadable (damaged, or another layout version, perhaps from
+         * before the liveness lock): unlocked, and the pid its name gives
+         * is gone too. A pid that exists here may be another namespace's
+         * provider's: it stays. */
+        pid_t pid = pcw__name_pid(de->name);
+        dead = abandoned(de->dfd, de->name, de->uid, 0) && pid > 0 && kill(pid, 0) != 0 &&
+               errno == ESRCH;
+    }
+    if (!dead)
+        return PCW_OK;
+    if (unlinkat(de->dfd, de->name, 0) == 0)
+        st->removed++;
+    /* Its control socket, if any, shares its name. */
+    char sock[NAME_MAX + 1];
+    if (pcw__sibling(de->name, PCW_SOCK_SUFFIX, sock, sizeof sock) == 0)
+        unlinkat(de->dfd, sock, 0);
     return PCW_OK;
 }
 
@@ -488,7 +487,7 @@ int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed)
     if (!c)
         return PCW_E_INVALID_PARAMETER;
     struct stale st = {0};
-    dir_visit v = {stale_dir, NULL, &st};
+    dir_visit v = {stale_entry, NULL, &st};
     int rc = for_each_dir(c, &v);
     if (removed)
         *removed = st.removed;
@@ -512,33 +511,18 @@ static int discover_refused(pcw_consumer *c, const char *name, uid_t uid, const 
     return dv->fn(&d, dv->arg);
 }
 
-static int discover_dir(pcw_consumer *c, int dfd, const char *name, uid_t uid, void *arg)
+static int discover_entry(pcw_consumer *c, const dir_entry *de, void *arg)
 {
+    (void)c;
     struct discover *dv = (struct discover *)arg;
-    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
-    if (!d) {
-        if (fd2 >= 0)
-            close(fd2);
-        return PCW_E_IO;
-    }
-    struct dirent *e;
-    int rc = PCW_OK;
-    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
-        if (!pcw__is_seg_name(e->d_name))
-            continue;
-        char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, name, e->d_name) >=
-            sizeof path)
-            continue;
-        pcw_discovered x = {path, uid, pcw__name_pid(e->d_name), 0, PCW_OK, NULL, NULL};
-        x.status = pcw__segment_open_at(&x.seg, dfd, e->d_name, path, uid);
-        if (x.status != PCW_OK)
-            x.why = pcw_status_str(x.status);
-        rc = dv->fn(&x, dv->arg);
-        pcw_segment_close(x.seg);
-    }
-    closedir(d);
+    if (!pcw__is_seg_name(de->name))
+        return PCW_OK;
+    pcw_discovered x = {de->path, de->uid, pcw__name_pid(de->name), 0, PCW_OK, NULL, NULL};
+    x.status = pcw__segment_open_at(&x.seg, de->dfd, de->name, de->path, de->uid);
+    if (x.status != PCW_OK)
+        x.why = pcw_status_str(x.status);
+    int rc = dv->fn(&x, dv->arg);
+    pcw_segment_close(x.seg);
     return rc;
 }
 
@@ -547,6 +531,6 @@ int pcw_consumer_discover(pcw_consumer *c, pcw_discover_fn fn, void *arg)
     if (!c || !fn)
         return PCW_E_INVALID_PARAMETER;
     struct discover dv = {fn, arg};
-    dir_visit v = {discover_dir, discover_refused, &dv};
+    dir_visit v = {discover_entry, discover_refused, &dv};
     return for_each_dir(c, &v);
 }
