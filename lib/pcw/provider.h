@@ -583,6 +583,7 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     pthread_mutex_init(&p->lock, NULL);
 
     char dir[PATH_MAX], tmp[PATH_MAX];
+    int named = 0; /* the dot-name exists (and is ours to remove on failure) */
     int rc = pcw__provider_dir(dir, sizeof dir, root, o.share_with_group);
     if (rc != PCW_OK)
         goto fail;
@@ -597,8 +598,18 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
         rc = PCW_E_INVALID_PARAMETER; /* root directory path too long */
         goto fail;
     }
+    /* The segment is made as an unnamed file in the folder (O_TMPFILE) and
+     * linked into place once complete and locked: a provider killed before
+     * that leaves nothing behind. Where the file system (or a missing
+     * /proc) does not allow that: under its dot-name, renamed into place. */
     mode_t mode = o.share_with_group ? 0640 : 0600;
-    p->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    p->fd = access("/proc/self/fd", X_OK) == 0
+                ? open(dir, O_TMPFILE | O_RDWR | O_NOFOLLOW | O_CLOEXEC, mode)
+                : -1;
+    if (p->fd < 0) {
+        p->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        named = p->fd >= 0;
+    }
     if (p->fd < 0) {
         rc = PCW_E_IO;
         goto fail;
@@ -608,13 +619,11 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
      * this provider lives. */
     if (pcw__live_lock(p->fd) != 0) {
         rc = PCW_E_IO;
-        unlink(tmp);
         goto fail;
     }
     if (o.share_with_group) {
         if ((o.group && fchown(p->fd, (uid_t)-1, o.group) != 0) || fchmod(p->fd, mode) != 0) {
             rc = PCW_E_PERMISSION;
-            unlink(tmp);
             goto fail;
         }
     }
@@ -623,15 +632,12 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     void *r = mmap(NULL, max, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED) {
         rc = PCW_E_NO_MEMORY;
-        unlink(tmp);
         goto fail;
     }
     p->base = (unsigned char *)r;
     rc = pcw__grow(p, PCW__MIN_GROW);
-    if (rc != PCW_OK) {
-        unlink(tmp);
+    if (rc != PCW_OK)
         goto fail;
-    }
     pcw_seg_header *h = (pcw_seg_header *)p->base;
     p->hdr = h;
     h->magic = PCW_SEG_MAGIC;
@@ -657,12 +663,21 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     p->used = h->arena_off;
     atomic_store_explicit(&h->size, p->used, memory_order_relaxed);
     atomic_store_explicit(&h->state, PCW_SEG_STATE_LIVE, memory_order_relaxed);
-    /* The rename publishes a fully initialised header: a consumer can only
-     * open the file by its final name. */
-    if (rename(tmp, p->path) != 0) {
-        rc = PCW_E_IO;
-        unlink(tmp);
-        goto fail;
+    /* The link (or rename) publishes a fully initialised, locked segment:
+     * a consumer can only open the file by its final name. */
+    if (named) {
+        if (rename(tmp, p->path) != 0) {
+            rc = PCW_E_IO;
+            goto fail;
+        }
+        named = 0;
+    } else {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", p->fd);
+        if (linkat(AT_FDCWD, self, AT_FDCWD, p->path, AT_SYMLINK_FOLLOW) != 0) {
+            rc = PCW_E_IO;
+            goto fail;
+        }
     }
     rc = pcw__control_start(p);
     if (rc != PCW_OK) {
@@ -672,6 +687,8 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     *out = p;
     return PCW_OK;
 fail:
+    if (named)
+        unlink(tmp);
     if (p->base)
         munmap(p->base, p->max_size);
     if (p->fd >= 0)
