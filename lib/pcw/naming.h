@@ -15,16 +15,18 @@
  *   .../<pid>-<nonce>.seg       a provider's segment (<nonce>: 16 hex
  *                               digits, random)
  *   .../<pid>-<nonce>.sock      its control socket, if it has one
- *   .../.<pid>-<nonce>.tmp      a segment being made; renamed to .seg once
- *                               its header is complete
+ *   .../.<pid>-<nonce>.tmp      a segment being made, renamed to .seg once
+ *                               its header is complete (only where the
+ *                               provider cannot make it unnamed, O_TMPFILE,
+ *                               and link it into place)
  *
  * <pid> is the provider's pid in its own pid namespace: a name, never
  * evidence. Whether a provider lives is shown by its liveness lock: an
  * open-file-description lock (F_OFD_SETLK, F_RDLCK, whole file) that the
  * provider takes on its segment right after creating it, before it writes
- * a byte, and holds until its last descriptor of the file closes (its
- * exit, or pcw_provider_close). The kernel drops it when the process dies,
- * whatever namespace either side is in. A consumer tests it with
+ * a byte or gives it a name, and holds until its last descriptor of the
+ * file closes (its exit, or pcw_provider_close). The kernel drops it when
+ * the process dies, whatever namespace either side is in. A consumer tests it with
  * F_OFD_GETLK on its own read-only descriptor: it neither writes to the
  * segment nor takes anything. (A process that can read the segment could
  * also take a read lock and so keep a dead provider's file from being
