@@ -55,6 +55,7 @@ EXAMPLES  = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 TESTS     = $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c tests/conc_*.c))
 CONC_TESTS = $(patsubst tests/%.c,%,$(wildcard tests/conc_*.c))
 HELPERS   = $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+SEG_SEEDS = $(BUILD)/fuzz/segment-seeds# the segment fuzzer's seeds (see fuzzing)
 
 .PHONY: all lib tools examples tests check check-asan check-tsan check-fuzz demo deps \
         install uninstall clean bench format
@@ -119,7 +120,7 @@ CRITERION_FLAGS ?= --jobs 2
 
 # Runs every test binary, then prints one closing line counting the tests
 # inside them: Criterion's "Synthesis" lines and conctest's "N tests passed".
-run-tests: $(TESTS) $(HELPERS) tools examples
+run-tests: $(TESTS) $(HELPERS) tools examples $(SEG_SEEDS)/.stamp
 	@set -o pipefail; log=$(BUILD)/tests.log; rm -f $$log; failed_bins=0; \
 	for t in $(TESTS); do \
 	  echo "== $$t"; \
@@ -170,8 +171,13 @@ check-casefold:
 .PHONY: casefold-table check-casefold
 
 # ---- fuzzing (clang + libFuzzer), bounded ---------------------------------
+# The segment fuzzer's seeds are made at build time with the provider API
+# (fuzz/segment/make_seeds.c), so they always have the current layout;
+# fuzz/segment/regressions holds every input that ever crashed or hung it.
+# FUZZ_MAX_LEN bounds an input (the largest seed is 240 KiB).
 FUZZ_SECONDS ?= 30
-FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined
+FUZZ_MAX_LEN ?= 262144
+FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC)
@@ -180,10 +186,19 @@ $(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC)
 
-check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query
+$(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(PROVIDER_LIBS)
+
+$(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
+	rm -rf $(SEG_SEEDS) && mkdir -p $(SEG_SEEDS)
+	$(BUILD)/fuzz/make_seeds $(SEG_SEEDS)
+	touch $@
+
+check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.stamp
 	@mkdir -p $(BUILD)/fuzz/corpus-segment $(BUILD)/fuzz/corpus-query
 	$(BUILD)/fuzz/fuzz_segment -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
-	    $(BUILD)/fuzz/corpus-segment fuzz/segment/seeds
+	    -max_len=$(FUZZ_MAX_LEN) $(BUILD)/fuzz/corpus-segment $(SEG_SEEDS) fuzz/segment/regressions
 	$(BUILD)/fuzz/fuzz_query -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
 	    -dict=fuzz/query/path.dict $(BUILD)/fuzz/corpus-query
 	$(MAKE) pcwgen-fuzz

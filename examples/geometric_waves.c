@@ -67,7 +67,9 @@ int main(int argc, char **argv)
     pcw_provider_options opt = KcsKernelCountersSample_ProviderOptions();
     int rc = pcw_provider_open(&prov, &opt);
     if (rc != PCW_OK) {
-        fprintf(stderr, "geometric_waves: cannot open provider: %s\n", pcw_status_str(rc));
+        char why[PATH_MAX + 512];
+        fprintf(stderr, "geometric_waves: cannot open provider: %s\n",
+                pcw_provider_open_error(rc, &opt, why, sizeof why));
         return 1;
     }
     /* No callback: this port publishes instances instead (PcwCreateInstance). */

@@ -275,7 +275,11 @@ static void forge(const char *src, const char *dst, int32_t pid, uint64_t start_
     free(b);
 }
 
-Test(crossproc, pid_reuse_detected)
+/* Liveness is the segment's liveness lock (pcw/naming.h), never the
+ * header's pid: that is the pid in the provider's own namespace, so a live
+ * pid with the right start time proves nothing, and a pid that does not
+ * exist here does not prove death. */
+Test(crossproc, liveness_is_the_lock_not_the_pid)
 {
     tu_child c;
     char path[PATH_MAX], forged[PATH_MAX + 32];
@@ -285,16 +289,10 @@ Test(crossproc, pid_reuse_detected)
     cr_assert_eq(pcw_segment_open(&seg, path), PCW_OK);
     uint64_t child_start = pcw_segment_provider(seg)->start_time;
     cr_assert_neq(child_start, 0);
+    cr_assert_eq(pcw_segment_alive(seg), PCW_OK, "the child holds its lock");
     pcw_segment_close(seg);
-    /* Our own pid with the child's start time: a live pid, a different
-     * process. */
-    snprintf(forged, sizeof forged, "%s/%d-forged.seg", tu_provider_dir(geteuid()), getpid());
-    forge(path, forged, getpid(), child_start);
-    cr_assert_eq(pcw_segment_open(&seg, forged), PCW_OK);
-    cr_assert_eq(pcw_segment_alive(seg), PCW_E_PROVIDER_EXITED, "pid reused");
-    pcw_segment_close(seg);
-    /* The same with our real start time: alive. (Our start time as the
-     * child would compute it from /proc.) */
+    /* A copy with our own (live) pid and start time: nobody holds its
+     * lock, so nobody is behind it. */
     char stat_path[64], buf[1024];
     snprintf(stat_path, sizeof stat_path, "/proc/%d/stat", getpid());
     size_t n = 0;
@@ -307,19 +305,27 @@ Test(crossproc, pid_reuse_detected)
     for (int field = 2; field < 22 && *p; p++)
         if (*p == ' ')
             field++;
+    snprintf(forged, sizeof forged, "%s/%d-forged.seg", tu_provider_dir(geteuid()), getpid());
     forge(path, forged, getpid(), strtoull(p, NULL, 10));
     cr_assert_eq(pcw_segment_open(&seg, forged), PCW_OK);
-    cr_assert_eq(pcw_segment_alive(seg), PCW_OK);
+    cr_assert_eq(pcw_segment_alive(seg), PCW_E_PROVIDER_EXITED, "a live pid proves nothing");
     pcw_segment_close(seg);
-    /* A pid that cannot exist. */
+    /* A pid that cannot exist here, its lock held (as by a provider in
+     * another pid namespace): alive. */
     forge(path, forged, 0x7FFFFFF0, child_start);
+    int held = open(forged, O_RDONLY | O_CLOEXEC);
+    struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    cr_assert_eq(fcntl(held, F_OFD_SETLK, &l), 0);
     cr_assert_eq(pcw_segment_open(&seg, forged), PCW_OK);
-    cr_assert_eq(pcw_segment_alive(seg), PCW_E_PROVIDER_EXITED);
+    cr_assert_eq(pcw_segment_alive(seg), PCW_OK, "an absent pid proves nothing");
     pcw_segment_close(seg);
-    /* remove_stale takes the forged dead one, not the live child's. */
     pcw_consumer *con;
     cr_assert_eq(pcw_consumer_open(&con, NULL), PCW_OK);
     size_t removed = 0;
+    cr_assert_eq(pcw_consumer_remove_stale(con, &removed), PCW_OK);
+    cr_assert_eq(removed, 0);
+    /* Let go: remove_stale takes the forged one, not the live child's. */
+    close(held);
     cr_assert_eq(pcw_consumer_remove_stale(con, &removed), PCW_OK);
     cr_assert_eq(removed, 1);
     cr_assert_eq(access(forged, F_OK), -1);

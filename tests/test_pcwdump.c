@@ -416,6 +416,23 @@ Test(pcwdump, text_lists_providers_countersets_instances_values)
     stop(&a);
 }
 
+/* A counterset with no instances is listed, with none, in every form
+ * (issue 9: UBSan aborted pcwdump on qsort_r(NULL, 0, ...)). */
+Test(pcwdump, counterset_without_instances)
+{
+    provider a;
+    start(&a, (const char *[]){"Dump A", "Empty Set", NULL});
+    static const char *const forms[][3] = {
+        {NULL}, {"--merged", NULL}, {"--json", NULL}, {"--merged", "--json", NULL}};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        result r = run(forms[i]);
+        cr_assert_eq(r.status, 0, "form %zu: status %d, stderr: %s", i, r.status, r.err);
+        cr_assert(strstr(r.out, "Empty Set"), "form %zu: %s", i, r.out);
+        result_free(&r);
+    }
+    stop(&a);
+}
+
 Test(pcwdump, hostile_names_are_escaped)
 {
     provider a;
@@ -708,6 +725,69 @@ Test(pcwdump, check_reports_ok_and_corrupt)
     cr_assert(strstr(r.out, "Dump A"));
     result_free(&r);
     stop(&a);
+}
+
+/* --check uses the consumer's own discovery: a provider folder the
+ * consumer would refuse (writable by others, a symlink, owned by someone
+ * else) is reported with what is wrong, and nothing inside it is trusted.
+ * On 9ef2b5d --check listed such a folder without any check and called
+ * the segment planted in it OK. */
+Test(pcwdump, check_reports_untrusted_folders)
+{
+    provider a;
+    start(&a, (const char *[]){"Dump A", "Test Set", "one=1", NULL});
+    size_t len;
+    unsigned char *bytes = tu_read_file(a.path, 1 << 24, &len);
+    cr_assert(bytes);
+    stop(&a);
+    char dir[PATH_MAX], planted[2 * PATH_MAX], want[3 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/pcw-%u", tu_root, (unsigned)geteuid());
+    snprintf(planted, sizeof planted, "%s/4242-0000000000000001.seg", dir);
+    cr_assert_eq(tu_write_file(planted, bytes, len, 0600), 0);
+
+    /* Writable by others. */
+    cr_assert_eq(chmod(dir, 0777), 0);
+    result r = run((const char *[]){"--check", NULL});
+    cr_assert_eq(r.status, 1, "%s", r.out);
+    snprintf(want, sizeof want, "ERROR %s: %s is writable by others", dir, dir);
+    cr_assert(strstr(r.out, want), "%s", r.out);
+    cr_assert(strstr(r.out, "PCW_DIR"), "says how to fix it: %s", r.out);
+    cr_assert_null(strstr(r.out, "OK "), "%s", r.out);
+    result_free(&r);
+    r = run((const char *[]){"--check", "--json", "--compact", NULL});
+    cr_assert_eq(r.status, 1);
+    snprintf(want, sizeof want, "{\"path\":\"%s\",\"status\":\"error\",\"reason\":", dir);
+    cr_assert(strstr(r.out, want), "%s", r.out);
+    result_free(&r);
+    cr_assert_eq(chmod(dir, 0700), 0);
+
+    /* A symlink to a folder. */
+    char real[PATH_MAX];
+    snprintf(real, sizeof real, "%s/elsewhere", tu_root);
+    cr_assert_eq(rename(dir, real), 0);
+    cr_assert_eq(symlink(real, dir), 0);
+    r = run((const char *[]){"--check", NULL});
+    cr_assert_eq(r.status, 1, "%s", r.out);
+    snprintf(want, sizeof want, "ERROR %s: %s is a symbolic link", dir, dir);
+    cr_assert(strstr(r.out, want), "%s", r.out);
+    cr_assert_null(strstr(r.out, "OK "), "%s", r.out);
+    result_free(&r);
+    cr_assert_eq(unlink(dir), 0);
+    cr_assert_eq(rename(real, dir), 0);
+
+    /* Someone else's: with --all-users, a folder named for another uid. */
+    if (geteuid() == 0) {
+        char other[PATH_MAX];
+        snprintf(other, sizeof other, "%s/pcw-65534", tu_root);
+        cr_assert_eq(rename(dir, other), 0);
+        r = run((const char *[]){"--check", "--all-users", NULL});
+        cr_assert_eq(r.status, 1, "%s", r.out);
+        snprintf(want, sizeof want, "ERROR %s: %s is owned by uid 0, not uid 65534", other, other);
+        cr_assert(strstr(r.out, want), "%s", r.out);
+        cr_assert_null(strstr(r.out, "OK "), "%s", r.out);
+        result_free(&r);
+    }
+    free(bytes);
 }
 
 /* ---- --watch, --remove-stale -------------------------------------------- */

@@ -4,16 +4,23 @@
  *
  * Each input is written to a file in a private temporary directory and
  * opened with pcw_segment_open; if that succeeds, the target refreshes it,
- * reads every counterset (all instances, then each one by id), asks
- * whether its provider is alive and runs pcw_segment_check. Nothing may
- * crash, hang, leak or read outside the mapping.
+ * reads every counterset (all instances, then each one by id), collects
+ * and enumerates each with pcw_segment_collect (whose control-channel
+ * paths run when the header or a counterset asks for a socket: there is
+ * none beside the file), asks whether its provider is alive and runs
+ * pcw_segment_check. Nothing may crash, hang, leak or read outside the
+ * mapping.
  *
  * The header's uid is set to ours before writing: pcw_segment_open refuses
  * a segment whose header names another owner than the file's, and letting
  * the fuzzer spend its time rediscovering that one check would hide
  * everything behind it.
  *
- *   make check-fuzz FUZZ_SECONDS=60      (seeds: fuzz/segment/seeds/)
+ *   make check-fuzz FUZZ_SECONDS=60
+ *
+ * Seeds: made at build time from the current layout by make_seeds.c
+ * ($(BUILD)/fuzz/segment-seeds); regression inputs: fuzz/segment/regressions.
+ * docs/testing.md says how far a run gets.
  */
 #define _GNU_SOURCE 1
 #include <fcntl.h>
@@ -24,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pcw/collect.h"
 #include "pcw/consumer.h"
 #include "pcw/layout.h"
 
@@ -104,6 +112,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)pcw_segment_read_instance(seg, cs, pcw_snapshot_id(&snap, j), &s2, PCW_READ_APPEND);
         pcw_snapshot_free(&s2);
         (void)pcw_segment_read(seg, cs, &snap, PCW_READ_NO_NAMES);
+        /* Collection: every instance, and again with masks; enumeration.
+         * A 1 ms limit: no provider listens here. */
+        int cb_status;
+        pcw_query q = {1, snap.count ? pcw_snapshot_id(&snap, 0) : PCW_ANY_INSTANCE_ID, "*a?"};
+        (void)pcw_segment_collect(seg, cs, NULL, &snap, 0, 0, 1, &cb_status);
+        (void)pcw_segment_collect(seg, cs, &q, &snap, PCW_READ_NO_NAMES, 0, 1, &cb_status);
+        (void)pcw_segment_collect(seg, cs, NULL, &snap, 0, 1, 1, &cb_status);
         if (sum == 0x5a5a5a5a5a5a5a5aull)
             fputc('\n', stderr); /* keep `sum` alive */
     }

@@ -3,9 +3,16 @@
  * segments made with the provider API, copied and cut to header.size
  * (rounded up to 4096; a provider's file starts at 1 MiB).
  *
- *   cc -std=c11 -Ilib fuzz/segment/make_seeds.c -o /tmp/make_seeds \
- *       -lurcu-bp -lurcu-cds -lurcu-common -lpthread
- *   /tmp/make_seeds fuzz/segment/seeds
+ * The Makefile builds and runs it whenever a header changes, into
+ * $(BUILD)/fuzz/segment-seeds, so the seeds always have the current
+ * layout (committed seeds went stale once, and the fuzzer then exercised
+ * nothing but header parsing). By hand:
+ *
+ *   make build/fuzz/segment-seeds/.stamp
+ *
+ * Every seed opens and passes pcw_segment_check (tests/test_fuzz_corpus.c
+ * checks that, and what the seeds reach). Keep each below the fuzzer's
+ * -max_len (FUZZ_MAX_LEN in the Makefile).
  */
 #define _GNU_SOURCE 1
 #include <pcw/provider.h>
@@ -16,7 +23,7 @@ static char root[] = "/tmp/pcw-seeds-XXXXXX";
 static void save(pcw_provider *p, const char *outdir, const char *name)
 {
     int in = open(pcw_provider_path(p), O_RDONLY);
-    uint64_t size = atomic_load(&((pcw_seg_header *)p->base)->size);
+    uint64_t size = __atomic_load_n(&((pcw_seg_header *)p->base)->size, __ATOMIC_ACQUIRE);
     size = (size + 4095) & ~4095ull;
     char *buf = malloc(size);
     if (in < 0 || !buf || read(in, buf, size) != (ssize_t)size) {
@@ -72,6 +79,18 @@ static pcw_instance *inst(pcw_registration *r, const char *name, uint32_t nblock
     return in;
 }
 
+static int control(pcw_control_request req, const pcw_control_info *info, void *ctx)
+{
+    (void)req, (void)info, (void)ctx;
+    return PCW_OK;
+}
+
+static int callback(pcw_callback_type type, const pcw_callback_info *info, void *ctx)
+{
+    (void)type, (void)info, (void)ctx;
+    return PCW_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -124,8 +143,60 @@ int main(int argc, char **argv)
     inst(r, "reborn", 1);
     save(p, argv[1], "churn.seg");
     pcw_provider_close(p);
+
+    /* 5: big: three sets, 2,000 instances with names of 1 to 60
+     * characters (some not ASCII), every third closed and some reused:
+     * far larger than 16 KiB, many chunks, a populated name free list. */
+    pcw_provider_open(&p, &o);
+    pcw_registration *sets[3] = {reg(p, "Big One", PCW_MULTI_INSTANCE, 0, 1),
+                                 reg(p, "Big Two", PCW_MULTI_INSTANCE, PCW_REG_SEQCOUNT, 1),
+                                 reg(p, "Big Three", PCW_MULTI_AGGREGATE, 0, 2)};
+    static pcw_instance *many[2000];
+    for (int i = 0; i < 2000; i++) {
+        char name[128];
+        int len = 1 + (i * 7) % 60;
+        snprintf(name, sizeof name, "%s%0*d", i % 5 ? "n" : "\xC3\xA9t\xC3\xA9-", len, i);
+        many[i] = inst(sets[i % 3], name, i % 3 == 2 ? 2 : 1);
+    }
+    for (int i = 0; i < 2000; i += 3)
+        pcw_close_instance(many[i]);
+    urcu_bp_barrier();
+    for (int i = 0; i < 100; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "again%d", i);
+        inst(sets[i % 3], name, i % 3 == 2 ? 2 : 1);
+    }
+    save(p, argv[1], "big.seg");
+    pcw_provider_close(p);
+
+    /* 6: a provider with a control callback (header flag: a socket sits
+     * beside it) and a callback counterset with segment instances too
+     * (the mixed model): what reaches pcw_segment_collect's paths. */
+    pcw_provider_options oc = o;
+    oc.control_callback = control;
+    pcw_provider_open(&p, &oc);
+    r = reg(p, "Plain", PCW_MULTI_INSTANCE, 0, 1);
+    inst(r, "p", 1);
+    pcw_counter_desc c = pcw_counter_desc_default();
+    c.id = 1, c.name = "Cb";
+    pcw_registration_info ci = {.version = PCW_VERSION_1,
+                                .name = "Callback",
+                                .instance_type = PCW_MULTI_INSTANCE,
+                                .counter_count = 1,
+                                .counters = &c,
+                                .callback = callback};
+    if (pcw_register(&r, p, &ci) != PCW_OK)
+        return 1;
+    uint64_t v = 1;
+    pcw_data d = {&v, sizeof v};
+    pcw_instance *in;
+    if (pcw_create_instance(&in, r, "mixed", 1, &d) != PCW_OK)
+        return 1;
+    save(p, argv[1], "callback.seg");
     char pdir[PATH_MAX];
-    snprintf(pdir, sizeof pdir, "%s/pcw-%u", root, (unsigned)geteuid());
+    snprintf(pdir, sizeof pdir, "%s", pcw_provider_path(p));
+    *strrchr(pdir, '/') = 0;
+    pcw_provider_close(p);
     rmdir(pdir);
     rmdir(root);
     return 0;

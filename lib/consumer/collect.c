@@ -20,13 +20,19 @@
 #include "control.h"
 #include "pcw/name.h"
 
+/* A full listen backlog is retried this often, until the deadline. */
+#define CONNECT_RETRY_MS 5
+/* A fire-and-forget COLLECT_END may take this long past the deadline to
+ * be written (the provider's hold limit ends the collection otherwise). */
+#define END_GRACE_MS 100
+
 typedef struct job {
     pcw_segment *seg;
     const pcw_counterset *cs;
     uint32_t source;  /* segment index (pcw_snapshot_source.source) */
     pcw__ctl_conn *k; /* NULL: no control channel involved */
     int sent;         /* a request is awaited on k */
-    int hold;         /* COLLECT_END is owed */
+    int hold;         /* before send_all: ask for HOLD; after: COLLECT_END is owed */
     int finished;
     int status, cb_status;
 } job;
@@ -175,13 +181,17 @@ static void send_all(job *jobs, size_t n, uint16_t type, const query *q, uint32_
 {
     for (size_t i = 0; i < n; i++) {
         job *j = &jobs[i];
+        /* COLLECT_END is owed only for a HOLD request actually sent: a job
+         * that fails below, or loses its connection, owes nothing. */
+        int hold = j->hold;
+        j->hold = 0;
         if (!j->k || j->status != PCW_OK)
             continue;
         int rc = pcw__ctl_connect(j->k);
         /* A full listen backlog (a burst of connections) clears as the
          * provider accepts: retry briefly within the deadline. */
-        while (rc == PCW_E_BUSY && pcw__ctl_now_ms() + 5 < deadline) {
-            struct timespec ts = {0, 5 * 1000 * 1000};
+        while (rc == PCW_E_BUSY && pcw__ctl_now_ms() + CONNECT_RETRY_MS < deadline) {
+            struct timespec ts = {0, CONNECT_RETRY_MS * 1000 * 1000};
             nanosleep(&ts, NULL);
             rc = pcw__ctl_connect(j->k);
         }
@@ -212,15 +222,25 @@ static void send_all(job *jobs, size_t n, uint16_t type, const query *q, uint32_
             pcw_ctl_put_u32(&w, q->instance_id);
             pcw_ctl_put_str(&w, q->mask, q->mask_len);
         } else {
-            encode_mask_request(&w, j, j->hold ? PCW_CTL_HOLD : 0, q);
+            encode_mask_request(&w, j, hold ? PCW_CTL_HOLD : 0, q);
         }
         rc = w.bad ? PCW_E_INVALID_PARAMETER : pcw__ctl_send(j->k, type, w.buf, w.len, 1, deadline);
         free(heap);
         if (rc != PCW_OK)
             j->status = rc;
         else
-            j->sent = 1;
+            j->sent = 1, j->hold = hold;
     }
+}
+
+/* A connection refused, or closed without an answer, is no proof that the
+ * provider exited (a socket file left without a listener, a connection
+ * the provider dropped): only its segment can say so. */
+static int confirm_exit(const job *j, int status)
+{
+    if (status == PCW_E_PROVIDER_EXITED && pcw_segment_alive(j->seg) == PCW_OK)
+        return PCW_E_IO;
+    return status;
 }
 
 /* Finish one collect/enumerate job whose answer is in (or failed). */
@@ -230,9 +250,14 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
     j->finished = 1;
     if (j->sent) {
         j->status = j->k->status;
-        if (j->status != PCW_OK)
-            j->hold = 0; /* no COLLECT_START took effect */
+        /* An error reply: no COLLECT_START took effect, or the provider
+         * ended the collection itself. A timeout: the provider may yet
+         * hold it (it serves requests in order, so a COLLECT_END sent now
+         * ends it as soon as it does). */
+        if (j->status != PCW_OK && !(j->status == PCW_E_TIMEOUT && j->k->fd >= 0))
+            j->hold = 0;
     }
+    j->status = confirm_exit(j, j->status);
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
     int rc = PCW_OK;
     if (j->status == PCW_OK) {
@@ -252,11 +277,12 @@ static int finish(job *j, pcw_snapshot *snap, const query *q, unsigned flags, in
     }
     if (j->hold) {
         /* The provider may have frozen its updates at COLLECT_START:
-         * release it as soon as its segment is read. The reply is not
-         * awaited (it is dropped by id later). */
+         * release it as soon as its segment is read (or at once, if it did
+         * not answer in time). The reply is not awaited (it is dropped by
+         * id later). */
         unsigned char ri[4];
         pcw_ctl_put_le(ri, j->cs->reg_index, 4);
-        long long end = pcw__ctl_now_ms() + 100;
+        long long end = pcw__ctl_now_ms() + END_GRACE_MS;
         (void)pcw__ctl_send(j->k, PCW_CTL_COLLECT_END, ri, sizeof ri, 0,
                             end > deadline ? end : deadline);
         j->hold = 0;
@@ -481,6 +507,7 @@ static int add_remove(pcw_consumer *c, const pcw_merged_counterset *m, uint32_t 
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].sent)
             jobs[i].status = jobs[i].k->status;
+        jobs[i].status = confirm_exit(&jobs[i], jobs[i].status);
         if (rc == PCW_OK)
             rc = jobs[i].status;
     }

@@ -21,6 +21,7 @@
 #include "control.h"
 #include "internal.h"
 #include "pcw/name.h"
+#include "pcw/naming.h"
 
 struct pcw_consumer {
     char *root;
@@ -43,9 +44,7 @@ int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
     pcw_consumer_options o = {0};
     if (opt)
         o = *opt;
-    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
-    if (!root || !*root)
-        root = PCW_DEFAULT_ROOT;
+    const char *root = pcw__root(o.dir);
     pcw_consumer *c = calloc(1, sizeof *c);
     if (!c || !(c->root = strdup(root))) {
         free(c);
@@ -55,6 +54,11 @@ int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
     c->timeout_ms = o.timeout_ms ? o.timeout_ms : 1000;
     *out = c;
     return PCW_OK;
+}
+
+const char *pcw_root(const char *dir)
+{
+    return pcw__root(dir);
 }
 
 static void free_merged(pcw_consumer *c)
@@ -96,69 +100,105 @@ void pcw_consumer_set_timeout(pcw_consumer *c, uint32_t ms)
         c->timeout_ms = ms ? ms : 1000;
 }
 
-/* Open a provider folder we may trust; -1 if none. *uid gets its owner. */
-static int open_provider_dir(const char *root, const char *name, uid_t *uid)
+/* Open the provider folder `name` of root if it may be trusted
+ * (pcw/naming.h); *uid gets the uid its name gives. -1 if it is not a
+ * provider folder's name (*refused = 0), does not exist (0), or may not be
+ * trusted (*refused = 1, and why says so). */
+static int open_provider_dir(const char *root, const char *name, uid_t *uid, int *refused,
+                             char *why, size_t why_len)
 {
-    char *end;
-    if (strncmp(name, "pcw-", 4) != 0 || !name[4])
-        return -1;
-    /* Only the canonical decimal form a provider makes: strtoul alone would
-     * also take "pcw-+0", "pcw- 0", "pcw-00" or "pcw--4294967295". */
-    if (name[4] < '0' || name[4] > '9' || (name[4] == '0' && name[5]))
-        return -1;
-    errno = 0;
-    unsigned long u = strtoul(name + 4, &end, 10);
-    if (*end || errno || u > UINT32_MAX)
+    *refused = 0;
+    if (!pcw__parse_dir_name(name, uid))
         return -1;
     char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", root, name) >= sizeof path)
         return -1;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno != ENOENT) {
+            *refused = 1;
+            pcw__dir_open_why(errno, path, why, why_len);
+        }
         return -1;
+    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_uid != (uid_t)u || (st.st_mode & 0022)) {
+    if (fstat(fd, &st) != 0 || pcw__dir_check(&st, *uid, path, why, why_len) != PCW_OK) {
+        *refused = 1;
         close(fd);
         return -1;
     }
-    *uid = st.st_uid;
     return fd;
 }
 
-static int is_segment_name(const char *n)
+/* One entry of a trusted provider folder: its name, its path, the folder
+ * (dfd) and the uid it belongs to. */
+typedef struct dir_entry {
+    int dfd;
+    uid_t uid;
+    const char *name, *path;
+} dir_entry;
+
+/* What to do in each provider folder: fn for every entry of a trusted one,
+ * refused (may be NULL) for one that is not trusted. Either returns
+ * PCW_OK to go on. */
+typedef struct dir_visit {
+    int (*fn)(pcw_consumer *, const dir_entry *, void *);
+    int (*refused)(pcw_consumer *, const char *name, uid_t, const char *why, void *);
+    void *arg;
+} dir_visit;
+
+static int visit_entries(pcw_consumer *c, int dfd, const char *dname, uid_t uid, const dir_visit *v)
 {
-    size_t len = strlen(n), sl = strlen(PCW_SEG_SUFFIX);
-    return n[0] != '.' && len > sl && strcmp(n + len - sl, PCW_SEG_SUFFIX) == 0;
+    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+    if (!d) {
+        if (fd2 >= 0)
+            close(fd2);
+        return PCW_E_IO;
+    }
+    struct dirent *e;
+    int rc = PCW_OK;
+    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
+            sizeof path)
+            continue;
+        dir_entry de = {dfd, uid, e->d_name, path};
+        rc = v->fn(c, &de, v->arg);
+    }
+    closedir(d);
+    return rc;
 }
 
-/* Call fn for every provider folder this consumer reads. */
-static int for_each_dir(pcw_consumer *c,
-                        int (*fn)(pcw_consumer *, int, const char *, uid_t, void *), void *arg)
+static int visit_dir(pcw_consumer *c, const char *name, const dir_visit *v)
 {
-    char own[32];
-    snprintf(own, sizeof own, "pcw-%u", (unsigned)geteuid());
+    uid_t uid;
+    int refused;
+    char why[PATH_MAX + 512];
+    int fd = open_provider_dir(c->root, name, &uid, &refused, why, sizeof why);
+    if (fd < 0)
+        return refused && v->refused ? v->refused(c, name, uid, why, v->arg) : PCW_OK;
+    int rc = visit_entries(c, fd, name, uid, v);
+    close(fd);
+    return rc;
+}
+
+/* Visit every provider folder this consumer reads. */
+static int for_each_dir(pcw_consumer *c, const dir_visit *v)
+{
     if (!c->all_users) {
-        uid_t uid;
-        int fd = open_provider_dir(c->root, own, &uid);
-        if (fd < 0)
-            return PCW_OK; /* no provider has run yet */
-        int rc = fn(c, fd, own, uid, arg);
-        close(fd);
-        return rc;
+        char own[32];
+        if (pcw__dir_name(own, sizeof own, geteuid()) != 0)
+            return PCW_E_INVALID_PARAMETER;
+        return visit_dir(c, own, v); /* none yet: no provider has run */
     }
     DIR *d = opendir(c->root);
     if (!d)
         return PCW_E_IO;
     struct dirent *e;
     int rc = PCW_OK;
-    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
-        uid_t uid;
-        int fd = open_provider_dir(c->root, e->d_name, &uid);
-        if (fd < 0)
-            continue;
-        rc = fn(c, fd, e->d_name, uid, arg);
-        close(fd);
-    }
+    while (rc == PCW_OK && (e = readdir(d)) != NULL)
+        rc = visit_dir(c, e->d_name, v);
     closedir(d);
     return rc;
 }
@@ -170,54 +210,35 @@ struct scan {
     size_t skipped;
 };
 
-static int scan_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
+static int scan_entry(pcw_consumer *c, const dir_entry *de, void *arg)
 {
     struct scan *s = (struct scan *)arg;
-    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-    if (fd2 < 0)
-        return PCW_E_IO;
-    DIR *d = fdopendir(fd2);
-    if (!d) {
-        close(fd2);
-        return PCW_E_IO;
+    if (!pcw__is_seg_name(de->name))
+        return PCW_OK;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        pcw_segment **v = realloc(s->next, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        s->next = v, s->cap = cap;
     }
-    struct dirent *e;
-    int rc = PCW_OK;
-    while (rc == PCW_OK && (e = readdir(d)) != NULL) {
-        if (!is_segment_name(e->d_name))
-            continue;
-        char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
-            sizeof path)
-            continue;
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 16;
-            pcw_segment **v = realloc(s->next, cap * sizeof *v);
-            if (!v) {
-                rc = PCW_E_NO_MEMORY;
-                break;
-            }
-            s->next = v, s->cap = cap;
+    pcw_segment *seg = NULL;
+    for (size_t i = 0; i < c->nsegs; i++)
+        if (!s->seen[i] && strcmp(c->segs[i]->path, de->path) == 0) {
+            s->seen[i] = 1;
+            if (pcw_segment_refresh(c->segs[i], NULL) == PCW_OK)
+                seg = c->segs[i];
+            else
+                s->seen[i] = 0, s->skipped++; /* closed below */
+            break;
         }
-        pcw_segment *seg = NULL;
-        for (size_t i = 0; i < c->nsegs; i++)
-            if (!s->seen[i] && strcmp(c->segs[i]->path, path) == 0) {
-                s->seen[i] = 1;
-                if (pcw_segment_refresh(c->segs[i], NULL) == PCW_OK)
-                    seg = c->segs[i];
-                else
-                    s->seen[i] = 0, s->skipped++; /* closed below */
-                break;
-            }
-        if (!seg && pcw__segment_open_at(&seg, dfd, e->d_name, path, uid) != PCW_OK) {
-            s->skipped++;
-            continue;
-        }
-        if (seg)
-            s->next[s->n++] = seg;
+    if (!seg && pcw__segment_open_at(&seg, de->dfd, de->name, de->path, de->uid) != PCW_OK) {
+        s->skipped++;
+        return PCW_OK;
     }
-    closedir(d);
-    return rc;
+    if (seg)
+        s->next[s->n++] = seg;
+    return PCW_OK;
 }
 
 static int same_counters(const pcw_counterset *a, const pcw_counterset *b)
@@ -305,7 +326,8 @@ int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
     s.seen = calloc(c->nsegs + 1, 1);
     if (!s.seen)
         return PCW_E_NO_MEMORY;
-    int rc = for_each_dir(c, scan_dir, &s);
+    dir_visit v = {scan_entry, NULL, &s};
+    int rc = for_each_dir(c, &v);
     if (rc != PCW_OK) {
         /* Keep the old state; close only what this scan opened anew. */
         for (size_t i = 0; i < s.n; i++) {
@@ -403,57 +425,58 @@ struct stale {
     size_t removed;
 };
 
-static int stale_dir(pcw_consumer *c, int dfd, const char *dname, uid_t uid, void *arg)
+/* Is the file `name` in dfd, owned by `uid`, provably abandoned: nobody
+ * holds its liveness lock, and (for a .tmp) it has bytes, which its maker
+ * writes only after taking the lock? Never follows a symlink. */
+static int abandoned(int dfd, const char *name, uid_t uid, int need_bytes)
 {
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int dead = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid &&
+               (!need_bytes || st.st_size > 0) && pcw__live_test(fd) == 0;
+    close(fd);
+    return dead;
+}
+
+static int stale_entry(pcw_consumer *c, const dir_entry *de, void *arg)
+{
+    (void)c;
     struct stale *st = (struct stale *)arg;
-    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-    DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
-    if (!d) {
-        if (fd2 >= 0)
-            close(fd2);
-        return PCW_E_IO;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp")) {
-            /* A segment being created (".<pid>-<nonce>.tmp"): left behind
-             * only if its provider died inside pcw_provider_open. */
-            int pid = atoi(e->d_name + 1);
-            if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH && unlinkat(dfd, e->d_name, 0) == 0)
-                st->removed++;
-            continue;
-        }
-        if (!is_segment_name(e->d_name))
-            continue;
-        char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
-            sizeof path)
-            continue;
-        pcw_segment *seg;
-        int rc = pcw__segment_open_at(&seg, dfd, e->d_name, path, uid);
-        int dead = 0;
-        if (rc == PCW_OK) {
-            dead = pcw_segment_alive(seg) == PCW_E_PROVIDER_EXITED;
-            pcw_segment_close(seg);
-        } else if (rc == PCW_E_CORRUPT || rc == PCW_E_VERSION) {
-            /* Unreadable: stale if the pid in its name is gone. */
-            int pid = atoi(e->d_name);
-            dead = pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
-        }
-        if (!dead)
-            continue;
-        if (unlinkat(dfd, e->d_name, 0) == 0)
+    if (pcw__is_tmp_name(de->name)) {
+        /* A segment being made: left behind only if its provider died
+         * inside pcw_provider_open. An empty one may be a maker that has
+         * not locked it yet: it stays (it costs nothing). */
+        if (abandoned(de->dfd, de->name, de->uid, 1) && unlinkat(de->dfd, de->name, 0) == 0)
             st->removed++;
-        /* Its control socket, if any, shares its name. */
-        char sock[NAME_MAX + 1];
-        size_t base = strlen(e->d_name) - strlen(PCW_SEG_SUFFIX);
-        if (base + strlen(PCW_SOCK_SUFFIX) < sizeof sock) {
-            memcpy(sock, e->d_name, base);
-            strcpy(sock + base, PCW_SOCK_SUFFIX);
-            unlinkat(dfd, sock, 0);
-        }
+        return PCW_OK;
     }
-    closedir(d);
+    if (!pcw__is_seg_name(de->name))
+        return PCW_OK;
+    pcw_segment *seg;
+    int rc = pcw__segment_open_at(&seg, de->dfd, de->name, de->path, de->uid);
+    int dead = 0;
+    if (rc == PCW_OK) {
+        dead = pcw_segment_alive(seg) == PCW_E_PROVIDER_EXITED;
+        pcw_segment_close(seg);
+    } else if (rc == PCW_E_CORRUPT || rc == PCW_E_VERSION) {
+        /* Unreadable (damaged, or another layout version, perhaps from
+         * before the liveness lock): unlocked, and the pid its name gives
+         * is gone too. A pid that exists here may be another namespace's
+         * provider's: it stays. */
+        pid_t pid = pcw__name_pid(de->name);
+        dead = abandoned(de->dfd, de->name, de->uid, 0) && pid > 0 && kill(pid, 0) != 0 &&
+               errno == ESRCH;
+    }
+    if (!dead)
+        return PCW_OK;
+    if (unlinkat(de->dfd, de->name, 0) == 0)
+        st->removed++;
+    /* Its control socket, if any, shares its name. */
+    char sock[NAME_MAX + 1];
+    if (pcw__sibling(de->name, PCW_SOCK_SUFFIX, sock, sizeof sock) == 0)
+        unlinkat(de->dfd, sock, 0);
     return PCW_OK;
 }
 
@@ -462,8 +485,50 @@ int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed)
     if (!c)
         return PCW_E_INVALID_PARAMETER;
     struct stale st = {0};
-    int rc = for_each_dir(c, stale_dir, &st);
+    dir_visit v = {stale_entry, NULL, &st};
+    int rc = for_each_dir(c, &v);
     if (removed)
         *removed = st.removed;
     return rc;
+}
+
+/* ---- discovery, for tools that audit ------------------------------------- */
+
+struct discover {
+    pcw_discover_fn fn;
+    void *arg;
+};
+
+static int discover_refused(pcw_consumer *c, const char *name, uid_t uid, const char *why,
+                            void *arg)
+{
+    struct discover *dv = (struct discover *)arg;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", c->root, name);
+    pcw_discovered d = {path, uid, 0, 1, PCW_E_PERMISSION, why, NULL};
+    return dv->fn(&d, dv->arg);
+}
+
+static int discover_entry(pcw_consumer *c, const dir_entry *de, void *arg)
+{
+    (void)c;
+    struct discover *dv = (struct discover *)arg;
+    if (!pcw__is_seg_name(de->name))
+        return PCW_OK;
+    pcw_discovered x = {de->path, de->uid, pcw__name_pid(de->name), 0, PCW_OK, NULL, NULL};
+    x.status = pcw__segment_open_at(&x.seg, de->dfd, de->name, de->path, de->uid);
+    if (x.status != PCW_OK)
+        x.why = pcw_status_str(x.status);
+    int rc = dv->fn(&x, dv->arg);
+    pcw_segment_close(x.seg);
+    return rc;
+}
+
+int pcw_consumer_discover(pcw_consumer *c, pcw_discover_fn fn, void *arg)
+{
+    if (!c || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    struct discover dv = {fn, arg};
+    dir_visit v = {discover_entry, discover_refused, &dv};
+    return for_each_dir(c, &v);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "pcw/naming.h"
 
 long long pcw__ctl_now_ms(void)
 {
@@ -71,44 +72,35 @@ void pcw__ctl_free(pcw__ctl_conn *k)
     free(k);
 }
 
-/* <dir>/<name>.seg -> <dir>/<name>.sock in addr, through /proc/self/fd for
- * paths longer than sun_path (*dirfd is then opened). */
+/* The socket beside segment `seg` (pcw/naming.h), in addr; through
+ * /proc/self/fd for paths longer than sun_path (*dirfd is then opened). */
 static int sock_addr(const char *seg, struct sockaddr_un *a, int *dirfd)
 {
     char path[PATH_MAX];
-    size_t n = strlen(seg), sl = strlen(PCW_SEG_SUFFIX);
     *dirfd = -1;
-    if (n < sl || strcmp(seg + n - sl, PCW_SEG_SUFFIX) != 0 ||
-        n - sl + strlen(PCW_SOCK_SUFFIX) >= sizeof path)
+    if (pcw__sibling(seg, PCW_SOCK_SUFFIX, path, sizeof path) != 0)
         return PCW_E_NOT_FOUND;
-    memcpy(path, seg, n - sl);
-    strcpy(path + n - sl, PCW_SOCK_SUFFIX);
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    if (strlen(path) < sizeof a->sun_path) {
-        strcpy(a->sun_path, path);
-        return PCW_OK;
-    }
-    char *slash = strrchr(path, '/');
-    if (!slash)
-        return PCW_E_NOT_FOUND;
-    *slash = 0;
-    *dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (*dirfd < 0)
-        return PCW_E_IO;
-    if ((size_t)snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", *dirfd,
-                         slash + 1) >= sizeof a->sun_path) {
-        close(*dirfd);
-        *dirfd = -1;
-        return PCW_E_NOT_FOUND;
-    }
-    return PCW_OK;
+    int rc = pcw__sock_addr(path, a, dirfd);
+    return rc == PCW_E_INVALID_PARAMETER ? PCW_E_NOT_FOUND : rc;
+}
+
+/* May the open connection still be used? Not if the provider closed it
+ * (an end of file is all that is left to read), nor if it has been idle
+ * so long that the provider may close it while a request is on its way. */
+static int still_open(pcw__ctl_conn *k)
+{
+    if (pcw__ctl_now_ms() - k->last_send > PCW_CTL_IDLE_TIMEOUT_MS / 2)
+        return 0;
+    char c;
+    ssize_t r = recv(k->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return r > 0 || (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
 }
 
 int pcw__ctl_connect(pcw__ctl_conn *k)
 {
-    if (k->fd >= 0)
+    if (k->fd >= 0 && still_open(k))
         return PCW_OK;
+    pcw__ctl_disconnect(k);
     struct sockaddr_un a;
     int dirfd, rc = sock_addr(k->seg_path, &a, &dirfd);
     if (rc != PCW_OK)
@@ -143,6 +135,8 @@ int pcw__ctl_connect(pcw__ctl_conn *k)
         return rc;
     }
     k->fd = fd;
+    k->fresh = 1;
+    k->refused = 0;
     reset_rx(k);
     return PCW_OK;
 }
@@ -161,6 +155,8 @@ static int wait_fd(int fd, short ev, long long deadline)
         return r > 0;
     }
 }
+
+static int pump(pcw__ctl_conn *k, long long deadline);
 
 int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
                   long long deadline)
@@ -185,7 +181,7 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     pcw_ctl_put_header(&w, &h);
     pcw_ctl_put_bytes(&w, payload, len);
     size_t done = 0;
-    int rc = PCW_OK;
+    int rc = PCW_OK, retried = 0;
     while (done < w.len) {
         ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL);
         if (s > 0) {
@@ -198,8 +194,22 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
             if (wait_fd(k->fd, POLLOUT, deadline))
                 continue;
             rc = PCW_E_TIMEOUT;
+        } else if (s < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+            /* The provider closed the connection before reading this. */
+            if (done == 0 && !k->fresh && !retried) {
+                /* An old connection (closed while idle, say): once anew. */
+                retried = 1;
+                pcw__ctl_disconnect(k);
+                rc = pcw__ctl_connect(k);
+                if (rc == PCW_OK)
+                    continue;
+                break;
+            }
+            /* A new one: if it was refused, the refusal is queued. */
+            pump(k, deadline);
+            rc = k->refused ? k->refused : PCW_E_PROVIDER_EXITED;
         } else {
-            rc = errno == EPIPE || errno == ECONNRESET ? PCW_E_PROVIDER_EXITED : PCW_E_IO;
+            rc = PCW_E_IO;
         }
         break;
     }
@@ -209,6 +219,8 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
         pcw__ctl_disconnect(k);
         return rc;
     }
+    k->fresh = 0;
+    k->last_send = pcw__ctl_now_ms();
     if (await) {
         k->want = k->next_id;
         k->want_type = type;
@@ -242,7 +254,8 @@ static void deliver(pcw__ctl_conn *k)
     k->hb_got = 0;
     if (h->type == PCW_CTL_REFUSED) {
         free(pl);
-        fail(k, h->status == PCW_E_BUSY ? PCW_E_BUSY : PCW_E_PERMISSION);
+        k->refused = h->status == PCW_E_BUSY ? PCW_E_BUSY : PCW_E_PERMISSION;
+        fail(k, k->refused);
         return;
     }
     if (k->want && h->id == k->want &&
@@ -259,10 +272,14 @@ static void deliver(pcw__ctl_conn *k)
     free(pl); /* late (its request timed out) or fire-and-forget */
 }
 
-/* Read what is available. Returns 0, or -1 after fail(). */
-static int pump(pcw__ctl_conn *k)
+/* Read what is available, until the deadline: a provider that keeps the
+ * socket full (a flood of late replies) must not hold the consumer past
+ * it. Returns 0, or -1 after fail(). */
+static int pump(pcw__ctl_conn *k, long long deadline)
 {
     for (;;) {
+        if (pcw__ctl_now_ms() >= deadline)
+            return 0; /* the rest waits for the next wait's deadline */
         unsigned char *dst;
         size_t want;
         if (k->hb_got < PCW_CTL_HEADER_SIZE) {
@@ -337,7 +354,7 @@ size_t pcw__ctl_wait(pcw__ctl_conn *const *ks, size_t n, long long deadline, int
             break;
         for (size_t j = 0; r > 0 && j < m; j++)
             if (pf[j].revents)
-                pump(ks[idx[j]]);
+                pump(ks[idx[j]], deadline);
     }
     /* At the deadline (or out of memory), whatever has no answer times
      * out. Its connection stays; the late answer is dropped by id. */

@@ -30,6 +30,9 @@ typedef struct pcw__ctl_conn {
     uint32_t uid;
     uint64_t start_time;
     uint32_t next_id;
+    int fresh;           /* connected, nothing sent yet */
+    long long last_send; /* ms, CLOCK_MONOTONIC */
+    int refused;         /* the status of a PCW_CTL_REFUSED received, else 0 */
     /* receiving */
     unsigned char hb[PCW_CTL_HEADER_SIZE];
     size_t hb_got;
@@ -48,15 +51,20 @@ typedef struct pcw__ctl_conn {
 /* A connection for this provider (not connected yet). NULL: no memory. */
 pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info);
 void pcw__ctl_free(pcw__ctl_conn *k);
-/* Connect if not connected: checks the peer is the segment's provider
- * (SO_PEERCRED pid and uid). PCW_OK, PCW_E_NOT_FOUND (no socket),
- * PCW_E_PROVIDER_EXITED (refused: nobody listens), PCW_E_BUSY (backlog
- * full), PCW_E_PERMISSION, PCW_E_IO. */
+/* Connect if not connected, or if the connection cannot be trusted to be
+ * open still (the provider closed it, or it has been idle for half of
+ * PCW_CTL_IDLE_TIMEOUT_MS, after which the provider may close it at any
+ * moment). Checks the peer is the segment's provider (SO_PEERCRED pid and
+ * uid). PCW_OK, PCW_E_NOT_FOUND (no socket), PCW_E_PROVIDER_EXITED
+ * (refused: nobody listens), PCW_E_BUSY (backlog full), PCW_E_PERMISSION,
+ * PCW_E_IO. */
 int pcw__ctl_connect(pcw__ctl_conn *k);
 void pcw__ctl_disconnect(pcw__ctl_conn *k);
 /* Send one request. `await`: make it the awaited one (clears the last
  * reply). Fails (and disconnects) if it cannot be written by `deadline`
- * (ms, CLOCK_MONOTONIC). */
+ * (ms, CLOCK_MONOTONIC). A connection the provider has closed is made
+ * again once; a new one it refused gives the refusal's status
+ * (PCW_E_BUSY, PCW_E_PERMISSION). */
 int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
                   long long deadline);
 /* Wait until every awaited request in ks[] (NULL entries skipped) has its

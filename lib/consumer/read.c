@@ -291,7 +291,9 @@ static inline int put_name(struct read_args *a, size_t row, uint64_t off, uint32
     if (s->names_cap - s->names_len < rounded + 1 &&
         pcw__snapshot_reserve(s, 0, 0, rounded + 1) != PCW_OK)
         return SLOT_NOMEM;
-    copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off, (uint32_t)rounded);
+    if (len) /* an empty name's offset may be anything: never form map + off */
+        copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off,
+                   (uint32_t)rounded);
     s->name_off[row] = s->names_len;
     s->name_len[row] = len;
     s->names[s->names_len + len] = 0;

@@ -10,7 +10,6 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 
 #include "internal.h"
 #include "pcw/name.h"
+#include "pcw/naming.h"
 
 /* ---- mapping ------------------------------------------------------------ */
 
@@ -570,33 +570,6 @@ static int read_state(void *p)
     return PCW_OK;
 }
 
-/* Read /proc/<pid>/stat once: the process state (field 3) and start time
- * (field 22, clock ticks after boot). 0 if it cannot be read (no such pid,
- * or /proc hides it). */
-static int proc_stat(int32_t pid, char *state, uint64_t *start_time)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')'); /* comm may hold spaces and parens */
-    if (!p || p[1] != ' ' || !p[2])
-        return 0;
-    *state = p[2];
-    p++;
-    for (int field = 2; field < 22 && *p; p++)
-        if (*p == ' ')
-            field++;
-    *start_time = strtoull(p, NULL, 10);
-    return 1;
-}
-
 int pcw_segment_alive(const pcw_segment *seg)
 {
     struct state_args a = {seg, 0, 0};
@@ -605,19 +578,13 @@ int pcw_segment_alive(const pcw_segment *seg)
         return PCW_E_PROVIDER_EXITED; /* truncated: its provider is gone */
     if (a.state != PCW_SEG_STATE_LIVE)
         return PCW_E_PROVIDER_EXITED;
-    if (seg->info.pid <= 0)
-        return PCW_E_CORRUPT;
-    if (kill(seg->info.pid, 0) != 0 && errno == ESRCH)
-        return PCW_E_PROVIDER_EXITED;
-    /* A process with that pid exists. If we can see it: a different start
-     * time means the pid was reused, and a zombie ('Z', 'X') is a provider
-     * that died and awaits reaping. */
-    char state = 0;
-    uint64_t start = 0;
-    if (proc_stat(seg->info.pid, &state, &start) &&
-        (start != seg->info.start_time || state == 'Z' || state == 'X'))
-        return PCW_E_PROVIDER_EXITED;
-    return PCW_OK;
+    /* The provider holds its liveness lock (pcw/naming.h) from before the
+     * segment was published until it exits: nobody holds it, nobody is
+     * left. The header's pid is not consulted: it is the pid in the
+     * provider's namespace, which in ours may be free, or another
+     * process's (a container's provider is often pid 1). A file system
+     * without such locks cannot tell: alive, as nothing proves otherwise. */
+    return pcw__live_test(seg->fd) == 0 ? PCW_E_PROVIDER_EXITED : PCW_OK;
 }
 
 uint64_t pcw_segment_generation(pcw_segment *seg)

@@ -58,6 +58,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -97,9 +98,36 @@ static inline int pcw_add_instance(pcw_buffer *buffer, const char *name, uint32_
  * Implementation. Names starting with pcw__ are private.
  */
 
-#define PCW__CTL_MAX_CONNS    128  /* consumers served at once */
-#define PCW__CTL_MSG_TIMEOUT  5000 /* ms: the rest of a started message */
-#define PCW__CTL_SEND_TIMEOUT 10   /* s: a reply the consumer does not read */
+/* The control channel's limits: what one provider grants its consumers,
+ * so that no consumer can exhaust its memory or threads or stall it.
+ * docs/design.md lists every limit in one table. A program may define any
+ * of these before its first #include of pcw/provider.h (the same in every
+ * translation unit that opens providers); PCW_CTL_IDLE_TIMEOUT_MS is in
+ * pcw/control_proto.h, because consumers know it too. */
+#ifndef PCW_CTL_MAX_CONNS
+#define PCW_CTL_MAX_CONNS 128 /* consumers served at once; more: REFUSED, PCW_E_BUSY */
+#endif
+#ifndef PCW_CTL_BACKLOG
+#define PCW_CTL_BACKLOG 64 /* connections not yet accepted; more: connect fails EAGAIN */
+#endif
+#ifndef PCW_CTL_MSG_TIMEOUT_MS
+#define PCW_CTL_MSG_TIMEOUT_MS 5000 /* a request, from its first byte to its last */
+#endif
+#ifndef PCW_CTL_SEND_TIMEOUT_MS
+#define PCW_CTL_SEND_TIMEOUT_MS 10000 /* a reply, from its first byte to its last */
+#endif
+#ifndef PCW_CTL_HOLD_TIMEOUT_MS
+#define PCW_CTL_HOLD_TIMEOUT_MS 2000 /* COLLECT_START to COLLECT_END (HOLD) */
+#endif
+#ifndef PCW_CTL_MAX_HELD
+#define PCW_CTL_MAX_HELD 16 /* collections one connection holds; more: PCW_E_BUSY */
+#endif
+#ifndef PCW_CTL_MAX_ADDED
+#define PCW_CTL_MAX_ADDED 4096 /* counters one connection added; more: TOO_MANY_COUNTERS */
+#endif
+#ifndef PCW_CTL_MAX_ADDED_BYTES
+#define PCW_CTL_MAX_ADDED_BYTES (1u << 20) /* their instance masks, bytes */
+#endif
 
 /* ---- pcw_buffer ---------------------------------------------------------- */
 
@@ -268,6 +296,7 @@ typedef struct pcw__added {
 typedef struct pcw__held {
     uint32_t reg_index;
     const char *cset_name;
+    long long deadline; /* ms, CLOCK_MONOTONIC: ended then at the latest */
 } pcw__held;
 
 typedef struct pcw__conn {
@@ -281,6 +310,7 @@ typedef struct pcw__conn {
     /* Thread-private. */
     pcw__added *added;
     size_t nadded, added_cap;
+    size_t added_bytes; /* their masks, NULs included */
     pcw__held *held;
     size_t nheld, held_cap;
 } pcw__conn;
@@ -340,32 +370,64 @@ static inline int pcw__peer_allowed(pcw__ctl *ctl, int fd, struct ucred *cr)
 
 /* ---- I/O ----------------------------------------------------------------- */
 
-/* Read exactly n bytes. The first byte may take forever (an idle consumer
- * keeps its connection); the rest of a message must come within
- * PCW__CTL_MSG_TIMEOUT. Returns 1, 0 at a clean end of file before any
- * byte, -1 on error, truncation or stall. */
-static inline int pcw__read_full(int fd, unsigned char *b, size_t n, int first_waits)
+static inline long long pcw__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline void pcw__conn_end_collect(pcw__conn *c, size_t i);
+
+/* End every held collection whose time is up. Connection thread. */
+static inline void pcw__conn_expire(pcw__conn *c, long long now)
+{
+    for (size_t i = c->nheld; i-- > 0;)
+        if (c->held[i].deadline <= now)
+            pcw__conn_end_collect(c, i);
+}
+
+/* Wait until fd is ready for `events` or `deadline` (ms, CLOCK_MONOTONIC;
+ * LLONG_MAX: none) passes, ending held collections as their time comes
+ * meanwhile. 1 ready, 0 deadline, -1 error. Connection thread. */
+static inline int pcw__conn_poll(pcw__conn *c, short events, long long deadline)
+{
+    for (;;) {
+        long long now = pcw__now_ms();
+        pcw__conn_expire(c, now);
+        if (now >= deadline)
+            return 0;
+        long long until = deadline;
+        for (size_t i = 0; i < c->nheld; i++)
+            if (c->held[i].deadline < until)
+                until = c->held[i].deadline;
+        long long left = until == LLONG_MAX ? -1 : until - now;
+        struct pollfd pf = {c->fd, events, 0};
+        int pr = poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
+        if (pr < 0 && errno != EINTR)
+            return -1;
+        if (pr > 0)
+            return 1;
+    }
+}
+
+/* Read exactly n bytes by `deadline`. Returns 1; 0 at a clean end of file
+ * before the first byte; -1 on error, truncation or the deadline. */
+static inline int pcw__conn_read(pcw__conn *c, unsigned char *b, size_t n, long long deadline)
 {
     size_t got = 0;
     while (got < n) {
         /* Read what is there first (usually the whole message): poll only
          * when nothing has arrived, which saves a system call per read. */
-        int dontwait = got > 0 || !first_waits;
-        ssize_t r = recv(fd, b + got, n - got, dontwait ? MSG_DONTWAIT : 0);
+        ssize_t r = recv(c->fd, b + got, n - got, MSG_DONTWAIT);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r < 0 && dontwait && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            /* Mid-message: a peer that stops sending may hold this thread
-             * for PCW__CTL_MSG_TIMEOUT at most. */
-            struct pollfd pf = {fd, POLLIN, 0};
-            int pr = poll(&pf, 1, PCW__CTL_MSG_TIMEOUT);
-            if (pr < 0 && errno == EINTR)
-                continue;
-            if (pr <= 0)
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (pcw__conn_poll(c, POLLIN, deadline) != 1)
                 return -1;
             continue;
         }
-        if (r == 0 && got == 0 && first_waits)
+        if (r == 0 && got == 0)
             return 0;
         if (r <= 0)
             return -1;
@@ -374,7 +436,9 @@ static inline int pcw__read_full(int fd, unsigned char *b, size_t n, int first_w
     return 1;
 }
 
-static inline int pcw__send_all(int fd, struct iovec *iov, int n)
+/* Send the iovecs whole by `deadline`: a consumer that stops reading, or
+ * reads a byte now and then, holds this thread until then at most. */
+static inline int pcw__conn_send(pcw__conn *c, struct iovec *iov, int n, long long deadline)
 {
     while (n > 0) {
         struct msghdr m;
@@ -382,9 +446,14 @@ static inline int pcw__send_all(int fd, struct iovec *iov, int n)
         m.msg_iov = iov;
         m.msg_iovlen = (size_t)n;
         /* MSG_NOSIGNAL: a consumer that went away is EPIPE, not SIGPIPE. */
-        ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
+        ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (pcw__conn_poll(c, POLLOUT, deadline) != 1)
+                return -1;
+            continue;
+        }
         if (w <= 0)
             return -1;
         size_t left = (size_t)w;
@@ -413,7 +482,8 @@ static inline int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int statu
                         0};
     pcw_ctl_put_header(&w, &h);
     struct iovec iov[3] = {{hb, sizeof hb}, {(void *)pre, pre_len}, {(void *)body, body_len}};
-    return pcw__send_all(c->fd, iov, body_len ? 3 : pre_len ? 2 : 1);
+    int n = body_len ? 3 : pre_len ? 2 : 1;
+    return pcw__conn_send(c, iov, n, pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS);
 }
 
 /* ---- registrations ------------------------------------------------------- */
@@ -549,6 +619,13 @@ static inline int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
         rc = PCW_E_INVALID_PARAMETER;
         goto out;
     }
+    /* Per-connection state is bounded: a consumer cannot make the provider
+     * keep more than this for it. */
+    size_t mask_bytes = strlen(q->mask) + 1;
+    if (c->nadded >= PCW_CTL_MAX_ADDED || c->added_bytes + mask_bytes > PCW_CTL_MAX_ADDED_BYTES) {
+        rc = PCW_E_TOO_MANY_COUNTERS;
+        goto out;
+    }
     if (c->nadded == c->added_cap) {
         size_t cap = c->added_cap ? c->added_cap * 2 : 8;
         pcw__added *a = (pcw__added *)realloc(c->added, cap * sizeof *a);
@@ -586,6 +663,7 @@ static inline int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
         (void)r->callback(PCW_CALLBACK_ADD_COUNTER, &info, r->callback_context);
     }
     c->added[c->nadded++] = a;
+    c->added_bytes += mask_bytes;
 out:
     pcw__conn_release(c);
     return rc;
@@ -596,6 +674,7 @@ static inline void pcw__conn_remove_added(pcw__conn *c, size_t i)
 {
     pcw__added a = c->added[i];
     c->added[i] = c->added[--c->nadded];
+    c->added_bytes -= strlen(a.mask) + 1;
     pcw_registration *r = pcw__conn_acquire(c, a.reg_index);
     if (r) {
         if (r->callback) {
@@ -637,10 +716,18 @@ static inline void pcw__conn_end_collect(pcw__conn *c, size_t i)
                               PCW_ANY_INSTANCE_ID);
 }
 
-/* ENUMERATE or COLLECT: run the callbacks and reply with the items. */
+/* ENUMERATE or COLLECT: run the callbacks and reply with the items.
+ *
+ * A COLLECT whose COLLECT_START succeeded is always ended: at once unless
+ * it holds (HOLD, and the collection succeeded: the consumer then owes a
+ * COLLECT_END), else by that COLLECT_END, by PCW_CTL_HOLD_TIMEOUT_MS, or
+ * by the end of the connection, whichever comes first. A failed
+ * collection is ended before its error is sent: its consumer owes
+ * nothing. */
 static inline int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw__req *q)
 {
     int collect = type == PCW_CTL_COLLECT;
+    int hold = collect && (q->flags & PCW_CTL_HOLD);
     pcw_registration *r = pcw__conn_acquire(c, q->reg_index);
     if (!r)
         return pcw__reply(c, type, id, PCW_E_NOT_FOUND, NULL, 0, NULL, 0);
@@ -648,7 +735,9 @@ static inline int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, co
     uint32_t data_size = r->data_size; /* r may go once released */
     pcw_buffer b;
     int rc = pcw__buffer_init(&b, r, collect, q->counter_mask, q->instance_id, q->mask);
-    if (rc == PCW_OK && collect && (q->flags & PCW_CTL_HOLD) && c->nheld == c->held_cap) {
+    if (rc == PCW_OK && hold && c->nheld >= PCW_CTL_MAX_HELD)
+        rc = PCW_E_BUSY;
+    if (rc == PCW_OK && hold && c->nheld == c->held_cap) {
         size_t cap = c->held_cap ? c->held_cap * 2 : 4;
         pcw__held *h = (pcw__held *)realloc(c->held, cap * sizeof *h);
         if (h)
@@ -661,6 +750,7 @@ static inline int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, co
         rc =
             pcw__control_notify(c, collect ? PCW_CONTROL_COLLECT_START : PCW_CONTROL_ENUM_INSTANCES,
                                 cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id);
+    int started = rc == PCW_OK && collect;
     int cb_status = PCW_OK;
     if (rc == PCW_OK && r->callback) {
         pcw_callback_info info;
@@ -674,17 +764,16 @@ static inline int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, co
                         &info, r->callback_context);
     }
     pcw__conn_release(c);
-    if (rc == PCW_OK && collect) {
-        if (q->flags & PCW_CTL_HOLD) {
-            c->held[c->nheld].reg_index = q->reg_index;
-            c->held[c->nheld++].cset_name = cset;
-        } else {
-            (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, cset, 0, PCW_NO_COUNTER, q->mask,
-                                      q->instance_id);
-        }
-    }
     if (rc == PCW_OK && b.items.bad)
         rc = PCW_E_NO_MEMORY;
+    if (started && rc == PCW_OK && hold) {
+        c->held[c->nheld].reg_index = q->reg_index;
+        c->held[c->nheld].cset_name = cset;
+        c->held[c->nheld++].deadline = pcw__now_ms() + PCW_CTL_HOLD_TIMEOUT_MS;
+    } else if (started) {
+        (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, cset, 0, PCW_NO_COUNTER, q->mask,
+                                  q->instance_id);
+    }
     int sent;
     if (rc != PCW_OK) {
         sent = pcw__reply(c, type, id, rc, NULL, 0, NULL, 0);
@@ -709,8 +798,18 @@ static inline void *pcw__conn_main(void *arg)
     unsigned char *pl = (unsigned char *)malloc(PCW_CTL_MAX_REQUEST);
     pcw__req *q = (pcw__req *)malloc(sizeof *q);
     while (pl && q) {
-        if (pcw__read_full(c->fd, hb, sizeof hb, 1) != 1)
+        /* Idle: wait for the next request. A connection with added
+         * counters is kept (closing it would remove them behind its
+         * consumer's back); any other is closed after
+         * PCW_CTL_IDLE_TIMEOUT_MS, so forgotten connections free their
+         * place. */
+        long long idle = c->nadded ? LLONG_MAX : pcw__now_ms() + PCW_CTL_IDLE_TIMEOUT_MS;
+        if (pcw__conn_poll(c, POLLIN, idle) != 1)
             break;
+        /* A request must arrive whole, however it is paced. */
+        long long deadline = pcw__now_ms() + PCW_CTL_MSG_TIMEOUT_MS;
+        if (pcw__conn_read(c, hb, sizeof hb, deadline) != 1)
+            break; /* end of file, or a header cut short */
         pcw_ctl_header h;
         if (pcw_ctl_get_header(hb, &h) != 0 || h.length > PCW_CTL_MAX_REQUEST || h.status != 0 ||
             h.type == 0 || h.type > PCW_CTL_TYPE_MAX_) {
@@ -718,7 +817,7 @@ static inline void *pcw__conn_main(void *arg)
             (void)pcw__reply(c, 0, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
             break;
         }
-        if (h.length && pcw__read_full(c->fd, pl, h.length, 0) != 1)
+        if (h.length && pcw__conn_read(c, pl, h.length, deadline) != 1)
             break; /* truncated */
         if (pcw__parse_request(h.type, pl, h.length, q) != 0) {
             (void)pcw__reply(c, h.type, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
@@ -867,15 +966,13 @@ static inline void *pcw__listener_main(void *arg)
             continue;
         }
         pthread_mutex_lock(&ctl->lock);
-        int full = ctl->nconns >= PCW__CTL_MAX_CONNS;
+        int full = ctl->nconns >= PCW_CTL_MAX_CONNS;
         pthread_mutex_unlock(&ctl->lock);
         if (full) {
             free(c);
             pcw__refuse(fd, PCW_E_BUSY);
             continue;
         }
-        struct timeval tv = {PCW__CTL_SEND_TIMEOUT, 0};
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         /* Link before starting: the thread may finish at once. */
         pthread_mutex_lock(&ctl->lock);
         c->next = ctl->conns;
@@ -895,35 +992,6 @@ static inline void *pcw__listener_main(void *arg)
 }
 
 /* ---- start, stop --------------------------------------------------------- */
-
-/* Fill a sockaddr_un for `path`; paths too long for sun_path go through
- * /proc/self/fd/<dirfd>/<name> (*dirfd is opened then; close it after). */
-static inline int pcw__sock_addr(const char *path, struct sockaddr_un *a, int *dirfd)
-{
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    *dirfd = -1;
-    size_t n = strlen(path);
-    if (n < sizeof a->sun_path) {
-        memcpy(a->sun_path, path, n + 1);
-        return PCW_OK;
-    }
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return PCW_E_INVALID_PARAMETER;
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    *dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (*dirfd < 0)
-        return PCW_E_IO;
-    if ((size_t)snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/%s", *dirfd,
-                         slash + 1) >= sizeof a->sun_path) {
-        close(*dirfd);
-        *dirfd = -1;
-        return PCW_E_INVALID_PARAMETER;
-    }
-    return PCW_OK;
-}
 
 static inline void pcw__control_free(pcw__ctl *ctl)
 {
@@ -952,13 +1020,10 @@ static inline int pcw__control_run(pcw_provider *p)
     ctl->uid = geteuid();
     ctl->use_group = p->opt.share_with_group;
     ctl->group = p->opt.group ? p->opt.group : getegid();
-    size_t n = strlen(p->path), sl = strlen(PCW_SEG_SUFFIX);
-    if (n < sl || n - sl + strlen(PCW_SOCK_SUFFIX) >= sizeof ctl->sock) {
+    if (pcw__sibling(p->path, PCW_SOCK_SUFFIX, ctl->sock, sizeof ctl->sock) != 0) {
         pcw__control_free(ctl);
         return PCW_E_INVALID_PARAMETER;
     }
-    memcpy(ctl->sock, p->path, n - sl);
-    strcpy(ctl->sock + n - sl, PCW_SOCK_SUFFIX);
 
     struct sockaddr_un a;
     int dirfd, rc = pcw__sock_addr(ctl->sock, &a, &dirfd);
@@ -974,7 +1039,7 @@ static inline int pcw__control_run(pcw_provider *p)
          * before listen(), so fixing mode and group now leaves no window. */
         if (chmod(a.sun_path, mode) == 0 &&
             (!ctl->use_group || !p->opt.group || lchown(a.sun_path, (uid_t)-1, ctl->group) == 0) &&
-            listen(ctl->lfd, 64) == 0 && pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK) == 0)
+            listen(ctl->lfd, PCW_CTL_BACKLOG) == 0 && pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK) == 0)
             rc = PCW_OK;
         else
             unlink(a.sun_path);

@@ -97,7 +97,9 @@ int pcw_segment_refresh(pcw_segment *seg, int *changed);
 const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg);
 
 /* PCW_OK while the provider lives; PCW_E_PROVIDER_EXITED once it closed
- * the segment, died, or its pid now names another process (start time). */
+ * the segment or died: nobody holds the segment's liveness lock any more
+ * (pcw/naming.h). Right in every pid namespace: the header's pid is the
+ * provider's own namespace's and is not consulted. */
 int pcw_segment_alive(const pcw_segment *seg);
 
 /* The segment's instance-list generation: changes whenever an instance or
@@ -256,6 +258,10 @@ typedef struct pcw_consumer_options {
 } pcw_consumer_options;
 
 int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt);
+
+/* The root directory providers and consumers use: `dir` if set, else
+ * $PCW_DIR if set, else /dev/shm (docs/design.md, "Choosing the root"). */
+const char *pcw_root(const char *dir);
 void pcw_consumer_close(pcw_consumer *c);
 
 /* Rescan the directory: open new segments, drop removed ones, refresh the
@@ -287,8 +293,41 @@ const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
 int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snapshot *snap,
                       unsigned flags, size_t *failed);
 
-/* Remove segments (and their sockets) whose provider has exited. Only
- * files the caller may unlink. *removed (may be NULL) counts them. */
+/* One thing discovery met: a segment file (opened, or why not), or a
+ * provider folder it refuses to trust. */
+typedef struct pcw_discovered {
+    const char *path; /* the segment file, or the provider folder */
+    uid_t uid;        /* the uid the folder's name gives */
+    int32_t name_pid; /* the pid the segment's name starts with (0 for a
+                         folder): a name, not evidence of anything */
+    int is_folder;    /* 1: a provider folder discovery refuses (status
+                         PCW_E_PERMISSION); nothing in it was looked at */
+    int status;       /* PCW_OK: seg is open; else why it is not */
+    const char *why;  /* status != PCW_OK: a sentence saying what is wrong
+                         and, where it can, how to fix it */
+    pcw_segment *seg; /* opened as pcw_consumer_refresh would, or NULL. The
+                         callback may keep it (set this to NULL, close it
+                         later); otherwise it is closed after the call */
+} pcw_discovered;
+
+typedef int (*pcw_discover_fn)(pcw_discovered *d, void *arg);
+
+/* Walk what pcw_consumer_refresh would look at (this user's provider
+ * folder, or with all_users every pcw-<uid> folder of the root), with the
+ * same rules (pcw/naming.h), calling fn for every segment file - opened,
+ * or with the reason it cannot be - and for every provider folder that is
+ * refused (a symlink, someone else's, writable by others). For tools that
+ * audit, such as pcwdump --check. fn returns PCW_OK to go on; anything
+ * else ends the walk and is returned. PCW_E_IO if the root cannot be
+ * listed (all_users). */
+int pcw_consumer_discover(pcw_consumer *c, pcw_discover_fn fn, void *arg);
+
+/* Remove segments (and their sockets) whose provider has provably exited:
+ * nobody holds the liveness lock (pcw/naming.h). A segment this library
+ * cannot read goes only if it is also unlocked and the pid its name gives
+ * does not exist here; a segment being made (.tmp) only once its maker had
+ * locked and begun to fill it. Only files the caller may unlink.
+ * *removed (may be NULL) counts them. */
 int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed);
 
 #ifdef __cplusplus

@@ -60,6 +60,13 @@ extern "C" {
 #define PCW_CTL_HEADER_SIZE 24u
 #define PCW_CTL_MAX_REQUEST (64u << 10) /* bytes of request payload */
 #define PCW_CTL_MAX_REPLY   (64u << 20) /* bytes of reply payload */
+/* A provider closes a connection that has sent no request for this long
+ * (unless the consumer has counters added on it); a consumer reconnects
+ * rather than reuse a connection idle for half of it. A provider may
+ * define it smaller before including pcw/provider.h. */
+#ifndef PCW_CTL_IDLE_TIMEOUT_MS
+#define PCW_CTL_IDLE_TIMEOUT_MS 30000
+#endif
 
 enum {
     PCW_CTL_PING = 1,

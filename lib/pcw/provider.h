@@ -63,6 +63,7 @@
 
 #include "layout.h"
 #include "name.h"
+#include "naming.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -119,6 +120,18 @@ typedef struct pcw_provider_options {
  * (PCW_E_IO with errno set, PCW_E_PERMISSION if the directory is not ours
  * or is a symlink, PCW_E_NO_MEMORY). Any thread. */
 static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt);
+
+/* After pcw_provider_open failed with `rc`: a sentence saying what is
+ * wrong and how to fix it, written into buf (len bytes); returns buf. For
+ * PCW_E_PERMISSION it looks at the provider folder again (creating
+ * nothing) and names it and what is wrong with it - a symlink, another
+ * user's, writable by others - and the way out (remove it, or set
+ * PCW_DIR to a directory only you can write, such as $XDG_RUNTIME_DIR);
+ * for PCW_E_IO it adds strerror(errno), so call it before anything else
+ * changes errno; otherwise it is pcw_status_str(rc). `opt` as given to
+ * pcw_provider_open (may be NULL). Any thread. */
+static inline const char *pcw_provider_open_error(int rc, const pcw_provider_options *opt,
+                                                  char *buf, size_t len);
 
 /* Unregister every counterset, close every instance, mark the segment
  * closed and remove it. Not concurrently with other calls on `p`. */
@@ -460,12 +473,15 @@ static inline uint64_t pcw__proc_start_time(pid_t pid)
 }
 
 /* Make (or check) <root>/pcw-<uid>: a real directory we own, mode 0700 or
- * 0750. Refuses a symlink or a directory owned by someone else: an attacker
- * may create names in a shared /dev/shm before we do. */
+ * 0750, that nobody else may write (the rule is pcw/naming.h's). Refuses a
+ * symlink or a directory owned by someone else: an attacker may create
+ * names in a shared /dev/shm before we do. */
 static inline int pcw__provider_dir(char *dir, size_t cap, const char *root, int group)
 {
     uid_t uid = geteuid();
-    if ((size_t)snprintf(dir, cap, "%s/pcw-%u", root, (unsigned)uid) >= cap)
+    char name[32];
+    if (pcw__dir_name(name, sizeof name, uid) != 0 ||
+        (size_t)snprintf(dir, cap, "%s/%s", root, name) >= cap)
         return PCW_E_INVALID_PARAMETER;
     mode_t mode = group ? 0750 : 0700;
     if (mkdir(dir, mode) != 0 && errno != EEXIST)
@@ -477,7 +493,7 @@ static inline int pcw__provider_dir(char *dir, size_t cap, const char *root, int
     int rc = PCW_OK;
     if (fstat(dfd, &st) != 0)
         rc = PCW_E_IO;
-    else if (st.st_uid != uid || (st.st_mode & 0022))
+    else if (pcw__dir_check(&st, uid, dir, NULL, 0) != PCW_OK)
         rc = PCW_E_PERMISSION; /* not ours, or others may plant files */
     else if (group && (st.st_mode & 0050) != 0050 && fchmod(dfd, 0750) != 0)
         rc = PCW_E_IO;
@@ -598,9 +614,7 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     if (!out)
         return PCW_E_INVALID_PARAMETER;
     *out = NULL;
-    const char *root = o.dir ? o.dir : getenv(PCW_DIR_ENV);
-    if (!root || !*root)
-        root = PCW_DEFAULT_ROOT;
+    const char *root = pcw__root(o.dir);
     uint64_t max = o.max_size ? pcw__align(o.max_size, 4096) : PCW__DEFAULT_MAX_SIZE;
     if (max < PCW__MIN_GROW)
         max = PCW__MIN_GROW;
@@ -616,30 +630,47 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     pthread_mutex_init(&p->lock, NULL);
 
     char dir[PATH_MAX], tmp[PATH_MAX];
+    int named = 0; /* the dot-name exists (and is ours to remove on failure) */
     int rc = pcw__provider_dir(dir, sizeof dir, root, o.share_with_group);
     if (rc != PCW_OK)
         goto fail;
     uint64_t nonce = 0;
     if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
         nonce = (uint64_t)(uintptr_t)p ^ (uint64_t)getpid() << 32;
-    int n1 = snprintf(p->path, sizeof p->path, "%s/%d-%016llx%s", dir, (int)getpid(),
-                      (unsigned long long)nonce, PCW_SEG_SUFFIX);
-    int n2 = snprintf(tmp, sizeof tmp, "%s/.%d-%016llx.tmp", dir, (int)getpid(),
-                      (unsigned long long)nonce);
-    if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof p->path || (size_t)n2 >= sizeof tmp) {
+    char seg_name[64], tmp_name[64];
+    pcw__file_name(seg_name, sizeof seg_name, getpid(), nonce, PCW_SEG_SUFFIX);
+    pcw__file_name(tmp_name, sizeof tmp_name, getpid(), nonce, PCW__TMP_SUFFIX);
+    if ((size_t)snprintf(p->path, sizeof p->path, "%s/%s", dir, seg_name) >= sizeof p->path ||
+        (size_t)snprintf(tmp, sizeof tmp, "%s/%s", dir, tmp_name) >= sizeof tmp) {
         rc = PCW_E_INVALID_PARAMETER; /* root directory path too long */
         goto fail;
     }
+    /* The segment is made as an unnamed file in the folder (O_TMPFILE) and
+     * linked into place once complete and locked: a provider killed before
+     * that leaves nothing behind. Where the file system (or a missing
+     * /proc) does not allow that: under its dot-name, renamed into place. */
     mode_t mode = o.share_with_group ? 0640 : 0600;
-    p->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    p->fd = access("/proc/self/fd", X_OK) == 0
+                ? open(dir, O_TMPFILE | O_RDWR | O_NOFOLLOW | O_CLOEXEC, mode)
+                : -1;
     if (p->fd < 0) {
+        p->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        named = p->fd >= 0;
+    }
+    if (p->fd < 0) {
+        rc = PCW_E_IO;
+        goto fail;
+    }
+    /* The liveness lock (pcw/naming.h), before the file has a byte: held
+     * until p->fd closes, it tells consumers in any pid namespace that
+     * this provider lives. */
+    if (pcw__live_lock(p->fd) != 0) {
         rc = PCW_E_IO;
         goto fail;
     }
     if (o.share_with_group) {
         if ((o.group && fchown(p->fd, (uid_t)-1, o.group) != 0) || fchmod(p->fd, mode) != 0) {
             rc = PCW_E_PERMISSION;
-            unlink(tmp);
             goto fail;
         }
     }
@@ -648,15 +679,12 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     void *r = mmap(NULL, max, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r == MAP_FAILED) {
         rc = PCW_E_NO_MEMORY;
-        unlink(tmp);
         goto fail;
     }
     p->base = (unsigned char *)r;
     rc = pcw__grow(p, PCW__MIN_GROW);
-    if (rc != PCW_OK) {
-        unlink(tmp);
+    if (rc != PCW_OK)
         goto fail;
-    }
     pcw_seg_header *h = (pcw_seg_header *)p->base;
     p->hdr = h;
     h->magic = PCW_SEG_MAGIC;
@@ -682,12 +710,21 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     p->used = h->arena_off;
     __atomic_store_n(&h->size, p->used, __ATOMIC_RELAXED);
     __atomic_store_n(&h->state, PCW_SEG_STATE_LIVE, __ATOMIC_RELAXED);
-    /* The rename publishes a fully initialised header: a consumer can only
-     * open the file by its final name. */
-    if (rename(tmp, p->path) != 0) {
-        rc = PCW_E_IO;
-        unlink(tmp);
-        goto fail;
+    /* The link (or rename) publishes a fully initialised, locked segment:
+     * a consumer can only open the file by its final name. */
+    if (named) {
+        if (rename(tmp, p->path) != 0) {
+            rc = PCW_E_IO;
+            goto fail;
+        }
+        named = 0;
+    } else {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", p->fd);
+        if (linkat(AT_FDCWD, self, AT_FDCWD, p->path, AT_SYMLINK_FOLLOW) != 0) {
+            rc = PCW_E_IO;
+            goto fail;
+        }
     }
     rc = pcw__control_start(p);
     if (rc != PCW_OK) {
@@ -697,6 +734,8 @@ static inline int pcw_provider_open(pcw_provider **out, const pcw_provider_optio
     *out = p;
     return PCW_OK;
 fail:
+    if (named)
+        unlink(tmp);
     if (p->base)
         munmap(p->base, p->max_size);
     if (p->fd >= 0)
@@ -709,6 +748,45 @@ fail:
 static inline const char *pcw_provider_path(const pcw_provider *p)
 {
     return p->path;
+}
+
+static inline const char *pcw_provider_open_error(int rc, const pcw_provider_options *opt,
+                                                  char *buf, size_t len)
+{
+    int e = errno;
+    if (!buf || !len)
+        return "";
+    if (rc == PCW_E_PERMISSION) {
+        char name[32], dir[PATH_MAX];
+        int n = snprintf(dir, sizeof dir, "%s/", pcw__root(opt ? opt->dir : NULL));
+        if (n > 0 && (size_t)n < sizeof dir && pcw__dir_name(name, sizeof name, geteuid()) == 0 &&
+            (size_t)n + strlen(name) < sizeof dir) {
+            strcat(dir, name);
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            struct stat st;
+            if (dfd < 0 && errno != ENOENT) {
+                pcw__dir_open_why(errno, dir, buf, len);
+                return buf;
+            }
+            int bad = dfd >= 0 && fstat(dfd, &st) == 0 &&
+                      pcw__dir_check(&st, geteuid(), dir, buf, len) != PCW_OK;
+            if (dfd >= 0)
+                close(dfd);
+            if (bad)
+                return buf;
+        }
+        if (opt && opt->share_with_group) {
+            pcw__num g = pcw__u(opt->group ? opt->group : getegid(), 0);
+            pcw__say(buf, len, "permission denied: the segment could not be given to group ", g.s,
+                     " (a process may give its files only to groups it is in): choose one "
+                     "of yours",
+                     (char *)NULL);
+            return buf;
+        }
+    }
+    pcw__say(buf, len, pcw_status_str(rc), rc == PCW_E_IO ? ": " : "",
+             rc == PCW_E_IO ? strerror(e) : "", (char *)NULL);
+    return buf;
 }
 
 /* ---- registration ------------------------------------------------------- */

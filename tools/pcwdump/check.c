@@ -2,112 +2,92 @@
  * check.c - --check (verify segments with pcw_segment_check) and
  * --remove-stale.
  *
- * --check lists the provider folder itself rather than asking a
- * pcw_consumer: the consumer skips segments it cannot open, and those are
- * exactly the ones --check must report.
+ * --check walks the provider folders with the library's own discovery
+ * (pcw_consumer_discover, the rules of pcw/naming.h) rather than a
+ * pcw_consumer's refresh: the consumer skips silently what it cannot open
+ * or trust, and those are exactly the things --check must report - a
+ * segment it cannot read, and a provider folder it refuses.
  */
 #define _GNU_SOURCE 1
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <pcw/layout.h>
 
 #include "json_writer.h"
 #include "pcwdump.h"
 
-typedef struct path_list {
-    char **v;
-    size_t n, cap;
-} path_list;
+/* One thing to report: a segment (opened, or why not) or a refused
+ * provider folder. */
+typedef struct entry {
+    char *path;
+    int32_t name_pid;
+    int is_folder;
+    int status;
+    char *why;        /* status != PCW_OK */
+    pcw_segment *seg; /* opened, or NULL */
+} entry;
 
-static int push(path_list *l, const char *dir, const char *name)
+typedef struct entry_list {
+    entry *v;
+    size_t n, cap;
+} entry_list;
+
+static int push(entry_list *l, const char *path, int32_t name_pid, int is_folder, int status,
+                const char *why, pcw_segment *seg)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        char **v = realloc(l->v, cap * sizeof *v);
+        entry *v = realloc(l->v, cap * sizeof *v);
         if (!v)
             return -1;
         l->v = v, l->cap = cap;
     }
-    if (asprintf(&l->v[l->n], "%s%s%s", dir ? dir : "", dir ? "/" : "", name) < 0)
+    entry *e = &l->v[l->n];
+    e->path = strdup(path);
+    e->why = why ? strdup(why) : NULL;
+    if (!e->path || (why && !e->why)) {
+        free(e->path), free(e->why);
         return -1;
+    }
+    e->name_pid = name_pid, e->is_folder = is_folder, e->status = status, e->seg = seg;
     l->n++;
     return 0;
 }
 
-static int is_seg_name(const char *n)
+static int on_discovered(pcw_discovered *d, void *arg)
 {
-    size_t len = strlen(n), sl = strlen(PCW_SEG_SUFFIX);
-    return n[0] != '.' && len > sl && strcmp(n + len - sl, PCW_SEG_SUFFIX) == 0;
+    if (push(arg, d->path, d->name_pid, d->is_folder, d->status, d->why, d->seg) != 0)
+        return PCW_E_NO_MEMORY;
+    d->seg = NULL; /* kept: checked once the list is sorted */
+    return PCW_OK;
 }
 
-static int is_provider_dir_name(const char *n)
-{
-    if (strncmp(n, "pcw-", 4) != 0 || !n[4])
-        return 0;
-    for (const char *p = n + 4; *p; p++)
-        if (*p < '0' || *p > '9')
-            return 0;
-    return 1;
-}
-
-static int list_segments(path_list *l, const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0; /* no provider has run yet */
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        if (is_seg_name(e->d_name))
-            rc = push(l, dir, e->d_name);
-    closedir(d);
-    return rc;
-}
-
-static int collect(path_list *l, const dump_opts *o)
+static int collect(entry_list *l, const dump_opts *o)
 {
     if (o->segments.n) {
-        for (size_t i = 0; i < o->segments.n; i++)
-            if (push(l, NULL, o->segments.v[i]) != 0)
-                return -1;
-        return 0;
-    }
-    const char *root = dump_root(o);
-    char *dir;
-    if (!o->all_users) {
-        if (asprintf(&dir, "%s/pcw-%u", root, (unsigned)geteuid()) < 0)
-            return -1;
-        int rc = list_segments(l, dir);
-        free(dir);
-        return rc;
-    }
-    DIR *d = opendir(root);
-    if (!d)
-        return 0;
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (!is_provider_dir_name(e->d_name))
-            continue;
-        if (asprintf(&dir, "%s/%s", root, e->d_name) < 0) {
-            rc = -1;
-            break;
+        for (size_t i = 0; i < o->segments.n; i++) {
+            pcw_segment *seg = NULL;
+            int rc = pcw_segment_open(&seg, o->segments.v[i]);
+            if (push(l, o->segments.v[i], 0, 0, rc, rc == PCW_OK ? NULL : pcw_status_str(rc),
+                     seg) != 0) {
+                pcw_segment_close(seg);
+                return PCW_E_NO_MEMORY;
+            }
         }
-        rc = list_segments(l, dir);
-        free(dir);
+        return PCW_OK;
     }
-    closedir(d);
-    return rc;
+    pcw_consumer *c;
+    pcw_consumer_options co = {.dir = o->dir, .all_users = o->all_users};
+    int rc = pcw_consumer_open(&c, &co);
+    if (rc == PCW_OK) {
+        rc = pcw_consumer_discover(c, on_discovered, l);
+        pcw_consumer_close(c);
+    }
+    return rc == PCW_E_IO ? PCW_OK : rc; /* no root: nothing to check */
 }
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_entry(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const entry *)a)->path, ((const entry *)b)->path);
 }
 
 /* Failures that say nothing about the segment's structure. */
@@ -118,12 +98,16 @@ static int is_environmental(int rc)
 
 int check_run(const dump_opts *o)
 {
-    path_list l = {0};
-    if (collect(&l, o) != 0) {
-        fprintf(stderr, "pcwdump: %s\n", pcw_status_str(PCW_E_NO_MEMORY));
+    entry_list l = {0};
+    int crc = collect(&l, o);
+    if (crc != PCW_OK) {
+        fprintf(stderr, "pcwdump: %s: %s\n", dump_root(o), pcw_status_str(crc));
+        for (size_t i = 0; i < l.n; i++)
+            pcw_segment_close(l.v[i].seg), free(l.v[i].path), free(l.v[i].why);
+        free(l.v);
         return EXIT_FAIL;
     }
-    qsort(l.v, l.n, sizeof *l.v, cmp_str);
+    qsort(l.v, l.n, sizeof *l.v, cmp_entry);
     jw w;
     if (o->json) {
         jw_init(&w, stdout, !o->compact);
@@ -135,17 +119,16 @@ int check_run(const dump_opts *o)
     int status = EXIT_OK;
     size_t checked = 0;
     for (size_t i = 0; i < l.n; i++) {
-        const char *path = l.v[i];
-        pcw_segment *seg = NULL;
-        char why[256] = "";
-        int rc = pcw_segment_open(&seg, path);
-        if (o->providers.n) {
-            /* An unreadable segment can still be picked by the pid its
-             * file name starts with. */
-            const char *base = strrchr(path, '/');
-            base = base ? base + 1 : path;
-            pcw_provider_info fake = {.path = path, .name = "", .pid = atoi(base)};
-            if (!sel_provider(o, seg ? pcw_segment_provider(seg) : &fake)) {
+        entry *en = &l.v[i];
+        const char *path = en->path;
+        pcw_segment *seg = en->seg;
+        char why[512] = "";
+        int rc = en->status;
+        /* A provider filter picks segments (an unreadable one by the pid
+         * its name gives); a refused folder concerns every provider. */
+        if (o->providers.n && !en->is_folder) {
+            pcw_provider_info named = {.path = path, .name = "", .pid = en->name_pid};
+            if (!sel_provider(o, seg ? pcw_segment_provider(seg) : &named)) {
                 pcw_segment_close(seg);
                 continue;
             }
@@ -155,7 +138,7 @@ int check_run(const dump_opts *o)
         else if (rc == PCW_E_CORRUPT && *pcw_error_detail())
             snprintf(why, sizeof why, "%s", pcw_error_detail());
         else
-            snprintf(why, sizeof why, "%s", pcw_status_str(rc));
+            snprintf(why, sizeof why, "%s", en->why ? en->why : pcw_status_str(rc));
         pcw_segment_close(seg);
         checked++;
         const char *verdict = rc == PCW_OK ? "OK" : is_environmental(rc) ? "ERROR" : "CORRUPT";
@@ -199,7 +182,7 @@ int check_run(const dump_opts *o)
         }
     }
     for (size_t i = 0; i < l.n; i++)
-        free(l.v[i]);
+        free(l.v[i].path), free(l.v[i].why);
     free(l.v);
     return status;
 }

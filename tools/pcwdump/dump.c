@@ -16,8 +16,7 @@
 
 const char *dump_root(const dump_opts *o)
 {
-    const char *r = o->dir ? o->dir : getenv(PCW_DIR_ENV);
-    return r && *r ? r : PCW_DEFAULT_ROOT;
+    return pcw_root(o->dir);
 }
 
 /* What one pass found, to decide the exit status. */
@@ -99,7 +98,8 @@ static int select_instances(pass *p, const pcw_consumer *merged_from, size_t *n)
                          pcw_snapshot_name_len(&p->snap, i)))
             p->order[k++] = i;
     sample_order so = {&p->snap, merged_from};
-    qsort_r(p->order, k, sizeof *p->order, cmp_sample, &so);
+    if (k > 1) /* p->order is NULL until a read returned instances */
+        qsort_r(p->order, k, sizeof *p->order, cmp_sample, &so);
     *n = k;
     return PCW_OK;
 }
@@ -347,6 +347,16 @@ static int one_pass(pass *p, unsigned sample)
     return status;
 }
 
+/* A provider folder consumers refuse: its segments are left out of every
+ * listing, so say which and why (once, on stderr; the listing goes on). */
+static int warn_refused(pcw_discovered *d, void *arg)
+{
+    (void)arg;
+    if (d->is_folder)
+        fprintf(stderr, "pcwdump: warning: ignoring %s: %s\n", d->path, d->why);
+    return PCW_OK;
+}
+
 int dump_run(const dump_opts *o)
 {
     pass p = {.o = o};
@@ -374,6 +384,7 @@ int dump_run(const dump_opts *o)
             fprintf(stderr, "pcwdump: %s: %s\n", dump_root(o), pcw_status_str(rc));
             return EXIT_FAIL;
         }
+        (void)pcw_consumer_discover(p.consumer, warn_refused, NULL);
     }
     if (o->json) {
         p.sink = &json_sink;
