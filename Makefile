@@ -43,7 +43,11 @@ TEST_LIBS     = -lcriterion
 LIB_SRC  = $(wildcard lib/consumer/*.c lib/query/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_PIC  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
-HEADERS  = $(wildcard lib/pcw/*.h)
+# Public headers, and the provider's private implementation headers (installed
+# too: the file that defines PCW_PROVIDER_IMPLEMENTATION includes them).
+PUBLIC_HEADERS = $(wildcard lib/pcw/*.h)
+IMPL_HEADERS   = $(wildcard lib/pcw/provider_impl/*.h)
+HEADERS  = $(PUBLIC_HEADERS) $(IMPL_HEADERS)
 LIBPCW_A = $(BUILD)/libpcw.a
 LIBPCW_SO = $(BUILD)/libpcw.so
 SOVERSION = 1
@@ -64,7 +68,7 @@ all: lib tools examples
 lib: $(LIBPCW_A) $(LIBPCW_SO)
 tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
-tests: $(TESTS) $(HELPERS)
+tests: $(TESTS) $(HELPERS) $(CXX_HELPERS)
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h tools/*/*.h)
 	@mkdir -p $(dir $@)
@@ -107,7 +111,44 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(HEADERS) $(LIBPCW_A) $(wildcard te
 $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h lib/query/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
+	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
 	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+
+# ---- C++ (issue 12) ---------------------------------------------------------
+# A provider in two translation units (tests/cxx/provider_main.cc holds the
+# implementation, web_counters.cc a static counter table) as C++17 and C++20,
+# and a C++ consumer: helpers that tests/test_cxx.c runs. check-cxx compiles
+# every public header, and these files, with g++ and clang++ in both
+# standards.
+CXX_TEST_FLAGS   = $(OPT) -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
+                   $(SANFLAGS)
+CXX_PROVIDER_SRC = tests/cxx/provider_main.cc tests/cxx/web_counters.cc
+CXX_HELPERS      = $(BUILD)/tests/helpers/cxx_provider17 $(BUILD)/tests/helpers/cxx_provider20 \
+                   $(BUILD)/tests/helpers/cxx_consumer
+CXX_HEADERS      = provider callback consumer collect query types layout name naming \
+                   control_proto version
+
+$(BUILD)/tests/helpers/cxx_provider17: $(CXX_PROVIDER_SRC) tests/cxx/web.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(CXX_TEST_FLAGS) -o $@ $(CXX_PROVIDER_SRC) $(PROVIDER_LIBS)
+$(BUILD)/tests/helpers/cxx_provider20: $(CXX_PROVIDER_SRC) tests/cxx/web.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 $(CXX_TEST_FLAGS) -o $@ $(CXX_PROVIDER_SRC) $(PROVIDER_LIBS)
+$(BUILD)/tests/helpers/cxx_consumer: tests/cxx/consumer.cc $(HEADERS) $(LIBPCW_A)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(CXX_TEST_FLAGS) -o $@ $< $(LIBPCW_A) -lpthread
+
+check-cxx:
+	@set -e; for cxx in g++ clang++; do for std in c++17 c++20; do \
+	  for h in $(CXX_HEADERS); do \
+	    printf '#include <pcw/%s.h>\n' $$h | $$cxx -std=$$std -x c++ -fsyntax-only \
+	      -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib - ; done; \
+	  for f in $(CXX_PROVIDER_SRC) tests/cxx/consumer.cc; do \
+	    $$cxx -std=$$std -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
+	      -fsyntax-only $$f; done; \
+	  echo "check-cxx: $$cxx -std=$$std: every header, the provider implementation and the consumer compile clean"; \
+	done; done
+.PHONY: check-cxx
 
 
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
@@ -120,7 +161,7 @@ CRITERION_FLAGS ?= --jobs 2
 
 # Runs every test binary, then prints one closing line counting the tests
 # inside them: Criterion's "Synthesis" lines and conctest's "N tests passed".
-run-tests: $(TESTS) $(HELPERS) tools examples $(SEG_SEEDS)/.stamp
+run-tests: $(TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp
 	@set -o pipefail; log=$(BUILD)/tests.log; rm -f $$log; failed_bins=0; \
 	for t in $(TESTS); do \
 	  echo "== $$t"; \
@@ -146,7 +187,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-casefold check-asan check-tsan check-fuzz
+check: check-casefold check-cxx check-asan check-tsan check-fuzz
 	@echo "make check: all suites passed"
 
 # ---- the case-folding table (scripts/gen_casefold.py) ----------------------
@@ -237,8 +278,9 @@ PCDIR  = $(LIBDIR)/pkgconfig
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
 
 install: all
-	install -d $(DESTDIR)$(INCDIR)/pcw $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR)
-	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/pcw/
+	install -d $(DESTDIR)$(INCDIR)/pcw/provider_impl $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR)
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCDIR)/pcw/
+	install -m 644 $(IMPL_HEADERS) $(DESTDIR)$(INCDIR)/pcw/provider_impl/
 	install -m 644 $(LIBPCW_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIBPCW_SO) $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
 	ln -sf libpcw.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpcw.so

@@ -2,6 +2,10 @@
  * bench/benchutil.c - pinning, child processes and the shared provider
  * children (see benchutil.h).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif

@@ -68,7 +68,8 @@ def rows(figs):
     def verdict(ok):
         return "n/a" if ok is None else ("met" if ok else "NOT MET")
 
-    for pcw, raw in (("update/pcw_plain", "update/raw_store"), ("update/pcw_atomic", "update/raw_atomic")):
+    for pcw, raw in (("update/pcw_plain", "update/raw_store"), ("update/pcw_add", "update/raw_store"),
+                     ("update/pcw_atomic", "update/raw_atomic")):
         a, b = get(pcw), get(raw)
         if a and b:
             r = a["ns"] / b["ns"]

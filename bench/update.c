@@ -7,16 +7,25 @@
  *                      pcw_instance_block() (or a generated X_<block>_of()),
  *                      taken once when the instance is created, then a plain
  *                      store per update into the segment
+ *   update/pcw_add     pcw_u64_add() through that block pointer: the
+ *                      single-writer update (relaxed load + relaxed store,
+ *                      the same instructions as pcw_plain, race-free in
+ *                      C11's terms)
  *   update/raw_atomic  relaxed atomic add through the raw pointer
- *   update/pcw_atomic  pcw_u64_add() through that block pointer
+ *   update/pcw_atomic  pcw_u64_add_atomic() through that block pointer: the
+ *                      update for a counter several threads share (an
+ *                      atomic read-modify-write, `lock add` on x86)
  *   update/pcw_plain_fetch  (extra) the block pointer fetched again with
  *                      pcw_instance_block() on every update: what a provider
  *                      pays if it keeps only the pcw_instance
  *   update/raw_atomic_threads/<k>   k threads, each a relaxed atomic add on
  *                      its own 64-byte-aligned word of a MAP_SHARED page
- *   update/pcw_atomic_threads/<k>   k threads, each pcw_u64_add() on its own
- *                      instance, instances created one after the other
- *                      (adjacent slots: neighbours share cache lines)
+ *   update/pcw_atomic_threads/<k>   k threads, each pcw_u64_add_atomic() on
+ *                      its own instance, instances created one after the
+ *                      other (adjacent slots: neighbours share cache lines)
+ *   update/pcw_add_threads/<k>   the same with pcw_u64_add(): each thread
+ *                      is its counter's only writer, as in a provider with
+ *                      one instance per worker
  *   update/pcw_atomic_threads_cacheline/<k>  the same with
  *                      PCW_REG_CACHELINE (each instance's data on its own
  *                      cache line)
@@ -157,7 +166,8 @@ static void bm_raw_atomic(gb_state *st, void *arg)
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
-static void bm_pcw_atomic(gb_state *st, void *arg)
+/* The single-writer update: pcw_u64_add (relaxed load + relaxed store). */
+static void bm_pcw_add(gb_state *st, void *arg)
 {
     (void)arg;
     bu_pin(BU_CPU_MAIN);
@@ -176,13 +186,33 @@ static void bm_pcw_atomic(gb_state *st, void *arg)
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
+/* The shared-counter update: pcw_u64_add_atomic (an atomic RMW). */
+static void bm_pcw_atomic(gb_state *st, void *arg)
+{
+    (void)arg;
+    bu_pin(BU_CPU_MAIN);
+    pcw_instance *in = pcw_counter_instance();
+    if (!in) {
+        gb_skip_with_error(st, "cannot create the pcw instance");
+        return;
+    }
+    uint64_t *c = (uint64_t *)pcw_instance_block(in, 0);
+    int64_t k;
+    while ((k = gb_keep_running_batch(st, BATCH)) > 0)
+        for (int64_t i = 0; i < k; i++) {
+            pcw_u64_add_atomic(c, 1);
+            gb_clobber_memory();
+        }
+    gb_set_items_processed(st, gb_state_iterations(st));
+}
+
 /* ---- several threads, each on its own counter --------------------------- */
 
 #define MAX_THREADS 64
 
-static uint64_t *raw_words;                 /* one per 64-byte line */
-static uint64_t *adjacent[MAX_THREADS];     /* instances' counters, packed */
-static uint64_t *cacheline[MAX_THREADS];    /* ... with PCW_REG_CACHELINE */
+static uint64_t *raw_words;              /* one per 64-byte line */
+static uint64_t *adjacent[MAX_THREADS];  /* instances' counters, packed */
+static uint64_t *cacheline[MAX_THREADS]; /* ... with PCW_REG_CACHELINE */
 static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
 
 static int thread_counters(uint32_t flags, const char *name, uint64_t **out)
@@ -229,8 +259,9 @@ static void make_thread_counters(void)
 }
 
 /* Each of the benchmark's threads adds to its own counter, pinned to a CPU
- * of its own (as far as the machine has them). */
-static void threads_bench(gb_state *st, uint64_t *(*counter)(int))
+ * of its own (as far as the machine has them), with an atomic RMW
+ * (`atomic`) or as the counter's single writer. */
+static void threads_bench(gb_state *st, uint64_t *(*counter)(int), int atomic)
 {
     pthread_once(&threads_once, make_thread_counters);
     int t = gb_thread_index(st);
@@ -242,11 +273,18 @@ static void threads_bench(gb_state *st, uint64_t *(*counter)(int))
         return;
     }
     int64_t k;
-    while ((k = gb_keep_running_batch(st, BATCH)) > 0)
-        for (int64_t i = 0; i < k; i++) {
-            pcw_u64_add(c, 1);
-            gb_clobber_memory();
-        }
+    while ((k = gb_keep_running_batch(st, BATCH)) > 0) {
+        if (atomic)
+            for (int64_t i = 0; i < k; i++) {
+                pcw_u64_add_atomic(c, 1);
+                gb_clobber_memory();
+            }
+        else
+            for (int64_t i = 0; i < k; i++) {
+                pcw_u64_add(c, 1);
+                gb_clobber_memory();
+            }
+    }
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
@@ -266,17 +304,22 @@ static uint64_t *cacheline_of(int t)
 static void bm_raw_threads(gb_state *st, void *arg)
 {
     (void)arg;
-    threads_bench(st, raw_of);
+    threads_bench(st, raw_of, 1);
 }
 static void bm_pcw_threads(gb_state *st, void *arg)
 {
     (void)arg;
-    threads_bench(st, adjacent_of);
+    threads_bench(st, adjacent_of, 1);
 }
 static void bm_pcw_threads_cacheline(gb_state *st, void *arg)
 {
     (void)arg;
-    threads_bench(st, cacheline_of);
+    threads_bench(st, cacheline_of, 1);
+}
+static void bm_pcw_add_threads(gb_state *st, void *arg)
+{
+    (void)arg;
+    threads_bench(st, adjacent_of, 0);
 }
 
 static void thread_counts(gb_bench *b)
@@ -294,9 +337,12 @@ void bench_update_register(void)
 {
     thread_counts(gb_register("update/raw_atomic_threads", bm_raw_threads, NULL));
     thread_counts(gb_register("update/pcw_atomic_threads", bm_pcw_threads, NULL));
-    thread_counts(gb_register("update/pcw_atomic_threads_cacheline", bm_pcw_threads_cacheline, NULL));
+    thread_counts(
+        gb_register("update/pcw_atomic_threads_cacheline", bm_pcw_threads_cacheline, NULL));
+    thread_counts(gb_register("update/pcw_add_threads", bm_pcw_add_threads, NULL));
     gb_unit_ns(gb_register("update/raw_store", bm_raw_store, NULL));
     gb_unit_ns(gb_register("update/pcw_plain", bm_pcw_plain, NULL));
+    gb_unit_ns(gb_register("update/pcw_add", bm_pcw_add, NULL));
     gb_unit_ns(gb_register("update/raw_atomic", bm_raw_atomic, NULL));
     gb_unit_ns(gb_register("update/pcw_atomic", bm_pcw_atomic, NULL));
     gb_unit_ns(gb_register("update/pcw_plain_fetch", bm_pcw_plain_fetch, NULL));

@@ -15,6 +15,10 @@
  *
  * Usage: geometric_waves [SECONDS]   (default: until SIGINT or SIGTERM)
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <signal.h>
 #include <stdint.h>

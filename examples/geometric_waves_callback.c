@@ -16,6 +16,10 @@
  *
  * Usage: geometric_waves_callback [SECONDS]   (default: until SIGINT/SIGTERM)
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <signal.h>
 #include <stdint.h>

@@ -9,6 +9,10 @@
  *
  * Usage: instance_churn [WINDOW [ROUNDS]]   (defaults 1000, 100000)
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #include <pcw/provider.h>
 
 #include <stdlib.h>

@@ -10,6 +10,10 @@
  * moment. Every collection must be complete and consistent: the callback's
  * three instances carry A == id * 10 and B == ~A.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <pthread.h>
 #include <stdatomic.h>

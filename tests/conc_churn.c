@@ -14,6 +14,10 @@
  * Also built and run under TSan (see conc_threads.c for what TSan can and
  * cannot see here).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: provider.h needs it */
 #include <pthread.h>
 

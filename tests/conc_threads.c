@@ -13,6 +13,10 @@
  * provider/consumer ordering through the segment, because the two map the
  * file at different addresses: that is what the identity checks are for.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: provider.h needs it */
 #include <pthread.h>
 

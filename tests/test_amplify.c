@@ -11,6 +11,10 @@
  * versions 1 and 2 share, and measures the consumer in a child process
  * (its peak RSS) so that one case's allocations do not hide another's.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -9,6 +9,10 @@
  * killed-consumer test forks a consumer; the time-limit tests and the
  * example run providers as separate programs.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

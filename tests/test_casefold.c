@@ -18,6 +18,10 @@
  * was read as UTF-8, so a mangled file fails loudly rather than passing
  * vacuously.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

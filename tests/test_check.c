@@ -7,6 +7,10 @@
  * API refuses to make) is made by rewriting an instance's name bytes in
  * the segment, found by searching for them.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 
@@ -46,8 +50,10 @@ static void rename_in_segment(env *e, const char *from, const char *to)
 {
     size_t n = strlen(from);
     cr_assert_eq(strlen(to), n);
-    unsigned char *base = e->prov->base;
-    uint64_t used = __atomic_load_n(&e->prov->hdr->size, __ATOMIC_ACQUIRE);
+    /* White box: the provider's record behind the handle. */
+    pcw__prov *p = (pcw__prov *)pcw__handle_get(e->prov, PCW__HANDLE_PROVIDER);
+    unsigned char *base = p->base;
+    uint64_t used = __atomic_load_n(&p->hdr->size, __ATOMIC_ACQUIRE);
     unsigned char *at = memmem(base, used, from, n);
     cr_assert(at, "name %s not found in the segment", from);
     cr_assert_null(memmem(at + 1, used - (size_t)(at + 1 - base), from, n), "not unique");

@@ -7,6 +7,10 @@
  * socket the test binds in the provider's place passes the consumer's
  * SO_PEERCRED check) or as helper processes.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 /* Longer than any wait here: a held collection ends only because the
  * consumer (or its connection) ends it. */

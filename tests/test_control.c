@@ -5,6 +5,10 @@
  * stranger uid, by the filesystem and by SO_PEERCRED; an impostor
  * listening in the provider's place).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

@@ -9,6 +9,10 @@
  * quickly; the peers are raw sockets speaking the wire format. Times are
  * deadlines that end a wait, never the signal the test waits for.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE             1
 #define PCW_CTL_MAX_ADDED       64
 #define PCW_CTL_MAX_ADDED_BYTES 8192
@@ -112,8 +116,11 @@ static void env_open(env *e)
     info.name = "Huge Set";
     info.callback = huge;
     cr_assert_eq(pcw_register(&e->huge_reg, e->prov, &info), PCW_OK);
-    e->seg_index = e->seg_reg->cset->reg_index;
-    e->huge_index = e->huge_reg->cset->reg_index;
+    /* White box: the records behind the handles. */
+    e->seg_index =
+        ((pcw__reg *)pcw__handle_get(e->seg_reg, PCW__HANDLE_REGISTRATION))->cset->reg_index;
+    e->huge_index =
+        ((pcw__reg *)pcw__handle_get(e->huge_reg, PCW__HANDLE_REGISTRATION))->cset->reg_index;
     snprintf(e->sock, sizeof e->sock, "%s", pcw_provider_path(e->prov));
     strcpy(e->sock + strlen(e->sock) - strlen(PCW_SEG_SUFFIX), PCW_SOCK_SUFFIX);
 }
@@ -237,7 +244,7 @@ Test(control_limits, slow_sender_is_dropped)
  * drops once a finished connection's thread has been joined). */
 static size_t connections(env *e)
 {
-    pcw__ctl *ctl = pcw__ctl_of(e->prov);
+    pcw__ctl *ctl = pcw__ctl_of((pcw__prov *)pcw__handle_get(e->prov, PCW__HANDLE_PROVIDER));
     pthread_mutex_lock(&ctl->lock);
     size_t n = ctl->nconns;
     pthread_mutex_unlock(&ctl->lock);

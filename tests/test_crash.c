@@ -17,6 +17,10 @@
  *   - pcw_consumer_remove_stale removes it.
  * The seed is printed; PCW_CRASH_SEED=<n> replays a run.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: provider.h needs it */
 #include <criterion/criterion.h>
 #include <dirent.h>

@@ -4,6 +4,10 @@
  * real directories owned by that uid and writable by nobody else, and in
  * them only regular, correctly owned *.seg files not starting with a dot.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

@@ -6,6 +6,10 @@
  * directory and opens it: the consumer must answer with a specific error,
  * never crash, hang or read out of bounds (ASan watches the last).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 #include <setjmp.h>

@@ -3,6 +3,10 @@
  * provider's lifecycle, checked from the consumer's side after each step:
  * what a consumer sees (names, ids, values) is what the provider made.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

@@ -5,6 +5,10 @@
  * names follow pcw_instance_type_is_multi, consumers read the type back,
  * pcwdump names it and --check accepts the segment.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

@@ -5,6 +5,10 @@
  * Instances reused after the punch continue their slots' generations, so
  * readers still read them whole.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 #include <stdio.h>

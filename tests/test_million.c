@@ -6,6 +6,10 @@
  * every one of them with its own name and value (it remaps as the segment
  * grows), find any of them by name, and stay consistent after half close.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
 #include <criterion/criterion.h>
 

@@ -4,6 +4,10 @@
  * duplicated, empty or malformed; snapshots the caller got wrong; and an
  * index over a real segment read.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif

@@ -5,6 +5,10 @@
  * program's own message (examples/geometric_waves, run as a real process)
  * and in pcwdump's warning.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 

@@ -5,6 +5,10 @@
  * segment) must never get PCW_E_CORRUPT. A chunk linked after the reader
  * loaded header.size lies past that size; that is growth, not corruption.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif

@@ -3,6 +3,10 @@
  * refused with the documented status and publishes nothing; the right ways
  * publish what consumers then read back.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 
@@ -182,8 +186,10 @@ Test(register, counter_fields)
     expect(PCW_E_INVALID_PARAMETER, "size 2");
     cnt[1].size = 16;
     expect(PCW_E_INVALID_PARAMETER, "size 16");
-    cnt[1].size = 0;
-    expect(PCW_E_INVALID_PARAMETER, "size 0");
+    cnt[1].size = 8;
+    cnt[1].type = PERF_COUNTER_COUNTER;
+    expect(PCW_E_INVALID_PARAMETER, "a 32-bit rate in 8 bytes");
+    cnt[1].type = PERF_COUNTER_RAWCOUNT;
     cnt[1].size = 4;
     cnt[1].offset = 10;
     expect(PCW_E_INVALID_PARAMETER, "4-byte counter at offset 10");
@@ -241,6 +247,7 @@ Test(register, every_known_type_accepted)
                                      PERF_COUNTER_BULK_COUNT,     PERF_COUNTER_TEXT,
                                      PERF_COUNTER_NODATA,         PERF_ELAPSED_TIME,
                                      PERF_COUNTER_HISTOGRAM_TYPE, PERF_PRECISION_OBJECT_TIMER};
+    cnt[0].size = 0; /* each type's natural size */
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         cnt[0].type = types[i];
         expect(PCW_OK, "known type");
@@ -264,14 +271,14 @@ Test(register, duplicate_counters)
 
 Test(register, references_must_name_a_counter)
 {
-    uint32_t *fields[4] = {&cnt[0].base_id, &cnt[0].perf_time_id, &cnt[0].perf_freq_id,
-                           &cnt[0].multi_id};
+    uint32_t *fields[4] = {&cnt[0].base_ref, &cnt[0].perf_time_ref, &cnt[0].perf_freq_ref,
+                           &cnt[0].multi_ref};
     for (int k = 0; k < 4; k++) {
-        *fields[k] = 99;
+        *fields[k] = PCW_REF(99);
         expect(PCW_E_INVALID_PARAMETER, "reference to no counter");
-        *fields[k] = 2;
+        *fields[k] = PCW_REF(2);
         expect(PCW_OK, "reference to counter 2");
-        *fields[k] = PCW_NO_COUNTER;
+        *fields[k] = 0;
     }
 }
 
@@ -378,7 +385,7 @@ Test(register, status_strings_distinct)
 {
     const char *seen[32];
     int n = 0;
-    for (int s = PCW_OK; s >= PCW_E_PROTOCOL; s--) {
+    for (int s = PCW_OK; s >= PCW_E_INVALID_HANDLE; s--) {
         const char *m = pcw_status_str(s);
         cr_assert_not_null(m);
         cr_assert_str_neq(m, "unknown status", "status %d has no message", s);
@@ -387,5 +394,5 @@ Test(register, status_strings_distinct)
         seen[n++] = m;
     }
     cr_assert_str_eq(pcw_status_str(1), "unknown status");
-    cr_assert_str_eq(pcw_status_str(PCW_E_PROTOCOL - 1), "unknown status");
+    cr_assert_str_eq(pcw_status_str(PCW_E_INVALID_HANDLE - 1), "unknown status");
 }

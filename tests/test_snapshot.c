@@ -3,6 +3,10 @@
  * the name cache that lets a read of unchanged instances skip their ids and
  * names, and PCW_REG_CACHELINE rows.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -12,6 +12,10 @@
  * size after 100,000, because slots and names are reused after their grace
  * period.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: provider.h needs it */
 #include <criterion/criterion.h>
 

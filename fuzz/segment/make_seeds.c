@@ -14,6 +14,10 @@
  * checks that, and what the seeds reach). Keep each below the fuzzer's
  * -max_len (FUZZ_MAX_LEN in the Makefile).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <pcw/provider.h>
 
@@ -23,8 +27,12 @@ static char root[] = "/tmp/pcw-seeds-XXXXXX";
 static void save(pcw_provider *p, const char *outdir, const char *name)
 {
     int in = open(pcw_provider_path(p), O_RDONLY);
-    uint64_t size = __atomic_load_n(&((pcw_seg_header *)p->base)->size, __ATOMIC_ACQUIRE);
-    size = (size + 4095) & ~4095ull;
+    pcw_seg_header h; /* this process is the provider, and idle: read it from the file */
+    if (in < 0 || pread(in, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+        perror("read segment header");
+        exit(1);
+    }
+    uint64_t size = (h.size + 4095) & ~4095ull;
     char *buf = malloc(size);
     if (in < 0 || !buf || read(in, buf, size) != (ssize_t)size) {
         perror("read segment");
@@ -49,7 +57,7 @@ static pcw_registration *reg(pcw_provider *p, const char *name, uint32_t type, u
                              pcw_counter_desc_default()};
     c[0].id = 1, c[0].name = "Total", c[0].size = 8, c[0].description = "All of them";
     c[1].id = 2, c[1].name = "Fraction", c[1].size = 4, c[1].offset = 8;
-    c[1].type = PERF_RAW_FRACTION, c[1].base_id = 3;
+    c[1].type = PERF_RAW_FRACTION, c[1].base_ref = PCW_REF(3);
     c[2].id = 3, c[2].name = "Base", c[2].size = 4, c[2].offset = 12, c[2].type = PERF_RAW_BASE;
     if (nblocks > 1)
         c[2].block = 1, c[2].offset = 0;

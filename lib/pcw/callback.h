@@ -1,7 +1,10 @@
 /*
- * pcw/callback.h - callback countersets and the provider control channel
- * (PCW_CALLBACK, PcwAddInstance, PERFLIB's ControlCallback). Included by
- * pcw/provider.h; header-only like it.
+ * pcw/callback.h - callback countersets and control notifications: the
+ * types a provider's callbacks receive (PCW_CALLBACK, PcwAddInstance,
+ * PERFLIB's ControlCallback). Part of the provider API: pcw/provider.h
+ * includes it, and the implementation is compiled where pcw/provider.h is
+ * included with PCW_PROVIDER_IMPLEMENTATION defined. This header includes
+ * no other provider header; it compiles on its own, in C and C++.
  *
  * A counterset registered with a pcw_callback has instances that exist only
  * when a consumer asks: the consumer's request travels over the provider's
@@ -20,26 +23,14 @@
  * signal. The channel starts with pcw_provider_open when the options carry
  * a control callback, else with the first callback registration.
  *
- * Lifetimes (why nothing is used after it is freed):
- *   - Connection threads find a registration in prov->regs under
- *     urcu_bp_read_lock() (pcw__conn_acquire) and, before leaving the
- *     read-side section, mark it busy (conn->busy, under ctl->lock).
- *     pcw_unregister unlinks the registration (under prov->lock), waits a
- *     grace period (after which no thread can newly find it, and every
- *     walk that saw it has ended) and then waits until no connection is
- *     busy on it (pcw__control_forget). So after pcw_unregister returns,
- *     its callback is not running and never runs again: its context may
- *     go.
- *   - Callbacks run with no lock held and outside any RCU read-side
- *     section, so they may call
- *     pcw_create_instance, pcw_close_instance, pcw_register and even
- *     pcw_unregister of OTHER registrations. They must not unregister their
- *     own registration or close the provider: that waits for themselves.
- *   - pcw_provider_close stops the channel first: it wakes the listener,
- *     shuts every connection down (unblocking threads waiting for input)
- *     and joins every thread. A thread inside a user callback is waited
- *     for: close returns once the callback returns. Threads are joinable,
- *     never detached, so none outlives the provider.
+ * Lifetimes. Callbacks run with no lock held and outside any RCU read-side
+ * section, so they may call pcw_create_instance, pcw_close_instance,
+ * pcw_register and even pcw_unregister of OTHER registrations. They must
+ * not unregister their own registration or close the provider: that waits
+ * for themselves. Once pcw_unregister returns, the registration's callback
+ * is not running and never runs again: its context may go.
+ * pcw_provider_close waits for a callback that is running and joins every
+ * channel thread; none outlives the provider.
  *
  * Peers. A connecting process is served if its uid (SO_PEERCRED) is the
  * provider's effective uid, or 0 (root may read every segment anyway), or,
@@ -49,27 +40,69 @@
  * PCW_E_PERMISSION and is disconnected. The socket file is 0600 (0660 and
  * the chosen group with share_with_group) inside the provider's 0700/0750
  * directory, so the credential check is the second of two walls.
+ *
+ * The channel's limits (what one provider grants its consumers) are in
+ * pcw/provider_impl/control.h and docs/design.md's table of limits.
  */
 #ifndef PCW_CALLBACK_H
 #define PCW_CALLBACK_H
 
-#include "provider.h"
-#include "control_proto.h"
+/* As pcw/provider.h: the implementation needs _GNU_SOURCE, which works
+ * only when defined before the first system header. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 
-#include <poll.h>
-#include <signal.h>
-#include <time.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-#include <sys/un.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ===========================================================================
- * Public API
- */
+/* The provider API's functions are declared with PCW_PROVIDER_API (empty
+ * by default: external linkage, default visibility). A program that builds
+ * the implementation into a shared library and does not want to export it
+ * may define it as __attribute__((visibility("hidden"))), the same in every
+ * translation unit. */
+#ifndef PCW_PROVIDER_API
+#define PCW_PROVIDER_API
+#endif
+
+/* A callback's output: the instances of one request (pcw_add_instance). */
+typedef struct pcw_buffer pcw_buffer;
+
+/* PCW_DATA: one data block. For pcw_create_instance, `data` is the initial
+ * contents (or NULL for zeros) and `size` the block size the caller expects;
+ * for pcw_add_instance, the block to copy. */
+typedef struct pcw_data {
+    const void *data PCW__ZERO;
+    uint32_t size PCW__ZERO;
+} pcw_data;
+
+/* ---- counterset callbacks (PCW_CALLBACK) -------------------------------- */
+
+typedef enum pcw_callback_type {
+    PCW_CALLBACK_ADD_COUNTER = 0,
+    PCW_CALLBACK_REMOVE_COUNTER = 1,
+    PCW_CALLBACK_ENUMERATE_INSTANCES = 2,
+    PCW_CALLBACK_COLLECT_DATA = 3,
+} pcw_callback_type;
+
+typedef struct pcw_callback_info {
+    pcw_buffer *buffer;        /* ENUMERATE/COLLECT: pass to pcw_add_instance */
+    uint64_t counter_mask;     /* bit i = i-th registered counter; ~0 = all */
+    uint32_t instance_id;      /* PCW_ANY_INSTANCE_ID = any */
+    const char *instance_mask; /* wildcard, "*" = all (pcw_wildcard_match) */
+    uint32_t counter_index;    /* ADD/REMOVE_COUNTER: which counter */
+    uint32_t reserved;
+} pcw_callback_info;
+
+/* A provider callback; must be thread-safe (several consumers may be served
+ * at once). Its return value is informational, as in PCW. */
+typedef int (*pcw_callback)(pcw_callback_type type, const pcw_callback_info *info, void *ctx);
 
 /* PcwAddInstance: from a pcw_callback handling ENUMERATE_INSTANCES or
  * COLLECT_DATA, add one instance to the request's buffer.
@@ -91,1033 +124,36 @@ extern "C" {
  * PCW_E_NO_MEMORY past PCW_CTL_MAX_REPLY bytes of reply.
  * Concurrency: the thread running the callback that received `buffer`,
  * during that call only. */
-static inline int pcw_add_instance(pcw_buffer *buffer, const char *name, uint32_t id,
-                                   uint32_t count, const pcw_data *data);
+PCW_PROVIDER_API int pcw_add_instance(pcw_buffer *buffer, const char *name, uint32_t id,
+                                      uint32_t count, const pcw_data *data);
 
-/* ===========================================================================
- * Implementation. Names starting with pcw__ are private.
- */
+/* ---- control notifications (PERFLIB's ControlCallback) ------------------ */
 
-/* The control channel's limits: what one provider grants its consumers,
- * so that no consumer can exhaust its memory or threads or stall it.
- * docs/design.md lists every limit in one table. A program may define any
- * of these before its first #include of pcw/provider.h (the same in every
- * translation unit that opens providers); PCW_CTL_IDLE_TIMEOUT_MS is in
- * pcw/control_proto.h, because consumers know it too. */
-#ifndef PCW_CTL_MAX_CONNS
-#define PCW_CTL_MAX_CONNS 128 /* consumers served at once; more: REFUSED, PCW_E_BUSY */
-#endif
-#ifndef PCW_CTL_BACKLOG
-#define PCW_CTL_BACKLOG 64 /* connections not yet accepted; more: connect fails EAGAIN */
-#endif
-#ifndef PCW_CTL_MSG_TIMEOUT_MS
-#define PCW_CTL_MSG_TIMEOUT_MS 5000 /* a request, from its first byte to its last */
-#endif
-#ifndef PCW_CTL_SEND_TIMEOUT_MS
-#define PCW_CTL_SEND_TIMEOUT_MS 10000 /* a reply, from its first byte to its last */
-#endif
-#ifndef PCW_CTL_HOLD_TIMEOUT_MS
-#define PCW_CTL_HOLD_TIMEOUT_MS 2000 /* COLLECT_START to COLLECT_END (HOLD) */
-#endif
-#ifndef PCW_CTL_MAX_HELD
-#define PCW_CTL_MAX_HELD 16 /* collections one connection holds; more: PCW_E_BUSY */
-#endif
-#ifndef PCW_CTL_MAX_ADDED
-#define PCW_CTL_MAX_ADDED 4096 /* counters one connection added; more: TOO_MANY_COUNTERS */
-#endif
-#ifndef PCW_CTL_MAX_ADDED_BYTES
-#define PCW_CTL_MAX_ADDED_BYTES (1u << 20) /* their instance masks, bytes */
-#endif
+/* What a consumer is doing. */
+typedef enum pcw_control_request {
+    PCW_CONTROL_ADD_COUNTER = 1,    /* PERF_ADD_COUNTER */
+    PCW_CONTROL_REMOVE_COUNTER = 2, /* PERF_REMOVE_COUNTER */
+    PCW_CONTROL_ENUM_INSTANCES = 3, /* PERF_ENUM_INSTANCES */
+    PCW_CONTROL_COLLECT_START = 4,  /* PERF_COLLECT_START */
+    PCW_CONTROL_COLLECT_END = 5,    /* PERF_COLLECT_END */
+} pcw_control_request;
 
-/* ---- pcw_buffer ---------------------------------------------------------- */
+typedef struct pcw_control_info {
+    const char *counterset; /* the counterset's name */
+    uint32_t counter_index; /* ADD/REMOVE: index in the registration */
+    uint32_t counter_id;    /* ADD/REMOVE: its id; else PCW_NO_COUNTER */
+    const char *instance;   /* ADD/REMOVE/ENUM/COLLECT: instance wildcard */
+    uint32_t instance_id;   /* PCW_ANY_INSTANCE_ID = any */
+    pid_t pid;              /* the consumer process (PERFLIB: machine name) */
+    uid_t uid;              /* its user */
+} pcw_control_info;
 
-struct pcw_buffer {
-    pcw_registration *reg;
-    int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
-    uint64_t counter_mask; /* the request's masks, applied here */
-    uint32_t instance_id;
-    const char *mask;
-    size_t mask_len;
-    pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
-    uint32_t count;       /* items encoded */
-    /* Every name added (kept or dropped), for the duplicate check. */
-    char *names;
-    size_t names_len, names_cap;
-    uint64_t *name_at; /* per name: offset << 32 | length */
-    size_t nnames, name_at_cap;
-    uint32_t *tab; /* open addressing over name_at, index + 1; 0 = empty */
-    size_t tab_cap;
-    unsigned char *scratch; /* one instance's data */
-};
-
-static inline int pcw__buffer_init(pcw_buffer *b, pcw_registration *r, int collect,
-                                   uint64_t counter_mask, uint32_t instance_id, const char *mask)
-{
-    memset(b, 0, sizeof *b);
-    b->reg = r;
-    b->collect = collect;
-    b->counter_mask = counter_mask;
-    b->instance_id = instance_id;
-    b->mask = mask;
-    b->mask_len = strlen(mask);
-    b->items.limit = PCW_CTL_MAX_REPLY - 16;
-    b->scratch = (unsigned char *)calloc(1, r->data_size ? r->data_size : 1);
-    return b->scratch ? PCW_OK : PCW_E_NO_MEMORY;
-}
-
-static inline void pcw__buffer_free(pcw_buffer *b)
-{
-    pcw_ctl_writer_free(&b->items);
-    free(b->names);
-    free(b->name_at);
-    free(b->tab);
-    free(b->scratch);
-    memset(b, 0, sizeof *b);
-}
-
-/* Remember `name`; PCW_E_DUPLICATE_NAME if an equal one is there. */
-static inline int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
-{
-    if (b->nnames + 1 > b->tab_cap / 2) {
-        size_t cap = b->tab_cap ? b->tab_cap * 2 : 64;
-        uint32_t *t = (uint32_t *)calloc(cap, sizeof *t);
-        if (!t || b->nnames >= UINT32_MAX - 1) {
-            free(t);
-            return PCW_E_NO_MEMORY;
-        }
-        for (size_t i = 0; i < b->nnames; i++) {
-            uint64_t at = b->name_at[i];
-            size_t h = (size_t)pcw_name_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
-            while (t[h])
-                h = (h + 1) & (cap - 1);
-            t[h] = (uint32_t)i + 1;
-        }
-        free(b->tab);
-        b->tab = t, b->tab_cap = cap;
-    }
-    size_t h = (size_t)pcw_name_hash(name, len) & (b->tab_cap - 1);
-    for (; b->tab[h]; h = (h + 1) & (b->tab_cap - 1)) {
-        uint64_t at = b->name_at[b->tab[h] - 1];
-        if (pcw_name_equal(b->names + (at >> 32), (uint32_t)at, name, len))
-            return PCW_E_DUPLICATE_NAME;
-    }
-    if (b->names_len + len > UINT32_MAX)
-        return PCW_E_NO_MEMORY;
-    if (b->names_len + len > b->names_cap) {
-        size_t cap = b->names_cap ? b->names_cap : 1024;
-        while (cap < b->names_len + len)
-            cap *= 2;
-        char *n = (char *)realloc(b->names, cap);
-        if (!n)
-            return PCW_E_NO_MEMORY;
-        b->names = n, b->names_cap = cap;
-    }
-    if (b->nnames == b->name_at_cap) {
-        size_t cap = b->name_at_cap ? b->name_at_cap * 2 : 64;
-        uint64_t *a = (uint64_t *)realloc(b->name_at, cap * sizeof *a);
-        if (!a)
-            return PCW_E_NO_MEMORY;
-        b->name_at = a, b->name_at_cap = cap;
-    }
-    if (len)
-        memcpy(b->names + b->names_len, name, len);
-    b->name_at[b->nnames] = (uint64_t)b->names_len << 32 | len;
-    b->names_len += len;
-    b->tab[h] = (uint32_t)++b->nnames;
-    return PCW_OK;
-}
-
-static inline int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t count,
-                                   const pcw_data *data)
-{
-    if (!b || !name || id >= PCW_ANY_INSTANCE_ID - 1)
-        return PCW_E_INVALID_PARAMETER;
-    pcw_registration *r = b->reg;
-    if (count && (count != r->block_count || !data))
-        return PCW_E_INVALID_COUNT;
-    for (uint32_t i = 0; i < count; i++)
-        if (data[i].size < r->block_need[i])
-            return PCW_E_BUFFER_TOO_SMALL;
-    size_t len;
-    int rc = pcw__check_instance_name(r, name, &len);
-    if (rc != PCW_OK)
-        return rc;
-    rc = pcw__buffer_claim_name(b, name, len);
-    if (rc != PCW_OK)
-        return rc;
-    /* The masks: whatever the callback did, the consumer gets only what it
-     * asked for. */
-    if (b->instance_id != PCW_ANY_INSTANCE_ID && id != b->instance_id)
-        return PCW_OK;
-    if (!pcw_wildcard_match(b->mask, b->mask_len, name, len))
-        return PCW_OK;
-    int with_data = b->collect && count;
-    pcw_ctl_put_u32(&b->items, id);
-    pcw_ctl_put_u32(&b->items, (uint32_t)len);
-    pcw_ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
-    pcw_ctl_put_bytes(&b->items, name, len);
-    if (with_data) {
-        unsigned char *d = b->scratch;
-        memset(d, 0, r->data_size);
-        if (b->counter_mask == ~0ull) {
-            for (uint32_t i = 0; i < count; i++)
-                if (data[i].data)
-                    memcpy(d + r->block_off[i], data[i].data,
-                           data[i].size < r->block_size[i] ? data[i].size : r->block_size[i]);
-        } else {
-            for (uint32_t c = 0; c < r->counter_count; c++) {
-                const pcw_counter_desc *cd = &r->counters[c];
-                if (!pcw_ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
-                    continue;
-                memcpy(d + r->block_off[cd->block] + cd->offset,
-                       (const unsigned char *)data[cd->block].data + cd->offset, cd->size);
-            }
-        }
-        pcw_ctl_put_bytes(&b->items, d, r->data_size);
-    }
-    if (b->items.bad)
-        return PCW_E_NO_MEMORY;
-    b->count++;
-    return PCW_OK;
-}
-
-/* ---- the channel's state ------------------------------------------------- */
-
-typedef struct pcw__ctl pcw__ctl;
-
-/* A counter a consumer added: told REMOVE when it goes. */
-typedef struct pcw__added {
-    uint32_t reg_index, counter_index, counter_id, instance_id;
-    const char *cset_name; /* in the segment: lives as long as the provider */
-    char *mask;
-} pcw__added;
-
-/* A collection a consumer holds open (COLLECT with PCW_CTL_HOLD). */
-typedef struct pcw__held {
-    uint32_t reg_index;
-    const char *cset_name;
-    long long deadline; /* ms, CLOCK_MONOTONIC: ended then at the latest */
-} pcw__held;
-
-typedef struct pcw__conn {
-    pcw__ctl *ctl;
-    struct pcw__conn *next; /* ctl->conns, under ctl->lock */
-    int fd;                 /* closed by whoever joins the thread */
-    pthread_t thread;
-    int done;               /* the thread is finishing; under ctl->lock */
-    pcw_registration *busy; /* whose callback it may run; under ctl->lock */
-    struct ucred cred;
-    /* Thread-private. */
-    pcw__added *added;
-    size_t nadded, added_cap;
-    size_t added_bytes; /* their masks, NULs included */
-    pcw__held *held;
-    size_t nheld, held_cap;
-} pcw__conn;
-
-struct pcw__ctl {
-    pcw_provider *prov;
-    int lfd;     /* listening socket */
-    int wake[2]; /* pipe: stop, or a connection finished */
-    pthread_t listener;
-    pthread_mutex_t lock;
-    pthread_cond_t idle; /* some conn->busy was cleared */
-    pcw__conn *conns;
-    size_t nconns;
-    int stopping; /* under lock */
-    uid_t uid;
-    gid_t group;
-    int use_group;
-    char sock[PATH_MAX];
-};
-
-static inline pcw__ctl *pcw__ctl_of(pcw_provider *p)
-{
-    /* Acquire pairs with the release in pcw__control_run: a thread that
-     * sees the pointer sees the channel initialised. */
-    return (pcw__ctl *)__atomic_load_n(&p->control, __ATOMIC_ACQUIRE);
-}
-
-/* ---- peers --------------------------------------------------------------- */
-
-static inline int pcw__peer_allowed(pcw__ctl *ctl, int fd, struct ucred *cr)
-{
-    socklen_t l = sizeof *cr;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &l) != 0 || l != sizeof *cr)
-        return 0;
-    if (cr->uid == ctl->uid || cr->uid == 0)
-        return 1;
-    if (!ctl->use_group)
-        return 0;
-    if (cr->gid == ctl->group)
-        return 1;
-    gid_t small[64], *g = small;
-    socklen_t gl = sizeof small;
-    int ok = 0;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &gl) != 0) {
-        if (errno != ERANGE || gl == 0 || gl > 65536 * sizeof(gid_t) || !(g = (gid_t *)malloc(gl)))
-            return 0;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &gl) != 0)
-            gl = 0;
-    }
-    for (size_t i = 0; i < gl / sizeof(gid_t); i++)
-        if (g[i] == ctl->group)
-            ok = 1;
-    if (g != small)
-        free(g);
-    return ok;
-}
-
-/* ---- I/O ----------------------------------------------------------------- */
-
-static inline long long pcw__now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static inline void pcw__conn_end_collect(pcw__conn *c, size_t i);
-
-/* End every held collection whose time is up. Connection thread. */
-static inline void pcw__conn_expire(pcw__conn *c, long long now)
-{
-    for (size_t i = c->nheld; i-- > 0;)
-        if (c->held[i].deadline <= now)
-            pcw__conn_end_collect(c, i);
-}
-
-/* Wait until fd is ready for `events` or `deadline` (ms, CLOCK_MONOTONIC;
- * LLONG_MAX: none) passes, ending held collections as their time comes
- * meanwhile. 1 ready, 0 deadline, -1 error. Connection thread. */
-static inline int pcw__conn_poll(pcw__conn *c, short events, long long deadline)
-{
-    for (;;) {
-        long long now = pcw__now_ms();
-        pcw__conn_expire(c, now);
-        if (now >= deadline)
-            return 0;
-        long long until = deadline;
-        for (size_t i = 0; i < c->nheld; i++)
-            if (c->held[i].deadline < until)
-                until = c->held[i].deadline;
-        long long left = until == LLONG_MAX ? -1 : until - now;
-        struct pollfd pf = {c->fd, events, 0};
-        int pr = poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
-        if (pr < 0 && errno != EINTR)
-            return -1;
-        if (pr > 0)
-            return 1;
-    }
-}
-
-/* Read exactly n bytes by `deadline`. Returns 1; 0 at a clean end of file
- * before the first byte; -1 on error, truncation or the deadline. */
-static inline int pcw__conn_read(pcw__conn *c, unsigned char *b, size_t n, long long deadline)
-{
-    size_t got = 0;
-    while (got < n) {
-        /* Read what is there first (usually the whole message): poll only
-         * when nothing has arrived, which saves a system call per read. */
-        ssize_t r = recv(c->fd, b + got, n - got, MSG_DONTWAIT);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (pcw__conn_poll(c, POLLIN, deadline) != 1)
-                return -1;
-            continue;
-        }
-        if (r == 0 && got == 0)
-            return 0;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 1;
-}
-
-/* Send the iovecs whole by `deadline`: a consumer that stops reading, or
- * reads a byte now and then, holds this thread until then at most. */
-static inline int pcw__conn_send(pcw__conn *c, struct iovec *iov, int n, long long deadline)
-{
-    while (n > 0) {
-        struct msghdr m;
-        memset(&m, 0, sizeof m);
-        m.msg_iov = iov;
-        m.msg_iovlen = (size_t)n;
-        /* MSG_NOSIGNAL: a consumer that went away is EPIPE, not SIGPIPE. */
-        ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (pcw__conn_poll(c, POLLOUT, deadline) != 1)
-                return -1;
-            continue;
-        }
-        if (w <= 0)
-            return -1;
-        size_t left = (size_t)w;
-        while (n > 0 && left >= iov->iov_len)
-            left -= iov->iov_len, iov++, n--;
-        if (n > 0) {
-            iov->iov_base = (char *)iov->iov_base + left;
-            iov->iov_len -= left;
-        }
-    }
-    return 0;
-}
-
-/* Send a reply: header, then `pre` and `body` as its payload. */
-static inline int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int status, const void *pre,
-                             size_t pre_len, const void *body, size_t body_len)
-{
-    unsigned char hb[PCW_CTL_HEADER_SIZE];
-    pcw_ctl_writer w = {hb, 0, sizeof hb, sizeof hb, 0};
-    pcw_ctl_header h = {PCW_CTL_MAGIC,
-                        PCW_CTL_VERSION,
-                        (uint16_t)(type | PCW_CTL_REPLY),
-                        (uint32_t)(pre_len + body_len),
-                        id,
-                        status,
-                        0};
-    pcw_ctl_put_header(&w, &h);
-    struct iovec iov[3] = {{hb, sizeof hb}, {(void *)pre, pre_len}, {(void *)body, body_len}};
-    int n = body_len ? 3 : pre_len ? 2 : 1;
-    return pcw__conn_send(c, iov, n, pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS);
-}
-
-/* ---- registrations ------------------------------------------------------- */
-
-/* Find the registration with this index and mark the connection busy on it
- * (see "Lifetimes" above). NULL if it is not registered.
- *
- * A lock-free walk inside an RCU read-side section: it never waits for a
- * thread that registers, unregisters or creates instances. pcw_unregister
- * unlinks, waits a grace period, then waits for connections busy on it. */
-static inline pcw_registration *pcw__conn_acquire(pcw__conn *c, uint32_t reg_index)
-{
-    pcw_provider *p = c->ctl->prov;
-    pcw_registration *found = NULL;
-    urcu_bp_read_lock();
-    for (struct cds_list_head *n = pcw__list_next_rcu(&p->regs); n != &p->regs;
-         n = pcw__list_next_rcu(n)) {
-        pcw_registration *r = caa_container_of(n, pcw_registration, node);
-        if (r->cset->reg_index == reg_index) {
-            found = r;
-            break;
-        }
-    }
-    if (found) {
-        /* Busy before the read-side section ends: pcw_unregister's grace
-         * period then finds it busy, or this walk never saw it. */
-        pthread_mutex_lock(&c->ctl->lock);
-        c->busy = found;
-        pthread_mutex_unlock(&c->ctl->lock);
-    }
-    PCW__TSAN_READER_DONE(&p->regs); /* pairs with pcw_unregister's grace period */
-    urcu_bp_read_unlock();
-    return found;
-}
-
-static inline void pcw__conn_release(pcw__conn *c)
-{
-    pthread_mutex_lock(&c->ctl->lock);
-    c->busy = NULL;
-    pthread_cond_broadcast(&c->ctl->idle);
-    pthread_mutex_unlock(&c->ctl->lock);
-}
-
-static inline const char *pcw__reg_name(const pcw_registration *r)
-{
-    /* The counterset's strings stay in the segment until it is removed. */
-    return (const char *)r->prov->base + r->cset->name.off;
-}
-
-static inline int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char *cset,
-                                      uint32_t counter_index, uint32_t counter_id,
-                                      const char *instance, uint32_t instance_id)
-{
-    pcw_provider *p = c->ctl->prov;
-    if (!p->opt.control_callback)
-        return PCW_OK;
-    pcw_control_info info;
-    memset(&info, 0, sizeof info);
-    info.counterset = cset;
-    info.counter_index = counter_index;
-    info.counter_id = counter_id;
-    info.instance = instance;
-    info.instance_id = instance_id;
-    info.pid = c->cred.pid;
-    info.uid = c->cred.uid;
-    return p->opt.control_callback(req, &info, p->opt.control_context);
-}
-
-/* ---- requests ------------------------------------------------------------ */
-
-/* Parsed request fields. */
-typedef struct pcw__req {
-    uint32_t reg_index, counter_index, instance_id, flags;
-    uint64_t counter_mask;
-    char mask[PCW_MAX_INSTANCE_NAME_BYTES + 1];
-} pcw__req;
-
-static inline int pcw__get_mask(pcw_ctl_reader *rd, pcw__req *q)
-{
-    uint32_t n;
-    const char *s = pcw_ctl_get_str(rd, PCW_MAX_INSTANCE_NAME_BYTES, &n);
-    if (!s || memchr(s, 0, n))
-        return -1;
-    memcpy(q->mask, s, n);
-    q->mask[n] = 0;
-    return 0;
-}
-
-/* Parse a request payload; -1 if malformed (short, long, trailing bytes). */
-static inline int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t len,
-                                     pcw__req *q)
-{
-    pcw_ctl_reader rd = {pl, len, 0, 0};
-    memset(q, 0, offsetof(pcw__req, mask) + 1);
-    q->counter_mask = ~0ull;
-    q->instance_id = PCW_ANY_INSTANCE_ID;
-    switch (type) {
-    case PCW_CTL_PING:
-        break;
-    case PCW_CTL_ADD_COUNTER:
-    case PCW_CTL_REMOVE_COUNTER:
-        q->reg_index = pcw_ctl_get_u32(&rd);
-        q->counter_index = pcw_ctl_get_u32(&rd);
-        q->instance_id = pcw_ctl_get_u32(&rd);
-        if (pcw__get_mask(&rd, q) != 0)
-            return -1;
-        break;
-    case PCW_CTL_ENUMERATE:
-    case PCW_CTL_COLLECT:
-        q->reg_index = pcw_ctl_get_u32(&rd);
-        q->flags = pcw_ctl_get_u32(&rd);
-        q->counter_mask = pcw_ctl_get_u64(&rd);
-        q->instance_id = pcw_ctl_get_u32(&rd);
-        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)PCW_CTL_HOLD))
-            return -1;
-        break;
-    case PCW_CTL_COLLECT_END:
-        q->reg_index = pcw_ctl_get_u32(&rd);
-        break;
-    default:
-        return -1;
-    }
-    return rd.bad || rd.pos != len ? -1 : 0;
-}
-
-static inline int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
-{
-    pcw_registration *r = pcw__conn_acquire(c, q->reg_index);
-    if (!r)
-        return PCW_E_NOT_FOUND;
-    int rc = PCW_OK;
-    if (q->counter_index >= r->counter_count) {
-        rc = PCW_E_INVALID_PARAMETER;
-        goto out;
-    }
-    /* Per-connection state is bounded: a consumer cannot make the provider
-     * keep more than this for it. */
-    size_t mask_bytes = strlen(q->mask) + 1;
-    if (c->nadded >= PCW_CTL_MAX_ADDED || c->added_bytes + mask_bytes > PCW_CTL_MAX_ADDED_BYTES) {
-        rc = PCW_E_TOO_MANY_COUNTERS;
-        goto out;
-    }
-    if (c->nadded == c->added_cap) {
-        size_t cap = c->added_cap ? c->added_cap * 2 : 8;
-        pcw__added *a = (pcw__added *)realloc(c->added, cap * sizeof *a);
-        if (!a) {
-            rc = PCW_E_NO_MEMORY;
-            goto out;
-        }
-        c->added = a, c->added_cap = cap;
-    }
-    pcw__added a;
-    a.reg_index = q->reg_index;
-    a.counter_index = q->counter_index;
-    a.counter_id = r->counters[q->counter_index].id;
-    a.instance_id = q->instance_id;
-    a.cset_name = pcw__reg_name(r);
-    if (!(a.mask = strdup(q->mask))) {
-        rc = PCW_E_NO_MEMORY;
-        goto out;
-    }
-    /* PERFLIB: an ADD_COUNTER error reaches the consumer. */
-    rc = pcw__control_notify(c, PCW_CONTROL_ADD_COUNTER, a.cset_name, a.counter_index, a.counter_id,
-                             a.mask, a.instance_id);
-    if (rc != PCW_OK) {
-        free(a.mask);
-        goto out;
-    }
-    if (r->callback) {
-        pcw_callback_info info;
-        memset(&info, 0, sizeof info);
-        info.counter_mask = 1ull << (q->counter_index < 63 ? q->counter_index : 63);
-        info.instance_id = q->instance_id;
-        info.instance_mask = a.mask;
-        info.counter_index = q->counter_index;
-        /* PCW: the callback's status is informational. */
-        (void)r->callback(PCW_CALLBACK_ADD_COUNTER, &info, r->callback_context);
-    }
-    c->added[c->nadded++] = a;
-    c->added_bytes += mask_bytes;
-out:
-    pcw__conn_release(c);
-    return rc;
-}
-
-/* Tell the provider that added counter `a` is gone, and forget it. */
-static inline void pcw__conn_remove_added(pcw__conn *c, size_t i)
-{
-    pcw__added a = c->added[i];
-    c->added[i] = c->added[--c->nadded];
-    c->added_bytes -= strlen(a.mask) + 1;
-    pcw_registration *r = pcw__conn_acquire(c, a.reg_index);
-    if (r) {
-        if (r->callback) {
-            pcw_callback_info info;
-            memset(&info, 0, sizeof info);
-            info.counter_mask = 1ull << (a.counter_index < 63 ? a.counter_index : 63);
-            info.instance_id = a.instance_id;
-            info.instance_mask = a.mask;
-            info.counter_index = a.counter_index;
-            (void)r->callback(PCW_CALLBACK_REMOVE_COUNTER, &info, r->callback_context);
-        }
-        pcw__conn_release(c);
-    }
-    /* The control callback heard ADD; it hears REMOVE even if the
-     * counterset has been unregistered since. Errors are ignored. */
-    (void)pcw__control_notify(c, PCW_CONTROL_REMOVE_COUNTER, a.cset_name, a.counter_index,
-                              a.counter_id, a.mask, a.instance_id);
-    free(a.mask);
-}
-
-static inline int pcw__conn_remove_counter(pcw__conn *c, const pcw__req *q)
-{
-    for (size_t i = 0; i < c->nadded; i++) {
-        const pcw__added *a = &c->added[i];
-        if (a->reg_index == q->reg_index && a->counter_index == q->counter_index &&
-            a->instance_id == q->instance_id && strcmp(a->mask, q->mask) == 0) {
-            pcw__conn_remove_added(c, i);
-            return PCW_OK;
-        }
-    }
-    return PCW_E_NOT_FOUND; /* not added by this consumer: nothing to tell */
-}
-
-static inline void pcw__conn_end_collect(pcw__conn *c, size_t i)
-{
-    pcw__held h = c->held[i];
-    c->held[i] = c->held[--c->nheld];
-    (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, h.cset_name, 0, PCW_NO_COUNTER, "*",
-                              PCW_ANY_INSTANCE_ID);
-}
-
-/* ENUMERATE or COLLECT: run the callbacks and reply with the items.
- *
- * A COLLECT whose COLLECT_START succeeded is always ended: at once unless
- * it holds (HOLD, and the collection succeeded: the consumer then owes a
- * COLLECT_END), else by that COLLECT_END, by PCW_CTL_HOLD_TIMEOUT_MS, or
- * by the end of the connection, whichever comes first. A failed
- * collection is ended before its error is sent: its consumer owes
- * nothing. */
-static inline int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw__req *q)
-{
-    int collect = type == PCW_CTL_COLLECT;
-    int hold = collect && (q->flags & PCW_CTL_HOLD);
-    pcw_registration *r = pcw__conn_acquire(c, q->reg_index);
-    if (!r)
-        return pcw__reply(c, type, id, PCW_E_NOT_FOUND, NULL, 0, NULL, 0);
-    const char *cset = pcw__reg_name(r);
-    uint32_t data_size = r->data_size; /* r may go once released */
-    pcw_buffer b;
-    int rc = pcw__buffer_init(&b, r, collect, q->counter_mask, q->instance_id, q->mask);
-    if (rc == PCW_OK && hold && c->nheld >= PCW_CTL_MAX_HELD)
-        rc = PCW_E_BUSY;
-    if (rc == PCW_OK && hold && c->nheld == c->held_cap) {
-        size_t cap = c->held_cap ? c->held_cap * 2 : 4;
-        pcw__held *h = (pcw__held *)realloc(c->held, cap * sizeof *h);
-        if (h)
-            c->held = h, c->held_cap = cap;
-        else
-            rc = PCW_E_NO_MEMORY;
-    }
-    /* PERFLIB: ENUM_INSTANCES and COLLECT_START errors reach the consumer. */
-    if (rc == PCW_OK)
-        rc =
-            pcw__control_notify(c, collect ? PCW_CONTROL_COLLECT_START : PCW_CONTROL_ENUM_INSTANCES,
-                                cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id);
-    int started = rc == PCW_OK && collect;
-    int cb_status = PCW_OK;
-    if (rc == PCW_OK && r->callback) {
-        pcw_callback_info info;
-        memset(&info, 0, sizeof info);
-        info.buffer = &b;
-        info.counter_mask = q->counter_mask;
-        info.instance_id = q->instance_id;
-        info.instance_mask = q->mask;
-        cb_status =
-            r->callback(collect ? PCW_CALLBACK_COLLECT_DATA : PCW_CALLBACK_ENUMERATE_INSTANCES,
-                        &info, r->callback_context);
-    }
-    pcw__conn_release(c);
-    if (rc == PCW_OK && b.items.bad)
-        rc = PCW_E_NO_MEMORY;
-    if (started && rc == PCW_OK && hold) {
-        c->held[c->nheld].reg_index = q->reg_index;
-        c->held[c->nheld].cset_name = cset;
-        c->held[c->nheld++].deadline = pcw__now_ms() + PCW_CTL_HOLD_TIMEOUT_MS;
-    } else if (started) {
-        (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, cset, 0, PCW_NO_COUNTER, q->mask,
-                                  q->instance_id);
-    }
-    int sent;
-    if (rc != PCW_OK) {
-        sent = pcw__reply(c, type, id, rc, NULL, 0, NULL, 0);
-    } else {
-        unsigned char pre[16];
-        pcw_ctl_writer w = {pre, 0, sizeof pre, sizeof pre, 0};
-        pcw_ctl_put_u32(&w, (uint32_t)cb_status);
-        pcw_ctl_put_u32(&w, b.count);
-        pcw_ctl_put_u32(&w, data_size);
-        pcw_ctl_put_u32(&w, 0);
-        sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, b.items.buf, b.items.len);
-    }
-    pcw__buffer_free(&b);
-    return sent;
-}
-
-/* Serve one connection until it ends or the channel stops. */
-static inline void *pcw__conn_main(void *arg)
-{
-    pcw__conn *c = (pcw__conn *)arg;
-    unsigned char hb[PCW_CTL_HEADER_SIZE];
-    unsigned char *pl = (unsigned char *)malloc(PCW_CTL_MAX_REQUEST);
-    pcw__req *q = (pcw__req *)malloc(sizeof *q);
-    while (pl && q) {
-        /* Idle: wait for the next request. A connection with added
-         * counters is kept (closing it would remove them behind its
-         * consumer's back); any other is closed after
-         * PCW_CTL_IDLE_TIMEOUT_MS, so forgotten connections free their
-         * place. */
-        long long idle = c->nadded ? LLONG_MAX : pcw__now_ms() + PCW_CTL_IDLE_TIMEOUT_MS;
-        if (pcw__conn_poll(c, POLLIN, idle) != 1)
-            break;
-        /* A request must arrive whole, however it is paced. */
-        long long deadline = pcw__now_ms() + PCW_CTL_MSG_TIMEOUT_MS;
-        if (pcw__conn_read(c, hb, sizeof hb, deadline) != 1)
-            break; /* end of file, or a header cut short */
-        pcw_ctl_header h;
-        if (pcw_ctl_get_header(hb, &h) != 0 || h.length > PCW_CTL_MAX_REQUEST || h.status != 0 ||
-            h.type == 0 || h.type > PCW_CTL_TYPE_MAX_) {
-            /* Malformed: say so, then drop this connection only. */
-            (void)pcw__reply(c, 0, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
-            break;
-        }
-        if (h.length && pcw__conn_read(c, pl, h.length, deadline) != 1)
-            break; /* truncated */
-        if (pcw__parse_request(h.type, pl, h.length, q) != 0) {
-            (void)pcw__reply(c, h.type, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
-            break;
-        }
-        int sent;
-        switch (h.type) {
-        case PCW_CTL_PING:
-            sent = pcw__reply(c, h.type, h.id, PCW_OK, NULL, 0, NULL, 0);
-            break;
-        case PCW_CTL_ADD_COUNTER:
-            sent = pcw__reply(c, h.type, h.id, pcw__conn_add_counter(c, q), NULL, 0, NULL, 0);
-            break;
-        case PCW_CTL_REMOVE_COUNTER:
-            sent = pcw__reply(c, h.type, h.id, pcw__conn_remove_counter(c, q), NULL, 0, NULL, 0);
-            break;
-        case PCW_CTL_COLLECT_END: {
-            int rc = PCW_E_NOT_FOUND;
-            for (size_t i = 0; i < c->nheld; i++)
-                if (c->held[i].reg_index == q->reg_index) {
-                    pcw__conn_end_collect(c, i);
-                    rc = PCW_OK;
-                    break;
-                }
-            sent = pcw__reply(c, h.type, h.id, rc, NULL, 0, NULL, 0);
-            break;
-        }
-        default:
-            sent = pcw__conn_collect(c, h.type, h.id, q);
-            break;
-        }
-        if (sent != 0)
-            break; /* the consumer is gone or stopped reading */
-    }
-    free(pl);
-    free(q);
-    /* The consumer exited, crashed or misbehaved: whatever it left open is
-     * closed on its behalf, so the provider's counts stay balanced. */
-    while (c->nheld)
-        pcw__conn_end_collect(c, c->nheld - 1);
-    while (c->nadded)
-        pcw__conn_remove_added(c, c->nadded - 1);
-    free(c->added);
-    free(c->held);
-    c->added = NULL, c->held = NULL;
-    shutdown(c->fd, SHUT_RDWR); /* the consumer sees EOF now, not at reaping */
-    pcw__ctl *ctl = c->ctl;
-    pthread_mutex_lock(&ctl->lock);
-    c->done = 1;
-    pthread_mutex_unlock(&ctl->lock);
-    /* Ask the listener to reap us. ctl outlives this: it is freed only
-     * after every connection thread has been joined. */
-    char one = 1;
-    ssize_t wr = write(ctl->wake[1], &one, 1);
-    (void)wr; /* a full pipe already holds a wake-up */
-    return NULL;
-}
-
-/* ---- the listener -------------------------------------------------------- */
-
-static inline void pcw__refuse(int fd, int status)
-{
-    unsigned char hb[PCW_CTL_HEADER_SIZE];
-    pcw_ctl_writer w = {hb, 0, sizeof hb, sizeof hb, 0};
-    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_REFUSED, 0, 0, status, 0};
-    pcw_ctl_put_header(&w, &h);
-    ssize_t wr = send(fd, hb, sizeof hb, MSG_NOSIGNAL | MSG_DONTWAIT);
-    (void)wr;
-    close(fd);
-}
-
-/* Start a thread with every signal blocked (it inherits the mask). */
-static inline int pcw__spawn(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(t, NULL, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return e;
-}
-
-/* Join and free finished connections (all of them when `all`). Listener
- * thread, or pcw__control_stop once the listener is gone. */
-static inline void pcw__reap(pcw__ctl *ctl, int all)
-{
-    for (;;) {
-        pcw__conn *c = NULL;
-        pthread_mutex_lock(&ctl->lock);
-        for (pcw__conn **pp = &ctl->conns; *pp; pp = &(*pp)->next)
-            if ((*pp)->done || all) {
-                c = *pp;
-                *pp = c->next;
-                ctl->nconns--;
-                break;
-            }
-        pthread_mutex_unlock(&ctl->lock);
-        if (!c)
-            return;
-        pthread_join(c->thread, NULL);
-        close(c->fd);
-        free(c);
-    }
-}
-
-static inline void *pcw__listener_main(void *arg)
-{
-    pcw__ctl *ctl = (pcw__ctl *)arg;
-    for (;;) {
-        struct pollfd pf[2] = {{ctl->lfd, POLLIN, 0}, {ctl->wake[0], POLLIN, 0}};
-        int pr = poll(pf, 2, -1);
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (pf[1].revents) {
-            char drain[64];
-            while (read(ctl->wake[0], drain, sizeof drain) > 0)
-                ;
-        }
-        pcw__reap(ctl, 0);
-        pthread_mutex_lock(&ctl->lock);
-        int stopping = ctl->stopping;
-        pthread_mutex_unlock(&ctl->lock);
-        if (stopping)
-            break;
-        if (!(pf[0].revents & POLLIN))
-            continue;
-        int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                /* Out of descriptors: back off instead of spinning. */
-                struct timespec ts = {0, 10 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-            }
-            continue;
-        }
-        pcw__conn *c = (pcw__conn *)calloc(1, sizeof *c);
-        if (!c) {
-            pcw__refuse(fd, PCW_E_NO_MEMORY);
-            continue;
-        }
-        c->ctl = ctl;
-        c->fd = fd;
-        if (!pcw__peer_allowed(ctl, fd, &c->cred)) {
-            free(c);
-            pcw__refuse(fd, PCW_E_PERMISSION);
-            continue;
-        }
-        pthread_mutex_lock(&ctl->lock);
-        int full = ctl->nconns >= PCW_CTL_MAX_CONNS;
-        pthread_mutex_unlock(&ctl->lock);
-        if (full) {
-            free(c);
-            pcw__refuse(fd, PCW_E_BUSY);
-            continue;
-        }
-        /* Link before starting: the thread may finish at once. */
-        pthread_mutex_lock(&ctl->lock);
-        c->next = ctl->conns;
-        ctl->conns = c;
-        ctl->nconns++;
-        if (pcw__spawn(&c->thread, pcw__conn_main, c) != 0) {
-            ctl->conns = c->next;
-            ctl->nconns--;
-            pthread_mutex_unlock(&ctl->lock);
-            free(c);
-            pcw__refuse(fd, PCW_E_BUSY);
-            continue;
-        }
-        pthread_mutex_unlock(&ctl->lock);
-    }
-    return NULL;
-}
-
-/* ---- start, stop --------------------------------------------------------- */
-
-static inline void pcw__control_free(pcw__ctl *ctl)
-{
-    if (ctl->lfd >= 0)
-        close(ctl->lfd);
-    if (ctl->wake[0] >= 0)
-        close(ctl->wake[0]);
-    if (ctl->wake[1] >= 0)
-        close(ctl->wake[1]);
-    pthread_cond_destroy(&ctl->idle);
-    pthread_mutex_destroy(&ctl->lock);
-    free(ctl);
-}
-
-/* Create the socket and the listener. p->control must be NULL; callers
- * serialise (open, or pcw__control_ensure under prov->lock). */
-static inline int pcw__control_run(pcw_provider *p)
-{
-    pcw__ctl *ctl = (pcw__ctl *)calloc(1, sizeof *ctl);
-    if (!ctl)
-        return PCW_E_NO_MEMORY;
-    ctl->prov = p;
-    ctl->lfd = ctl->wake[0] = ctl->wake[1] = -1;
-    pthread_mutex_init(&ctl->lock, NULL);
-    pthread_cond_init(&ctl->idle, NULL);
-    ctl->uid = geteuid();
-    ctl->use_group = p->opt.share_with_group;
-    ctl->group = p->opt.group ? p->opt.group : getegid();
-    if (pcw__sibling(p->path, PCW_SOCK_SUFFIX, ctl->sock, sizeof ctl->sock) != 0) {
-        pcw__control_free(ctl);
-        return PCW_E_INVALID_PARAMETER;
-    }
-
-    struct sockaddr_un a;
-    int dirfd, rc = pcw__sock_addr(ctl->sock, &a, &dirfd);
-    if (rc != PCW_OK) {
-        pcw__control_free(ctl);
-        return rc;
-    }
-    rc = PCW_E_IO;
-    mode_t mode = ctl->use_group ? 0660 : 0600;
-    ctl->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (ctl->lfd >= 0 && bind(ctl->lfd, (struct sockaddr *)&a, sizeof a) == 0) {
-        /* bind made the file with the umask's mode; nobody can connect
-         * before listen(), so fixing mode and group now leaves no window. */
-        if (chmod(a.sun_path, mode) == 0 &&
-            (!ctl->use_group || !p->opt.group || lchown(a.sun_path, (uid_t)-1, ctl->group) == 0) &&
-            listen(ctl->lfd, PCW_CTL_BACKLOG) == 0 && pipe2(ctl->wake, O_CLOEXEC | O_NONBLOCK) == 0)
-            rc = PCW_OK;
-        else
-            unlink(a.sun_path);
-    }
-    if (dirfd >= 0)
-        close(dirfd);
-    if (rc != PCW_OK) {
-        pcw__control_free(ctl);
-        return rc;
-    }
-    if (pcw__spawn(&ctl->listener, pcw__listener_main, ctl) != 0) {
-        unlink(ctl->sock);
-        pcw__control_free(ctl);
-        return PCW_E_NO_MEMORY;
-    }
-    /* Release pairs with pcw__ctl_of's acquire. */
-    __atomic_store_n(&p->control, (void *)ctl, __ATOMIC_RELEASE);
-    return PCW_OK;
-}
-
-static inline int pcw__control_start(pcw_provider *p)
-{
-    return p->opt.control_callback ? pcw__control_run(p) : PCW_OK;
-}
-
-static inline int pcw__control_ensure(pcw_provider *p)
-{
-    if (pcw__ctl_of(p))
-        return PCW_OK;
-    pthread_mutex_lock(&p->lock);
-    int rc = pcw__ctl_of(p) ? PCW_OK : pcw__control_run(p);
-    pthread_mutex_unlock(&p->lock);
-    return rc;
-}
-
-static inline void pcw__control_forget(pcw_registration *r)
-{
-    pcw__ctl *ctl = pcw__ctl_of(r->prov);
-    if (!ctl)
-        return;
-    pthread_mutex_lock(&ctl->lock);
-    for (;;) {
-        int busy = 0;
-        for (pcw__conn *c = ctl->conns; c; c = c->next)
-            if (c->busy == r)
-                busy = 1;
-        if (!busy)
-            break;
-        pthread_cond_wait(&ctl->idle, &ctl->lock);
-    }
-    pthread_mutex_unlock(&ctl->lock);
-}
-
-static inline void pcw__control_stop(pcw_provider *p)
-{
-    pcw__ctl *ctl = pcw__ctl_of(p);
-    if (!ctl)
-        return;
-    /* Consumers can no longer find the socket... */
-    unlink(ctl->sock);
-    pthread_mutex_lock(&ctl->lock);
-    ctl->stopping = 1;
-    pthread_mutex_unlock(&ctl->lock);
-    char one = 1;
-    ssize_t wr = write(ctl->wake[1], &one, 1);
-    (void)wr;
-    /* ...nor connect: the listener is gone once joined. */
-    pthread_join(ctl->listener, NULL);
-    /* Wake connection threads blocked on input; one in a callback finishes
-     * it, fails to read the next request and ends. */
-    pthread_mutex_lock(&ctl->lock);
-    for (pcw__conn *c = ctl->conns; c; c = c->next)
-        shutdown(c->fd, SHUT_RDWR);
-    pthread_mutex_unlock(&ctl->lock);
-    pcw__reap(ctl, 1);
-    __atomic_store_n(&p->control, NULL, __ATOMIC_RELEASE);
-    pcw__control_free(ctl);
-}
+/* A non-zero return from ADD_COUNTER, ENUM_INSTANCES or COLLECT_START is
+ * the consumer's error (return a pcw_status); others are ignored. Runs on
+ * control-channel threads: must be thread-safe. Passed in
+ * pcw_provider_options.control_callback. */
+typedef int (*pcw_control_callback)(pcw_control_request req, const pcw_control_info *info,
+                                    void *ctx);
 
 #ifdef __cplusplus
 }

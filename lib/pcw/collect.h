@@ -34,13 +34,13 @@ extern "C" {
 #endif
 
 /* What to collect (PCW_MASK_INFORMATION). */
-typedef struct pcw_query {
-    uint64_t counter_mask;     /* bit i = the counterset's i-th counter; bit
-                                  63 also covers every counter after the
-                                  64th. ~0 (or 0, read as ~0) = all */
-    uint32_t instance_id;      /* PCW_ANY_INSTANCE_ID = any */
-    const char *instance_mask; /* wildcard ('*', '?', case-insensitive,
-                                  pcw_wildcard_match); NULL or "*" = all */
+typedef struct pcw_query {               /* PCW__ZERO: pcw/types.h */
+    uint64_t counter_mask PCW__ZERO;     /* bit i = the counterset's i-th counter; bit
+                                            63 also covers every counter after the
+                                            64th. ~0 (or 0, read as ~0) = all */
+    uint32_t instance_id PCW__ZERO;      /* PCW_ANY_INSTANCE_ID = any */
+    const char *instance_mask PCW__ZERO; /* wildcard ('*', '?', case-insensitive,
+                                            pcw_wildcard_match); NULL or "*" = all */
 } pcw_query;
 #define PCW_QUERY_ALL                                                                              \
     {                                                                                              \
@@ -48,17 +48,17 @@ typedef struct pcw_query {
     }
 
 /* Per-provider outcome of one call. */
-typedef struct pcw_collect_report {
-    size_t sources;   /* providers asked (the merged counterset's sources) */
-    size_t failed;    /* providers whose part is missing */
-    size_t timed_out; /* ...of which: no answer within the time limit */
-    int first_error;  /* the first failed provider's status, PCW_OK if none */
+typedef struct pcw_collect_report { /* PCW__ZERO: pcw/types.h */
+    size_t sources PCW__ZERO;       /* providers asked (the merged counterset's sources) */
+    size_t failed PCW__ZERO;        /* providers whose part is missing */
+    size_t timed_out PCW__ZERO;     /* ...of which: no answer within the time limit */
+    int first_error PCW__ZERO;      /* the first failed provider's status, PCW_OK if none */
     /* Optional, caller-owned, [sources] entries: each source's status
      * (PCW_OK, PCW_E_TIMEOUT, PCW_E_PERMISSION, PCW_E_PROVIDER_EXITED,
      * PCW_E_PROTOCOL, or the error a control callback returned) and its
      * counterset callback's informational return value. */
-    int *source_status;
-    int *callback_status;
+    int *source_status PCW__ZERO;
+    int *callback_status PCW__ZERO;
 } pcw_collect_report;
 
 /* Collect every instance of a merged counterset that matches `q` (NULL =

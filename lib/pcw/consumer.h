@@ -166,10 +166,16 @@ typedef struct pcw_snapshot {
                            segment (serial) that read.c may reuse; 0 = no */
     struct pcw__name_cache *name_cache;
 } pcw_snapshot;
+#ifdef __cplusplus /* {0} would be a -Wmissing-field-initializers warning */
+#define PCW_SNAPSHOT_INIT                                                                          \
+    {                                                                                              \
+    }
+#else
 #define PCW_SNAPSHOT_INIT                                                                          \
     {                                                                                              \
         0                                                                                          \
     }
+#endif
 
 void pcw_snapshot_free(pcw_snapshot *snap);
 /* Empty it, keeping its buffers. */
@@ -250,11 +256,11 @@ void pcw_name_index_free(pcw_name_index *ix);
 
 /* ---- all providers ------------------------------------------------------ */
 
-typedef struct pcw_consumer_options {
-    const char *dir;     /* root directory; default $PCW_DIR, /dev/shm */
-    int all_users;       /* 1: also scan other users' provider folders
-                            (needs their group opt-in, or root) */
-    uint32_t timeout_ms; /* callback countersets: default 1000 */
+typedef struct pcw_consumer_options { /* PCW__ZERO: pcw/types.h */
+    const char *dir PCW__ZERO;        /* root directory; default $PCW_DIR, /dev/shm */
+    int all_users PCW__ZERO;          /* 1: also scan other users' provider folders
+                                         (needs their group opt-in, or root) */
+    uint32_t timeout_ms PCW__ZERO;    /* callback countersets: default 1000 */
 } pcw_consumer_options;
 
 int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt);

@@ -43,6 +43,7 @@ typedef enum pcw_status {
     PCW_E_LAYOUT_MISMATCH = -19,  /* same counterset name, other counters */
     PCW_E_SEGMENT_FULL = -20,     /* the segment reached its maximum size */
     PCW_E_PROTOCOL = -21,         /* a malformed control-channel message */
+    PCW_E_INVALID_HANDLE = -22,   /* STATUS_INVALID_HANDLE: closed, or not that kind */
 } pcw_status;
 
 /* A short English sentence for a status; never NULL. */
@@ -93,6 +94,8 @@ static inline const char *pcw_status_str(int status)
         return "segment reached its maximum size";
     case PCW_E_PROTOCOL:
         return "malformed control-channel message";
+    case PCW_E_INVALID_HANDLE:
+        return "invalid handle (already closed, or not a handle of this kind)";
     }
     return "unknown status";
 }
@@ -178,55 +181,55 @@ static inline const char *pcw_status_str(int status)
 #define PERF_PRECISION_TIMESTAMP    PERF_LARGE_RAW_BASE
 /* clang-format on */
 
+/* Every counter type above, once: X(PERF_...) for each. The list behind
+ * pcw_counter_type_known() and the names the provider's error messages
+ * use. */
+/* clang-format off */
+#define PCW_COUNTER_TYPE_LIST(X) \
+    X(PERF_COUNTER_COUNTER) X(PERF_COUNTER_TIMER) X(PERF_COUNTER_QUEUELEN_TYPE) \
+    X(PERF_COUNTER_LARGE_QUEUELEN_TYPE) X(PERF_COUNTER_100NS_QUEUELEN_TYPE) \
+    X(PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE) X(PERF_COUNTER_BULK_COUNT) X(PERF_COUNTER_TEXT) \
+    X(PERF_COUNTER_RAWCOUNT) X(PERF_COUNTER_LARGE_RAWCOUNT) X(PERF_COUNTER_RAWCOUNT_HEX) \
+    X(PERF_COUNTER_LARGE_RAWCOUNT_HEX) X(PERF_SAMPLE_FRACTION) X(PERF_SAMPLE_COUNTER) \
+    X(PERF_COUNTER_NODATA) X(PERF_COUNTER_TIMER_INV) X(PERF_SAMPLE_BASE) X(PERF_AVERAGE_TIMER) \
+    X(PERF_AVERAGE_BASE) X(PERF_AVERAGE_BULK) X(PERF_OBJ_TIME_TIMER) X(PERF_100NSEC_TIMER) \
+    X(PERF_100NSEC_TIMER_INV) X(PERF_COUNTER_MULTI_TIMER) X(PERF_COUNTER_MULTI_TIMER_INV) \
+    X(PERF_COUNTER_MULTI_BASE) X(PERF_100NSEC_MULTI_TIMER) X(PERF_100NSEC_MULTI_TIMER_INV) \
+    X(PERF_RAW_FRACTION) X(PERF_LARGE_RAW_FRACTION) X(PERF_RAW_BASE) X(PERF_LARGE_RAW_BASE) \
+    X(PERF_ELAPSED_TIME) X(PERF_COUNTER_HISTOGRAM_TYPE) X(PERF_COUNTER_DELTA) \
+    X(PERF_COUNTER_LARGE_DELTA) X(PERF_PRECISION_SYSTEM_TIMER) X(PERF_PRECISION_100NS_TIMER) \
+    X(PERF_PRECISION_OBJECT_TIMER)
+/* clang-format on */
+
 /* Is `type` one of the counter types above? */
 static inline int pcw_counter_type_known(uint32_t type)
 {
-    static const uint32_t known[] = {
-        PERF_COUNTER_COUNTER,
-        PERF_COUNTER_TIMER,
-        PERF_COUNTER_QUEUELEN_TYPE,
-        PERF_COUNTER_LARGE_QUEUELEN_TYPE,
-        PERF_COUNTER_100NS_QUEUELEN_TYPE,
-        PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE,
-        PERF_COUNTER_BULK_COUNT,
-        PERF_COUNTER_TEXT,
-        PERF_COUNTER_RAWCOUNT,
-        PERF_COUNTER_LARGE_RAWCOUNT,
-        PERF_COUNTER_RAWCOUNT_HEX,
-        PERF_COUNTER_LARGE_RAWCOUNT_HEX,
-        PERF_SAMPLE_FRACTION,
-        PERF_SAMPLE_COUNTER,
-        PERF_COUNTER_NODATA,
-        PERF_COUNTER_TIMER_INV,
-        PERF_SAMPLE_BASE,
-        PERF_AVERAGE_TIMER,
-        PERF_AVERAGE_BASE,
-        PERF_AVERAGE_BULK,
-        PERF_OBJ_TIME_TIMER,
-        PERF_100NSEC_TIMER,
-        PERF_100NSEC_TIMER_INV,
-        PERF_COUNTER_MULTI_TIMER,
-        PERF_COUNTER_MULTI_TIMER_INV,
-        PERF_COUNTER_MULTI_BASE,
-        PERF_100NSEC_MULTI_TIMER,
-        PERF_100NSEC_MULTI_TIMER_INV,
-        PERF_RAW_FRACTION,
-        PERF_LARGE_RAW_FRACTION,
-        PERF_RAW_BASE,
-        PERF_LARGE_RAW_BASE,
-        PERF_ELAPSED_TIME,
-        PERF_COUNTER_HISTOGRAM_TYPE,
-        PERF_COUNTER_DELTA,
-        PERF_COUNTER_LARGE_DELTA,
-        PERF_PRECISION_SYSTEM_TIMER,
-        PERF_PRECISION_100NS_TIMER,
-        PERF_PRECISION_OBJECT_TIMER,
-    };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i] == type)
-            return 1;
+#define PCW__TYPE_CASE(t) case t:
+    switch (type) {
+        PCW_COUNTER_TYPE_LIST(PCW__TYPE_CASE)
+        return 1;
+    }
+#undef PCW__TYPE_CASE
     return 0;
 }
+
+/* The size a counter of this type has: 8 bytes for the PCW_PERF_SIZE_LARGE
+ * types (and the variable-length text type, whose size bits include it), 4
+ * for every other. A constant expression. */
+#define PCW_COUNTER_NATURAL_SIZE(type) (((type)&PCW_PERF_SIZE_LARGE) ? 8u : 4u)
+
+/* May a counter of this type be `size` bytes? Its natural size always; and
+ * 8 bytes for the 32-bit plain numbers PERF_COUNTER_RAWCOUNT and
+ * PERF_COUNTER_RAWCOUNT_HEX, which are shown as stored (Windows providers
+ * declare UINT64 fields under perf_counter_rawcount, e.g.
+ * microsoft/xdp-for-windows). Any other mismatch is refused: a 64-bit type
+ * in 4 bytes wraps at 2^32 where consumers expect 2^64, and a 32-bit rate,
+ * fraction or base in 8 bytes is not what its type tells consumers. The
+ * rule pcw_register applies and PCW_COUNTER checks at compile time; a
+ * constant expression. */
+#define PCW_COUNTER_SIZE_OK(type, size)                                                            \
+    ((size) == PCW_COUNTER_NATURAL_SIZE(type) ||                                                   \
+     ((size) == 8u && ((type)&0x00000F00u) == (PCW_PERF_SIZE_DWORD | PCW_PERF_TYPE_NUMBER)))
 
 /* Does a counter of this type need a base counter (a *_BASE type) to be
  * cooked? Windows takes the counter registered right after it, or baseID. */
@@ -325,7 +328,9 @@ enum {
     PCW_ATTR_ALL_ = (1u << 5) - 1,
 };
 
-/* "no such counter" for base_id, perf_time_id, perf_freq_id, multi_id. */
+/* "No such counter": what a segment's counter records (pcw_seg_counter,
+ * and pcw_counter for consumers) in base_id, perf_time_id, perf_freq_id and
+ * multi_id when there is none. Not a valid counter id. */
 #define PCW_NO_COUNTER 0xFFFFFFFFu
 
 /* The maximum number of counters in one counterset (PcwRegister fails with
@@ -345,39 +350,129 @@ enum {
 #define PCW_ANY_INSTANCE_ID 0xFFFFFFFFu
 #define PCW_MAX_INSTANCE_ID 0xFFFFFFFDu
 
-/* One counter (PCW_COUNTER_DESCRIPTOR plus the manifest's attributes). */
+/* Members of the structs a program fills in (pcw_counter_desc, and the
+ * provider's pcw_registration_info and pcw_provider_options) end with
+ * PCW__ZERO: in C++ it gives each a default member initialiser, so that a
+ * designated or partial initialiser leaves the rest zero without a
+ * -Wmissing-field-initializers warning, as C does. Nothing in C. */
+#ifdef __cplusplus
+#define PCW__ZERO = {}
+#else
+#define PCW__ZERO
+#endif
+
+/* A reference from one counter to another (base_ref and the three after
+ * it): 0 means none (or, for base_ref, the default below), PCW_REF(id) the
+ * counter with that id. Stored as id + 1 so that a zero-filled descriptor
+ * refers to nothing, even in a counterset that has a counter 0. */
+#define PCW_REF(id) ((uint32_t)(id) + 1u)
+
+/* One counter (PCW_COUNTER_DESCRIPTOR plus the manifest's attributes).
+ *
+ * Counter tables are data: every member may be left zero, and a zeroed
+ * descriptor means "no base, no time, no frequency, no multi counter,
+ * default scale, standard detail level, natural size". A table of
+ * PCW_COUNTER() entries (below) or of designated initialisers works as a
+ * `static const` array.
+ *
+ * The base of a counter whose type needs one (pcw_counter_type_needs_base:
+ * fractions, averages, multi timers) is base_ref when set, else - Windows'
+ * rule - the counter registered right after it, which must then have a
+ * base type (pcw_counter_type_is_base). A precision timer
+ * (PERF_PRECISION_*) likewise takes the following counter as its timestamp
+ * when that one has a base type, unless base_ref says otherwise. Other types
+ * have no base unless base_ref names one. pcw_register resolves the rule
+ * and records the base's id in the segment, so consumers need not know it. */
 typedef struct pcw_counter_desc {
-    uint32_t id;             /* unique within the counterset */
-    uint32_t type;           /* a PERF_* type above */
-    uint32_t block;          /* data-block index (PCW's StructIndex) */
-    uint32_t offset;         /* byte offset in that block; aligned to size */
-    uint32_t size;           /* 4 or 8 */
-    uint32_t base_id;        /* PCW_NO_COUNTER, or the id of its base */
-    uint32_t perf_time_id;   /* PCW_NO_COUNTER, or a counter id */
-    uint32_t perf_freq_id;   /* PCW_NO_COUNTER, or a counter id */
-    uint32_t multi_id;       /* PCW_NO_COUNTER, or a counter id */
-    int32_t default_scale;   /* power of ten, -10..10 */
-    uint32_t detail_level;   /* PCW_DETAIL_*; 0 means standard */
-    uint32_t aggregate;      /* pcw_aggregate */
-    uint32_t attributes;     /* PCW_ATTR_* */
-    const char *name;        /* UTF-8, non-empty, unique case-insensitively */
-    const char *description; /* UTF-8 or NULL */
-    const char *uri;         /* or NULL */
-    const char *symbol;      /* or NULL */
+    uint32_t id PCW__ZERO;             /* unique within the counterset, not PCW_NO_COUNTER */
+    uint32_t type PCW__ZERO;           /* a PERF_* type above */
+    uint32_t block PCW__ZERO;          /* data-block index (PCW's StructIndex) */
+    uint32_t offset PCW__ZERO;         /* byte offset in that block; aligned to size */
+    uint32_t size PCW__ZERO;           /* 4 or 8 (PCW_COUNTER_SIZE_OK); 0: natural size */
+    uint32_t base_ref PCW__ZERO;       /* 0: the rule above; PCW_REF(id): that counter */
+    uint32_t perf_time_ref PCW__ZERO;  /* 0: none; PCW_REF(id) */
+    uint32_t perf_freq_ref PCW__ZERO;  /* 0: none; PCW_REF(id) */
+    uint32_t multi_ref PCW__ZERO;      /* 0: none; PCW_REF(id) */
+    int32_t default_scale PCW__ZERO;   /* power of ten, -10..10 */
+    uint32_t detail_level PCW__ZERO;   /* PCW_DETAIL_*; 0 means standard */
+    uint32_t aggregate PCW__ZERO;      /* pcw_aggregate */
+    uint32_t attributes PCW__ZERO;     /* PCW_ATTR_* */
+    const char *name PCW__ZERO;        /* UTF-8, non-empty, unique case-insensitively */
+    const char *description PCW__ZERO; /* UTF-8 or NULL */
+    const char *uri PCW__ZERO;         /* or NULL */
+    const char *symbol PCW__ZERO;      /* or NULL */
 } pcw_counter_desc;
 
-/* Fill a descriptor with the defaults (no base, standard detail...). */
+/* A descriptor with the defaults: zero everywhere (see above), and the type
+ * PERF_COUNTER_LARGE_RAWCOUNT (8 bytes). */
 static inline pcw_counter_desc pcw_counter_desc_default(void)
 {
     pcw_counter_desc d = {0};
-    d.base_id = d.perf_time_id = d.perf_freq_id = d.multi_id = PCW_NO_COUNTER;
-    d.detail_level = PCW_DETAIL_STANDARD;
     d.type = PERF_COUNTER_LARGE_RAWCOUNT;
-    d.size = 8;
     return d;
 }
 
+/* PCW_COUNTER(id, name, type, struct_type, field): the descriptor of a
+ * counter stored in `field` of data block 0, laid out as `struct_type`:
+ *
+ *   struct web { uint64_t requests; uint32_t active; };
+ *   static const pcw_counter_desc web_counters[] = {
+ *       PCW_COUNTER(1, "Requests", PERF_COUNTER_BULK_COUNT, struct web, requests),
+ *       PCW_COUNTER(2, "Active", PERF_COUNTER_RAWCOUNT, struct web, active),
+ *   };
+ *
+ * offset and size come from offsetof and sizeof; the field's size is
+ * checked against the type (PCW_COUNTER_SIZE_OK) and its offset against its
+ * size at compile time (C11 _Static_assert, C++ static_assert). Everything
+ * else is zero: no description, the default base (the counter after it,
+ * for the types that need one). PCW_COUNTER_IN_BLOCK(block, ...) is the
+ * same for data block `block`. A constant expression in C and C++, so
+ * tables may be static. */
+#define PCW_COUNTER(id, name, type, struct_type, field)                                            \
+    PCW_COUNTER_IN_BLOCK(0, id, name, type, struct_type, field)
+#define PCW_COUNTER_IN_BLOCK(block, id, name, type, struct_type, field)                            \
+    {                                                                                              \
+        (uint32_t)(id), (uint32_t)(type), (uint32_t)(block),                                       \
+            (uint32_t)offsetof(struct_type, field),                                                \
+            PCW__CHECKED_SIZE(type, struct_type, field, #struct_type "." #field), 0, 0, 0, 0, 0,   \
+            0, 0, 0, (name), NULL, NULL, NULL                                                      \
+    }
+
+#define PCW__FIELD_SIZE(struct_type, field) sizeof(((struct_type *)0)->field)
+#ifndef __cplusplus
+/* A _Static_assert inside an expression: the declaration of an unnamed
+ * struct in sizeof (standard C11, accepted by gcc and clang with
+ * -Wpedantic). */
+#define PCW__CHECKED_SIZE(type, struct_type, field, what)                                          \
+    ((uint32_t)(PCW__FIELD_SIZE(struct_type, field) +                                              \
+                0 * sizeof(struct {                                                                \
+                    _Static_assert(PCW_COUNTER_SIZE_OK(type, PCW__FIELD_SIZE(struct_type, field)), \
+                                   what ": its size does not suit the counter type (a LARGE type " \
+                                        "is 8 bytes, others 4: PCW_COUNTER_SIZE_OK)");             \
+                    _Static_assert(                                                                \
+                        offsetof(struct_type, field) % PCW__FIELD_SIZE(struct_type, field) == 0,   \
+                        what ": a counter must be aligned to its size");                           \
+                    char pcw__unused;                                                              \
+                })))
+#else
+#define PCW__CHECKED_SIZE(type, struct_type, field, what)                                          \
+    (::pcw__counter_field<(uint32_t)(type), PCW__FIELD_SIZE(struct_type, field),                   \
+                          offsetof(struct_type, field)>::size)
+#endif
+
 #ifdef __cplusplus
-}
+} /* extern "C" */
+
+/* PCW_COUNTER's compile-time checks in C++ (templates cannot be extern "C").
+ * A failing check names this template and, in the instantiation context,
+ * the PCW_COUNTER line. */
+template <uint32_t Type, size_t Size, size_t Offset> struct pcw__counter_field {
+    static_assert(PCW_COUNTER_SIZE_OK(Type, Size),
+                  "PCW_COUNTER: the field's size does not suit the counter type (a LARGE type is 8 "
+                  "bytes, others 4: PCW_COUNTER_SIZE_OK)");
+    static_assert(Size != 0 && Offset % Size == 0,
+                  "PCW_COUNTER: a counter must be aligned to its size");
+    static constexpr uint32_t size = (uint32_t)Size;
+};
 #endif
 #endif /* PCW_TYPES_H */

@@ -12,6 +12,10 @@
  * collection only. Prints "ready <segment path>", then runs until its
  * stdin closes.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #include <pcw/provider.h>
 
 #include <stdatomic.h>

@@ -15,6 +15,10 @@
  * the segment keeps growing (a SIGKILL then lands in pcw_register or in
  * segment growth as often as in instance churn).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <pthread.h>
 #include <unistd.h>

@@ -14,6 +14,10 @@
  * value part follows the last '='), prints "ready <segment path>" and
  * waits for its stdin to close, then closes the provider and exits 0.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #include <pcw/provider.h>
 
 typedef struct values {
@@ -37,7 +41,7 @@ int main(int argc, char **argv)
     c[0].description = "How many";
     c[1].id = 2, c[1].name = "Flags", c[1].type = PERF_COUNTER_RAWCOUNT_HEX;
     c[1].offset = offsetof(values, flags), c[1].size = 4;
-    c[2].id = 3, c[2].name = "Hits", c[2].type = PERF_RAW_FRACTION, c[2].base_id = 4;
+    c[2].id = 3, c[2].name = "Hits", c[2].type = PERF_RAW_FRACTION, c[2].base_ref = PCW_REF(4);
     c[2].offset = offsetof(values, hits), c[2].size = 4, c[2].aggregate = PCW_AGGREGATE_TOTAL;
     c[3].id = 4, c[3].name = "Hits Base", c[3].type = PERF_RAW_BASE;
     c[3].offset = offsetof(values, hits_base), c[3].size = 4;

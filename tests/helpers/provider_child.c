@@ -16,6 +16,10 @@
  * It closes the provider and exits 0 on "quit", at end of stdin, on SIGTERM
  * or SIGINT, or after --hold-seconds.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #include <pcw/provider.h>
 
 #include <poll.h>

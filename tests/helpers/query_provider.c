@@ -31,6 +31,10 @@
  * It closes the provider and exits 0 on "quit", at end of stdin, or on
  * SIGTERM; "crash" exits at once without closing (a crashed provider).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #include <pcw/callback.h>
 #include <pcw/provider.h>
 

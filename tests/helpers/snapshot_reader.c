@@ -18,6 +18,10 @@
  * Exit 0 if no violation, 1 if any (the first is printed), 2 on bad
  * arguments, 3 on timeout.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <signal.h>

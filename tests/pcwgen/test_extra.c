@@ -6,6 +6,10 @@
  * counterSet@instances. Between them they use every counter type, and
  * each must register.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
 
 #include <criterion/criterion.h>
@@ -64,14 +68,14 @@ Test(extra, storage_global_aggregate_and_average_pairs)
     cr_assert_eq(by_id(&info, 2)->attributes, PCW_ATTR_NO_DIGIT_GROUPING);
     /* No baseID: the base is the counter right after. */
     cr_assert_eq(by_id(&info, 3)->type, PERF_AVERAGE_TIMER);
-    cr_assert_eq(by_id(&info, 3)->base_id, 4);
+    cr_assert_eq(by_id(&info, 3)->base_ref, PCW_REF(4));
     cr_assert_eq(by_id(&info, 3)->size, 4);
     cr_assert_eq(by_id(&info, 3)->default_scale, 3);
     cr_assert_eq(by_id(&info, 4)->type, PERF_AVERAGE_BASE);
     cr_assert_eq(by_id(&info, 4)->detail_level, PCW_DETAIL_ADVANCED);
     cr_assert_eq(by_id(&info, 4)->attributes, PCW_ATTR_NO_DISPLAY);
     cr_assert_null(by_id(&info, 4)->description);
-    cr_assert_eq(by_id(&info, 5)->base_id, 6);
+    cr_assert_eq(by_id(&info, 5)->base_ref, PCW_REF(6));
     cr_assert_eq(by_id(&info, 5)->size, 8); /* perf_average_bulk is LARGE */
     cr_assert_eq(by_id(&info, 7)->aggregate, PCW_AGGREGATE_MAX);
     cr_assert_eq(by_id(&info, 8)->aggregate, PCW_AGGREGATE_MIN);
@@ -81,10 +85,10 @@ Test(extra, storage_global_aggregate_and_average_pairs)
 
     StorInitRegistrationInformationContosoVolume(NULL, NULL, &info);
     cr_assert_eq(info.instance_type, PCW_MULTI_INSTANCE);
-    cr_assert_eq(by_id(&info, 1)->base_id, 3); /* explicit baseID */
+    cr_assert_eq(by_id(&info, 1)->base_ref, PCW_REF(3)); /* explicit baseID */
     cr_assert_eq(by_id(&info, 2)->attributes, PCW_ATTR_DISPLAY_AS_REAL);
     cr_assert_eq(by_id(&info, 2)->default_scale, -6);
-    cr_assert_eq(by_id(&info, 4)->base_id, 5);
+    cr_assert_eq(by_id(&info, 4)->base_ref, PCW_REF(5));
     cr_assert_eq(by_id(&info, 4)->type, PERF_SAMPLE_FRACTION);
 }
 
@@ -105,7 +109,7 @@ Test(extra, netstack_two_structs)
     cr_assert_eq(c->offset, offsetof(NET_ERROR_COUNTERS, TransmitErrors));
     cr_assert_eq(c->size, 8);
     cr_assert_eq(c->detail_level, PCW_DETAIL_ADVANCED);
-    cr_assert_eq(by_id(&info, 20)->base_id, 21);
+    cr_assert_eq(by_id(&info, 20)->base_ref, PCW_REF(21));
     cr_assert_eq(by_id(&info, 20)->type, PERF_100NSEC_MULTI_TIMER);
     cr_assert_eq(by_id(&info, 21)->type, PERF_COUNTER_MULTI_BASE);
     cr_assert_eq(NetNetAdapter_DpcProcessorCount_ID, 21);
@@ -115,8 +119,8 @@ Test(extra, netstack_two_structs)
     cr_assert_null(info.symbol);
     cr_assert_eq(info.instance_type, PCW_GLOBAL_AGGREGATE_HISTORY);
     cr_assert_eq(by_id(&info, 1)->type, PERF_ELAPSED_TIME);
-    cr_assert_eq(by_id(&info, 1)->perf_time_id, 2);
-    cr_assert_eq(by_id(&info, 1)->perf_freq_id, 3);
+    cr_assert_eq(by_id(&info, 1)->perf_time_ref, PCW_REF(2));
+    cr_assert_eq(by_id(&info, 1)->perf_freq_ref, PCW_REF(3));
     cr_assert_eq(by_id(&info, 4)->type, PERF_COUNTER_DELTA);
     cr_assert_eq(by_id(&info, 4)->offset, offsetof(struct net_uptime, Resets));
 }
@@ -129,24 +133,24 @@ Test(extra, service_two_providers_every_type)
 
     pcw_registration_info info;
     SvcInitRegistrationInformationServiceRequests(NULL, NULL, &info);
-    cr_assert_eq(by_id(&info, 2)->base_id, 3);
+    cr_assert_eq(by_id(&info, 2)->base_ref, PCW_REF(3));
     cr_assert_eq(by_id(&info, 4)->type, PERF_PRECISION_100NS_TIMER);
-    cr_assert_eq(by_id(&info, 4)->base_id, 5); /* its timestamp follows */
-    cr_assert_eq(by_id(&info, 7)->perf_time_id, 8);
-    cr_assert_eq(by_id(&info, 7)->perf_freq_id, 9);
-    cr_assert_eq(by_id(&info, 15)->perf_time_id, 8);
+    cr_assert_eq(by_id(&info, 4)->base_ref, PCW_REF(5)); /* its timestamp follows */
+    cr_assert_eq(by_id(&info, 7)->perf_time_ref, PCW_REF(8));
+    cr_assert_eq(by_id(&info, 7)->perf_freq_ref, PCW_REF(9));
+    cr_assert_eq(by_id(&info, 15)->perf_time_ref, PCW_REF(8));
     cr_assert_eq(by_id(&info, 12)->type, PERF_COUNTER_HISTOGRAM_TYPE);
     cr_assert_eq(by_id(&info, 12)->size, 4);
 
     SvcInitRegistrationInformationServiceHost(NULL, NULL, &info);
     cr_assert_eq(info.instance_type, PCW_SINGLE_INSTANCE);  /* the default */
-    cr_assert_eq(by_id(&info, 4)->base_id, PCW_NO_COUNTER); /* precision, none follows */
-    cr_assert_eq(by_id(&info, 5)->perf_freq_id, 6);
-    cr_assert_eq(by_id(&info, 7)->base_id, 8);
-    cr_assert_eq(by_id(&info, 9)->base_id, 8);
-    cr_assert_eq(by_id(&info, 9)->multi_id, 8);
-    cr_assert_eq(by_id(&info, 10)->base_id, 8);
-    cr_assert_eq(by_id(&info, 11)->base_id, 12);
+    cr_assert_eq(by_id(&info, 4)->base_ref, 0); /* precision, none follows */
+    cr_assert_eq(by_id(&info, 5)->perf_freq_ref, PCW_REF(6));
+    cr_assert_eq(by_id(&info, 7)->base_ref, PCW_REF(8));
+    cr_assert_eq(by_id(&info, 9)->base_ref, PCW_REF(8));
+    cr_assert_eq(by_id(&info, 9)->multi_ref, PCW_REF(8));
+    cr_assert_eq(by_id(&info, 10)->base_ref, PCW_REF(8));
+    cr_assert_eq(by_id(&info, 11)->base_ref, PCW_REF(12));
     cr_assert_eq(by_id(&info, 14)->type, PERF_COUNTER_NODATA);
     cr_assert_eq(by_id(&info, 14)->size, 4);
     cr_assert_eq(by_id(&info, 15)->type, PERF_COUNTER_TEXT);

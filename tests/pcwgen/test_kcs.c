@@ -3,6 +3,10 @@
  * real kernel-mode sample manifest kcs.man (unmodified): the registration
  * carries what the manifest says, registers, and publishes counters.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
 
 #include <criterion/criterion.h>
@@ -79,10 +83,10 @@ Test(kcs, geometric_registration_info)
     cr_assert_eq(c[0].detail_level, PCW_DETAIL_STANDARD);
     cr_assert_eq(c[0].attributes, 0);
     cr_assert_eq(c[0].default_scale, 0);
-    cr_assert_eq(c[0].base_id, PCW_NO_COUNTER);
-    cr_assert_eq(c[0].perf_time_id, PCW_NO_COUNTER);
-    cr_assert_eq(c[0].perf_freq_id, PCW_NO_COUNTER);
-    cr_assert_eq(c[0].multi_id, PCW_NO_COUNTER);
+    cr_assert_eq(c[0].base_ref, 0);
+    cr_assert_eq(c[0].perf_time_ref, 0);
+    cr_assert_eq(c[0].perf_freq_ref, 0);
+    cr_assert_eq(c[0].multi_ref, 0);
 
     cr_assert_eq(c[1].id, KcsGeometricWave_SquareWave_ID);
     cr_assert_eq(c[1].id, 2);

@@ -2,6 +2,10 @@
  * test_ucs.c - a provider built on the header pcwgen generates (no
  * -prefix) from the real user-mode sample manifest ucs.man, unmodified.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
 
 #include <criterion/criterion.h>
@@ -67,7 +71,7 @@ Test(ucs, trignometric_registration_info)
     cr_assert_eq(c[3].attributes, PCW_ATTR_NO_DISPLAY);
     cr_assert_eq(c[4].id, TrignometricWave_RawFraction_ID);
     cr_assert_eq(c[4].type, PERF_RAW_FRACTION);
-    cr_assert_eq(c[4].base_id, 4, "baseID=\"4\"");
+    cr_assert_eq(c[4].base_ref, PCW_REF(4), "baseID=\"4\"");
     cr_assert_eq(c[4].attributes, PCW_ATTR_REFERENCE);
     cr_assert_str_eq(c[4].description, "RawFraction ; Takes counter with ID = 4 as base counter");
     for (int i = 0; i < 3; i++)

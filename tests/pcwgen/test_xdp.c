@@ -11,6 +11,10 @@
  * fields, ids, types, attributes); names and descriptions come from the
  * generated InitRegistrationInformation functions.
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1 /* before any system header: pcw/provider.h needs it */
 
 #include <criterion/criterion.h>

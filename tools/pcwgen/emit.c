@@ -5,9 +5,12 @@
  * provider's own structs, or one generated struct), the registration
  * handle, and static inline InitRegistrationInformation / Register /
  * Unregister / Create / Close / Add functions; then CounterInitialize and
- * CounterCleanup for all countersets. Everything is `static inline` (like
- * pcw/provider.h) except the handles, which are weak definitions, so the
- * header can be included by any number of translation units.
+ * CounterCleanup for all countersets. Everything is `static inline` except
+ * the handles, which are weak definitions, so the header can be included by
+ * any number of translation units; the provider's implementation comes, as
+ * for any program, from the one file that defines
+ * PCW_PROVIDER_IMPLEMENTATION before including pcw/provider.h (or this
+ * header).
  *
  * Output is deterministic (no dates, no paths beyond the name given) so
  * that golden files compare byte for byte.
@@ -120,12 +123,12 @@ static void attributes(em *e, uint32_t a)
         out(e, "0");
 }
 
-static void counter_ref(em *e, uint32_t id)
+/* A reference to another counter, when there is one: PCW_REF(id). None is
+ * zero, pcw_counter_desc's default, and is left out. */
+static void counter_ref(em *e, const char *field, uint32_t id, const char *comment)
 {
-    if (id == PCW_NO_COUNTER)
-        out(e, "PCW_NO_COUNTER");
-    else
-        out(e, "%u", id);
+    if (id != PCW_NO_COUNTER)
+        out(e, "            .%s = PCW_REF(%u),%s\n", field, id, comment);
 }
 
 /* The C type of a counterset's block b, and its parameter name. User-mode
@@ -185,8 +188,10 @@ static void prologue(em *e, const mf_manifest *m, const emit_options *opt)
     if (*opt->prefix)
         out(e, "; prefix %s", opt->prefix);
     out(e, ".\n *\n");
-    out(e, " * C11 with GNU extensions (__attribute__((weak)), __has_include). Link with\n"
-           " * `pkg-config --libs pcw-provider` (liburcu-bp, liburcu-cds, pthread).\n");
+    out(e, " * C11 with GNU extensions (__attribute__((weak))). One source file of the\n"
+           " * program defines PCW_PROVIDER_IMPLEMENTATION before including this header\n"
+           " * (or <pcw/provider.h>): it compiles the provider's implementation. Link\n"
+           " * with `pkg-config --libs pcw-provider` (liburcu-bp, liburcu-cds, pthread).\n");
     int kernel = 0;
     for (size_t p = 0; p < m->nproviders; p++)
         for (size_t i = 0; i < m->providers[p].nsets; i++)
@@ -202,36 +207,27 @@ static void prologue(em *e, const mf_manifest *m, const emit_options *opt)
             }
     }
     out(e, " */\n#ifndef %s\n#define %s\n\n", guard, guard);
-    /* provider.h first: it sets the feature macros it needs, which only
-     * works before any system header. */
+    /* provider.h first: it sets the feature macros its implementation
+     * needs, which only works before any system header. It declares
+     * pcw_add_instance too (pcw/callback.h). */
     out(e, "#include <pcw/provider.h>\n\n#include <stddef.h>\n#include <stdint.h>\n"
            "#include <string.h>\n\n");
-    /* The prototype is repeated on purpose: it is valid after whatever
-     * <pcw/callback.h> declares (extern, or a static inline definition,
-     * whose internal linkage a later plain declaration keeps), and it
-     * keeps the Add functions compiling while that header is still a
-     * placeholder without pcw_add_instance. */
-    out(e, "/* pcw_add_instance() comes from <pcw/callback.h> (which provider.h includes\n"
-           " * in current trees); declared again so the Add functions compile either\n"
-           " * way. */\n"
-           "#if defined(__has_include)\n"
-           "#if __has_include(<pcw/callback.h>)\n"
-           "#include <pcw/callback.h>\n"
-           "#endif\n"
-           "#endif\n"
-           "int pcw_add_instance(pcw_buffer *buf, const char *name, uint32_t id, uint32_t count,\n"
-           "                     const pcw_data *data);\n\n");
     out(e,
         "#ifndef PCWGEN_FIELD_SIZE\n"
         "#define PCWGEN_FIELD_SIZE(type, member) sizeof(((type *)0)->member)\n"
         "#endif\n"
         "#ifndef PCWGEN_CHECK_FIELD\n"
-        "/* pcw_register's rules for a counter's field, checked at compile time. */\n"
-        "#define PCWGEN_CHECK_FIELD(type, member)                                        \\\n"
-        "    _Static_assert(PCWGEN_FIELD_SIZE(type, member) == 4 ||                        \\\n"
-        "                       PCWGEN_FIELD_SIZE(type, member) == 8,                      \\\n"
-        "                   #type \".\" #member \": a counter field must be 4 or 8 bytes\");   \\\n"
-        "    _Static_assert(offsetof(type, member) %% PCWGEN_FIELD_SIZE(type, member) == 0, \\\n"
+        "/* pcw_register's rules for a counter's field, checked at compile time:\n"
+        " * its size suits its counter type (PCW_COUNTER_SIZE_OK: 8 bytes for a\n"
+        " * LARGE type, else 4) and it is aligned to its size. */\n"
+        "#define PCWGEN_CHECK_FIELD(type, member, counter_type)                                  "
+        "\\\n"
+        "    _Static_assert(PCW_COUNTER_SIZE_OK(counter_type, PCWGEN_FIELD_SIZE(type, member)),  "
+        "\\\n"
+        "                   #type \".\" #member \": its size does not suit \" #counter_type);      "
+        "  \\\n"
+        "    _Static_assert(offsetof(type, member) %% PCWGEN_FIELD_SIZE(type, member) == 0,       "
+        "\\\n"
         "                   #type \".\" #member \": a counter field must be aligned to its "
         "size\")\n"
         "#define PCWGEN_CHECK_BLOCK(type) \\\n"
@@ -301,12 +297,13 @@ static void block_types(em *e, const mf_counterset *s)
     /* Checked for both styles: the generated struct passes trivially; a
      * provider's struct must have 4- or 8-byte, naturally aligned fields,
      * as PcwRegister and pcw_register require. */
-    out(e, "/* Layout checks: every counter field is 4 or 8 bytes and aligned to its size. */\n");
+    out(e, "/* Layout checks: every counter field's size suits its type, and it is\n"
+           " * aligned to its size. */\n");
     for (size_t i = 0; i < s->ncounters; i++) {
         const mf_counter *k = &s->counters[i];
         out(e, "PCWGEN_CHECK_FIELD(");
         block_type(e, s, (size_t)k->block);
-        out(e, ", %s);\n", counter_field(k));
+        out(e, ", %s, %s);\n", counter_field(k), k->type_macro);
     }
     for (size_t b = 0; b < block_count(s); b++) {
         out(e, "PCWGEN_CHECK_BLOCK(");
@@ -328,16 +325,12 @@ static void counter_desc(em *e, const mf_counterset *s, const mf_counter *k)
     out(e, "            .size = (uint32_t)PCWGEN_FIELD_SIZE(");
     block_type(e, s, (size_t)k->block);
     out(e, ", %s),\n", counter_field(k));
-    out(e, "            .base_id = ");
-    counter_ref(e, k->base_id);
-    out(e, ",%s\n", k->base_implicit ? " /* the counter after it (no baseID) */" : "");
-    out(e, "            .perf_time_id = ");
-    counter_ref(e, k->perf_time_id);
-    out(e, ",\n            .perf_freq_id = ");
-    counter_ref(e, k->perf_freq_id);
-    out(e, ",\n            .multi_id = ");
-    counter_ref(e, k->multi_id);
-    out(e, ",\n            .default_scale = %d,\n", (int)k->default_scale);
+    counter_ref(e, "base_ref", k->base_id,
+                k->base_implicit ? " /* the counter after it (no baseID) */" : "");
+    counter_ref(e, "perf_time_ref", k->perf_time_id, "");
+    counter_ref(e, "perf_freq_ref", k->perf_freq_id, "");
+    counter_ref(e, "multi_ref", k->multi_id, "");
+    out(e, "            .default_scale = %d,\n", (int)k->default_scale);
     out(e, "            .detail_level = %s,\n",
         k->detail_level == PCW_DETAIL_ADVANCED ? "PCW_DETAIL_ADVANCED" : "PCW_DETAIL_STANDARD");
     out(e, "            .aggregate = %s,\n", aggregate_macro(k->aggregate));

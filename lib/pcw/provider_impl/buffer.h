@@ -1,0 +1,159 @@
+/*
+ * pcw/provider_impl/buffer.h - pcw_buffer, what a callback fills with
+ * pcw_add_instance (PcwAddInstance): the checks on each instance, the
+ * request's masks, and the encoded reply items. Private (see impl.h).
+ */
+#ifndef PCW_PROVIDER_IMPL_BUFFER_H
+#define PCW_PROVIDER_IMPL_BUFFER_H
+
+struct pcw_buffer {
+    pcw__reg *reg;
+    int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
+    uint64_t counter_mask; /* the request's masks, applied here */
+    uint32_t instance_id;
+    const char *mask;
+    size_t mask_len;
+    pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
+    uint32_t count;       /* items encoded */
+    /* Every name added (kept or dropped), for the duplicate check. */
+    char *names;
+    size_t names_len, names_cap;
+    uint64_t *name_at; /* per name: offset << 32 | length */
+    size_t nnames, name_at_cap;
+    uint32_t *tab; /* open addressing over name_at, index + 1; 0 = empty */
+    size_t tab_cap;
+    unsigned char *scratch; /* one instance's data */
+};
+
+static int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
+                            uint32_t instance_id, const char *mask)
+{
+    memset(b, 0, sizeof *b);
+    b->reg = r;
+    b->collect = collect;
+    b->counter_mask = counter_mask;
+    b->instance_id = instance_id;
+    b->mask = mask;
+    b->mask_len = strlen(mask);
+    b->items.limit = PCW_CTL_MAX_REPLY - 16;
+    b->scratch = (unsigned char *)calloc(1, r->data_size ? r->data_size : 1);
+    return b->scratch ? PCW_OK : PCW_E_NO_MEMORY;
+}
+
+static void pcw__buffer_free(pcw_buffer *b)
+{
+    pcw_ctl_writer_free(&b->items);
+    free(b->names);
+    free(b->name_at);
+    free(b->tab);
+    free(b->scratch);
+    memset(b, 0, sizeof *b);
+}
+
+/* Remember `name`; PCW_E_DUPLICATE_NAME if an equal one is there. */
+static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
+{
+    if (b->nnames + 1 > b->tab_cap / 2) {
+        size_t cap = b->tab_cap ? b->tab_cap * 2 : 64;
+        uint32_t *t = (uint32_t *)calloc(cap, sizeof *t);
+        if (!t || b->nnames >= UINT32_MAX - 1) {
+            free(t);
+            return PCW_E_NO_MEMORY;
+        }
+        for (size_t i = 0; i < b->nnames; i++) {
+            uint64_t at = b->name_at[i];
+            size_t h = (size_t)pcw_name_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
+            while (t[h])
+                h = (h + 1) & (cap - 1);
+            t[h] = (uint32_t)i + 1;
+        }
+        free(b->tab);
+        b->tab = t, b->tab_cap = cap;
+    }
+    size_t h = (size_t)pcw_name_hash(name, len) & (b->tab_cap - 1);
+    for (; b->tab[h]; h = (h + 1) & (b->tab_cap - 1)) {
+        uint64_t at = b->name_at[b->tab[h] - 1];
+        if (pcw_name_equal(b->names + (at >> 32), (uint32_t)at, name, len))
+            return PCW_E_DUPLICATE_NAME;
+    }
+    if (b->names_len + len > UINT32_MAX)
+        return PCW_E_NO_MEMORY;
+    if (b->names_len + len > b->names_cap) {
+        size_t cap = b->names_cap ? b->names_cap : 1024;
+        while (cap < b->names_len + len)
+            cap *= 2;
+        char *n = (char *)realloc(b->names, cap);
+        if (!n)
+            return PCW_E_NO_MEMORY;
+        b->names = n, b->names_cap = cap;
+    }
+    if (b->nnames == b->name_at_cap) {
+        size_t cap = b->name_at_cap ? b->name_at_cap * 2 : 64;
+        uint64_t *a = (uint64_t *)realloc(b->name_at, cap * sizeof *a);
+        if (!a)
+            return PCW_E_NO_MEMORY;
+        b->name_at = a, b->name_at_cap = cap;
+    }
+    if (len)
+        memcpy(b->names + b->names_len, name, len);
+    b->name_at[b->nnames] = (uint64_t)b->names_len << 32 | len;
+    b->names_len += len;
+    b->tab[h] = (uint32_t)++b->nnames;
+    return PCW_OK;
+}
+
+int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t count,
+                     const pcw_data *data)
+{
+    if (!b || !name || id >= PCW_ANY_INSTANCE_ID - 1)
+        return PCW_E_INVALID_PARAMETER;
+    pcw__reg *r = b->reg;
+    if (count && (count != r->block_count || !data))
+        return PCW_E_INVALID_COUNT;
+    for (uint32_t i = 0; i < count; i++)
+        if (data[i].size < r->block_need[i])
+            return PCW_E_BUFFER_TOO_SMALL;
+    size_t len;
+    int rc = pcw__check_instance_name(r, name, &len);
+    if (rc != PCW_OK)
+        return rc;
+    rc = pcw__buffer_claim_name(b, name, len);
+    if (rc != PCW_OK)
+        return rc;
+    /* The masks: whatever the callback did, the consumer gets only what it
+     * asked for. */
+    if (b->instance_id != PCW_ANY_INSTANCE_ID && id != b->instance_id)
+        return PCW_OK;
+    if (!pcw_wildcard_match(b->mask, b->mask_len, name, len))
+        return PCW_OK;
+    int with_data = b->collect && count;
+    pcw_ctl_put_u32(&b->items, id);
+    pcw_ctl_put_u32(&b->items, (uint32_t)len);
+    pcw_ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
+    pcw_ctl_put_bytes(&b->items, name, len);
+    if (with_data) {
+        unsigned char *d = b->scratch;
+        memset(d, 0, r->data_size);
+        if (b->counter_mask == ~0ull) {
+            for (uint32_t i = 0; i < count; i++)
+                if (data[i].data)
+                    memcpy(d + r->block_off[i], data[i].data,
+                           data[i].size < r->block_size[i] ? data[i].size : r->block_size[i]);
+        } else {
+            for (uint32_t c = 0; c < r->counter_count; c++) {
+                const pcw_counter_desc *cd = &r->counters[c];
+                if (!pcw_ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
+                    continue;
+                memcpy(d + r->block_off[cd->block] + cd->offset,
+                       (const unsigned char *)data[cd->block].data + cd->offset, cd->size);
+            }
+        }
+        pcw_ctl_put_bytes(&b->items, d, r->data_size);
+    }
+    if (b->items.bad)
+        return PCW_E_NO_MEMORY;
+    b->count++;
+    return PCW_OK;
+}
+
+#endif /* PCW_PROVIDER_IMPL_BUFFER_H */

@@ -1,0 +1,40 @@
+/*
+ * tests/cxx/consumer.cc - a C++ consumer (libpcw from C++, including every
+ * consumer header): reads "Cxx Web" and prints one line per counter of
+ * instance "cxx", "Name = value base=<base id or -1>". Exit status 0 when
+ * it found the instance, 1 otherwise.
+ */
+#include <pcw/collect.h>
+#include <pcw/consumer.h>
+#include <pcw/query.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int main()
+{
+    pcw_consumer *c = nullptr;
+    pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+    if (pcw_consumer_open(&c, nullptr) != PCW_OK || pcw_consumer_refresh(c, nullptr) != PCW_OK)
+        return 1;
+    const pcw_merged_counterset *web = pcw_consumer_find_counterset(c, "cxx web");
+    if (!web || pcw_consumer_read(c, web, &snap, 0, nullptr) != PCW_OK) {
+        fprintf(stderr, "cxx_consumer: no \"Cxx Web\" counters\n");
+        return 1;
+    }
+    int found = 0;
+    for (size_t i = 0; i < snap.count; i++) {
+        if (strcmp(pcw_snapshot_name(&snap, i), "cxx") != 0)
+            continue;
+        found = 1;
+        for (uint32_t k = 0; k < web->meta->counter_count; k++) {
+            const pcw_counter *ctr = &web->meta->counters[k];
+            printf("%s = %llu base=%d\n", ctr->name,
+                   (unsigned long long)pcw_snapshot_value(&snap, i, ctr),
+                   ctr->base_id == PCW_NO_COUNTER ? -1 : (int)ctr->base_id);
+        }
+    }
+    pcw_snapshot_free(&snap);
+    pcw_consumer_close(c);
+    return found ? 0 : 1;
+}
