@@ -59,6 +59,9 @@ EXAMPLES  = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 TESTS     = $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c tests/conc_*.c))
 CONC_TESTS = $(patsubst tests/%.c,%,$(wildcard tests/conc_*.c))
 HELPERS   = $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+# C++ helpers from tests/cxx (see "C++" below)
+CXX_HELPERS = $(BUILD)/tests/helpers/cxx_provider17 $(BUILD)/tests/helpers/cxx_provider20 \
+              $(BUILD)/tests/helpers/cxx_consumer
 SEG_SEEDS = $(BUILD)/fuzz/segment-seeds# the segment fuzzer's seeds (see fuzzing)
 
 .PHONY: all lib tools examples tests check check-asan check-tsan check-fuzz demo deps \
@@ -123,8 +126,6 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 CXX_TEST_FLAGS   = $(OPT) -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
                    $(SANFLAGS)
 CXX_PROVIDER_SRC = tests/cxx/provider_main.cc tests/cxx/web_counters.cc
-CXX_HELPERS      = $(BUILD)/tests/helpers/cxx_provider17 $(BUILD)/tests/helpers/cxx_provider20 \
-                   $(BUILD)/tests/helpers/cxx_consumer
 CXX_HEADERS      = provider callback consumer collect query types layout name naming \
                    control_proto version
 

@@ -22,6 +22,18 @@ typedef struct churn_values {
     uint64_t updates; /* how often it was updated */
 } churn_values;
 
+static const pcw_counter_desc counters[] = {
+    PCW_COUNTER(1, "Serial", PERF_COUNTER_LARGE_RAWCOUNT, churn_values, serial),
+    PCW_COUNTER(2, "Updates", PERF_COUNTER_BULK_COUNT, churn_values, updates),
+};
+static const pcw_registration_info info = {.version = PCW_VERSION_1,
+                                           .name = "Churn",
+                                           .description =
+                                               "Instances created and closed continuously",
+                                           .instance_type = PCW_MULTI_INSTANCE,
+                                           .counter_count = 2,
+                                           .counters = counters};
+
 int main(int argc, char **argv)
 {
     long window = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
@@ -30,23 +42,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: instance_churn [WINDOW [ROUNDS]]\n");
         return 2;
     }
-    pcw_counter_desc c[2] = {pcw_counter_desc_default(), pcw_counter_desc_default()};
-    c[0].id = 1, c[0].name = "Serial", c[0].offset = offsetof(churn_values, serial);
-    c[1].id = 2, c[1].name = "Updates", c[1].offset = offsetof(churn_values, updates);
-    c[1].type = PERF_COUNTER_BULK_COUNT;
-    pcw_registration_info info = {.version = PCW_VERSION_1,
-                                  .name = "Churn",
-                                  .description = "Instances created and closed continuously",
-                                  .instance_type = PCW_MULTI_INSTANCE,
-                                  .counter_count = 2,
-                                  .counters = c};
     pcw_provider *prov;
     pcw_registration *reg;
+    char why[256];
     int rc = pcw_provider_open(&prov, NULL);
-    if (rc == PCW_OK && (rc = pcw_register(&reg, prov, &info)) != PCW_OK)
-        pcw_provider_close(prov);
     if (rc != PCW_OK) {
-        fprintf(stderr, "instance_churn: %s\n", pcw_status_str(rc));
+        fprintf(stderr, "instance_churn: %s\n", pcw_provider_open_error(rc, NULL, why, sizeof why));
+        return 1;
+    }
+    if ((rc = pcw_register(&reg, prov, &info)) != PCW_OK) {
+        fprintf(stderr, "instance_churn: %s\n", pcw_register_error(rc, &info, why, sizeof why));
+        pcw_provider_close(prov); /* removes the segment */
         return 1;
     }
     pcw_instance **live = calloc((size_t)window, sizeof *live);
@@ -63,17 +69,18 @@ int main(int argc, char **argv)
         pcw_data d = {&init, sizeof init};
         if ((rc = pcw_create_instance(&live[k], reg, name, 1, &d)) != PCW_OK) {
             fprintf(stderr, "instance_churn: create \"%s\": %s\n", name, pcw_status_str(rc));
+            pcw_provider_close(prov);
             return 1;
         }
         churn_values *v = pcw_instance_block(live[k], 0);
-        v->updates++;
+        pcw_u64_add(&v->updates, 1);
     }
     struct stat st;
     stat(pcw_provider_path(prov), &st);
     printf("instance_churn: %llu instances created, %ld live, segment file %lld bytes\n",
            (unsigned long long)serial, window, (long long)st.st_size);
-    pcw_unregister(reg); /* closes the live ones */
-    pcw_provider_close(prov);
+    pcw_unregister(reg);      /* closes the live ones */
+    pcw_provider_close(prov); /* removes the segment */
     free(live);
     return 0;
 }

@@ -1,8 +1,14 @@
 #!/bin/sh
 # Install pcw into a scratch tree, build the README's examples from the
 # README alone with pkg-config, and run them: the provider (two translation
-# units, header-only API) is read by the installed pcwdump and by the
-# README's consumer linked with `pkg-config --libs pcw`.
+# units, one of them defining PCW_PROVIDER_IMPLEMENTATION) is read by the
+# installed pcwdump and by the README's consumer linked with `pkg-config
+# --libs pcw`. Then the C++ provider (tests/cxx: two translation units, a
+# static counter table) and C++ consumer, built with g++ -std=c++17 -Wall
+# -Wextra -Werror from the installed headers: nm must show exactly one copy
+# of the control channel's server, and a program that forgets
+# PCW_PROVIDER_IMPLEMENTATION (or defines it twice) must fail to link with
+# the error that names it.
 # Usage: scripts/install-test.sh   (from the repository root)
 set -eu
 tmp=$(mktemp -d /tmp/pcw-install.XXXXXX)
@@ -13,6 +19,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+repo=$(pwd)
 make -s install PREFIX=/usr/local DESTDIR="$tmp/root" >/dev/null
 export PKG_CONFIG_PATH="$tmp/root/usr/local/lib/pkgconfig"
 export PKG_CONFIG_SYSROOT_DIR="$tmp/root"
@@ -67,4 +74,53 @@ out=$(./rate)
 echo "$out" | grep -Eq '^example.org \(pid [0-9]+\): [0-9.]+ requests/s$' || { echo "install-test: rate output wrong:" >&2; echo "$out" >&2; exit 1; }
 echo "$out"
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
-echo "install-test: 2 passed, 0 failed"
+
+# ---- C++, from the installed headers -------------------------------------
+mkdir -p "$tmp/cxx"
+cp "$repo"/tests/cxx/web.h "$repo"/tests/cxx/*.cc "$tmp/cxx/"
+cd "$tmp/cxx"
+CXXW="-std=c++17 -Wall -Wextra -Werror -Wmissing-field-initializers"
+g++ $CXXW -c web_counters.cc $(pkg-config --cflags pcw-provider) -o web_counters.o
+g++ $CXXW -c provider_main.cc $(pkg-config --cflags pcw-provider) -o provider_main.o
+g++ provider_main.o web_counters.o $(pkg-config --libs pcw-provider) -o cxx_provider
+g++ $CXXW consumer.cc $(pkg-config --cflags --libs pcw) -o cxx_consumer
+# One control-channel server in the program, and none in the file without
+# the implementation.
+n=$(nm cxx_provider | grep -c ' pcw__listener_main$' || true)
+[ "$n" = 1 ] || { echo "install-test: nm shows $n copies of pcw__listener_main in the C++ provider" >&2; exit 1; }
+m=$(nm web_counters.o | grep -c 'pcw__listener_main\| T pcw_register$' || true)
+[ "$m" = 0 ] || { echo "install-test: web_counters.o holds provider implementation code" >&2; exit 1; }
+echo "install-test: nm: one pcw__listener_main in cxx_provider, none in web_counters.o"
+# Forgetting the implementation, or defining it twice, is a link error that
+# names what to do.
+printf 'int main() { return 0; }\n' > nomain.cc
+g++ $CXXW -c nomain.cc -o nomain.o
+if g++ nomain.o web_counters.o $(pkg-config --libs pcw-provider) -o none 2> none.log; then
+    echo "install-test: a program without PCW_PROVIDER_IMPLEMENTATION linked" >&2; exit 1
+fi
+grep -q 'PCW_PROVIDER_IMPLEMENTATION_must_be_defined_in_exactly_one_source_file' none.log ||
+    { echo "install-test: the missing-implementation error does not name it:" >&2; cat none.log >&2; exit 1; }
+cp provider_main.cc second.cc && sed -i 's/^int main()/int second_main()/' second.cc
+g++ $CXXW -c second.cc $(pkg-config --cflags pcw-provider) -o second.o
+if g++ provider_main.o second.o web_counters.o $(pkg-config --libs pcw-provider) -o twice 2> twice.log; then
+    echo "install-test: a program with two implementations linked" >&2; exit 1
+fi
+grep -q 'multiple definition of .PCW_PROVIDER_IMPLEMENTATION_must_be_defined_in_exactly_one_source_file' twice.log ||
+    { echo "install-test: the double-implementation error does not name it:" >&2; cat twice.log >&2; exit 1; }
+echo "install-test: link errors name PCW_PROVIDER_IMPLEMENTATION for none and for two"
+mkfifo ctl
+./cxx_provider < ctl > provider.out & pid=$!
+exec 3> ctl
+i=0
+until grep -q '^ready ' provider.out 2>/dev/null; do
+    i=$((i + 1)); [ $i -lt 100 ] || { echo "install-test: the C++ provider did not start" >&2; exit 1; }
+    sleep 0.1
+done
+out=$(./cxx_consumer)
+echo "$out" | grep -q '^Requests = 42 base=-1$' && echo "$out" | grep -q '^Hit Ratio = 21 base=4$' ||
+    { echo "install-test: C++ consumer output wrong:" >&2; echo "$out" >&2; exit 1; }
+echo "$out"
+echo quit >&3; exec 3>&-
+wait "$pid" || { echo "install-test: the C++ provider's teardown failed" >&2; exit 1; }
+pid=
+echo "install-test: 4 passed, 0 failed"

@@ -1,6 +1,7 @@
 /*
  * pcw/control_proto.h - the control channel's wire format, shared by the
- * provider (pcw/callback.h) and the consumer library (lib/consumer/control.c).
+ * provider (pcw/provider_impl/control.h) and the consumer library
+ * (lib/consumer/control.c).
  *
  * One Unix-domain stream socket per provider, beside its segment
  * (<pid>-<nonce>.sock). Every message, both ways, is a fixed 24-byte header
@@ -63,7 +64,8 @@ extern "C" {
 /* A provider closes a connection that has sent no request for this long
  * (unless the consumer has counters added on it); a consumer reconnects
  * rather than reuse a connection idle for half of it. A provider may
- * define it smaller before including pcw/provider.h. */
+ * define it smaller in its implementation file (the one that defines
+ * PCW_PROVIDER_IMPLEMENTATION) before including pcw/provider.h. */
 #ifndef PCW_CTL_IDLE_TIMEOUT_MS
 #define PCW_CTL_IDLE_TIMEOUT_MS 30000
 #endif

@@ -10,8 +10,8 @@
  * version) and compiled in, so folding never depends on the process locale.
  *
  * One fold for everything: pcw_name_equal, pcw_name_hash and
- * pcw_wildcard_match all go through pcw_fold, and both the header-only
- * provider and libpcw compile this header, so a provider and a consumer
+ * pcw_wildcard_match all go through pcw_fold, and both the provider's
+ * implementation and libpcw compile this header, so a provider and a consumer
  * built from the same pcw agree on which names are equal.
  *
  * Concurrency: pure functions; any thread.

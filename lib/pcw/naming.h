@@ -3,8 +3,8 @@
  * folders may be trusted, and how a provider shows it is alive: the one
  * place these rules are written.
  *
- * pcw-internal: shared by the header-only provider (pcw/provider.h,
- * pcw/callback.h) and libpcw (lib/consumer/). Applications use
+ * pcw-internal: shared by the provider's implementation
+ * (pcw/provider_impl/) and libpcw (lib/consumer/). Applications use
  * pcw_provider_open, pcw_consumer_* and pcw_consumer_discover instead.
  *
  *   <root>                      options' dir, else $PCW_DIR, else /dev/shm
