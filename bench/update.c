@@ -166,10 +166,11 @@ static void bm_raw_atomic(gb_state *st, void *arg)
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
-/* The single-writer update: pcw_u64_add (relaxed load + relaxed store). */
-static void bm_pcw_add(gb_state *st, void *arg)
+/* One counter through the block pointer: pcw_u64_add, the single-writer
+ * update (relaxed load + relaxed store), or pcw_u64_add_atomic, the update
+ * of a counter several threads share (an atomic RMW). */
+static void one_counter(gb_state *st, int atomic)
 {
-    (void)arg;
     bu_pin(BU_CPU_MAIN);
     pcw_instance *in = pcw_counter_instance();
     if (!in) {
@@ -178,32 +179,31 @@ static void bm_pcw_add(gb_state *st, void *arg)
     }
     uint64_t *c = (uint64_t *)pcw_instance_block(in, 0);
     int64_t k;
-    while ((k = gb_keep_running_batch(st, BATCH)) > 0)
-        for (int64_t i = 0; i < k; i++) {
-            pcw_u64_add(c, 1);
-            gb_clobber_memory();
-        }
+    while ((k = gb_keep_running_batch(st, BATCH)) > 0) {
+        if (atomic)
+            for (int64_t i = 0; i < k; i++) {
+                pcw_u64_add_atomic(c, 1);
+                gb_clobber_memory();
+            }
+        else
+            for (int64_t i = 0; i < k; i++) {
+                pcw_u64_add(c, 1);
+                gb_clobber_memory();
+            }
+    }
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
-/* The shared-counter update: pcw_u64_add_atomic (an atomic RMW). */
+static void bm_pcw_add(gb_state *st, void *arg)
+{
+    (void)arg;
+    one_counter(st, 0);
+}
+
 static void bm_pcw_atomic(gb_state *st, void *arg)
 {
     (void)arg;
-    bu_pin(BU_CPU_MAIN);
-    pcw_instance *in = pcw_counter_instance();
-    if (!in) {
-        gb_skip_with_error(st, "cannot create the pcw instance");
-        return;
-    }
-    uint64_t *c = (uint64_t *)pcw_instance_block(in, 0);
-    int64_t k;
-    while ((k = gb_keep_running_batch(st, BATCH)) > 0)
-        for (int64_t i = 0; i < k; i++) {
-            pcw_u64_add_atomic(c, 1);
-            gb_clobber_memory();
-        }
-    gb_set_items_processed(st, gb_state_iterations(st));
+    one_counter(st, 1);
 }
 
 /* ---- several threads, each on its own counter --------------------------- */

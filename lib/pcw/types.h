@@ -213,6 +213,21 @@ static inline int pcw_counter_type_known(uint32_t type)
     return 0;
 }
 
+/* The PERF_* name of a counter type ("PERF_COUNTER_BULK_COUNT"), or NULL
+ * for a value that is none. (libpcw exports it as pcw_counter_type_name,
+ * pcw/query.h; the provider's messages use this one.) */
+static inline const char *pcw__counter_type_name(uint32_t type)
+{
+#define PCW__TYPE_NAME(t)                                                                          \
+    case t:                                                                                        \
+        return #t;
+    switch (type) {
+        PCW_COUNTER_TYPE_LIST(PCW__TYPE_NAME)
+    }
+#undef PCW__TYPE_NAME
+    return NULL;
+}
+
 /* The size a counter of this type has: 8 bytes for the PCW_PERF_SIZE_LARGE
  * types (and the variable-length text type, whose size bits include it), 4
  * for every other. A constant expression. */

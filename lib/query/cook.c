@@ -63,31 +63,9 @@ const char *pcw_cstatus_str(int s)
 
 /* ---- type table --------------------------------------------------------- */
 
-/* clang-format off */
-#define TYPES(X) \
-    X(PERF_COUNTER_COUNTER) X(PERF_COUNTER_TIMER) X(PERF_COUNTER_QUEUELEN_TYPE) \
-    X(PERF_COUNTER_LARGE_QUEUELEN_TYPE) X(PERF_COUNTER_100NS_QUEUELEN_TYPE) \
-    X(PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE) X(PERF_COUNTER_BULK_COUNT) X(PERF_COUNTER_TEXT) \
-    X(PERF_COUNTER_RAWCOUNT) X(PERF_COUNTER_LARGE_RAWCOUNT) X(PERF_COUNTER_RAWCOUNT_HEX) \
-    X(PERF_COUNTER_LARGE_RAWCOUNT_HEX) X(PERF_SAMPLE_FRACTION) X(PERF_SAMPLE_COUNTER) \
-    X(PERF_COUNTER_NODATA) X(PERF_COUNTER_TIMER_INV) X(PERF_SAMPLE_BASE) X(PERF_AVERAGE_TIMER) \
-    X(PERF_AVERAGE_BASE) X(PERF_AVERAGE_BULK) X(PERF_OBJ_TIME_TIMER) X(PERF_100NSEC_TIMER) \
-    X(PERF_100NSEC_TIMER_INV) X(PERF_COUNTER_MULTI_TIMER) X(PERF_COUNTER_MULTI_TIMER_INV) \
-    X(PERF_COUNTER_MULTI_BASE) X(PERF_100NSEC_MULTI_TIMER) X(PERF_100NSEC_MULTI_TIMER_INV) \
-    X(PERF_RAW_FRACTION) X(PERF_LARGE_RAW_FRACTION) X(PERF_RAW_BASE) X(PERF_LARGE_RAW_BASE) \
-    X(PERF_ELAPSED_TIME) X(PERF_COUNTER_HISTOGRAM_TYPE) X(PERF_COUNTER_DELTA) \
-    X(PERF_COUNTER_LARGE_DELTA) X(PERF_PRECISION_SYSTEM_TIMER) X(PERF_PRECISION_100NS_TIMER) \
-    X(PERF_PRECISION_OBJECT_TIMER)
-/* clang-format on */
-
 const char *pcw_counter_type_name(uint32_t type)
 {
-#define NAME(t)                                                                                    \
-    if (type == (t))                                                                               \
-        return #t;
-    TYPES(NAME)
-#undef NAME
-    return NULL;
+    return pcw__counter_type_name(type); /* the list is pcw/types.h's */
 }
 
 int pcwq_formula(uint32_t type)

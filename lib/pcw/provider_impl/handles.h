@@ -12,11 +12,13 @@
  * fail with PCW_E_INVALID_HANDLE without touching anything.
  *
  * Ownership and order.
- *   - Entries are made and freed under pcw__handles_lock (the free list,
- *     the page directory, an entry's kind and generation). Freeing bumps
- *     the generation, so every handle of the old generation is refused
- *     from then on; an entry whose generation would wrap is retired, never
- *     reused, so a generation never repeats.
+ *   - Freeing an entry moves its generation on (a compare-and-swap, which
+ *     only one of several frees of one handle wins), so every handle of
+ *     the old generation is refused from then on; an entry whose
+ *     generation would wrap is retired, never reused, so a generation
+ *     never repeats. Free entries wait on a lock-free stack; only taking
+ *     an entry never used before (and a new page) is under
+ *     pcw__handles_lock.
  *   - Pages are allocated once, published with a release store, never
  *     moved or freed (they are reachable from pcw__handle_pages until the
  *     process exits): a lookup with any handle value reads valid memory.
@@ -24,8 +26,8 @@
  *     handle before it returns it (the create or open call); every field
  *     is written and read with __atomic builtins, so even a lookup racing
  *     with a free (a program's bug) is a well-defined read.
- *   - A claim (pcw__handle_claim) checks and frees in one step under the
- *     lock: of two closes of one handle, exactly one gets the object.
+ *   - A claim (pcw__handle_claim) checks and frees in one step: of two
+ *     closes of one handle, exactly one gets the object.
  */
 #ifndef PCW_PROVIDER_IMPL_HANDLES_H
 #define PCW_PROVIDER_IMPL_HANDLES_H
@@ -38,50 +40,88 @@ _Static_assert(sizeof(void *) == 8, "pcw handles need 64-bit pointers");
 
 PCW_PROVIDER_API pcw__handle_entry *pcw__handle_pages[PCW__HANDLE_PAGES];
 
+/* Growth (new pages, entries never used before) is under this lock; the
+ * free list is lock-free. */
 static pthread_mutex_t pcw__handles_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t pcw__handles_free; /* index + 1 of the first free entry; 0: none */
-static uint64_t pcw__handles_made; /* entries ever used: [0, made) are on pages */
+static uint64_t pcw__handles_made; /* entries ever used: [0, made); under the lock */
+/* The free list, a Treiber stack: (tag << 32) | (index + 1) of its first
+ * entry, 0 in the low half when empty; entries link through next_free. The
+ * tag changes with every push and pop, so a pop that read an old head
+ * cannot succeed after the stack changed under it (no ABA). */
+static uint64_t pcw__handles_free;
 
 /* The entry at `idx`, whose page exists. */
 static pcw__handle_entry *pcw__handle_at(uint64_t idx)
 {
     uint64_t n = idx + (1u << PCW__HANDLE_PAGE0_BITS);
     unsigned page = (unsigned)(63 - __builtin_clzll(n)) - PCW__HANDLE_PAGE0_BITS;
-    return &pcw__handle_pages[page][n - ((uint64_t)1 << (page + PCW__HANDLE_PAGE0_BITS))];
+    pcw__handle_entry *pg = __atomic_load_n(&pcw__handle_pages[page], __ATOMIC_ACQUIRE);
+    return &pg[n - ((uint64_t)1 << (page + PCW__HANDLE_PAGE0_BITS))];
+}
+
+/* Take a free entry's index, or -1 if there is none. */
+static int64_t pcw__handle_pop(void)
+{
+    /* Acquire pairs with pcw__handle_push's release: the popped entry's
+     * next_free and its cleared fields are visible. */
+    uint64_t head = __atomic_load_n(&pcw__handles_free, __ATOMIC_ACQUIRE);
+    for (;;) {
+        uint32_t first = (uint32_t)head;
+        if (first == 0)
+            return -1;
+        /* Entries are never freed: reading a stale one is harmless, and
+         * the tag makes the CAS fail if the stack changed. */
+        uint32_t next = __atomic_load_n(&pcw__handle_at(first - 1)->next_free, __ATOMIC_RELAXED);
+        uint64_t want = ((head >> 32) + 1) << 32 | next;
+        if (__atomic_compare_exchange_n(&pcw__handles_free, &head, want, 1, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_ACQUIRE))
+            return first - 1;
+    }
+}
+
+/* Give entry `idx` back to the free list. */
+static void pcw__handle_push(uint64_t idx)
+{
+    pcw__handle_entry *e = pcw__handle_at(idx);
+    uint64_t head = __atomic_load_n(&pcw__handles_free, __ATOMIC_RELAXED);
+    for (;;) {
+        __atomic_store_n(&e->next_free, (uint32_t)head, __ATOMIC_RELAXED);
+        uint64_t want = ((head >> 32) + 1) << 32 | (idx + 1);
+        /* Release pairs with pcw__handle_pop's acquire. */
+        if (__atomic_compare_exchange_n(&pcw__handles_free, &head, want, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+            return;
+    }
 }
 
 /* A new handle of `kind` naming `obj`; NULL when out of memory (or after
  * 2^32 - 1 entries). */
 static void *pcw__handle_new(uint32_t kind, void *obj)
 {
-    pthread_mutex_lock(&pcw__handles_lock);
-    uint64_t idx;
-    pcw__handle_entry *e = NULL;
-    if (pcw__handles_free) {
-        idx = pcw__handles_free - 1;
-        e = pcw__handle_at(idx);
-        pcw__handles_free = __atomic_load_n(&e->next_free, __ATOMIC_RELAXED);
-    } else if (pcw__handles_made < UINT32_MAX) {
-        idx = pcw__handles_made;
-        uint64_t n = idx + (1u << PCW__HANDLE_PAGE0_BITS);
-        unsigned page = (unsigned)(63 - __builtin_clzll(n)) - PCW__HANDLE_PAGE0_BITS;
-        if (!pcw__handle_pages[page]) {
-            pcw__handle_entry *pg = (pcw__handle_entry *)calloc(
-                (size_t)1 << (page + PCW__HANDLE_PAGE0_BITS), sizeof *pg);
-            if (pg)
-                /* Release pairs with the acquire in pcw__handle_find: a
-                 * lookup that finds the page sees it zeroed. */
-                __atomic_store_n(&pcw__handle_pages[page], pg, __ATOMIC_RELEASE);
+    int64_t idx = pcw__handle_pop();
+    if (idx < 0) {
+        /* No free entry: use a new one, on a new page if need be. */
+        pthread_mutex_lock(&pcw__handles_lock);
+        if (pcw__handles_made < UINT32_MAX) {
+            uint64_t n = pcw__handles_made + (1u << PCW__HANDLE_PAGE0_BITS);
+            unsigned page = (unsigned)(63 - __builtin_clzll(n)) - PCW__HANDLE_PAGE0_BITS;
+            if (!pcw__handle_pages[page]) {
+                pcw__handle_entry *pg = (pcw__handle_entry *)calloc(
+                    (size_t)1 << (page + PCW__HANDLE_PAGE0_BITS), sizeof *pg);
+                if (pg)
+                    /* Release pairs with the acquire in pcw__handle_find
+                     * and pcw__handle_at: the page is seen zeroed. */
+                    __atomic_store_n(&pcw__handle_pages[page], pg, __ATOMIC_RELEASE);
+            }
+            if (pcw__handle_pages[page])
+                idx = (int64_t)pcw__handles_made++;
         }
-        if (pcw__handle_pages[page]) {
-            pcw__handles_made++;
-            e = pcw__handle_at(idx);
-        }
-    }
-    if (!e) {
         pthread_mutex_unlock(&pcw__handles_lock);
-        return NULL;
+        if (idx < 0)
+            return NULL;
     }
+    /* The entry is ours alone: free (kind 0), on no list. */
+    pcw__handle_entry *e = pcw__handle_at((uint64_t)idx);
     __atomic_store_n(&e->next_free, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&e->obj, obj, __ATOMIC_RELAXED);
     __atomic_store_n(&e->data, (unsigned char *)NULL, __ATOMIC_RELAXED);
@@ -93,8 +133,7 @@ static void *pcw__handle_new(uint32_t kind, void *obj)
     uint32_t gen = __atomic_load_n(&e->gen, __ATOMIC_RELAXED);
     /* Release pairs with the acquire load of gen in pcw__handle_find. */
     __atomic_store_n(&e->gen, gen, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&pcw__handles_lock);
-    return (void *)(uintptr_t)((uint64_t)gen << 32 | (idx + 1));
+    return (void *)(uintptr_t)((uint64_t)gen << 32 | (uint64_t)(idx + 1));
 }
 
 /* An instance's fast-path fields, before its handle is returned. */
@@ -122,25 +161,21 @@ static void *pcw__handle_get(const void *h, uint32_t kind)
 
 /* Check and free: if `h` is a live handle of `kind`, free its entry (every
  * copy of the handle is refused from now on) and return the object; else
- * NULL. */
+ * NULL. Of several claims of one handle, exactly one wins: the one whose
+ * compare-and-swap moves the generation on. */
 static void *pcw__handle_claim(const void *h, uint32_t kind)
 {
-    void *obj = NULL;
-    pthread_mutex_lock(&pcw__handles_lock);
     pcw__handle_entry *e = (pcw__handle_entry *)pcw__handle_find(h, kind);
-    if (e) {
-        obj = __atomic_load_n(&e->obj, __ATOMIC_RELAXED);
-        uint32_t gen = __atomic_load_n(&e->gen, __ATOMIC_RELAXED);
-        __atomic_store_n(&e->kind, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&e->obj, (void *)NULL, __ATOMIC_RELAXED);
-        __atomic_store_n(&e->gen, gen + 1, __ATOMIC_RELAXED);
-        if (gen + 1 != UINT32_MAX) {
-            /* Reusable; an entry at the last generation is retired. */
-            __atomic_store_n(&e->next_free, pcw__handles_free, __ATOMIC_RELAXED);
-            pcw__handles_free = (uint32_t)((uint32_t)(uintptr_t)h);
-        }
-    }
-    pthread_mutex_unlock(&pcw__handles_lock);
+    if (!e)
+        return NULL;
+    uint32_t gen = (uint32_t)((uint64_t)(uintptr_t)h >> 32);
+    void *obj = __atomic_load_n(&e->obj, __ATOMIC_RELAXED);
+    if (!__atomic_compare_exchange_n(&e->gen, &gen, gen + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return NULL; /* another claim won */
+    __atomic_store_n(&e->kind, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->obj, (void *)NULL, __ATOMIC_RELAXED);
+    if (gen + 1 != UINT32_MAX)
+        pcw__handle_push((uint32_t)(uintptr_t)h - 1); /* else retired: never reused */
     return obj;
 }
 

@@ -21,17 +21,6 @@ __attribute__((format(printf, 3, 4))) static void pcw__why(char *why, size_t len
     va_end(ap);
 }
 
-/* A counter type's name ("PERF_COUNTER_BULK_COUNT"), or NULL. */
-static const char *pcw__type_name(uint32_t type)
-{
-#define PCW__TYPE_NAME(t)                                                                          \
-    if (type == (t))                                                                               \
-        return #t;
-    PCW_COUNTER_TYPE_LIST(PCW__TYPE_NAME)
-#undef PCW__TYPE_NAME
-    return NULL;
-}
-
 /* A string field: 0 when fine, else what is wrong with it. */
 static const char *pcw__string_fault(const char *s, int required)
 {
@@ -103,7 +92,7 @@ static int pcw__validate_counter(const pcw_registration_info *in, uint32_t i, ui
     const pcw_counter_desc *c = &in->counters[i];
     char who[160];
     pcw__counter_label(who, sizeof who, in, i);
-    const char *fault, *tname = pcw__type_name(c->type);
+    const char *fault, *tname = pcw__counter_type_name(c->type);
     uint32_t size = pcw__counter_size(c);
     if ((fault = pcw__string_fault(c->name, 1))) {
         pcw__why(why, len, "%s: its name %s", who, fault);
@@ -200,7 +189,7 @@ static int pcw__validate_counter(const pcw_registration_info *in, uint32_t i, ui
         if (!pcw_counter_type_is_base(in->counters[b].type)) {
             char base[160];
             pcw__counter_label(base, sizeof base, in, (uint32_t)b);
-            const char *bt = pcw__type_name(in->counters[b].type);
+            const char *bt = pcw__counter_type_name(in->counters[b].type);
             pcw__why(why, len,
                      "%s: %s needs a base counter, and its base (%s, %s) is %s, not a base type "
                      "(e.g. PERF_RAW_BASE, PERF_AVERAGE_BASE)",
