@@ -146,7 +146,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-casefold check-asan check-tsan check-fuzz
+check: check-casefold check-asan check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
 # ---- the case-folding table (scripts/gen_casefold.py) ----------------------
@@ -169,6 +169,11 @@ check-casefold:
 	  exit 1; \
 	fi
 .PHONY: casefold-table check-casefold
+
+# The Promela model of the slot protocol, checked by spin (docs/model/).
+.PHONY: check-model
+check-model:
+	./docs/model/check.sh $(BUILD)/model
 
 # ---- fuzzing (clang + libFuzzer), bounded ---------------------------------
 # The segment fuzzer's seeds are made at build time with the provider API
@@ -209,7 +214,8 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 # unicode-data has CaseFolding.txt (make casefold-table, make check).
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
-               unicode-data
+               unicode-data \
+               spin
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)
