@@ -8,11 +8,11 @@
 # story (the model's printf lines) and failed assertion are printed.
 # `make check-model` runs it; docs/model/README.md explains the runs.
 #
-# --extended adds two runs: main without C2 (under a minute) and two
-# consumers (48 million states, 4 minutes, 3.7 GB: raise MODEL_MEMLIM).
+# --extended adds runs of up to 7 minutes and 4.7 GB each (README: "Runs
+# and results"; two-readers needs MODEL_MEMLIM=6000).
 #
 # Bounds: exhaustive search (no bitstate), state compression (COLLAPSE),
-# depth limit -m200000 (far above the depths reached, ~3,500: a run that
+# depth limit -m200000 (far above the depths reached, <= 3,900: a run that
 # hits it fails), pan memory limit MODEL_MEMLIM MB (default 3072).
 set -euo pipefail
 
@@ -106,8 +106,8 @@ run() {
 
 echo "== the model (docs/model/pcw.pml): properties that must hold"
 # Two provider threads, a chunk of two slots, three creates, one consumer
-# reading the run of both slots: cross-thread reuse, the batched check and
-# its per-slot fallback.
+# reading the run of both slots: cross-thread reuse, the batched check
+# (live-bit word) and its per-slot fallback.
 O=-O2 run main pass - -DNINST=3 -DNO_LOOKUP
 # Two chunks of one slot each: each consumer run is one chunk's.
 run chunks pass - -DNINST=3 -DNO_LOOKUP -DNC=2
@@ -115,29 +115,37 @@ run chunks pass - -DNINST=3 -DNO_LOOKUP -DNC=2
 run names pass - -DNINST=4 -DNO_LOOKUP -DNPROV=1 -DNC=2
 # Lookups (RCU read-side sections) against reclaim; deadlock freedom.
 run rcu pass - -DNINST=4 -DNREADERS=0
-# The fallback of layout.h's wording: re-load gen after R3, keep the R1 copy.
-O=-O2 run fallback-reload pass - -DNINST=3 -DNO_LOOKUP -DFALLBACK_RELOAD
+# A recording read and a read reusing its names (R5, cset.generation).
+run name-cache pass - -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DNAME_CACHE
 # Without C0, with one provider thread: C2 orders same-thread reuse.
 run no-c0-one-thread pass - -DNINST=3 -DNO_LOOKUP -DNO_C0 -DNPROV=1
 
 echo "== reachability: the checked paths are taken (each must find a trail)"
-run reach-batch fail '^0$\|(0)' -DNINST=3 -DNO_LOOKUP -DREACH_BATCH
-run reach-fallback fail '^0$\|(0)' -DNINST=3 -DNO_LOOKUP -DREACH_FALLBACK
+run reach-batch fail '(0)' -DNINST=3 -DNO_LOOKUP -DREACH_BATCH
+run reach-fallback fail '(0)' -DNINST=3 -DNO_LOOKUP -DREACH_FALLBACK
 run reach-name-reuse fail 'b_slot' -DNINST=4 -DNO_LOOKUP -DNPROV=1 -DNC=2 -DREACH_NAME_REUSE
+run reach-cache-reuse fail '(0)' -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DNAME_CACHE -DREACH_REUSE
 
 echo "== negative variants: each must produce a counterexample"
 run no-recheck fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DNO_RECHECK
 run no-grace fail 'held!=x' -DNINST=3 -DNREADERS=0 -DNO_GRACE
 run no-c0 fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DNO_C0
+run p1-relaxed fail 'half' -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DP1_RELAXED
 run relaxed-publish fail 'half' -DNINST=3 -DNO_LOOKUP -DRELAXED_PUBLISH
 run c1-relaxed fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DC1_RELAXED
+run clear-late fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DCLEAR_LATE
+run no-r5 fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DNAME_CACHE -DNO_R5
 # A known limit of the acquire/release protocol (README: "Counter updates
 # from another thread"): kept as an expected counterexample.
 run app-writer fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DAPP_WRITER
 
 if [ "$extended" = 1 ]; then
     echo "== extended"
+    # The batched form without live bits (the first layout v2 text).
+    O=-O2 run gen-batch pass - -DNINST=3 -DNO_LOOKUP -DGEN_BATCH
     O=-O2 run no-c2 pass - -DNINST=3 -DNO_LOOKUP -DNO_C2
+    run p0-late pass - -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DNAME_CACHE -DP0_LATE
+    O=-O2 run name-cache-2 pass - -DNINST=3 -DNO_LOOKUP -DNAME_CACHE
     O=-O2 run two-readers pass - -DNINST=3 -DNO_LOOKUP -DNC=2 -DNREADERS=2
 fi
 

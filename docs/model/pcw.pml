@@ -3,31 +3,42 @@
  * spin: provider threads creating and closing instances in a counterset,
  * the limbo and its RCU grace period, reuse of slots and name blocks, and
  * consumers reading a run of a chunk's slots with the batched validation
- * (R0..R4) and its per-slot fallback, under C11's release/acquire/relaxed
- * memory model. docs/model/README.md explains it; check.sh runs it.
+ * (R0..R4, live-bit words), its per-slot fallback and the name cache (R5),
+ * under C11's release/acquire/relaxed memory model. docs/model/README.md
+ * explains it; check.sh runs it.
  *
  * The protocol modelled is the one specified at the top of
- * lib/pcw/layout.h (layout version 2):
+ * lib/pcw/layout.h (layout version 2, with live bits), as
+ * pcw_create_instance / pcw_close_instance (lib/pcw/provider.h) and
+ * read_run / read_slot / read_pass (lib/consumer/read.c) implement it:
  *
  *   provider (any thread; one writer per slot)
- *     take:    a free slot and name block (mutex-protected free lists),
+ *     take:    a free name block (p->lock), a free slot (r->lock); both
  *              reused only after an RCU grace period
  *     C0:      fence(release)
  *     fill:    name bytes, name ref, data words      (relaxed stores)
  *     publish: gen = 2k+1, release
- *     close:   gen = 2k+2, relaxed
+ *     P0:      cset.generation += 1, RMW release
+ *     P1:      live bit set, RMW release
+ *     close:   live bit cleared, RMW relaxed; gen = 2k+2, relaxed
  *     C1:      chunk.closes += 1, RMW release
- *     C2:      fence(release)
+ *     C2:      fence(release); cset.generation += 1, RMW release
  *              then limbo -> grace period -> free lists
  *   consumer, for the run of slots of one chunk
- *     R0: c1 = chunk.closes, acquire
- *     R1: per slot: g = gen, acquire; skip if even, else copy the name
- *         ref, the name bytes and the data (relaxed loads)
- *     R3: fence(acquire)
- *     R4: c2 = chunk.closes, relaxed
- *         c1 == c2: keep every copy
- *         c1 != c2: per slot: g1 = gen, acquire; copy; fence(acquire);
- *                   g2 = gen, relaxed; keep iff g1 == g2 and odd
+ *     R0:  c1 = chunk.closes, acquire
+ *     R1': w = the live-bit word, acquire; the data of the slots whose bit
+ *          is set, then their name refs and names (relaxed loads)
+ *     R3:  fence(acquire)
+ *     R4:  c2 = chunk.closes, relaxed
+ *          c1 == c2: keep every copy, under the slot's id
+ *          c1 != c2: per slot (read_slot): g1 = gen, acquire; skip if even;
+ *          data, name ref, name (relaxed); fence(acquire); keep iff gen,
+ *          relaxed, is still g1
+ *   name cache (NAME_CACHE): a read records cset.generation (acquire) at
+ *     its start, and after R5 = fence(acquire) + a relaxed re-load finds it
+ *     unchanged, keeps its live words and names; a later read that starts
+ *     with the same generation and meets the same live bits copies only the
+ *     data, and keeps the recorded names only if R4 and R5 hold again.
  *
  * ---- Weak memory: how C11 is modelled -----------------------------------
  *
@@ -65,19 +76,25 @@
  *
  * The promising semantics needs promises only for load buffering (cycles
  * of program order and reads-from). There can be none here: consumers
- * never write, and a provider thread reads no segment location but its own
- * slot's gen, whose latest value happens-before that read (the free-list
- * mutex and the limbo order the previous close before it), so the read is
- * the provider's private copy s_gen. Hence the machine allows every
- * behaviour that C11 (RC11) allows for this program, and no more.
+ * never write, and a provider thread reads no segment location but the
+ * words it updates with RMWs (which read the latest value, and whose old
+ * value decides nothing the thread does) and its own slot's gen, whose
+ * latest value happens-before that read (the free-list mutex and the limbo
+ * order the previous close before it), so the read is the provider's
+ * private copy s_gen. Hence the machine allows every behaviour that C11
+ * (RC11) allows for this program, and no more.
  *
  * Steps. Every consumer load is a step of its own. A provider step may
  * group operations of one thread when no behaviour is lost:
- *  - consecutive stores with no lock operation between them (C0, the fill
- *    and the publish; the close, C1 and C2): whatever a consumer can read
- *    between two of them it can read after both, since its view cannot
- *    pass an older message before it acquires a later one of the writer,
- *    and other providers never read the segment;
+ *  - consecutive stores and RMWs with no lock operation between them (C0,
+ *    the fill, the publish, P0 and P1; the bit clear, the close, C1, C2
+ *    and the generation): whatever a consumer can read between two of them
+ *    it can read after both, since its view cannot pass an older message
+ *    before it acquires a later one of the writer; other providers read
+ *    nothing but the words they RMW, and another thread's RMW that falls
+ *    between two of these moves before or after the whole group, keeping
+ *    its place in that word's modification order (a group has at most
+ *    one RMW per word) and its view;
  *  - such stores with the lock-protected step before or after them (taking
  *    the slot; putting the instance in the limbo): another thread's step in
  *    between reads nothing these stores write and takes no lock they hold,
@@ -89,9 +106,10 @@
  *
  * ---- What is checked ------------------------------------------------------
  *   keep(): a consumer keeps a sample only if its name ref, name bytes and
- *       data all carry the tag of the instance that published the
- *       generation it reports: an older tag is a half-made entry (assertion
- *       "half"), a newer one a misattribution ("misattributed").
+ *       data all carry the tag of the instance it judged live - the one
+ *       whose live bit it saw, or which published the generation it saw:
+ *       an older tag is a half-made entry (assertion "half"), a newer one a
+ *       misattribution ("misattributed").
  *   reclaim(), the failed create: a slot, name block and instance struct go
  *       back for reuse only when no lookup (RCU read-side section) holds the
  *       instance ("held != x").
@@ -99,26 +117,34 @@
  *       ever in a grace period or waiting for another thread's reclaim).
  *
  * ---- Switches (spin -DNAME) ----------------------------------------------
- *   NO_RECHECK       negative: keep the R1 copies: no R3/R4, no per-slot
+ *   NO_RECHECK       negative: keep the first copies: no R3/R4, no per-slot
  *                    recheck                          -> misattributed
  *   NO_GRACE         negative: recycle the limbo without a grace period
  *                                                     -> held != x
  *   NO_C0            negative: no release fence before the fill; reuse on
  *                    another thread                   -> misattributed
- *   RELAXED_PUBLISH  negative: publish with a relaxed store -> half
+ *   P1_RELAXED       negative: set the live bit with a relaxed RMW -> half
+ *   RELAXED_PUBLISH  negative: publish gen with a relaxed store    -> half
  *   C1_RELAXED       negative: closes += 1 relaxed    -> misattributed
+ *   CLEAR_LATE       negative: clear the live bit after C1, not before
+ *                                                     -> misattributed
+ *   NO_R5            negative (NAME_CACHE): no generation re-check after
+ *                    the copies                       -> misattributed
+ *   NAME_CACHE       a second read that reuses the first one's names
+ *   P0_LATE          (NAME_CACHE) P0 after P1: verifies, see the README
  *   NO_C2            C2 left out: verifies (C0 covers what it did)
- *   FALLBACK_RELOAD  the fallback as layout.h words it: re-load each gen
- *                    (relaxed, after R3) and keep the R1 copy if it still
- *                    equals g, without reading the slot again: verifies
+ *   GEN_BATCH        the batched form without live bits (the first text of
+ *                    layout v2): R1 loads each slot's gen, acquire, and
+ *                    copies the slots it finds odd
  *   APP_WRITER       an application thread other than the creator updates
  *                    an instance's counters (relaxed stores; the instance
  *                    is handed to it through the application's own mutex)
  *                    -> misattributed (README: a limit of acquire/release)
- *   REACH_BATCH, REACH_FALLBACK, REACH_NAME_REUSE  reachability probes:
- *                    assert false when a sample is kept by that path, or a
- *                    name block is reused by another slot (so the checks
- *                    above are not vacuous)
+ *   REACH_BATCH, REACH_FALLBACK, REACH_REUSE, REACH_NAME_REUSE
+ *                    reachability probes: assert false when a sample is
+ *                    kept by that path (batched, fallback, name cache), or
+ *                    a name block is reused by another slot, so that the
+ *                    checks above are seen not to be vacuous
  *   NO_LOOKUP        no Lookup process (configurations checking consumers)
  *   Sizes: NPROV provider threads, NS slots, NC chunks, NINST creates in
  *   all (and as many name blocks), NREADERS consumers.
@@ -139,8 +165,8 @@
 #ifndef NREADERS
 #define NREADERS 1 /* consumers; consumer r reads chunk r % NC */
 #endif
-#if NINST > 7 || NS > 8 || NC > NS
-#error "instances and slots are bits of a byte, values fit in a byte: NINST <= 7, NS <= 8, NC <= NS"
+#if NINST > 7 || NS > 8 || NC > NS || NS - NC + 1 > 2
+#error "instances and slots are bits of a byte, values fit in a byte: NINST <= 7, NS <= 8, NC <= NS, at most 2 slots per chunk"
 #endif
 
 /* Locations of the segment. */
@@ -149,13 +175,22 @@
 #define DAT(s) (2 * NS + (s))   /* row[s]: a data word */
 #define NAM(b) (3 * NS + (b))   /* name block b: a word of name bytes */
 #define CLO(c) (3 * NS + NB + (c)) /* chunk c's closes */
+#define LIV(c) (3 * NS + NB + NC + (c)) /* chunk c's live-bit word */
 #define NB NINST /* name blocks: each create may need a new one */
-#define NLOC (3 * NS + NB + NC)
+#ifdef NAME_CACHE
+#define GENC (3 * NS + NB + 2 * NC) /* cset.generation */
+#define NLOC (3 * NS + NB + 2 * NC + 1)
+#define NGENW (2 * NINST) /* its RMWs: P0 and the close's */
+#else
+#define NLOC (3 * NS + NB + 2 * NC)
+#define NGENW 0
+#endif
 
 #define CH0 (NS - NC + 1)                  /* slots in chunk 0 */
 #define CHUNK(s) ((s) < CH0 -> 0 : (s) - CH0 + 1)
 #define CFIRST(c) ((c) == 0 -> 0 : CH0 + (c) - 1)
 #define CCOUNT(c) ((c) == 0 -> CH0 : 1)
+#define CINDEX(s) ((s) < CH0 -> (s) : 0)   /* the slot's index in its chunk */
 
 /* Values. A fill is tagged t = 1, 2, ... in fill order, so a later
  * occupant of a slot or name block always has a larger tag. The name ref
@@ -166,6 +201,11 @@
 #define REF_BLK(v) ((v) % 8)
 #define DAT_TAG(v) ((v) % 8)
 #define UPD 8
+/* The live-bit word of a chunk: bit k of slot k is modelled as a 3-bit
+ * field holding the tag of the instance whose P1 set it (0: clear), so
+ * the model knows which occupant a reader judged live. As in the code, the
+ * reader's decisions depend on the bits only; the tags are for keep(). */
+#define FIELD(w, k) (((w) >> (3 * (k))) & 7)
 
 #ifdef APP_WRITER
 #define NAPPW NINST
@@ -173,8 +213,10 @@
 #define NAPPW 0
 #endif
 /* Messages: one initial message per location, then per instance five
- * stores (name, ref, data, publish, close) and one RMW (closes). */
-#define MAXM (NLOC + 6 * NINST + NAPPW)
+ * stores (name, ref, data, publish, close) and three RMWs (live bit set
+ * and cleared, closes), two more with NAME_CACHE (the generation), one
+ * more with APP_WRITER. */
+#define MAXM (NLOC + 8 * NINST + NAPPW + NGENW)
 #define MAXG (2 * NINST + 1) /* gen values per slot: 0 .. 2 * NINST */
 
 /* ---- the memory: message pool and views ------------------------------ */
@@ -294,11 +336,16 @@ inline store(cur, fence, L, v, rel)
     m = 0
 }
 
-/* chunk.closes += 1 (an RMW: it reads the latest message). rel = 1: release
- * RMW, the message carries the current view; rel = 0: relaxed RMW, the
- * view of the last release fence; either way joined with the view of the
- * message it read (a release sequence continues through an RMW). */
-inline rmw_add(cur, fence, L, rel)
+/* An RMW on L (it reads the latest message): op RMW_ADD adds 1 (closes),
+ * RMW_SET sets field k to t (fetch_or of a live bit), RMW_CLR clears field
+ * k (fetch_and). rel = 1: release RMW, the message carries the current
+ * view; rel = 0: relaxed RMW, the view of the last release fence; either
+ * way joined with the view of the message it read (a release sequence
+ * continues through RMWs). */
+#define RMW_ADD 0
+#define RMW_SET 1
+#define RMW_CLR 2
+inline rmw(cur, fence, L, rel, op, k, t)
 {
     m0 = nmsg - 1;
     do
@@ -309,7 +356,11 @@ inline rmw_add(cur, fence, L, rel)
     assert(m < MAXM);
     nmsg++;
     m_loc[m] = L;
-    m_val[m] = m_val[m0] + 1;
+    if
+    :: op == RMW_ADD -> m_val[m] = m_val[m0] + 1
+    :: op == RMW_SET -> assert(FIELD(m_val[m0], k) == 0); m_val[m] = m_val[m0] | (t << (3 * (k)))
+    :: op == RMW_CLR -> m_val[m] = m_val[m0] & ~(7 << (3 * (k)))
+    fi;
     vw[cur + L] = m;
     if
     :: rel -> vcopy(MV(m), cur)
@@ -430,7 +481,7 @@ inline reclaim(batch)
  * Steps are grouped as the header says. */
 proctype Provider(byte p)
 {
-    byte i, s, b, g, t, batch, act, x, j, m, m0;
+    byte i, s, b, g, t, ci, batch, act, x, j, m, m0;
 
 end_idle:
     do
@@ -488,6 +539,22 @@ slot_alloc:
 #else
                 store(PV(p), PF(p), GEN(s), g, 1); /* publish: release [pairs with R1] */
 #endif
+                /* P0: cset.generation += 1, release RMW [pairs with R5]
+                 * (modelled with NAME_CACHE, the only reader of it). P1:
+                 * the live bit, release RMW [pairs with R1']. */
+#if defined(NAME_CACHE) && !defined(P0_LATE)
+                rmw(PV(p), PF(p), GENC, 1, RMW_ADD, 0, 0);
+#endif
+                ci = CINDEX(s);
+#ifdef P1_RELAXED
+                rmw(PV(p), PF(p), LIV(CHUNK(s)), 0, RMW_SET, ci, t);
+#else
+                rmw(PV(p), PF(p), LIV(CHUNK(s)), 1, RMW_SET, ci, t);
+#endif
+#if defined(NAME_CACHE) && defined(P0_LATE)
+                rmw(PV(p), PF(p), GENC, 1, RMW_ADD, 0, 0);
+#endif
+                ci = 0;
                 live[p] = live[p] | (1 << i);
                 printf("P%d: instance %d (tag %d) live in slot %d gen %d, name block %d\n",
                        p, i, t, s, g, b);
@@ -563,14 +630,25 @@ slot_alloc:
             s = i_slot[i];
             g = s_gen[s] + 1;
             s_gen[s] = g;
+            ci = CINDEX(s); /* (spin 6.5 crashes on this expression as an inline argument) */
+#ifndef CLEAR_LATE
+            rmw(PV(p), PF(p), LIV(CHUNK(s)), 0, RMW_CLR, ci, 0); /* live bit cleared, relaxed */
+#endif
             store(PV(p), PF(p), GEN(s), g, 0); /* close: gen = 2k+2, relaxed */
 #ifdef C1_RELAXED
-            rmw_add(PV(p), PF(p), CLO(CHUNK(s)), 0);
+            rmw(PV(p), PF(p), CLO(CHUNK(s)), 0, RMW_ADD, 0, 0);
 #else
-            rmw_add(PV(p), PF(p), CLO(CHUNK(s)), 1); /* C1: release RMW [pairs with R0] */
+            rmw(PV(p), PF(p), CLO(CHUNK(s)), 1, RMW_ADD, 0, 0); /* C1: release RMW [pairs with R0] */
 #endif
+#ifdef CLEAR_LATE
+            rmw(PV(p), PF(p), LIV(CHUNK(s)), 0, RMW_CLR, ci, 0);
+#endif
+            ci = 0;
 #ifndef NO_C2
             vcopy(PF(p), PV(p)); /* C2: fence(release) [pairs with R3] */
+#endif
+#ifdef NAME_CACHE
+            rmw(PV(p), PF(p), GENC, 1, RMW_ADD, 0, 0); /* cset.generation += 1, release */
 #endif
             printf("P%d: instance %d closed, slot %d gen %d\n", p, i, s, g);
             lock(LS);
@@ -638,29 +716,49 @@ end_idle:
 }
 #endif
 
-/* ---- a consumer (lib/consumer/read.c) --------------------------------- */
+/* ---- a consumer (lib/consumer/read.c) ---------------------------------
+ * One read of the run of all slots of chunk r % NC (read_run):
+ *   R0   c1 = closes, acquire
+ *   R1'  w = the live-bit word, acquire (run_rows); the data of every slot
+ *        whose bit is set, then each one's name ref and name (put_rows),
+ *        relaxed
+ *   R3   fence(acquire);  R4  c2 = closes, relaxed
+ *        c1 == c2: keep every copy, under the slot's id
+ *        else: read_slots: per slot, g1 = gen, acquire; skip if even; data,
+ *        name ref, name (relaxed); fence(acquire); keep iff gen (relaxed)
+ *        is still g1 (read_slot)
+ * GEN_BATCH models the batched form without live bits (the first version
+ * of layout v2): R1 loads each slot's gen (acquire) and copies the slots
+ * it finds odd. */
 
-/* A copy is kept: check it against the instance that published gen gg in
- * slot s. Every value in it must carry that instance's tag: an older tag is
- * a half-made entry (the fill was not seen), a newer one belongs to a later
- * occupant of the slot or name block (misattribution). */
-inline keep(s, gg, rf, nm, dt)
+/* A copy of slot s is kept as belonging to the instance with tag o (the
+ * one whose live bit the reader saw, or which published the generation it
+ * saw). Every value in it must carry that tag: an older tag is a half-made
+ * entry (the fill was not seen), a newer one belongs to a later occupant
+ * of the slot or of the name block (misattribution). */
+inline keep(s, o, rf, nm, dt)
 {
     d_step {
-        o = owner[(s) * MAXG + (gg)];
+        printf("C%d: keeps slot %d as instance tag %d: name ref tag %d, name %d, data %d\n",
+               r, s, o, REF_TAG(rf), nm, dt);
         assert(o != 0);
         half = (REF_TAG(rf) < o || nm < o || DAT_TAG(dt) < o);
         misattributed = (REF_TAG(rf) > o || nm > o || DAT_TAG(dt) > o);
-        printf("C%d: keeps slot %d gen %d (instance tag %d): name ref tag %d, name %d, data %d\n",
-               r, s, gg, o, REF_TAG(rf), nm, dt);
         assert(!half);
-        assert(!misattributed);
-        o = 0
+        assert(!misattributed)
     }
 }
 
-/* Copy slot s: the name ref, the name bytes it points to, a data word. */
-inline copy(s, rf, nm, dt)
+inline copy_data(s, dt)
+{
+    atomic {
+        load(r, DAT(s), 0, dt);
+        printf("C%d:   slot %d data -> %d\n", r, s, dt)
+    }
+}
+
+/* The name ref, then the name bytes it points to (check_name, put_name). */
+inline copy_name(s, rf, nm)
 {
     atomic {
         load(r, REF(s), 0, rf);
@@ -673,40 +771,183 @@ inline copy(s, rf, nm, dt)
             printf("C%d:   name block %d -> tag %d\n", r, REF_BLK(rf), nm)
         }
     :: else -> nm = 0
-    fi;
-    atomic {
-        load(r, DAT(s), 0, dt);
-        printf("C%d:   slot %d data -> %d\n", r, s, dt)
-    }
+    fi
 }
 
-proctype Consumer(byte r)
+#ifdef NAME_CACHE
+/* The name cache (read.c: read_pass, do_read). The read above recorded
+ * the generation cg it began with, its live words (own[]) and names; R5
+ * keeps that record only if, after a fence(acquire), the generation is
+ * still cg. The next read of the counterset, if it begins with the same
+ * generation and meets the same live bits, copies only the data and keeps
+ * the recorded names, again only if R4 and R5 hold. */
+inline name_cache_reuse()
 {
-    byte c, n, f, x, k, j, o, c1, c2, g1, g2, rf1, nm1, dt1;
-    bool half, misattributed;
-    byte g[NS], rf[NS], nm[NS], dt[NS];
-
-    c = r % NC;
-    f = CFIRST(c);
-    n = CCOUNT(c);
+    fence_acquire(r); /* R5 of the recording read */
     atomic {
-        load(r, CLO(c), 1, c1); /* R0: acquire [pairs with C1] */
+        load(r, GENC, 0, g2);
+        printf("C%d: R5 generation = %d\n", r, g2)
+    }
+#ifndef NO_R5
+    if
+    :: g2 != cg -> goto done /* not cached */
+    :: else
+    fi;
+#endif
+    atomic {
+        load(r, GENC, 1, g1); /* the reusing read's start, acquire */
+        printf("C%d: reusing read: generation = %d\n", r, g1)
+    }
+    if
+    :: g1 != cg -> goto done /* a fresh read: the one above again */
+    :: else
+    fi;
+    atomic {
+        load(r, CLO(c), 1, c1); /* R0 */
         printf("C%d: R0 chunk %d closes = %d\n", r, c, c1)
     }
+    atomic {
+        load(r, LIV(c), 1, w); /* R1' */
+        printf("C%d: R1' chunk %d live word: slot %d bit %d, slot %d bit %d\n", r, c,
+               f, FIELD(w, 0) != 0, f + 1, FIELD(w, 1) != 0);
+        x = 0;
+        do
+        :: x < n ->
+            if
+            :: (FIELD(w, x) != 0) != (own[x] != 0) -> k = 1 /* other words: a miss */
+            :: else
+            fi;
+            x++
+        :: else -> break
+        od;
+        x = 0;
+        w = 0
+    }
+    if
+    :: k -> goto done
+    :: else
+    fi;
     x = 0;
-    do /* R1 */
+    do /* the data only */
     :: x < n ->
-        atomic {
-            load(r, GEN(f + x), 1, g[x]); /* acquire [pairs with the publish] */
-            printf("C%d: R1 slot %d gen = %d\n", r, f + x, g[x])
-        }
         if
-        :: g[x] & 1 -> copy(f + x, rf[x], nm[x], dt[x])
+        :: own[x] != 0 -> copy_data(f + x, dt[x])
         :: else
         fi;
         x++
     :: else -> break
     od;
+    fence_acquire(r); /* R3 */
+    atomic {
+        load(r, CLO(c), 0, c2); /* R4 */
+        printf("C%d: R4 chunk %d closes = %d\n", r, c, c2)
+    }
+    if
+    :: c1 != c2 -> goto done
+    :: else
+    fi;
+    fence_acquire(r); /* R5 */
+    atomic {
+        load(r, GENC, 0, g2);
+        printf("C%d: R5 generation = %d\n", r, g2)
+    }
+#ifndef NO_R5
+    if
+    :: g2 != g1 -> goto done
+    :: else
+    fi;
+#endif
+    x = 0;
+    do
+    :: x < n ->
+        if
+        :: own[x] != 0 ->
+#ifdef REACH_REUSE
+            assert(false);
+#endif
+            keep(f + x, own[x], rf[x], nm[x], dt[x])
+        :: else
+        fi;
+        x++
+    :: else -> break
+    od;
+done:
+    skip
+}
+#endif
+
+proctype Consumer(byte r)
+{
+    byte c, n, f, x, k, j, c1, c2, w, g1, g2, rf1, nm1, dt1, cg;
+    bool half, misattributed;
+    byte own[NS], rf[NS], nm[NS], dt[NS];
+
+    c = r % NC;
+    f = CFIRST(c);
+    n = CCOUNT(c);
+#ifdef NAME_CACHE
+    atomic {
+        load(r, GENC, 1, cg); /* the generation at the start: acquire [pairs with P0] */
+        printf("C%d: recording read: generation = %d\n", r, cg)
+    }
+#endif
+    atomic {
+        load(r, CLO(c), 1, c1); /* R0: acquire [pairs with C1] */
+        printf("C%d: R0 chunk %d closes = %d\n", r, c, c1)
+    }
+#ifdef GEN_BATCH
+    x = 0;
+    do /* R1 */
+    :: x < n ->
+        atomic {
+            load(r, GEN(f + x), 1, g1); /* acquire [pairs with the publish] */
+            printf("C%d: R1 slot %d gen = %d\n", r, f + x, g1);
+            own[x] = (g1 & 1 -> owner[(f + x) * MAXG + g1] : 0);
+            g1 = 0
+        }
+        if
+        :: own[x] != 0 ->
+            copy_data(f + x, dt[x]);
+            copy_name(f + x, rf[x], nm[x])
+        :: else
+        fi;
+        x++
+    :: else -> break
+    od;
+#else
+    atomic {
+        load(r, LIV(c), 1, w); /* R1': acquire [pairs with P1] */
+        printf("C%d: R1' chunk %d live word: slot %d bit %d, slot %d bit %d\n", r, c,
+               f, FIELD(w, 0) != 0, f + 1, FIELD(w, 1) != 0);
+        x = 0;
+        do
+        :: x < n -> own[x] = FIELD(w, x); x++
+        :: else -> break
+        od;
+        x = 0;
+        w = 0
+    }
+    x = 0;
+    do /* the data of the live slots ... */
+    :: x < n ->
+        if
+        :: own[x] != 0 -> copy_data(f + x, dt[x])
+        :: else
+        fi;
+        x++
+    :: else -> break
+    od;
+    x = 0;
+    do /* ... then their names */
+    :: x < n ->
+        if
+        :: own[x] != 0 -> copy_name(f + x, rf[x], nm[x])
+        :: else
+        fi;
+        x++
+    :: else -> break
+    od;
+#endif
 #ifndef NO_RECHECK
     fence_acquire(r); /* R3 [pairs with C0, C2] */
     atomic {
@@ -720,46 +961,34 @@ proctype Consumer(byte r)
         do
         :: x < n ->
             if
-            :: g[x] & 1 ->
+            :: own[x] != 0 ->
 #ifdef REACH_BATCH
                 assert(false);
 #endif
-                keep(f + x, g[x], rf[x], nm[x], dt[x])
+                keep(f + x, own[x], rf[x], nm[x], dt[x])
             :: else
             fi;
             x++
         :: else -> break
-        od
+        od;
+#ifdef NAME_CACHE
+        name_cache_reuse()
+#else
+        skip
+#endif
 #ifndef NO_RECHECK
-    :: else -> /* a slot of the run closed meanwhile: per slot */
+    :: else -> /* a slot of the run closed meanwhile: slot by slot */
         x = 0;
         do
         :: x < n ->
-#ifdef FALLBACK_RELOAD
-            if
-            :: g[x] & 1 ->
-                atomic {
-                    load(r, GEN(f + x), 0, g2); /* relaxed, after R3 */
-                    printf("C%d: fallback slot %d gen = %d\n", r, f + x, g2)
-                }
-                if
-                :: g2 == g[x] ->
-#ifdef REACH_FALLBACK
-                    assert(false);
-#endif
-                    keep(f + x, g[x], rf[x], nm[x], dt[x])
-                :: else
-                fi
-            :: else
-            fi;
-#else
             atomic {
                 load(r, GEN(f + x), 1, g1); /* acquire */
                 printf("C%d: fallback slot %d gen = %d\n", r, f + x, g1)
             }
             if
             :: g1 & 1 ->
-                copy(f + x, rf1, nm1, dt1);
+                copy_data(f + x, dt1);
+                copy_name(f + x, rf1, nm1);
                 fence_acquire(r);
                 atomic {
                     load(r, GEN(f + x), 0, g2); /* relaxed */
@@ -770,12 +999,11 @@ proctype Consumer(byte r)
 #ifdef REACH_FALLBACK
                     assert(false);
 #endif
-                    keep(f + x, g1, rf1, nm1, dt1)
+                    keep(f + x, owner[(f + x) * MAXG + g1], rf1, nm1, dt1)
                 :: else
                 fi
             :: else
             fi;
-#endif
             x++
         :: else -> break
         od
