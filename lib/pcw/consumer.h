@@ -128,12 +128,15 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len);
 /* Where a snapshot's rows came from: one entry per segment (or provider)
  * read into it, in row order. */
 typedef struct pcw_snapshot_source {
-    size_t first, count;  /* its rows: [first, first + count) */
-    uint32_t source;      /* segment index in the pcw_consumer; 0 for a
-                             pcw_segment_read */
-    int32_t pid;          /* the provider's pid, in its own pid namespace */
-    uint64_t provider_id; /* the provider's identity (pcw_provider_info) */
-    uint64_t time_ns;     /* CLOCK_MONOTONIC when this source was read */
+    size_t first, count;   /* its rows: [first, first + count) */
+    uint32_t source;       /* segment index in the pcw_consumer; 0 for a
+                              pcw_segment_read */
+    int32_t pid;           /* the provider's pid, in its own pid namespace */
+    uint64_t provider_id;  /* the provider's identity (pcw_provider_info) */
+    uint64_t time_ns;      /* CLOCK_MONOTONIC when this source was read */
+    uint32_t registration; /* the pcw_counterset.reg_index read: with
+                              `source`, which registration the rows are of
+                              (a provider may register a name twice) */
 } pcw_snapshot_source;
 
 /* A caller-owned, reusable result: one row per instance, as columns.
