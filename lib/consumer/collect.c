@@ -67,6 +67,10 @@ static int match(const query *q, uint32_t id, const char *name, size_t len)
 
 int pcw_query_match(const pcw_query *q, uint32_t id, const char *name, size_t name_len)
 {
+    if (!name && name_len)
+        return 0;
+    if (!name)
+        name = "";
     query n = norm_query(q);
     return match(&n, id, name, name_len);
 }

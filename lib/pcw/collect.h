@@ -23,6 +23,9 @@
  * connection close and removes them).
  *
  * Concurrency: as pcw/consumer.h - one thread at a time per pcw_consumer.
+ * NULL arguments: as pcw/consumer.h - PCW_E_INVALID_PARAMETER for a NULL
+ * pcw_consumer, counterset, segment or snapshot; a NULL query is
+ * PCW_QUERY_ALL, a NULL report or status pointer is not written.
  */
 #ifndef PCW_COLLECT_H
 #define PCW_COLLECT_H
@@ -131,7 +134,8 @@ int pcw_consumer_remove_counter(pcw_consumer *c, const pcw_merged_counterset *m,
                                 uint32_t counter_index, const pcw_query *q,
                                 pcw_collect_report *rep);
 
-/* Change the time limit for providers' answers (ms; 0 = the 1000 default). */
+/* Change the time limit for providers' answers (ms; 0 = the 1000
+ * default). NULL c: nothing. */
 void pcw_consumer_set_timeout(pcw_consumer *c, uint32_t ms);
 
 /* One segment, one counterset, one call: as pcw_consumer_collect (or, with
@@ -143,8 +147,9 @@ int pcw_segment_collect(pcw_segment *seg, const pcw_counterset *cs, const pcw_qu
                         pcw_snapshot *snap, unsigned flags, int enumerate, uint32_t timeout_ms,
                         int *callback_status);
 
-/* Does this sample match the query? (Used on every source; exported for
- * tools that filter snapshots themselves.) */
+/* Does this sample match the query (NULL: everything)? A NULL name is ""
+ * when name_len is 0, and matches nothing otherwise. (Used on every
+ * source; exported for tools that filter snapshots themselves.) */
 int pcw_query_match(const pcw_query *q, uint32_t id, const char *name, size_t name_len);
 
 #ifdef __cplusplus
