@@ -272,8 +272,8 @@ static size_t send_queued(job *jobs, size_t n, uint16_t type, uint32_t counter_i
         if (j->state != J_QUEUED)
             continue;
         if (j->k->fd < 0) {
-            /* The connection failed since (an earlier send on it): its
-             * requests failed with it; this one is not sent. */
+            /* The connection failed since (an earlier send on it, which
+             * failed the requests awaited on it): a new one for this. */
             int rc = pcw__ctl_connect(j->k);
             if (rc != PCW_OK) {
                 j->status = rc, j->state = J_READY;
