@@ -292,8 +292,7 @@ static inline int put_name(struct read_args *a, size_t row, uint64_t off, uint32
         pcw__snapshot_reserve(s, 0, 0, rounded + 1) != PCW_OK)
         return SLOT_NOMEM;
     if (len) /* an empty name's offset may be anything: never form map + off */
-        copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off,
-                   (uint32_t)rounded);
+        copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off, (uint32_t)rounded);
     s->name_off[row] = s->names_len;
     s->name_len[row] = len;
     s->names[s->names_len + len] = 0;
@@ -760,6 +759,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
         return rc;
     if ((rc = pcw__snapshot_begin_source(snap, seg, 0)) != PCW_OK)
         return rc;
+    snap->sources[snap->nsources - 1].registration = cs->pub.reg_index;
     size_t names_start = snap->names_len;
     struct read_args a = {
         seg,   cs,      snap, size, flags,

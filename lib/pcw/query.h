@@ -34,6 +34,11 @@
  * be used from distinct threads. Strings a value points to stay valid until
  * the next pcw_pdh_collect or pcw_pdh_remove_counter on that query. The
  * path functions and pcw_cook are pure and safe from any thread.
+ *
+ * NULL arguments: as pcw/consumer.h - PCW_E_INVALID_PARAMETER from a
+ * function that returns a status (with *err filled, where there is one),
+ * NULL, 0 or "" from a getter, nothing from pcw_pdh_close and
+ * pcw_path_free; pointers documented as optional are just that.
  */
 #ifndef PCW_QUERY_H
 #define PCW_QUERY_H
@@ -116,7 +121,8 @@ int pcw_cook_needs_two(uint32_t type);
  * percentage (capped at 100 unless PCW_FMT_NOCAP100), times 10^scale
  * (unless PCW_FMT_NOSCALE), times 1000 with PCW_FMT_1000. Returns the
  * pcw_cstatus; *value is the number when that is PCW_CSTATUS_VALID, else 0.
- * Pure: any thread. */
+ * `value` may be NULL (the status only); a NULL `now` is
+ * PCW_CSTATUS_NO_INSTANCE. Pure: any thread. */
 int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t scale, unsigned flags,
              double *value);
 
@@ -183,7 +189,9 @@ void pcw_path_free(pcw_path *p);
  * "\\host" when host is non-NULL, "\counterset", "(instance)" when instance
  * is non-NULL - with "#index" when index > 0 -, "\counter". Returns the
  * length the path needs (without the NUL), like snprintf; the output is
- * truncated when that is >= len. */
+ * truncated when that is >= len (buf may be NULL when len is 0, or to
+ * measure only). A NULL counterset or counter makes no path: 0, and ""
+ * in buf. */
 size_t pcw_path_build(char *buf, size_t len, const char *host, const char *counterset,
                       const char *instance, uint32_t index, const char *counter);
 

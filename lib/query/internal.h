@@ -131,6 +131,9 @@ pcwq_itype pcwq_instance_type(uint32_t instance_type);
 typedef struct pcwq_src {
     size_t first, count; /* its rows in the snapshot */
     uint32_t seg;        /* segment index in the consumer at fetch time */
+    uint32_t reg_index;  /* its registration in that segment */
+    uint32_t k;          /* its index in the merged counterset's sources */
+    uint32_t mf;         /* ...in the collected subset (pcwq_set.mf) */
     int32_t pid;
     uint64_t start_time;  /* the provider's start time (/proc, clock ticks) */
     uint64_t provider_id; /* identity of the provider */
@@ -212,6 +215,9 @@ typedef struct pcwq_set {
     uint32_t *mf_seg;
     const pcw_counterset **mf_cset;
     size_t mf_cap;
+    int *mf_status; /* each collected source's status */
+    size_t mf_status_cap;
+    pcw_collect_report rep;
     /* Two snapshots, current and previous, and their sources. A set none
      * of whose counters compares two samples (two = 0) reads into snap[0]
      * every time: the buffer stays warm in the cache. */
@@ -297,6 +303,9 @@ struct pcw_pdh {
     size_t ndirs;
     uint64_t root_stamp;
     int refreshed; /* the consumer was refreshed at least once */
+    /* The collection's items (fetch.c), kept to allocate nothing. */
+    pcw_collect_item *items;
+    size_t items_cap;
 };
 
 /* The snapshot fetch b read into. */
@@ -307,9 +316,10 @@ static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
 
 /* fetch.c */
 int pcwq_refresh_if_changed(pcw_pdh *q, int force);
+/* One sample of every referenced set into its snap[cur] (cur flipped). */
 int pcwq_fetch(pcw_pdh *q);
-/* Read one sample of s into snap[cur] (the caller flipped cur). */
-int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s);
+/* The same, for the referenced sets that have no sample yet. */
+int pcwq_fetch_new(pcw_pdh *q);
 /* Can s keep last time's instance mapping? Only if every provider read
  * now is the one read last time, in the same place, with the same row
  * count, and its segment's instance list did not change from before the

@@ -76,6 +76,7 @@ void pcw_pdh_close(pcw_pdh *q)
         free(q->dirs[i]);
     free(q->dirs);
     free(q->dir_stamp);
+    free(q->items);
     pcw_consumer_close(q->c);
     free(q->root);
     free(q);
@@ -373,20 +374,15 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
 /* One sample of the referenced sets that have none yet. */
 static int pcwq_fetch_only_new(pcw_pdh *q)
 {
-    for (size_t i = 0; i < q->nsets; i++) {
+    int rc = pcwq_fetch_new(q);
+    for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
         pcwq_set *s = q->sets[i];
         if (!s->refs || s->have_prev)
             continue;
-        s->cur ^= 1;
-        int rc = pcwq_fetch_set(q, s);
-        if (rc == PCW_OK)
-            rc = pcwq_map_instances(s, 0);
-        if (rc == PCW_OK)
+        if ((rc = pcwq_map_instances(s, 0)) == PCW_OK)
             rc = pcwq_totals(s);
-        if (rc != PCW_OK)
-            return rc;
     }
-    return PCW_OK;
+    return rc;
 }
 
 int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *arg), void *arg,

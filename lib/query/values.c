@@ -320,7 +320,7 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
 {
     locus l;
     if (!ctr || locate(ctr, i, &l)) {
-        if (len)
+        if (len && buf)
             buf[0] = 0;
         return 0;
     }
