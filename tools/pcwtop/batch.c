@@ -2,8 +2,8 @@
  * tools/pcwtop/batch.c - `pcwtop -b`: no curses; each refresh is printed
  * as text, as `top -b` does, for scripts and for `make demo`:
  *
- *   pcwtop 0.2.0 - 10:42:17 - refresh 1 - interval 1s
- *   Providers: 1 live, 0 exited   Countersets: 2   Instances: 4   Collection: 210 us
+ *   pcwtop 0.2.0 - 10:42:17 - refresh 1 - delay 1s
+ *   Providers: 1 live, 0 exited   Countersets: 2   Instances: 4   Cost: 210 us
  *   Countersets: Geometric Waves (1), Query Test (2)
  *   Counterset: Geometric Waves (multipleAggregate, 1 provider), sorted by Triangle
  *
@@ -36,12 +36,12 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     fmt_clock(clock, sizeof clock, f->real_ns);
     fmt_interval(iv, sizeof iv, f->interval_ns);
     fmt_cost(cost, sizeof cost, f->cost_ns);
-    fprintf(out, "pcwtop %s - %s - refresh %llu - interval %s\n", PCW_VERSION_STRING, clock,
+    fprintf(out, "pcwtop %s - %s - refresh %llu - delay %s\n", PCW_VERSION_STRING, clock,
             (unsigned long long)f->seq, iv);
     size_t instances = f->table ? f->table->nq - f->table->ntotals : 0;
     fprintf(out,
             "Providers: %zu live, %zu exited   Countersets: %zu   Instances: %zu   "
-            "Collection: %s\n",
+            "Cost: %s\n",
             f->providers_live, f->providers_exited, f->nsets, instances, cost);
     fputs("Countersets:", out);
     for (size_t i = 0; i < f->nsets; i++)

@@ -163,15 +163,24 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
             }
         }
     }
-    /* The axis: labels at the top, middle and bottom rows. */
+    /* The axis: round values (the top, the bottom, quarters when there
+     * is room), each on the row whose dots hold it. */
     int py = y + 1, px = x + AXIS_W + 1;
+    int ticks = ph >= 12 ? 4 : ph >= 5 ? 2 : 1;
+    int tick_row[5];
+    double tick_value[5];
+    for (int i = 0; i <= ticks; i++) {
+        tick_value[i] = top - (top - bottom) * i / ticks;
+        int dot = (int)llround((double)(ydots - 1) * i / ticks);
+        tick_row[i] = dot / 4;
+    }
     for (int r = 0; r < ph; r++) {
         char label[32] = "";
-        if (r == 0 || r == ph - 1 || r == ph / 2) {
-            double v = top - (top - bottom) * (double)(4 * r + (r == ph - 1 ? 3 : 0)) / (ydots - 1);
-            fmt_number(label, sizeof label, fabs(v) < 1e-12 * (top - bottom) ? 0 : v, 0,
-                       strcmp(col->unit, "s") == 0 && !ui->raw);
-        }
+        for (int i = 0; i <= ticks; i++)
+            if (tick_row[i] == r)
+                fmt_number(label, sizeof label, tick_value[i],
+                           tick_value[i] == floor(tick_value[i]),
+                           strcmp(col->unit, "s") == 0 && !ui->raw);
         attrset(ui->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
         mvprintw(py + r, x, "%*s ", AXIS_W - 1, label);
         if (ui->utf8)

@@ -311,7 +311,7 @@ static void set_interval(top_ui *ui, int dir)
     collector_set_interval(ui->col, ui->interval_ns);
     char iv[32];
     fmt_interval(iv, sizeof iv, ui->interval_ns);
-    say(ui, "interval %s", iv);
+    say(ui, "delay %s", iv);
 }
 
 static void toggle_mark(top_ui *ui)

@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcw/version.h>
-
 #include "pcwtop.h"
 
 #define HEADER_LINES 3
@@ -106,11 +104,13 @@ static void draw_header(top_ui *ui)
     fmt_cost(cost, sizeof cost, h->cost_ns);
     size_t instances = ui->table ? ui->table->nq - ui->table->ntotals : 0;
     snprintf(line, sizeof line,
-             "pcwtop %s  Providers: %zu live, %zu exited  Countersets: %zu  Instances: %zu  "
-             "Collection: %s  Interval: %s  %s",
-             PCW_VERSION_STRING, h->providers_live, h->providers_exited, h->nsets, instances, cost,
-             iv, clock);
-    text(0, 0, COLS, COLS, line, at(ui, PAIR_HEADER, A_BOLD), 0);
+             "pcwtop  Providers: %zu live, %zu exited  Countersets: %zu  Instances: %zu  "
+             "Cost: %s  Delay: %s",
+             h->providers_live, h->providers_exited, h->nsets, instances, cost, iv);
+    /* The time keeps the right edge; the rest is cut if it must be. */
+    int cw = (int)strlen(clock) + 1;
+    text(0, 0, COLS - cw, COLS, line, at(ui, PAIR_HEADER, A_BOLD), 0);
+    text(0, COLS - cw, cw, COLS, clock, at(ui, PAIR_HEADER, A_BOLD), 1);
 
     size_t n = 0;
     line[0] = 0;
