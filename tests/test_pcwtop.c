@@ -329,6 +329,7 @@ static void assert_restored(void)
     const char *s = screen();
     cr_assert(!strstr(s, "\033") && !strstr(s, "[?1"), "escape sequences left:\n%s", s);
     cr_assert(!strstr(s, "F10Quit"), "pcwtop's screen is still there:\n%s", s);
+    cr_assert(!strstr(s, "Sanitizer"), "a sanitizer report:\n%s", s);
 }
 
 /* ---- the data layer ---------------------------------------------------------- */
