@@ -90,6 +90,10 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
 
+# pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
+TOOL_LIBS_pcwtop = -lncursesw -lm
+$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.c tools/pcwtop/*.h)
+
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
 EXAMPLE_GEN = $(BUILD)/gen/examples/manifests/kcs.h $(BUILD)/gen/examples/manifests/ucs.h
@@ -214,8 +218,7 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 # unicode-data has CaseFolding.txt (make casefold-table, make check).
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
-               unicode-data \
-               spin
+               unicode-data spin libncurses-dev tmux
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

@@ -167,6 +167,8 @@ static void sizes(gb_bench *b)
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 2; j++)
             gb_args(b, (const int64_t[]){instances[i], counters[j]}, 2);
+    /* pcwtop/refresh/1000000's baseline (bench/pcwtop.c). */
+    gb_args(b, (const int64_t[]){1000000, 4}, 2);
 }
 
 void bench_snapshot_register(void)

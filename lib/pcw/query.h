@@ -110,6 +110,12 @@ enum {
     PCW_FMT_NOSCALE = 1u << 0,  /* do not apply the counter's scale */
     PCW_FMT_NOCAP100 = 1u << 1, /* percentages may exceed 100 */
     PCW_FMT_1000 = 1u << 2,     /* multiply the result by 1000 */
+    PCW_FMT_RAW = 1u << 3,      /* no formula: the raw value X (pcw_raw.first,
+                                   the counter's own value as stored) as a
+                                   number, unscaled; the status is the
+                                   sample's (NO_DATA for a type without a
+                                   value). For viewers that toggle between
+                                   raw and cooked values (pcwtop). */
 };
 
 /* Does this type need two samples (a rate, a delta, an interval ratio)? */
@@ -119,10 +125,10 @@ int pcw_cook_needs_two(uint32_t type);
  * `now` and the older `prev` (NULL for the first sample), as
  * PdhCalculateCounterFromRawValue: the type's formula, x100 for a
  * percentage (capped at 100 unless PCW_FMT_NOCAP100), times 10^scale
- * (unless PCW_FMT_NOSCALE), times 1000 with PCW_FMT_1000. Returns the
- * pcw_cstatus; *value is the number when that is PCW_CSTATUS_VALID, else 0.
- * `value` may be NULL (the status only); a NULL `now` is
- * PCW_CSTATUS_NO_INSTANCE. Pure: any thread. */
+ * (unless PCW_FMT_NOSCALE), times 1000 with PCW_FMT_1000; with PCW_FMT_RAW
+ * only now->first, as it is. Returns the pcw_cstatus; *value is the number
+ * when that is PCW_CSTATUS_VALID, else 0. `value` may be NULL (the status
+ * only); a NULL `now` is PCW_CSTATUS_NO_INSTANCE. Pure: any thread. */
 int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t scale, unsigned flags,
              double *value);
 
@@ -297,6 +303,16 @@ size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr);
 /* Value i, cooked with `flags` (PCW_FMT_*). Returns PCW_OK or
  * PCW_E_INVALID_PARAMETER (i out of range). */
 int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out);
+/* A number that changes whenever the handle's list of instances may have
+ * changed since the last collection: an instance appeared or went (or its
+ * provider did not answer), a total appeared, the counterset was registered
+ * again, a counterset new to a wildcard path was matched. While it stays the
+ * same, value i * counters + k names the same instance as before - so a
+ * viewer keeps what it knows per instance (names, marks, history) by index
+ * and looks at names again only when it changes. It may also change when
+ * nothing did (a provider list re-read); it never repeats. 0 for NULL. */
+uint64_t pcw_pdh_instance_epoch(const pcw_pdh_counter *ctr);
+
 /* The full path of value i ("\Set(job#1)\Counter", with "\\host" when
  * with_host), into buf like pcw_path_build. */
 size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,

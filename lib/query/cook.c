@@ -229,6 +229,10 @@ int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t sca
         return PCW_CSTATUS_NO_INSTANCE;
     if (now->status != PCW_CSTATUS_VALID)
         return now->status;
+    if (flags & PCW_FMT_RAW) { /* X, no formula, no scale */
+        *value = (double)now->first;
+        return PCW_CSTATUS_VALID;
+    }
     double v = 0.0, num = 0.0, den = 0.0;
     int s;
     switch (f) {

@@ -286,6 +286,8 @@ struct pcw_pdh_counter {
     int scale_set;
     pcwq_match *m;
     size_t nm, m_cap;
+    uint64_t epoch; /* pcw_pdh_instance_epoch: +1 whenever a match's
+                       entries or counters are selected again */
 };
 
 struct pcw_pdh {
