@@ -73,6 +73,35 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
     return x ? x : 1;
 }
 
+/* ---- the time limit ------------------------------------------------------ */
+
+void pcwq_budget_start(pcw_pdh *q)
+{
+    q->deadline_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->timeout_ms * 1000000ull;
+}
+
+int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
+{
+    if (!q->deadline_ns)
+        return 1; /* not inside a public call: the consumer's own limit */
+    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    uint64_t left_ms = q->deadline_ns > now ? (q->deadline_ns - now) / 1000000ull : 0;
+    if (left_ms == 0) {
+        if (!at_least_1ms)
+            return 0;
+        left_ms = 1;
+    }
+    /* Rounded down: the consumer's deadline is never past ours. */
+    pcw_consumer_set_timeout(q->c, (uint32_t)left_ms);
+    return 1;
+}
+
+void pcwq_budget_end(pcw_pdh *q)
+{
+    q->deadline_ns = 0;
+    pcw_consumer_set_timeout(q->c, q->timeout_ms);
+}
+
 /* ---- sets ---------------------------------------------------------------- */
 
 pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
@@ -467,6 +496,14 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
     s->mf.source_segment = s->mf_seg;
     s->mf.source_cset = s->mf_cset;
     s->mf.mismatched = 0;
+    if (nlive && !pcwq_budget_arm(q, 0)) {
+        /* The collection's time limit is spent: not asked, as late as a
+         * provider that did not answer (its instances stay, stale). */
+        for (size_t i = 0; i < s->nsrc[b]; i++)
+            if (s->src[b][i].alive)
+                s->src[b][i].status = PCW_E_TIMEOUT;
+        return PCW_OK;
+    }
     int stack_status[64], *st = nlive <= 64 ? stack_status : calloc(nlive, sizeof *st);
     if (!st)
         return PCW_E_NO_MEMORY;
