@@ -87,6 +87,8 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
+# pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS (docs/exporter.md).
+TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lm
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -170,7 +172,9 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query
 # clang's sanitizer and libFuzzer runtimes are in libclang-rt-14-dev (clang
 # only recommends them); libpcp-mmv1-dev lets make bench compare with PCP.
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
-               libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3
+               libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
+               libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
+               prometheus openssl curl python3-prometheus-client
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

@@ -10,40 +10,10 @@
 #include <criterion/criterion.h>
 
 #include "pcw/query.h"
+#include "helpers/exporter_test.h"
 #include "query_provider.h"
 
 TestSuite(exporter_query, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
-
-/* Start exporter_provider and wait for its "ready" line. */
-static void ep_start(tu_child *c, const char *name)
-{
-    const char *args[3] = {"--name", name, NULL};
-    cr_assert_eq(tu_spawn(c, "exporter_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
-    cr_assert(strncmp(line, "ready", 5) == 0, "provider: %s", line);
-}
-
-/* Send a command; assert "ok"; the rest of the reply into out (may be NULL). */
-__attribute__((format(printf, 3, 4))) static void ep_cmd(tu_child *c, char *out, const char *fmt,
-                                                         ...)
-{
-    char buf[1024], reply[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    cr_assert(tu_command(c, reply, sizeof reply, buf) > 0, "no reply to %s", buf);
-    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", buf, reply);
-    if (out)
-        strcpy(out, reply[2] ? reply + 3 : "");
-}
-
-static void ep_stop(tu_child *c)
-{
-    tu_send(c, "quit");
-    tu_finish(c, 10000);
-}
 
 static int ep_collects(tu_child *c, const char *set)
 {
@@ -102,7 +72,7 @@ static const pcw_raw *raw_of(pcw_pdh_counter *h, uint32_t counter, const char *n
 }
 
 /* Indexes of exporter_provider's "kinds" counters used here. */
-enum { K_GAUGE = 0, K_HITS = 2, K_PRECISE = 18 };
+enum { K_LEVEL = 0, K_HITS = 2, K_PRECISE = 18 };
 
 Test(exporter_query, raw_instances_values_and_sources)
 {
@@ -111,8 +81,8 @@ Test(exporter_query, raw_instances_values_and_sources)
     ep_cmd(&p, NULL, "kinds Kinds");
     ep_cmd(&p, NULL, "create Kinds alpha");
     ep_cmd(&p, NULL, "create Kinds beta");
-    ep_cmd(&p, NULL, "set Kinds alpha %d 5", K_GAUGE);
-    ep_cmd(&p, NULL, "set Kinds beta %d 7", K_GAUGE);
+    ep_cmd(&p, NULL, "set Kinds alpha %d 5", K_LEVEL);
+    ep_cmd(&p, NULL, "set Kinds beta %d 7", K_LEVEL);
     ep_cmd(&p, NULL, "set Kinds alpha %d 3", K_HITS);
     ep_cmd(&p, NULL, "set Kinds alpha %d 4", K_HITS + 1);
     pcw_pdh *q;
@@ -129,11 +99,11 @@ Test(exporter_query, raw_instances_values_and_sources)
     cr_expect_eq(ri.name_len, strlen(ri.name));
     cr_expect_eq(pcw_pdh_raw_instance_at(h, 2, &ri), PCW_E_INVALID_PARAMETER);
     pcw_raw buf[8];
-    const pcw_raw *r = raw_of(h, K_GAUGE, "alpha", buf, 8);
+    const pcw_raw *r = raw_of(h, K_LEVEL, "alpha", buf, 8);
     cr_assert(r);
     cr_expect_eq(r->status, PCW_CSTATUS_VALID);
     cr_expect_eq(r->first, 5);
-    cr_expect_eq(raw_of(h, K_GAUGE, "beta", buf, 8)->first, 7);
+    cr_expect_eq(raw_of(h, K_LEVEL, "beta", buf, 8)->first, 7);
     r = raw_of(h, K_HITS, "alpha", buf, 8);
     cr_expect_eq(r->first, 3, "a fraction's numerator");
     cr_expect_eq(r->second, 4, "...and its base");

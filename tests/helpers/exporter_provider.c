@@ -8,12 +8,16 @@
  *   exporter_provider [--name PROVIDER_NAME]
  *
  * Prints "ready <pid>", then serves one command per stdin line, answering
- * each with one line ("ok ..." or "err ..."):
+ * each with one line ("ok ..." or "err ..."); SET is decoded as NAME is
+ * (below), so "Web\sServer" is "Web Server":
  *
  *   kinds SET           register SET (multi-instance) with the counters of
  *                       kinds[] below, one per kind the exporter maps
  *   single SET          register SET without instances (counters as kinds)
  *                       and create its one instance
+ *   pair SET A B        register SET (multi-instance) with two
+ *                       PERF_COUNTER_LARGE_RAWCOUNT counters named A and B
+ *                       (decoded as instance names are, below)
  *   callback SET [alt]  register SET with a callback (counters "Items",
  *                       PERF_COUNTER_BULK_COUNT, and "Depth",
  *                       PERF_COUNTER_LARGE_RAWCOUNT) that adds cb-0, cb-1,
@@ -21,7 +25,7 @@
  *                       and Depth = i + 1; with "alt" it adds them in the
  *                       opposite order on every other collection
  *   create SET NAME     create an instance ("ok <id>"); NAME is decoded:
- *                       \n \" \\ \s (a space) \xHH
+ *                       \n \" \\ \s (a space) \xHH; "-" is the empty name
  *   close SET NAME
  *   set SET NAME INDEX VALUE      counter INDEX := VALUE
  *   rate SET NAME INDEX PER_SEC   a thread keeps counter INDEX at
@@ -56,7 +60,7 @@ static const struct kind {
     const char *name, *description;
     uint32_t type;
 } kinds[] = {
-    {"Gauge", "A level.", PERF_COUNTER_LARGE_RAWCOUNT},
+    {"Level", "A level.", PERF_COUNTER_LARGE_RAWCOUNT},
     {"Requests", "Requests served.", PERF_COUNTER_BULK_COUNT},
     {"Hits", "Cache hits among lookups.", PERF_LARGE_RAW_FRACTION},
     {"Hits Base", "Lookups.", PERF_LARGE_RAW_BASE},
@@ -209,11 +213,19 @@ static long decode(const char *in, char *out, size_t cap)
     return (long)n;
 }
 
-static int do_register(set *s, const char *name, int type, int with_callback, int alternate)
+static char pair_names[2][256];
+
+static int do_register(set *s, const char *name, int type, int with_callback, int alternate,
+                       int pair)
 {
     pcw_counter_desc c[NKINDS];
     uint32_t n = 0;
-    if (with_callback) {
+    if (pair) {
+        for (; n < 2; n++) {
+            c[n] = pcw_counter_desc_default();
+            c[n].id = n + 1, c[n].name = pair_names[n], c[n].offset = 8 * n;
+        }
+    } else if (with_callback) {
         c[0] = pcw_counter_desc_default();
         c[0].id = 1, c[0].name = "Items", c[0].type = PERF_COUNTER_BULK_COUNT, c[0].offset = 0;
         c[1] = pcw_counter_desc_default();
@@ -326,14 +338,23 @@ int main(int argc, char **argv)
         int n = sscanf(line, "%15s %127s %511s %511s %lf", cmd, sname, iname, arg, &v);
         char name[256];
         long len = n >= 3 ? decode(iname, name, sizeof name) : 0;
+        if (len == 1 && name[0] == '-') /* "-": the empty name */
+            name[0] = 0, len = 0;
+        char setname[128];
+        if (n >= 2 && decode(sname, setname, sizeof setname) >= 0)
+            snprintf(sname, sizeof sname, "%s", setname);
         set *s = n >= 2 ? find_set(sname) : NULL;
         inst *x = s && len >= 0 && n >= 3 ? find_inst(s, name, (size_t)len) : NULL;
         uint32_t id = 0;
         if (n >= 1 && strcmp(cmd, "quit") == 0)
             break;
-        if (n >= 2 && !s &&
-            (strcmp(cmd, "kinds") == 0 || strcmp(cmd, "single") == 0 ||
-             strcmp(cmd, "callback") == 0)) {
+        int pair = strcmp(cmd, "pair") == 0;
+        if (pair && (n != 4 || decode(iname, pair_names[0], sizeof pair_names[0]) < 0 ||
+                     decode(arg, pair_names[1], sizeof pair_names[1]) < 0)) {
+            printf("err bad pair\n");
+        } else if (n >= 2 && !s &&
+                   (strcmp(cmd, "kinds") == 0 || strcmp(cmd, "single") == 0 ||
+                    strcmp(cmd, "callback") == 0 || pair)) {
             int slot = 0;
             while (slot < MAX_SET && sets[slot].reg)
                 slot++;
@@ -341,7 +362,7 @@ int main(int argc, char **argv)
             int type = strcmp(cmd, "single") == 0 ? PCW_SINGLE_INSTANCE : PCW_MULTI_INSTANCE;
             rc = slot == MAX_SET ? PCW_E_NO_MEMORY
                                  : do_register(&sets[slot], sname, type, cb,
-                                               n >= 3 && strcmp(iname, "alt") == 0);
+                                               n >= 3 && strcmp(iname, "alt") == 0, pair);
             if (rc == PCW_OK && type == PCW_SINGLE_INSTANCE)
                 rc = create(&sets[slot], "", 0, &id);
             if (rc == PCW_OK)
