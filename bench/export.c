@@ -11,6 +11,9 @@
  *       the baseline: the same scrape without HTTP - collector_scrape in
  *       this process into a reused buffer (catch up with the providers,
  *       collect, write every series and the exporter's own metrics).
+ *   export/scrape_gzip/100000/1
+ *       the scrape as Prometheus asks for it by default: gzip-compressed
+ *       (zlib level 1); the body read is the compressed one.
  *   export/collect/<instances>/<counters>
  *       what that includes of the query layer: pcw_pdh_collect of
  *       "\Bench(*)\*" alone. format - collect is the writing; scrape -
@@ -152,12 +155,17 @@ static int client_connect(client *c, int port)
     return connect(c->fd, (struct sockaddr *)&a, sizeof a);
 }
 
-/* GET /metrics; the body's length, or -1. */
-static long client_get(client *c)
+/* GET /metrics (gzip-compressed when `gzip`); the body's length, or -1. */
+static long client_get(client *c, int gzip)
 {
     static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                               "Accept: text/plain;version=0.0.4\r\n\r\n";
-    if (write(c->fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1))
+    static const char req_gz[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 "Accept: text/plain;version=0.0.4\r\n"
+                                 "Accept-Encoding: gzip\r\n\r\n";
+    const char *rq = gzip ? req_gz : req;
+    size_t rl = gzip ? sizeof req_gz - 1 : sizeof req - 1;
+    if (write(c->fd, rq, rl) != (ssize_t)rl)
         return -1;
     size_t len = 0, head = 0;
     long body = -1;
@@ -193,7 +201,7 @@ static long client_get(client *c)
 
 /* ---- the benchmarks ------------------------------------------------------ */
 
-enum { B_SCRAPE, B_FORMAT, B_COLLECT };
+enum { B_SCRAPE, B_FORMAT, B_COLLECT, B_SCRAPE_GZIP };
 
 static void bm_export(gb_state *st, void *arg)
 {
@@ -209,7 +217,8 @@ static void bm_export(gb_state *st, void *arg)
     log_setup(LOG_WARN, 0);
     double bytes = 0;
     int bad = 0;
-    if (kind == B_SCRAPE) {
+    if (kind == B_SCRAPE || kind == B_SCRAPE_GZIP) {
+        int gz = kind == B_SCRAPE_GZIP;
         if (exporter_start() != 0) {
             gb_skip_with_error(st, "cannot start pcw-exporter (make build/pcw-exporter)");
             return;
@@ -217,15 +226,15 @@ static void bm_export(gb_state *st, void *arg)
         bu_pin(BU_CPU_OTHER);
         client cl = {-1, NULL, 0};
         long got = -1;
-        if (client_connect(&cl, exporter_port) != 0 || (got = client_get(&cl)) < 0 ||
-            (got = client_get(&cl)) < 0) {
+        if (client_connect(&cl, exporter_port) != 0 || (got = client_get(&cl, gz)) < 0 ||
+            (got = client_get(&cl, gz)) < 0) {
             gb_skip_with_error(st, "the first scrapes failed");
         } else {
             bytes = (double)got;
             /* The body's length varies only with the exporter's own
              * metrics (a duration, a count). */
             while (gb_keep_running(st))
-                bad |= labs(client_get(&cl) - got) > 256;
+                bad |= labs(client_get(&cl, gz) - got) > (gz ? got / 10 : 256);
         }
         if (cl.fd >= 0)
             close(cl.fd);
@@ -277,12 +286,13 @@ static void bm_export(gb_state *st, void *arg)
 void bench_export_register(void)
 {
     static const int64_t shapes[][2] = {{100000, 1}, {10000, 16}};
-    static const char *const names[] = {"export/scrape", "export/format", "export/collect"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const names[] = {"export/scrape", "export/format", "export/collect",
+                                        "export/scrape_gzip"};
+    for (int k = 0; k < 4; k++) {
         gb_bench *b = gb_register(names[k], bm_export, (void *)(intptr_t)k);
         gb_use_real_time(b);
         gb_unit_ns(b);
-        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (size_t i = 0; i < (k == B_SCRAPE_GZIP ? 1 : sizeof shapes / sizeof shapes[0]); i++)
             gb_args(b, shapes[i], 2);
     }
 }

@@ -431,6 +431,7 @@ void pcwq_instances_free(pcwq_set *s)
     s->ninst = s->inst_cap = s->nfree = s->hash_cap = s->ngroups = s->groups_cap = 0;
     s->ghash_cap = s->nagg = s->agg_cap = s->acc_cap = s->norder = s->order_cap = 0;
     s->nread = 0;
+    s->in_order = 0;
     s->nempty = s->nstale = 0;
     s->have_prev = 0;
     s->identity = 0;
@@ -484,6 +485,7 @@ int pcwq_map_instances(pcwq_set *s, int fast)
      * order), so that the epoch tells callers who cache by position. */
     size_t old_norder = s->norder;
     s->norder = 0;
+    s->in_order = 1;
     /* 2. Each row: the instance it is, or a new one. */
     int nomem = 0;
     for (size_t i = 0; i < s->nsrc[b] && !nomem; i++) {
@@ -518,6 +520,8 @@ int pcwq_map_instances(pcwq_set *s, int fast)
             }
             if (s->norder >= old_norder || s->order[s->norder] != j)
                 changed = 1;
+            if ((size_t)r != s->norder)
+                s->in_order = 0;
             s->order[s->norder++] = j;
         }
     }

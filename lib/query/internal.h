@@ -225,6 +225,7 @@ typedef struct pcwq_set {
     size_t norder, order_cap;
     size_t nread;  /* order[0..nread): the instances read this time; the
                       stale ones (provider did not answer) follow */
+    int in_order;  /* order[k] is snapshot row k for every k < nread */
     uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
     size_t nent, ent_cap;
     uint64_t ent_epoch;

@@ -66,8 +66,19 @@ int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_r
         return PCW_E_INVALID_PARAMETER;
     int b = s->cur;
     const pcw_snapshot *snap = pcwq_snap(s, b);
-    const pcwq_recipe *r = &s->recipes[counter_index];
+    const pcwq_recipe *rc = &s->recipes[counter_index];
     pcwq_layout lay = {s->off, s->size};
+    if (s->in_order) {
+        /* Instance i is row i: walk the rows provider by provider, without
+         * touching the instance records (the steady state of a segment
+         * counterset). */
+        for (size_t k = 0; k < s->nsrc[b]; k++) {
+            const pcwq_src *x = &s->src[b][k];
+            for (size_t r = x->first; r < x->first + x->count && r < s->nread; r++)
+                pcwq_raw_from_row(rc, pcwq_row(snap, r), &lay, x->time_ns, &out[r]);
+        }
+        return PCW_OK;
+    }
     for (size_t i = 0; i < s->nread; i++) {
         const pcwq_inst *x = &s->inst[s->order[i]];
         if (x->row < 0 || (size_t)x->row >= snap->count || x->src < 0 ||
@@ -77,7 +88,7 @@ int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_r
             out[i].status = PCW_CSTATUS_NO_INSTANCE;
             continue;
         }
-        pcwq_raw_from_row(r, pcwq_row(snap, (size_t)x->row), &lay, s->src[b][x->src].time_ns,
+        pcwq_raw_from_row(rc, pcwq_row(snap, (size_t)x->row), &lay, s->src[b][x->src].time_ns,
                           &out[i]);
     }
     return PCW_OK;
