@@ -75,7 +75,7 @@ typedef struct xset {
 } xset;
 
 struct collector {
-    pthread_mutex_t lock; /* one scrape at a time: owns everything below */
+    pthread_mutex_t lock; /* one scrape at a time: owns what follows but errors[] */
     pcw_pdh *q;
     collector_options opt;
     xset **sets;
@@ -87,9 +87,10 @@ struct collector {
     const char **names;
     size_t names_cap, nnames;
     /* Counters of the exporter's own metrics. */
-    uint64_t scrapes, timeouts;
-    uint64_t errors[CAUSE_COUNT_];
-    pthread_mutex_t count_lock; /* errors[] from other threads */
+    uint64_t scrapes, timeouts;    /* under lock */
+    uint64_t errors[CAUSE_COUNT_]; /* under count_lock: also counted by
+                                      HTTP threads (collector_count) */
+    pthread_mutex_t count_lock;
 };
 
 static const char *const cause_names[CAUSE_COUNT_] = {
@@ -653,14 +654,31 @@ static void self_u64(ebuf *b, int format, const char *name, const char *type, co
               (unsigned long long)v);
 }
 
+/* Count n errors of `cause`: under count_lock, which the HTTP threads take
+ * too (collector_count) - the scrape's own lock does not cover errors[]. */
+static void count_n(collector *c, int cause, uint64_t n)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&c->count_lock);
+    c->errors[cause] += n;
+    pthread_mutex_unlock(&c->count_lock);
+}
+
 /* ---- the scrape ---------------------------------------------------------------- */
 
 int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
 {
     uint64_t start = mono_ns();
-    struct timespec dl = {(time_t)(deadline_ns / 1000000000ull),
-                          (long)(deadline_ns % 1000000000ull)};
-    int lr = pthread_mutex_clocklock(&c->lock, CLOCK_MONOTONIC, &dl);
+    /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from
+     * now (a clock step during the wait moves it; the wait stays bounded).
+     * Not pthread_mutex_clocklock, which ThreadSanitizer does not know. */
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t at = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec +
+                  (deadline_ns > start ? deadline_ns - start : 0);
+    struct timespec dl = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
+    int lr = pthread_mutex_timedlock(&c->lock, &dl);
     if (lr != 0) {
         collector_count(c, CAUSE_BUSY);
         return -2;
@@ -671,10 +689,10 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
     int rc = pcw_pdh_refresh(c->q);
     if (rc < 0) {
-        c->errors[CAUSE_COLLECT]++;
+        count_n(c, CAUSE_COLLECT, 1);
         xlog(LOG_ERROR, "cannot read the providers", "err", pcw_status_str(rc), NULL);
     } else if ((rc == 1 || !c->synced) && sync_sets(c, deadline_ns) != 0) {
-        c->errors[CAUSE_COLLECT]++;
+        count_n(c, CAUSE_COLLECT, 1);
         xlog(LOG_ERROR, "out of memory matching countersets", NULL);
         c->synced = 0;
     }
@@ -682,7 +700,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
     int collected = (rc = pcw_pdh_collect(c->q, NULL)) == PCW_OK;
     if (!collected) {
-        c->errors[CAUSE_COLLECT]++;
+        count_n(c, CAUSE_COLLECT, 1);
         xlog(LOG_ERROR, "collection failed", "err", pcw_status_str(rc), NULL);
     }
     /* 3. The counters. */
@@ -692,7 +710,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         if (!s->h)
             continue;
         exported++;
-        c->errors[CAUSE_COLLISION] += s->collisions;
+        count_n(c, CAUSE_COLLISION, s->collisions);
         int late = 0;
         size_t nsrc = pcw_pdh_source_count(s->h);
         for (size_t j = 0; j < nsrc; j++) {
@@ -708,7 +726,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
                 xlog(LOG_DEBUG, "provider late: left out of this scrape", "counterset", s->name,
                      "provider", src.provider, "pid", pid, NULL);
             } else {
-                c->errors[CAUSE_PROVIDER]++;
+                count_n(c, CAUSE_PROVIDER, 1);
                 xlog(LOG_WARN, "provider failed", "counterset", s->name, "provider", src.provider,
                      "err", pcw_status_str(src.status), NULL);
             }
@@ -722,7 +740,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
             out->failed = 1;
             break;
         }
-        c->errors[CAUSE_DUPLICATE] += s->ndup;
+        count_n(c, CAUSE_DUPLICATE, s->ndup);
         /* After a failed collection there are no trustworthy rows: the
          * HELP and TYPE lines only. */
         series_n += write_set(c, s, out, format, collected ? s->nlab : 0);
@@ -774,9 +792,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
 
 void collector_count(collector *c, int cause)
 {
-    pthread_mutex_lock(&c->count_lock);
-    c->errors[cause]++;
-    pthread_mutex_unlock(&c->count_lock);
+    count_n(c, cause, 1);
 }
 
 /* ---- open / close ------------------------------------------------------------- */

@@ -378,7 +378,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 /* ---- starting ---------------------------------------------------------------- */
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
     char msg[512];
