@@ -238,15 +238,26 @@ int main(int argc, char **argv)
         xlog(LOG_ERROR, "bad web configuration", "err", err, NULL);
         return 1;
     }
-    collector_options co = {o.dir, o.all_users, o.include, o.ninclude, o.exclude, o.nexclude};
+    collector_options co = {.dir = o.dir,
+                            .all_users = o.all_users,
+                            .include = o.include,
+                            .ninclude = o.ninclude,
+                            .exclude = o.exclude,
+                            .nexclude = o.nexclude};
     collector *coll;
     if ((rc = collector_open(&coll, &co)) != PCW_OK) {
         xlog(LOG_ERROR, "cannot read pcw providers", "err", pcw_status_str(rc), NULL);
         web_config_free(&wc);
         return 1;
     }
-    http_options ho = {o.listen, o.nlisten, o.telemetry_path, o.web_config ? &wc : NULL,
-                       coll,     o.timeout, o.offset,         o.max_requests};
+    http_options ho = {.listen = o.listen,
+                       .nlisten = o.nlisten,
+                       .telemetry_path = o.telemetry_path,
+                       .web = o.web_config ? &wc : NULL,
+                       .coll = coll,
+                       .timeout = o.timeout,
+                       .timeout_offset = o.offset,
+                       .max_requests = o.max_requests};
     http_server *srv;
     if (http_start(&srv, &ho, err, sizeof err) != 0) {
         xlog(LOG_ERROR, "cannot serve", "err", err, NULL);
