@@ -89,6 +89,8 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
+# pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS (docs/exporter.md).
+TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lm
 
 # pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
 TOOL_LIBS_pcwtop = -lncursesw -lm
@@ -218,7 +220,9 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 # unicode-data has CaseFolding.txt (make casefold-table, make check).
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
-               unicode-data spin libncurses-dev tmux
+               unicode-data spin libncurses-dev tmux \
+               libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
+               prometheus openssl curl python3-prometheus-client
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

@@ -176,6 +176,25 @@ def rows(figs):
             out.append((f"{name}/{n}/{c}", f"{si(a.get('items_per_second', 0), 'values/s')}, {t(a['ns'])}/collection",
                         f"snapshot/pcw/{n}/{c}", t(b["ns"]) if b else "-", f"{r:.2f}x" if r else "-", target,
                         verdict(ok) if target else ""))
+    # pcw-exporter (bench/export.c): a whole scrape over HTTP beside the same
+    # scrape formatted into a buffer, and that beside the query layer's
+    # collection alone.
+    for n, c in ((100000, 1), (10000, 16)):
+        a, b, q = get(f"export/scrape/{n}/{c}"), get(f"export/format/{n}/{c}"), get(f"export/collect/{n}/{c}")
+        if a:
+            r = a["ns"] / b["ns"] if b else None
+            target, ok = ("< 10 ms", a["ns"] < 10e6) if (n, c) == (100000, 1) else ("", None)
+            out.append((f"export/scrape/{n}/{c}", f"{t(a['ns'])}/scrape, {si(a.get('bytes', 0), 'B')}",
+                        f"export/format/{n}/{c}", t(b["ns"]) if b else "-", f"{r:.2f}x" if r else "-",
+                        target, verdict(ok) if target else ""))
+        if b and q:
+            out.append((f"export/format/{n}/{c}", f"{t(b['ns'])}/scrape", f"export/collect/{n}/{c}",
+                        t(q["ns"]), f"{b['ns'] / q['ns']:.1f}x", "", ""))
+    a, b = get("export/scrape_gzip/100000/1"), get("export/scrape/100000/1")
+    if a:
+        out.append(("export/scrape_gzip/100000/1", f"{t(a['ns'])}/scrape, {si(a.get('bytes', 0), 'B')}",
+                    "export/scrape/100000/1", t(b["ns"]) if b else "-",
+                    f"{a['ns'] / b['ns']:.1f}x" if b else "-", "", ""))
     a = get("segment/bytes_per_instance")
     if a:
         v = a.get("bytes_per_instance", 0)

@@ -251,6 +251,28 @@ const char *pcw_pdh_counter_path(const pcw_pdh_counter *ctr);
  * *failed (may be NULL) counts the providers whose part is missing. */
 int pcw_pdh_collect(pcw_pdh *q, size_t *failed);
 
+/* The time limit of one pcw_pdh_collect, pcw_pdh_refresh, pcw_pdh_expand,
+ * pcw_pdh_add_counter or pcw_pdh_remove_counter, in milliseconds (0: the
+ * default, 1000; pcw_consumer_options.timeout_ms sets it at open): what
+ * such a call waits for providers' answers (callback countersets,
+ * ADD/REMOVE_COUNTER), in total. Callback countersets are collected
+ * together (pcw_consumer_collect_many) with what is left of the limit;
+ * providers that do not answer in time, or are not asked because it is
+ * spent, fail with PCW_E_TIMEOUT (pcw_pdh_get_source says which). ADD/REMOVE_COUNTER
+ * requests are always sent; past the limit the call waits at most 1 ms
+ * for each answer. Use this rather than pcw_consumer_set_timeout on
+ * pcw_pdh_consumer(). */
+int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms);
+
+/* Catch up with the providers now, as pcw_pdh_collect does first: re-read
+ * the provider list if a provider or counterset came or went (then
+ * pcw_consumer_counterset_count(pcw_pdh_consumer(q)) lists what is
+ * published), match wildcard counterset paths to new countersets and tell
+ * new providers of the counters added. Returns 1 when the list changed, 0
+ * when not, or an error (PCW_E_NO_MEMORY...). Pointers into the
+ * consumer's countersets from before a return of 1 are invalid. */
+int pcw_pdh_refresh(pcw_pdh *q);
+
 /* CLOCK_MONOTONIC and CLOCK_REALTIME (ns) of the last collection; 0 before
  * the first. */
 uint64_t pcw_pdh_time_ns(const pcw_pdh *q);
@@ -351,6 +373,62 @@ typedef struct pcw_pdh_row {
  * Returns PCW_OK, PCW_E_INVALID_PARAMETER or PCW_E_NO_MEMORY. */
 int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
                   int (*fn)(const pcw_pdh_row *row, void *arg), void *arg);
+
+/* ---- the providers' own instances, raw (exporters) ----------------------- *
+ *
+ * An exporter hands raw values on (a monitoring system computes rates and
+ * sums itself) and labels each series with the instance's name, its
+ * provider and pid, never #n. These functions see, for a handle that
+ * matches exactly one counterset (0 or PCW_E_INVALID_PARAMETER otherwise),
+ * every provider's own instance read by the last collection - whatever
+ * the path's instance part: no _Total, no aggregate, each instance a
+ * globalAggregate or instanceAggregate set combines shown as itself - in
+ * value order (provider by provider). Instances whose provider did not
+ * answer this time are left out (pcw_pdh_get_source says why). Strings
+ * stay valid until the next collect, refresh or remove. */
+
+/* One provider's instance. */
+typedef struct pcw_pdh_raw_instance {
+    const char *name;     /* as published, without #n; "" in a set without
+                             instances. Not checked: a hostile segment may
+                             give bytes that are not UTF-8 */
+    uint32_t name_len;    /* bytes */
+    uint32_t dup_index;   /* its #n in this query (0: none) */
+    uint32_t instance_id; /* the provider's id */
+    int32_t pid;          /* its provider's pid */
+    uint64_t provider_id; /* its provider's identity */
+    const char *provider; /* its provider's name (the segment's header;
+                             not checked either) */
+} pcw_pdh_raw_instance;
+
+/* How many instances; and a number that changes whenever the instances,
+ * or their order, change - and sometimes when they did not (a re-read
+ * provider list) - so that a caller may cache per-instance work, such as
+ * labels, by position while it stays the same. */
+size_t pcw_pdh_raw_count(const pcw_pdh_counter *ctr);
+uint64_t pcw_pdh_raw_epoch(const pcw_pdh_counter *ctr);
+/* Instance i (below pcw_pdh_raw_count). */
+int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_instance *out);
+/* The newer raw sample of counter `counter_index` (its index in the
+ * counterset, pcw_counterset.counters: any counter, selected by the path
+ * or not, bases included) of every instance: out[pcw_pdh_raw_count()], as
+ * pcw_pdh_value.raw (PdhGetRawCounterArray). */
+int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_raw *out);
+
+/* One provider of a counterset a handle matches, in the last collection. */
+typedef struct pcw_pdh_source {
+    int32_t pid;
+    uint64_t provider_id;
+    const char *provider; /* its name (segment header; not checked) */
+    int status;           /* PCW_OK; PCW_E_TIMEOUT: it did not answer in
+                             time, or the time limit was spent before it was
+                             asked; PCW_E_PROVIDER_EXITED; or the error its
+                             read or collection failed with */
+    size_t instances;     /* instances read from it */
+} pcw_pdh_source;
+/* Every provider of every counterset the handle matches. */
+size_t pcw_pdh_source_count(const pcw_pdh_counter *ctr);
+int pcw_pdh_get_source(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_source *out);
 
 /* Use another power-of-ten scale than the counter's default_scale for this
  * handle's values (PdhSetCounterScaleFactor; -10..10). */

@@ -71,6 +71,35 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
     return x ? x : 1;
 }
 
+/* ---- the time limit ------------------------------------------------------ */
+
+void pcwq_budget_start(pcw_pdh *q)
+{
+    q->deadline_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->timeout_ms * 1000000ull;
+}
+
+int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
+{
+    if (!q->deadline_ns)
+        return 1; /* not inside a public call: the consumer's own limit */
+    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    uint64_t left_ms = q->deadline_ns > now ? (q->deadline_ns - now) / 1000000ull : 0;
+    if (left_ms == 0) {
+        if (!at_least_1ms)
+            return 0;
+        left_ms = 1;
+    }
+    /* Rounded down: the consumer's deadline is never past ours. */
+    pcw_consumer_set_timeout(q->c, (uint32_t)left_ms);
+    return 1;
+}
+
+void pcwq_budget_end(pcw_pdh *q)
+{
+    q->deadline_ns = 0;
+    pcw_consumer_set_timeout(q->c, q->timeout_ms);
+}
+
 /* ---- sets ---------------------------------------------------------------- */
 
 pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
@@ -543,8 +572,17 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     if (rc != PCW_OK || !ncb)
         return rc;
     uint64_t t = now_ns(CLOCK_MONOTONIC);
-    if ((rc = pcw_consumer_collect_many(q->c, q->items, ncb)) != PCW_OK)
+    if (!pcwq_budget_arm(q, 0)) {
+        /* The call's time limit is spent (a refresh's notifications used
+         * it): not asked, as late as a provider that did not answer. */
+        for (size_t i = 0; i < ncb; i++) {
+            pcw_collect_item *it = &q->items[i];
+            for (size_t j = 0; j < it->m->source_count; j++)
+                it->rep->source_status[j] = PCW_E_TIMEOUT;
+        }
+    } else if ((rc = pcw_consumer_collect_many(q->c, q->items, ncb)) != PCW_OK) {
         return rc;
+    }
     for (size_t i = 0; i < q->nsets; i++) {
         pcwq_set *s = q->sets[i];
         if (s->refs && (!only_new || !s->have_prev) && s->m && s->callback && s->mf.source_count)

@@ -229,6 +229,9 @@ typedef struct pcwq_set {
     int cur;
     uint32_t *order; /* instances in value order: provider by provider */
     size_t norder, order_cap;
+    size_t nread;  /* order[0..nread): the instances read this time; the
+                      stale ones (provider did not answer) follow */
+    int in_order;  /* order[k] is snapshot row k for every k < nread */
     uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
     size_t nent, ent_cap;
     uint64_t ent_epoch;
@@ -308,6 +311,10 @@ struct pcw_pdh {
     /* The collection's items (fetch.c), kept to allocate nothing. */
     pcw_collect_item *items;
     size_t items_cap;
+    /* The time limit of one collect, add or remove (pcw_pdh_set_timeout)
+     * and, during one, its deadline (CLOCK_MONOTONIC ns; 0 outside). */
+    uint32_t timeout_ms;
+    uint64_t deadline_ns;
 };
 
 /* The snapshot fetch b read into. */
@@ -317,6 +324,14 @@ static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
 }
 
 /* fetch.c */
+/* One time limit for everything a public call waits for: start sets the
+ * deadline (now + timeout_ms); arm sets the consumer's limit to what is
+ * left and returns 1, or returns 0 when less than a millisecond is left
+ * (with `at_least_1ms`, it then sets 1 ms and returns 1: for requests that
+ * must be sent); end restores the consumer's limit. */
+void pcwq_budget_start(pcw_pdh *q);
+int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms);
+void pcwq_budget_end(pcw_pdh *q);
 int pcwq_refresh_if_changed(pcw_pdh *q, int force);
 /* One sample of every referenced set into its snap[cur] (cur flipped). */
 int pcwq_fetch(pcw_pdh *q);
