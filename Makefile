@@ -96,6 +96,12 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
+# pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS (docs/exporter.md).
+TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lm
+
+# pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
+TOOL_LIBS_pcwtop = -lncursesw -lm
+$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.c tools/pcwtop/*.h)
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -188,7 +194,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-casefold check-cxx check-asan check-tsan check-fuzz
+check: check-casefold check-cxx check-asan check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
 # ---- the case-folding table (scripts/gen_casefold.py) ----------------------
@@ -211,6 +217,11 @@ check-casefold:
 	  exit 1; \
 	fi
 .PHONY: casefold-table check-casefold
+
+# The Promela model of the slot protocol, checked by spin (docs/model/).
+.PHONY: check-model
+check-model:
+	./docs/model/check.sh $(BUILD)/model
 
 # ---- fuzzing (clang + libFuzzer), bounded ---------------------------------
 # The segment fuzzer's seeds are made at build time with the provider API
@@ -251,7 +262,9 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 # unicode-data has CaseFolding.txt (make casefold-table, make check).
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
-               unicode-data
+               unicode-data spin libncurses-dev tmux \
+               libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
+               prometheus openssl curl python3-prometheus-client
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

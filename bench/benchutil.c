@@ -155,8 +155,9 @@ static void wait_for_parent(void)
         errno = 0;
 }
 
-/* provider N C: N instances of C counters, then wait. */
-static int child_provider(int64_t n, int64_t c)
+/* provider N C [FLAGS]: N instances of C counters registered with FLAGS,
+ * then wait. */
+static int child_provider(int64_t n, int64_t c, uint32_t flags)
 {
     pcw_provider *p;
     pcw_provider_options o = {.name = "pcw_bench"};
@@ -175,6 +176,7 @@ static int child_provider(int64_t n, int64_t c)
         cd[i].name = names[i];
     }
     pcw_registration_info ri = {.version = PCW_VERSION_1,
+                                .flags = flags,
                                 .name = "Bench",
                                 .instance_type = PCW_MULTI_INSTANCE,
                                 .counter_count = (uint32_t)c,
@@ -253,7 +255,8 @@ int bu_child_main(int argc, char **argv)
 {
     /* argv: prog --bu-child KIND ARGS... */
     if (argc >= 5 && strcmp(argv[2], "provider") == 0)
-        return child_provider(strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10));
+        return child_provider(strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
+                              argc >= 6 ? (uint32_t)strtoul(argv[5], NULL, 0) : 0);
     if (argc >= 4 && strcmp(argv[2], "reader") == 0)
         return child_reader(argv[3]);
     if (argc >= 3 && strcmp(argv[2], "mmv") == 0)
@@ -271,16 +274,23 @@ static size_t nprovs;
 
 const bu_provider *bu_provider_get(int64_t instances, int64_t counters)
 {
+    return bu_provider_get_flags(instances, counters, 0);
+}
+
+const bu_provider *bu_provider_get_flags(int64_t instances, int64_t counters, uint32_t flags)
+{
     for (size_t i = 0; i < nprovs; i++)
-        if (provs[i].instances == instances && provs[i].counters == counters)
+        if (provs[i].instances == instances && provs[i].counters == counters &&
+            provs[i].flags == flags)
             return &provs[i];
     if (nprovs == sizeof provs / sizeof provs[0])
         return NULL;
     bu_provider *p = &provs[nprovs];
-    char n[32], c[32];
+    char n[32], c[32], f[32];
     snprintf(n, sizeof n, "%lld", (long long)instances);
     snprintf(c, sizeof c, "%lld", (long long)counters);
-    const char *args[] = {"provider", n, c, NULL};
+    snprintf(f, sizeof f, "%u", (unsigned)flags);
+    const char *args[] = {"provider", n, c, f, NULL};
     if (bu_spawn(&p->child, BU_CPU_OTHER, args) != 0)
         return NULL;
     unsigned long long before;
@@ -298,6 +308,7 @@ const bu_provider *bu_provider_get(int64_t instances, int64_t counters)
     p->size_before = before;
     p->instances = instances;
     p->counters = counters;
+    p->flags = flags;
     nprovs++;
     return p;
 }

@@ -69,6 +69,7 @@ int bu_child_main(int argc, char **argv);
  * shape. The counterset is named "Bench". */
 typedef struct bu_provider {
     int64_t instances, counters;
+    uint32_t flags; /* its registration's PCW_REG_* */
     bu_child child;
     char path[PATH_MAX];  /* its segment */
     uint64_t size_before; /* header.size after registering, before the
@@ -81,6 +82,8 @@ typedef struct bu_provider {
 /* The provider of that shape (started on first use, pinned to
  * BU_CPU_OTHER); NULL on failure (reported on stderr). */
 const bu_provider *bu_provider_get(int64_t instances, int64_t counters);
+/* The same, registered with PCW_REG_* flags. */
+const bu_provider *bu_provider_get_flags(int64_t instances, int64_t counters, uint32_t flags);
 /* Stop every provider child. */
 void bu_provider_stop_all(void);
 
@@ -94,6 +97,7 @@ void bench_segment_register(void);
 void bench_callback_register(void);
 void bench_mmv_register(void);
 void bench_query_register(void);
+void bench_export_register(void);
 /* mmv.c's child: an MMV writer with N instances. */
 int bench_mmv_child(int argc, char **argv);
 /* callback.c's children ("--bu-child callback-KIND ..."): the callback

@@ -20,6 +20,8 @@
 
 static char root[PATH_MAX];
 
+void bench_pcwtop_register(void); /* bench/pcwtop.c */
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
@@ -58,6 +60,8 @@ int main(int argc, char **argv)
     bench_segment_register();
     bench_mmv_register();
     bench_query_register();
+    bench_pcwtop_register();
+    bench_export_register();
 
     int rc = gb_main(argc, argv);
     bu_provider_stop_all();

@@ -28,6 +28,7 @@
 
 #include "benchutil.h"
 #include "pcw/consumer.h"
+#include "pcw/provider.h"
 
 /* One open segment per provider shape. */
 typedef struct open_seg {
@@ -36,12 +37,12 @@ typedef struct open_seg {
     const pcw_counterset *cs;
 } open_seg;
 
-static open_seg segs[8];
+static open_seg segs[16];
 static size_t nsegs;
 
-static open_seg *open_provider(gb_state *st, int64_t n, int64_t c)
+static open_seg *open_provider(gb_state *st, int64_t n, int64_t c, uint32_t flags)
 {
-    const bu_provider *p = bu_provider_get(n, c);
+    const bu_provider *p = bu_provider_get_flags(n, c, flags);
     if (!p) {
         gb_skip_with_error(st, "cannot start the provider child");
         return NULL;
@@ -79,11 +80,11 @@ static void report(gb_state *st, int64_t n, int64_t c)
     gb_counter(st, "counters", (double)c);
 }
 
-static void read_bench(gb_state *st, unsigned flags)
+static void read_bench(gb_state *st, unsigned flags, uint32_t reg_flags)
 {
     bu_pin(BU_CPU_MAIN);
     int64_t n = gb_range(st, 0), c = gb_range(st, 1);
-    open_seg *o = open_provider(st, n, c);
+    open_seg *o = open_provider(st, n, c, reg_flags);
     if (!o)
         return;
     pcw_snapshot snap = PCW_SNAPSHOT_INIT;
@@ -108,13 +109,21 @@ static void read_bench(gb_state *st, unsigned flags)
 static void bm_pcw(gb_state *st, void *arg)
 {
     (void)arg;
-    read_bench(st, PCW_READ_NO_NAMES);
+    read_bench(st, PCW_READ_NO_NAMES, 0);
+}
+
+/* What PCW_REG_CACHELINE (each instance's row padded to 64 bytes) costs a
+ * reader. */
+static void bm_pcw_cacheline(gb_state *st, void *arg)
+{
+    (void)arg;
+    read_bench(st, PCW_READ_NO_NAMES, PCW_REG_CACHELINE);
 }
 
 static void bm_pcw_names(gb_state *st, void *arg)
 {
     (void)arg;
-    read_bench(st, 0);
+    read_bench(st, 0, 0);
 }
 
 static void bm_memcpy(gb_state *st, void *arg)
@@ -158,11 +167,14 @@ static void sizes(gb_bench *b)
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 2; j++)
             gb_args(b, (const int64_t[]){instances[i], counters[j]}, 2);
+    /* pcwtop/refresh/1000000's baseline (bench/pcwtop.c). */
+    gb_args(b, (const int64_t[]){1000000, 4}, 2);
 }
 
 void bench_snapshot_register(void)
 {
     sizes(gb_register("snapshot/pcw", bm_pcw, NULL));
     sizes(gb_register("snapshot/pcw_names", bm_pcw_names, NULL));
+    sizes(gb_register("snapshot/pcw_cacheline", bm_pcw_cacheline, NULL));
     sizes(gb_register("snapshot/memcpy", bm_memcpy, NULL));
 }

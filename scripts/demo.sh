@@ -1,6 +1,7 @@
 #!/bin/sh
 # The demo: run the Geometric Waves provider, watch its live values with
-# pcwdump for a few seconds, stop it cleanly. Needs no terminal.
+# pcwdump and pcwtop -b for a few seconds, stop it cleanly. Needs no
+# terminal.
 # Usage: scripts/demo.sh BUILD_DIR
 set -eu
 build=${1:-build}
@@ -26,6 +27,8 @@ done
 cat "$dir/provider.log"
 echo "demo: live values, once a second:"
 "$build/pcwdump" --counterset "Geometric Waves" --watch 1 -n 4
+echo "demo: the same with pcwtop in batch mode (a few refreshes, as top -b):"
+"$build/pcwtop" -b -c "Geometric Waves" -d 1 -n 3
 echo "demo: integrity check:"
 "$build/pcwdump" --check
 echo "demo: stopping the provider"

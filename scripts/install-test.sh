@@ -55,7 +55,11 @@ for f in web.h web.c main.c consumer.c rate.c; do
 done
 cd "$tmp/src"
 cc -std=c11 -Wall -Wextra -Werror main.c web.c $(pkg-config --cflags --libs pcw-provider) -o web
-cc -std=c11 -Wall -Wextra -Werror consumer.c $(pkg-config --cflags --libs pcw) -o consumer
+# The consumer as the README says to build it for a prefix the dynamic
+# linker does not search: with the library's path in it (run below without
+# LD_LIBRARY_PATH).
+cc -std=c11 -Wall -Wextra -Werror consumer.c $(pkg-config --cflags --libs pcw) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir pcw)" -o consumer
 cc -std=c11 -Wall -Wextra -Werror rate.c $(pkg-config --cflags --libs pcw) -o rate
 ./web & pid=$!
 i=0
@@ -66,7 +70,7 @@ done
 sleep 0.3
 out=$("$tmp/root/usr/local/bin/pcwdump" --counterset "Web Server")
 echo "$out" | grep -q "example.org" || { echo "install-test: pcwdump did not show the instance:" >&2; echo "$out" >&2; exit 1; }
-out=$(./consumer)
+out=$(env -u LD_LIBRARY_PATH ./consumer)
 echo "$out" | grep -q 'example.org\\Requests = [1-9]' || { echo "install-test: consumer output wrong:" >&2; echo "$out" >&2; exit 1; }
 echo "$out"
 # The query example: the provider adds a request every 100 ms.

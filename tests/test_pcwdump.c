@@ -8,6 +8,10 @@
  * layout is fixed. The JSON string writer is also tested directly on bytes
  * the provider API cannot produce (invalid UTF-8).
  */
+
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 
@@ -15,6 +19,7 @@
 
 #include <pcw/layout.h>
 #include <pcw/name.h>
+#include <pcw/provider.h>
 
 #include "../tools/pcwdump/json_writer.c"
 
@@ -877,4 +882,140 @@ Test(pcwdump, help_and_version)
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strncmp(r.out, "pcwdump ", 8) == 0, "%s", r.out);
     result_free(&r);
+}
+
+/* ---- issue 13: slow providers, one name twice, --counters ----------------- */
+
+/* tests/helpers/slow_provider: NSETS callback countersets that answer only
+ * when released ("blocked"), or at once ("free"). */
+static void start_slow(tu_child *c, const char *name, const char *nsets, const char *mode)
+{
+    const char *args[] = {name, nsets, mode, NULL};
+    cr_assert_eq(tu_spawn(c, "slow_provider", args), 0);
+    char line[PATH_MAX + 16];
+    cr_assert_geq(tu_readline(c, line, sizeof line, 10000), 0);
+    cr_assert(strncmp(line, "ready ", 6) == 0, "%s", line);
+}
+
+static void stop_slow(tu_child *c)
+{
+    int st = tu_finish(c, 10000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "slow_provider: %d", st);
+}
+
+/* Item 12: one provider that does not answer in time no longer hides the
+ * others' instances; the output says which provider failed and why. */
+Test(pcwdump, merged_shows_the_providers_that_answered)
+{
+    tu_child slow, fast;
+    start_slow(&slow, "Slow", "1", "blocked");
+    start_slow(&fast, "Fast", "1", "free");
+    char slow_pid[16];
+    snprintf(slow_pid, sizeof slow_pid, "%d", (int)slow.pid);
+    result r = run((const char *[]){"--merged", "-c", "Slow Set 1", "--timeout", "300", NULL});
+    cr_assert_eq(r.status, 1, "a provider failed: status %d", r.status);
+    cr_assert(strstr(r.out, "Fast-1"), "%s", r.out);
+    cr_assert(strstr(r.out, "instances (1):"), "%s", r.out);
+    char line[1024], want[64];
+    snprintf(want, sizeof want, "provider %s \"Slow\"", slow_pid);
+    cr_assert(line_with(r.out, want, line, sizeof line), "%s", r.out);
+    cr_assert(strstr(line, "provider did not answer in time"), "%s", line);
+    cr_assert_null(strstr(r.out, "could not be read"), "%s", r.out);
+    result_free(&r);
+
+    r = run((const char *[]){"--merged", "--json", "--compact", "-c", "Slow Set 1", "--timeout",
+                             "300", NULL});
+    cr_assert_eq(r.status, 1);
+    cr_assert_eq(json_documents(r.out), 1, "%s", r.out);
+    cr_assert(strstr(r.out, "\"name\":\"Fast-1\""), "%s", r.out);
+    snprintf(want, sizeof want, "\"pid\":%s,", slow_pid);
+    const char *at = strstr(r.out, want);
+    cr_assert(at, "%s", r.out);
+    cr_assert(strstr(at, "\"error\":\"provider did not answer in time\"}"), "%s", r.out);
+    result_free(&r);
+    stop_slow(&slow);
+    stop_slow(&fast);
+}
+
+/* Item 4 in pcwdump: four slow providers with two callback countersets
+ * each cost one time limit, listed or merged, not one per provider or
+ * counterset. */
+Test(pcwdump, slow_providers_cost_one_time_limit)
+{
+    tu_child p[4];
+    const char *names[4] = {"S1", "S2", "S3", "S4"};
+    for (int i = 0; i < 4; i++)
+        start_slow(&p[i], names[i], "2", "blocked");
+    static const char *const forms[][4] = {{"--timeout", "1000", NULL},
+                                           {"--merged", "--timeout", "1000", NULL}};
+    for (size_t f = 0; f < 2; f++) {
+        long long t0 = tu_now_ms();
+        result r = run(forms[f]);
+        long long took = tu_now_ms() - t0;
+        cr_assert(took < 1900, "form %zu took %lld ms", f, took);
+        cr_assert_eq(r.status, 1, "form %zu", f);
+        /* Their segment countersets are shown all the same. */
+        for (int i = 0; i < 4; i++)
+            cr_assert(strstr(r.out, names[i]), "%s", r.out);
+        result_free(&r);
+    }
+    for (int i = 0; i < 4; i++)
+        stop_slow(&p[i]);
+}
+
+/* Item 13: a provider that registers one name twice, differing in case:
+ * --merged shows both registrations' instances. */
+Test(pcwdump, merged_shows_both_registrations_of_one_name)
+{
+    pcw_provider *prov;
+    pcw_provider_options po = {.name = "Dup"};
+    cr_assert_eq(pcw_provider_open(&prov, &po), PCW_OK);
+    pcw_counter_desc c = pcw_counter_desc_default();
+    c.id = 1, c.name = "V";
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .name = "Dup Set",
+                                  .instance_type = PCW_MULTI_INSTANCE,
+                                  .counter_count = 1,
+                                  .counters = &c};
+    pcw_registration *r1, *r2;
+    cr_assert_eq(pcw_register(&r1, prov, &info), PCW_OK);
+    info.name = "DUP SET";
+    cr_assert_eq(pcw_register(&r2, prov, &info), PCW_OK);
+    uint64_t v1 = 11, v2 = 22;
+    pcw_data d1 = {&v1, sizeof v1}, d2 = {&v2, sizeof v2};
+    pcw_instance *i1, *i2;
+    cr_assert_eq(pcw_create_instance(&i1, r1, "first", 1, &d1), PCW_OK);
+    cr_assert_eq(pcw_create_instance(&i2, r2, "second", 1, &d2), PCW_OK);
+
+    result r = run((const char *[]){"--merged", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "instances (2):"), "%s", r.out);
+    cr_assert(strstr(r.out, "first") && strstr(r.out, "second"), "%s", r.out);
+    cr_assert(strstr(r.out, "providers (2):"), "%s", r.out);
+    result_free(&r);
+    r = run((const char *[]){"--merged", "--json", "--compact", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "\"name\":\"first\"") && strstr(r.out, "\"name\":\"second\""), "%s",
+              r.out);
+    result_free(&r);
+    pcw_provider_close(prov);
+}
+
+/* Item 14: --counters that names no counter prints the error alone. */
+Test(pcwdump, counters_matching_nothing_print_only_the_error)
+{
+    provider a;
+    start(&a, (const char *[]){"Dump A", "Alpha Set", "one=1", NULL});
+    static const char *const forms[][5] = {{"--counters", "nosuch", NULL},
+                                           {"--merged", "--counters", "nosuch", NULL},
+                                           {"--json", "--counters", "nosuch", NULL},
+                                           {"--counters", "nosuch", "-c", "Alpha Set", NULL}};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        result r = run(forms[f]);
+        cr_assert_eq(r.status, 1, "form %zu", f);
+        cr_assert_str_eq(r.out, "", "form %zu", f);
+        cr_assert_str_eq(r.err, "pcwdump: --counters matches no counter\n", "form %zu", f);
+        result_free(&r);
+    }
+    stop(&a);
 }

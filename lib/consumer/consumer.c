@@ -370,26 +370,28 @@ int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
 
 size_t pcw_consumer_segment_count(const pcw_consumer *c)
 {
-    return c->nsegs;
+    return c ? c->nsegs : 0;
 }
 
 pcw_segment *pcw_consumer_segment(const pcw_consumer *c, size_t i)
 {
-    return i < c->nsegs ? c->segs[i] : NULL;
+    return c && i < c->nsegs ? c->segs[i] : NULL;
 }
 
 size_t pcw_consumer_counterset_count(const pcw_consumer *c)
 {
-    return c->nmerged;
+    return c ? c->nmerged : 0;
 }
 
 const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size_t i)
 {
-    return i < c->nmerged ? &c->merged[i] : NULL;
+    return c && i < c->nmerged ? &c->merged[i] : NULL;
 }
 
 const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c, const char *name)
 {
+    if (!c || !name)
+        return NULL;
     size_t n = strlen(name);
     for (size_t i = 0; i < c->nmerged; i++)
         if (pcw_name_equal(c->merged[i].meta->name, strlen(c->merged[i].meta->name), name, n))
@@ -406,8 +408,10 @@ int pcw_consumer_read(pcw_consumer *c, const pcw_merged_counterset *m, pcw_snaps
         pcw_snapshot_clear(snap);
     size_t bad = 0;
     for (size_t i = 0; i < m->source_count; i++) {
-        int rc = pcw_segment_read(c->segs[m->source_segment[i]], m->source_cset[i], snap,
-                                  flags | PCW_READ_APPEND);
+        /* pcw_segment_read refuses a segment index or registration that
+         * is not this consumer's (a caller-made subset may hold one). */
+        int rc = pcw_segment_read(pcw_consumer_segment(c, m->source_segment[i]), m->source_cset[i],
+                                  snap, flags | PCW_READ_APPEND);
         if (rc == PCW_E_NO_MEMORY)
             return rc;
         if (rc != PCW_OK) {

@@ -54,12 +54,48 @@ static void reset_rx(pcw__ctl_conn *k)
     k->hb_got = 0;
 }
 
-void pcw__ctl_disconnect(pcw__ctl_conn *k)
+/* Take r off k's awaited list (it must be on it). */
+static void unlink_req(pcw__ctl_conn *k, pcw__ctl_req *r)
+{
+    pcw__ctl_req **pp = &k->awaited, *prev = NULL;
+    while (*pp && *pp != r)
+        prev = *pp, pp = &(*pp)->next;
+    if (*pp) {
+        *pp = r->next;
+        if (k->awaited_tail == r)
+            k->awaited_tail = prev;
+    }
+    r->next = NULL;
+    r->linked = 0;
+}
+
+/* r's answer is in (or it failed): status, and the reply payload if any. */
+static void complete(pcw__ctl_req *r, int status, unsigned char *reply, uint32_t len)
+{
+    unlink_req(r->k, r);
+    r->done = 1;
+    r->status = status;
+    r->reply = reply;
+    r->reply_len = len;
+}
+
+/* Close the connection: every request awaited on it fails with rc. The
+ * provider ends whatever the connection held (design.md 12), so no
+ * COLLECT_END is owed any more. */
+static void fail(pcw__ctl_conn *k, int rc)
 {
     if (k->fd >= 0)
         close(k->fd);
     k->fd = -1;
+    k->holds = 0;
     reset_rx(k);
+    while (k->awaited)
+        complete(k->awaited, rc, NULL, 0);
+}
+
+void pcw__ctl_disconnect(pcw__ctl_conn *k)
+{
+    fail(k, PCW_E_IO);
 }
 
 void pcw__ctl_free(pcw__ctl_conn *k)
@@ -67,9 +103,17 @@ void pcw__ctl_free(pcw__ctl_conn *k)
     if (!k)
         return;
     pcw__ctl_disconnect(k);
-    free(k->reply);
     free(k->seg_path);
     free(k);
+}
+
+void pcw__ctl_req_release(pcw__ctl_req *r)
+{
+    if (r->linked)
+        unlink_req(r->k, r);
+    free(r->reply);
+    r->reply = NULL;
+    r->reply_len = 0;
 }
 
 /* The socket beside segment `seg` (pcw/naming.h), in addr; through
@@ -98,7 +142,9 @@ static int still_open(pcw__ctl_conn *k)
 
 int pcw__ctl_connect(pcw__ctl_conn *k)
 {
-    if (k->fd >= 0 && still_open(k))
+    /* In use by the current call (requests are awaited on it): if it has
+     * failed meanwhile, those requests have failed with it. */
+    if (k->fd >= 0 && (k->awaited || still_open(k)))
         return PCW_OK;
     pcw__ctl_disconnect(k);
     struct sockaddr_un a;
@@ -135,6 +181,8 @@ int pcw__ctl_connect(pcw__ctl_conn *k)
         return rc;
     }
     k->fd = fd;
+    k->epoch++;
+    k->holds = 0;
     k->fresh = 1;
     k->refused = 0;
     reset_rx(k);
@@ -158,7 +206,7 @@ static int wait_fd(int fd, short ev, long long deadline)
 
 static int pump(pcw__ctl_conn *k, long long deadline);
 
-int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
+int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, pcw__ctl_req *r,
                   long long deadline)
 {
     if (k->fd < 0)
@@ -196,7 +244,7 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
             rc = PCW_E_TIMEOUT;
         } else if (s < 0 && (errno == EPIPE || errno == ECONNRESET)) {
             /* The provider closed the connection before reading this. */
-            if (done == 0 && !k->fresh && !retried) {
+            if (done == 0 && !k->fresh && !retried && !k->awaited) {
                 /* An old connection (closed while idle, say): once anew. */
                 retried = 1;
                 pcw__ctl_disconnect(k);
@@ -216,35 +264,31 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     free(heap);
     if (rc != PCW_OK) {
         /* A half-written request would desynchronise the stream. */
-        pcw__ctl_disconnect(k);
+        fail(k, rc);
         return rc;
     }
     k->fresh = 0;
     k->last_send = pcw__ctl_now_ms();
-    if (await) {
-        k->want = k->next_id;
-        k->want_type = type;
-        k->done = 0;
-        k->status = PCW_E_TIMEOUT;
-        free(k->reply);
-        k->reply = NULL;
-        k->reply_len = 0;
+    if (r) {
+        pcw__ctl_req_release(r);
+        r->k = k;
+        r->next = NULL;
+        r->id = k->next_id;
+        r->type = type;
+        r->done = 0;
+        r->status = PCW_E_TIMEOUT;
+        r->linked = 1;
+        if (k->awaited_tail)
+            k->awaited_tail->next = r;
+        else
+            k->awaited = r;
+        k->awaited_tail = r;
     }
     return PCW_OK;
 }
 
-/* The connection failed: the awaited request (if any) fails with rc. */
-static void fail(pcw__ctl_conn *k, int rc)
-{
-    pcw__ctl_disconnect(k);
-    if (k->want && !k->done) {
-        k->done = 1;
-        k->status = rc;
-        k->want = 0;
-    }
-}
-
-/* A whole message is in (k->h, k->pl): keep it or drop it. */
+/* A whole message is in (k->h, k->pl): hand it to the request awaiting
+ * it, or drop it. */
 static void deliver(pcw__ctl_conn *k)
 {
     const pcw_ctl_header *h = &k->h;
@@ -258,15 +302,15 @@ static void deliver(pcw__ctl_conn *k)
         fail(k, k->refused);
         return;
     }
-    if (k->want && h->id == k->want &&
-        (h->type == (k->want_type | PCW_CTL_REPLY) || h->type == PCW_CTL_REPLY)) {
-        k->done = 1;
-        k->status = h->status > 0 ? PCW_E_PROTOCOL : h->status;
-        k->reply = pl;
-        k->reply_len = h->length;
-        k->want = 0;
-        if (h->type == PCW_CTL_REPLY) /* the provider could not parse us */
-            fail(k, PCW_E_PROTOCOL);
+    /* Replies come in request order, so this is nearly always the first. */
+    pcw__ctl_req *r = k->awaited;
+    while (r && r->id != h->id)
+        r = r->next;
+    if (r && (h->type == (r->type | PCW_CTL_REPLY) || h->type == PCW_CTL_REPLY)) {
+        int bad = h->type == PCW_CTL_REPLY; /* the provider could not parse us */
+        complete(r, h->status > 0 || bad ? PCW_E_PROTOCOL : h->status, pl, h->length);
+        if (bad)
+            fail(k, PCW_E_PROTOCOL); /* it closes the connection after saying so */
         return;
     }
     free(pl); /* late (its request timed out) or fire-and-forget */
@@ -325,57 +369,58 @@ static int pump(pcw__ctl_conn *k, long long deadline)
     }
 }
 
-size_t pcw__ctl_wait(pcw__ctl_conn *const *ks, size_t n, long long deadline, int any)
+size_t pcw__ctl_wait(pcw__ctl_req *const *rs, size_t n, long long deadline, int any)
 {
+    /* One pollfd per connection with something awaited (several requests
+     * may await one connection: conn->slot finds its entry). */
     struct pollfd stack[16], *pf = n <= 16 ? stack : malloc(n * sizeof *pf);
-    size_t istack[16], *idx = n <= 16 ? istack : malloc(n * sizeof *idx);
+    pcw__ctl_conn *kstack[16], **kv = n <= 16 ? kstack : malloc(n * sizeof *kv);
     size_t pending = 0;
     for (int first = 1;; first = 0) {
-        size_t m = 0;
-        for (size_t i = 0; pf && idx && i < n; i++) {
-            pcw__ctl_conn *k = ks[i];
-            if (!k || !k->want || k->done)
+        size_t m = 0, waiting = 0;
+        for (size_t i = 0; pf && kv && i < n; i++) {
+            pcw__ctl_req *r = rs[i];
+            if (!r || !r->linked)
                 continue;
-            if (k->fd < 0) {
-                fail(k, PCW_E_IO);
+            pcw__ctl_conn *k = r->k;
+            waiting++;
+            if (k->slot < m && kv[k->slot] == k)
                 continue;
-            }
+            k->slot = m;
+            kv[m] = k;
             pf[m].fd = k->fd, pf[m].events = POLLIN, pf[m].revents = 0;
-            idx[m++] = i;
+            m++;
         }
-        if (m == 0 || (any && !first && m < pending))
+        if (waiting == 0 || (any && !first && waiting < pending))
             break;
-        pending = m;
+        pending = waiting;
         long long left = deadline - pcw__ctl_now_ms();
         if (left <= 0)
             break;
-        int r = poll(pf, m, (int)(left > INT_MAX ? INT_MAX : left));
-        if (r < 0 && errno != EINTR)
+        int rc = poll(pf, m, (int)(left > INT_MAX ? INT_MAX : left));
+        if (rc < 0 && errno != EINTR)
             break;
-        for (size_t j = 0; r > 0 && j < m; j++)
+        for (size_t j = 0; rc > 0 && j < m; j++)
             if (pf[j].revents)
-                pump(ks[idx[j]], deadline);
+                pump(kv[j], deadline);
     }
     /* At the deadline (or out of memory), whatever has no answer times
      * out. Its connection stays; the late answer is dropped by id. */
-    int late = pcw__ctl_now_ms() >= deadline || !pf || !idx;
+    int late = pcw__ctl_now_ms() >= deadline || !pf || !kv;
     size_t left = 0;
     for (size_t i = 0; i < n; i++) {
-        pcw__ctl_conn *k = ks[i];
-        if (!k || !k->want || k->done)
+        pcw__ctl_req *r = rs[i];
+        if (!r || !r->linked)
             continue;
-        if (late) {
-            k->done = 1;
-            k->status = pf && idx ? PCW_E_TIMEOUT : PCW_E_NO_MEMORY;
-            k->want = 0;
-        } else {
+        if (late)
+            complete(r, pf && kv ? PCW_E_TIMEOUT : PCW_E_NO_MEMORY, NULL, 0);
+        else
             left++;
-        }
     }
     if (pf != stack)
         free(pf);
-    if (idx != istack)
-        free(idx);
+    if (kv != kstack)
+        free(kv);
     return left;
 }
 

@@ -3,15 +3,18 @@
  * (private; the wire format is pcw/control_proto.h).
  *
  * A pcw__ctl_conn is one connection to one provider's control socket. It
- * carries at most one awaited request at a time (`want`); every other reply
- * that arrives on it - a late answer to a request that timed out, or the
- * answer to a fire-and-forget COLLECT_END - is recognised by its id and
+ * carries any number of awaited requests at once, pipelined: the provider
+ * serves a connection's requests in order, and each awaited request is a
+ * pcw__ctl_req its caller owns, linked on the connection until its reply
+ * is in, the connection fails, or the deadline passes. Every other reply
+ * that arrives - a late answer to a request that timed out, or the answer
+ * to a fire-and-forget COLLECT_END - is recognised by its id and
  * discarded. Receiving is a resumable state machine, so a reply cut by a
  * deadline is picked up where it stopped on the next wait and the stream
  * never loses its framing.
  *
- * Concurrency: a connection belongs to the pcw_consumer (or call) that made
- * it; one thread at a time.
+ * Concurrency: a connection, and the requests awaited on it, belong to
+ * the pcw_consumer (or call) that made them; one thread at a time.
  */
 #ifndef PCW_CONSUMER_CONTROL_H
 #define PCW_CONSUMER_CONTROL_H
@@ -23,6 +26,23 @@
 #include "pcw/collect.h"
 #include "pcw/control_proto.h"
 
+struct pcw__ctl_conn;
+
+/* One awaited request. Zero-initialise it; pcw__ctl_send fills it; it is
+ * done once its reply (or a failure) is in; pcw__ctl_req_release frees its
+ * reply and unlinks it if it is still awaited. */
+typedef struct pcw__ctl_req {
+    struct pcw__ctl_conn *k;   /* the connection it was sent on */
+    struct pcw__ctl_req *next; /* the connection's awaited list, in send order */
+    uint32_t id;               /* its request id; 0 = never sent */
+    uint16_t type;
+    int linked;           /* on k's awaited list */
+    int done;             /* the reply (or a failure) is in */
+    int status;           /* the reply's status, or why there is none */
+    unsigned char *reply; /* payload, owned */
+    uint32_t reply_len;
+} pcw__ctl_req;
+
 typedef struct pcw__ctl_conn {
     int fd;         /* -1: not connected (reconnect on next use) */
     char *seg_path; /* the segment this socket sits beside */
@@ -30,6 +50,10 @@ typedef struct pcw__ctl_conn {
     uint32_t uid;
     uint64_t start_time;
     uint32_t next_id;
+    uint32_t epoch;      /* bumped at every connect: a COLLECT_END is owed
+                            only on the connection its COLLECT went on */
+    uint32_t holds;      /* HOLD collections sent on this connection whose
+                            COLLECT_END is not sent yet (collect.c) */
     int fresh;           /* connected, nothing sent yet */
     long long last_send; /* ms, CLOCK_MONOTONIC */
     int refused;         /* the status of a PCW_CTL_REFUSED received, else 0 */
@@ -39,39 +63,44 @@ typedef struct pcw__ctl_conn {
     pcw_ctl_header h; /* valid once hb_got == PCW_CTL_HEADER_SIZE */
     unsigned char *pl;
     size_t pl_got;
-    /* the awaited request */
-    uint32_t want; /* id, 0 = none */
-    uint16_t want_type;
-    int done;             /* the reply (or a failure) is in */
-    int status;           /* the reply's status, or why there is none */
-    unsigned char *reply; /* payload, owned */
-    uint32_t reply_len;
+    /* the awaited requests, oldest first */
+    pcw__ctl_req *awaited, *awaited_tail;
+    size_t slot; /* scratch for pcw__ctl_wait */
 } pcw__ctl_conn;
 
 /* A connection for this provider (not connected yet). NULL: no memory. */
 pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info);
+/* Close and free it; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_free(pcw__ctl_conn *k);
 /* Connect if not connected, or if the connection cannot be trusted to be
  * open still (the provider closed it, or it has been idle for half of
  * PCW_CTL_IDLE_TIMEOUT_MS, after which the provider may close it at any
- * moment). Checks the peer is the segment's provider (SO_PEERCRED pid and
+ * moment). A connection with requests awaited is in use and kept as it
+ * is. Checks the peer is the segment's provider (SO_PEERCRED pid and
  * uid). PCW_OK, PCW_E_NOT_FOUND (no socket), PCW_E_PROVIDER_EXITED
  * (refused: nobody listens), PCW_E_BUSY (backlog full), PCW_E_PERMISSION,
  * PCW_E_IO. */
 int pcw__ctl_connect(pcw__ctl_conn *k);
+/* Close the connection; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_disconnect(pcw__ctl_conn *k);
-/* Send one request. `await`: make it the awaited one (clears the last
- * reply). Fails (and disconnects) if it cannot be written by `deadline`
- * (ms, CLOCK_MONOTONIC). A connection the provider has closed is made
- * again once; a new one it refused gives the refusal's status
- * (PCW_E_BUSY, PCW_E_PERMISSION). */
-int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, int await,
+/* Send one request. `r` (NULL: fire-and-forget) becomes an awaited
+ * request (its last reply is freed first). Fails if it cannot be written
+ * by `deadline` (ms, CLOCK_MONOTONIC); the connection is then closed and
+ * the requests awaited on it fail with the same status. A connection the
+ * provider has closed is made again once (if nothing is awaited on it); a
+ * new one it refused gives the refusal's status (PCW_E_BUSY,
+ * PCW_E_PERMISSION). */
+int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, pcw__ctl_req *r,
                   long long deadline);
-/* Wait until every awaited request in ks[] (NULL entries skipped) has its
- * reply - or, with `any`, until at least one more has - or the deadline
- * passes. At the deadline, those left get PCW_E_TIMEOUT (their late
- * replies will be dropped). Returns how many are still awaited. */
-size_t pcw__ctl_wait(pcw__ctl_conn *const *ks, size_t n, long long deadline, int any);
+/* Wait until every request in rs[] that is awaited (NULL entries and done
+ * ones skipped) has its reply - or, with `any`, until at least one more
+ * has - or the deadline passes. At the deadline, those left get
+ * PCW_E_TIMEOUT and are unlinked (their late replies will be dropped).
+ * Returns how many are still awaited. */
+size_t pcw__ctl_wait(pcw__ctl_req *const *rs, size_t n, long long deadline, int any);
+/* Free r's reply; if it is still awaited, stop awaiting it (its reply
+ * will be dropped when it comes). r may then be reused or freed. */
+void pcw__ctl_req_release(pcw__ctl_req *r);
 long long pcw__ctl_now_ms(void);
 
 /* The consumer's connections (consumer.c keeps the pointer). */

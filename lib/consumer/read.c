@@ -292,8 +292,7 @@ static inline int put_name(struct read_args *a, size_t row, uint64_t off, uint32
         pcw__snapshot_reserve(s, 0, 0, rounded + 1) != PCW_OK)
         return SLOT_NOMEM;
     if (len) /* an empty name's offset may be anything: never form map + off */
-        copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off,
-                   (uint32_t)rounded);
+        copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off, (uint32_t)rounded);
     s->name_off[row] = s->names_len;
     s->name_len[row] = len;
     s->names[s->names_len + len] = 0;
@@ -338,8 +337,9 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
             uint32_t nlen;
             int r = check_name(a, __atomic_load_n(nref, __ATOMIC_RELAXED), &noff, &nlen);
             if (r == SLOT_RECHECK) {
-                /* Decide between a slot being reused and corruption. */
-                __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                /* Decide between a slot being reused and corruption (R2,
+                 * as below). */
+                __atomic_thread_fence(__ATOMIC_SEQ_CST);
                 if (__atomic_load_n(gen, __ATOMIC_RELAXED) != g1)
                     return SLOT_SKIPPED;
                 return pcw__corrupt(a->seg,
@@ -359,11 +359,13 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
             if ((r = put_name(a, row_at, noff, nlen)) != 0)
                 return r;
         }
-        /* R3 of the per-slot protocol. Pairs with the provider's release
-         * fences C0/C2 (pcw_create_instance, pcw_close_instance) and the one
-         * in pcw_instance_write_begin: if any load above saw a later store,
-         * the loads below see the later gen/seq. */
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        /* R2 of the per-slot protocol. Pairs with the provider's fences C0
+         * and C2 (pcw_create_instance, pcw_close_instance) and the one in
+         * pcw_instance_write_begin: if any load above saw a later store,
+         * the loads below see the later gen/seq. seq_cst, as C2 is, for
+         * stores by threads with no fence of their own (pcw_close_instance
+         * says why). */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         int changed = __atomic_load_n(gen, __ATOMIC_RELAXED) != g1;
         if (!changed && seq && __atomic_load_n(seqp, __ATOMIC_RELAXED) != q1)
             changed = -1; /* the data moved under us: try again */
@@ -528,10 +530,12 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
      * pcw_close_instance): if this load sees a close, R1 sees its gen. */
     uint64_t c1 = __atomic_load_n(&ch->closes, __ATOMIC_ACQUIRE);
     int rc = run_rows(a, c, live, nrefs, rows, lo, hi);
-    /* R3. Pairs with the provider's release fences C2 (pcw_close_instance)
-     * and C0 (pcw_create_instance): if any copy above saw a store made
-     * after a close, R4 sees that close counted. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    /* R3. Pairs with the provider's fences C2 (pcw_close_instance) and C0
+     * (pcw_create_instance): if any copy above saw a store made after a
+     * close, R4 sees that close counted. seq_cst, as C2 is, for stores by
+     * application threads with no fence of their own (pcw_close_instance
+     * says why): one fence per run of up to 1,024 slots. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uint64_t c2 = __atomic_load_n(&ch->closes, __ATOMIC_RELAXED); /* R4 */
     if (rc == PCW_OK && c1 == c2) {
         if (s->count > count0)
@@ -755,6 +759,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
         return rc;
     if ((rc = pcw__snapshot_begin_source(snap, seg, 0)) != PCW_OK)
         return rc;
+    snap->sources[snap->nsources - 1].registration = cs->pub.reg_index;
     size_t names_start = snap->names_len;
     struct read_args a = {
         seg,   cs,      snap, size, flags,

@@ -550,7 +550,7 @@ int pcw_segment_refresh(pcw_segment *seg, int *changed)
 
 const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg)
 {
-    return &seg->info;
+    return seg ? &seg->info : NULL;
 }
 
 struct state_args {
@@ -572,6 +572,8 @@ static int read_state(void *p)
 
 int pcw_segment_alive(const pcw_segment *seg)
 {
+    if (!seg)
+        return PCW_E_INVALID_PARAMETER;
     struct state_args a = {seg, 0, 0};
     int rc = pcw__guarded(seg->map, seg->map_len, read_state, &a);
     if (rc != PCW_OK)
@@ -590,23 +592,25 @@ int pcw_segment_alive(const pcw_segment *seg)
 uint64_t pcw_segment_generation(pcw_segment *seg)
 {
     struct state_args a = {seg, 0, 0};
-    if (pcw__guarded(seg->map, seg->map_len, read_state, &a) != PCW_OK)
+    if (!seg || pcw__guarded(seg->map, seg->map_len, read_state, &a) != PCW_OK)
         return 0;
     return a.gen;
 }
 
 size_t pcw_segment_counterset_count(const pcw_segment *seg)
 {
-    return seg->ncsets;
+    return seg ? seg->ncsets : 0;
 }
 
 const pcw_counterset *pcw_segment_counterset(const pcw_segment *seg, size_t i)
 {
-    return i < seg->ncsets ? &seg->csets[i].pub : NULL;
+    return seg && i < seg->ncsets ? &seg->csets[i].pub : NULL;
 }
 
 const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const char *name)
 {
+    if (!seg || !name)
+        return NULL;
     size_t n = strlen(name);
     for (size_t i = 0; i < seg->ncsets; i++) {
         const char *cn = seg->csets[i].pub.name;

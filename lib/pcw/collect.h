@@ -23,6 +23,9 @@
  * connection close and removes them).
  *
  * Concurrency: as pcw/consumer.h - one thread at a time per pcw_consumer.
+ * NULL arguments: as pcw/consumer.h - PCW_E_INVALID_PARAMETER for a NULL
+ * pcw_consumer, counterset, segment or snapshot; a NULL query is
+ * PCW_QUERY_ALL, a NULL report or status pointer is not written.
  */
 #ifndef PCW_COLLECT_H
 #define PCW_COLLECT_H
@@ -65,11 +68,52 @@ typedef struct pcw_collect_report { /* PCW__ZERO: pcw/types.h */
  * PCW_QUERY_ALL) from all its providers into `snap` (flags: PCW_READ_*).
  * Each sample's `source` is its segment index. Returns PCW_OK when the call
  * itself worked, even if some providers failed (see `rep`, may be NULL);
- * PCW_E_INVALID_PARAMETER or PCW_E_NO_MEMORY otherwise. Segment instances
- * and callback instances of one counterset both appear (mixed model); ids
- * are the provider's business and may coincide between the two. */
+ * PCW_E_INVALID_PARAMETER (nothing is asked, `snap` is untouched) or
+ * PCW_E_NO_MEMORY otherwise. Segment instances and callback instances of
+ * one counterset both appear (mixed model); ids are the provider's
+ * business and may coincide between the two.
+ *
+ * The one-second rule, as PERFLIB applies it: a provider that does not
+ * answer within the time limit has its callback instances missing (its
+ * status is PCW_E_TIMEOUT, and its late answer is dropped when it comes),
+ * but its segment instances are read all the same. A registration without
+ * a callback then has its whole part, and status PCW_OK, even if its
+ * provider (one with a control callback) never answered the COLLECT_START
+ * that brackets the read. */
 int pcw_consumer_collect(pcw_consumer *c, const pcw_merged_counterset *m, const pcw_query *q,
                          pcw_snapshot *snap, unsigned flags, pcw_collect_report *rep);
+
+/* One counterset of a pcw_consumer_collect_many call: the arguments of a
+ * pcw_consumer_collect. */
+typedef struct pcw_collect_item {
+    const pcw_merged_counterset *m; /* a pcw_consumer_counterset(), or a copy
+                                       with a subset of its sources */
+    const pcw_query *q;             /* NULL = PCW_QUERY_ALL */
+    pcw_snapshot *snap;             /* receives its instances */
+    unsigned flags;                 /* PCW_READ_* */
+    pcw_collect_report *rep;        /* may be NULL */
+} pcw_collect_item;
+
+/* Collect several countersets in one pass, each as pcw_consumer_collect
+ * would, with one deadline for all: every provider is asked for every
+ * item first - over one connection per provider, its requests sent one
+ * after another and served in that order - then all the sockets are
+ * polled together, each part being stored as soon as it is in. So a
+ * collection waits at most the time limit in total, however many slow
+ * providers and countersets it spans. (A provider with a control callback
+ * holds at most 16 collections open per connection, PCW_CTL_MAX_HELD: its
+ * later countersets are asked as earlier ones are released.)
+ *
+ * Items may share a snapshot only if their countersets have the same
+ * data_size (their rows then follow each other, each provider's
+ * contiguous). Returns PCW_OK when the call itself worked, whatever the
+ * providers did (every item's `rep` says); PCW_E_INVALID_PARAMETER, before
+ * anything is asked or any snapshot touched, for a NULL `c`, NULL `items`
+ * with n > 0, an item without `m` or `snap`, or snapshots that cannot take
+ * their items' rows; PCW_E_NO_MEMORY if some part could not be stored
+ * (every item is still completed; the source that failed has status
+ * PCW_E_NO_MEMORY in its report). n = 0 does nothing. */
+int pcw_consumer_collect_many(pcw_consumer *c, const pcw_collect_item *items, size_t n);
 
 /* Enumerate instances (ids and names) without values: as collect, but the
  * providers' callbacks are asked ENUMERATE_INSTANCES, their control
@@ -90,7 +134,8 @@ int pcw_consumer_remove_counter(pcw_consumer *c, const pcw_merged_counterset *m,
                                 uint32_t counter_index, const pcw_query *q,
                                 pcw_collect_report *rep);
 
-/* Change the time limit for providers' answers (ms; 0 = the 1000 default). */
+/* Change the time limit for providers' answers (ms; 0 = the 1000
+ * default). NULL c: nothing. */
 void pcw_consumer_set_timeout(pcw_consumer *c, uint32_t ms);
 
 /* One segment, one counterset, one call: as pcw_consumer_collect (or, with
@@ -102,8 +147,9 @@ int pcw_segment_collect(pcw_segment *seg, const pcw_counterset *cs, const pcw_qu
                         pcw_snapshot *snap, unsigned flags, int enumerate, uint32_t timeout_ms,
                         int *callback_status);
 
-/* Does this sample match the query? (Used on every source; exported for
- * tools that filter snapshots themselves.) */
+/* Does this sample match the query (NULL: everything)? A NULL name is ""
+ * when name_len is 0, and matches nothing otherwise. (Used on every
+ * source; exported for tools that filter snapshots themselves.) */
 int pcw_query_match(const pcw_query *q, uint32_t id, const char *name, size_t name_len);
 
 #ifdef __cplusplus

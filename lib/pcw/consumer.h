@@ -20,6 +20,12 @@
  * threads at once. Snapshots are caller-owned and reusable: once they have
  * grown to fit, reading allocates nothing.
  *
+ * NULL arguments: a function given NULL for a pointer it needs returns
+ * PCW_E_INVALID_PARAMETER (if it returns a status), NULL, 0 or "" (a
+ * getter: "none"), or does nothing (close, free, clear); it never crashes.
+ * Pointers documented as optional ("may be NULL") are just that.
+ * tests/test_null_args.c calls every function so.
+ *
  * SIGBUS: the first pcw_segment_open installs a SIGBUS handler (SA_SIGINFO,
  * SA_NODEFER, SA_ONSTACK) that turns a fault inside a read of a mapped
  * segment into PCW_E_TRUNCATED and passes every other SIGBUS to the handler
@@ -108,7 +114,8 @@ uint64_t pcw_segment_generation(pcw_segment *seg);
 
 size_t pcw_segment_counterset_count(const pcw_segment *seg);
 const pcw_counterset *pcw_segment_counterset(const pcw_segment *seg, size_t i);
-/* Find a counterset by name (case-insensitive); NULL if none. */
+/* Find a counterset by name (case-insensitive); NULL if none (or if seg
+ * or name is NULL). */
 const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const char *name);
 
 /* Why the calling thread's last libpcw call that met a malformed segment
@@ -128,12 +135,15 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len);
 /* Where a snapshot's rows came from: one entry per segment (or provider)
  * read into it, in row order. */
 typedef struct pcw_snapshot_source {
-    size_t first, count;  /* its rows: [first, first + count) */
-    uint32_t source;      /* segment index in the pcw_consumer; 0 for a
-                             pcw_segment_read */
-    int32_t pid;          /* the provider's pid, in its own pid namespace */
-    uint64_t provider_id; /* the provider's identity (pcw_provider_info) */
-    uint64_t time_ns;     /* CLOCK_MONOTONIC when this source was read */
+    size_t first, count;   /* its rows: [first, first + count) */
+    uint32_t source;       /* segment index in the pcw_consumer; 0 for a
+                              pcw_segment_read */
+    int32_t pid;           /* the provider's pid, in its own pid namespace */
+    uint64_t provider_id;  /* the provider's identity (pcw_provider_info) */
+    uint64_t time_ns;      /* CLOCK_MONOTONIC when this source was read */
+    uint32_t registration; /* the pcw_counterset.reg_index read: with
+                              `source`, which registration the rows are of
+                              (a provider may register a name twice) */
 } pcw_snapshot_source;
 
 /* A caller-owned, reusable result: one row per instance, as columns.
@@ -177,10 +187,14 @@ typedef struct pcw_snapshot {
     }
 #endif
 
+/* Free its buffers (it may be reused, as a PCW_SNAPSHOT_INIT one). NULL:
+ * nothing. */
 void pcw_snapshot_free(pcw_snapshot *snap);
-/* Empty it, keeping its buffers. */
+/* Empty it, keeping its buffers. NULL: nothing. */
 static inline void pcw_snapshot_clear(pcw_snapshot *snap)
 {
+    if (!snap)
+        return;
     snap->cache_seg = 0; /* the rows go: what was known of them too */
     snap->count = snap->names_len = snap->nsources = 0;
     snap->busy = 0;
@@ -189,18 +203,23 @@ static inline void pcw_snapshot_clear(pcw_snapshot *snap)
     snap->name_len = NULL;
 }
 
+/* Row accessors. `row` must be below s->count: it is not checked (they
+ * are the hot path of every reader). A NULL snapshot (or counter) gives
+ * 0, NULL or "". */
 static inline uint32_t pcw_snapshot_id(const pcw_snapshot *s, size_t row)
 {
-    return s->ids[row];
+    return s ? s->ids[row] : 0;
 }
 /* The row's data (data_size bytes, 8-byte aligned). */
 static inline const unsigned char *pcw_snapshot_row(const pcw_snapshot *s, size_t row)
 {
-    return s->data + row * s->data_size;
+    return s ? s->data + row * s->data_size : NULL;
 }
 /* A counter's value in a row (4-byte counters zero-extended). */
 static inline uint64_t pcw_snapshot_value(const pcw_snapshot *s, size_t row, const pcw_counter *c)
 {
+    if (!s || !c)
+        return 0;
     const unsigned char *p = s->data + row * s->data_size + c->data_offset;
     if (c->size == 8)
         return *(const uint64_t *)(const void *)p;
@@ -209,11 +228,11 @@ static inline uint64_t pcw_snapshot_value(const pcw_snapshot *s, size_t row, con
 /* The row's instance name; "" when the snapshot was read without names. */
 static inline const char *pcw_snapshot_name(const pcw_snapshot *s, size_t row)
 {
-    return s->name_off ? s->names + s->name_off[row] : "";
+    return s && s->name_off ? s->names + s->name_off[row] : "";
 }
 static inline uint32_t pcw_snapshot_name_len(const pcw_snapshot *s, size_t row)
 {
-    return s->name_len ? s->name_len[row] : 0;
+    return s && s->name_len ? s->name_len[row] : 0;
 }
 /* The source a row came from (a binary search over snap->sources); NULL if
  * row is out of range. */
@@ -290,6 +309,7 @@ typedef struct pcw_merged_counterset {
 
 size_t pcw_consumer_counterset_count(const pcw_consumer *c);
 const pcw_merged_counterset *pcw_consumer_counterset(const pcw_consumer *c, size_t i);
+/* By name (case-insensitive); NULL if none (or if c or name is NULL). */
 const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c, const char *name);
 
 /* Read every instance of a merged counterset from all its providers (one

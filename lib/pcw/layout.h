@@ -55,21 +55,23 @@
  *     P1:      live bit set, RMW release                [pairs with R1']
  *     close:   live bit cleared, RMW relaxed; gen = 2k+2, relaxed
  *     C1:      chunk.closes += 1, RMW release           [pairs with R0]
- *     C2:      fence(release)                          [pairs with R3]
+ *     C2:      fence(seq_cst)                          [pairs with R3]
  *   reader (lib/consumer/read.c), for a run of slots of one chunk
  *     R0:  c1 = chunk.closes, acquire
  *     R1': per 64 slots: w = live word, acquire. All 64 bits set: copy the
  *          64 slots' name refs, names and data (relaxed loads). No bit
  *          set: none is live. Some: each slot whose bit is set is read by
  *          the per-slot seqlock below, which stands on its own.
- *     R3:  fence(acquire)
+ *     R3:  fence(seq_cst)
  *     R4:  c2 = chunk.closes, relaxed
  *          c1 == c2: keep every copy.
  *          c1 != c2: a slot of the run closed meanwhile: the run is read
  *          again with the per-slot seqlock.
  *   per-slot seqlock (the fallback, and seqcount countersets)
  *     R1: g = gen, acquire; skip unless odd; copy (relaxed loads);
- *     R2: fence(acquire); keep the copy only if gen (relaxed) == g.
+ *     R2: fence(seq_cst); keep the copy only if gen (relaxed) == g.
+ *   (C2, R3 and R2 are seq_cst rather than release/acquire for counter
+ *   stores by application threads that fence nothing: design.md §4.6.)
  *
  * Why that is never wrong: R1' (or R1) acquires the publish, so a kept copy
  * is never half-made. If a copy saw any store made for a later occupant

@@ -34,6 +34,11 @@
  * be used from distinct threads. Strings a value points to stay valid until
  * the next pcw_pdh_collect or pcw_pdh_remove_counter on that query. The
  * path functions and pcw_cook are pure and safe from any thread.
+ *
+ * NULL arguments: as pcw/consumer.h - PCW_E_INVALID_PARAMETER from a
+ * function that returns a status (with *err filled, where there is one),
+ * NULL, 0 or "" from a getter, nothing from pcw_pdh_close and
+ * pcw_path_free; pointers documented as optional are just that.
  */
 #ifndef PCW_QUERY_H
 #define PCW_QUERY_H
@@ -105,6 +110,12 @@ enum {
     PCW_FMT_NOSCALE = 1u << 0,  /* do not apply the counter's scale */
     PCW_FMT_NOCAP100 = 1u << 1, /* percentages may exceed 100 */
     PCW_FMT_1000 = 1u << 2,     /* multiply the result by 1000 */
+    PCW_FMT_RAW = 1u << 3,      /* no formula: the raw value X (pcw_raw.first,
+                                   the counter's own value as stored) as a
+                                   number, unscaled; the status is the
+                                   sample's (NO_DATA for a type without a
+                                   value). For viewers that toggle between
+                                   raw and cooked values (pcwtop). */
 };
 
 /* Does this type need two samples (a rate, a delta, an interval ratio)? */
@@ -114,9 +125,10 @@ int pcw_cook_needs_two(uint32_t type);
  * `now` and the older `prev` (NULL for the first sample), as
  * PdhCalculateCounterFromRawValue: the type's formula, x100 for a
  * percentage (capped at 100 unless PCW_FMT_NOCAP100), times 10^scale
- * (unless PCW_FMT_NOSCALE), times 1000 with PCW_FMT_1000. Returns the
- * pcw_cstatus; *value is the number when that is PCW_CSTATUS_VALID, else 0.
- * Pure: any thread. */
+ * (unless PCW_FMT_NOSCALE), times 1000 with PCW_FMT_1000; with PCW_FMT_RAW
+ * only now->first, as it is. Returns the pcw_cstatus; *value is the number
+ * when that is PCW_CSTATUS_VALID, else 0. `value` may be NULL (the status
+ * only); a NULL `now` is PCW_CSTATUS_NO_INSTANCE. Pure: any thread. */
 int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t scale, unsigned flags,
              double *value);
 
@@ -183,7 +195,9 @@ void pcw_path_free(pcw_path *p);
  * "\\host" when host is non-NULL, "\counterset", "(instance)" when instance
  * is non-NULL - with "#index" when index > 0 -, "\counter". Returns the
  * length the path needs (without the NUL), like snprintf; the output is
- * truncated when that is >= len. */
+ * truncated when that is >= len (buf may be NULL when len is 0, or to
+ * measure only). A NULL counterset or counter makes no path: 0, and ""
+ * in buf. */
 size_t pcw_path_build(char *buf, size_t len, const char *host, const char *counterset,
                       const char *instance, uint32_t index, const char *counter);
 
@@ -237,6 +251,28 @@ const char *pcw_pdh_counter_path(const pcw_pdh_counter *ctr);
  * *failed (may be NULL) counts the providers whose part is missing. */
 int pcw_pdh_collect(pcw_pdh *q, size_t *failed);
 
+/* The time limit of one pcw_pdh_collect, pcw_pdh_refresh, pcw_pdh_expand,
+ * pcw_pdh_add_counter or pcw_pdh_remove_counter, in milliseconds (0: the
+ * default, 1000; pcw_consumer_options.timeout_ms sets it at open): what
+ * such a call waits for providers' answers (callback countersets,
+ * ADD/REMOVE_COUNTER), in total. Callback countersets are collected
+ * together (pcw_consumer_collect_many) with what is left of the limit;
+ * providers that do not answer in time, or are not asked because it is
+ * spent, fail with PCW_E_TIMEOUT (pcw_pdh_get_source says which). ADD/REMOVE_COUNTER
+ * requests are always sent; past the limit the call waits at most 1 ms
+ * for each answer. Use this rather than pcw_consumer_set_timeout on
+ * pcw_pdh_consumer(). */
+int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms);
+
+/* Catch up with the providers now, as pcw_pdh_collect does first: re-read
+ * the provider list if a provider or counterset came or went (then
+ * pcw_consumer_counterset_count(pcw_pdh_consumer(q)) lists what is
+ * published), match wildcard counterset paths to new countersets and tell
+ * new providers of the counters added. Returns 1 when the list changed, 0
+ * when not, or an error (PCW_E_NO_MEMORY...). Pointers into the
+ * consumer's countersets from before a return of 1 are invalid. */
+int pcw_pdh_refresh(pcw_pdh *q);
+
 /* CLOCK_MONOTONIC and CLOCK_REALTIME (ns) of the last collection; 0 before
  * the first. */
 uint64_t pcw_pdh_time_ns(const pcw_pdh *q);
@@ -289,6 +325,16 @@ size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr);
 /* Value i, cooked with `flags` (PCW_FMT_*). Returns PCW_OK or
  * PCW_E_INVALID_PARAMETER (i out of range). */
 int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out);
+/* A number that changes whenever the handle's list of instances may have
+ * changed since the last collection: an instance appeared or went (or its
+ * provider did not answer), a total appeared, the counterset was registered
+ * again, a counterset new to a wildcard path was matched. While it stays the
+ * same, value i * counters + k names the same instance as before - so a
+ * viewer keeps what it knows per instance (names, marks, history) by index
+ * and looks at names again only when it changes. It may also change when
+ * nothing did (a provider list re-read); it never repeats. 0 for NULL. */
+uint64_t pcw_pdh_instance_epoch(const pcw_pdh_counter *ctr);
+
 /* The full path of value i ("\Set(job#1)\Counter", with "\\host" when
  * with_host), into buf like pcw_path_build. */
 size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,
@@ -327,6 +373,62 @@ typedef struct pcw_pdh_row {
  * Returns PCW_OK, PCW_E_INVALID_PARAMETER or PCW_E_NO_MEMORY. */
 int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
                   int (*fn)(const pcw_pdh_row *row, void *arg), void *arg);
+
+/* ---- the providers' own instances, raw (exporters) ----------------------- *
+ *
+ * An exporter hands raw values on (a monitoring system computes rates and
+ * sums itself) and labels each series with the instance's name, its
+ * provider and pid, never #n. These functions see, for a handle that
+ * matches exactly one counterset (0 or PCW_E_INVALID_PARAMETER otherwise),
+ * every provider's own instance read by the last collection - whatever
+ * the path's instance part: no _Total, no aggregate, each instance a
+ * globalAggregate or instanceAggregate set combines shown as itself - in
+ * value order (provider by provider). Instances whose provider did not
+ * answer this time are left out (pcw_pdh_get_source says why). Strings
+ * stay valid until the next collect, refresh or remove. */
+
+/* One provider's instance. */
+typedef struct pcw_pdh_raw_instance {
+    const char *name;     /* as published, without #n; "" in a set without
+                             instances. Not checked: a hostile segment may
+                             give bytes that are not UTF-8 */
+    uint32_t name_len;    /* bytes */
+    uint32_t dup_index;   /* its #n in this query (0: none) */
+    uint32_t instance_id; /* the provider's id */
+    int32_t pid;          /* its provider's pid */
+    uint64_t provider_id; /* its provider's identity */
+    const char *provider; /* its provider's name (the segment's header;
+                             not checked either) */
+} pcw_pdh_raw_instance;
+
+/* How many instances; and a number that changes whenever the instances,
+ * or their order, change - and sometimes when they did not (a re-read
+ * provider list) - so that a caller may cache per-instance work, such as
+ * labels, by position while it stays the same. */
+size_t pcw_pdh_raw_count(const pcw_pdh_counter *ctr);
+uint64_t pcw_pdh_raw_epoch(const pcw_pdh_counter *ctr);
+/* Instance i (below pcw_pdh_raw_count). */
+int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_instance *out);
+/* The newer raw sample of counter `counter_index` (its index in the
+ * counterset, pcw_counterset.counters: any counter, selected by the path
+ * or not, bases included) of every instance: out[pcw_pdh_raw_count()], as
+ * pcw_pdh_value.raw (PdhGetRawCounterArray). */
+int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_raw *out);
+
+/* One provider of a counterset a handle matches, in the last collection. */
+typedef struct pcw_pdh_source {
+    int32_t pid;
+    uint64_t provider_id;
+    const char *provider; /* its name (segment header; not checked) */
+    int status;           /* PCW_OK; PCW_E_TIMEOUT: it did not answer in
+                             time, or the time limit was spent before it was
+                             asked; PCW_E_PROVIDER_EXITED; or the error its
+                             read or collection failed with */
+    size_t instances;     /* instances read from it */
+} pcw_pdh_source;
+/* Every provider of every counterset the handle matches. */
+size_t pcw_pdh_source_count(const pcw_pdh_counter *ctr);
+int pcw_pdh_get_source(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_source *out);
 
 /* Use another power-of-ten scale than the counter's default_scale for this
  * handle's values (PdhSetCounterScaleFactor; -10..10). */

@@ -207,6 +207,10 @@ int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t sca
         return PCW_CSTATUS_NO_INSTANCE;
     if (now->status != PCW_CSTATUS_VALID)
         return now->status;
+    if (flags & PCW_FMT_RAW) { /* X, no formula, no scale */
+        *value = (double)now->first;
+        return PCW_CSTATUS_VALID;
+    }
     double v = 0.0, num = 0.0, den = 0.0;
     int s;
     switch (f) {
@@ -359,9 +363,15 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
     case PERF_PRECISION_100NS_TIMER:
     case PERF_PRECISION_OBJECT_TIMER:
         /* The counter's own timestamp (its base) when it has one, else the
-         * clock the type names. */
+         * clock the type names. Either way `freq` is the ticks per second
+         * of that clock (the formula does not use it; raw samples carry
+         * it, for consumers that convert to seconds). */
         if (base >= 0) {
             r->second = PCWQ_Y_BASE, r->base = base;
+            if (c->type == PERF_PRECISION_100NS_TIMER)
+                r->freq = PCWQ_100NS_FREQ;
+            else if (c->type == PERF_PRECISION_OBJECT_TIMER)
+                r->freq_ctr = obj_freq;
         } else if (c->type == PERF_PRECISION_100NS_TIMER) {
             r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
         } else if (c->type == PERF_PRECISION_OBJECT_TIMER && obj_time >= 0) {

@@ -4,14 +4,12 @@
  * the query's countersets to what is published, and read one sample of
  * each into its current snapshot.
  *
- * pcwq_fetch is the one function to switch to libpcw's multi-counterset
- * collect (issue 13) when it exists: today a counterset whose providers are
- * all plain segments is read provider by provider with pcw_segment_read
- * (what pcw_consumer_read does, keeping which provider failed and when
- * each was read), lock-free; a counterset with a callback registration, or
- * a provider with a control channel, is collected with
- * pcw_consumer_collect, one counterset after another, each with its own
- * time limit.
+ * A counterset whose providers are all plain segments is read provider by
+ * provider with pcw_segment_read (what pcw_consumer_read does, keeping
+ * which provider failed and when each was read), lock-free; every
+ * counterset with a callback registration, or a provider with a control
+ * channel, is collected in one pcw_consumer_collect_many, so a collection
+ * waits at most one time limit in total.
  *
  * Change detection without allocating: the provider folders' mtimes (a
  * segment appears or goes by rename/unlink there), and each segment's
@@ -73,6 +71,35 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
     return x ? x : 1;
 }
 
+/* ---- the time limit ------------------------------------------------------ */
+
+void pcwq_budget_start(pcw_pdh *q)
+{
+    q->deadline_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->timeout_ms * 1000000ull;
+}
+
+int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
+{
+    if (!q->deadline_ns)
+        return 1; /* not inside a public call: the consumer's own limit */
+    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    uint64_t left_ms = q->deadline_ns > now ? (q->deadline_ns - now) / 1000000ull : 0;
+    if (left_ms == 0) {
+        if (!at_least_1ms)
+            return 0;
+        left_ms = 1;
+    }
+    /* Rounded down: the consumer's deadline is never past ours. */
+    pcw_consumer_set_timeout(q->c, (uint32_t)left_ms);
+    return 1;
+}
+
+void pcwq_budget_end(pcw_pdh *q)
+{
+    q->deadline_ns = 0;
+    pcw_consumer_set_timeout(q->c, q->timeout_ms);
+}
+
 /* ---- sets ---------------------------------------------------------------- */
 
 pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
@@ -121,6 +148,7 @@ void pcwq_set_free(pcwq_set *s)
     }
     free(s->mf_seg);
     free(s->mf_cset);
+    free(s->mf_status);
     free(s->name);
     free(s);
 }
@@ -340,7 +368,6 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
 {
     int b = s->cur;
     pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
-    size_t n = s->m->source_count;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         pcwq_src *x = &s->src[b][i];
         if (!x->alive)
@@ -349,11 +376,8 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         x->gen_before = pcw_segment_generation(seg);
         x->first = snap->count;
         x->time_ns = now_ns(CLOCK_MONOTONIC);
-        size_t k;
-        for (k = 0; k < n && s->m->source_segment[k] != x->seg; k++)
-            ;
         size_t ns = snap->nsources;
-        int rc = pcw_segment_read(seg, s->m->source_cset[k], snap, flags | PCW_READ_APPEND);
+        int rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         if (rc == PCW_E_NO_MEMORY)
             return rc;
         if (rc == PCW_OK && snap->nsources > ns)
@@ -374,8 +398,8 @@ int pcwq_unchanged(const pcwq_set *s)
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
-        if (x->provider_id != y->provider_id || x->status != PCW_OK || y->status != PCW_OK ||
-            x->first != y->first || x->count != y->count || !y->gen_before ||
+        if (x->provider_id != y->provider_id || x->k != y->k || x->status != PCW_OK ||
+            y->status != PCW_OK || x->first != y->first || x->count != y->count || !y->gen_before ||
             y->gen_before != x->gen_after)
             return 0;
     }
@@ -391,7 +415,7 @@ static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
-        if (x->provider_id != y->provider_id || !x->alive || y->status != PCW_OK ||
+        if (x->provider_id != y->provider_id || x->k != y->k || !x->alive || y->status != PCW_OK ||
             !y->gen_before || y->gen_before != y->gen_after ||
             pcw_segment_generation(pcw_consumer_segment(q->c, x->seg)) != y->gen_after)
             return 0;
@@ -399,8 +423,9 @@ static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
     return 1;
 }
 
-/* Read one sample of s into snap[cur]; record each provider's part. */
-int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
+/* Start a sample of s: empty snap[cur], list its sources (the live ones
+ * also in s->mf, for a collection), in the order their providers started. */
+static int prepare_set(pcw_pdh *q, pcwq_set *s)
 {
     int b = s->cur;
     pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
@@ -408,6 +433,7 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
     snap->data_size = s->data_size;
     s->nsrc[b] = 0;
     s->busy[b] = 0;
+    s->mf.source_count = 0;
     if (!s->m)
         return PCW_OK;
     size_t n = s->m->source_count;
@@ -419,7 +445,9 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
     for (size_t i = 0; i < n; i++) {
         pcwq_src *x = &s->src[b][s->nsrc[b]++];
         memset(x, 0, sizeof *x);
+        x->k = (uint32_t)i;
         x->seg = s->m->source_segment[i];
+        x->reg_index = s->m->source_cset[i]->reg_index;
         pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
         const pcw_provider_info *info = seg ? pcw_segment_provider(seg) : NULL;
         x->pid = info ? info->pid : 0;
@@ -427,82 +455,139 @@ int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s)
         x->provider_id = info ? pcwq_provider_id(info) : 0;
         x->alive = seg && pcw_segment_alive(seg) == PCW_OK;
         x->status = x->alive ? PCW_OK : PCW_E_PROVIDER_EXITED;
+        x->mf = UINT32_MAX;
         if (x->alive) {
+            x->mf = (uint32_t)nlive;
             s->mf_seg[nlive] = x->seg;
             s->mf_cset[nlive++] = s->m->source_cset[i];
         }
     }
-    /* Providers in the order they started (then pid): values come out in
-     * a stable order, and when several providers publish one name, the
-     * oldest provider's instance is the one without #n. (Few providers:
-     * insertion sort.) */
-    pcwq_src *v = s->src[b];
-    for (size_t i = 1; i < s->nsrc[b]; i++) {
-        pcwq_src t = v[i];
-        size_t j = i;
-        while (j > 0 && (v[j - 1].start_time > t.start_time ||
-                         (v[j - 1].start_time == t.start_time && v[j - 1].pid > t.pid))) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = t;
-    }
-    if (!s->callback) {
-        /* Names are only needed when instances came or went: if no
-         * provider's instance list changed since the last sample (its
-         * generation), read without them - and read again with them if a
-         * change slipped in during the read. */
-        int no_names = maybe_unchanged(q, s);
-        int rc = read_sources(q, s, no_names ? PCW_READ_NO_NAMES : 0);
-        if (rc == PCW_OK && no_names && !pcwq_unchanged(s)) {
-            pcw_snapshot_clear(snap);
-            snap->data_size = s->data_size;
-            rc = read_sources(q, s, 0);
-        }
-        return rc;
-    }
-    /* Over the control channel. */
     s->mf.meta = s->m->meta;
     s->mf.source_count = nlive;
     s->mf.source_segment = s->mf_seg;
     s->mf.source_cset = s->mf_cset;
     s->mf.mismatched = 0;
-    int stack_status[64], *st = nlive <= 64 ? stack_status : calloc(nlive, sizeof *st);
-    if (!st)
-        return PCW_E_NO_MEMORY;
-    pcw_collect_report rep;
-    memset(&rep, 0, sizeof rep);
-    rep.source_status = st;
-    uint64_t t = now_ns(CLOCK_MONOTONIC);
-    int rc = nlive ? pcw_consumer_collect(q->c, &s->mf, NULL, snap, 0, &rep) : PCW_OK;
-    s->busy[b] = snap->busy;
-    if (rc != PCW_OK) {
-        if (st != stack_status)
-            free(st);
-        return rc;
+    /* Providers in the order they started (then pid, then registration):
+     * values come out in a stable order, and when several providers
+     * publish one name, the oldest provider's instance is the one without
+     * #n. (Few providers: insertion sort.) */
+    pcwq_src *v = s->src[b];
+    for (size_t i = 1; i < s->nsrc[b]; i++) {
+        pcwq_src t = v[i];
+        size_t j = i;
+        while (j > 0 && (v[j - 1].start_time > t.start_time ||
+                         (v[j - 1].start_time == t.start_time &&
+                          (v[j - 1].pid > t.pid ||
+                           (v[j - 1].pid == t.pid && v[j - 1].reg_index > t.reg_index))))) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = t;
     }
-    size_t j = 0;
+    return PCW_OK;
+}
+
+/* A set whose providers are all plain segments: read lock-free, provider
+ * by provider (what pcw_consumer_read does, keeping which provider failed
+ * and when each was read). */
+static int read_set(pcw_pdh *q, pcwq_set *s)
+{
+    /* Names are only needed when instances came or went: if no provider's
+     * instance list changed since the last sample (its generation), read
+     * without them - and read again with them if a change slipped in
+     * during the read. */
+    int no_names = maybe_unchanged(q, s);
+    int rc = read_sources(q, s, no_names ? PCW_READ_NO_NAMES : 0);
+    if (rc == PCW_OK && no_names && !pcwq_unchanged(s)) {
+        pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, s->cur);
+        pcw_snapshot_clear(snap);
+        snap->data_size = s->data_size;
+        rc = read_sources(q, s, 0);
+    }
+    return rc;
+}
+
+/* After the collection: each provider's status, rows and read time. Rows
+ * are found by their source entry (segment and registration: a provider
+ * may register one name twice); a provider whose part is missing has
+ * none, or only its segment instances (a mixed registration that did not
+ * answer in time). */
+static void collected_set(pcwq_set *s, uint64_t t)
+{
+    int b = s->cur;
+    const pcw_snapshot *snap = pcwq_snap(s, b);
+    s->busy[b] = snap->busy;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         pcwq_src *x = &s->src[b][i];
         if (!x->alive)
             continue;
-        x->status = st[j++];
+        x->status = s->mf_status[x->mf];
         x->time_ns = t;
-        for (size_t e = 0; e < snap->nsources; e++)
-            if (snap->sources[e].source == x->seg && snap->sources[e].time_ns)
-                x->time_ns = snap->sources[e].time_ns;
-        /* A provider's rows are contiguous (one job each), in the order
-         * the answers arrived. */
         x->first = snap->count, x->count = 0;
-        for (size_t r = 0; r < snap->count; r++)
-            if (pcwq_row_segment(snap, r) == x->seg) {
-                if (!x->count)
-                    x->first = r;
-                x->count++;
-            }
+        for (size_t e = 0; e < snap->nsources; e++) {
+            const pcw_snapshot_source *src = &snap->sources[e];
+            if (src->source != x->seg || src->registration != x->reg_index)
+                continue;
+            x->first = src->first, x->count = src->count;
+            if (src->time_ns)
+                x->time_ns = src->time_ns;
+            break;
+        }
     }
-    if (st != stack_status)
-        free(st);
+}
+
+/* One sample of each set `pick` selects (flipping its cur): plain
+ * segment sets read directly, lock-free; every set with a callback
+ * registration or a provider with a control channel collected in one
+ * pcw_consumer_collect_many, so the whole fetch waits at most one time
+ * limit, however many slow providers and countersets it spans. */
+static int fetch_sets(pcw_pdh *q, int only_new)
+{
+    size_t ncb = 0;
+    int rc = PCW_OK;
+    for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
+        pcwq_set *s = q->sets[i];
+        if (!s->refs || (only_new && s->have_prev))
+            continue;
+        s->cur ^= 1;
+        if ((rc = prepare_set(q, s)) != PCW_OK || !s->m)
+            continue;
+        if (!s->callback) {
+            rc = read_set(q, s);
+            continue;
+        }
+        if (!s->mf.source_count)
+            continue;
+        if (pcwq_grow((void **)&s->mf_status, &s->mf_status_cap, s->mf.source_count,
+                      sizeof *s->mf_status) ||
+            pcwq_grow((void **)&q->items, &q->items_cap, ncb + 1, sizeof *q->items)) {
+            rc = PCW_E_NO_MEMORY;
+            continue;
+        }
+        memset(&s->rep, 0, sizeof s->rep);
+        s->rep.source_status = s->mf_status;
+        q->items[ncb++] =
+            (pcw_collect_item){&s->mf, NULL, (pcw_snapshot *)pcwq_snap(s, s->cur), 0, &s->rep};
+    }
+    if (rc != PCW_OK || !ncb)
+        return rc;
+    uint64_t t = now_ns(CLOCK_MONOTONIC);
+    if (!pcwq_budget_arm(q, 0)) {
+        /* The call's time limit is spent (a refresh's notifications used
+         * it): not asked, as late as a provider that did not answer. */
+        for (size_t i = 0; i < ncb; i++) {
+            pcw_collect_item *it = &q->items[i];
+            for (size_t j = 0; j < it->m->source_count; j++)
+                it->rep->source_status[j] = PCW_E_TIMEOUT;
+        }
+    } else if ((rc = pcw_consumer_collect_many(q->c, q->items, ncb)) != PCW_OK) {
+        return rc;
+    }
+    for (size_t i = 0; i < q->nsets; i++) {
+        pcwq_set *s = q->sets[i];
+        if (s->refs && (!only_new || !s->have_prev) && s->m && s->callback && s->mf.source_count)
+            collected_set(s, t);
+    }
     return PCW_OK;
 }
 
@@ -510,14 +595,10 @@ int pcwq_fetch(pcw_pdh *q)
 {
     q->time_ns = now_ns(CLOCK_MONOTONIC);
     q->realtime_ns = now_ns(CLOCK_REALTIME);
-    for (size_t i = 0; i < q->nsets; i++) {
-        pcwq_set *s = q->sets[i];
-        if (!s->refs)
-            continue;
-        s->cur ^= 1;
-        int rc = pcwq_fetch_set(q, s);
-        if (rc != PCW_OK)
-            return rc;
-    }
-    return PCW_OK;
+    return fetch_sets(q, 0);
+}
+
+int pcwq_fetch_new(pcw_pdh *q)
+{
+    return fetch_sets(q, 1);
 }

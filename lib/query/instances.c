@@ -430,6 +430,8 @@ void pcwq_instances_free(pcwq_set *s)
     s->nent = s->ent_cap = 0;
     s->ninst = s->inst_cap = s->nfree = s->hash_cap = s->ngroups = s->groups_cap = 0;
     s->ghash_cap = s->nagg = s->agg_cap = s->acc_cap = s->norder = s->order_cap = 0;
+    s->nread = 0;
+    s->in_order = 0;
     s->nempty = s->nstale = 0;
     s->have_prev = 0;
     s->identity = 0;
@@ -478,7 +480,12 @@ int pcwq_map_instances(pcwq_set *s, int fast)
         return PCW_E_NO_MEMORY;
     if (pcwq_grow((void **)&s->order, &s->order_cap, snap->count + nlive + 1, sizeof *s->order))
         return PCW_E_NO_MEMORY;
+    /* The order is rebuilt in place; an instance in another place than
+     * last time is a change too (a callback may add its instances in any
+     * order), so that the epoch tells callers who cache by position. */
+    size_t old_norder = s->norder;
     s->norder = 0;
+    s->in_order = 1;
     /* 2. Each row: the instance it is, or a new one. */
     int nomem = 0;
     for (size_t i = 0; i < s->nsrc[b] && !nomem; i++) {
@@ -511,11 +518,16 @@ int pcwq_map_instances(pcwq_set *s, int fast)
                 s->nstale--;
                 changed = 1;
             }
+            if (s->norder >= old_norder || s->order[s->norder] != j)
+                changed = 1;
+            if ((size_t)r != s->norder)
+                s->in_order = 0;
             s->order[s->norder++] = j;
         }
     }
     if (nomem)
         return PCW_E_NO_MEMORY;
+    s->nread = s->norder;
     /* 3. Instances not read: their provider did not answer (kept, stale),
      * or they are gone. */
     for (size_t j = 0; j < s->ninst; j++) {
@@ -536,6 +548,8 @@ int pcwq_map_instances(pcwq_set *s, int fast)
                 s->nstale++;
                 changed = 1;
             }
+            if (s->norder >= old_norder || s->order[s->norder] != (uint32_t)j)
+                changed = 1;
             s->order[s->norder++] = (uint32_t)j;
         } else {
             if (x->stale)
@@ -546,6 +560,8 @@ int pcwq_map_instances(pcwq_set *s, int fast)
     }
     if (compact_groups(s))
         return PCW_E_NO_MEMORY;
+    if (s->norder != old_norder)
+        changed = 1;
     if (changed || !s->have_prev)
         s->epoch++;
     s->have_prev = 1;

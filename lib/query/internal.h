@@ -131,6 +131,9 @@ pcwq_itype pcwq_instance_type(uint32_t instance_type);
 typedef struct pcwq_src {
     size_t first, count; /* its rows in the snapshot */
     uint32_t seg;        /* segment index in the consumer at fetch time */
+    uint32_t reg_index;  /* its registration in that segment */
+    uint32_t k;          /* its index in the merged counterset's sources */
+    uint32_t mf;         /* ...in the collected subset (pcwq_set.mf) */
     int32_t pid;
     uint64_t start_time;  /* the provider's start time (/proc, clock ticks) */
     uint64_t provider_id; /* identity of the provider */
@@ -212,6 +215,9 @@ typedef struct pcwq_set {
     uint32_t *mf_seg;
     const pcw_counterset **mf_cset;
     size_t mf_cap;
+    int *mf_status; /* each collected source's status */
+    size_t mf_status_cap;
+    pcw_collect_report rep;
     /* Two snapshots, current and previous, and their sources. A set none
      * of whose counters compares two samples (two = 0) reads into snap[0]
      * every time: the buffer stays warm in the cache. */
@@ -223,6 +229,9 @@ typedef struct pcwq_set {
     int cur;
     uint32_t *order; /* instances in value order: provider by provider */
     size_t norder, order_cap;
+    size_t nread;  /* order[0..nread): the instances read this time; the
+                      stale ones (provider did not answer) follow */
+    int in_order;  /* order[k] is snapshot row k for every k < nread */
     uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
     size_t nent, ent_cap;
     uint64_t ent_epoch;
@@ -280,6 +289,8 @@ struct pcw_pdh_counter {
     int scale_set;
     pcwq_match *m;
     size_t nm, m_cap;
+    uint64_t epoch; /* pcw_pdh_instance_epoch: +1 whenever a match's
+                       entries or counters are selected again */
 };
 
 struct pcw_pdh {
@@ -297,6 +308,13 @@ struct pcw_pdh {
     size_t ndirs;
     uint64_t root_stamp;
     int refreshed; /* the consumer was refreshed at least once */
+    /* The collection's items (fetch.c), kept to allocate nothing. */
+    pcw_collect_item *items;
+    size_t items_cap;
+    /* The time limit of one collect, add or remove (pcw_pdh_set_timeout)
+     * and, during one, its deadline (CLOCK_MONOTONIC ns; 0 outside). */
+    uint32_t timeout_ms;
+    uint64_t deadline_ns;
 };
 
 /* The snapshot fetch b read into. */
@@ -306,10 +324,19 @@ static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
 }
 
 /* fetch.c */
+/* One time limit for everything a public call waits for: start sets the
+ * deadline (now + timeout_ms); arm sets the consumer's limit to what is
+ * left and returns 1, or returns 0 when less than a millisecond is left
+ * (with `at_least_1ms`, it then sets 1 ms and returns 1: for requests that
+ * must be sent); end restores the consumer's limit. */
+void pcwq_budget_start(pcw_pdh *q);
+int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms);
+void pcwq_budget_end(pcw_pdh *q);
 int pcwq_refresh_if_changed(pcw_pdh *q, int force);
+/* One sample of every referenced set into its snap[cur] (cur flipped). */
 int pcwq_fetch(pcw_pdh *q);
-/* Read one sample of s into snap[cur] (the caller flipped cur). */
-int pcwq_fetch_set(pcw_pdh *q, pcwq_set *s);
+/* The same, for the referenced sets that have no sample yet. */
+int pcwq_fetch_new(pcw_pdh *q);
 /* Can s keep last time's instance mapping? Only if every provider read
  * now is the one read last time, in the same place, with the same row
  * count, and its segment's instance list did not change from before the

@@ -276,13 +276,19 @@ size_t pcw_path_build(char *buf, size_t len, const char *host, const char *count
                       const char *instance, uint32_t index, const char *counter)
 {
     size_t at = 0;
+    if (!buf)
+        len = 0; /* measure only, as snprintf(NULL, 0, ...) */
+    if (!counterset || !counter) {
+        if (len)
+            buf[0] = 0; /* no path without both */
+        return 0;
+    }
     if (host) {
         put(buf, len, &at, "\\\\", 2);
         put(buf, len, &at, host, strlen(host));
     }
     put(buf, len, &at, "\\", 1);
-    if (counterset)
-        put(buf, len, &at, counterset, strlen(counterset));
+    put(buf, len, &at, counterset, strlen(counterset));
     if (instance) {
         put(buf, len, &at, "(", 1);
         put(buf, len, &at, instance, strlen(instance));
@@ -294,8 +300,7 @@ size_t pcw_path_build(char *buf, size_t len, const char *host, const char *count
         put(buf, len, &at, ")", 1);
     }
     put(buf, len, &at, "\\", 1);
-    if (counter)
-        put(buf, len, &at, counter, strlen(counter));
+    put(buf, len, &at, counter, strlen(counter));
     if (len)
         buf[at < len ? at : len - 1] = 0;
     return at;

@@ -36,6 +36,7 @@ int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
     if (!root || !*root)
         root = PCW_DEFAULT_ROOT;
     q->all_users = o.all_users;
+    q->timeout_ms = o.timeout_ms ? o.timeout_ms : 1000;
     int rc = PCW_E_NO_MEMORY;
     if (!(q->root = strdup(root)) || (rc = pcw_consumer_open(&q->c, &o)) != PCW_OK) {
         free(q->root);
@@ -76,6 +77,7 @@ void pcw_pdh_close(pcw_pdh *q)
         free(q->dirs[i]);
     free(q->dirs);
     free(q->dir_stamp);
+    free(q->items);
     pcw_consumer_close(q->c);
     free(q->root);
     free(q);
@@ -252,9 +254,12 @@ static int add(pcw_pdh *q, const char *text, int notify, pcw_pdh_counter **out, 
         return rc;
     }
     q->ctrs[q->nctrs++] = h;
-    if (notify)
+    if (notify) {
+        pcwq_budget_start(q);
         for (size_t j = 0; j < h->nm; j++)
             pcwq_notify(q, h, &h->m[j], 1);
+        pcwq_budget_end(q);
+    }
     if (out)
         *out = h;
     return PCW_OK;
@@ -280,8 +285,10 @@ int pcw_pdh_remove_counter(pcw_pdh *q, pcw_pdh_counter *ctr)
 {
     if (!q || !ctr || unlink_handle(q, ctr))
         return PCW_E_INVALID_PARAMETER;
+    pcwq_budget_start(q);
     for (size_t j = 0; j < ctr->nm; j++)
         pcwq_notify(q, ctr, &ctr->m[j], 0);
+    pcwq_budget_end(q);
     handle_free(ctr);
     return PCW_OK;
 }
@@ -327,26 +334,63 @@ uint64_t pcw_pdh_collections(const pcw_pdh *q)
 
 /* ---- collecting ---------------------------------------------------------- */
 
+/* Re-read the provider list if it changed; then match wildcard paths to
+ * new countersets and tell new providers of the counters added. 1 when it
+ * changed, 0 when not, or an error. */
+static int catch_up(pcw_pdh *q)
+{
+    int rc = pcwq_refresh_if_changed(q, 0);
+    if (rc != 1)
+        return rc;
+    for (size_t i = 0; i < q->nctrs; i++) {
+        pcw_pdh_counter *h = q->ctrs[i];
+        int r;
+        if ((h->path.wild & PCW_PATH_WILD_COUNTERSET) && (r = match_sets(q, h, 0, NULL)) != PCW_OK)
+            return r;
+        for (size_t j = 0; j < h->nm; j++)
+            pcwq_notify(q, h, &h->m[j], 1);
+    }
+    return 1;
+}
+
+int pcw_pdh_refresh(pcw_pdh *q)
+{
+    if (!q)
+        return PCW_E_INVALID_PARAMETER;
+    pcwq_budget_start(q);
+    int rc = catch_up(q);
+    pcwq_budget_end(q);
+    return rc;
+}
+
+int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms)
+{
+    if (!q)
+        return PCW_E_INVALID_PARAMETER;
+    q->timeout_ms = ms ? ms : 1000;
+    pcw_consumer_set_timeout(q->c, q->timeout_ms);
+    return PCW_OK;
+}
+
+static int collect(pcw_pdh *q, size_t *failed);
+
 int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
 {
     if (failed)
         *failed = 0;
     if (!q)
         return PCW_E_INVALID_PARAMETER;
-    int rc = pcwq_refresh_if_changed(q, 0);
+    pcwq_budget_start(q);
+    int rc = collect(q, failed);
+    pcwq_budget_end(q);
+    return rc;
+}
+
+static int collect(pcw_pdh *q, size_t *failed)
+{
+    int rc = catch_up(q);
     if (rc < 0)
         return rc;
-    if (rc == 1) {
-        /* New countersets for wildcard paths; new providers to tell. */
-        for (size_t i = 0; i < q->nctrs; i++) {
-            pcw_pdh_counter *h = q->ctrs[i];
-            if ((h->path.wild & PCW_PATH_WILD_COUNTERSET) &&
-                (rc = match_sets(q, h, 0, NULL)) != PCW_OK)
-                return rc;
-            for (size_t j = 0; j < h->nm; j++)
-                pcwq_notify(q, h, &h->m[j], 1);
-        }
-    }
     if ((rc = pcwq_fetch(q)) != PCW_OK)
         return rc;
     for (size_t i = 0; i < q->nsets; i++) {
@@ -373,20 +417,15 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
 /* One sample of the referenced sets that have none yet. */
 static int pcwq_fetch_only_new(pcw_pdh *q)
 {
-    for (size_t i = 0; i < q->nsets; i++) {
+    int rc = pcwq_fetch_new(q);
+    for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
         pcwq_set *s = q->sets[i];
         if (!s->refs || s->have_prev)
             continue;
-        s->cur ^= 1;
-        int rc = pcwq_fetch_set(q, s);
-        if (rc == PCW_OK)
-            rc = pcwq_map_instances(s, 0);
-        if (rc == PCW_OK)
+        if ((rc = pcwq_map_instances(s, 0)) == PCW_OK)
             rc = pcwq_totals(s);
-        if (rc != PCW_OK)
-            return rc;
     }
-    return PCW_OK;
+    return rc;
 }
 
 int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *arg), void *arg,
@@ -405,7 +444,10 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
     for (size_t j = 0; j < h->nm; j++)
         fresh |= !h->m[j].set->have_prev;
     if (fresh) {
-        if ((rc = pcwq_fetch_only_new(q)) != PCW_OK)
+        pcwq_budget_start(q);
+        rc = pcwq_fetch_only_new(q);
+        pcwq_budget_end(q);
+        if (rc != PCW_OK)
             goto out;
         for (size_t j = 0; j < h->nm; j++)
             if ((rc = pcwq_match_update(h, &h->m[j])) != PCW_OK)

@@ -97,6 +97,7 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
         return PCW_E_NO_MEMORY;
     if (mt->epoch == s->epoch && mt->ctr)
         return PCW_OK;
+    h->epoch++; /* what value i names may change: pcw_pdh_instance_epoch */
     /* Counters (they may differ after the set was registered again). */
     uint32_t *ctr = realloc(mt->ctr, (s->ncounters ? s->ncounters : 1) * sizeof *ctr);
     if (!ctr)
@@ -171,6 +172,11 @@ static int locate(const pcw_pdh_counter *h, size_t i, locus *l)
         return 0;
     }
     return -1;
+}
+
+uint64_t pcw_pdh_instance_epoch(const pcw_pdh_counter *ctr)
+{
+    return ctr ? ctr->epoch : 0;
 }
 
 size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr)
@@ -320,7 +326,7 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
 {
     locus l;
     if (!ctr || locate(ctr, i, &l)) {
-        if (len)
+        if (len && buf)
             buf[0] = 0;
         return 0;
     }
@@ -361,34 +367,6 @@ size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
 {
     const pcwq_match *mt = single(ctr);
     return mt ? mt->nctr : 0;
-}
-
-int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, double *values,
-                        uint8_t *status)
-{
-    const pcwq_match *mt = single(ctr);
-    if (!mt || kk >= mt->nctr || !values)
-        return PCW_E_INVALID_PARAMETER;
-    const pcwq_set *s = mt->set;
-    uint32_t k = mt->ctr[kk];
-    if (mt->placeholder) {
-        values[0] = 0;
-        if (status)
-            status[0] = (uint8_t)mt->placeholder_status;
-        return PCW_OK;
-    }
-    uint32_t type = s->counter_types[k];
-    int32_t scale = scale_of(ctr, s, k);
-    for (size_t i = 0; i < mt->nents; i++) {
-        uint32_t e = s->ent[mt->all ? i : mt->ents[i]];
-        pcw_raw now, prev;
-        entry_raw(s, e, k, &now, &prev);
-        int st = pcw_cook(type, &now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL, scale, flags,
-                          &values[i]);
-        if (status)
-            status[i] = (uint8_t)st;
-    }
-    return PCW_OK;
 }
 
 /* ---- cooking a whole handle fast ------------------------------------------
@@ -461,7 +439,16 @@ static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k, u
     kn->scale = kn->scaled ? pcwq_pow10(sc) : 1.0;
     kn->x1000 = (flags & PCW_FMT_1000) != 0;
     kn->kind = K_GENERIC;
-    if (r->status != PCW_CSTATUS_VALID || (r->type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
+    if (r->status != PCW_CSTATUS_VALID)
+        return;
+    if (flags & PCW_FMT_RAW) { /* X as it is, for every type with a value */
+        kn->scaled = kn->x1000 = 0;
+        kn->scale = 1.0;
+        if (r->formula != PCWQ_F_NONE)
+            kn->kind = K_RAW;
+        return;
+    }
+    if ((r->type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
         return;
     if (r->formula == PCWQ_F_RAW)
         kn->kind = K_RAW;
@@ -491,16 +478,16 @@ static inline int finish_fast(const kernel *kn, double v, double *out)
     return PCW_CSTATUS_VALID;
 }
 
-/* Entry e's selected counters, the general way. */
-static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_match *mt, uint32_t e,
-                      unsigned flags, sink *k)
+/* Entry e's counters cols[0..nc), the general way. */
+static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const uint32_t *cols,
+                      uint32_t nc, uint32_t e, unsigned flags, sink *k)
 {
     rows w;
     entry_rows(s, e, &w);
     double *v = sink_values(k);
     uint8_t *st = sink_status(k);
-    for (uint32_t c = 0; c < mt->nctr; c++) {
-        uint32_t kk = mt->ctr[c];
+    for (uint32_t c = 0; c < nc; c++) {
+        uint32_t kk = cols[c];
         pcw_raw now, prev;
         rows_raw(s, &w, kk, &now, &prev);
         int r =
@@ -509,16 +496,15 @@ static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_ma
         if (st)
             st[c] = (uint8_t)r;
     }
-    return sink_row(k, mt->nctr);
+    return sink_row(k, nc);
 }
 
 /* The instances of s in steady state, row by row. */
-static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_match *mt,
-                           const kernel *kn, unsigned flags, sink *k)
+static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const kernel *kn,
+                           uint32_t nc, unsigned flags, sink *k)
 {
     int b = s->cur, pb = b ^ 1;
     const pcw_snapshot *cur = pcwq_snap(s, b), *prev = pcwq_snap(s, pb);
-    uint32_t nc = mt->nctr;
     /* The commonest case of all - instantaneous values, no scaling - is a
      * plain conversion of each value, every status VALID (0). */
     int plain = 1;
@@ -605,38 +591,41 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const pc
     }
 }
 
-/* Every value of the handle, instance by instance, into the sink. */
-static void cook_handle(const pcw_pdh_counter *ctr, unsigned flags, sink *k)
+/* Every value of the handle, instance by instance, into the sink: all
+ * its selected counters, or (col >= 0) only the col-th of them. */
+static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sink *k)
 {
     for (size_t j = 0; j < ctr->nm && !k->stop; j++) {
         const pcwq_match *mt = &ctr->m[j];
         const pcwq_set *s = mt->set;
+        const uint32_t *cols = col < 0 ? mt->ctr : &mt->ctr[col];
+        uint32_t nc = col < 0 ? mt->nctr : 1;
         if (mt->placeholder) {
             double *v = sink_values(k);
             uint8_t *st = sink_status(k);
-            for (uint32_t c = 0; c < mt->nctr; c++) {
+            for (uint32_t c = 0; c < nc; c++) {
                 v[c] = 0;
                 if (st)
                     st[c] = (uint8_t)mt->placeholder_status;
             }
-            sink_row(k, mt->nctr);
+            sink_row(k, nc);
             continue;
         }
         size_t i = 0, naggs = 0;
         while (naggs < s->nent && (s->ent[naggs] & PCWQ_ENT_AGG))
             naggs++;
-        if (mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale &&
-            mt->nctr <= 64 && s->nent - naggs == pcwq_snap(s, s->cur)->count) {
+        if (mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale && nc <= 64 &&
+            s->nent - naggs == pcwq_snap(s, s->cur)->count) {
             kernel kn[64];
-            for (uint32_t c = 0; c < mt->nctr; c++)
-                kernel_of(ctr, s, mt->ctr[c], flags, &kn[c]);
+            for (uint32_t c = 0; c < nc; c++)
+                kernel_of(ctr, s, cols[c], flags, &kn[c]);
             for (; i < naggs && !k->stop; i++)
-                cook_entry(ctr, s, mt, s->ent[i], flags, k);
-            cook_rows_fast(ctr, s, mt, kn, flags, k);
+                cook_entry(ctr, s, cols, nc, s->ent[i], flags, k);
+            cook_rows_fast(ctr, s, kn, nc, flags, k);
             continue;
         }
         for (; i < mt->nents && !k->stop; i++)
-            cook_entry(ctr, s, mt, s->ent[mt->all ? i : mt->ents[i]], flags, k);
+            cook_entry(ctr, s, cols, nc, s->ent[mt->all ? i : mt->ents[i]], flags, k);
     }
 }
 
@@ -645,7 +634,20 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
     sink k = {values, status, NULL, NULL, NULL, NULL, 0, 0};
-    cook_handle(ctr, flags, &k);
+    cook_handle(ctr, -1, flags, &k);
+    return PCW_OK;
+}
+
+int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, double *values,
+                        uint8_t *status)
+{
+    const pcwq_match *mt = single(ctr);
+    if (!mt || kk >= mt->nctr || !values)
+        return PCW_E_INVALID_PARAMETER;
+    /* The same walk as cook_all, over one counter: in steady state a
+     * column of a million instances is one pass over their rows. */
+    sink k = {values, status, NULL, NULL, NULL, NULL, 0, 0};
+    cook_handle(ctr, (int)kk, flags, &k);
     return PCW_OK;
 }
 
@@ -671,7 +673,7 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
         return PCW_E_NO_MEMORY;
     }
     sink k = {NULL, NULL, fn, arg, rv, rs, 0, 0};
-    cook_handle(ctr, flags, &k);
+    cook_handle(ctr, -1, flags, &k);
     if (rv != stack_v)
         free(rv);
     if (rs != stack_s)

@@ -1,7 +1,8 @@
 /*
  * dump.c - the walk: find the providers (a pcw_consumer over the directory,
- * or the --segment files), apply the filters, read each counterset once and
- * hand it to the output format. Repeats for --watch.
+ * or the --segment files), apply the filters, plan the countersets to show,
+ * collect them all in one pass (one time limit for every slow provider)
+ * and hand each to the output format. Repeats for --watch.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -24,9 +25,33 @@ typedef struct pass_stats {
     size_t providers; /* providers shown */
     size_t csets;     /* countersets shown */
     size_t instances; /* instances shown */
-    size_t counters;  /* counters shown (over all countersets) */
     int failed;       /* a read or refresh failed */
 } pass_stats;
+
+/* One counterset to show: what is collected for it and how it went. A
+ * listing has one per (provider, counterset); --merged one per merged
+ * counterset, collecting from the selected providers' registrations. */
+typedef struct entry {
+    const pcw_counterset *cs;       /* the metadata shown */
+    const pcw_merged_counterset *m; /* --merged: the merged counterset */
+    pcw_segment *seg;               /* listing: the provider's segment */
+    pcw_merged_counterset sub;      /* with a consumer: what is collected */
+    uint32_t seg_index;             /* listing: sub's one source */
+    size_t *sources;                /* --merged: indexes into m's sources */
+    size_t nsources;
+    unsigned char *shown; /* [cs->counter_count] */
+    size_t nshown;
+    pcw_query q;
+    int rc;      /* PCW_OK, or why the collection itself failed */
+    int *status; /* [nsources] each source's status */
+    pcw_collect_report rep;
+} entry;
+
+/* A provider of the listing and its entries [first, first + n). */
+typedef struct prov_group {
+    pcw_segment *seg;
+    size_t first, n;
+} prov_group;
 
 typedef struct pass {
     const dump_opts *o;
@@ -35,10 +60,16 @@ typedef struct pass {
     pcw_consumer *consumer; /* NULL with --segment */
     pcw_segment **segs;
     size_t nsegs;
-    pcw_snapshot snap;
+    /* This sample's plan: entries (with one snapshot each, kept from
+     * sample to sample) and, for a listing, the providers. */
+    entry *entries;
+    size_t nentries, entries_cap;
+    pcw_snapshot *snaps;
+    size_t nsnaps;
+    prov_group *groups;
+    size_t ngroups;
     size_t *order;
     size_t order_cap;
-    unsigned char *shown;
     pass_stats s;
 } pass;
 
@@ -64,8 +95,8 @@ typedef struct sample_order {
 
 static int32_t source_pid(const sample_order *so, size_t row)
 {
-    pcw_segment *s = so->consumer ? pcw_consumer_segment(so->consumer, row_source(so->snap, row))
-                                  : NULL;
+    pcw_segment *s =
+        so->consumer ? pcw_consumer_segment(so->consumer, row_source(so->snap, row)) : NULL;
     return s ? pcw_segment_provider(s)->pid : 0;
 }
 
@@ -83,34 +114,25 @@ static int cmp_sample(const void *a, const void *b, void *arg)
     return ix < iy ? -1 : ix > iy;
 }
 
-/* Pick the instances to show from p->snap into p->order, sorted. */
-static int select_instances(pass *p, const pcw_consumer *merged_from, size_t *n)
+/* Pick the instances of snap to show into p->order, sorted. */
+static int select_instances(pass *p, const pcw_snapshot *snap, const pcw_consumer *merged_from,
+                            size_t *n)
 {
-    if (p->snap.count > p->order_cap) {
-        size_t *v = realloc(p->order, p->snap.count * sizeof *v);
+    if (snap->count > p->order_cap) {
+        size_t *v = realloc(p->order, snap->count * sizeof *v);
         if (!v)
             return PCW_E_NO_MEMORY;
-        p->order = v, p->order_cap = p->snap.count;
+        p->order = v, p->order_cap = snap->count;
     }
     size_t k = 0;
-    for (size_t i = 0; i < p->snap.count; i++)
-        if (sel_instance(p->o, pcw_snapshot_id(&p->snap, i), pcw_snapshot_name(&p->snap, i),
-                         pcw_snapshot_name_len(&p->snap, i)))
+    for (size_t i = 0; i < snap->count; i++)
+        if (sel_instance(p->o, pcw_snapshot_id(snap, i), pcw_snapshot_name(snap, i),
+                         pcw_snapshot_name_len(snap, i)))
             p->order[k++] = i;
-    sample_order so = {&p->snap, merged_from};
+    sample_order so = {snap, merged_from};
     if (k > 1) /* p->order is NULL until a read returned instances */
         qsort_r(p->order, k, sizeof *p->order, cmp_sample, &so);
     *n = k;
-    return PCW_OK;
-}
-
-static int prepare_shown(pass *p, const pcw_counterset *cs, size_t *nshown)
-{
-    unsigned char *v = realloc(p->shown, cs->counter_count ? cs->counter_count : 1);
-    if (!v)
-        return PCW_E_NO_MEMORY;
-    p->shown = v;
-    *nshown = sel_counters(p->o, cs, v);
     return PCW_OK;
 }
 
@@ -134,66 +156,106 @@ static pcw_query make_query(const dump_opts *o, const pcw_counterset *cs,
     return q;
 }
 
-static void provider_pass(pass *p)
+/* ---- the plan: what to collect and show ----------------------------------- */
+
+static void free_entries(pass *p)
+{
+    for (size_t i = 0; i < p->nentries; i++) {
+        entry *e = &p->entries[i];
+        free(e->sources);
+        free((void *)e->sub.source_segment);
+        free((void *)e->sub.source_cset);
+        free(e->shown);
+        free(e->status);
+    }
+    p->nentries = 0;
+    p->ngroups = 0;
+}
+
+/* A new entry for cs with nsources sources, its counters chosen. NULL:
+ * out of memory. */
+static entry *new_entry(pass *p, const pcw_counterset *cs, size_t nsources)
+{
+    if (p->nentries == p->entries_cap) {
+        size_t cap = p->entries_cap ? 2 * p->entries_cap : 16;
+        entry *v = realloc(p->entries, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        p->entries = v, p->entries_cap = cap;
+    }
+    entry *e = &p->entries[p->nentries++];
+    memset(e, 0, sizeof *e);
+    e->cs = cs;
+    e->nsources = nsources;
+    e->shown = calloc(cs->counter_count ? cs->counter_count : 1, 1);
+    e->status = calloc(nsources ? nsources : 1, sizeof *e->status);
+    if (!e->shown || !e->status)
+        return NULL;
+    e->nshown = sel_counters(p->o, cs, e->shown);
+    e->q = make_query(p->o, cs, e->shown);
+    return e;
+}
+
+/* With --counters, a counterset none of whose counters it names is left
+ * out (as one with no instance is, with -i). */
+static int counters_hide(const dump_opts *o, const entry *e)
+{
+    return o->counters.n && e->nshown == 0;
+}
+
+/* The listing's plan: each selected provider (by pid) and its selected
+ * countersets. */
+static int plan_listing(pass *p)
 {
     const dump_opts *o = p->o;
     size_t *idx = calloc(p->nsegs + 1, sizeof *idx);
-    if (!idx) {
-        p->s.failed = 1;
-        return;
+    p->groups = calloc(p->nsegs + 1, sizeof *p->groups);
+    if (!idx || !p->groups) {
+        free(idx);
+        return PCW_E_NO_MEMORY;
     }
     size_t n = 0;
     for (size_t i = 0; i < p->nsegs; i++)
         if (sel_provider(o, pcw_segment_provider(p->segs[i])))
             idx[n++] = i;
     qsort_r(idx, n, sizeof *idx, cmp_seg, p->segs);
-    /* With a counterset or instance filter, a provider shows only if one
-     * of its countersets does. */
-    int lazy = o->csets.n || instance_filter(o);
-    for (size_t k = 0; k < n; k++) {
+    int rc = PCW_OK;
+    for (size_t k = 0; k < n && rc == PCW_OK; k++) {
         pcw_segment *seg = p->segs[idx[k]];
-        const pcw_provider_info *pi = pcw_segment_provider(seg);
-        int started = 0;
-        if (!lazy) {
-            p->sink->provider_begin(p->st, pi, pcw_segment_alive(seg) == PCW_OK);
-            started = 1;
-        }
-        for (size_t c = 0; c < pcw_segment_counterset_count(seg); c++) {
+        prov_group *g = &p->groups[p->ngroups++];
+        g->seg = seg;
+        g->first = p->nentries;
+        for (size_t c = 0; c < pcw_segment_counterset_count(seg) && rc == PCW_OK; c++) {
             const pcw_counterset *cs = pcw_segment_counterset(seg, c);
             if (!sel_cset(o, cs))
                 continue;
-            cset_view v = {.cs = cs, .snap = &p->snap};
-            int rc = prepare_shown(p, cs, &v.nshown);
-            if (rc == PCW_OK) {
-                /* Segment instances, and a callback's through its provider's
-                 * control channel, within the time limit. */
-                pcw_query q = make_query(o, cs, p->shown);
-                rc = pcw_segment_collect(seg, cs, &q, &p->snap, 0, 0, o->timeout_ms, NULL);
+            entry *e = new_entry(p, cs, 1);
+            if (!e) {
+                rc = PCW_E_NO_MEMORY;
+                break;
             }
-            if (rc == PCW_OK)
-                rc = select_instances(p, NULL, &v.ninst);
-            if (rc == PCW_OK && instance_filter(o) && v.ninst == 0)
+            e->seg = seg;
+            e->seg_index = (uint32_t)idx[k];
+            if (counters_hide(o, e)) {
+                free(e->shown), free(e->status);
+                p->nentries--;
                 continue;
-            v.read_rc = rc;
-            v.shown = p->shown;
-            v.order = p->order;
-            if (!started) {
-                p->sink->provider_begin(p->st, pi, pcw_segment_alive(seg) == PCW_OK);
-                started = 1;
             }
-            p->sink->cset(p->st, o, &v);
-            p->s.csets++;
-            p->s.counters += v.nshown;
-            p->s.instances += rc == PCW_OK ? v.ninst : 0;
-            if (rc != PCW_OK)
-                p->s.failed = 1;
+            /* One source: the provider's registration. */
+            uint32_t *ss = malloc(sizeof *ss);
+            const pcw_counterset **sc = malloc(sizeof *sc);
+            if (!ss || !sc) {
+                free(ss), free(sc);
+                rc = PCW_E_NO_MEMORY;
+                break;
+            }
+            ss[0] = e->seg_index, sc[0] = cs;
+            e->sub = (pcw_merged_counterset){cs, 1, ss, sc, 0};
         }
-        if (started) {
-            p->sink->provider_end(p->st);
-            p->s.providers++;
-        }
+        g->n = p->nentries - g->first;
     }
     free(idx);
+    return rc;
 }
 
 static int cmp_merged(const void *a, const void *b, void *arg)
@@ -203,76 +265,178 @@ static int cmp_merged(const void *a, const void *b, void *arg)
                   pcw_consumer_counterset(c, *(const size_t *)b)->meta->name);
 }
 
-static void merged_pass(pass *p)
+/* --merged: each selected merged counterset (by name), from the selected
+ * providers' registrations of it - however many a provider has. */
+static int plan_merged(pass *p)
 {
     const dump_opts *o = p->o;
     pcw_consumer *c = p->consumer;
     size_t nm = pcw_consumer_counterset_count(c);
     size_t *idx = calloc(nm + 1, sizeof *idx);
-    size_t *sources = calloc(p->nsegs + 1, sizeof *sources);
-    uint32_t *src_seg = calloc(p->nsegs + 1, sizeof *src_seg);
-    const pcw_counterset **src_cs = calloc(p->nsegs + 1, sizeof *src_cs);
-    if (!idx || !sources || !src_seg || !src_cs) {
-        p->s.failed = 1;
-        goto out;
-    }
+    if (!idx)
+        return PCW_E_NO_MEMORY;
     for (size_t i = 0; i < nm; i++)
         idx[i] = i;
     qsort_r(idx, nm, sizeof *idx, cmp_merged, c);
-    for (size_t k = 0; k < nm; k++) {
+    int rc = PCW_OK;
+    for (size_t k = 0; k < nm && rc == PCW_OK; k++) {
         const pcw_merged_counterset *m = pcw_consumer_counterset(c, idx[k]);
         if (!sel_cset(o, m->meta))
             continue;
-        /* Only the selected providers' registrations: a filtered copy of
-         * the merged counterset, read with the same call. */
         size_t ns = 0;
-        for (size_t i = 0; i < m->source_count && ns < p->nsegs; i++) {
+        for (size_t i = 0; i < m->source_count; i++) {
             pcw_segment *s = pcw_consumer_segment(c, m->source_segment[i]);
-            if (!s || !sel_provider(o, pcw_segment_provider(s)))
-                continue;
-            sources[ns] = i;
-            src_seg[ns] = m->source_segment[i];
-            src_cs[ns++] = m->source_cset[i];
+            ns += s && sel_provider(o, pcw_segment_provider(s));
         }
         if (!ns && sel_any_provider_filter(o))
             continue;
-        pcw_merged_counterset sub = *m;
-        sub.source_count = ns;
-        sub.source_segment = src_seg;
-        sub.source_cset = src_cs;
-        cset_view v = {.cs = m->meta,
-                       .snap = &p->snap,
-                       .merged = m,
-                       .consumer = c,
-                       .sources = sources,
-                       .nsources = ns};
-        pcw_collect_report rep = {0};
-        int rc = prepare_shown(p, m->meta, &v.nshown);
-        if (rc == PCW_OK) {
-            pcw_query q = make_query(o, m->meta, p->shown);
-            rc = pcw_consumer_collect(c, &sub, &q, &p->snap, 0, &rep);
+        entry *e = new_entry(p, m->meta, ns);
+        if (!e) {
+            rc = PCW_E_NO_MEMORY;
+            break;
         }
-        if (rc == PCW_OK)
-            rc = select_instances(p, c, &v.ninst);
-        if (rc == PCW_OK && instance_filter(o) && v.ninst == 0)
+        if (counters_hide(o, e)) {
+            free(e->shown), free(e->status);
+            p->nentries--;
             continue;
-        if (rc == PCW_OK && rep.failed)
-            rc = rep.first_error; /* e.g. a provider that did not answer in time */
-        v.read_rc = rc;
-        v.shown = p->shown;
-        v.order = p->order;
-        p->sink->cset(p->st, o, &v);
-        p->s.csets++;
-        p->s.counters += v.nshown;
-        p->s.instances += rc == PCW_OK ? v.ninst : 0;
-        if (rc != PCW_OK)
-            p->s.failed = 1;
+        }
+        e->m = m;
+        /* Only the selected providers' registrations: a subset of the
+         * merged counterset, collected with the same call. */
+        size_t *src = calloc(ns + 1, sizeof *src);
+        uint32_t *ss = calloc(ns + 1, sizeof *ss);
+        const pcw_counterset **sc = calloc(ns + 1, sizeof *sc);
+        e->sources = src;
+        e->sub = (pcw_merged_counterset){m->meta, ns, ss, sc, m->mismatched};
+        if (!src || !ss || !sc) {
+            rc = PCW_E_NO_MEMORY;
+            break;
+        }
+        ns = 0;
+        for (size_t i = 0; i < m->source_count; i++) {
+            pcw_segment *s = pcw_consumer_segment(c, m->source_segment[i]);
+            if (!s || !sel_provider(o, pcw_segment_provider(s)))
+                continue;
+            src[ns] = i;
+            ss[ns] = m->source_segment[i];
+            sc[ns++] = m->source_cset[i];
+        }
     }
-out:
     free(idx);
-    free(sources);
-    free(src_seg);
-    free(src_cs);
+    return rc;
+}
+
+/* ---- collecting ----------------------------------------------------------- */
+
+/* Collect every entry: with a consumer, all in one
+ * pcw_consumer_collect_many, so slow providers cost one time limit in all;
+ * --segment files one counterset after another. */
+static int collect(pass *p)
+{
+    if (p->nsnaps < p->nentries) {
+        pcw_snapshot *v = realloc(p->snaps, p->nentries * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        for (size_t i = p->nsnaps; i < p->nentries; i++)
+            v[i] = (pcw_snapshot)PCW_SNAPSHOT_INIT;
+        p->snaps = v, p->nsnaps = p->nentries;
+    }
+    if (!p->consumer) {
+        for (size_t i = 0; i < p->nentries; i++) {
+            entry *e = &p->entries[i];
+            e->status[0] = pcw_segment_collect(e->seg, e->cs, &e->q, &p->snaps[i], 0, 0,
+                                               p->o->timeout_ms, NULL);
+            e->rc = e->status[0] == PCW_E_NO_MEMORY ? PCW_E_NO_MEMORY : PCW_OK;
+            e->rep.failed = e->status[0] != PCW_OK;
+        }
+        return PCW_OK;
+    }
+    pcw_collect_item *items = calloc(p->nentries + 1, sizeof *items);
+    if (!items)
+        return PCW_E_NO_MEMORY;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nentries; i++) {
+        entry *e = &p->entries[i];
+        pcw_snapshot_clear(&p->snaps[i]);
+        e->rep = (pcw_collect_report){.source_status = e->status};
+        if (e->sub.source_count)
+            items[n++] = (pcw_collect_item){&e->sub, &e->q, &p->snaps[i], 0, &e->rep};
+    }
+    int rc = pcw_consumer_collect_many(p->consumer, items, n);
+    free(items);
+    for (size_t i = 0; i < p->nentries; i++)
+        p->entries[i].rc = rc == PCW_E_NO_MEMORY ? rc : PCW_OK;
+    return rc == PCW_E_NO_MEMORY ? PCW_OK : rc; /* which entry: its rep says */
+}
+
+/* ---- showing -------------------------------------------------------------- */
+
+/* Show entry i (unless a filter leaves it out). Returns 1 if shown. */
+static int show(pass *p, size_t i, int *group_started, const prov_group *g)
+{
+    const dump_opts *o = p->o;
+    entry *e = &p->entries[i];
+    const pcw_snapshot *snap = &p->snaps[i];
+    cset_view v = {.cs = e->cs,
+                   .shown = e->shown,
+                   .nshown = e->nshown,
+                   .snap = snap,
+                   .read_rc = e->rc,
+                   .merged = e->m,
+                   .consumer = e->m ? p->consumer : NULL,
+                   .sources = e->sources,
+                   .nsources = e->m ? e->nsources : 0,
+                   .source_status = e->status};
+    int rc = e->rc;
+    if (rc == PCW_OK)
+        rc = select_instances(p, snap, e->m ? p->consumer : NULL, &v.ninst);
+    if (rc == PCW_OK && instance_filter(o) && v.ninst == 0)
+        return 0;
+    int failed = rc != PCW_OK || (e->nsources && e->rep.failed);
+    if (!e->m && rc == PCW_OK && e->status[0] != PCW_OK && snap->count == 0)
+        rc = e->status[0]; /* the listing's one provider gave nothing */
+    v.read_rc = rc;
+    v.order = p->order;
+    if (g && !*group_started) {
+        p->sink->provider_begin(p->st, pcw_segment_provider(g->seg),
+                                pcw_segment_alive(g->seg) == PCW_OK);
+        *group_started = 1;
+    }
+    p->sink->cset(p->st, o, &v);
+    p->s.csets++;
+    p->s.instances += rc == PCW_OK ? v.ninst : 0;
+    if (failed)
+        p->s.failed = 1;
+    return 1;
+}
+
+static void show_listing(pass *p)
+{
+    const dump_opts *o = p->o;
+    /* With a counterset, instance or counter filter, a provider shows
+     * only if one of its countersets does. */
+    int lazy = o->csets.n || instance_filter(o) || o->counters.n;
+    for (size_t k = 0; k < p->ngroups; k++) {
+        const prov_group *g = &p->groups[k];
+        int started = 0;
+        if (!lazy) {
+            p->sink->provider_begin(p->st, pcw_segment_provider(g->seg),
+                                    pcw_segment_alive(g->seg) == PCW_OK);
+            started = 1;
+        }
+        for (size_t i = g->first; i < g->first + g->n; i++)
+            show(p, i, &started, g);
+        if (started) {
+            p->sink->provider_end(p->st);
+            p->s.providers++;
+        }
+    }
+}
+
+static void show_merged(pass *p)
+{
+    for (size_t i = 0; i < p->nentries; i++)
+        show(p, i, NULL, NULL);
 }
 
 static uint64_t now_ns(clockid_t clk)
@@ -280,6 +444,15 @@ static uint64_t now_ns(clockid_t clk)
     struct timespec ts;
     clock_gettime(clk, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Does --counters name a counter of any counterset planned? */
+static int counters_match(const pass *p)
+{
+    for (size_t i = 0; i < p->nentries; i++)
+        if (p->entries[i].nshown)
+            return 1;
+    return 0;
 }
 
 /* One sample. Returns an exit status. */
@@ -313,11 +486,26 @@ static int one_pass(pass *p, unsigned sample)
             }
         }
     }
+    free_entries(p);
+    free(p->groups);
+    p->groups = NULL;
+    int rc = o->merged ? plan_merged(p) : plan_listing(p);
+    /* A --counters that names nothing here: the error alone, no listing. */
+    if (rc == PCW_OK && o->counters.n && !counters_match(p)) {
+        fprintf(stderr, "pcwdump: --counters matches no counter\n");
+        return EXIT_FAIL;
+    }
+    if (rc == PCW_OK)
+        rc = collect(p);
+    if (rc != PCW_OK) {
+        fprintf(stderr, "pcwdump: %s\n", pcw_status_str(rc));
+        return EXIT_FAIL;
+    }
     p->sink->doc_begin(p->st, o, sample, now_ns(CLOCK_REALTIME));
     if (o->merged)
-        merged_pass(p);
+        show_merged(p);
     else
-        provider_pass(p);
+        show_listing(p);
     if (p->sink->doc_end(p->st, o, p->s.providers, p->s.csets) != 0) {
         fprintf(stderr, "pcwdump: cannot write the output: %s\n", strerror(errno));
         return EXIT_FAIL;
@@ -337,9 +525,6 @@ static int one_pass(pass *p, unsigned sample)
             else
                 fprintf(stderr, "pcwdump: no providers in %s\n", dump_root(o));
         }
-    } else if (o->counters.n && !p->s.counters) {
-        fprintf(stderr, "pcwdump: --counters matches no counter\n");
-        status = EXIT_FAIL;
     } else if (instance_filter(o) && !p->s.instances) {
         fprintf(stderr, "pcwdump: nothing matches the filters\n");
         status = EXIT_FAIL;
@@ -418,9 +603,13 @@ int dump_run(const dump_opts *o)
     }
 out:
     sink_free(p.st);
-    pcw_snapshot_free(&p.snap);
+    free_entries(&p);
+    free(p.entries);
+    free(p.groups);
+    for (size_t i = 0; i < p.nsnaps; i++)
+        pcw_snapshot_free(&p.snaps[i]);
+    free(p.snaps);
     free(p.order);
-    free(p.shown);
     if (p.consumer) {
         pcw_consumer_close(p.consumer);
         free(p.segs);

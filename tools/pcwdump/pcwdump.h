@@ -84,7 +84,11 @@ typedef struct cset_view {
     const pcw_snapshot *snap;
     const size_t *order;
     size_t ninst;
-    int read_rc; /* PCW_OK, or why the read failed */
+    int read_rc; /* PCW_OK, or why nothing could be read */
+    /* Each provider's status: [nsources] with --merged, else [1]. A
+     * provider that failed has its part missing (or, for a callback
+     * counterset that also keeps segment instances, its callback's part). */
+    const int *source_status;
     /* --merged only (else NULL / 0): */
     const pcw_merged_counterset *merged;
     const pcw_consumer *consumer; /* row_source() -> provider */

@@ -424,6 +424,16 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
             quoted(out, pi->name, strlen(pi->name));
         }
         putc('\n', out);
+        for (size_t k = 0; k < v->nsources; k++) {
+            if (v->source_status[k] == PCW_OK)
+                continue;
+            pcw_segment *s =
+                pcw_consumer_segment(v->consumer, v->merged->source_segment[v->sources[k]]);
+            const pcw_provider_info *pi = pcw_segment_provider(s);
+            fprintf(out, "%sprovider %" PRId32 " ", indent, pi->pid);
+            quoted(out, pi->name, strlen(pi->name));
+            fprintf(out, " failed: %s\n", pcw_status_str(v->source_status[k]));
+        }
         if (v->merged->mismatched)
             fprintf(out, "%s(%zu registrations of this name left out: their counters differ)\n",
                     indent, v->merged->mismatched);
@@ -436,6 +446,9 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
         if (v->snap->busy)
             fprintf(out, "%s(%" PRIu32 " instances left out: they kept changing during the read)\n",
                     indent, v->snap->busy);
+        if (!v->merged && v->source_status[0] != PCW_OK) /* its segment's came */
+            fprintf(out, "%s(callback instances missing: %s)\n", indent,
+                    pcw_status_str(v->source_status[0]));
     }
     if (v->merged)
         putc('\n', out);

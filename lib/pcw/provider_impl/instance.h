@@ -403,15 +403,23 @@ static void pcw__close_record(pcw__inst *in)
     /* Unpublish: the live bit goes, gen becomes even (free) and one
      * higher. C1: the chunk's close counter, a release RMW, pairs with the
      * reader's acquire load of it (R0 in read.c): a reader that sees this
-     * close's count sees the bit clear and the new gen too. C2: the release
-     * fence pairs with the reader's acquire fence
-     * (R3): once the slot is refilled, a reader that saw any of the new
-     * bytes sees this close counted (R4) and re-checks the slot's gen. */
+     * close's count sees the bit clear and the new gen too. C2 pairs with
+     * the reader's fence (R3 / R2 in read.c): once the slot is refilled, a
+     * reader that saw any of the new bytes sees this close counted (R4) or
+     * the slot's new gen. It is seq_cst, not just release, as R3 and R2
+     * are: a counter of the next occupant may be stored by an application
+     * thread that got the instance from its creator, with no fence of its
+     * own. Between two seq_cst fences the close is still ordered before the
+     * reader's re-check (C++20 [atomics.order] p4.4: C2 happens-before that
+     * store, which the reader's load saw before its fence, so C2 precedes
+     * R3 in the single total order, and a re-check that missed C1 would
+     * put R3 first). The model's "app-writer" variant (docs/model) is the
+     * counterexample with release/acquire fences. */
     uint64_t gen = __atomic_load_n(in->gen, __ATOMIC_RELAXED);
     __atomic_fetch_and(in->live, ~in->live_bit, __ATOMIC_RELAXED);
     __atomic_store_n(in->gen, gen + 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&in->chunk->closes, 1, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     __atomic_fetch_add(&r->cset->generation, 1, __ATOMIC_RELEASE);
     pcw__bump_generation(r->prov);
     pthread_mutex_lock(&r->lock);

@@ -1,0 +1,100 @@
+/*
+ * bench/pcwtop.c - one refresh of pcwtop's data layer (tools/pcwtop/
+ * model.h), without a terminal.
+ *
+ *   pcwtop/refresh/<instances>
+ *       top_model_collect (the query's collection of the counterset, the
+ *       providers' liveness, the counterset list, the instance table),
+ *       then the view pcwtop draws from: sorted by a counter (descending),
+ *       every instance passing an empty filter, the first 40 rows put in
+ *       order (view_rows: the sort column cooked for every instance in one
+ *       pass, a bounded heap for the window), and those 40 rows' values
+ *       cooked (top_model_row_values). The provider is the same child as
+ *       snapshot/pcw/<instances>/4 (instances x 4 8-byte counters); that
+ *       raw read of the same counterset, from the same run, is the
+ *       baseline. The issue's target: at most 3x.
+ *
+ * The data layer's files are compiled into this one (no terminal code is
+ * in them), so the suite needs no other build rule; the top-level Makefile
+ * makes this object depend on tools/pcwtop/.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <stdlib.h>
+
+#include "benchutil.h"
+
+#include "../tools/pcwtop/model.c"
+#include "../tools/pcwtop/view.c"
+
+#define SCREEN_ROWS 40
+
+static void bm_refresh(gb_state *st, void *arg)
+{
+    (void)arg;
+    bu_pin(BU_CPU_MAIN);
+    int64_t n = gb_range(st, 0), c = 4;
+    /* Only this shape's provider publishes "Bench" (as bench/query.c). */
+    bu_provider_stop_all();
+    if (!bu_provider_get(n, c)) {
+        gb_skip_with_error(st, "cannot start the provider child");
+        return;
+    }
+    top_model *m;
+    if (top_model_open(&m, NULL) != PCW_OK) {
+        gb_skip_with_error(st, "top_model_open");
+        return;
+    }
+    top_model_want(m, "Bench", 0);
+    top_view v;
+    view_init(&v);
+    v.sort = 0; /* the first counter, largest first */
+    uint32_t rows[SCREEN_ROWS];
+    double vals[16];
+    uint8_t sts[16];
+    /* Two collections before timing: the table is built, rates primed. */
+    int bad = top_model_collect(m, 1000000000ull) != PCW_OK ||
+              top_model_collect(m, 1000000000ull) != PCW_OK;
+    const top_frame *f = top_model_frame(m);
+    if (bad || !f->table || f->table->nq != (size_t)n || f->table->ncols != (uint32_t)c) {
+        gb_skip_with_error(st, "first collections failed or missed instances");
+        view_free(&v);
+        top_model_close(m);
+        return;
+    }
+    double sum = 0;
+    while (gb_keep_running(st)) {
+        bad |= top_model_collect(m, 1000000000ull) != PCW_OK;
+        bad |= view_count(&v, m) != (size_t)n;
+        size_t got = view_rows(&v, m, 0, SCREEN_ROWS, rows);
+        bad |= got != SCREEN_ROWS;
+        for (size_t i = 0; i < got; i++) {
+            top_model_row_values(m, &f->table->rows[rows[i]], vals, sts);
+            sum += vals[0];
+        }
+        gb_do_not_optimize(&sum);
+    }
+    if (bad)
+        gb_skip_with_error(st, "a refresh failed or missed instances");
+    /* The view must be the largest values first: the provider's counter 0
+     * of instance i is i. */
+    else if (f->table->rows[rows[0]].qi != (uint32_t)(n - 1))
+        gb_skip_with_error(st, "the first row is not the largest value");
+    int64_t it = gb_state_iterations(st);
+    gb_set_items_processed(st, it * n * c);
+    gb_counter_rate(st, "instances_per_second", (double)(it * n));
+    gb_counter(st, "instances", (double)n);
+    gb_counter(st, "counters", (double)c);
+    view_free(&v);
+    top_model_close(m);
+}
+
+void bench_pcwtop_register(void); /* called by main.c */
+void bench_pcwtop_register(void)
+{
+    gb_bench *b = gb_register("pcwtop/refresh", bm_refresh, NULL);
+    gb_use_real_time(b);
+    gb_unit_ns(b);
+    gb_args(b, (const int64_t[]){1000000}, 1);
+}

@@ -1,0 +1,306 @@
+/*
+ * tests/helpers/exporter_test.h - what the pcw-exporter tests share
+ * (tests/test_exporter*.c): the provider they drive
+ * (tests/helpers/exporter_provider.c), the exporter process, a small
+ * HTTP/1.1 client, and running a command on a file. Include after
+ * testutil.h and criterion.h.
+ *
+ * Processes are started with their log in a file of the test's private
+ * root, and stopped by pid (SIGTERM, then SIGKILL after a deadline).
+ * Waits poll an observable condition (a log line, a reply) with a
+ * deadline; none is a bare sleep.
+ */
+#ifndef PCW_TESTS_EXPORTER_TEST_H
+#define PCW_TESTS_EXPORTER_TEST_H
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+/* ---- the provider ----------------------------------------------------------- */
+
+static inline void ep_start(tu_child *c, const char *name)
+{
+    const char *args[3] = {"--name", name, NULL};
+    cr_assert_eq(tu_spawn(c, "exporter_provider", args), 0);
+    char line[256];
+    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
+    cr_assert(strncmp(line, "ready", 5) == 0, "provider: %s", line);
+}
+
+/* Send a command; assert "ok"; the rest of the reply into out (may be
+ * NULL). */
+__attribute__((format(printf, 3, 4))) static inline void ep_cmd(tu_child *c, char *out,
+                                                                const char *fmt, ...)
+{
+    char buf[1024], reply[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert(tu_command(c, reply, sizeof reply, buf) > 0, "no reply to %s", buf);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", buf, reply);
+    if (out)
+        strcpy(out, reply[2] ? reply + 3 : "");
+}
+
+static inline void ep_stop(tu_child *c)
+{
+    tu_send(c, "quit");
+    tu_finish(c, 10000);
+}
+
+/* ---- files and commands --------------------------------------------------- */
+
+static inline char *ex_slurp(const char *path, size_t *len)
+{
+    size_t n = 0;
+    unsigned char *b = tu_read_file(path, 64u << 20, &n);
+    if (!b)
+        return NULL;
+    char *s = realloc(b, n + 1);
+    if (!s) {
+        free(b);
+        return NULL;
+    }
+    s[n] = 0;
+    if (len)
+        *len = n;
+    return s;
+}
+
+/* Run a shell command; its exit status (-1 if it did not exit). */
+__attribute__((format(printf, 1, 2))) static inline int ex_sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A path in the test's private root. */
+static inline const char *ex_path(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", tu_root, name);
+    return buf;
+}
+
+/* ---- the exporter --------------------------------------------------------- */
+
+typedef struct exporter {
+    pid_t pid;
+    int port;
+    char log[320];
+} exporter;
+
+/* Start build/pcw-exporter with args (NULL-terminated) and a listen
+ * address of 127.0.0.1:0 unless args give one; wait for its
+ * "Listening on" line (port) - or, when `expect_fail`, for it to exit,
+ * returning its status. */
+static inline int ex_start_status(exporter *e, const char *const *args, int expect_fail)
+{
+    static int serial;
+    memset(e, 0, sizeof *e);
+    snprintf(e->log, sizeof e->log, "%s/exporter-%d.log", tu_root, serial++);
+    const char *build = getenv("PCW_BUILD");
+    char bin[PATH_MAX];
+    snprintf(bin, sizeof bin, "%s/pcw-exporter", build && *build ? build : PCW_BUILD_DIR);
+    const char *argv[64];
+    size_t n = 0, has_listen = 0;
+    argv[n++] = bin;
+    for (size_t i = 0; args && args[i] && n < 60; i++) {
+        has_listen |= strncmp(args[i], "--web.listen-address", 20) == 0;
+        argv[n++] = args[i];
+    }
+    if (!has_listen)
+        argv[n++] = "--web.listen-address=127.0.0.1:0";
+    argv[n] = NULL;
+    e->pid = fork();
+    cr_assert(e->pid >= 0);
+    if (e->pid == 0) {
+        int fd = open(e->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        dup2(fd, 2);
+        int nul = open("/dev/null", O_RDWR);
+        dup2(nul, 0), dup2(nul, 1);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    long long deadline = tu_now_ms() + 20000;
+    for (;;) {
+        int st;
+        if (waitpid(e->pid, &st, WNOHANG) == e->pid) {
+            e->pid = -1;
+            cr_assert(expect_fail, "pcw-exporter exited: %s", ex_slurp(e->log, NULL));
+            return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        }
+        if (!expect_fail) {
+            char *log = ex_slurp(e->log, NULL);
+            const char *at = log ? strstr(log, "msg=\"Listening on\" address=") : NULL;
+            if (at && strchr(at, '\n')) {
+                const char *colon = strchr(at + 27, ']');
+                colon = colon ? colon + 1 : strchr(at + 27, ':');
+                e->port = atoi(colon + 1);
+                free(log);
+                return 0;
+            }
+            free(log);
+        }
+        cr_assert(tu_now_ms() < deadline, "pcw-exporter did not start");
+        struct timespec ts = {0, 5 * 1000 * 1000}; /* polling its log: no fd to wait on */
+        nanosleep(&ts, NULL);
+    }
+}
+
+static inline void ex_start(exporter *e, const char *const *args)
+{
+    ex_start_status(e, args, 0);
+}
+
+/* SIGTERM; assert it exits 0 (a clean shutdown) within 10 s. */
+static inline void ex_stop(exporter *e)
+{
+    if (e->pid <= 0)
+        return;
+    kill(e->pid, SIGTERM);
+    long long deadline = tu_now_ms() + 10000;
+    int st = 0;
+    while (waitpid(e->pid, &st, WNOHANG) != e->pid) {
+        if (tu_now_ms() > deadline) {
+            kill(e->pid, SIGKILL);
+            waitpid(e->pid, &st, 0);
+            cr_assert_fail("pcw-exporter did not stop on SIGTERM");
+        }
+        struct timespec ts = {0, 2 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    e->pid = -1;
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pcw-exporter exited with status %d", st);
+}
+
+/* ---- HTTP ----------------------------------------------------------------- */
+
+typedef struct http_resp {
+    int status;
+    char *head; /* status line and headers, NUL-terminated */
+    char *body; /* NUL-terminated (may hold NULs before) */
+    size_t body_len;
+} http_resp;
+
+static inline void http_free(http_resp *r)
+{
+    free(r->head);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+/* A header's value ("" when absent), into buf. */
+static inline const char *http_header(const http_resp *r, const char *name, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    size_t nl = strlen(name);
+    for (const char *p = strstr(r->head, "\r\n"); p && p[2]; p = strstr(p + 2, "\r\n")) {
+        if (strncasecmp(p + 2, name, nl) == 0 && p[2 + nl] == ':') {
+            const char *v = p + 3 + nl;
+            while (*v == ' ')
+                v++;
+            const char *end = strstr(v, "\r\n");
+            size_t n = end ? (size_t)(end - v) : strlen(v);
+            snprintf(buf, cap, "%.*s", (int)n, v);
+            break;
+        }
+    }
+    return buf;
+}
+
+/* One request on a fresh connection (Connection: close); extra header
+ * lines ("Name: value\r\n"...) may be NULL. Returns the status, or -1 when
+ * the connection failed or nothing came within timeout_ms. */
+static inline int http_request(int port, const char *method, const char *path, const char *extra,
+                               int timeout_ms, http_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    r->status = -1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char req[4096];
+    int n = snprintf(req, sizeof req,
+                     "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sConnection: close\r\n\r\n", method,
+                     path, extra ? extra : "");
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    long long deadline = tu_now_ms() + timeout_ms;
+    for (;;) {
+        long long left = deadline - tu_now_ms();
+        struct pollfd p = {fd, POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            break;
+        if (len + 1 >= cap)
+            buf = realloc(buf, cap *= 2);
+        ssize_t got = read(fd, buf + len, cap - len - 1);
+        if (got <= 0) {
+            if (got == 0) {
+                buf[len] = 0;
+                char *end = memmem(buf, len, "\r\n\r\n", 4);
+                if (end) {
+                    size_t hl = (size_t)(end - buf);
+                    r->head = strndup(buf, hl + 2);
+                    r->body_len = len - hl - 4;
+                    r->body = malloc(r->body_len + 1);
+                    memcpy(r->body, end + 4, r->body_len);
+                    r->body[r->body_len] = 0;
+                    r->status = atoi(buf + 9);
+                }
+            }
+            break;
+        }
+        len += (size_t)got;
+    }
+    free(buf);
+    close(fd);
+    return r->status;
+}
+
+static inline int http_get(int port, const char *path, const char *extra, http_resp *r)
+{
+    return http_request(port, "GET", path, extra, 30000, r);
+}
+
+/* The value of the first series line that starts with `prefix` (a metric
+ * name with its labels), or NAN. */
+static inline double ex_value(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, prefix, n) == 0 && p[n] == ' ')
+            return strtod(p + n + 1, NULL);
+    return NAN;
+}
+
+/* Does text contain this whole line? */
+static inline int ex_has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = strstr(text, line); p; p = strstr(p + 1, line))
+        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
+#endif /* PCW_TESTS_EXPORTER_TEST_H */

@@ -1,0 +1,165 @@
+/*
+ * tests/test_exporter_expo.c - pcw-exporter's pure pieces, directly:
+ * metric-name parts, numbers, escaping, and the type mapping table
+ * (tools/pcw-exporter/expo.c, mapping.c, compiled in here).
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+
+#include "../tools/pcw-exporter/expo.c"
+#include "../tools/pcw-exporter/mapping.c"
+#include "pcw/types.h"
+
+static const char *part(const char *in)
+{
+    static char out[EXPO_PART_MAX + 1];
+    expo_name_part(in, out);
+    return out;
+}
+
+Test(exporter_expo, name_parts)
+{
+    cr_expect_str_eq(part("Web Server"), "web_server");
+    cr_expect_str_eq(part("% Processor Time"), "percent_processor_time");
+    cr_expect_str_eq(part("Bytes/sec"), "bytes_per_sec");
+    cr_expect_str_eq(part("  --Requests__Total!! "), "requests_total");
+    cr_expect_str_eq(part("50%"), "50_percent");
+    cr_expect_str_eq(part("Caf\xc3\xa9 Count"), "caf_count");
+    cr_expect_str_eq(part("\xe6\x97\xa5\xe6\x9c\xac"), "", "no ASCII at all: nothing");
+    cr_expect_str_eq(part("IOPS"), "iops");
+    char longname[400];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    cr_expect_eq(strlen(part(longname)), EXPO_PART_MAX, "capped");
+    /* Every byte of the result is [a-z0-9_], never '_' at either end. */
+    const char *odd = "\x01\x7f\"\\{}=,. a";
+    const char *r = part(odd);
+    cr_expect_str_eq(r, "a");
+}
+
+static const char *ratio(uint64_t x, uint64_t tb, int neg)
+{
+    static char out[EXPO_NUM_MAX + 1];
+    *expo_ratio(out, x, tb, neg) = 0;
+    return out;
+}
+
+Test(exporter_expo, numbers)
+{
+    char buf[EXPO_NUM_MAX + 1];
+    *expo_u64(buf, 0) = 0;
+    cr_expect_str_eq(buf, "0");
+    *expo_u64(buf, 18446744073709551615ull) = 0;
+    cr_expect_str_eq(buf, "18446744073709551615");
+    *expo_u64(buf, 1000) = 0;
+    cr_expect_str_eq(buf, "1000");
+    cr_expect_str_eq(ratio(1500000000, 1000000000, 0), "1.5");
+    cr_expect_str_eq(ratio(123, 1000000000, 0), "0.000000123");
+    cr_expect_str_eq(ratio(7000000000, 1000000000, 0), "7");
+    cr_expect_str_eq(ratio(15, 10000000, 1), "-0.0000015");
+    cr_expect_str_eq(ratio(0, 1000, 1), "0", "no negative zero");
+    cr_expect_str_eq(ratio(18446744073709551615ull, 10000000, 0), "1844674407370.9551615");
+    cr_expect_str_eq(ratio(5, 1, 0), "5");
+    /* Not a power of ten: 17 significant digits, which parse back to the
+     * same double. */
+    cr_expect_eq(strtod(ratio(1, 3, 0), NULL), 1.0 / 3.0);
+}
+
+static const char *esc(const char *s, size_t n, int help, int format)
+{
+    static ebuf b;
+    b.len = 0;
+    if (help)
+        expo_help_text(&b, s, n, format);
+    else
+        expo_label_value(&b, s, n);
+    eb_put(&b, "", 1);
+    return b.p;
+}
+
+Test(exporter_expo, escaping)
+{
+    cr_expect_str_eq(esc("a\"b\\c\nd", 7, 0, 0), "a\\\"b\\\\c\\nd");
+    cr_expect_str_eq(esc("a\"b\\c\nd", 7, 1, EXPO_TEXT), "a\"b\\\\c\\nd", "text HELP keeps '\"'");
+    cr_expect_str_eq(esc("a\"b\\c\nd", 7, 1, EXPO_OPENMETRICS), "a\\\"b\\\\c\\nd");
+    cr_expect_str_eq(esc("caf\xc3\xa9", 5, 0, 0), "caf\xc3\xa9");
+    cr_expect_str_eq(esc("\xff", 1, 0, 0), "\xef\xbf\xbd");
+    cr_expect_str_eq(esc("a\0b", 3, 0, 0),
+                     "a\xef\xbf\xbd"
+                     "b",
+                     "NUL replaced");
+    cr_expect_str_eq(esc("\xc0\xaf", 2, 0, 0), "\xef\xbf\xbd\xef\xbf\xbd", "overlong");
+    cr_expect_str_eq(esc("\xed\xa0\x80", 3, 0, 0), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+                     "a surrogate");
+    cr_expect_str_eq(esc("\xe2\x82", 2, 0, 0), "\xef\xbf\xbd\xef\xbf\xbd", "cut short");
+    cr_expect_str_eq(esc("\xf0\x9f\x98\x80", 4, 0, 0), "\xf0\x9f\x98\x80", "4-byte kept");
+    /* The worst case fits the bound the writer reserves: 3 bytes each. */
+    char all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (char)i;
+    cr_expect_leq(strlen(esc(all, sizeof all, 0, 0)), 3 * sizeof all);
+}
+
+/* Every known type is either exported or deliberately not: bases, text,
+ * nodata, histogram. */
+Test(exporter_expo, mapping_covers_every_type)
+{
+    static const uint32_t types[] = {
+        PERF_COUNTER_COUNTER,
+        PERF_COUNTER_TIMER,
+        PERF_COUNTER_QUEUELEN_TYPE,
+        PERF_COUNTER_LARGE_QUEUELEN_TYPE,
+        PERF_COUNTER_100NS_QUEUELEN_TYPE,
+        PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE,
+        PERF_COUNTER_BULK_COUNT,
+        PERF_COUNTER_TEXT,
+        PERF_COUNTER_RAWCOUNT,
+        PERF_COUNTER_LARGE_RAWCOUNT,
+        PERF_COUNTER_RAWCOUNT_HEX,
+        PERF_COUNTER_LARGE_RAWCOUNT_HEX,
+        PERF_SAMPLE_FRACTION,
+        PERF_SAMPLE_COUNTER,
+        PERF_COUNTER_NODATA,
+        PERF_COUNTER_TIMER_INV,
+        PERF_SAMPLE_BASE,
+        PERF_AVERAGE_TIMER,
+        PERF_AVERAGE_BASE,
+        PERF_AVERAGE_BULK,
+        PERF_OBJ_TIME_TIMER,
+        PERF_100NSEC_TIMER,
+        PERF_100NSEC_TIMER_INV,
+        PERF_COUNTER_MULTI_TIMER,
+        PERF_COUNTER_MULTI_TIMER_INV,
+        PERF_COUNTER_MULTI_BASE,
+        PERF_100NSEC_MULTI_TIMER,
+        PERF_100NSEC_MULTI_TIMER_INV,
+        PERF_RAW_FRACTION,
+        PERF_LARGE_RAW_FRACTION,
+        PERF_RAW_BASE,
+        PERF_LARGE_RAW_BASE,
+        PERF_ELAPSED_TIME,
+        PERF_COUNTER_HISTOGRAM_TYPE,
+        PERF_COUNTER_DELTA,
+        PERF_COUNTER_LARGE_DELTA,
+        PERF_PRECISION_SYSTEM_TIMER,
+        PERF_PRECISION_100NS_TIMER,
+        PERF_PRECISION_OBJECT_TIMER,
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        uint32_t type = types[i];
+        cr_assert(pcw_counter_type_known(type));
+        const type_rule *r = mapping_find(type);
+        int silent = pcw_counter_type_is_base(type) || type == PERF_COUNTER_TEXT ||
+                     type == PERF_COUNTER_NODATA || type == PERF_COUNTER_HISTOGRAM_TYPE;
+        cr_expect_eq(r == NULL, silent, "type 0x%08x", type);
+        if (!r)
+            continue;
+        /* A type whose formula needs a base exports it. */
+        if (pcw_counter_type_needs_base(type) && r->fam[0].type != MT_SUMMARY)
+            cr_expect_eq(r->nfam, 2, "type 0x%08x has a base family", type);
+        for (int j = 0; j < r->nfam; j++)
+            cr_expect((r->fam[j].help == NULL) == (j == 0), "type 0x%08x", type);
+    }
+    cr_expect_null(mapping_find(0x12345678u));
+}

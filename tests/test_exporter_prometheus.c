@@ -1,0 +1,222 @@
+/*
+ * tests/test_exporter_prometheus.c - a real Prometheus server (Debian's
+ * prometheus) scrapes pcw-exporter while a provider counts at a known
+ * rate; Prometheus' HTTP API must give back that rate, the gauge, and a
+ * fraction computed from the numerator and base series, with the labels
+ * the exporter promises.
+ *
+ * Everything runs on loopback with its own configuration and storage in
+ * the test's private root; Prometheus negotiates OpenMetrics, so its
+ * strict parser reads the exporter's OpenMetrics. Synchronisation polls
+ * Prometheus' API with a deadline. Every process is stopped by pid.
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+
+#include "helpers/exporter_test.h"
+
+TestSuite(exporter_prometheus, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 240);
+
+typedef struct prom {
+    pid_t pid;
+    int port;
+    char log[320];
+} prom;
+
+/* A port nobody listens on now (Prometheus takes no port 0). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+              getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static void prom_stop(prom *p)
+{
+    if (p->pid <= 0)
+        return;
+    kill(p->pid, SIGTERM);
+    long long deadline = tu_now_ms() + 30000;
+    int st;
+    while (waitpid(p->pid, &st, WNOHANG) != p->pid) {
+        if (tu_now_ms() > deadline) {
+            kill(p->pid, SIGKILL);
+            waitpid(p->pid, &st, 0);
+            break;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    p->pid = -1;
+}
+
+/* Start Prometheus scraping target every second; wait until it is ready
+ * (GET /-/ready). A port taken between free_port() and its bind is tried
+ * again with another. */
+static void prom_start(prom *p, int target_port)
+{
+    char cfg[400], data[400];
+    ex_path(cfg, sizeof cfg, "prometheus.yml");
+    ex_path(data, sizeof data, "prometheus-data");
+    char yml[512];
+    int n = snprintf(yml, sizeof yml,
+                     "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                     "scrape_configs:\n  - job_name: pcw\n    static_configs:\n"
+                     "      - targets: ['127.0.0.1:%d']\n",
+                     target_port);
+    cr_assert_eq(tu_write_file(cfg, yml, (size_t)n, 0600), 0);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        memset(p, 0, sizeof *p);
+        p->port = free_port();
+        ex_path(p->log, sizeof p->log, "prometheus.log");
+        char listen[64], cfgarg[440], dataarg[440];
+        snprintf(listen, sizeof listen, "--web.listen-address=127.0.0.1:%d", p->port);
+        snprintf(cfgarg, sizeof cfgarg, "--config.file=%s", cfg);
+        snprintf(dataarg, sizeof dataarg, "--storage.tsdb.path=%s", data);
+        p->pid = fork();
+        cr_assert(p->pid >= 0);
+        if (p->pid == 0) {
+            int fd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            dup2(fd, 1), dup2(fd, 2);
+            int nul = open("/dev/null", O_RDONLY);
+            dup2(nul, 0);
+            execlp("prometheus", "prometheus", cfgarg, dataarg, listen, (char *)NULL);
+            _exit(127);
+        }
+        long long deadline = tu_now_ms() + 60000;
+        for (;;) {
+            int st;
+            if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
+                p->pid = -1;
+                break; /* exited: the port was taken, or worse (below) */
+            }
+            http_resp r;
+            int code = http_request(p->port, "GET", "/-/ready", NULL, 2000, &r);
+            http_free(&r);
+            if (code == 200)
+                return;
+            cr_assert(tu_now_ms() < deadline, "Prometheus did not become ready");
+            struct timespec ts = {0, 50 * 1000 * 1000}; /* polling its readiness */
+            nanosleep(&ts, NULL);
+        }
+        char *log = ex_slurp(p->log, NULL);
+        int taken = log && strstr(log, "address already in use");
+        cr_assert(taken, "Prometheus exited: %s", log ? log : "(no log)");
+        free(log);
+    }
+    cr_assert_fail("no free port for Prometheus");
+}
+
+/* GET /api/v1/query?query=... (URL-encoded here); the body. */
+static char *prom_query(const prom *p, const char *q)
+{
+    char path[2048] = "/api/v1/query?query=";
+    size_t n = strlen(path);
+    for (const unsigned char *s = (const unsigned char *)q; *s && n + 4 < sizeof path; s++) {
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+            strchr("-_.~", *s))
+            path[n++] = (char)*s;
+        else
+            n += (size_t)snprintf(path + n, 4, "%%%02X", *s);
+    }
+    path[n] = 0;
+    http_resp r;
+    int code = http_request(p->port, "GET", path, NULL, 10000, &r);
+    char *body = code == 200 && r.body ? strdup(r.body) : NULL;
+    http_free(&r);
+    return body;
+}
+
+/* The value of the only sample of an instant vector result, NAN when the
+ * result is empty (or not one sample). Its labels into labels (a JSON
+ * object's text). */
+static double one_value(const char *json, char *labels, size_t cap)
+{
+    if (!json || !strstr(json, "\"status\":\"success\""))
+        return NAN;
+    const char *v = strstr(json, "\"value\":[");
+    if (!v || strstr(v + 1, "\"value\":["))
+        return NAN;
+    const char *m = strstr(json, "\"metric\":{");
+    if (m && labels) {
+        const char *end = strchr(m, '}');
+        snprintf(labels, cap, "%.*s", end ? (int)(end - m - 9) : 0, m + 9);
+    }
+    const char *q = strchr(v + 9, ',');
+    return q && q[1] == '"' ? strtod(q + 2, NULL) : NAN;
+}
+
+/* Poll a query until it has one sample for which ok(value) holds; the
+ * value (NAN at the deadline). */
+static double poll_query(const prom *p, const char *q, long long deadline, double lo, double hi,
+                         char *labels, size_t cap)
+{
+    double v = NAN;
+    while (tu_now_ms() < deadline) {
+        char *body = prom_query(p, q);
+        v = one_value(body, labels, cap);
+        free(body);
+        if (v >= lo && v <= hi)
+            return v;
+        struct timespec ts = {0, 200 * 1000 * 1000}; /* between polls of the API */
+        nanosleep(&ts, NULL);
+    }
+    return v;
+}
+
+Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
+{
+    enum { K_LEVEL = 0, K_REQUESTS = 1, K_HITS = 2, K_HITS_BASE = 3 };
+    const double per_sec = 200;
+    tu_child pv;
+    ep_start(&pv, "rater");
+    ep_cmd(&pv, NULL, "kinds Web");
+    ep_cmd(&pv, NULL, "create Web site");
+    ep_cmd(&pv, NULL, "set Web site %d 4242", K_LEVEL);
+    ep_cmd(&pv, NULL, "set Web site %d 3", K_HITS);
+    ep_cmd(&pv, NULL, "set Web site %d 4", K_HITS_BASE);
+    ep_cmd(&pv, NULL, "rate Web site %d %.0f", K_REQUESTS, per_sec);
+    exporter e;
+    ex_start(&e, NULL);
+    prom p;
+    prom_start(&p, e.port);
+    long long deadline = tu_now_ms() + 120000;
+    char labels[512] = "";
+    /* The target is up (its scrapes parse). */
+    double up = poll_query(&p, "up{job=\"pcw\"}", deadline, 1, 1, NULL, 0);
+    cr_expect_eq(up, 1, "Prometheus' scrape of the exporter failed; its log: %s",
+                 ex_slurp(p.log, NULL));
+    /* Scraped for longer than the 10 s window: rate() extrapolates only
+     * within the samples' span, so a window the series does not cover
+     * yet gives a lower rate. 12 samples 1 s apart cover 11 s. */
+    double count =
+        poll_query(&p, "count_over_time(pcw_web_requests_total[12s])", deadline, 12, 1e9, NULL, 0);
+    cr_expect_geq(count, 12, "too few samples: %g", count);
+    double rate = poll_query(&p, "rate(pcw_web_requests_total[10s])", deadline, 0, 1e12, labels,
+                             sizeof labels);
+    cr_expect(fabs(rate - per_sec) <= 0.1 * per_sec, "rate() = %g, the provider counts %g/s", rate,
+              per_sec);
+    cr_log_info("Prometheus: rate() = %g for %g/s, labels %s", rate, per_sec, labels);
+    char want[256];
+    snprintf(want, sizeof want, "\"instance_name\":\"site\"");
+    cr_expect(strstr(labels, want), "labels: %s", labels);
+    cr_expect(strstr(labels, "\"provider\":\"rater\""), "labels: %s", labels);
+    snprintf(want, sizeof want, "\"pid\":\"%d\"", pv.pid);
+    cr_expect(strstr(labels, want), "labels: %s", labels);
+    double level = poll_query(&p, "pcw_web_level", deadline, 4242, 4242, NULL, 0);
+    cr_expect_eq(level, 4242, "the gauge: %g", level);
+    double ratio =
+        poll_query(&p, "pcw_web_hits / pcw_web_hits_base", deadline, 0.75, 0.75, NULL, 0);
+    cr_expect_eq(ratio, 0.75, "a fraction from its numerator and base: %g", ratio);
+    prom_stop(&p);
+    ex_stop(&e);
+    ep_stop(&pv);
+}

@@ -1,0 +1,1112 @@
+/*
+ * tests/test_pcwtop.c - pcwtop, the live viewer.
+ *
+ *   data      its data layer (tools/pcwtop/model.c, view.c, format.c,
+ *             compiled in): every window of a sorted, filtered view against
+ *             a brute-force sort of the same rows, over 20000 instances
+ *             with many equal values; instance marks; number formatting.
+ *   batch     `pcwtop -b` output checked as text; option errors.
+ *   tty       the real program in a real terminal: tmux on a private
+ *             socket (`tmux -L pcwtop-test-<pid>`, killed at the end),
+ *             120x40, keys sent with send-keys, the screen read with
+ *             capture-pane. Every wait polls the screen for the text it
+ *             expects, with a deadline; nothing waits on a bare sleep.
+ *
+ * Providers: tests/helpers/top_provider (driven over its stdin) and the
+ * Geometric Waves example.
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <pcw/version.h>
+#include <locale.h>
+#include <math.h>
+#include <regex.h>
+#include <wchar.h>
+
+#include "../tools/pcwtop/format.c"
+#include "../tools/pcwtop/model.c"
+#include "../tools/pcwtop/view.c"
+
+static char sock[64];
+
+static void setup(void)
+{
+    tu_root_setup();
+    snprintf(sock, sizeof sock, "pcwtop-test-%d", (int)getpid());
+    setlocale(LC_ALL, "C.UTF-8");
+}
+
+static const char *build_dir(void)
+{
+    const char *b = getenv("PCW_BUILD");
+    return b && *b ? b : PCW_BUILD_DIR;
+}
+
+/* ---- running programs ------------------------------------------------------ */
+
+/* Run argv (argv[0] looked up in PATH), its stdout into out (cap bytes,
+ * NUL-terminated; may be NULL) and stderr into err. Returns the exit
+ * status, or 128 + signal. */
+static int run(const char *const *argv, char *out, size_t cap, char *err, size_t ecap)
+{
+    int po[2], pe[2];
+    cr_assert(pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        dup2(in, 0), dup2(po[1], 1), dup2(pe[1], 2);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(po[1]), close(pe[1]);
+    size_t n = 0, en = 0;
+    struct pollfd p[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+    int open_fds = 2;
+    long long deadline = tu_now_ms() + 60000;
+    while (open_fds && tu_now_ms() < deadline) {
+        if (poll(p, 2, 1000) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            char buf[4096];
+            ssize_t r = read(p[i].fd, buf, sizeof buf);
+            if (r <= 0) {
+                close(p[i].fd);
+                p[i].fd = -1;
+                open_fds--;
+                continue;
+            }
+            char *dst = i ? err : out;
+            size_t *len = i ? &en : &n, c = i ? ecap : cap;
+            if (dst && *len + 1 < c) {
+                size_t k = (size_t)r < c - 1 - *len ? (size_t)r : c - 1 - *len;
+                memcpy(dst + *len, buf, k);
+                *len += k;
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (p[i].fd >= 0)
+            close(p[i].fd);
+    if (out && cap)
+        out[n] = 0;
+    if (err && ecap)
+        err[en] = 0;
+    int st;
+    if (open_fds)
+        kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void pcwtop_path(char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/pcwtop", build_dir());
+}
+
+/* ---- providers -------------------------------------------------------------- */
+
+static void top_start(tu_child *c, const char *const *args)
+{
+    cr_assert_eq(tu_spawn(c, "top_provider", args), 0);
+    char line[256];
+    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "top_provider did not start");
+    cr_assert(strncmp(line, "ready", 5) == 0, "top_provider: %s", line);
+}
+
+__attribute__((format(printf, 2, 3))) static void top_cmd(tu_child *c, const char *fmt, ...)
+{
+    char buf[512], reply[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert(tu_command(c, reply, sizeof reply, buf) > 0, "no reply to %s", buf);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", buf, reply);
+}
+
+static void top_stop(tu_child *c)
+{
+    tu_send(c, "quit");
+    tu_finish(c, 10000);
+}
+
+/* The Geometric Waves example, until its stdin closes... it has none: it
+ * runs until SIGTERM. */
+static pid_t waves_start(void)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/examples/geometric_waves", build_dir());
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0), dup2(null, 1);
+        execl(path, path, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void waves_stop(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
+/* ---- tmux --------------------------------------------------------------------- */
+
+static int tmux_v(const char *const *args, char *out, size_t cap)
+{
+    const char *argv[32] = {"tmux", "-L", sock};
+    size_t n = 3;
+    for (size_t i = 0; args[i] && n < 31; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    char err[1024];
+    return run(argv, out, cap, err, sizeof err);
+}
+#define TMUX(...) tmux_v((const char *const[]){__VA_ARGS__, NULL}, NULL, 0)
+
+static void tmux_teardown(void)
+{
+    TMUX("kill-server");
+    tu_root_teardown();
+}
+
+TestSuite(pcwtop, .init = setup, .fini = tmux_teardown, .timeout = 180);
+
+/* A session "t" running bash (no rc files), w x h, with our root and a UTF-8 locale. */
+static void session(int w, int h)
+{
+    char dir[300], ws[16], hs[16];
+    snprintf(dir, sizeof dir, "PCW_DIR=%s", tu_root);
+    snprintf(ws, sizeof ws, "%d", w);
+    snprintf(hs, sizeof hs, "%d", h);
+    cr_assert_eq(TMUX("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", ws, "-y", hs, "-e",
+                      dir, "-e", "LANG=C.UTF-8", "-e", "PS1=PCWTEST$ ", "-e", "NO_COLOR=", "bash",
+                      "--norc", "--noprofile"),
+                 0, "cannot start tmux");
+    TMUX("set-option", "-g", "status", "off");
+    TMUX("resize-window", "-t", "t", "-x", ws, "-y", hs);
+}
+
+static const char *screen(void)
+{
+    static char buf[1 << 16];
+    tmux_v((const char *const[]){"capture-pane", "-p", "-t", "t", NULL}, buf, sizeof buf);
+    return buf;
+}
+
+/* Poll the screen until it holds `needle` (or, with `gone`, no longer
+ * does), for at most ms. */
+static int screen_wait(const char *needle, int gone, int ms)
+{
+    long long deadline = tu_now_ms() + ms;
+    do {
+        if ((strstr(screen(), needle) != NULL) != gone)
+            return 1;
+        usleep(50 * 1000); /* the pace of polling, not a synchronisation */
+    } while (tu_now_ms() < deadline);
+    return 0;
+}
+#define WAIT_FOR(text)                                                                             \
+    cr_assert(screen_wait((text), 0, 20000), "never on screen: \"%s\"\n%s", (text), screen())
+/* ...or a line matching an extended regular expression. */
+static int screen_wait_re(const char *pattern, int ms)
+{
+    regex_t re;
+    cr_assert_eq(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE), 0, "%s", pattern);
+    long long deadline = tu_now_ms() + ms;
+    int found;
+    do {
+        found = regexec(&re, screen(), 0, NULL, 0) == 0;
+        if (!found)
+            usleep(50 * 1000);
+    } while (!found && tu_now_ms() < deadline);
+    regfree(&re);
+    return found;
+}
+#define WAIT_RE(re)                                                                                \
+    cr_assert(screen_wait_re((re), 20000), "never on screen: /%s/\n%s", (re), screen())
+#define WAIT_GONE(text)                                                                            \
+    cr_assert(screen_wait((text), 1, 20000), "still on screen: \"%s\"\n%s", (text), screen())
+
+/* Type a shell command into the session. */
+static void type(const char *cmd)
+{
+    TMUX("send-keys", "-t", "t", "-l", cmd);
+    TMUX("send-keys", "-t", "t", "Enter");
+}
+
+static void keys(const char *k)
+{
+    TMUX("send-keys", "-t", "t", k);
+}
+
+/* Start pcwtop in the session with these extra arguments (a shell
+ * fragment) and wait for its header. */
+static void start_top(const char *args)
+{
+    cr_assert(screen_wait("PCWTEST$", 0, 20000), "no shell prompt:\n%s", screen());
+    char exe[PATH_MAX], cmd[PATH_MAX + 512];
+    pcwtop_path(exe, sizeof exe);
+    snprintf(cmd, sizeof cmd, "stty -g > %s/stty.before; %s %s; echo \"exit=$?\"", tu_root, exe,
+             args);
+    type(cmd);
+    WAIT_FOR("F10Quit");
+}
+
+/* The screen line holding `needle`, copied into line; its index, or -1. */
+static int line_of(const char *s, const char *needle, char *line, size_t cap)
+{
+    int idx = 0;
+    for (const char *p = s; *p; idx++) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char buf[4096];
+        size_t k = len < sizeof buf - 1 ? len : sizeof buf - 1;
+        memcpy(buf, p, k);
+        buf[k] = 0;
+        if (strstr(buf, needle)) {
+            if (line)
+                snprintf(line, cap, "%s", buf);
+            return idx;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return -1;
+}
+
+/* The whitespace-separated field `n` (0-based) after `after` in line. */
+static int field_after(const char *line, const char *after, int n, char *out, size_t cap)
+{
+    const char *p = strstr(line, after);
+    if (!p)
+        return -1;
+    p += strlen(after);
+    for (int i = 0; i <= n; i++) {
+        while (*p == ' ')
+            p++;
+        const char *e = p;
+        while (*e && *e != ' ')
+            e++;
+        if (e == p)
+            return -1;
+        if (i == n) {
+            snprintf(out, cap, "%.*s", (int)(e - p), p);
+            return 0;
+        }
+        p = e;
+    }
+    return -1;
+}
+
+/* The terminal after pcwtop: the prompt is back, the alternate screen,
+ * mouse reporting and the hidden cursor are gone, the line discipline is
+ * as before (stty -g) and a command typed runs and echoes. */
+static void assert_restored(void)
+{
+    cr_assert(screen_wait("exit=", 0, 20000), "pcwtop did not end:\n%s", screen());
+    char flags[256];
+    tmux_v((const char *const[]){"display-message", "-p", "-t", "t",
+                                 "#{alternate_on} #{mouse_any_flag} #{cursor_flag} "
+                                 "#{keypad_cursor_flag}",
+                                 NULL},
+           flags, sizeof flags);
+    cr_assert(strncmp(flags, "0 0 1 0", 7) == 0,
+              "terminal modes left on (alternate mouse cursor keypad): %s", flags);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "stty -g | cmp -s - %s/stty.before && echo tty-same-$((6*7))",
+             tu_root);
+    type(cmd);
+    cr_assert(screen_wait("tty-same-42", 0, 20000), "line discipline changed:\n%s", screen());
+    const char *s = screen();
+    cr_assert(!strstr(s, "\033") && !strstr(s, "[?1"), "escape sequences left:\n%s", s);
+    cr_assert(!strstr(s, "F10Quit"), "pcwtop's screen is still there:\n%s", s);
+    cr_assert(!strstr(s, "Sanitizer"), "a sanitizer report:\n%s", s);
+}
+
+/* ---- the data layer ---------------------------------------------------------- */
+
+typedef struct bkey {
+    double v;
+    int has;
+    const char *name;
+    uint32_t row;
+} bkey;
+static int b_desc, b_names;
+
+static int bkey_cmp(const void *a, const void *b)
+{
+    const bkey *x = a, *y = b;
+    if (x->has != y->has)
+        return x->has ? -1 : 1; /* rows without a value last */
+    if (b_names) {
+        int c = strcasecmp(x->name, y->name);
+        if (c)
+            return b_desc ? -c : c;
+    } else if (x->has && x->v != y->v) {
+        return (x->v < y->v) != b_desc ? -1 : 1;
+    }
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The view's rows [first, first + n) against a full sort of every row. */
+static void check_window(top_view *v, top_model *m, size_t first, size_t n)
+{
+    const top_frame *f = top_model_frame(m);
+    const top_table *t = f->table;
+    size_t count = view_count(v, m);
+    bkey *all = calloc(count + 1, sizeof *all);
+    size_t k = 0;
+    for (size_t r = t->ntotals; r < t->nrows; r++) {
+        const top_row *row = &t->rows[r];
+        if (!view_filter_match(v->filter, top_row_name(t, row), row->name_len))
+            continue;
+        double vals[8];
+        uint8_t st[8];
+        top_model_row_values(m, row, vals, st);
+        bkey *b = &all[k++];
+        b->row = (uint32_t)r;
+        b->name = top_row_name(t, row);
+        b->has = v->sort < 0 || st[v->sort] == PCW_CSTATUS_VALID;
+        b->v = v->sort >= 0 ? vals[v->sort] : v->sort == TOP_SORT_PID ? (double)row->pid : 0;
+    }
+    size_t totals = v->totals ? t->ntotals : 0;
+    cr_assert_eq(k + totals, count, "count %zu, expected %zu", count, k + totals);
+    b_desc = (v->sort >= 0) != v->reverse;
+    b_names = v->sort == TOP_SORT_NAME;
+    qsort(all, k, sizeof *all, bkey_cmp);
+    uint32_t *rows = calloc(n + 1, sizeof *rows);
+    size_t got = view_rows(v, m, first, n, rows);
+    size_t want = first >= count ? 0 : (count - first < n ? count - first : n);
+    cr_assert_eq(got, want, "window [%zu, +%zu): %zu rows, expected %zu", first, n, got, want);
+    for (size_t i = 0; i < got; i++) {
+        size_t rank = first + i;
+        uint32_t expect = rank < totals ? (uint32_t)rank : all[rank - totals].row;
+        cr_assert_eq(rows[i], expect, "rank %zu: row %u, expected %u (sort %d reverse %d)", rank,
+                     rows[i], expect, v->sort, v->reverse);
+    }
+    free(rows);
+    free(all);
+}
+
+Test(pcwtop, view_windows_match_a_full_sort)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--instances", "20000", "--seed", "7", NULL});
+    top_model *m;
+    cr_assert_eq(top_model_open(&m, NULL), PCW_OK);
+    top_model_want(m, "top test", 0); /* case-insensitive */
+    cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    const top_frame *f = top_model_frame(m);
+    cr_assert(f->table, "%s", f->message);
+    cr_assert_eq(f->table->nq, 20001); /* _Total and the instances */
+    cr_assert_eq(f->table->ntotals, 1);
+    cr_assert_str_eq(f->set_name, "Top Test");
+    top_view v;
+    view_init(&v);
+    /* The sort column cooked in one pass equals the values one by one. */
+    const double *cv;
+    const uint8_t *cs;
+    cr_assert_eq(top_model_column(m, 0, &cv, &cs), PCW_OK);
+    for (size_t r = 0; r < f->table->nrows; r += 97) {
+        double vals[3];
+        uint8_t st[3];
+        top_model_row_values(m, &f->table->rows[r], vals, st);
+        cr_assert_eq(cs[f->table->rows[r].qi], st[0]);
+        cr_assert(cv[f->table->rows[r].qi] == vals[0]);
+    }
+    static const struct {
+        int sort, reverse;
+        const char *filter;
+    } cases[] = {
+        {0, 0, ""},
+        {0, 1, ""},
+        {TOP_SORT_NAME, 0, ""},
+        {TOP_SORT_NAME, 1, ""},
+        {1, 0, ""},
+        {TOP_SORT_PID, 0, ""},
+        {0, 0, "inst-01*"},
+        {0, 1, "99"},
+        {2, 0, ""},
+        {TOP_SORT_NONE, 0, "*5"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        v.sort = cases[c].sort;
+        v.reverse = cases[c].reverse;
+        snprintf(v.filter, sizeof v.filter, "%s", cases[c].filter);
+        size_t count = view_count(&v, m);
+        check_window(&v, m, 0, 40);          /* the screen: one pass */
+        check_window(&v, m, 3, 20);          /* inside it: no new work */
+        check_window(&v, m, 0, 4096);        /* the largest one-pass window */
+        check_window(&v, m, 5000, 40);       /* further down: quickselect */
+        check_window(&v, m, count - 40, 40); /* End */
+        check_window(&v, m, count - 10, 40); /* past the end */
+        check_window(&v, m, 0, count);       /* batch mode: every row */
+    }
+    /* Without totals, _Total is not a row. */
+    v.totals = 0;
+    v.sort = 0;
+    v.filter[0] = 0;
+    check_window(&v, m, 0, 40);
+    view_free(&v);
+    top_model_close(m);
+    top_stop(&p);
+}
+
+Test(pcwtop, table_marks_new_gone_and_exited_rows)
+{
+    tu_child a, b;
+    top_start(&a, (const char *const[]){NULL});
+    top_cmd(&a, "create alpha 1");
+    top_cmd(&a, "create beta 2");
+    top_model *m;
+    cr_assert_eq(top_model_open(&m, NULL), PCW_OK);
+    top_model_want(m, NULL, 1); /* the first there is */
+    cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    const top_frame *f = top_model_frame(m);
+    cr_assert(f->table);
+    cr_assert_eq(f->table->nrows, 3);
+    for (size_t r = 0; r < 3; r++)
+        cr_assert_eq(f->table->rows[r].born, 0, "rows there from the start are not new");
+    /* A steady state keeps its table (the query may re-read the provider
+     * list for a moment after a change: pcw_pdh_instance_epoch). */
+    uint64_t table = 0;
+    long long deadline = tu_now_ms() + 10000;
+    do {
+        table = f->table->id;
+        cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    } while (f->table->id != table && tu_now_ms() < deadline);
+    cr_assert_eq(f->table->id, table, "a steady state keeps its table");
+    for (size_t r = 0; r < 3; r++)
+        cr_assert_eq(f->table->rows[r].born, 0, "a table built again keeps the marks");
+    /* A new instance is marked; a closed one stays, marked, where it was. */
+    top_cmd(&a, "create gamma 3");
+    top_cmd(&a, "close alpha");
+    cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    uint64_t seq = f->seq;
+    const top_table *t = f->table;
+    cr_assert_eq(t->nrows, 4, "_Total, alpha (gone), beta, gamma");
+    cr_assert_str_eq(top_row_name(t, &t->rows[1]), "alpha");
+    cr_assert_eq(t->rows[1].state, TOP_ROW_GONE);
+    cr_assert_eq(t->rows[1].qi, UINT32_MAX);
+    cr_assert_str_eq(top_row_name(t, &t->rows[3]), "gamma");
+    cr_assert_eq(t->rows[3].born, seq);
+    cr_assert_eq(f->born_now, 1);
+    cr_assert_eq(f->gone_now, 1);
+    /* A provider that exits: its rows are marked exited. */
+    top_start(&b, (const char *const[]){NULL});
+    top_cmd(&b, "create delta 4");
+    cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    cr_assert_eq(f->providers_live, 2);
+    top_stop(&b);
+    cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    t = f->table;
+    uint32_t d = UINT32_MAX;
+    for (uint32_t r = 0; r < t->nrows; r++)
+        if (strcmp(top_row_name(t, &t->rows[r]), "delta") == 0)
+            d = r;
+    cr_assert_neq(d, UINT32_MAX, "delta stays a few refreshes");
+    cr_assert_eq(t->rows[d].state, TOP_ROW_EXITED);
+    cr_assert_eq(f->providers_live, 1);
+    cr_assert_eq(f->providers_exited, 1);
+    cr_assert_eq(f->nexits, 1);
+    /* ...and leave after TOP_GONE_REFRESHES refreshes. */
+    for (unsigned i = 0; i < TOP_GONE_REFRESHES; i++)
+        cr_assert_eq(top_model_collect(m, 1000000000ull), PCW_OK);
+    t = f->table;
+    for (uint32_t r = 0; r < t->nrows; r++)
+        cr_assert(t->rows[r].state == TOP_ROW_LIVE, "%s still there", top_row_name(t, &t->rows[r]));
+    top_model_close(m);
+    top_stop(&a);
+}
+
+Test(pcwtop, numbers_and_names_at_a_fixed_width)
+{
+    char b[64];
+    static const struct {
+        double v;
+        const char *unit;
+        const char *want;
+    } cases[] = {
+        {48, "", "48"},         {99999, "", "99999"},       {123456, "", "123.5k"},
+        {1e6, "", "1.000M"},    {999.96, "/s", "1.000k/s"}, {12.345, "/s", "12.35/s"},
+        {-3.5, "", "-3.500"},   {45.2, "%", "45.20%"},      {100, "%", "100.0%"},
+        {0.5, "%", "0.500%"},   {0.0015, "s", "1.500ms"},   {0.125, "", "0.125"},
+        {2.5e12, "", "2.500T"}, {0, "/s", "0/s"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fmt_value(b, sizeof b, cases[i].v, cases[i].unit, 0);
+        cr_assert_str_eq(b, cases[i].want, "%g%s", cases[i].v, cases[i].unit);
+        cr_assert_leq(strlen(b), FMT_MIN_CELL);
+    }
+    fmt_value(b, sizeof b, 123456789, "/s", 1); /* raw: no unit */
+    cr_assert_str_eq(b, "123.5M");
+    /* Wide characters take two columns; a cut name ends in an ellipsis. */
+    cr_assert_eq(utf8_width("日本語", strlen("日本語")), 6);
+    utf8_pad(b, sizeof b, "日本語テスト", strlen("日本語テスト"), 7, 0);
+    cr_assert_str_eq(b, "日本語…");
+    utf8_pad(b, sizeof b, "ab", 2, 4, 1);
+    cr_assert_str_eq(b, "  ab");
+    utf8_pad(b, sizeof b, "a\tb", 3, 3, 0);
+    cr_assert_str_eq(b, "a?b", "control characters are shown as '?'");
+}
+
+/* ---- batch mode ----------------------------------------------------------------- */
+
+Test(pcwtop, batch_prints_each_refresh_as_text)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create small 5");
+    top_cmd(&p, "create big 30");
+    top_cmd(&p, "create mid 10");
+    char exe[PATH_MAX], out[1 << 16], err[4096];
+    pcwtop_path(exe, sizeof exe);
+    int rc = run((const char *const[]){exe, "-b", "-n", "2", "-d", "0.2", "-c", "Top Test", "-s",
+                                       "Value", NULL},
+                 out, sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "pcwtop -b failed: %s", err);
+    /* Two refreshes, each a header, the table, a blank line. */
+    char *second = strstr(out + 1, "\npcwtop ");
+    cr_assert(second, "two refreshes:\n%s", out);
+    cr_assert(!strstr(second + 1, "\npcwtop "), "only two:\n%s", out);
+    cr_assert(strstr(out, "Providers: 1 live, 0 exited"), "%s", out);
+    cr_assert(strstr(out, "Counterset: Top Test (multipleAggregate, 1 provider), sorted by Value, "
+                          "descending"),
+              "%s", out);
+    regex_t re;
+    cr_assert_eq(regcomp(&re,
+                         "INSTANCE +PID +Value +Index +Ops\n"
+                         "  _Total +- +30 +3 +0/s\n"
+                         "  big +[0-9]+ +30 +1 +0/s\n"
+                         "  mid +[0-9]+ +10 +2 +0/s\n"
+                         "  small +[0-9]+ +5 +0 +0/s\n",
+                         REG_EXTENDED),
+                 0);
+    cr_assert_eq(regexec(&re, second, 0, NULL, 0), 0, "the table:\n%s", second);
+    regfree(&re);
+    /* A filter, ascending by name. */
+    rc = run(
+        (const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-f", "*i*", "-s", "-name", NULL},
+        out, sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "filter \"*i*\" (2 shown)"), "%s", out);
+    cr_assert(strstr(out, "big") < strstr(out, "mid"), "%s", out);
+    cr_assert(!strstr(out, "  small "), "%s", out);
+    top_stop(&p);
+}
+
+Test(pcwtop, bad_options_and_missing_countersets_are_refused)
+{
+    char exe[PATH_MAX], out[8192], err[8192];
+    pcwtop_path(exe, sizeof exe);
+    cr_assert_eq(run((const char *const[]){exe, "-d", "0", NULL}, out, sizeof out, err, sizeof err),
+                 2);
+    cr_assert(strstr(err, "bad delay \"0\""), "%s", err);
+    cr_assert_eq(run((const char *const[]){exe, "--frob", NULL}, out, sizeof out, err, sizeof err),
+                 2);
+    cr_assert(strstr(err, "unknown option --frob"), "%s", err);
+    cr_assert_eq(run((const char *const[]){exe, "-n", "x", NULL}, out, sizeof out, err, sizeof err),
+                 2);
+    cr_assert_eq(
+        run((const char *const[]){exe, "--version", NULL}, out, sizeof out, err, sizeof err), 0);
+    cr_assert_str_eq(out, "pcwtop (pcw) " PCW_VERSION_STRING "\n");
+    cr_assert_eq(run((const char *const[]){exe, "--help", NULL}, out, sizeof out, err, sizeof err),
+                 0);
+    cr_assert(strstr(out, "Usage: pcwtop"), "%s", out);
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    cr_assert_eq(run((const char *const[]){exe, "-b", "-n", "1", "-c", "Nope", NULL}, out,
+                     sizeof out, err, sizeof err),
+                 1);
+    cr_assert(strstr(err, "counterset \"Nope\" does not exist"), "%s", err);
+    cr_assert_eq(run((const char *const[]){exe, "-b", "-n", "1", "-s", "Nope", NULL}, out,
+                     sizeof out, err, sizeof err),
+                 1);
+    cr_assert(strstr(err, "no column \"Nope\" in \"Top Test\" (columns: name, pid, Value, Index, "
+                          "Ops)"),
+              "%s", err);
+    /* Not a terminal: interactive mode says what to do. */
+    cr_assert_eq(run((const char *const[]){exe, NULL}, out, sizeof out, err, sizeof err), 1);
+    cr_assert(strstr(err, "must be a terminal (or use -b)"), "%s", err);
+    top_stop(&p);
+}
+
+/* ---- the terminal ------------------------------------------------------------------ */
+
+Test(pcwtop, shows_geometric_waves_and_their_values_change)
+{
+    pid_t w = waves_start();
+    session(120, 40);
+    start_top("-d 0.3 -c 'Geometric Waves'");
+    WAIT_FOR("Small Wave");
+    const char *s = screen();
+    cr_assert(strstr(s, "Geometric Waves (multipleAggregate, 1 provider)"), "%s", s);
+    cr_assert(strstr(s, "Providers: 1 live, 0 exited"), "%s", s);
+    cr_assert(strstr(s, "Triangle") && strstr(s, "Square Wave"), "%s", s);
+    cr_assert(strstr(s, "_Total") && strstr(s, "Medium Wave") && strstr(s, "Large Wave"), "%s", s);
+    /* The Triangle of Small Wave moves once a second: wait for another. */
+    char line[4096], first[64], now[64];
+    cr_assert(line_of(s, "Small Wave", line, sizeof line) >= 0);
+    cr_assert_eq(field_after(line, "Small Wave", 1, first, sizeof first), 0, "%s", line);
+    long long deadline = tu_now_ms() + 20000;
+    do {
+        usleep(100 * 1000); /* polling pace */
+        s = screen();
+        cr_assert(line_of(s, "Small Wave", line, sizeof line) >= 0, "%s", s);
+        cr_assert_eq(field_after(line, "Small Wave", 1, now, sizeof now), 0, "%s", line);
+    } while (strcmp(first, now) == 0 && tu_now_ms() < deadline);
+    cr_assert_str_neq(first, now, "Triangle stayed %s", first);
+    keys("q");
+    assert_restored();
+    waves_stop(w);
+}
+
+/* The screen row (index) of each name, in order: a < b < c. */
+static void assert_order(const char *a, const char *b, const char *c)
+{
+    long long deadline = tu_now_ms() + 20000;
+    int ia, ib, ic;
+    const char *s;
+    do {
+        s = screen();
+        ia = line_of(s, a, NULL, 0), ib = line_of(s, b, NULL, 0), ic = line_of(s, c, NULL, 0);
+        if (ia >= 0 && ia < ib && ib < ic)
+            return;
+        usleep(50 * 1000);
+    } while (tu_now_ms() < deadline);
+    cr_assert_fail("not in the order %s, %s, %s:\n%s", a, b, c, s);
+}
+
+Test(pcwtop, sorts_reverses_and_chooses_the_sort_column)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create small 5");
+    top_cmd(&p, "create big 30");
+    top_cmd(&p, "create mid 10");
+    session(120, 40);
+    start_top("-d 0.3 -s Value");
+    WAIT_FOR("sorted by Value (descending)");
+    assert_order("big", "mid", "small");
+    keys("r");
+    WAIT_FOR("sorted by Value (ascending)");
+    assert_order("small", "mid", "big");
+    /* F6 (or s): the chooser lists the columns; Down to INSTANCE. */
+    keys("F6");
+    WAIT_FOR("Sort by");
+    keys("Down");
+    keys("Enter");
+    WAIT_FOR("sorted by INSTANCE (ascending)");
+    assert_order("big", "mid", "small");
+    keys("s");
+    WAIT_FOR("Sort by");
+    keys("Escape");
+    WAIT_GONE("Sort by");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, filters_by_word_and_by_wildcard)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    top_cmd(&p, "create beta 2");
+    top_cmd(&p, "create gamma 3");
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("gamma");
+    keys("/");
+    WAIT_FOR("Filter:");
+    TMUX("send-keys", "-t", "t", "-l", "ta");
+    keys("Enter");
+    WAIT_FOR("filter \"ta\": 1 shown");
+    const char *s = screen();
+    cr_assert(strstr(s, "beta") && !strstr(s, "alpha") && !strstr(s, "gamma"), "%s", s);
+    keys("/");
+    keys("C-u");
+    TMUX("send-keys", "-t", "t", "-l", "G*A");
+    keys("Enter");
+    WAIT_FOR("filter \"G*A\": 1 shown");
+    s = screen();
+    cr_assert(strstr(s, "gamma") && !strstr(s, "beta") && !strstr(s, "alpha"), "%s", s);
+    keys("/");
+    keys("C-u");
+    keys("Enter");
+    WAIT_FOR("alpha");
+    keys("F10");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, help_screen_and_details)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("alpha");
+    keys("h");
+    WAIT_FOR("Press any key to return.");
+    cr_assert(strstr(screen(), "raw / cooked values"), "%s", screen());
+    keys("x");
+    WAIT_GONE("Press any key to return.");
+    keys("F1");
+    WAIT_FOR("Press any key to return.");
+    keys("Escape");
+    WAIT_FOR("F10Quit");
+    WAIT_FOR("INSTANCE");
+    keys("?");
+    WAIT_FOR("Press any key to return.");
+    keys("Space");
+    WAIT_GONE("Press any key to return.");
+    /* Details: the counters' metadata. */
+    keys("d");
+    WAIT_FOR("PERF_COUNTER_BULK_COUNT");
+    const char *s = screen();
+    cr_assert(strstr(s, "PERF_COUNTER_LARGE_RAWCOUNT") && strstr(s, "AGGREGATE"), "%s", s);
+    cr_assert(strstr(s, "max") && strstr(s, "sum"), "aggregates: %s", s);
+    keys("Escape");
+    WAIT_GONE("PERF_COUNTER_BULK_COUNT");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+/* Is a braille pattern (U+2801..U+28FF) on screen? */
+static int braille_on_screen(void)
+{
+    const unsigned char *s = (const unsigned char *)screen();
+    for (; *s; s++)
+        if (s[0] == 0xE2 && (s[1] & 0xFC) == 0xA0 && !(s[1] == 0xA0 && s[2] == 0x80))
+            return 1;
+    return 0;
+}
+
+Test(pcwtop, graph_view_draws_lines_with_a_labelled_axis)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create one 10");
+    top_cmd(&p, "create two 40");
+    session(120, 40);
+    start_top("-d 0.2 -s Value");
+    WAIT_FOR("two");
+    keys("g");
+    WAIT_FOR("\\Top Test(*)\\Value");
+    WAIT_FOR("now");
+    /* A few refreshes make a line. */
+    for (int i = 0; i < 5; i++) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "set one %d", 10 + 5 * i);
+        top_cmd(&p, "%s", cmd);
+    }
+    long long deadline = tu_now_ms() + 20000;
+    while (!braille_on_screen() && tu_now_ms() < deadline)
+        usleep(50 * 1000);
+    cr_assert(braille_on_screen(), "no braille line:\n%s", screen());
+    const char *s = screen();
+    cr_assert(strstr(s, "TOP BY SORT") && strstr(s, "LAST") && strstr(s, "MAX"), "%s", s);
+    cr_assert(line_of(s, "two", NULL, 0) >= 0 && line_of(s, "one", NULL, 0) >= 0, "%s", s);
+    cr_assert(strstr(s, "50"), "the axis is labelled up to 50:\n%s", s);
+    /* Right: the next counter. */
+    keys("Right");
+    WAIT_FOR("\\Top Test(*)\\Index");
+    keys("Escape");
+    WAIT_FOR("INSTANCE");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, switches_countersets_from_the_list)
+{
+    pid_t w = waves_start();
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    session(120, 40);
+    start_top("-d 0.3 -c 'Top Test'");
+    WAIT_FOR("alpha");
+    WAIT_RE("Geometric Waves +\\(1\\)");
+    keys("Tab");
+    keys("Up"); /* the list is in name order: Geometric Waves, Top Test */
+    WAIT_FOR("Geometric Waves (multipleAggregate");
+    WAIT_FOR("Square Wave");
+    cr_assert(!strstr(screen(), "alpha"), "%s", screen());
+    keys("Down");
+    WAIT_FOR("Top Test (multipleAggregate");
+    WAIT_FOR("alpha");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+    waves_stop(w);
+}
+
+static int screen_lines(void)
+{
+    char out[64];
+    tmux_v((const char *const[]){"display-message", "-p", "-t", "t", "#{pane_height}", NULL}, out,
+           sizeof out);
+    return atoi(out);
+}
+
+Test(pcwtop, follows_terminal_resizes)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--instances", "60", NULL});
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("inst-000030");
+    TMUX("resize-window", "-t", "t", "-x", "70", "-y", "15");
+    cr_assert_eq(screen_lines(), 15);
+    WAIT_GONE("inst-000030"); /* fewer rows fit */
+    WAIT_FOR("inst-000005");
+    const char *s = screen();
+    char line[4096];
+    cr_assert_eq(line_of(s, "F1Help", line, sizeof line), 14, "the bar on the last line:\n%s", s);
+    for (const char *q = s; *q;) {
+        const char *nl = strchr(q, '\n');
+        size_t len = nl ? (size_t)(nl - q) : strlen(q);
+        cr_assert_leq(utf8_width(q, len), 70, "a line wider than the terminal:\n%s", s);
+        q = nl ? nl + 1 : q + len;
+    }
+    TMUX("resize-window", "-t", "t", "-x", "120", "-y", "40");
+    WAIT_FOR("inst-000030");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, marks_instances_that_come_and_go)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create stays 1");
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("stays");
+    top_cmd(&p, "create newbie 2");
+    WAIT_FOR("+newbie");
+    WAIT_FOR("1 new, 0 gone");
+    WAIT_GONE("+newbie"); /* new for a few refreshes, then plain */
+    WAIT_FOR(" newbie");
+    top_cmd(&p, "close newbie");
+    WAIT_RE("-newbie +[0-9]+ +gone +gone +gone");
+    WAIT_GONE("newbie"); /* and then it leaves */
+    cr_assert(strstr(screen(), "stays"), "%s", screen());
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, shows_a_provider_that_exits)
+{
+    tu_child a, b;
+    top_start(&a, (const char *const[]){NULL});
+    top_cmd(&a, "create first 1");
+    top_start(&b, (const char *const[]){NULL});
+    top_cmd(&b, "create second 2");
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("Providers: 2 live, 0 exited");
+    WAIT_FOR("second");
+    char msg[128];
+    snprintf(msg, sizeof msg, "provider %d (top_provider) exited", (int)b.pid);
+    top_stop(&b);
+    WAIT_FOR(msg);
+    WAIT_FOR("Providers: 1 live, 1 exited");
+    WAIT_RE("xsecond +[0-9]+ +exited +exited"); /* marked, a few refreshes... */
+    WAIT_GONE("second");                        /* ...then gone */
+    keys("q");
+    assert_restored();
+    top_stop(&a);
+}
+
+Test(pcwtop, a_callback_provider_that_does_not_answer_stalls_nothing)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--callback", "Top Callback", NULL});
+    session(120, 40);
+    start_top("-d 0.3 --timeout 0.3 -c 'Top Callback'");
+    WAIT_FOR("cb-2");
+    top_cmd(&p, "stall 4000");
+    WAIT_FOR("!cb-0");
+    WAIT_FOR("no answer");
+    WAIT_FOR("did not answer in time");
+    top_cmd(&p, "stall 0");
+    WAIT_GONE("!cb-0");
+    keys("q");
+    assert_restored();
+    /* A collection that waits 60 s: keys still work, and q quits at once. */
+    top_cmd(&p, "stall 60000");
+    start_top("-d 1 --timeout 60 -c 'Top Callback'");
+    long long t0 = tu_now_ms();
+    keys("h");
+    WAIT_FOR("Press any key to return.");
+    keys("x");
+    WAIT_GONE("Press any key to return.");
+    keys("q");
+    assert_restored();
+    cr_assert_lt(tu_now_ms() - t0, 50000, "pcwtop waited for the provider");
+    top_stop(&p);
+}
+
+Test(pcwtop, wide_names_take_their_width)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create 日本語テスト 77");
+    top_cmd(&p, "create plain-ascii 77");
+    session(120, 40);
+    start_top("-d 0.3 -s name");
+    WAIT_FOR("日本語テスト");
+    WAIT_FOR("plain-ascii");
+    /* The Value column ends at the same terminal column on both rows. */
+    char a[4096], b[4096];
+    const char *s = screen();
+    cr_assert(line_of(s, "日本語テスト", a, sizeof a) >= 0);
+    cr_assert(line_of(s, "plain-ascii", b, sizeof b) >= 0);
+    const char *va = strstr(a, " 77"), *vb = strstr(b, " 77");
+    cr_assert(va && vb, "%s\n%s", a, b);
+    cr_assert_eq(utf8_width(a, (size_t)(va - a)), utf8_width(b, (size_t)(vb - b)), "\n%s\n%s", a,
+                 b);
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, mouse_click_selects_a_counterset)
+{
+    pid_t w = waves_start();
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    session(120, 40);
+    start_top("-d 0.3 -c 'Top Test'");
+    WAIT_RE("Geometric Waves +\\(1\\)");
+    /* A left click on the list's first entry (screen row 4, column 2):
+     * xterm's X10 report, as the terminal sends it. */
+    TMUX("send-keys", "-t", "t", "-H", "1b", "5b", "4d", "20", "23", "25"); /* press */
+    TMUX("send-keys", "-t", "t", "-H", "1b", "5b", "4d", "23", "23", "25"); /* release */
+    WAIT_FOR("Geometric Waves (multipleAggregate");
+    WAIT_FOR("Square Wave");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+    waves_stop(w);
+}
+
+/* The restore on every way out: q, F10 (above), Ctrl-C, SIGTERM, a crash. */
+static void quit_by(const char *how)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("alpha");
+    if (strcmp(how, "C-c") == 0) {
+        keys("C-c");
+    } else {
+        char pids[64];
+        tmux_v((const char *const[]){"display-message", "-p", "-t", "t", "#{pane_pid}", NULL}, pids,
+               sizeof pids);
+        /* pcwtop is the shell's child. */
+        char cmd[128], out[256];
+        snprintf(cmd, sizeof cmd, "pgrep -P %d -x pcwtop", atoi(pids));
+        cr_assert_eq(run((const char *const[]){"sh", "-c", cmd, NULL}, out, sizeof out, NULL, 0), 0,
+                     "no pcwtop under the shell");
+        kill((pid_t)atoi(out), strcmp(how, "TERM") == 0 ? SIGTERM : SIGSEGV);
+    }
+    assert_restored();
+    if (strcmp(how, "SEGV") == 0)
+        cr_assert(strstr(screen(), "exit=139"), "died of SIGSEGV:\n%s", screen());
+    else
+        cr_assert(strstr(screen(), "exit=0"), "%s", screen());
+    top_stop(&p);
+}
+
+Test(pcwtop, ctrl_c_restores_the_terminal)
+{
+    quit_by("C-c");
+}
+
+Test(pcwtop, sigterm_restores_the_terminal)
+{
+    quit_by("TERM");
+}
+
+Test(pcwtop, a_crash_restores_the_terminal)
+{
+    quit_by("SEGV");
+}
+
+/* Is there a colour (SGR 30-38, 40-48, 90-97, 100-107; 39 and 49 are the
+ * defaults) in an escape? */
+static int has_colour(const char *s)
+{
+    for (const char *p = s; (p = strstr(p, "\033[")) != NULL; p += 2) {
+        const char *q = p + 2;
+        while (*q && *q != 'm' && (size_t)(q - p) < 32) {
+            int n = atoi(q);
+            if ((n >= 30 && n <= 48 && n != 39) || (n >= 90 && n <= 107))
+                return 1;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q == ';')
+                q++;
+            else
+                break;
+        }
+    }
+    return 0;
+}
+
+static const char *screen_escapes(void)
+{
+    static char buf[1 << 16];
+    tmux_v((const char *const[]){"capture-pane", "-p", "-e", "-t", "t", NULL}, buf, sizeof buf);
+    return buf;
+}
+
+Test(pcwtop, no_colour_with_no_color_and_none_on_a_dumb_terminal)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    session(120, 40);
+    start_top("-d 0.3");
+    WAIT_FOR("alpha");
+    cr_assert(has_colour(screen_escapes()), "colours by default:\n%s", screen_escapes());
+    keys("q");
+    assert_restored();
+    /* NO_COLOR: bold and reverse only. */
+    char exe[PATH_MAX], cmd[PATH_MAX + 128];
+    pcwtop_path(exe, sizeof exe);
+    snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s -d 0.3; echo \"nc-exit=$?\"", exe);
+    type(cmd);
+    WAIT_FOR("alpha");
+    const char *e = screen_escapes();
+    cr_assert(!has_colour(e), "colour despite NO_COLOR:\n%s", e);
+    cr_assert(strstr(e, "\033[7m") || strstr(e, "\033[1m"), "no attributes at all:\n%s", e);
+    keys("q");
+    WAIT_FOR("nc-exit=0");
+    /* A dumb terminal cannot be driven: say so, use -b. */
+    snprintf(cmd, sizeof cmd, "TERM=dumb %s; echo \"dumb-exit=$?\"", exe);
+    type(cmd);
+    WAIT_FOR("dumb-exit=1");
+    cr_assert(strstr(screen(), "use -b"), "%s", screen());
+    top_stop(&p);
+}

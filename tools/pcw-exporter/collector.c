@@ -1,0 +1,835 @@
+/*
+ * tools/pcw-exporter/collector.c - a scrape (collector.h).
+ *
+ * One pcw_pdh query holds one handle, "\Set(*)\*", per exported
+ * counterset. A scrape:
+ *
+ *   1. catches up with the providers (pcw_pdh_refresh); when countersets
+ *      came or went, adds or removes handles, and rebuilds every metric
+ *      family: names made from pcw names (expo.c), the type mapping
+ *      (mapping.c), and the HELP/TYPE lines of both formats, once;
+ *   2. collects (pcw_pdh_collect) within the time left before the
+ *      scrape's deadline: callback countersets that do not answer by then
+ *      are left out and counted (pcw_pdh_get_source);
+ *   3. writes, counterset by counterset and family by family, one series
+ *      per provider instance (pcw_pdh_raw_*): the raw value, never
+ *      cooked. Each instance's label string ({instance_name=..,provider=..,
+ *      pid=..}) is built once and kept while the instance list stays the
+ *      same (pcw_pdh_raw_epoch), so a steady-state scrape only copies;
+ *   4. writes the exporter's own metrics.
+ *
+ * Names are unique by construction or left out: a family whose name (or a
+ * sample name it makes) is already taken - two pcw names that sanitise
+ * alike - is dropped and counted, in a stable order (countersets sorted by
+ * metric name), so the same family wins every time. Instances whose label
+ * strings coincide (two names that differ only in invalid bytes, or one
+ * process publishing a name twice) keep the first.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pcw/name.h>
+#include <pcw/query.h>
+#include <pcw/version.h>
+
+#include "collector.h"
+#include "log.h"
+#include "mapping.h"
+
+/* ---- structures ------------------------------------------------------------ */
+
+/* One metric family. */
+typedef struct xfam {
+    uint32_t counter; /* its counter's index in the counterset */
+    const fam_rule *rule;
+    char *name;    /* the family: pcw_<set>_<counter><infix><unit> */
+    char *s1, *s2; /* sample names: the value (name, name_total or
+                      name_sum) and a summary's name_count */
+    size_t s1_len, s2_len;
+    ebuf head[2]; /* HELP and TYPE (and UNIT) lines, per format */
+} xfam;
+
+/* One exported counterset. */
+typedef struct xset {
+    char *name;                        /* as published */
+    char stem[4 + EXPO_PART_MAX + 16]; /* "pcw_<set>" */
+    pcw_pdh_counter *h;                /* NULL: cannot be exported (logged once) */
+    int named;                         /* instances have names: instance_name label */
+    int seen;                          /* published at the last refresh */
+    int logged;                        /* why it cannot be exported was logged */
+    xfam *fam;
+    size_t nfam;
+    size_t collisions; /* families left out: names taken */
+    /* Label strings of the raw instances, valid for `epoch`. */
+    uint64_t epoch;
+    int labels_valid;
+    ebuf lab;
+    uint32_t *lab_off, *lab_len;
+    uint8_t *dup;
+    size_t lab_cap, nlab, ndup;
+} xset;
+
+struct collector {
+    pthread_mutex_t lock; /* one scrape at a time: owns what follows but errors[] */
+    pcw_pdh *q;
+    collector_options opt;
+    xset **sets;
+    size_t nsets, sets_cap;
+    int synced;   /* sets have been matched to the published ones */
+    pcw_raw *col; /* one counter's raw values for every instance */
+    size_t col_cap;
+    /* Name registry (family and sample names in use), open addressing. */
+    const char **names;
+    size_t names_cap, nnames;
+    /* Counters of the exporter's own metrics. */
+    uint64_t scrapes, timeouts;    /* under lock */
+    uint64_t errors[CAUSE_COUNT_]; /* under count_lock: also counted by
+                                      HTTP threads (collector_count) */
+    pthread_mutex_t count_lock;
+};
+
+static const char *const cause_names[CAUSE_COUNT_] = {
+    "collect", "provider", "name_collision", "duplicate_series", "busy", "encoding", "auth",
+};
+
+uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the name registry ------------------------------------------------------ */
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static int names_has(const collector *c, const char *s)
+{
+    if (!c->names_cap)
+        return 0;
+    for (size_t i = hash_str(s) & (c->names_cap - 1); c->names[i]; i = (i + 1) & (c->names_cap - 1))
+        if (strcmp(c->names[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Add s (kept by pointer: it must outlive the registry). 0 or -1. */
+static int names_add(collector *c, const char *s)
+{
+    if (2 * (c->nnames + 1) > c->names_cap) {
+        size_t cap = c->names_cap ? 2 * c->names_cap : 256;
+        const char **v = calloc(cap, sizeof *v);
+        if (!v)
+            return -1;
+        for (size_t i = 0; i < c->names_cap; i++)
+            if (c->names[i]) {
+                size_t j = hash_str(c->names[i]) & (cap - 1);
+                while (v[j])
+                    j = (j + 1) & (cap - 1);
+                v[j] = c->names[i];
+            }
+        free(c->names);
+        c->names = v;
+        c->names_cap = cap;
+    }
+    size_t i = hash_str(s) & (c->names_cap - 1);
+    while (c->names[i])
+        i = (i + 1) & (c->names_cap - 1);
+    c->names[i] = s;
+    c->nnames++;
+    return 0;
+}
+
+/* The exporter's own metric names (families and samples), taken first. */
+static const char *const self_names[] = {
+    "pcw_exporter_build_info",
+    "pcw_exporter_scrape_duration_seconds",
+    "pcw_exporter_scrape_budget_seconds",
+    "pcw_exporter_scrapes",
+    "pcw_exporter_scrapes_total",
+    "pcw_exporter_providers",
+    "pcw_exporter_providers_up",
+    "pcw_exporter_countersets",
+    "pcw_exporter_series",
+    "pcw_exporter_late_countersets",
+    "pcw_exporter_callback_timeouts",
+    "pcw_exporter_callback_timeouts_total",
+    "pcw_exporter_errors",
+    "pcw_exporter_errors_total",
+};
+
+/* ---- families ---------------------------------------------------------------- */
+
+static void fam_free(xfam *f)
+{
+    free(f->name);
+    free(f->s1);
+    free(f->s2);
+    eb_free(&f->head[0]);
+    eb_free(&f->head[1]);
+}
+
+static void set_free_fams(xset *s)
+{
+    for (size_t i = 0; i < s->nfam; i++)
+        fam_free(&s->fam[i]);
+    free(s->fam);
+    s->fam = NULL;
+    s->nfam = 0;
+}
+
+static const char *type_word(int t)
+{
+    return t == MT_COUNTER ? "counter" : t == MT_SUMMARY ? "summary" : "gauge";
+}
+
+/* The HELP and TYPE lines of f in `format`. */
+static void fam_head(xfam *f, int format, const char *help, size_t help_len)
+{
+    ebuf *b = &f->head[format];
+    /* In the text format a counter's lines name its sample (x_total); in
+     * OpenMetrics, the family (x), with a UNIT line when it has one. */
+    const char *who = format == EXPO_TEXT && f->rule->type == MT_COUNTER ? f->s1 : f->name;
+    eb_str(b, "# HELP ");
+    eb_str(b, who);
+    eb_put(b, " ", 1);
+    expo_help_text(b, help, help_len, format);
+    eb_str(b, "\n# TYPE ");
+    eb_str(b, who);
+    eb_put(b, " ", 1);
+    eb_str(b, type_word(f->rule->type));
+    eb_put(b, "\n", 1);
+    if (format == EXPO_OPENMETRICS && strcmp(f->rule->unit, "_seconds") == 0) {
+        eb_str(b, "# UNIT ");
+        eb_str(b, f->name);
+        eb_str(b, " seconds\n");
+    }
+}
+
+/* Build the families of set s from its metadata; names taken are left out
+ * (counted in s->collisions, logged). 0 or -1 (out of memory). */
+static int build_fams(collector *c, xset *s, const pcw_counterset *cs)
+{
+    set_free_fams(s);
+    s->collisions = 0;
+    s->named = pcw_instance_type_is_multi(cs->instance_type);
+    size_t cap = 0;
+    for (uint32_t k = 0; k < cs->counter_count; k++) {
+        const type_rule *r = mapping_find(cs->counters[k].type);
+        cap += r ? r->nfam : 0;
+    }
+    s->fam = calloc(cap ? cap : 1, sizeof *s->fam);
+    if (!s->fam)
+        return -1;
+    for (uint32_t k = 0; k < cs->counter_count; k++) {
+        const pcw_counter *ctr = &cs->counters[k];
+        const type_rule *r = mapping_find(ctr->type);
+        if (!r)
+            continue;
+        char part[EXPO_PART_MAX + 1];
+        if (!expo_name_part(ctr->name, part))
+            snprintf(part, sizeof part, "c%u", (unsigned)ctr->id); /* no ASCII at all */
+        const char *numerator = NULL;
+        for (uint8_t j = 0; j < r->nfam; j++) {
+            const fam_rule *fr = &r->fam[j];
+            xfam f;
+            memset(&f, 0, sizeof f);
+            f.counter = k;
+            f.rule = fr;
+            char name[sizeof s->stem + EXPO_PART_MAX + 32];
+            snprintf(name, sizeof name, "%s_%s%s%s", s->stem, part, fr->infix, fr->unit);
+            char s1[sizeof name + 8], s2[sizeof name + 8] = "";
+            snprintf(s1, sizeof s1, "%s%s", name,
+                     fr->type == MT_COUNTER   ? "_total"
+                     : fr->type == MT_SUMMARY ? "_sum"
+                                              : "");
+            if (fr->type == MT_SUMMARY)
+                snprintf(s2, sizeof s2, "%s_count", name);
+            if (names_has(c, name) || names_has(c, s1) || (s2[0] && names_has(c, s2))) {
+                s->collisions++;
+                xlog(LOG_WARN, "metric name already taken: family left out", "name", name,
+                     "counterset", s->name, "counter", ctr->name, NULL);
+                continue;
+            }
+            f.name = strdup(name);
+            f.s1 = strdup(s1);
+            f.s2 = s2[0] ? strdup(s2) : NULL;
+            if (!f.name || !f.s1 || (s2[0] && !f.s2)) {
+                fam_free(&f);
+                return -1;
+            }
+            f.s1_len = strlen(f.s1);
+            f.s2_len = f.s2 ? strlen(f.s2) : 0;
+            if (names_add(c, f.name) || names_add(c, f.s1) || (f.s2 && names_add(c, f.s2))) {
+                fam_free(&f);
+                return -1;
+            }
+            /* Help: the counter's description (or a sentence naming it),
+             * and for a base what it is the base of. */
+            ebuf help = {0};
+            if (!fr->help) {
+                if (ctr->description[0])
+                    eb_str(&help, ctr->description);
+                else
+                    eb_printf(&help, "pcw counter %s of counterset %s.", ctr->name, s->name);
+                eb_printf(&help, " (%s)",
+                          pcw_counter_type_name(ctr->type) ? pcw_counter_type_name(ctr->type)
+                                                           : "?");
+                numerator = numerator ? numerator : f.name;
+            } else {
+                eb_printf(&help, "%s %s.", fr->help, numerator ? numerator : name);
+            }
+            for (int fmt = 0; fmt < 2; fmt++)
+                fam_head(&f, fmt, help.p ? help.p : "", help.len);
+            int bad = help.failed || f.head[0].failed || f.head[1].failed;
+            eb_free(&help);
+            s->fam[s->nfam++] = f;
+            if (bad)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- sets -------------------------------------------------------------------- */
+
+static void set_free(collector *c, xset *s)
+{
+    if (s->h)
+        pcw_pdh_remove_counter(c->q, s->h);
+    set_free_fams(s);
+    eb_free(&s->lab);
+    free(s->lab_off);
+    free(s->lab_len);
+    free(s->dup);
+    free(s->name);
+    free(s);
+}
+
+static int wanted(const collector *c, const char *name)
+{
+    size_t n = strlen(name);
+    int in = c->opt.ninclude == 0;
+    for (size_t i = 0; !in && i < c->opt.ninclude; i++)
+        in = pcw_wildcard_match(c->opt.include[i], strlen(c->opt.include[i]), name, n);
+    for (size_t i = 0; in && i < c->opt.nexclude; i++)
+        in = !pcw_wildcard_match(c->opt.exclude[i], strlen(c->opt.exclude[i]), name, n);
+    return in;
+}
+
+static xset *find_set(collector *c, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < c->nsets; i++)
+        if (pcw_name_equal(c->sets[i]->name, strlen(c->sets[i]->name), name, n))
+            return c->sets[i];
+    return NULL;
+}
+
+/* The time left before the deadline, in whole milliseconds, at least 1
+ * (pcw_pdh_set_timeout reads 0 as its default). */
+static uint32_t left_ms(uint64_t deadline_ns)
+{
+    uint64_t now = mono_ns();
+    uint64_t ms = deadline_ns > now ? (deadline_ns - now) / 1000000ull : 0;
+    return ms < 1 ? 1 : ms > 3600000 ? 3600000 : (uint32_t)ms;
+}
+
+/* Give s its handle. A counterset name a path cannot carry (PDH's limits:
+ * no '(', ')', '\', and no wildcard) or one without any counter to show
+ * stays without, logged once. */
+static void attach(collector *c, xset *s, uint64_t deadline_ns)
+{
+    const char *why = NULL;
+    if (strpbrk(s->name, "()\\*?"))
+        why = "its name has a character counter paths cannot carry: ( ) \\ * ?";
+    char path[PCW_PATH_MAX];
+    if (!why && (size_t)snprintf(path, sizeof path, "\\%s(*)\\*", s->name) >= sizeof path)
+        why = "its name is too long for a counter path";
+    pcw_path_error err;
+    if (!why) {
+        pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
+        if (pcw_pdh_add_counter(c->q, path, &s->h, &err) != PCW_OK) {
+            s->h = NULL;
+            why = err.message;
+        }
+    }
+    if (why && !s->logged) {
+        xlog(LOG_WARN, "counterset not exported", "counterset", s->name, "reason", why, NULL);
+        s->logged = 1;
+    }
+}
+
+static int cmp_sets(const void *a, const void *b)
+{
+    const xset *x = *(xset *const *)a, *y = *(xset *const *)b;
+    int r = strcmp(x->stem, y->stem);
+    return r ? r : strcmp(x->name, y->name);
+}
+
+/* Match the sets to what is published now: new ones get a handle, gone
+ * ones go, and every family is rebuilt (metadata may have changed). */
+static int sync_sets(collector *c, uint64_t deadline_ns)
+{
+    pcw_consumer *con = pcw_pdh_consumer(c->q);
+    for (size_t i = 0; i < c->nsets; i++)
+        c->sets[i]->seen = 0;
+    size_t n = pcw_consumer_counterset_count(con);
+    for (size_t i = 0; i < n; i++) {
+        const pcw_merged_counterset *m = pcw_consumer_counterset(con, i);
+        const char *name = m->meta->name;
+        if (!wanted(c, name))
+            continue;
+        xset *s = find_set(c, name);
+        if (!s) {
+            if (c->nsets == c->sets_cap) {
+                size_t cap = c->sets_cap ? 2 * c->sets_cap : 16;
+                xset **v = realloc(c->sets, cap * sizeof *v);
+                if (!v)
+                    return -1;
+                c->sets = v;
+                c->sets_cap = cap;
+            }
+            if (!(s = calloc(1, sizeof *s)) || !(s->name = strdup(name))) {
+                free(s);
+                return -1;
+            }
+            char part[EXPO_PART_MAX + 1];
+            if (expo_name_part(name, part))
+                snprintf(s->stem, sizeof s->stem, "pcw_%s", part);
+            else /* no ASCII at all: a stable stand-in */
+                snprintf(s->stem, sizeof s->stem, "pcw_x%08x",
+                         (unsigned)(pcw_name_hash(name, strlen(name)) & 0xffffffffu));
+            c->sets[c->nsets++] = s;
+            xlog(LOG_INFO, "counterset found", "counterset", name, NULL);
+        }
+        s->seen = 1;
+        if (!s->h)
+            attach(c, s, deadline_ns);
+    }
+    for (size_t i = 0; i < c->nsets;) {
+        if (c->sets[i]->seen) {
+            i++;
+            continue;
+        }
+        xlog(LOG_INFO, "counterset gone", "counterset", c->sets[i]->name, NULL);
+        set_free(c, c->sets[i]);
+        c->sets[i] = c->sets[--c->nsets];
+    }
+    if (c->nsets > 1)
+        qsort(c->sets, c->nsets, sizeof *c->sets, cmp_sets);
+    /* Families: every name again, in the sorted order. */
+    free(c->names);
+    c->names = NULL;
+    c->names_cap = c->nnames = 0;
+    for (size_t i = 0; i < sizeof self_names / sizeof self_names[0]; i++)
+        if (names_add(c, self_names[i]))
+            return -1;
+    for (size_t i = 0; i < c->nsets; i++) {
+        xset *s = c->sets[i];
+        s->labels_valid = 0;
+        if (!s->h) {
+            set_free_fams(s);
+            continue;
+        }
+        const pcw_merged_counterset *m = pcw_consumer_find_counterset(con, s->name);
+        if (m && build_fams(c, s, m->meta))
+            return -1;
+    }
+    c->synced = 1;
+    return 0;
+}
+
+/* ---- labels ------------------------------------------------------------------ */
+
+static int grow_labels(xset *s, size_t n)
+{
+    if (n <= s->lab_cap)
+        return 0;
+    size_t cap = s->lab_cap ? s->lab_cap : 64;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *o = realloc(s->lab_off, cap * sizeof *o);
+    if (!o)
+        return -1;
+    s->lab_off = o;
+    uint32_t *l = realloc(s->lab_len, cap * sizeof *l);
+    if (!l)
+        return -1;
+    s->lab_len = l;
+    uint8_t *d = realloc(s->dup, cap);
+    if (!d)
+        return -1;
+    s->dup = d;
+    s->lab_cap = cap;
+    return 0;
+}
+
+/* Build the label string of every raw instance of s; mark the ones whose
+ * labels an earlier instance already has. 0 or -1. */
+static int build_labels(xset *s)
+{
+    size_t n = pcw_pdh_raw_count(s->h);
+    if (grow_labels(s, n ? n : 1))
+        return -1;
+    s->lab.len = 0;
+    s->nlab = n;
+    s->ndup = 0;
+    /* Duplicates: a hash table of label strings, only while building. */
+    size_t hcap = 16;
+    while (hcap < 2 * n)
+        hcap *= 2;
+    uint32_t *ht = calloc(hcap, sizeof *ht);
+    if (!ht)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        pcw_pdh_raw_instance ri;
+        if (pcw_pdh_raw_instance_at(s->h, i, &ri) != PCW_OK) {
+            free(ht);
+            return -1;
+        }
+        size_t at = s->lab.len;
+        eb_put(&s->lab, "{", 1);
+        if (s->named) {
+            eb_str(&s->lab, "instance_name=\"");
+            expo_label_value(&s->lab, ri.name, ri.name_len);
+            eb_str(&s->lab, "\",");
+        }
+        eb_str(&s->lab, "provider=\"");
+        expo_label_value(&s->lab, ri.provider, strlen(ri.provider));
+        char pid[32];
+        snprintf(pid, sizeof pid, "\",pid=\"%d\"}", (int)ri.pid);
+        eb_str(&s->lab, pid);
+        if (s->lab.failed || s->lab.len - at > UINT32_MAX || s->lab.len > UINT32_MAX) {
+            free(ht);
+            return -1;
+        }
+        s->lab_off[i] = (uint32_t)at;
+        s->lab_len[i] = (uint32_t)(s->lab.len - at);
+        s->dup[i] = 0;
+        const char *str = s->lab.p + at;
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (uint32_t k = 0; k < s->lab_len[i]; k++) {
+            h ^= (unsigned char)str[k];
+            h *= 0x100000001b3ull;
+        }
+        size_t j = h & (hcap - 1);
+        for (; ht[j]; j = (j + 1) & (hcap - 1)) {
+            size_t o = ht[j] - 1;
+            if (s->lab_len[o] == s->lab_len[i] &&
+                memcmp(s->lab.p + s->lab_off[o], str, s->lab_len[i]) == 0) {
+                s->dup[i] = 1;
+                s->ndup++;
+                break;
+            }
+        }
+        if (!s->dup[i])
+            ht[j] = (uint32_t)i + 1;
+    }
+    free(ht);
+    s->epoch = pcw_pdh_raw_epoch(s->h);
+    s->labels_valid = 1;
+    return 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+/* The value of rule `v` from raw sample r into at; NULL when it has none
+ * (no data, a zero time base). */
+static char *value(char *at, int v, const pcw_raw *r)
+{
+    switch (v) {
+    case V_X:
+        return expo_u64(at, r->first);
+    case V_B:
+        return expo_u64(at, r->second);
+    case V_MULTI:
+        return expo_u64(at, r->multi);
+    case V_X_TB:
+        return r->freq ? expo_ratio(at, r->first, r->freq, 0) : NULL;
+    case V_B_TB:
+        return r->freq ? expo_ratio(at, r->second, r->freq, 0) : NULL;
+    case V_ELAPSED:
+        if (!r->freq)
+            return NULL;
+        return r->second >= r->first ? expo_ratio(at, r->second - r->first, r->freq, 0)
+                                     : expo_ratio(at, r->first - r->second, r->freq, 1);
+    }
+    return NULL;
+}
+
+/* One series line: sample, labels, value. Returns 1 if written. */
+static inline int series(ebuf *out, const char *sample, size_t slen, const char *lab, size_t llen,
+                         int v, const pcw_raw *r)
+{
+    if (!eb_need(out, slen + llen + EXPO_NUM_MAX + 2))
+        return 0;
+    char *at = out->p + out->len;
+    memcpy(at, sample, slen);
+    memcpy(at + slen, lab, llen);
+    at += slen + llen;
+    *at++ = ' ';
+    char *end = value(at, v, r);
+    if (!end)
+        return 0;
+    *end++ = '\n';
+    out->len = (size_t)(end - out->p);
+    return 1;
+}
+
+/* Every family of s with the values of its first n instances (0: the
+ * HELP and TYPE lines only); returns the series written. */
+static size_t write_set(collector *c, xset *s, ebuf *out, int format, size_t n)
+{
+    size_t written = 0;
+    if (n > c->col_cap) {
+        pcw_raw *v = realloc(c->col, n * sizeof *v);
+        if (!v) {
+            out->failed = 1;
+            return 0;
+        }
+        c->col = v;
+        c->col_cap = n;
+    }
+    uint32_t have = UINT32_MAX; /* the counter c->col holds */
+    for (size_t f = 0; f < s->nfam; f++) {
+        const xfam *x = &s->fam[f];
+        eb_put(out, x->head[format].p, x->head[format].len);
+        if (!n)
+            continue;
+        if (have != x->counter) {
+            if (pcw_pdh_raw_column(s->h, x->counter, c->col) != PCW_OK)
+                continue;
+            have = x->counter;
+        }
+        const fam_rule *r = x->rule;
+        for (size_t i = 0; i < n; i++) {
+            const pcw_raw *raw = &c->col[i];
+            if (s->dup[i] || raw->status != PCW_CSTATUS_VALID)
+                continue;
+            const char *lab = s->lab.p + s->lab_off[i];
+            if (series(out, x->s1, x->s1_len, lab, s->lab_len[i], r->value, raw)) {
+                written++;
+                if (r->type == MT_SUMMARY)
+                    series(out, x->s2, x->s2_len, lab, s->lab_len[i], r->count, raw);
+            }
+        }
+    }
+    return written;
+}
+
+/* A self-metric with its HELP and TYPE lines. */
+static void self_head(ebuf *b, int format, const char *name, const char *type, const char *help)
+{
+    int counter = strcmp(type, "counter") == 0;
+    const char *who = name;
+    char total[96];
+    if (counter && format == EXPO_TEXT) {
+        snprintf(total, sizeof total, "%s_total", name);
+        who = total;
+    }
+    eb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", who, help, who, type);
+    if (format == EXPO_OPENMETRICS && strstr(name, "_seconds"))
+        eb_printf(b, "# UNIT %s seconds\n", name);
+}
+
+static void self_u64(ebuf *b, int format, const char *name, const char *type, const char *help,
+                     uint64_t v)
+{
+    self_head(b, format, name, type, help);
+    eb_printf(b, "%s%s %llu\n", name, strcmp(type, "counter") == 0 ? "_total" : "",
+              (unsigned long long)v);
+}
+
+/* Count n errors of `cause`: under count_lock, which the HTTP threads take
+ * too (collector_count) - the scrape's own lock does not cover errors[]. */
+static void count_n(collector *c, int cause, uint64_t n)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&c->count_lock);
+    c->errors[cause] += n;
+    pthread_mutex_unlock(&c->count_lock);
+}
+
+/* ---- the scrape ---------------------------------------------------------------- */
+
+int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
+{
+    uint64_t start = mono_ns();
+    /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from
+     * now (a clock step during the wait moves it; the wait stays bounded).
+     * Not pthread_mutex_clocklock, which ThreadSanitizer does not know. */
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t at = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec +
+                  (deadline_ns > start ? deadline_ns - start : 0);
+    struct timespec dl = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
+    int lr = pthread_mutex_timedlock(&c->lock, &dl);
+    if (lr != 0) {
+        collector_count(c, CAUSE_BUSY);
+        return -2;
+    }
+    c->scrapes++;
+    uint64_t budget_ns = deadline_ns > start ? deadline_ns - start : 0;
+    /* 1. Catch up with the providers. */
+    pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
+    int rc = pcw_pdh_refresh(c->q);
+    if (rc < 0) {
+        count_n(c, CAUSE_COLLECT, 1);
+        xlog(LOG_ERROR, "cannot read the providers", "err", pcw_status_str(rc), NULL);
+    } else if ((rc == 1 || !c->synced) && sync_sets(c, deadline_ns) != 0) {
+        count_n(c, CAUSE_COLLECT, 1);
+        xlog(LOG_ERROR, "out of memory matching countersets", NULL);
+        c->synced = 0;
+    }
+    /* 2. Collect within what is left. */
+    pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
+    int collected = (rc = pcw_pdh_collect(c->q, NULL)) == PCW_OK;
+    if (!collected) {
+        count_n(c, CAUSE_COLLECT, 1);
+        xlog(LOG_ERROR, "collection failed", "err", pcw_status_str(rc), NULL);
+    }
+    /* 3. The counters. */
+    size_t series_n = 0, late_sets = 0, exported = 0;
+    for (size_t i = 0; i < c->nsets; i++) {
+        xset *s = c->sets[i];
+        if (!s->h)
+            continue;
+        exported++;
+        count_n(c, CAUSE_COLLISION, s->collisions);
+        int late = 0;
+        size_t nsrc = pcw_pdh_source_count(s->h);
+        for (size_t j = 0; j < nsrc; j++) {
+            pcw_pdh_source src;
+            if (pcw_pdh_get_source(s->h, j, &src) != PCW_OK || src.status == PCW_OK ||
+                src.status == PCW_E_PROVIDER_EXITED)
+                continue;
+            if (src.status == PCW_E_TIMEOUT) {
+                c->timeouts++;
+                late = 1;
+                char pid[16];
+                snprintf(pid, sizeof pid, "%d", (int)src.pid);
+                xlog(LOG_DEBUG, "provider late: left out of this scrape", "counterset", s->name,
+                     "provider", src.provider, "pid", pid, NULL);
+            } else {
+                count_n(c, CAUSE_PROVIDER, 1);
+                xlog(LOG_WARN, "provider failed", "counterset", s->name, "provider", src.provider,
+                     "err", pcw_status_str(src.status), NULL);
+            }
+        }
+        late_sets += late;
+        if (collected &&
+            (!s->labels_valid || s->epoch != pcw_pdh_raw_epoch(s->h) ||
+             s->nlab != pcw_pdh_raw_count(s->h)) &&
+            build_labels(s) != 0) {
+            s->labels_valid = 0;
+            out->failed = 1;
+            break;
+        }
+        count_n(c, CAUSE_DUPLICATE, s->ndup);
+        /* After a failed collection there are no trustworthy rows: the
+         * HELP and TYPE lines only. */
+        series_n += write_set(c, s, out, format, collected ? s->nlab : 0);
+    }
+    /* 4. The exporter's own metrics. */
+    pcw_consumer *con = pcw_pdh_consumer(c->q);
+    size_t providers = pcw_consumer_segment_count(con), up = 0;
+    for (size_t i = 0; i < providers; i++)
+        up += pcw_segment_alive(pcw_consumer_segment(con, i)) == PCW_OK;
+    self_head(out, format, "pcw_exporter_build_info", "gauge",
+              "The exporter's version; the value is 1.");
+    eb_printf(out, "pcw_exporter_build_info{version=\"%s\"} 1\n", PCW_VERSION_STRING);
+    self_u64(out, format, "pcw_exporter_providers", "gauge",
+             "pcw providers (segments) the exporter sees.", providers);
+    self_u64(out, format, "pcw_exporter_providers_up", "gauge",
+             "pcw providers whose process is running.", up);
+    self_u64(out, format, "pcw_exporter_countersets", "gauge", "Countersets exported.", exported);
+    self_u64(out, format, "pcw_exporter_series", "gauge", "Series of pcw counters in this scrape.",
+             series_n);
+    self_u64(out, format, "pcw_exporter_late_countersets", "gauge",
+             "Countersets with a callback provider left out of this scrape: it did not answer "
+             "within the scrape's time.",
+             late_sets);
+    self_u64(out, format, "pcw_exporter_callback_timeouts", "counter",
+             "Callback providers' parts left out of scrapes because they did not answer in time.",
+             c->timeouts);
+    self_u64(out, format, "pcw_exporter_scrapes", "counter", "Scrapes served.", c->scrapes);
+    self_head(out, format, "pcw_exporter_errors", "counter",
+              "Errors by cause: collect, provider (a provider's part failed), name_collision "
+              "(a family left out), duplicate_series (a series left out), busy (a scrape waited "
+              "past its time for another), encoding, auth (refused credentials).");
+    pthread_mutex_lock(&c->count_lock);
+    for (int k = 0; k < CAUSE_COUNT_; k++)
+        eb_printf(out, "pcw_exporter_errors_total{cause=\"%s\"} %llu\n", cause_names[k],
+                  (unsigned long long)c->errors[k]);
+    pthread_mutex_unlock(&c->count_lock);
+    self_head(out, format, "pcw_exporter_scrape_budget_seconds", "gauge",
+              "Time this scrape could wait for callback providers.");
+    eb_printf(out, "pcw_exporter_scrape_budget_seconds %.3f\n", (double)budget_ns / 1e9);
+    self_head(out, format, "pcw_exporter_scrape_duration_seconds", "gauge",
+              "Time this scrape took to collect and write the series above.");
+    eb_printf(out, "pcw_exporter_scrape_duration_seconds %.6f\n",
+              (double)(mono_ns() - start) / 1e9);
+    if (format == EXPO_OPENMETRICS)
+        eb_str(out, "# EOF\n");
+    pthread_mutex_unlock(&c->lock);
+    return out->failed ? -1 : 0;
+}
+
+void collector_count(collector *c, int cause)
+{
+    count_n(c, cause, 1);
+}
+
+/* ---- open / close ------------------------------------------------------------- */
+
+int collector_open(collector **out, const collector_options *o)
+{
+    collector *c = calloc(1, sizeof *c);
+    if (!c)
+        return PCW_E_NO_MEMORY;
+    c->opt = *o;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->count_lock, NULL);
+    pcw_consumer_options co = {0};
+    co.dir = o->dir;
+    co.all_users = o->all_users;
+    int rc = pcw_pdh_open(&c->q, &co);
+    if (rc != PCW_OK) {
+        pthread_mutex_destroy(&c->lock);
+        pthread_mutex_destroy(&c->count_lock);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return PCW_OK;
+}
+
+void collector_close(collector *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nsets; i++)
+        set_free(c, c->sets[i]);
+    free(c->sets);
+    free(c->names);
+    free(c->col);
+    pcw_pdh_close(c->q);
+    pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->count_lock);
+    free(c);
+}

@@ -1,0 +1,617 @@
+/*
+ * tools/pcw-exporter/http.c - libmicrohttpd serving the exposition
+ * (http.h).
+ *
+ * Each connection has its own thread (MHD_USE_THREAD_PER_CONNECTION), so
+ * a landing-page request never waits behind a scrape; scrapes wait for
+ * each other in the collector, each until its own deadline. A scrape's
+ * output is written into a buffer taken from a small pool and handed to
+ * libmicrohttpd without a copy; the buffer goes back to the pool when the
+ * response has been sent (pool_put), so a steady state allocates nothing.
+ */
+#define _GNU_SOURCE 1
+#include <arpa/inet.h>
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <zlib.h>
+
+#include <pcw/version.h>
+
+#include "auth.h"
+#include "http.h"
+#include "log.h"
+
+#define MAX_LISTEN 16
+#define POOL_MAX   4
+
+typedef struct outbuf {
+    struct outbuf *next;
+    struct http_server *srv;
+    ebuf text, gz;
+} outbuf;
+
+struct http_server {
+    http_options o;
+    struct MHD_Daemon *d[MAX_LISTEN];
+    size_t nd;
+    auth *auth;
+    char *cert, *key, *ca, *priorities;
+    char *landing;
+    size_t landing_len;
+    pthread_mutex_t pool_lock; /* guards pool, npool */
+    outbuf *pool;
+    size_t npool;
+};
+
+/* ---- the buffer pool --------------------------------------------------------- */
+
+static outbuf *pool_get(http_server *s)
+{
+    pthread_mutex_lock(&s->pool_lock);
+    outbuf *b = s->pool;
+    if (b) {
+        s->pool = b->next;
+        s->npool--;
+    }
+    pthread_mutex_unlock(&s->pool_lock);
+    if (!b && (b = calloc(1, sizeof *b)) != NULL)
+        b->srv = s;
+    if (b) {
+        b->text.len = b->gz.len = 0;
+        b->text.failed = b->gz.failed = 0;
+    }
+    return b;
+}
+
+/* libmicrohttpd is done with a response's buffer. */
+static void pool_put(void *cls)
+{
+    outbuf *b = cls;
+    http_server *s = b->srv;
+    pthread_mutex_lock(&s->pool_lock);
+    if (s->npool < POOL_MAX) {
+        b->next = s->pool;
+        s->pool = b;
+        s->npool++;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&s->pool_lock);
+    if (b) {
+        eb_free(&b->text);
+        eb_free(&b->gz);
+        free(b);
+    }
+}
+
+/* ---- negotiation ------------------------------------------------------------- */
+
+/* Walk a header's comma-separated entries: for each, fn(type, type_len,
+ * q, version or NULL). */
+static void each_entry(const char *h,
+                       void (*fn)(const char *, size_t, double, const char *, size_t, void *),
+                       void *arg)
+{
+    while (h && *h) {
+        const char *end = strchr(h, ',');
+        if (!end)
+            end = h + strlen(h);
+        const char *p = h;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *t = p;
+        while (p < end && *p != ';' && *p != ' ' && *p != '\t')
+            p++;
+        size_t tl = (size_t)(p - t);
+        double q = 1.0;
+        const char *ver = NULL;
+        size_t vl = 0;
+        while (p < end) {
+            while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
+                p++;
+            const char *k = p;
+            while (p < end && *p != '=' && *p != ';')
+                p++;
+            size_t kl = (size_t)(p - k);
+            if (p < end && *p == '=') {
+                const char *v = ++p;
+                while (p < end && *p != ';')
+                    p++;
+                size_t vlen = (size_t)(p - v);
+                while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+                    vlen--;
+                if (kl == 1 && (*k == 'q' || *k == 'Q'))
+                    q = strtod(v, NULL);
+                else if (kl == 7 && strncasecmp(k, "version", 7) == 0)
+                    ver = v, vl = vlen;
+            }
+        }
+        if (tl)
+            fn(t, tl, isfinite(q) ? q : 0, ver, vl, arg);
+        h = *end ? end + 1 : end;
+    }
+}
+
+typedef struct neg {
+    double om, text;
+    const char *om_version;
+} neg;
+
+static int is(const char *t, size_t n, const char *s)
+{
+    return n == strlen(s) && strncasecmp(t, s, n) == 0;
+}
+
+static void neg_entry(const char *t, size_t n, double q, const char *v, size_t vl, void *arg)
+{
+    neg *g = arg;
+    if (is(t, n, "application/openmetrics-text")) {
+        const char *ver = !v || (vl == 5 && strncmp(v, "1.0.0", 5) == 0) ? "1.0.0"
+                          : vl == 5 && strncmp(v, "0.0.1", 5) == 0       ? "0.0.1"
+                                                                         : NULL;
+        if (ver && q > g->om) {
+            g->om = q;
+            g->om_version = ver;
+        }
+    } else if (is(t, n, "text/plain") || is(t, n, "text/*") || is(t, n, "*/*")) {
+        if ((!v || (vl == 5 && strncmp(v, "0.0.4", 5) == 0)) && q > g->text)
+            g->text = q;
+    }
+}
+
+int http_negotiate(const char *accept, const char **om_version)
+{
+    neg g = {0, 0, "1.0.0"};
+    each_entry(accept, neg_entry, &g);
+    *om_version = g.om_version;
+    return g.om > 0 && g.om >= g.text ? EXPO_OPENMETRICS : EXPO_TEXT;
+}
+
+static void gzip_entry(const char *t, size_t n, double q, const char *v, size_t vl, void *arg)
+{
+    (void)v, (void)vl;
+    if (is(t, n, "gzip") && q > 0)
+        *(int *)arg = 1;
+}
+
+int http_accepts_gzip(const char *accept_encoding)
+{
+    int yes = 0;
+    each_entry(accept_encoding, gzip_entry, &yes);
+    return yes;
+}
+
+/* ---- responses --------------------------------------------------------------- */
+
+static void add_headers(http_server *s, struct MHD_Response *r)
+{
+    for (size_t i = 0; s->o.web && i < s->o.web->nheaders; i++)
+        MHD_add_response_header(r, s->o.web->headers[i].name, s->o.web->headers[i].value);
+}
+
+static enum MHD_Result simple(http_server *s, struct MHD_Connection *conn, unsigned status,
+                              const char *type, const char *body)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    add_headers(s, r);
+    enum MHD_Result rc = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* gzip text into gz; 0 or -1. */
+static int compress_gzip(const ebuf *text, ebuf *gz)
+{
+    if (text->len > UINT32_MAX / 2)
+        return -1;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* Level 1: a scrape's text is repetitive enough that the fastest level
+     * already shrinks it about tenfold. 15 + 16: a gzip wrapper. */
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    size_t bound = deflateBound(&z, (uLong)text->len);
+    gz->len = 0;
+    if (!eb_need(gz, bound)) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = (Bytef *)text->p;
+    z.avail_in = (uInt)text->len;
+    z.next_out = (Bytef *)gz->p;
+    z.avail_out = (uInt)bound;
+    int rc = deflate(&z, Z_FINISH);
+    gz->len = z.total_out;
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
+{
+    const char *omv;
+    int format = http_negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"), &omv);
+    int gzip = http_accepts_gzip(
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+    /* The scrape's time: ours, or less when the scraper will give up
+     * sooner (its timeout minus the offset the response needs). */
+    double budget = s->o.timeout;
+    const char *ts =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Prometheus-Scrape-Timeout-Seconds");
+    if (ts) {
+        char *end;
+        double t = strtod(ts, &end);
+        if (end != ts && isfinite(t) && t > 0) {
+            double b = t - s->o.timeout_offset;
+            if (b <= 0)
+                b = t / 2;
+            if (b < budget)
+                budget = b;
+        }
+    }
+    uint64_t deadline = mono_ns() + (uint64_t)(budget * 1e9);
+    outbuf *b = pool_get(s);
+    if (!b)
+        return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
+    int rc = collector_scrape(s->o.coll, &b->text, format, deadline);
+    if (rc != 0) {
+        pool_put(b);
+        if (rc == -2)
+            return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                          "another scrape held the collector past this one's time\n");
+        return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
+    }
+    const ebuf *body = &b->text;
+    if (gzip) {
+        if (compress_gzip(&b->text, &b->gz) == 0) {
+            body = &b->gz;
+        } else {
+            gzip = 0;
+            collector_count(s->o.coll, CAUSE_ENCODING);
+        }
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->p, pool_put, b);
+    if (!r) {
+        pool_put(b);
+        return MHD_NO;
+    }
+    char type[96];
+    if (format == EXPO_OPENMETRICS)
+        snprintf(type, sizeof type, "application/openmetrics-text; version=%s; charset=utf-8", omv);
+    else
+        snprintf(type, sizeof type, "text/plain; version=0.0.4; charset=utf-8");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+    if (gzip)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+    add_headers(s, r);
+    enum MHD_Result qr = MHD_queue_response(conn, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return qr;
+}
+
+/* With client_auth_type RequireAndVerifyClientCert: did the client present
+ * a certificate that the client CA signed? */
+static int client_cert_ok(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (!ci || !ci->tls_session)
+        return 0;
+    gnutls_session_t sess = (gnutls_session_t)ci->tls_session;
+    unsigned n = 0, status = 0;
+    if (!gnutls_certificate_get_peers(sess, &n) || n == 0)
+        return 0;
+    return gnutls_certificate_verify_peers2(sess, &status) == 0 && status == 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **ctx)
+{
+    static int started;
+    (void)version, (void)upload;
+    http_server *s = cls;
+    if (!*ctx) { /* headers in: wait for the (ignored) body */
+        *ctx = &started;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    xlog(LOG_DEBUG, "request", "method", method, "path", url, NULL);
+    if (s->o.web && s->o.web->client_auth == CLIENT_REQUIRE_VERIFY && !client_cert_ok(conn)) {
+        collector_count(s->o.coll, CAUSE_AUTH);
+        return simple(s, conn, MHD_HTTP_FORBIDDEN, "text/plain",
+                      "a client certificate signed by the configured CA is required\n");
+    }
+    if (s->auth) {
+        char *pass = NULL;
+        char *user = MHD_basic_auth_get_username_password(conn, &pass);
+        int ok = auth_check(s->auth, user, pass);
+        if (pass) {
+            explicit_bzero(pass, strlen(pass));
+            MHD_free(pass);
+        }
+        if (user)
+            MHD_free(user);
+        if (!ok) {
+            collector_count(s->o.coll, CAUSE_AUTH);
+            const char *body = "Unauthorized\n";
+            struct MHD_Response *r =
+                MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+            if (!r)
+                return MHD_NO;
+            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+            add_headers(s, r);
+            enum MHD_Result rc = MHD_queue_basic_auth_fail_response(conn, "pcw-exporter", r);
+            MHD_destroy_response(r);
+            return rc;
+        }
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return simple(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+                      "only GET and HEAD are served\n");
+    if (strcmp(url, s->o.telemetry_path) == 0)
+        return metrics(s, conn);
+    if (strcmp(url, "/") == 0)
+        return simple(s, conn, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
+    return simple(s, conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+}
+
+/* ---- starting ---------------------------------------------------------------- */
+
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = 0;
+    xlog(LOG_DEBUG, "libmicrohttpd", "detail", msg, NULL);
+}
+
+static char *read_whole(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    ebuf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (1u << 24))
+        eb_put(&b, chunk, n);
+    fclose(f);
+    eb_put(&b, "", 1);
+    if (b.failed) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        eb_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
+/* "host:port", "[v6]:port" or ":port" -> a socket address; *any when the
+ * host part is empty (every interface, both families). */
+static int parse_listen(const char *a, struct sockaddr_storage *ss, int *any, char *err,
+                        size_t errlen)
+{
+    char host[256];
+    const char *port;
+    memset(ss, 0, sizeof *ss);
+    *any = 0;
+    if (a[0] == '[') {
+        const char *close = strchr(a, ']');
+        if (!close || close[1] != ':' || (size_t)(close - a - 1) >= sizeof host)
+            goto bad;
+        memcpy(host, a + 1, (size_t)(close - a - 1));
+        host[close - a - 1] = 0;
+        port = close + 2;
+    } else {
+        const char *colon = strrchr(a, ':');
+        if (!colon || (size_t)(colon - a) >= sizeof host || memchr(a, ':', (size_t)(colon - a)))
+            goto bad;
+        memcpy(host, a, (size_t)(colon - a));
+        host[colon - a] = 0;
+        port = colon + 1;
+    }
+    char *end;
+    errno = 0;
+    unsigned long p = strtoul(port, &end, 10);
+    if (!*port || *end || errno || p > 65535)
+        goto bad;
+    if (!host[0]) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_addr = in6addr_any;
+        s6->sin6_port = htons((uint16_t)p);
+        *any = 1;
+        return 0;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g != 0 || !res) {
+        snprintf(err, errlen, "listen address \"%s\": %s", a, gai_strerror(g));
+        return -1;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+bad:
+    snprintf(err, errlen,
+             "listen address \"%s\" is not host:port, [ipv6]:port or :port (every interface)", a);
+    return -1;
+}
+
+static void landing_page(http_server *s)
+{
+    ebuf b = {0};
+    eb_str(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pcw exporter</title>"
+               "</head>\n<body>\n<h1>pcw exporter</h1>\n<p>Performance counters of the pcw "
+               "providers on this host, for Prometheus.</p>\n<p>Version ");
+    eb_str(&b, PCW_VERSION_STRING);
+    eb_str(&b, "</p>\n<ul><li><a href=\"");
+    for (const char *p = s->o.telemetry_path; *p; p++) {
+        if (*p == '&')
+            eb_str(&b, "&amp;");
+        else if (*p == '"')
+            eb_str(&b, "&quot;");
+        else if (*p == '<')
+            eb_str(&b, "&lt;");
+        else
+            eb_put(&b, p, 1);
+    }
+    eb_str(&b, "\">Metrics</a></li></ul>\n</body></html>\n");
+    eb_put(&b, "", 1);
+    s->landing = b.p;
+    s->landing_len = b.len ? b.len - 1 : 0;
+}
+
+int http_start(http_server **out, const http_options *o, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (o->nlisten == 0 || o->nlisten > MAX_LISTEN) {
+        snprintf(err, errlen, "between 1 and %d listen addresses", MAX_LISTEN);
+        return -1;
+    }
+    http_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->o = *o;
+    pthread_mutex_init(&s->pool_lock, NULL);
+    landing_page(s);
+    const web_config *w = o->web;
+    int tls = web_config_tls(w);
+    if (tls) {
+        if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+            snprintf(err, errlen, "this libmicrohttpd has no TLS support");
+            goto fail;
+        }
+        if (!(s->cert = read_whole(w->cert_file, err, errlen)) ||
+            !(s->key = read_whole(w->key_file, err, errlen)))
+            goto fail;
+        if (w->client_ca_file && !(s->ca = read_whole(w->client_ca_file, err, errlen)))
+            goto fail;
+        int lo = w->min_version ? w->min_version : 12, hi = w->max_version ? w->max_version : 13;
+        ebuf p = {0};
+        eb_str(&p, "NORMAL:-VERS-ALL");
+        for (int v = hi; v >= lo; v--)
+            eb_printf(&p, ":+VERS-TLS1.%d", v - 10);
+        eb_put(&p, "", 1);
+        s->priorities = p.p;
+    }
+    if (auth_open(&s->auth, w) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < o->nlisten; i++) {
+        struct sockaddr_storage ss;
+        int any;
+        if (parse_listen(o->listen[i], &ss, &any, err, errlen))
+            goto fail;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                         MHD_USE_POLL | MHD_USE_ERROR_LOG;
+        if (ss.ss_family == AF_INET6)
+            flags |= MHD_USE_IPv6;
+        if (any)
+            flags |= MHD_USE_DUAL_STACK;
+        if (tls)
+            flags |= MHD_USE_TLS;
+        struct MHD_OptionItem opts[12];
+        int k = 0;
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 120, NULL};
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL};
+        if (o->max_requests)
+            opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+                                                (intptr_t)o->max_requests, NULL};
+        if (tls) {
+            opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert};
+            opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key};
+            opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, s->priorities};
+            if (s->ca)
+                opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, s->ca};
+        }
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+        struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_ARRAY,
+                                                opts, MHD_OPTION_END);
+        if (!d) {
+            snprintf(err, errlen,
+                     "cannot listen on %s (address in use, not local, or a TLS key and "
+                     "certificate that do not load)",
+                     o->listen[i]);
+            goto fail;
+        }
+        s->d[s->nd++] = d;
+        const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+        char addr[300], host[INET6_ADDRSTRLEN] = "";
+        unsigned port = di ? di->port : 0;
+        if (any)
+            snprintf(addr, sizeof addr, "[::]:%u", port);
+        else if (ss.ss_family == AF_INET6)
+            snprintf(
+                addr, sizeof addr, "[%s]:%u",
+                inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host),
+                port);
+        else
+            snprintf(addr, sizeof addr, "%s:%u",
+                     inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host),
+                     port);
+        xlog(LOG_INFO, "Listening on", "address", addr, "tls", tls ? "true" : "false", NULL);
+    }
+    *out = s;
+    return 0;
+fail:
+    http_stop(s);
+    return -1;
+}
+
+void http_stop(http_server *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nd; i++)
+        MHD_stop_daemon(s->d[i]);
+    auth_close(s->auth);
+    while (s->pool) {
+        outbuf *b = s->pool;
+        s->pool = b->next;
+        eb_free(&b->text);
+        eb_free(&b->gz);
+        free(b);
+    }
+    if (s->key)
+        explicit_bzero(s->key, strlen(s->key));
+    free(s->cert);
+    free(s->key);
+    free(s->ca);
+    free(s->priorities);
+    free(s->landing);
+    pthread_mutex_destroy(&s->pool_lock);
+    free(s);
+}

@@ -1,0 +1,277 @@
+/*
+ * pcw-exporter - every pcw provider's counters on this host, for
+ * Prometheus (and anything that scrapes its formats: OpenTelemetry,
+ * VictoriaMetrics), the way node_exporter and windows_exporter export
+ * theirs.
+ *
+ *   main.c       flags, start, signals
+ *   http.c       libmicrohttpd: routes, negotiation, gzip, TLS, auth
+ *   webconfig.c  --web.config.file (exporter-toolkit's format, libyaml)
+ *   auth.c       basic authentication against bcrypt hashes
+ *   collector.c  one scrape: the query layer to the exposition
+ *   mapping.c    counter types -> metric families: the one table
+ *   expo.c       names, escaping, numbers
+ *   log.c        logfmt / JSON logging
+ *
+ * README.md and docs/exporter.md document it. Exit status: 0 after SIGINT
+ * or SIGTERM, 1 when it cannot start (the log says why), 2 usage error.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcw/types.h>
+#include <pcw/version.h>
+
+#include "collector.h"
+#include "http.h"
+#include "log.h"
+#include "webconfig.h"
+
+/* The default port, from Prometheus' default port allocations
+ * (docs/exporter.md says why this one). */
+#define DEFAULT_LISTEN "127.0.0.1:10158"
+#define MAX_PATTERNS   64
+
+static const char usage_text[] =
+    "Usage: pcw-exporter [FLAGS]\n"
+    "Serve the counters of every pcw provider on this host to Prometheus.\n"
+    "\n"
+    "  --web.listen-address=ADDR     address to listen on, host:port, [ipv6]:port, or :port\n"
+    "                                for every interface (default " DEFAULT_LISTEN ", loopback\n"
+    "                                only); repeat for several\n"
+    "  --web.telemetry-path=PATH     path of the metrics (default /metrics)\n"
+    "  --web.config.file=FILE        TLS and basic authentication, in the exporter-toolkit's\n"
+    "                                format (docs/exporter.md)\n"
+    "  --web.max-requests=N          connections served at once (default 40; 0 = no limit)\n"
+    "  --collector.counterset=PATTERN  export only countersets matching PATTERN ('*', '?',\n"
+    "                                case-insensitive); repeat for several (default: all)\n"
+    "  --collector.exclude=PATTERN   leave out countersets matching PATTERN; repeatable\n"
+    "  --collector.timeout=DURATION  most a scrape waits for callback providers (default 10s;\n"
+    "                                less when the scraper's X-Prometheus-Scrape-Timeout-\n"
+    "                                Seconds minus the offset below is less)\n"
+    "  --collector.timeout-offset=DURATION  kept for writing the response (default 0.5s)\n"
+    "  --collector.dir=DIR           providers' root directory (default $PCW_DIR, else\n"
+    "                                /dev/shm)\n"
+    "  --collector.all-users         also other users' providers (those sharing with a group\n"
+    "                                the exporter is in, or all when run as root)\n"
+    "  --log.level=LEVEL             debug, info, warn or error (default info)\n"
+    "  --log.format=FORMAT           logfmt or json (default logfmt)\n"
+    "  -h, --help                    this help\n"
+    "      --version                 version\n"
+    "\n"
+    "DURATION is seconds (1.5) or with a unit: 500ms, 2s, 1m.\n";
+
+typedef struct options {
+    const char *listen[16];
+    size_t nlisten;
+    const char *telemetry_path;
+    const char *web_config;
+    unsigned max_requests;
+    const char *include[MAX_PATTERNS], *exclude[MAX_PATTERNS];
+    size_t ninclude, nexclude;
+    double timeout, offset;
+    const char *dir;
+    int all_users;
+    int log_level, log_json;
+} options;
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pcw-exporter: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'pcw-exporter --help'.\n");
+    va_end(ap);
+    return 2;
+}
+
+/* "1.5", "500ms", "2s", "1m" -> seconds; -1 if malformed. */
+static double parse_duration(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return -1;
+    if (strcmp(end, "ms") == 0)
+        v /= 1000;
+    else if (strcmp(end, "m") == 0)
+        v *= 60;
+    else if (*end && strcmp(end, "s") != 0)
+        return -1;
+    return v;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    o->telemetry_path = "/metrics";
+    o->max_requests = 40;
+    o->timeout = 10;
+    o->offset = 0.5;
+    o->log_level = LOG_INFO;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("pcw-exporter (pcw) %s\n", PCW_VERSION_STRING);
+            exit(0);
+        }
+        if (strncmp(arg, "--", 2) != 0)
+            return usage_error("unexpected argument \"%s\"", arg);
+        /* --name=value or --name value */
+        char name[64];
+        const char *eq = strchr(arg, '='), *v = NULL;
+        size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (nl >= sizeof name)
+            return usage_error("unknown flag %s", arg);
+        memcpy(name, arg, nl);
+        name[nl] = 0;
+        if (strcmp(name, "--collector.all-users") == 0) {
+            if (eq)
+                return usage_error("%s takes no value", name);
+            o->all_users = 1;
+            continue;
+        }
+        static const char *const valued[] = {
+            "--web.listen-address",   "--web.telemetry-path",
+            "--web.config.file",      "--web.max-requests",
+            "--collector.counterset", "--collector.exclude",
+            "--collector.timeout",    "--collector.timeout-offset",
+            "--collector.dir",        "--log.level",
+            "--log.format",
+        };
+        size_t k = 0;
+        while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
+            k++;
+        if (k == sizeof valued / sizeof valued[0])
+            return usage_error("unknown flag %s", name);
+        if (eq)
+            v = eq + 1;
+        else if (i + 1 < argc)
+            v = argv[++i];
+        else
+            return usage_error("%s needs a value", name);
+        if (strcmp(name, "--web.listen-address") == 0) {
+            if (o->nlisten == sizeof o->listen / sizeof o->listen[0])
+                return usage_error("at most %zu listen addresses",
+                                   sizeof o->listen / sizeof o->listen[0]);
+            o->listen[o->nlisten++] = v;
+        } else if (strcmp(name, "--web.telemetry-path") == 0) {
+            if (v[0] != '/' || strcmp(v, "/") == 0 || strpbrk(v, "?# \t\r\n"))
+                return usage_error("--web.telemetry-path must be a path such as /metrics, not "
+                                   "\"%s\"",
+                                   v);
+            o->telemetry_path = v;
+        } else if (strcmp(name, "--web.config.file") == 0) {
+            o->web_config = v;
+        } else if (strcmp(name, "--web.max-requests") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || errno || n > 100000 || v[0] == '-')
+                return usage_error("--web.max-requests needs a number, not \"%s\"", v);
+            o->max_requests = (unsigned)n;
+        } else if (strcmp(name, "--collector.counterset") == 0 ||
+                   strcmp(name, "--collector.exclude") == 0) {
+            int inc = name[12] == 'c';
+            size_t *n = inc ? &o->ninclude : &o->nexclude;
+            if (!*v)
+                return usage_error("%s needs a pattern", name);
+            if (*n == MAX_PATTERNS)
+                return usage_error("at most %d patterns for %s", MAX_PATTERNS, name);
+            (inc ? o->include : o->exclude)[(*n)++] = v;
+        } else if (strcmp(name, "--collector.timeout") == 0 ||
+                   strcmp(name, "--collector.timeout-offset") == 0) {
+            double d = parse_duration(v);
+            int off = strcmp(name, "--collector.timeout-offset") == 0;
+            if (d < 0 || (!off && (d < 0.001 || d > 3600)) || (off && d > 60))
+                return usage_error("%s: bad duration \"%s\" (e.g. 10s, 500ms)", name, v);
+            *(off ? &o->offset : &o->timeout) = d;
+        } else if (strcmp(name, "--collector.dir") == 0) {
+            o->dir = v;
+        } else if (strcmp(name, "--log.level") == 0) {
+            if ((o->log_level = log_level_parse(v)) < 0)
+                return usage_error("--log.level must be debug, info, warn or error, not \"%s\"", v);
+        } else if (strcmp(name, "--log.format") == 0) {
+            if (strcmp(v, "logfmt") != 0 && strcmp(v, "json") != 0)
+                return usage_error("--log.format must be logfmt or json, not \"%s\"", v);
+            o->log_json = v[0] == 'j';
+        }
+    }
+    if (!o->nlisten)
+        o->listen[o->nlisten++] = DEFAULT_LISTEN;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    log_setup(o.log_level, o.log_json);
+    /* Signals are taken by sigwait below; block them before any thread
+     * starts, so that every thread inherits the mask. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    xlog(LOG_INFO, "Starting pcw-exporter", "version", PCW_VERSION_STRING, NULL);
+    web_config wc;
+    memset(&wc, 0, sizeof wc);
+    char err[1024];
+    if (o.web_config && web_config_load(o.web_config, &wc, err, sizeof err) != 0) {
+        xlog(LOG_ERROR, "bad web configuration", "err", err, NULL);
+        return 1;
+    }
+    collector_options co = {.dir = o.dir,
+                            .all_users = o.all_users,
+                            .include = o.include,
+                            .ninclude = o.ninclude,
+                            .exclude = o.exclude,
+                            .nexclude = o.nexclude};
+    collector *coll;
+    if ((rc = collector_open(&coll, &co)) != PCW_OK) {
+        xlog(LOG_ERROR, "cannot read pcw providers", "err", pcw_status_str(rc), NULL);
+        web_config_free(&wc);
+        return 1;
+    }
+    http_options ho = {.listen = o.listen,
+                       .nlisten = o.nlisten,
+                       .telemetry_path = o.telemetry_path,
+                       .web = o.web_config ? &wc : NULL,
+                       .coll = coll,
+                       .timeout = o.timeout,
+                       .timeout_offset = o.offset,
+                       .max_requests = o.max_requests};
+    http_server *srv;
+    if (http_start(&srv, &ho, err, sizeof err) != 0) {
+        xlog(LOG_ERROR, "cannot serve", "err", err, NULL);
+        collector_close(coll);
+        web_config_free(&wc);
+        return 1;
+    }
+    if (!o.web_config)
+        xlog(LOG_INFO, "TLS is disabled.", "http2", "false", NULL);
+    int sig = 0;
+    sigwait(&stop, &sig);
+    xlog(LOG_INFO, "Stopping", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM", NULL);
+    http_stop(srv);
+    collector_close(coll);
+    web_config_free(&wc);
+    return 0;
+}

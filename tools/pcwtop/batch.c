@@ -1,0 +1,213 @@
+/*
+ * tools/pcwtop/batch.c - `pcwtop -b`: no curses; each refresh is printed
+ * as text, as `top -b` does, for scripts and for `make demo`:
+ *
+ *   pcwtop 0.2.0 - 10:42:17 - refresh 1 - delay 1s
+ *   Providers: 1 live, 0 exited   Countersets: 2   Instances: 4   Cost: 210 us
+ *   Countersets: Geometric Waves (1), Query Test (2)
+ *   Counterset: Geometric Waves (multipleAggregate, 1 provider), sorted by Triangle
+ *
+ *     INSTANCE          PID  Triangle  Square Wave
+ *     _Total              -        40           40
+ *   + Small Wave       1234        48           60
+ *
+ * A blank line ends each refresh. The first column marks a row: '+' new,
+ * '-' gone, 'x' its provider exited, '!' its provider did not answer in
+ * time. Values are formatted as on screen (format.h). Like pcwstat, the
+ * first collection is not printed, so that every rate printed covers a
+ * whole interval.
+ *
+ * Exit status: 0, or 1 when the counterset (-c) or the sort column (-s)
+ * does not exist at the start.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pcw/version.h>
+
+#include "pcwtop.h"
+
+static void print_header(FILE *out, const top_frame *f, const top_view *v, size_t count)
+{
+    char clock[32], iv[32], cost[32];
+    fmt_clock(clock, sizeof clock, f->real_ns);
+    fmt_interval(iv, sizeof iv, f->interval_ns);
+    fmt_cost(cost, sizeof cost, f->cost_ns);
+    fprintf(out, "pcwtop %s - %s - refresh %llu - delay %s\n", PCW_VERSION_STRING, clock,
+            (unsigned long long)f->seq, iv);
+    size_t instances = f->table ? f->table->nq - f->table->ntotals : 0;
+    fprintf(out,
+            "Providers: %zu live, %zu exited   Countersets: %zu   Instances: %zu   "
+            "Cost: %s\n",
+            f->providers_live, f->providers_exited, f->nsets, instances, cost);
+    fputs("Countersets:", out);
+    for (size_t i = 0; i < f->nsets; i++)
+        fprintf(out, "%s %s (%u)", i ? "," : "", f->sets[i].name, f->sets[i].providers);
+    fputs(f->nsets ? "\n" : " none\n", out);
+    for (size_t i = 0; i < f->nexits; i++)
+        fprintf(out, "Provider %d (%s) exited\n", (int)f->exits[i].pid, f->exits[i].name);
+    if (f->born_now || f->gone_now)
+        fprintf(out, "Instances: %zu new, %zu gone\n", f->born_now, f->gone_now);
+    if (f->failed)
+        fprintf(out, "No answer in time from %zu provider%s\n", f->failed,
+                f->failed == 1 ? "" : "s");
+    if (f->message[0])
+        fprintf(out, "%s\n", f->message);
+    if (!f->table)
+        return;
+    const top_setinfo *si = f->set_index >= 0 ? &f->sets[f->set_index] : NULL;
+    fprintf(out, "Counterset: %s (%s, %u provider%s%s)", f->set_name,
+            fmt_instance_type(f->instance_type), si ? si->providers : 0,
+            si && si->providers == 1 ? "" : "s", f->set_callback ? ", callback" : "");
+    if (v->sort != TOP_SORT_NONE) {
+        const char *col = v->sort == TOP_SORT_NAME              ? "name"
+                          : v->sort == TOP_SORT_PID             ? "pid"
+                          : (uint32_t)v->sort < f->table->ncols ? f->table->cols[v->sort].name
+                                                                : "?";
+        int desc = (v->sort >= 0) != v->reverse;
+        fprintf(out, ", sorted by %s, %s", col, desc ? "descending" : "ascending");
+    }
+    if (v->filter[0])
+        fprintf(out, ", filter \"%s\" (%zu shown)", v->filter, count - v->nshown_totals);
+    fprintf(out, "%s\n", f->raw ? ", raw values" : "");
+}
+
+void batch_print(FILE *out, top_model *m, top_view *v)
+{
+    const top_frame *f = top_model_frame(m);
+    size_t count = view_count(v, m);
+    print_header(out, f, v, count);
+    const top_table *t = f->table;
+    if (!t)
+        return;
+    uint32_t *rows = malloc((count ? count : 1) * sizeof *rows);
+    uint32_t nc = t->ncols;
+    double *val = malloc((nc ? nc : 1) * sizeof *val);
+    uint8_t *st = malloc(nc ? nc : 1);
+    int *widths = malloc((nc ? nc : 1) * sizeof *widths);
+    char *cell = malloc(4 * 256 + 8);
+    if (!rows || !val || !st || !widths || !cell) {
+        fprintf(stderr, "pcwtop: out of memory\n");
+        free(rows), free(val), free(st), free(widths), free(cell);
+        return;
+    }
+    count = view_rows(v, m, 0, count, rows);
+    int namew = 8; /* "INSTANCE" */
+    for (size_t i = 0; i < count; i++) {
+        const top_row *r = &t->rows[rows[i]];
+        int w = utf8_width(top_row_name(t, r), r->name_len);
+        if (w > namew)
+            namew = w > 60 ? 60 : w;
+    }
+    for (uint32_t k = 0; k < nc; k++)
+        widths[k] = fmt_col_width(t->cols[k].name);
+    fputc('\n', out);
+    utf8_pad(cell, 4 * 256 + 8, "INSTANCE", 8, namew, 0);
+    fprintf(out, "  %s %7s", cell, "PID");
+    for (uint32_t k = 0; k < nc; k++) {
+        utf8_pad(cell, 4 * 256 + 8, t->cols[k].name, strlen(t->cols[k].name), widths[k], 1);
+        fprintf(out, "  %s", cell);
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < count; i++) {
+        const top_row *r = &t->rows[rows[i]];
+        top_model_row_values(m, r, val, st);
+        int state = top_row_state(r, nc ? st[0] : PCW_CSTATUS_VALID);
+        int is_new = r->born && f->seq - r->born < TOP_NEW_REFRESHES;
+        utf8_pad(cell, 4 * 256 + 8, top_row_name(t, r), r->name_len, namew, 0);
+        if (r->kind == PCW_PDH_INSTANCE)
+            fprintf(out, "%c %s %7d", fmt_mark(state, is_new), cell, (int)r->pid);
+        else
+            fprintf(out, "%c %s %7s", fmt_mark(state, is_new), cell, "-");
+        for (uint32_t k = 0; k < nc; k++) {
+            char num[64];
+            if (state == TOP_ROW_GONE || state == TOP_ROW_EXITED)
+                snprintf(num, sizeof num, "%s", state == TOP_ROW_GONE ? "gone" : "exited");
+            else
+                fmt_cell(num, sizeof num, val[k], st[k], t->cols[k].unit, f->raw);
+            fprintf(out, "  %*s", widths[k], num);
+        }
+        fputc('\n', out);
+    }
+    free(rows), free(val), free(st), free(widths), free(cell);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until `deadline`; -1 when a signal asks to stop. */
+static int sleep_until(uint64_t deadline, volatile int *signalled)
+{
+    struct timespec ts = {(time_t)(deadline / 1000000000ull), (long)(deadline % 1000000000ull)};
+    while (!*signalled) {
+        int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (r != EINTR)
+            return 0;
+    }
+    return -1;
+}
+
+int batch_run(const top_options *o, top_model *m, volatile int *signalled)
+{
+    top_view v;
+    view_init(&v);
+    if (o->filter)
+        snprintf(v.filter, sizeof v.filter, "%s", o->filter);
+    top_model_want(m, o->set, o->set == NULL);
+    uint64_t step = (uint64_t)(o->interval * 1e9);
+    /* The first collection primes the rates; it is not printed. */
+    top_model_collect(m, step);
+    const top_frame *f = top_model_frame(m);
+    int status = 0, sort_pending = o->sort != NULL;
+    if (o->set && !f->table) {
+        if (strstr(f->message, "not published"))
+            fprintf(stderr, "pcwtop: counterset \"%s\" does not exist (no provider publishes it)\n",
+                    o->set);
+        else
+            fprintf(stderr, "pcwtop: %s\n", f->message[0] ? f->message : "no counterset shown");
+        view_free(&v);
+        return 1;
+    }
+    char why[512];
+    if (sort_pending && f->table) {
+        if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
+            fprintf(stderr, "pcwtop: %s\n", why);
+            view_free(&v);
+            return 1;
+        }
+        sort_pending = 0;
+    }
+    uint64_t deadline = mono_ns() + step;
+    for (long n = 0; !*signalled && (o->count == 0 || n < o->count); n++) {
+        if (sleep_until(deadline, signalled) != 0)
+            break;
+        uint64_t now = mono_ns();
+        deadline += step;
+        if (deadline < now)
+            deadline = now + step; /* fell behind: do not burst */
+        top_model_collect(m, step);
+        if (sort_pending && f->table) {
+            if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
+                fprintf(stderr, "pcwtop: %s\n", why);
+                status = 1;
+                break;
+            }
+            sort_pending = 0;
+        }
+        batch_print(stdout, m, &v);
+        fputc('\n', stdout);
+        if (fflush(stdout) != 0) {
+            status = 1;
+            break;
+        }
+    }
+    view_free(&v);
+    return status;
+}

@@ -1,0 +1,239 @@
+/*
+ * tools/pcwtop/model.h - pcwtop's data layer: what one refresh collects
+ * (model.c) and how its rows are filtered, sorted and cut to the ones on
+ * screen (view.c). Nothing here draws or reads the terminal, and nothing
+ * here starts a thread, so the benchmark (bench/pcwtop.c) and batch mode
+ * call it directly; the interactive program runs top_model_collect on its
+ * collector thread (collector.c) and reads the model under its lock.
+ *
+ *   top_model   owns the query (pcw/query.h) and the counterset shown;
+ *               top_model_collect takes one sample. Values stay in the
+ *               query and are cooked when asked for: one row's
+ *               (top_model_row_values, for the rows on screen) or one
+ *               column of every instance (top_model_column, for sorting:
+ *               one pass over the sample, kept until the next collection).
+ *               A refresh never materialises rows x counters values it
+ *               will not show.
+ *   top_frame   what the last collection found: the header's figures, the
+ *               counterset list, the table of instances.
+ *   top_table   the instances: one row per instance the query gives
+ *               (totals first), plus the ones that just went away ("gone"
+ *               rows, kept TOP_GONE_REFRESHES refreshes at the place they
+ *               had). Rebuilt only when the query's instance list changes
+ *               (pcw_pdh_instance_epoch): in a steady state a refresh
+ *               copies no names.
+ *   top_view    the viewer's choices (filter, sort column, totals) and
+ *               the rows they give, of which only the window asked for is
+ *               put in order (a bounded heap or a quickselect, never a
+ *               sort of every row).
+ *
+ * Ownership: a top_model and what it returns belong to one thread at a
+ * time (collector.c's lock); a top_table may be kept beyond the next
+ * collection by reference (top_table_ref/unref, atomic). A top_view
+ * belongs to one thread.
+ */
+#ifndef PCWTOP_MODEL_H
+#define PCWTOP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pcw/query.h>
+
+/* How many refreshes a departed instance stays on screen, marked. */
+#define TOP_GONE_REFRESHES 3u
+/* ...and how many a new one stays marked as new. */
+#define TOP_NEW_REFRESHES 3u
+
+/* ---- what a collection found ---------------------------------------------- */
+
+/* One counter of the shown counterset: a column of the table. */
+typedef struct top_column {
+    char *name, *description;
+    char *base;     /* the base counter's name, "" if none */
+    uint32_t index; /* in the counterset's counters */
+    uint32_t id, type, aggregate, detail_level, attributes;
+    int32_t scale;    /* default_scale */
+    const char *unit; /* "/s", "%", "s" or "" (from the type) */
+} top_column;
+
+/* One counterset in the list (merged across providers). */
+typedef struct top_setinfo {
+    char *name;
+    uint32_t providers;     /* registrations merged: one per provider */
+    uint32_t instance_type; /* pcw_instance_type */
+    int callback;           /* produced by a callback (PCW_CALLBACK) */
+} top_setinfo;
+
+/* A row's state beyond its values. */
+enum {
+    TOP_ROW_LIVE = 0,
+    TOP_ROW_GONE = 1,     /* went away (closed by its provider) */
+    TOP_ROW_EXITED = 2,   /* went away with its provider */
+    TOP_ROW_NOANSWER = 3, /* its provider did not answer in time: the row
+                             stays, without values (callback countersets) */
+};
+
+/* One instance of the table. */
+typedef struct top_row {
+    uint64_t key;         /* identity: hash of (provider, id, kind, name) */
+    uint64_t provider_id; /* 0 for totals */
+    uint32_t name_off;    /* display name ("job#1", "_Total") in names */
+    uint32_t name_len;
+    uint32_t qi;          /* its index among the query's instances;
+                             UINT32_MAX for a gone row */
+    uint32_t instance_id; /* PCW_ANY_INSTANCE_ID for totals */
+    int32_t pid;          /* 0 for totals */
+    uint8_t kind;         /* pcw_pdh_kind */
+    uint8_t state;        /* TOP_ROW_LIVE, _GONE, _EXITED (NOANSWER is per
+                             refresh: top_row_state) */
+    uint64_t born;        /* refresh it appeared in; 0: there from the start */
+    uint64_t gone;        /* refresh it went away in; 0: live */
+} top_row;
+
+typedef struct top_table {
+    int refs;              /* atomic */
+    uint64_t id;           /* never repeats */
+    uint64_t epoch;        /* pcw_pdh_instance_epoch it was built at */
+    size_t nrows, ntotals; /* _Total rows are the first ntotals */
+    size_t nq;             /* rows that are query instances */
+    size_t nghosts;        /* gone rows */
+    top_row *rows;
+    char *names;
+    size_t names_len;
+    top_column *cols;
+    uint32_t ncols;
+    uint32_t *hash; /* key -> row + 1, open addressing, hash_cap slots */
+    size_t hash_cap;
+} top_table;
+
+void top_table_ref(top_table *t);
+void top_table_unref(top_table *t);
+static inline const char *top_row_name(const top_table *t, const top_row *r)
+{
+    return t->names + r->name_off;
+}
+/* The row of an instance key, or UINT32_MAX. */
+uint32_t top_table_find(const top_table *t, uint64_t key);
+
+/* The state of row r given its first value's status (a live row whose
+ * provider did not answer is TOP_ROW_NOANSWER). */
+static inline int top_row_state(const top_row *r, int first_status)
+{
+    if (r->state == TOP_ROW_LIVE && first_status == PCW_CSTATUS_PROVIDER_GONE)
+        return TOP_ROW_NOANSWER;
+    return r->state;
+}
+
+/* A provider that exited. */
+typedef struct top_exit {
+    int32_t pid;
+    char name[64];
+} top_exit;
+
+typedef struct top_frame {
+    uint64_t seq;     /* refresh number, from 1 */
+    uint64_t mono_ns; /* CLOCK_MONOTONIC of the collection */
+    uint64_t real_ns; /* CLOCK_REALTIME of the collection */
+    uint64_t cost_ns; /* what the collection took: collect, providers, table */
+    uint64_t interval_ns;
+    int raw; /* values are raw (PCW_FMT_RAW), not cooked */
+    size_t providers_live, providers_exited;
+    top_exit *exits; /* providers that exited in this refresh */
+    size_t nexits, exits_cap;
+    top_setinfo *sets; /* sorted by name */
+    size_t nsets, sets_cap;
+    char *set_name; /* the counterset shown, or NULL */
+    int set_index;  /* in sets, -1 if none */
+    uint32_t instance_type;
+    int set_callback;
+    top_table *table;          /* NULL when no counterset is shown */
+    size_t failed;             /* providers whose part is missing */
+    size_t born_now, gone_now; /* instances that came / went this refresh */
+    char message[512];         /* why nothing is shown, or an error */
+} top_frame;
+
+/* ---- the model ------------------------------------------------------------- */
+
+typedef struct top_model top_model;
+
+/* Open over the providers the options name (NULL: the defaults). */
+int top_model_open(top_model **out, const pcw_consumer_options *opt);
+void top_model_close(top_model *m);
+
+/* Show counterset `name` from the next collection on (NULL: none; then,
+ * with want_first, the first counterset there is by name - which stays
+ * shown while it exists). The name compares case-insensitively; a
+ * counterset nobody publishes yet is waited for (the message says so). */
+void top_model_want(top_model *m, const char *name, int want_first);
+/* Raw values (PCW_FMT_RAW) instead of cooked ones, from now on. */
+void top_model_set_raw(top_model *m, int raw);
+
+/* Collect one sample. Returns PCW_OK, or an error (the frame's message
+ * says it; its table is then NULL). interval_ns is only recorded. */
+int top_model_collect(top_model *m, uint64_t interval_ns);
+/* What the last collection found. */
+const top_frame *top_model_frame(const top_model *m);
+
+/* The values of row r (the table's ncols) in the last collection, cooked
+ * or raw: v[k] and st[k] (pcw_cstatus). A gone row has none
+ * (PCW_CSTATUS_NO_INSTANCE); a row whose provider did not answer,
+ * PCW_CSTATUS_PROVIDER_GONE. */
+void top_model_row_values(top_model *m, const top_row *r, double *v, uint8_t *st);
+/* Column k of every query instance (instance qi is (*v)[qi]) in the last
+ * collection, cooked in one pass and kept until the next collection or
+ * raw/cooked switch. PCW_OK, PCW_E_NO_MEMORY or PCW_E_INVALID_PARAMETER. */
+int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t **st);
+
+/* ---- the view (view.c) ------------------------------------------------------ */
+
+/* Sort columns beyond the counters (0..ncols-1). */
+enum {
+    TOP_SORT_NONE = -1, /* the query's order: totals, then provider by
+                           provider, each provider's instances by id */
+    TOP_SORT_NAME = -2,
+    TOP_SORT_PID = -3,
+};
+
+typedef struct top_view {
+    /* The viewer's choices. */
+    char filter[256]; /* wildcard ('*', '?'); without one, a substring */
+    int sort;         /* TOP_SORT_* or a counter column */
+    int reverse;      /* the other direction than the column's default */
+    int totals;       /* show _Total rows */
+    /* What was computed (private: view.c). */
+    uint64_t f_table;   /* the filtered list is for this table id... */
+    char f_filter[256]; /* ...and filter */
+    int f_totals;
+    uint32_t *filtered;    /* instance rows passing, in table order */
+    uint32_t *filtered_qi; /* their query indexes (the sort column's) */
+    size_t nfiltered, filtered_cap, filtered_qi_cap;
+    uint32_t *shown_totals;
+    size_t nshown_totals, shown_totals_cap;
+    uint64_t k_seq, k_table;      /* the order is for this refresh, table... */
+    int k_sort, k_reverse, k_raw; /* ...sort and values */
+    int k_valid;
+    void *keys;            /* sort keys (view.c) */
+    size_t keys_cap;       /* in bytes */
+    size_t nkeys;          /* keys held: the top sel_hi, or all */
+    int all_keys;          /* every filtered row is in keys (quickselect) */
+    size_t sel_lo, sel_hi; /* keys[sel_lo, sel_hi) are in final order */
+} top_view;
+
+void view_init(top_view *v);
+void view_free(top_view *v);
+
+/* How many rows the view has (shown totals + filtered instances). */
+size_t view_count(top_view *v, top_model *m);
+/* Rows [first, first + n) in display order into rows[] (table row
+ * indexes); returns how many there are. */
+size_t view_rows(top_view *v, top_model *m, size_t first, size_t n, uint32_t *rows);
+
+/* The sort column a name means: a counter's name (case-insensitive),
+ * "name" / "instance", "pid", "none". 0, or -1 if there is none such. */
+int view_parse_sort(const top_frame *f, const char *name, int *sort);
+/* Does filter `pattern` match a name? ('*' and '?' wildcards,
+ * case-insensitive; a pattern without them matches as a substring.) */
+int view_filter_match(const char *pattern, const char *name, size_t len);
+
+#endif /* PCWTOP_MODEL_H */

@@ -1,0 +1,232 @@
+/*
+ * tools/pcwtop/pcwtop.h - pcwtop, the live viewer: what its parts share.
+ *
+ * Split as htop is:
+ *   model.[ch], view.c   data: query, table of instances, filter, sort
+ *                        (no terminal, no threads: bench/pcwtop.c runs it)
+ *   format.[ch]          numbers, times, names at a fixed width
+ *   history.c            the graph's per-series rings
+ *   collector.c          the thread that collects, so input never waits
+ *   screen.c             drawing: header, counterset list, table, help,
+ *                        details, function bar
+ *   graph.c              drawing the graph view (braille / ASCII)
+ *   input.c              keys and mouse: the event loop
+ *   batch.c              -b: each refresh as text
+ *   main.c               options, terminal set-up and restore, signals
+ *
+ * Threads: the UI thread (main, input, screen, graph) and the collector
+ * thread, which alone touches the top_model. They share only what
+ * collector.c guards with its mutex: requests one way, finished frames the
+ * other. History, view and marks are the UI thread's.
+ */
+#ifndef PCWTOP_H
+#define PCWTOP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format.h"
+#include "model.h"
+
+/* ---- options (main.c) ---------------------------------------------------- */
+
+typedef struct top_options {
+    double interval;    /* -d seconds */
+    const char *set;    /* -c */
+    const char *filter; /* -f */
+    const char *sort;   /* -s: column, with '+' (descending) or '-' prefix */
+    long count;         /* -n: refreshes, 0 = until quit */
+    int batch;          /* -b */
+    const char *dir;    /* --dir */
+    int all_users;      /* --all-users */
+    double timeout;     /* --timeout: seconds a callback provider has */
+} top_options;
+
+/* Intervals +/- step through (seconds). */
+#define TOP_MIN_INTERVAL 0.1
+#define TOP_MAX_INTERVAL 3600.0
+
+/* Parse "-s" into the view (sort and direction); 0 or -1 (unknown column,
+ * *why says so). */
+int top_apply_sort(top_view *v, const top_frame *f, const char *spec, char *why, size_t len);
+
+/* ---- history.c ------------------------------------------------------------ */
+
+/* Points per series: ten minutes at one refresh a second. */
+#define HIST_POINTS 600u
+/* Series kept; the least recently recorded one makes room. */
+#define HIST_SERIES 1024u
+
+typedef struct hist_series {
+    uint64_t key;   /* instance identity (with counterset, raw/cooked) */
+    uint32_t k;     /* counter column */
+    uint64_t first; /* first refresh recorded */
+    uint64_t last;  /* last refresh recorded; 0: slot free */
+    double *v;      /* [HIST_POINTS]: v[seq % HIST_POINTS], NaN = none */
+} hist_series;
+
+typedef struct top_history {
+    uint64_t seq_time[HIST_POINTS]; /* CLOCK_MONOTONIC of refresh seq... */
+    uint64_t seq_of[HIST_POINTS];   /* ...which is this one */
+    hist_series s[HIST_SERIES];
+    size_t n;
+} top_history;
+
+void hist_free(top_history *h);
+/* Refresh `seq` was taken at mono_ns. */
+void hist_time(top_history *h, uint64_t seq, uint64_t mono_ns);
+/* Record value v (NaN: none) of series (key, k) at refresh seq. */
+void hist_put(top_history *h, uint64_t key, uint32_t k, uint64_t seq, double v);
+const hist_series *hist_get(const top_history *h, uint64_t key, uint32_t k);
+/* The value a series has at refresh seq (NaN if none), and that refresh's
+ * time (0 if unknown). */
+double hist_at(const top_history *h, const hist_series *s, uint64_t seq, uint64_t *time_ns);
+
+/* ---- collector.c ------------------------------------------------------------ */
+
+typedef struct top_collector top_collector;
+
+/* Start the collector thread over model m, which from then on is only
+ * touched under collector_lock. It writes a byte to wake_fd after each
+ * collection. */
+int collector_start(top_collector **out, top_model *m, uint64_t interval_ns, int wake_fd);
+/* Stop the thread: 0 when it ended within wait_ms (then joined and freed,
+ * the model is the caller's again), -1 when it is still waiting for a
+ * provider: it is left to end with the process, with the model. */
+int collector_stop(top_collector *c, int wait_ms);
+/* Requests, applied by the collector before its next collection (a new
+ * counterset or raw/cooked: at once). */
+void collector_set_interval(top_collector *c, uint64_t ns);
+void collector_pause(top_collector *c, int paused);
+void collector_want(top_collector *c, const char *set);
+void collector_set_raw(top_collector *c, int raw);
+/* Collections finished so far. */
+uint64_t collector_seq(top_collector *c);
+/* The model, locked - or NULL when the collector kept it longer than
+ * timeout_ms (it is collecting). */
+top_model *collector_lock(top_collector *c, int timeout_ms);
+void collector_unlock(top_collector *c);
+
+/* ---- the interactive UI ------------------------------------------------------ */
+
+enum { FOCUS_SETS, FOCUS_TABLE };
+enum { MODE_TABLE, MODE_HELP, MODE_DETAILS, MODE_GRAPH, MODE_SORT };
+
+/* Colour pairs (screen.c sets them up). */
+enum {
+    PAIR_HEADER = 1,
+    PAIR_TITLE,   /* table and list titles */
+    PAIR_CURSOR,  /* the selected row, pane not focused */
+    PAIR_FOCUS,   /* the selected row in the focused pane */
+    PAIR_CHANGED, /* a value that changed */
+    PAIR_NEW,     /* a new instance */
+    PAIR_GONE,    /* a gone instance */
+    PAIR_WARN,    /* no answer, errors */
+    PAIR_BAR,     /* function bar keys */
+    PAIR_BARTEXT, /* function bar labels */
+    PAIR_DIM,     /* secondary text */
+    PAIR_SERIES0, /* graph series: PAIR_SERIES0 + i */
+};
+#define GRAPH_MAX_SERIES 8
+/* Counter columns kept per row on screen (wider sets are cut). */
+#define UI_MAX_COLS 64
+
+/* What the screen shows of one row: read from the model under its lock,
+ * drawn without it. */
+typedef struct ui_row {
+    uint32_t row; /* in ui->table */
+    uint64_t key;
+    int state;        /* TOP_ROW_* */
+    int is_new;       /* appeared within TOP_NEW_REFRESHES refreshes */
+    uint64_t changed; /* bit k: column k changed since the last refresh */
+    double v[UI_MAX_COLS];
+    uint8_t st[UI_MAX_COLS];
+} ui_row;
+
+/* Values the UI cooked, by instance key: a row is cooked once per
+ * refresh, and the refresh before tells what changed. */
+typedef struct ui_cached {
+    uint64_t key;
+    int raw;
+    uint64_t changed;
+    double v[UI_MAX_COLS];
+    uint8_t st[UI_MAX_COLS];
+} ui_cached;
+#define UI_CACHE 1024u /* entries per refresh: several screens */
+
+typedef struct top_ui {
+    top_collector *col;
+    const top_options *opt;
+    top_view view;
+    top_history *hist;
+    /* The last collection as read (the snapshot the screen is drawn from). */
+    uint64_t seq, seq_before; /* shown refresh, and the one shown before */
+    top_frame hdr;            /* its header figures (no table, own sets) */
+    top_table *table;         /* its table (referenced) */
+    size_t count;             /* rows of the view */
+    size_t nshown_totals;     /* of which totals, at the top */
+    ui_row *rows;             /* rows [rows_first, rows_first + nrows) */
+    size_t rows_first, nrows, rows_cap;
+    ui_cached *cache_cur, *cache_prev; /* this refresh's, the one before */
+    size_t ncur, nprev;
+    uint32_t graph_rows[GRAPH_MAX_SERIES]; /* table rows the graph shows */
+    size_t ngraph;
+    /* The screen. */
+    int scr_lines, scr_cols;
+    int focus, mode;
+    size_t set_cursor, set_top;
+    size_t cursor, top;  /* table: selected row, first row shown */
+    size_t sort_cursor;  /* the sort chooser's selection */
+    int editing;         /* the filter prompt is open */
+    char edit[256];      /* the filter being typed */
+    char edit_undo[256]; /* the filter before (Esc goes back to it) */
+    char message[256];
+    uint64_t message_seq; /* refresh the message was set at */
+    int paused, raw;
+    uint64_t interval_ns;
+    int graph_col;   /* counter column the graph shows */
+    uint64_t *marks; /* instance keys marked for the graph */
+    size_t nmarks, marks_cap;
+    int colors, colors256;
+    int utf8; /* braille and box-drawing characters available */
+    int quit;
+    int dirty;        /* redraw */
+    int resync;       /* read the model again (rows, order...) */
+    int stale;        /* the model was busy: sync again when it is free */
+    long refreshes;   /* refreshes shown (for -n) */
+    int last_frame;   /* -n reached: draw once more, then quit */
+    int sort_pending; /* -s waits for the first table */
+    char *want;       /* counterset asked for (-c, or chosen) */
+    /* Where the last draw put things (for the mouse). */
+    int list_x, list_w, table_x, table_w, body_y, body_h;
+    int hdr_x[UI_MAX_COLS + 2], hdr_sort[UI_MAX_COLS + 2], nhdr;
+} top_ui;
+
+/* input.c: the event loop; returns the exit status. */
+int input_loop(top_ui *ui, int wake_fd, volatile int *signalled, volatile int *winched);
+/* Read the model (locked) into the UI's snapshot. */
+void ui_sync(top_ui *ui, top_model *m);
+/* Is instance `key` marked for the graph? */
+int ui_marked(const top_ui *ui, uint64_t key);
+
+/* screen.c */
+void screen_init_colors(top_ui *ui);
+void screen_draw(top_ui *ui);
+/* Rows of instances the table shows. */
+int screen_table_height(const top_ui *ui);
+/* The sort chooser's entries: TOP_SORT_NONE, NAME, PID, then counters. */
+size_t screen_sort_choices(const top_ui *ui, int *out, size_t cap);
+const char *screen_sort_label(const top_ui *ui, int sort);
+
+/* graph.c */
+void graph_draw(top_ui *ui, int y, int x, int h, int w);
+/* The history key of an instance key (with counterset and raw/cooked). */
+uint64_t ui_series_key(const top_ui *ui, uint64_t key);
+
+/* batch.c: -b; returns the exit status. */
+int batch_run(const top_options *o, top_model *m, volatile int *signalled);
+/* Write the last collection as text: header and every row of the view. */
+void batch_print(FILE *out, top_model *m, top_view *v);
+
+#endif /* PCWTOP_H */
