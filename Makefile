@@ -4,9 +4,13 @@
 #   make demo       install missing Debian packages, build, run the demo
 #   make check      every test: ASan+UBSan build, TSan build of the
 #                   concurrent tests, pcwgen's tests, bounded fuzzing
+#   make test       the quick subset (gcc, no sanitizers): what the Debian
+#                   package build runs
+#   make package-test  build, lintian, install and smoke-test the Debian
+#                   packages (root; scripts/package-test.sh)
 #   make bench      the benchmark suite (bench/README.md)
 #   make casefold-table  regenerate lib/pcw/casefold_table.h from the UCD
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR=, MANDIR=...: docs/building.md)
 #
 # Conventions (so new files need no Makefile edit):
 #   tests/test_*.c   one Criterion test binary each
@@ -194,7 +198,8 @@ check: check-casefold check-abi check-man check-asan check-tsan check-fuzz check
 TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man
-	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests pcwgen-check
+	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
+	$(MAKE) pcwgen-check
 	@echo "make test: all quick suites passed"
 
 # libpcw.so exports its public API and nothing else (scripts/check-abi.sh).

@@ -5,9 +5,10 @@
 #   - no internal function is exported (pcw__*, pcwq_*, or anything not
 #     named pcw_...): lib/consumer/libpcw.map must hide them;
 #   - every exported function is declared in a public header, lib/pcw/;
-#   - every public function the static library defines is exported, under
-#     the version node PCW_SOVERSION (a map that forgot one would break
-#     programs linked against the shared library only).
+#   - every public function the static library defines is exported (a map
+#     that forgot one would break programs linked against the shared
+#     library only), under the version node PCW_SOVERSION or a later minor
+#     node PCW_SOVERSION.N.
 # Usage: scripts/check-abi.sh LIBPCW_SO LIBPCW_A SOVERSION
 set -eu
 so=$1 a=$2 soversion=$3
@@ -40,8 +41,8 @@ while read -r sym; do
         echo "check-abi: $so exports $sym, which no header in lib/pcw/ declares" >&2
         fail=1
     fi
-    if ! grep -qx "PCW_$soversion $sym" "$tmp/versioned"; then
-        echo "check-abi: $sym is not in version node PCW_$soversion" >&2
+    if ! grep -qE "^PCW_$soversion(\.[0-9]+)? $sym\$" "$tmp/versioned"; then
+        echo "check-abi: $sym is not in version node PCW_$soversion or PCW_$soversion.N" >&2
         fail=1
     fi
 done < "$tmp/exported"
