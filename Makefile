@@ -186,7 +186,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-casefold check-abi check-man check-asan check-tsan check-fuzz check-model
+check: check-casefold check-abi check-man check-debian-version check-asan check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
 # make test: the quick subset a distribution runs while it builds the package
@@ -197,7 +197,7 @@ check: check-casefold check-abi check-man check-asan check-tsan check-fuzz check
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
 TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
-test: check-abi check-man
+test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
 	$(MAKE) pcwgen-check
 	@echo "make test: all quick suites passed"
@@ -209,7 +209,13 @@ check-abi: $(LIBPCW_SO) $(LIBPCW_A)
 # The man pages render without warnings and name every option of --help.
 check-man: tools
 	./scripts/check-man.sh $(BUILD) $(PCW_VERSION)
-.PHONY: test check-abi check-man run-tests run-conc-tests
+# debian/changelog's latest version is lib/pcw/version.h's.
+check-debian-version:
+	@v=$$(sed -n '1s/^pcw (\([^)]*\)).*/\1/p' debian/changelog); \
+	if [ "$$v" != "$(PCW_VERSION)" ]; then \
+	  echo "check-debian-version: debian/changelog says $$v, lib/pcw/version.h $(PCW_VERSION): add a changelog entry (dch -v $(PCW_VERSION))" >&2; exit 1; \
+	else echo "check-debian-version: debian/changelog is at $$v"; fi
+.PHONY: test check-abi check-man check-debian-version run-tests run-conc-tests
 
 # ---- the case-folding table (scripts/gen_casefold.py) ----------------------
 # lib/pcw/casefold_table.h is generated from the Unicode Character Database
