@@ -18,6 +18,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <sys/prctl.h>
 #include <pcw/version.h>
 #include <locale.h>
 #include <math.h>
@@ -143,6 +144,10 @@ static pid_t waves_start(void)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        /* It dies with the test: a failed assertion ends the test process
+         * without waves_stop, and an orphan holding run-tests' stderr pipe
+         * kept make check waiting for ever (seen once). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         int null = open("/dev/null", O_RDWR);
         dup2(null, 0), dup2(null, 1);
         execl(path, path, (char *)NULL);
