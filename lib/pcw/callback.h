@@ -91,14 +91,35 @@ typedef enum pcw_callback_type {
     PCW_CALLBACK_COLLECT_DATA = 3,
 } pcw_callback_type;
 
+/* PCW_CALLBACK_INFORMATION: PCW_COUNTER_INFORMATION for ADD/REMOVE_COUNTER,
+ * PCW_MASK_INFORMATION for ENUMERATE_INSTANCES/COLLECT_DATA.
+ *
+ * counter_mask is indexed by counter ID, as PCW documents it: bit x set
+ * means the counter whose id is x is wanted, so a ported callback's
+ * `if (mask & (1ull << id))` works unchanged. ~0 means every counter.
+ * Ids above 63 have no bit of their own: bit 63 stands for every id from
+ * 63 up (it is set when any of them is wanted), so a callback testing
+ * pcw_counter_mask_has(mask, id) never leaves out a counter that was
+ * asked for - at worst it fills one more, which the provider then drops
+ * (pcw_add_instance applies the consumer's own mask whatever the
+ * callback filled). Windows cannot express such ids in its ULONG64
+ * either; CTRPP manifests number counters from 1 up. */
 typedef struct pcw_callback_info {
     pcw_buffer *buffer;        /* ENUMERATE/COLLECT: pass to pcw_add_instance */
-    uint64_t counter_mask;     /* bit i = i-th registered counter; ~0 = all */
+    uint64_t counter_mask;     /* bit x = counter with ID x (above); ~0 = all */
     uint32_t instance_id;      /* PCW_ANY_INSTANCE_ID = any */
     const char *instance_mask; /* wildcard, "*" = all (pcw_wildcard_match) */
-    uint32_t counter_index;    /* ADD/REMOVE_COUNTER: which counter */
-    uint32_t reserved;
+    uint32_t counter_index;    /* ADD/REMOVE_COUNTER: which counter (its position) */
+    uint32_t counter_id;       /* ADD/REMOVE_COUNTER: its id */
 } pcw_callback_info;
+
+/* Is the counter with this id in `mask` (a pcw_callback_info's
+ * counter_mask)? Bit x is the counter whose id is x, as in PCW; bit 63
+ * also stands for every id above 63 (see counter_mask). */
+static inline int pcw_counter_mask_has(uint64_t mask, uint32_t id)
+{
+    return (int)((mask >> (id < 63 ? id : 63)) & 1u);
+}
 
 /* A provider callback; must be thread-safe (several consumers may be served
  * at once). Its return value is informational, as in PCW. */

@@ -9,7 +9,9 @@
 struct pcw_buffer {
     pcw__reg *reg;
     int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
-    uint64_t counter_mask; /* the request's masks, applied here */
+    uint64_t counter_mask; /* the request's masks, applied here; this one
+                              by position, as the wire carries it (the
+                              callback sees it by id: pcw__id_mask) */
     uint32_t instance_id;
     const char *mask;
     size_t mask_len;

@@ -310,6 +310,21 @@ static const char *pcw__reg_name(const pcw__reg *r)
     return (const char *)r->prov->base + r->cset->name.off;
 }
 
+/* The consumer's counter mask, which the wire carries by position
+ * (bit i = the i-th registered counter, bit 63 also every one after the
+ * 64th: pcw_ctl_counter_selected), as the callbacks see it: by counter id
+ * (pcw/callback.h, pcw_callback_info.counter_mask). */
+static uint64_t pcw__id_mask(const pcw__reg *r, uint64_t by_position)
+{
+    if (by_position == ~0ull)
+        return ~0ull;
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < r->counter_count; i++)
+        if (pcw_ctl_counter_selected(by_position, i))
+            m |= 1ull << (r->counters[i].id < 63 ? r->counters[i].id : 63);
+    return m;
+}
+
 static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char *cset,
                                uint32_t counter_index, uint32_t counter_id, const char *instance,
                                uint32_t instance_id)
@@ -431,10 +446,11 @@ static int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
     if (r->callback) {
         pcw_callback_info info;
         memset(&info, 0, sizeof info);
-        info.counter_mask = 1ull << (q->counter_index < 63 ? q->counter_index : 63);
+        info.counter_mask = 1ull << (a.counter_id < 63 ? a.counter_id : 63);
         info.instance_id = q->instance_id;
         info.instance_mask = a.mask;
         info.counter_index = q->counter_index;
+        info.counter_id = a.counter_id;
         /* PCW: the callback's status is informational. */
         (void)r->callback(PCW_CALLBACK_ADD_COUNTER, &info, r->callback_context);
     }
@@ -456,10 +472,11 @@ static void pcw__conn_remove_added(pcw__conn *c, size_t i)
         if (r->callback) {
             pcw_callback_info info;
             memset(&info, 0, sizeof info);
-            info.counter_mask = 1ull << (a.counter_index < 63 ? a.counter_index : 63);
+            info.counter_mask = 1ull << (a.counter_id < 63 ? a.counter_id : 63);
             info.instance_id = a.instance_id;
             info.instance_mask = a.mask;
             info.counter_index = a.counter_index;
+            info.counter_id = a.counter_id;
             (void)r->callback(PCW_CALLBACK_REMOVE_COUNTER, &info, r->callback_context);
         }
         pcw__conn_release(c);
@@ -532,7 +549,7 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
         pcw_callback_info info;
         memset(&info, 0, sizeof info);
         info.buffer = &b;
-        info.counter_mask = q->counter_mask;
+        info.counter_mask = pcw__id_mask(r, q->counter_mask);
         info.instance_id = q->instance_id;
         info.instance_mask = q->mask;
         cb_status =
