@@ -219,11 +219,17 @@ static int send_job(job *j, uint16_t type, uint32_t counter_index, long long dea
     if (type == PCW_CTL_ADD_COUNTER || type == PCW_CTL_REMOVE_COUNTER) {
         pcw_ctl_put_u32(&w, counter_index);
     } else {
-        pcw_ctl_put_u32(&w, j->want_hold ? PCW_CTL_HOLD : 0);
+        pcw_ctl_put_u32(&w, (j->want_hold ? PCW_CTL_HOLD : 0) | PCW_CTL_TIMEOUT);
         pcw_ctl_put_u64(&w, q->counter_mask);
     }
     pcw_ctl_put_u32(&w, q->instance_id);
     pcw_ctl_put_str(&w, q->mask, q->mask_len);
+    if (type != PCW_CTL_ADD_COUNTER && type != PCW_CTL_REMOVE_COUNTER) {
+        /* The time left: the provider cancels the request then (its
+         * callbacks' cancel signal), counting from when it reads it. */
+        long long left = deadline - pcw__ctl_now_ms();
+        pcw_ctl_put_u32(&w, left <= 0 ? 0 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+    }
     int rc = w.bad ? PCW_E_INVALID_PARAMETER
                    : pcw__ctl_send(j->k, type, w.buf, w.len, &j->req, deadline);
     free(heap);

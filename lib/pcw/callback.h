@@ -74,6 +74,10 @@ extern "C" {
 /* A callback's output: the instances of one request (pcw_add_instance). */
 typedef struct pcw_buffer pcw_buffer;
 
+/* A request's cancel signal (PCW_MASK_INFORMATION's CancelEvent). */
+typedef struct pcw_cancel pcw_cancel;
+struct pollfd;
+
 /* PCW_DATA: one data block. For pcw_create_instance, `data` is the initial
  * contents (or NULL for zeros) and `size` the block size the caller expects;
  * for pcw_add_instance, the block to copy. */
@@ -111,6 +115,17 @@ typedef struct pcw_callback_info {
     const char *instance_mask; /* wildcard, "*" = all (pcw_wildcard_match) */
     uint32_t counter_index;    /* ADD/REMOVE_COUNTER: which counter (its position) */
     uint32_t counter_id;       /* ADD/REMOVE_COUNTER: its id */
+    /* ENUMERATE/COLLECT: PCW's CollectMultiple. 0 when the consumer treats
+     * the counterset as single-instance (it is registered so): the
+     * consumer keeps one instance, so the callback may stop after adding
+     * it. 1 otherwise. 0 for ADD/REMOVE_COUNTER. */
+    int collect_multiple;
+    /* PCW's CancelEvent: signalled when the consumer gave up on this
+     * request (its time limit passed) or disconnected, or the provider is
+     * closing. Poll it with pcw_callback_cancelled, wait on it with
+     * pcw_callback_wait_cancel, or add it to your own poll with
+     * pcw_cancel_pollfd. NULL for ADD/REMOVE_COUNTER (never cancelled). */
+    const pcw_cancel *cancel;
 } pcw_callback_info;
 
 /* Is the counter with this id in `mask` (a pcw_callback_info's
@@ -119,6 +134,48 @@ typedef struct pcw_callback_info {
 static inline int pcw_counter_mask_has(uint64_t mask, uint32_t id)
 {
     return (int)((mask >> (id < 63 ? id : 63)) & 1u);
+}
+
+/* ---- the cancel signal (CancelEvent) ------------------------------------ */
+
+/* A slow callback (or control callback) may stop early once the consumer
+ * no longer waits for it: whatever it adds after that is thrown away.
+ * The signal is set when
+ *   - the consumer's time limit for the request has passed (the consumer
+ *     sends it with ENUMERATE and COLLECT; the provider counts it from
+ *     when it reads the request, so a request queued behind a slow one is
+ *     cancelled late, never early), or
+ *   - the consumer closed its connection (exited, crashed, gave up), or
+ *   - the provider is closing (pcw_provider_close).
+ * `c` NULL is a signal that is never set. Only on the thread running the
+ * callback that received `c`, during that call. */
+
+/* 1 if the request is cancelled, else 0. Costs a clock read and a poll()
+ * with no wait: call it between items, not for every counter. */
+PCW_PROVIDER_API int pcw_cancelled(const pcw_cancel *c);
+
+/* Wait until the request is cancelled (1) or timeout_ms pass (0); a
+ * negative timeout_ms waits for the cancel alone (with `c` NULL it
+ * returns 0 at once). A sleep the consumer can cut short. */
+PCW_PROVIDER_API int pcw_cancel_wait(const pcw_cancel *c, int timeout_ms);
+
+/* For a callback that waits on descriptors of its own: fills *pfd with
+ * the descriptor and events that report the consumer's disconnection
+ * (POLLRDHUP; poll() reports POLLHUP/POLLERR too: any revents means
+ * cancelled) and returns the milliseconds left until the consumer's time
+ * limit (0: passed; -1: none), to use as (or bound) poll()'s timeout.
+ * With `c` NULL, pfd->fd is -1 (poll ignores it) and it returns -1. Do
+ * not read from, write to or close the descriptor. */
+PCW_PROVIDER_API int pcw_cancel_pollfd(const pcw_cancel *c, struct pollfd *pfd);
+
+/* The callback's own request: pcw_cancelled(info->cancel). */
+static inline int pcw_callback_cancelled(const pcw_callback_info *info)
+{
+    return info ? pcw_cancelled(info->cancel) : 0;
+}
+static inline int pcw_callback_wait_cancel(const pcw_callback_info *info, int timeout_ms)
+{
+    return pcw_cancel_wait(info ? info->cancel : NULL, timeout_ms);
 }
 
 /* A provider callback; must be thread-safe (several consumers may be served
@@ -160,13 +217,15 @@ typedef enum pcw_control_request {
 } pcw_control_request;
 
 typedef struct pcw_control_info {
-    const char *counterset; /* the counterset's name */
-    uint32_t counter_index; /* ADD/REMOVE: index in the registration */
-    uint32_t counter_id;    /* ADD/REMOVE: its id; else PCW_NO_COUNTER */
-    const char *instance;   /* ADD/REMOVE/ENUM/COLLECT: instance wildcard */
-    uint32_t instance_id;   /* PCW_ANY_INSTANCE_ID = any */
-    pid_t pid;              /* the consumer process (PERFLIB: machine name) */
-    uid_t uid;              /* its user */
+    const char *counterset;   /* the counterset's name */
+    uint32_t counter_index;   /* ADD/REMOVE: index in the registration */
+    uint32_t counter_id;      /* ADD/REMOVE: its id; else PCW_NO_COUNTER */
+    const char *instance;     /* ADD/REMOVE/ENUM/COLLECT: instance wildcard */
+    uint32_t instance_id;     /* PCW_ANY_INSTANCE_ID = any */
+    pid_t pid;                /* the consumer process (PERFLIB: machine name) */
+    uid_t uid;                /* its user */
+    const pcw_cancel *cancel; /* ENUM_INSTANCES, COLLECT_START, ADD_COUNTER: the
+                                 request's cancel signal (above); else NULL */
 } pcw_control_info;
 
 /* A non-zero return from ADD_COUNTER, ENUM_INSTANCES or COLLECT_START is

@@ -154,6 +154,69 @@ static long long pcw__now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ---- the cancel signal (pcw/callback.h) --------------------------------- */
+
+/* One request's cancel signal, on the connection thread's stack while its
+ * callbacks run. Read-only for them. */
+struct pcw_cancel {
+    int fd;             /* the consumer's connection: POLLRDHUP when it goes */
+    long long deadline; /* ms, CLOCK_MONOTONIC; LLONG_MAX: none */
+};
+
+/* The consumer hung up (or the provider shut the connection down to
+ * close): poll with POLLRDHUP only, so that a pipelined request waiting
+ * to be read (POLLIN) does not count. */
+static int pcw__hung_up(int fd, int ms)
+{
+    struct pollfd pf = {fd, POLLRDHUP, 0};
+    int r = poll(&pf, 1, ms);
+    return r > 0 && pf.revents != 0;
+}
+
+int pcw_cancelled(const pcw_cancel *c)
+{
+    if (!c)
+        return 0;
+    return pcw__now_ms() >= c->deadline || pcw__hung_up(c->fd, 0);
+}
+
+int pcw_cancel_wait(const pcw_cancel *c, int timeout_ms)
+{
+    if (!c) {
+        if (timeout_ms > 0) {
+            struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+        }
+        return 0;
+    }
+    long long until = timeout_ms < 0 ? LLONG_MAX : pcw__now_ms() + timeout_ms;
+    for (;;) {
+        long long now = pcw__now_ms();
+        if (now >= c->deadline)
+            return 1;
+        if (now >= until)
+            return 0;
+        long long end = c->deadline < until ? c->deadline : until;
+        long long left = end == LLONG_MAX ? -1 : end - now;
+        if (pcw__hung_up(c->fd, left > INT_MAX ? INT_MAX : (int)left))
+            return 1;
+    }
+}
+
+int pcw_cancel_pollfd(const pcw_cancel *c, struct pollfd *pfd)
+{
+    if (!pfd)
+        return -1;
+    pfd->fd = c ? c->fd : -1;
+    pfd->events = POLLRDHUP;
+    pfd->revents = 0;
+    if (!c || c->deadline == LLONG_MAX)
+        return -1;
+    long long left = c->deadline - pcw__now_ms();
+    return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
 static void pcw__conn_end_collect(pcw__conn *c, size_t i);
 
 /* End every held collection whose time is up. Connection thread. */
@@ -327,7 +390,7 @@ static uint64_t pcw__id_mask(const pcw__reg *r, uint64_t by_position)
 
 static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char *cset,
                                uint32_t counter_index, uint32_t counter_id, const char *instance,
-                               uint32_t instance_id)
+                               uint32_t instance_id, const pcw_cancel *cancel)
 {
     pcw__prov *p = c->ctl->prov;
     if (!p->opt.control_callback)
@@ -341,6 +404,7 @@ static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char
     info.instance_id = instance_id;
     info.pid = c->cred.pid;
     info.uid = c->cred.uid;
+    info.cancel = cancel;
     return p->opt.control_callback(req, &info, p->opt.control_context);
 }
 
@@ -350,6 +414,8 @@ static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char
 typedef struct pcw__req {
     uint32_t reg_index, counter_index, instance_id, flags;
     uint64_t counter_mask;
+    long long deadline; /* the consumer's time limit (PCW_CTL_TIMEOUT), ms
+                           CLOCK_MONOTONIC from when it was read; LLONG_MAX */
     char mask[PCW_MAX_INSTANCE_NAME_BYTES + 1];
 } pcw__req;
 
@@ -371,6 +437,7 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
     memset(q, 0, offsetof(pcw__req, mask) + 1);
     q->counter_mask = ~0ull;
     q->instance_id = PCW_ANY_INSTANCE_ID;
+    q->deadline = LLONG_MAX;
     switch (type) {
     case PCW_CTL_PING:
         break;
@@ -388,8 +455,10 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
         q->flags = pcw_ctl_get_u32(&rd);
         q->counter_mask = pcw_ctl_get_u64(&rd);
         q->instance_id = pcw_ctl_get_u32(&rd);
-        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)PCW_CTL_HOLD))
+        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)(PCW_CTL_HOLD | PCW_CTL_TIMEOUT)))
             return -1;
+        if (q->flags & PCW_CTL_TIMEOUT)
+            q->deadline = pcw__now_ms() + pcw_ctl_get_u32(&rd);
         break;
     case PCW_CTL_COLLECT_END:
         q->reg_index = pcw_ctl_get_u32(&rd);
@@ -437,8 +506,9 @@ static int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
         goto out;
     }
     /* PERFLIB: an ADD_COUNTER error reaches the consumer. */
+    pcw_cancel cancel = {c->fd, q->deadline};
     rc = pcw__control_notify(c, PCW_CONTROL_ADD_COUNTER, a.cset_name, a.counter_index, a.counter_id,
-                             a.mask, a.instance_id);
+                             a.mask, a.instance_id, &cancel);
     if (rc != PCW_OK) {
         free(a.mask);
         goto out;
@@ -484,7 +554,7 @@ static void pcw__conn_remove_added(pcw__conn *c, size_t i)
     /* The control callback heard ADD; it hears REMOVE even if the
      * counterset has been unregistered since. Errors are ignored. */
     (void)pcw__control_notify(c, PCW_CONTROL_REMOVE_COUNTER, a.cset_name, a.counter_index,
-                              a.counter_id, a.mask, a.instance_id);
+                              a.counter_id, a.mask, a.instance_id, NULL);
     free(a.mask);
 }
 
@@ -506,17 +576,22 @@ static void pcw__conn_end_collect(pcw__conn *c, size_t i)
     pcw__held h = c->held[i];
     c->held[i] = c->held[--c->nheld];
     (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, h.cset_name, 0, PCW_NO_COUNTER, "*",
-                              PCW_ANY_INSTANCE_ID);
+                              PCW_ANY_INSTANCE_ID, NULL);
 }
 
 /* ENUMERATE or COLLECT: run the callbacks and reply with the items.
  *
  * A COLLECT whose COLLECT_START succeeded is always ended: at once unless
- * it holds (HOLD, and the collection succeeded: the consumer then owes a
- * COLLECT_END), else by that COLLECT_END, by PCW_CTL_HOLD_TIMEOUT_MS, or
- * by the end of the connection, whichever comes first. A failed
- * collection is ended before its error is sent: its consumer owes
- * nothing. */
+ * it holds (HOLD, the collection succeeded and its consumer still waits:
+ * the consumer then owes a COLLECT_END), else by that COLLECT_END, by
+ * PCW_CTL_HOLD_TIMEOUT_MS, or by the end of the connection, whichever
+ * comes first. A failed collection, or one its consumer gave up on
+ * (cancelled: its time limit passed during COLLECT_START or the
+ * callback), is ended before its reply is sent: its consumer owes
+ * nothing, and a provider that froze its updates at COLLECT_START is
+ * released as soon as possible. A collection cancelled by the time
+ * COLLECT_START returns skips the counterset callback: nobody waits for
+ * its data. */
 static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw__req *q)
 {
     int collect = type == PCW_CTL_COLLECT;
@@ -526,6 +601,7 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
         return pcw__reply(c, type, id, PCW_E_NOT_FOUND, NULL, 0, NULL, 0);
     const char *cset = pcw__reg_name(r);
     uint32_t data_size = r->data_size; /* r may go once released */
+    pcw_cancel cancel = {c->fd, q->deadline};
     pcw_buffer b;
     int rc = pcw__buffer_init(&b, r, collect, q->counter_mask, q->instance_id, q->mask);
     if (rc == PCW_OK && hold && c->nheld >= PCW_CTL_MAX_HELD)
@@ -542,8 +618,10 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     if (rc == PCW_OK)
         rc =
             pcw__control_notify(c, collect ? PCW_CONTROL_COLLECT_START : PCW_CONTROL_ENUM_INSTANCES,
-                                cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id);
+                                cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id, &cancel);
     int started = rc == PCW_OK && collect;
+    if (rc == PCW_OK && pcw_cancelled(&cancel))
+        rc = PCW_E_TIMEOUT; /* nobody waits for the data any more */
     int cb_status = PCW_OK;
     if (rc == PCW_OK && r->callback) {
         pcw_callback_info info;
@@ -552,6 +630,8 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
         info.counter_mask = pcw__id_mask(r, q->counter_mask);
         info.instance_id = q->instance_id;
         info.instance_mask = q->mask;
+        info.collect_multiple = pcw_instance_type_is_multi(r->cset->instance_type);
+        info.cancel = &cancel;
         cb_status =
             r->callback(collect ? PCW_CALLBACK_COLLECT_DATA : PCW_CALLBACK_ENUMERATE_INSTANCES,
                         &info, r->callback_context);
@@ -559,13 +639,13 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     pcw__conn_release(c);
     if (rc == PCW_OK && b.items.bad)
         rc = PCW_E_NO_MEMORY;
-    if (started && rc == PCW_OK && hold) {
+    if (started && rc == PCW_OK && hold && !pcw_cancelled(&cancel)) {
         c->held[c->nheld].reg_index = q->reg_index;
         c->held[c->nheld].cset_name = cset;
         c->held[c->nheld++].deadline = pcw__now_ms() + PCW_CTL_HOLD_TIMEOUT_MS;
     } else if (started) {
         (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, cset, 0, PCW_NO_COUNTER, q->mask,
-                                  q->instance_id);
+                                  q->instance_id, NULL);
     }
     int sent;
     if (rc != PCW_OK) {
