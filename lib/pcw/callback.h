@@ -229,7 +229,12 @@ typedef struct pcw_control_info {
 } pcw_control_info;
 
 /* A non-zero return from ADD_COUNTER, ENUM_INSTANCES or COLLECT_START is
- * the consumer's error (return a pcw_status); others are ignored. Runs on
+ * the consumer's error; others are ignored. Return a pcw_status
+ * (negative) or, as a ported PERFLIB provider does, a Win32 error code
+ * (positive, e.g. 5 for ERROR_ACCESS_DENIED): it reaches the consumer
+ * unchanged - pcw_consumer_add_counter returns it, a collection reports
+ * it as the provider's status - and tools show it as "provider error 5
+ * (ERROR_ACCESS_DENIED)" (pcw_status_describe). Runs on
  * control-channel threads: must be thread-safe. Passed in
  * pcw_provider_options.control_callback. */
 typedef int (*pcw_control_callback)(pcw_control_request req, const pcw_control_info *info,

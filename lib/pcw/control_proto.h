@@ -16,7 +16,9 @@
  *                            replies <= PCW_CTL_MAX_REPLY
  *   12     4     id          chosen by the consumer, echoed in the reply;
  *                            a late reply is recognised by it and dropped
- *   16     4     status      replies: pcw_status (int32); requests: 0
+ *   16     4     status      replies: pcw_status (int32, <= 0), or a
+ *                            positive code: the provider's control
+ *                            callback's own (Win32) error; requests: 0
  *   20     4     reserved    0
  *
  * Request payloads (strings are u32 byte length + bytes, no NUL):
