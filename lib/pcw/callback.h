@@ -185,10 +185,15 @@ typedef int (*pcw_callback)(pcw_callback_type type, const pcw_callback_info *inf
 /* PcwAddInstance: from a pcw_callback handling ENUMERATE_INSTANCES or
  * COLLECT_DATA, add one instance to the request's buffer.
  *   name   NUL-terminated UTF-8; non-empty for a multi-instance counterset,
- *          empty for a single-instance one, at most 1024 characters, and
- *          not equal (case-insensitively) to a name already added to this
- *          buffer: PCW_E_INVALID_NAME, PCW_E_NAME_TOO_LONG,
- *          PCW_E_DUPLICATE_NAME.
+ *          empty for a single-instance one, at most 1024 characters:
+ *          PCW_E_INVALID_NAME, PCW_E_NAME_TOO_LONG. A name equal
+ *          (case-insensitively) to one already added to this buffer is
+ *          dropped and PCW_OK returned, so that a callback which stops at
+ *          its first error (the KCS sample does) keeps the instances after
+ *          it; the first instance of the name is kept, and the consumer
+ *          sees PCW_E_DUPLICATE_NAME as the callback's status
+ *          (pcw_collect_report.callback_status) unless the callback
+ *          returned an error of its own.
  *   id     below 0xFFFFFFFE (PCW_E_INVALID_PARAMETER). Should be stable and
  *          unique; not enforced.
  *   count, data  0 and NULL: no values (enumeration; in a collection the

@@ -639,6 +639,11 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     pcw__conn_release(c);
     if (rc == PCW_OK && b.items.bad)
         rc = PCW_E_NO_MEMORY;
+    /* Duplicate names were dropped: the consumer sees it as the callback's
+     * (informational) status, unless the callback reported an error of
+     * its own. */
+    if (cb_status == PCW_OK && b.duplicates)
+        cb_status = PCW_E_DUPLICATE_NAME;
     if (started && rc == PCW_OK && hold && !pcw_cancelled(&cancel)) {
         c->held[c->nheld].reg_index = q->reg_index;
         c->held[c->nheld].cset_name = cset;
