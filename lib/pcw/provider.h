@@ -212,8 +212,20 @@ PCW_PROVIDER_API int pcw_unregister(pcw_registration *r);
  * case-insensitively among the registration's open instances. `count` must
  * equal the registration's block count (else PCW_E_INVALID_COUNT); each
  * data[i].size must cover the registered counters of block i (else
- * PCW_E_BUFFER_TOO_SMALL) and not exceed the registered block size (else
- * PCW_E_INTEGER_OVERFLOW). The instance becomes visible to consumers only
+ * PCW_E_BUFFER_TOO_SMALL); a larger block (a struct with private fields
+ * after the counters) is accepted and only the registered block size
+ * copied.
+ *
+ * The deliberate difference from Windows: PcwCreateInstance keeps
+ * pointers to the provider's own blocks and reads them in place until
+ * PcwCloseInstance, so the provider updates its own struct. pcw COPIES
+ * data[i] into the shared segment (the initial values) and never looks
+ * at the provider's memory again: consumers in other processes read the
+ * segment, which the provider's private memory cannot be. Update the
+ * counters through pcw_instance_block() instead. The one-line porting
+ * change, after the create:
+ *     MY_VALUES *values = pcw_instance_block(inst, 0);  // update *values
+ * (pcwgen's CreateXxx and Xxx_*_of(inst) do the same.) The instance becomes visible to consumers only
  * once its name and initial data are in place. Its id is assigned: unique
  * among the registration's open instances, stable for the instance's life.
  * PCW_E_INVALID_HANDLE for an unregistered registration. Any thread,
