@@ -117,8 +117,7 @@ Test(instance, argument_errors)
     cr_assert_eq(pcw_create_instance(&in, reg, "zeros", 1, &d), PCW_OK);
     view(&seg, "multi");
     cr_assert_eq(snap.count, 1);
-    cr_assert_eq(
-        pcw_snapshot_value(&snap, 0, &pcw_segment_counterset(seg, 0)->counters[0]), 0);
+    cr_assert_eq(pcw_snapshot_value(&snap, 0, &pcw_segment_counterset(seg, 0)->counters[0]), 0);
     pcw_segment_close(seg);
 }
 
@@ -253,7 +252,8 @@ Test(instance, ids_unique_stable_and_values)
         cr_assert_eq(pcw_snapshot_value(&snap, x, &cs->counters[0]), 1000 + (uint64_t)i);
         cr_assert_eq(pcw_snapshot_value(&snap, x, &cs->counters[1]), (uint64_t)i);
         for (int k = 0; k < ne; k++)
-            cr_assert_neq(pcw_instance_id(extra[k]), pcw_snapshot_id(&snap, x), "id reused while open");
+            cr_assert_neq(pcw_instance_id(extra[k]), pcw_snapshot_id(&snap, x),
+                          "id reused while open");
     }
     /* Every sample's id is unique. */
     for (size_t i = 0; i < snap.count; i++)

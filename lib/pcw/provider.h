@@ -225,11 +225,10 @@ PCW_PROVIDER_API int pcw_unregister(pcw_registration *r);
  * counters through pcw_instance_block() instead. The one-line porting
  * change, after the create:
  *     MY_VALUES *values = pcw_instance_block(inst, 0);  // update *values
- * (pcwgen's CreateXxx and Xxx_*_of(inst) do the same.) The instance becomes visible to consumers only
- * once its name and initial data are in place. Its id is assigned: unique
- * among the registration's open instances, stable for the instance's life.
- * PCW_E_INVALID_HANDLE for an unregistered registration. Any thread,
- * concurrently with any other create/close. */
+ * (pcwgen's CreateXxx and Xxx_*_of(inst) do the same.) The instance becomes visible to consumers
+ * only once its name and initial data are in place. Its id is assigned: unique among the
+ * registration's open instances, stable for the instance's life. PCW_E_INVALID_HANDLE for an
+ * unregistered registration. Any thread, concurrently with any other create/close. */
 PCW_PROVIDER_API int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
                                          uint32_t count, const pcw_data *data);
 

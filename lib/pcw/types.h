@@ -109,23 +109,40 @@ static inline const char *pcw_status_str(int status)
 static inline const char *pcw_win32_error_name(int code)
 {
     switch (code) {
-    case 1: return "ERROR_INVALID_FUNCTION";
-    case 2: return "ERROR_FILE_NOT_FOUND";
-    case 5: return "ERROR_ACCESS_DENIED";
-    case 6: return "ERROR_INVALID_HANDLE";
-    case 8: return "ERROR_NOT_ENOUGH_MEMORY";
-    case 13: return "ERROR_INVALID_DATA";
-    case 14: return "ERROR_OUTOFMEMORY";
-    case 21: return "ERROR_NOT_READY";
-    case 31: return "ERROR_GEN_FAILURE";
-    case 50: return "ERROR_NOT_SUPPORTED";
-    case 87: return "ERROR_INVALID_PARAMETER";
-    case 122: return "ERROR_INSUFFICIENT_BUFFER";
-    case 170: return "ERROR_BUSY";
-    case 183: return "ERROR_ALREADY_EXISTS";
-    case 234: return "ERROR_MORE_DATA";
-    case 1168: return "ERROR_NOT_FOUND";
-    case 1460: return "ERROR_TIMEOUT";
+    case 1:
+        return "ERROR_INVALID_FUNCTION";
+    case 2:
+        return "ERROR_FILE_NOT_FOUND";
+    case 5:
+        return "ERROR_ACCESS_DENIED";
+    case 6:
+        return "ERROR_INVALID_HANDLE";
+    case 8:
+        return "ERROR_NOT_ENOUGH_MEMORY";
+    case 13:
+        return "ERROR_INVALID_DATA";
+    case 14:
+        return "ERROR_OUTOFMEMORY";
+    case 21:
+        return "ERROR_NOT_READY";
+    case 31:
+        return "ERROR_GEN_FAILURE";
+    case 50:
+        return "ERROR_NOT_SUPPORTED";
+    case 87:
+        return "ERROR_INVALID_PARAMETER";
+    case 122:
+        return "ERROR_INSUFFICIENT_BUFFER";
+    case 170:
+        return "ERROR_BUSY";
+    case 183:
+        return "ERROR_ALREADY_EXISTS";
+    case 234:
+        return "ERROR_MORE_DATA";
+    case 1168:
+        return "ERROR_NOT_FOUND";
+    case 1460:
+        return "ERROR_TIMEOUT";
     }
     return NULL;
 }
