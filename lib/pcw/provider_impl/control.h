@@ -506,7 +506,9 @@ static int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
         goto out;
     }
     /* PERFLIB: an ADD_COUNTER error reaches the consumer. */
-    pcw_cancel cancel = {c->fd, q->deadline};
+    pcw_cancel cancel; /* assigned, not initialised: the gotos above cross it (C++) */
+    cancel.fd = c->fd;
+    cancel.deadline = q->deadline;
     rc = pcw__control_notify(c, PCW_CONTROL_ADD_COUNTER, a.cset_name, a.counter_index, a.counter_id,
                              a.mask, a.instance_id, &cancel);
     if (rc != PCW_OK) {
