@@ -4,9 +4,13 @@
 #   make demo       install missing Debian packages, build, run the demo
 #   make check      every test: ASan+UBSan build, TSan build of the
 #                   concurrent tests, pcwgen's tests, bounded fuzzing
+#   make test       the quick subset (gcc, no sanitizers): what the Debian
+#                   package build runs
+#   make package-test  build, lintian, install and smoke-test the Debian
+#                   packages (root; scripts/package-test.sh)
 #   make bench      the benchmark suite (bench/README.md)
 #   make casefold-table  regenerate lib/pcw/casefold_table.h from the UCD
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR=, MANDIR=...: docs/building.md)
 #
 # Conventions (so new files need no Makefile edit):
 #   tests/test_*.c   one Criterion test binary each
@@ -22,13 +26,37 @@ BUILD   ?= build
 SAN     ?=
 CC      ?= cc
 CXX     ?= c++
+# OPT is the default optimisation when the user gives no CFLAGS/CXXFLAGS.
 OPT     ?= -O2 -g
+# -Werror in development and CI; a distribution's build sets WERROR= so a
+# newer compiler's new warning does not fail it (debian/rules does).
+WERROR  ?= -Werror
 
-WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wundef -Wpointer-arith \
+# ---- flags (docs/building.md) ------------------------------------------------
+# The user's CFLAGS, CPPFLAGS, CXXFLAGS and LDFLAGS (from the environment or
+# the command line, e.g. dpkg-buildflags' hardening, -D_FORTIFY_SOURCE, LTO)
+# come first and reach every object and every link; the project's flags are
+# appended. Every compile rule (here, in tools/pcwgen/pcwgen.mk and
+# bench/shim) uses $(CFLAGS) alone, so CPPFLAGS rides in it, after -Ilib (our
+# headers before any installed copy of them).
+# The outermost make saves the user's values: a sub-make (check-asan, ...)
+# inherits the appended ones through the environment and would append its own
+# (other sanitizer) flags to ours.
+ifeq ($(PCW_USER_SAVED),)
+export PCW_USER_SAVED   := 1
+export PCW_USER_CFLAGS   := $(CFLAGS)
+export PCW_USER_CPPFLAGS := $(CPPFLAGS)
+export PCW_USER_CXXFLAGS := $(CXXFLAGS)
+export PCW_USER_LDFLAGS  := $(LDFLAGS)
+endif
+
+WARN     = $(WERROR) -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wpointer-arith \
            -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
-CFLAGS   = -std=c11 $(OPT) $(WARN) -Ilib $(SANFLAGS) $(EXTRA_CFLAGS)
-CXXFLAGS = -std=c++17 $(OPT) -Wall -Wextra -Werror -Ilib $(SANFLAGS)
-LDFLAGS  = $(SANFLAGS)
+override CFLAGS   = -Ilib $(PCW_USER_CPPFLAGS) $(or $(PCW_USER_CFLAGS),$(OPT)) \
+                    -std=c11 $(WARN) $(SANFLAGS) $(EXTRA_CFLAGS)
+override CXXFLAGS = -Ilib $(PCW_USER_CPPFLAGS) $(or $(PCW_USER_CXXFLAGS),$(OPT)) \
+                    -std=c++17 $(WERROR) -Wall -Wextra $(SANFLAGS)
+override LDFLAGS  = $(PCW_USER_LDFLAGS) $(SANFLAGS)
 
 ifeq ($(SAN),asan)
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -85,8 +113,13 @@ $(LIBPCW_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBPCW_SO): $(LIB_PIC)
-	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ -lpthread
+# The shared library exports only the public API: lib/consumer/libpcw.map
+# (version node PCW_1) hides the internal pcw__/pcwq_ functions; check-abi
+# tests it. The soname policy is in docs/building.md.
+LIBPCW_MAP = lib/consumer/libpcw.map
+$(LIBPCW_SO): $(LIB_PIC) $(LIBPCW_MAP)
+	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) -Wl,--version-script=$(LIBPCW_MAP) \
+	    -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_PIC) -lpthread
 
 # Each tool: every .c in its folder, linked with the consumer library (and
 # the provider's libraries, for tools that also publish). One explicit rule
@@ -111,15 +144,15 @@ $(BUILD)/gen/examples/manifests/ucs.h: PCWGEN_FLAGS = -prefix Ucs
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBPCW_A) $(EXAMPLE_GEN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -I$(BUILD)/gen/examples/manifests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -I$(BUILD)/gen/examples/manifests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
 $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h lib/query/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
 	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
 
@@ -159,7 +192,7 @@ check-cxx:
 
 
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
--include tools/pcwgen/pcwgen.mk
+include tools/pcwgen/pcwgen.mk
 
 # ---- tests ----------------------------------------------------------------
 # Criterion runs each test in its own process; --jobs keeps the 2-core
@@ -168,9 +201,10 @@ CRITERION_FLAGS ?= --jobs 2
 
 # Runs every test binary, then prints one closing line counting the tests
 # inside them: Criterion's "Synthesis" lines and conctest's "N tests passed".
-run-tests: $(TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp
+RUN_TESTS ?= $(TESTS)
+run-tests: $(RUN_TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp
 	@set -o pipefail; log=$(BUILD)/tests.log; rm -f $$log; failed_bins=0; \
-	for t in $(TESTS); do \
+	for t in $(RUN_TESTS); do \
 	  echo "== $$t"; \
 	  PCW_BUILD=$(abspath $(BUILD)) LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	    $$t $(CRITERION_FLAGS) 2>&1 | tee -a $$log || { failed_bins=$$((failed_bins+1)); echo "FAILED: $$t"; }; \
@@ -194,8 +228,37 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-casefold check-cxx check-asan check-tsan check-fuzz check-model
+check: check-casefold check-cxx check-abi check-man check-debian-version check-asan check-tsan \
+       check-fuzz check-model
 	@echo "make check: all suites passed"
+
+# make test: the quick subset a distribution runs while it builds the package
+# (debian/rules): gcc, no sanitizers, no clang, no fuzzing, about a minute.
+# Every Criterion suite and conctest binary built as the package is, except
+# those that need programs a package build does not have (Prometheus,
+# openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
+# make check runs all of it (and these suites under ASan/UBSan and TSan).
+TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop
+QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
+test: check-abi check-man check-debian-version
+	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
+	$(MAKE) pcwgen-check
+	@echo "make test: all quick suites passed"
+
+# libpcw.so exports its public API and nothing else (scripts/check-abi.sh).
+check-abi: $(LIBPCW_SO) $(LIBPCW_A)
+	./scripts/check-abi.sh $(LIBPCW_SO) $(LIBPCW_A) $(SOVERSION)
+
+# The man pages render without warnings and name every option of --help.
+check-man: tools
+	./scripts/check-man.sh $(BUILD) $(PCW_VERSION)
+# debian/changelog's latest version is lib/pcw/version.h's.
+check-debian-version:
+	@v=$$(sed -n '1s/^pcw (\([^)]*\)).*/\1/p' debian/changelog); \
+	if [ "$$v" != "$(PCW_VERSION)" ]; then \
+	  echo "check-debian-version: debian/changelog says $$v, lib/pcw/version.h $(PCW_VERSION): add a changelog entry (dch -v $(PCW_VERSION))" >&2; exit 1; \
+	else echo "check-debian-version: debian/changelog is at $$v"; fi
+.PHONY: test check-abi check-man check-debian-version run-tests run-conc-tests
 
 # ---- the case-folding table (scripts/gen_casefold.py) ----------------------
 # lib/pcw/casefold_table.h is generated from the Unicode Character Database
@@ -241,7 +304,7 @@ $(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
 
 $(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(PROVIDER_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PROVIDER_LIBS)
 
 $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 	rm -rf $(SEG_SEEDS) && mkdir -p $(SEG_SEEDS)
@@ -260,7 +323,8 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 # clang's sanitizer and libFuzzer runtimes are in libclang-rt-14-dev (clang
 # only recommends them); libpcp-mmv1-dev lets make bench compare with PCP;
 # unicode-data has CaseFolding.txt (make casefold-table, make check).
-DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev \
+# man-db renders the man pages (make check-man).
+DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev man-db \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
                unicode-data spin libncurses-dev tmux \
                libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
@@ -274,7 +338,7 @@ demo: deps
 	./scripts/demo.sh $(BUILD)
 
 # ---- bench ----------------------------------------------------------------
--include bench/bench.mk
+include bench/bench.mk
 
 # ---- version: written once, in lib/pcw/version.h ----------------------------
 PCW_VERSION := $(shell awk '/^\#define PCW_VERSION_(MAJOR|MINOR|PATCH) /{v[$$2]=$$3} \
@@ -285,35 +349,57 @@ version:
 .PHONY: version
 
 # ---- install --------------------------------------------------------------
-LIBDIR = $(PREFIX)/lib
-INCDIR = $(PREFIX)/include
-BINDIR = $(PREFIX)/bin
-PCDIR  = $(LIBDIR)/pkgconfig
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
+# Every directory can be set on the command line; a multiarch distribution
+# gives LIBDIR=/usr/lib/$(DEB_HOST_MULTIARCH) and the .pc files follow.
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+PCDIR   ?= $(LIBDIR)/pkgconfig
+MANDIR  ?= $(PREFIX)/share/man
+# The exporter's systemd unit (ExecStart names $(BINDIR)/pcw-exporter).
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+             -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
+MAN_PAGES = $(wildcard man/*.1)
 
+# Headers: everything under lib/pcw/, subdirectories included, as <pcw/...>.
 install: all
-	install -d $(DESTDIR)$(INCDIR)/pcw/provider_impl $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR)
-	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCDIR)/pcw/
-	install -m 644 $(IMPL_HEADERS) $(DESTDIR)$(INCDIR)/pcw/provider_impl/
+	install -d $(DESTDIR)$(INCDIR)/pcw $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR)
+	cd lib/pcw && find . -name '*.h' | while read -r h; do \
+	    install -D -m 644 "$$h" "$(DESTDIR)$(INCDIR)/pcw/$$h" || exit 1; done
 	install -m 644 $(LIBPCW_A) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(LIBPCW_SO) $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
+	install -m 644 $(LIBPCW_SO) $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
 	ln -sf libpcw.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpcw.so
 	install -m 755 $(TOOL_BINS) $(BUILD)/pcwgen $(DESTDIR)$(BINDIR)/
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|' tools/pcw-exporter/pcw-exporter.service \
+	    > $(DESTDIR)$(UNITDIR)/pcw-exporter.service
 	$(PC_SED) lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
 	$(PC_SED) lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCDIR)/pcw
-	rm -f $(DESTDIR)$(LIBDIR)/libpcw.* $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libpcw.a $(DESTDIR)$(LIBDIR)/libpcw.so $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
+	rm -f $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(BINDIR)/pcwgen
+	rm -f $(MAN_PAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(DESTDIR)$(UNITDIR)/pcw-exporter.service
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD)
 
 # The README's examples, built from the README against an installed tree.
 install-test: all
 	./scripts/install-test.sh
 .PHONY: install-test
+
+# The Debian packages (debian/): built from a copy of the tree, checked with
+# lintian, installed, smoke-tested with the README's examples, removed
+# (scripts/package-test.sh). Installs debhelper, lintian and the build
+# dependencies first.
+package-test:
+	./scripts/package-test.sh
+.PHONY: package-test

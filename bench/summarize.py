@@ -196,6 +196,14 @@ def rows(figs):
         out.append(("export/scrape_gzip/100000/1", f"{t(a['ns'])}/scrape, {si(a.get('bytes', 0), 'B')}",
                     "export/scrape/100000/1", t(b["ns"]) if b else "-",
                     f"{a['ns'] / b['ns']:.1f}x" if b else "-", "", ""))
+    # pcwtop (bench/pcwtop.c): one refresh of its data layer beside the raw
+    # snapshot of the same counterset.
+    a, b = get("pcwtop/refresh/1000000"), get("snapshot/pcw/1000000/4")
+    if a:
+        r = a["ns"] / b["ns"] if b else None
+        out.append(("pcwtop/refresh/1000000", f"{t(a['ns'])}/refresh", "snapshot/pcw/1000000/4",
+                    t(b["ns"]) if b else "-", f"{r:.2f}x" if r else "-", "<= 3x",
+                    verdict(r is not None and r <= 3)))
     a = get("segment/bytes_per_instance")
     if a:
         v = a.get("bytes_per_instance", 0)

@@ -38,16 +38,23 @@ static void grow_child(int to_parent, int from_parent)
                                 .instance_type = PCW_MULTI_INSTANCE,
                                 .counter_count = 1,
                                 .counters = &c};
-    if (pcw_provider_open(&p, NULL) != PCW_OK || pcw_register(&r, p, &ri) != PCW_OK)
+    int rc;
+    if ((rc = pcw_provider_open(&p, NULL)) != PCW_OK || (rc = pcw_register(&r, p, &ri)) != PCW_OK) {
+        fprintf(stderr, "grow_child: open/register: %s\n", pcw_status_str(rc));
         _exit(1);
+    }
     dprintf(to_parent, "%s\n", pcw_provider_path(p));
     char name[32];
     pcw_data d = {NULL, 8};
     for (int i = 0; i < CREATES; i++) {
         pcw_instance *in;
         snprintf(name, sizeof name, "growing-instance-%d", i);
-        if (pcw_create_instance(&in, r, name, 1, &d) != PCW_OK)
+        if ((rc = pcw_create_instance(&in, r, name, 1, &d)) != PCW_OK) {
+            /* Say why: a failure here (seen once, in a package build on a
+             * loaded machine) is otherwise only an exit status. */
+            fprintf(stderr, "grow_child: instance %d: %s\n", i, pcw_status_str(rc));
             _exit(2);
+        }
     }
     dprintf(to_parent, "done\n");
     char b;

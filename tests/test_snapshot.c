@@ -49,7 +49,7 @@ static void register_set(const char *name, uint32_t flags)
 
 static pcw_instance *create(const char *name, uint64_t value)
 {
-    pcw_instance *in;
+    pcw_instance *in = NULL; /* gcc -O2 cannot see that cr_assert_eq returns only on success */
     pcw_data d = {&value, 8};
     cr_assert_eq(pcw_create_instance(&in, reg, name, 1, &d), PCW_OK, "%s", name);
     return in;

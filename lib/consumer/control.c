@@ -52,6 +52,7 @@ static void reset_rx(pcw__ctl_conn *k)
     k->pl = NULL;
     k->pl_got = 0;
     k->hb_got = 0;
+    k->rx_pos = k->rx_len = 0;
 }
 
 /* Take r off k's awaited list (it must be on it). */
@@ -103,6 +104,7 @@ void pcw__ctl_free(pcw__ctl_conn *k)
     if (!k)
         return;
     pcw__ctl_disconnect(k);
+    free(k->rx);
     free(k->seg_path);
     free(k);
 }
@@ -128,16 +130,14 @@ static int sock_addr(const char *seg, struct sockaddr_un *a, int *dirfd)
     return rc == PCW_E_INVALID_PARAMETER ? PCW_E_NOT_FOUND : rc;
 }
 
-/* May the open connection still be used? Not if the provider closed it
- * (an end of file is all that is left to read), nor if it has been idle
- * so long that the provider may close it while a request is on its way. */
-static int still_open(pcw__ctl_conn *k)
+/* May the open connection still be used? Not if it has been idle so long
+ * that the provider may close it while a request is on its way. One the
+ * provider closed for another reason is found by the send (EPIPE, then
+ * pcw__ctl_send connects once anew), not by a recv here: that would be a
+ * system call on every collection. */
+static int still_open(const pcw__ctl_conn *k)
 {
-    if (pcw__ctl_now_ms() - k->last_send > PCW_CTL_IDLE_TIMEOUT_MS / 2)
-        return 0;
-    char c;
-    ssize_t r = recv(k->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return r > 0 || (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR));
+    return pcw__ctl_now_ms() - k->last_send <= PCW_CTL_IDLE_TIMEOUT_MS / 2;
 }
 
 int pcw__ctl_connect(pcw__ctl_conn *k)
@@ -319,55 +319,101 @@ static void deliver(pcw__ctl_conn *k)
     free(pl); /* late (its request timed out) or fire-and-forget */
 }
 
+/* Take up to n bytes of the stream from src into the message being
+ * received (header, then payload); a whole message is delivered. Returns
+ * the bytes taken, with *done set when a message was delivered; or -1
+ * after fail() (a malformed header, no memory, a refusal). */
+static ssize_t take(pcw__ctl_conn *k, const unsigned char *src, size_t n, int *done)
+{
+    size_t used = 0;
+    if (k->hb_got < PCW_CTL_HEADER_SIZE) {
+        size_t m = PCW_CTL_HEADER_SIZE - k->hb_got;
+        if (m > n)
+            m = n;
+        memcpy(k->hb + k->hb_got, src, m);
+        k->hb_got += m, used = m;
+        if (k->hb_got < PCW_CTL_HEADER_SIZE)
+            return (ssize_t)used;
+        if (pcw_ctl_get_header(k->hb, &k->h) != 0 || k->h.length > PCW_CTL_MAX_REPLY ||
+            !(k->h.type & PCW_CTL_REPLY || k->h.type == PCW_CTL_REFUSED)) {
+            fail(k, PCW_E_PROTOCOL);
+            return -1;
+        }
+        k->pl = malloc(k->h.length ? k->h.length : 1);
+        if (!k->pl) {
+            fail(k, PCW_E_NO_MEMORY);
+            return -1;
+        }
+        k->pl_got = 0;
+    }
+    size_t m = k->h.length - k->pl_got;
+    if (m > n - used)
+        m = n - used;
+    if (m)
+        memcpy(k->pl + k->pl_got, src + used, m);
+    k->pl_got += m, used += m;
+    if (k->pl_got == k->h.length) {
+        int refused = k->h.type == PCW_CTL_REFUSED;
+        deliver(k);
+        *done = 1;
+        if (refused)
+            return -1;
+    }
+    return (ssize_t)used;
+}
+
 /* Read what is available, until the deadline: a provider that keeps the
  * socket full (a flood of late replies) must not hold the consumer past
- * it. Returns 0, or -1 after fail(). */
+ * it. Returns 0, or -1 after fail().
+ *
+ * System calls are most of a collection's cost, so the stream is read in
+ * blocks of PCW__CTL_RX_BYTES (a header and its payload usually in one
+ * recv), a payload larger than that straight into its buffer, and once a
+ * message was delivered and nothing else is awaited, without the recv
+ * that would only say EAGAIN. */
 static int pump(pcw__ctl_conn *k, long long deadline)
 {
+    int delivered = 0;
     for (;;) {
+        while (k->rx_pos < k->rx_len) {
+            ssize_t t = take(k, k->rx + k->rx_pos, k->rx_len - k->rx_pos, &delivered);
+            if (t < 0)
+                return -1;
+            k->rx_pos += (size_t)t;
+        }
+        k->rx_pos = k->rx_len = 0;
+        if (delivered && !k->awaited && k->hb_got == 0)
+            return 0;
         if (pcw__ctl_now_ms() >= deadline)
             return 0; /* the rest waits for the next wait's deadline */
-        unsigned char *dst;
-        size_t want;
-        if (k->hb_got < PCW_CTL_HEADER_SIZE) {
-            dst = k->hb + k->hb_got;
-            want = PCW_CTL_HEADER_SIZE - k->hb_got;
-        } else {
-            dst = k->pl + k->pl_got;
-            want = k->h.length - k->pl_got;
+        if (!k->rx && !(k->rx = malloc(PCW__CTL_RX_BYTES))) {
+            fail(k, PCW_E_NO_MEMORY);
+            return -1;
         }
-        ssize_t r = want ? recv(k->fd, dst, want, 0) : 0;
-        if (want && r < 0 && errno == EINTR)
+        int direct =
+            k->hb_got == PCW_CTL_HEADER_SIZE && k->h.length - k->pl_got >= PCW__CTL_RX_BYTES;
+        unsigned char *dst = direct ? k->pl + k->pl_got : k->rx;
+        size_t want = direct ? k->h.length - k->pl_got : PCW__CTL_RX_BYTES;
+        ssize_t r = recv(k->fd, dst, want, 0);
+        if (r < 0 && errno == EINTR)
             continue;
-        if (want && r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
-        if (want && r <= 0) {
+        if (r <= 0) {
             fail(k, r == 0 ? PCW_E_PROVIDER_EXITED : PCW_E_IO);
             return -1;
         }
-        if (k->hb_got < PCW_CTL_HEADER_SIZE) {
-            k->hb_got += (size_t)r;
-            if (k->hb_got < PCW_CTL_HEADER_SIZE)
-                continue;
-            if (pcw_ctl_get_header(k->hb, &k->h) != 0 || k->h.length > PCW_CTL_MAX_REPLY ||
-                !(k->h.type & PCW_CTL_REPLY || k->h.type == PCW_CTL_REFUSED)) {
-                fail(k, PCW_E_PROTOCOL);
-                return -1;
-            }
-            k->pl = malloc(k->h.length ? k->h.length : 1);
-            if (!k->pl) {
-                fail(k, PCW_E_NO_MEMORY);
-                return -1;
-            }
-            k->pl_got = 0;
-        } else {
+        if (direct) {
             k->pl_got += (size_t)r;
-        }
-        if (k->hb_got == PCW_CTL_HEADER_SIZE && k->pl_got == k->h.length) {
-            int refused = k->h.type == PCW_CTL_REFUSED;
-            deliver(k);
-            if (refused)
-                return -1;
+            if (k->pl_got == k->h.length) {
+                int refused = k->h.type == PCW_CTL_REFUSED;
+                deliver(k);
+                delivered = 1;
+                if (refused)
+                    return -1;
+            }
+        } else {
+            k->rx_len = (size_t)r;
         }
     }
 }

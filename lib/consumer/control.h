@@ -43,6 +43,10 @@ typedef struct pcw__ctl_req {
     uint32_t reply_len;
 } pcw__ctl_req;
 
+/* How much of the stream one recv reads ahead (a reply's header and its
+ * payload usually arrive together). */
+#define PCW__CTL_RX_BYTES 16384
+
 typedef struct pcw__ctl_conn {
     int fd;         /* -1: not connected (reconnect on next use) */
     char *seg_path; /* the segment this socket sits beside */
@@ -63,6 +67,8 @@ typedef struct pcw__ctl_conn {
     pcw_ctl_header h; /* valid once hb_got == PCW_CTL_HEADER_SIZE */
     unsigned char *pl;
     size_t pl_got;
+    unsigned char *rx; /* PCW__CTL_RX_BYTES read ahead, [rx_pos, rx_len) unused */
+    size_t rx_pos, rx_len;
     /* the awaited requests, oldest first */
     pcw__ctl_req *awaited, *awaited_tail;
     size_t slot; /* scratch for pcw__ctl_wait */
@@ -73,13 +79,12 @@ pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info);
 /* Close and free it; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_free(pcw__ctl_conn *k);
 /* Connect if not connected, or if the connection cannot be trusted to be
- * open still (the provider closed it, or it has been idle for half of
- * PCW_CTL_IDLE_TIMEOUT_MS, after which the provider may close it at any
- * moment). A connection with requests awaited is in use and kept as it
- * is. Checks the peer is the segment's provider (SO_PEERCRED pid and
- * uid). PCW_OK, PCW_E_NOT_FOUND (no socket), PCW_E_PROVIDER_EXITED
- * (refused: nobody listens), PCW_E_BUSY (backlog full), PCW_E_PERMISSION,
- * PCW_E_IO. */
+ * open still (it has been idle for half of PCW_CTL_IDLE_TIMEOUT_MS, after
+ * which the provider may close it at any moment; one it closed earlier is
+ * reconnected by pcw__ctl_send when the send fails). A connection with requests awaited is in use
+ * and kept as it is. Checks the peer is the segment's provider (SO_PEERCRED pid and uid). PCW_OK,
+ * PCW_E_NOT_FOUND (no socket), PCW_E_PROVIDER_EXITED (refused: nobody listens), PCW_E_BUSY (backlog
+ * full), PCW_E_PERMISSION, PCW_E_IO. */
 int pcw__ctl_connect(pcw__ctl_conn *k);
 /* Close the connection; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_disconnect(pcw__ctl_conn *k);
