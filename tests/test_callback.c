@@ -293,7 +293,7 @@ Test(callback, add_instance_validation_and_informational_status)
                     PCW_E_INVALID_PARAMETER,
                     PCW_E_INVALID_PARAMETER,
                     PCW_OK,
-                    PCW_E_DUPLICATE_NAME,
+                    PCW_OK, /* "DUP": a duplicate is dropped, not an error */
                     PCW_E_INVALID_COUNT,
                     PCW_E_NAME_TOO_LONG,
                     PCW_E_INVALID_NAME,

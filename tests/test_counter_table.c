@@ -234,7 +234,7 @@ Test(table, messages_name_field_and_rule)
     refused(c, 2, PCW_E_INVALID_PARAMETER, (const char *const[]){"detail_level 150", NULL});
     c[1].detail_level = 0;
     /* Counterset-level rules. */
-    pcw_registration_info info = {.version = 0x200,
+    pcw_registration_info info = {.version = 0x300,
                                   .name = "Table",
                                   .instance_type = PCW_MULTI_INSTANCE,
                                   .counter_count = 2,
@@ -243,7 +243,8 @@ Test(table, messages_name_field_and_rule)
     char why[256];
     int rc = pcw_register(&r, prov, &info);
     cr_assert_eq(rc, PCW_E_INVALID_PARAMETER);
-    cr_assert(strstr(pcw_register_error(rc, &info, why, sizeof why), "PCW_VERSION_1"), "%s", why);
+    cr_assert(strstr(pcw_register_error(rc, &info, why, sizeof why), "PCW_CURRENT_VERSION"), "%s",
+              why);
     info.version = PCW_VERSION_1, info.counter_count = PCW_MAX_COUNTERS + 1;
     rc = pcw_register(&r, prov, &info);
     cr_assert_eq(rc, PCW_E_TOO_MANY_COUNTERS);

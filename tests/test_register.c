@@ -87,6 +87,8 @@ Test(register, version_and_flags)
     expect(PCW_E_INVALID_PARAMETER, "version 0");
     info.version = PCW_VERSION_1 + 1;
     expect(PCW_E_INVALID_PARAMETER, "version + 1");
+    info.version = 0x300;
+    expect(PCW_E_INVALID_PARAMETER, "version 3");
     info.version = PCW_VERSION_1;
     info.flags = 1u << 5;
     expect(PCW_E_INVALID_PARAMETER, "unknown flag");
@@ -94,6 +96,52 @@ Test(register, version_and_flags)
     expect(PCW_E_INVALID_PARAMETER, "known + unknown flag");
     info.flags = PCW_REG_SEQCOUNT;
     expect(PCW_OK, "seqcount flag");
+}
+
+/* PcwRegister's versions: PCW_VERSION_1 and PCW_VERSION_2 (0x200, which
+ * CTRPP's PCW_CURRENT_VERSION is on current Windows) are both accepted. */
+Test(register, version_2_and_current_version)
+{
+    cr_assert_eq(PCW_VERSION_2, 0x200u);
+    cr_assert_eq(PCW_CURRENT_VERSION, PCW_VERSION_2);
+    info.version = PCW_VERSION_2;
+    expect(PCW_OK, "version 2");
+    info.version = PCW_CURRENT_VERSION;
+    info.flags = PCW_REG_SEQCOUNT | PCW_REG_CACHELINE;
+    expect(PCW_OK, "current version with pcw's flags");
+}
+
+/* pcw's own flags stay out of the bits PCW defines: bit 0 is
+ * PcwRegistrationSiloNeutral, accepted (and meaningless on Linux) with
+ * PCW_VERSION_2, refused with PCW_VERSION_1 as Windows refuses it. */
+Test(register, pcw_flags_leave_pcws_bits_alone)
+{
+    cr_assert_eq(PCW_REG_SILO_NEUTRAL, 1u);
+    cr_assert_eq(PCW_REG_SEQCOUNT & 0xFFFFu, 0u, "PCW_REG_SEQCOUNT in PCW's low bits");
+    cr_assert_eq(PCW_REG_CACHELINE & 0xFFFFu, 0u, "PCW_REG_CACHELINE in PCW's low bits");
+    info.version = PCW_VERSION_2;
+    info.flags = PCW_REG_SILO_NEUTRAL;
+    expect(PCW_OK, "silo neutral, version 2");
+    info.version = PCW_VERSION_1;
+    expect(PCW_E_INVALID_PARAMETER, "silo neutral, version 1");
+    char why[256];
+    pcw_register_error(PCW_E_INVALID_PARAMETER, &info, why, sizeof why);
+    cr_assert(strstr(why, "PCW_VERSION_2"), "%s", why);
+    info.version = PCW_VERSION_2;
+    info.flags = 1u << 1;
+    expect(PCW_E_INVALID_PARAMETER, "unknown PCW bit 1");
+    /* Bit 0 does not switch the sequence count on (it did when
+     * PCW_REG_SEQCOUNT was bit 0). */
+    info.flags = PCW_REG_SILO_NEUTRAL;
+    pcw_registration *r;
+    cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK);
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_counterset(seg, 0);
+    cr_assert_not_null(cs);
+    cr_assert_eq(cs->flags & PCW_CSET_F_SEQCOUNT, 0u, "silo-neutral bit became a seqcount");
+    pcw_segment_close(seg);
+    pcw_unregister(r);
 }
 
 Test(register, counterset_names_and_strings)

@@ -202,8 +202,9 @@ typedef struct job {
     int status, cb_status;
 } job;
 
-/* The request a job sends: its type's payload (control-channel.md). */
-static int send_job(job *j, uint16_t type, uint32_t counter_index, long long deadline)
+/* The request a job sends: its type's payload (control-channel.md).
+ * `forget`: its reply is not awaited (dropped by id when it comes). */
+static int send_job(job *j, uint16_t type, uint32_t counter_index, long long deadline, int forget)
 {
     const query *q = &j->it->q;
     unsigned char buf[256];
@@ -219,13 +220,19 @@ static int send_job(job *j, uint16_t type, uint32_t counter_index, long long dea
     if (type == PCW_CTL_ADD_COUNTER || type == PCW_CTL_REMOVE_COUNTER) {
         pcw_ctl_put_u32(&w, counter_index);
     } else {
-        pcw_ctl_put_u32(&w, j->want_hold ? PCW_CTL_HOLD : 0);
+        pcw_ctl_put_u32(&w, (j->want_hold ? PCW_CTL_HOLD : 0) | PCW_CTL_TIMEOUT);
         pcw_ctl_put_u64(&w, q->counter_mask);
     }
     pcw_ctl_put_u32(&w, q->instance_id);
     pcw_ctl_put_str(&w, q->mask, q->mask_len);
+    if (type != PCW_CTL_ADD_COUNTER && type != PCW_CTL_REMOVE_COUNTER) {
+        /* The time left: the provider cancels the request then (its
+         * callbacks' cancel signal), counting from when it reads it. */
+        long long left = deadline - pcw__ctl_now_ms();
+        pcw_ctl_put_u32(&w, left <= 0 ? 0 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+    }
     int rc = w.bad ? PCW_E_INVALID_PARAMETER
-                   : pcw__ctl_send(j->k, type, w.buf, w.len, &j->req, deadline);
+                   : pcw__ctl_send(j->k, type, w.buf, w.len, forget ? NULL : &j->req, deadline);
     free(heap);
     return rc;
 }
@@ -282,7 +289,7 @@ static size_t send_queued(job *jobs, size_t n, uint16_t type, uint32_t counter_i
         }
         if (j->want_hold && j->k->holds >= MAX_HELD_PER_CONN)
             continue;
-        int rc = send_job(j, type, counter_index, deadline);
+        int rc = send_job(j, type, counter_index, deadline, 0);
         if (rc != PCW_OK) {
             j->status = rc, j->state = J_READY;
             continue;
@@ -706,6 +713,16 @@ static int add_remove(pcw_consumer *c, const pcw_merged_counterset *m, uint32_t 
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].state == J_SENT)
             jobs[i].status = jobs[i].req.status;
+        /* An ADD_COUNTER that did not answer in time failed, as far as
+         * the caller knows: take it back, so that the provider does not
+         * keep a counter nobody will remove. The provider serves the
+         * connection in order, so the REMOVE comes after the ADD however
+         * late that finishes (a REMOVE of what was never added is
+         * PCW_E_NOT_FOUND there, and ignored). Not awaited. */
+        if (type == PCW_CTL_ADD_COUNTER && jobs[i].state == J_SENT &&
+            jobs[i].status == PCW_E_TIMEOUT && jobs[i].k && jobs[i].k->fd >= 0)
+            (void)send_job(&jobs[i], PCW_CTL_REMOVE_COUNTER, counter_index,
+                           pcw__ctl_now_ms() + END_GRACE_MS, 1);
         jobs[i].status = confirm_exit(&jobs[i], jobs[i].status);
         pcw__ctl_req_release(&jobs[i].req);
         if (rc == PCW_OK)

@@ -308,7 +308,10 @@ static void deliver(pcw__ctl_conn *k)
         r = r->next;
     if (r && (h->type == (r->type | PCW_CTL_REPLY) || h->type == PCW_CTL_REPLY)) {
         int bad = h->type == PCW_CTL_REPLY; /* the provider could not parse us */
-        complete(r, h->status > 0 || bad ? PCW_E_PROTOCOL : h->status, pl, h->length);
+        /* A positive status is the provider's own error code (a Win32
+         * code its control callback returned): passed on as it is
+         * (pcw_status_describe shows it). */
+        complete(r, bad ? PCW_E_PROTOCOL : h->status, pl, h->length);
         if (bad)
             fail(k, PCW_E_PROTOCOL); /* it closes the connection after saying so */
         return;

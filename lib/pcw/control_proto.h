@@ -16,15 +16,19 @@
  *                            replies <= PCW_CTL_MAX_REPLY
  *   12     4     id          chosen by the consumer, echoed in the reply;
  *                            a late reply is recognised by it and dropped
- *   16     4     status      replies: pcw_status (int32); requests: 0
+ *   16     4     status      replies: pcw_status (int32, <= 0), or a
+ *                            positive code: the provider's control
+ *                            callback's own (Win32) error; requests: 0
  *   20     4     reserved    0
  *
  * Request payloads (strings are u32 byte length + bytes, no NUL):
  *   ADD_COUNTER, REMOVE_COUNTER:
  *       u32 reg_index, u32 counter_index, u32 instance_id, str instance_mask
  *   ENUMERATE, COLLECT:
- *       u32 reg_index, u32 flags (PCW_CTL_HOLD), u64 counter_mask,
- *       u32 instance_id, str instance_mask
+ *       u32 reg_index, u32 flags (PCW_CTL_HOLD, PCW_CTL_TIMEOUT),
+ *       u64 counter_mask (bit i = the i-th registered counter, by
+ *       position), u32 instance_id, str instance_mask,
+ *       then with PCW_CTL_TIMEOUT: u32 timeout_ms (the consumer's time left)
  *   COLLECT_END: u32 reg_index
  *   PING: empty
  * A payload must be consumed exactly: trailing bytes are a protocol error.
@@ -84,9 +88,13 @@ enum {
 
 /* COLLECT flags */
 enum {
-    PCW_CTL_HOLD = 1u << 0 /* keep the collection open (the provider's
-                              control callback has seen COLLECT_START)
-                              until COLLECT_END or end of connection */
+    PCW_CTL_HOLD = 1u << 0,    /* keep the collection open (the provider's
+                                 control callback has seen COLLECT_START)
+                                 until COLLECT_END or end of connection */
+    PCW_CTL_TIMEOUT = 1u << 1, /* a u32 timeout_ms ends the payload: the
+                                  consumer waits that long at most, after
+                                  which the request is cancelled (the
+                                  callbacks' cancel signal, pcw/callback.h) */
 };
 /* reply item flags */
 enum { PCW_CTL_ITEM_DATA = 1u << 0 };

@@ -119,14 +119,27 @@ PCW_PROVIDER_API int pcw_provider_close(pcw_provider *p);
  * the provider closes; NULL for an invalid handle. */
 PCW_PROVIDER_API const char *pcw_provider_path(const pcw_provider *p);
 
-/* PcwRegister's Version. */
-#define PCW_VERSION_1 0x100u
+/* PcwRegister's Version. Both are accepted; PCW_CURRENT_VERSION is what
+ * CTRPP (and pcwgen) put in the generated code, PCW_VERSION_2 as on
+ * current Windows. pcw treats the two alike, except that
+ * PCW_REG_SILO_NEUTRAL needs PCW_VERSION_2 (as PcwRegister does). */
+#define PCW_VERSION_1       0x100u
+#define PCW_VERSION_2       0x200u
+#define PCW_CURRENT_VERSION PCW_VERSION_2
 
-/* Registration flags. */
+/* Registration flags. The low 16 bits are PCW's (PCW_REGISTRATION_FLAGS):
+ * a ported provider may pass them unchanged; pcw's own flags live in the
+ * high 16 bits so that they never collide with a flag PCW defines. Any
+ * other bit is refused (PCW_E_INVALID_PARAMETER). */
 enum {
-    PCW_REG_SEQCOUNT = 1u << 0, /* give each instance a data sequence count
-                                   (pcw_instance_write_begin/end) so that a
-                                   consumer reads all its counters at once */
+    /* PcwRegistrationSiloNeutral (PCW bit 0): visible in every server
+     * silo. Linux has no silos; it is accepted with PCW_VERSION_2 and
+     * changes nothing (a segment is visible to whoever may open its
+     * directory). Refused with PCW_VERSION_1, as Windows refuses it. */
+    PCW_REG_SILO_NEUTRAL = 1u << 0,
+    PCW_REG_SEQCOUNT = 1u << 16, /* give each instance a data sequence count
+                                    (pcw_instance_write_begin/end) so that a
+                                    consumer reads all its counters at once */
     /* Put each instance's data on cache lines of its own (rows 64-byte
      * aligned and padded). Use it when instances are updated by different
      * threads at once (one instance per worker thread, queue or CPU): packed
@@ -135,13 +148,13 @@ enum {
      * segment memory (rows round up to 64 bytes) and consumers read the
      * padding too (see docs/performance.md). */
     PCW_REG_CACHELINE = 1u << 17,
-    PCW_REG_FLAGS_ALL_ = PCW_REG_SEQCOUNT | PCW_REG_CACHELINE,
+    PCW_REG_FLAGS_ALL_ = PCW_REG_SILO_NEUTRAL | PCW_REG_SEQCOUNT | PCW_REG_CACHELINE,
 };
 
 /* PCW_REGISTRATION_INFORMATION. Everything is copied; nothing need outlive
  * the call. Members left zero take their defaults, in C and C++. */
 typedef struct pcw_registration_info {
-    uint32_t version PCW__ZERO;        /* PCW_VERSION_1 */
+    uint32_t version PCW__ZERO;        /* PCW_VERSION_1 or _2 (PCW_CURRENT_VERSION) */
     uint32_t flags PCW__ZERO;          /* PCW_REG_* */
     const char *name PCW__ZERO;        /* non-empty UTF-8; case-insensitive */
     const char *description PCW__ZERO; /* or NULL */
@@ -199,12 +212,23 @@ PCW_PROVIDER_API int pcw_unregister(pcw_registration *r);
  * case-insensitively among the registration's open instances. `count` must
  * equal the registration's block count (else PCW_E_INVALID_COUNT); each
  * data[i].size must cover the registered counters of block i (else
- * PCW_E_BUFFER_TOO_SMALL) and not exceed the registered block size (else
- * PCW_E_INTEGER_OVERFLOW). The instance becomes visible to consumers only
- * once its name and initial data are in place. Its id is assigned: unique
- * among the registration's open instances, stable for the instance's life.
- * PCW_E_INVALID_HANDLE for an unregistered registration. Any thread,
- * concurrently with any other create/close. */
+ * PCW_E_BUFFER_TOO_SMALL); a larger block (a struct with private fields
+ * after the counters) is accepted and only the registered block size
+ * copied.
+ *
+ * The deliberate difference from Windows: PcwCreateInstance keeps
+ * pointers to the provider's own blocks and reads them in place until
+ * PcwCloseInstance, so the provider updates its own struct. pcw COPIES
+ * data[i] into the shared segment (the initial values) and never looks
+ * at the provider's memory again: consumers in other processes read the
+ * segment, which the provider's private memory cannot be. Update the
+ * counters through pcw_instance_block() instead. The one-line porting
+ * change, after the create:
+ *     MY_VALUES *values = pcw_instance_block(inst, 0);  // update *values
+ * (pcwgen's CreateXxx and Xxx_*_of(inst) do the same.) The instance becomes visible to consumers
+ * only once its name and initial data are in place. Its id is assigned: unique among the
+ * registration's open instances, stable for the instance's life. PCW_E_INVALID_HANDLE for an
+ * unregistered registration. Any thread, concurrently with any other create/close. */
 PCW_PROVIDER_API int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
                                          uint32_t count, const pcw_data *data);
 

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +99,71 @@ static inline const char *pcw_status_str(int status)
         return "invalid handle (already closed, or not a handle of this kind)";
     }
     return "unknown status";
+}
+
+/* A provider's own error code: a control callback (PERFLIB's
+ * ControlCallback) may return a Win32 error code, a positive int; it
+ * travels to the consumer unchanged and the consumer functions return it
+ * as it is (pcw_status values are zero or negative, so the two never
+ * mix). The names of the common ones, else NULL. */
+static inline const char *pcw_win32_error_name(int code)
+{
+    switch (code) {
+    case 1:
+        return "ERROR_INVALID_FUNCTION";
+    case 2:
+        return "ERROR_FILE_NOT_FOUND";
+    case 5:
+        return "ERROR_ACCESS_DENIED";
+    case 6:
+        return "ERROR_INVALID_HANDLE";
+    case 8:
+        return "ERROR_NOT_ENOUGH_MEMORY";
+    case 13:
+        return "ERROR_INVALID_DATA";
+    case 14:
+        return "ERROR_OUTOFMEMORY";
+    case 21:
+        return "ERROR_NOT_READY";
+    case 31:
+        return "ERROR_GEN_FAILURE";
+    case 50:
+        return "ERROR_NOT_SUPPORTED";
+    case 87:
+        return "ERROR_INVALID_PARAMETER";
+    case 122:
+        return "ERROR_INSUFFICIENT_BUFFER";
+    case 170:
+        return "ERROR_BUSY";
+    case 183:
+        return "ERROR_ALREADY_EXISTS";
+    case 234:
+        return "ERROR_MORE_DATA";
+    case 1168:
+        return "ERROR_NOT_FOUND";
+    case 1460:
+        return "ERROR_TIMEOUT";
+    }
+    return NULL;
+}
+
+/* Any status, as a tool shows it, into buf (len bytes); returns buf. A
+ * positive code is "provider error 5 (ERROR_ACCESS_DENIED)" (the name when
+ * pcw_win32_error_name knows it); anything else is pcw_status_str. */
+static inline const char *pcw_status_describe(int status, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return pcw_status_str(status);
+    if (status > 0) {
+        const char *name = pcw_win32_error_name(status);
+        if (name)
+            snprintf(buf, len, "provider error %d (%s)", status, name);
+        else
+            snprintf(buf, len, "provider error %d", status);
+    } else {
+        snprintf(buf, len, "%s", pcw_status_str(status));
+    }
+    return buf;
 }
 
 /* ---------------------------------------------------------------------------

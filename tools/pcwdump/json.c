@@ -169,7 +169,7 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
             jw_kv_bool(w, "alive", pcw_segment_alive(s) == PCW_OK);
             jw_kv_u64(w, "registration", v->merged->source_cset[src]->reg_index);
             if (v->source_status[k] != PCW_OK)
-                jw_kv_string(w, "error", pcw_status_str(v->source_status[k]));
+                jw_kv_string(w, "error", dump_status(v->source_status[k]));
             jw_end_object(w);
         }
         jw_end_array(w);
@@ -184,12 +184,12 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
     jw_end_array(w);
 
     if (v->read_rc != PCW_OK) {
-        jw_kv_string(w, "error", pcw_status_str(v->read_rc));
+        jw_kv_string(w, "error", dump_status(v->read_rc));
         jw_end_object(w);
         return;
     }
     if (!v->merged && v->source_status[0] != PCW_OK)
-        jw_kv_string(w, "provider_error", pcw_status_str(v->source_status[0]));
+        jw_kv_string(w, "provider_error", dump_status(v->source_status[0]));
     jw_kv_u64(w, "busy", v->snap->busy);
     jw_key(w, "instances");
     jw_begin_array(w);

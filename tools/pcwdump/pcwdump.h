@@ -43,6 +43,11 @@ typedef struct dump_opts {
 /* The root directory the consumer scans. */
 const char *dump_root(const dump_opts *o);
 
+/* A status as pcwdump shows it: pcw_status_describe (a provider's own
+ * error code is "provider error 5 (ERROR_ACCESS_DENIED)"), in a buffer
+ * that lasts until the next call (pcwdump is single-threaded). */
+const char *dump_status(int status);
+
 /* ---- select.c: filters ----------------------------------------------- */
 
 int sel_any_provider_filter(const dump_opts *o);

@@ -432,7 +432,7 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
             const pcw_provider_info *pi = pcw_segment_provider(s);
             fprintf(out, "%sprovider %" PRId32 " ", indent, pi->pid);
             quoted(out, pi->name, strlen(pi->name));
-            fprintf(out, " failed: %s\n", pcw_status_str(v->source_status[k]));
+            fprintf(out, " failed: %s\n", dump_status(v->source_status[k]));
         }
         if (v->merged->mismatched)
             fprintf(out, "%s(%zu registrations of this name left out: their counters differ)\n",
@@ -440,7 +440,7 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
     }
     print_counters(out, v, indent);
     if (v->read_rc != PCW_OK) {
-        fprintf(out, "%s(instances could not be read: %s)\n", indent, pcw_status_str(v->read_rc));
+        fprintf(out, "%s(instances could not be read: %s)\n", indent, dump_status(v->read_rc));
     } else {
         print_instances(out, o, v, indent);
         if (v->snap->busy)
@@ -448,7 +448,7 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
                     indent, v->snap->busy);
         if (!v->merged && v->source_status[0] != PCW_OK) /* its segment's came */
             fprintf(out, "%s(callback instances missing: %s)\n", indent,
-                    pcw_status_str(v->source_status[0]));
+                    dump_status(v->source_status[0]));
     }
     if (v->merged)
         putc('\n', out);

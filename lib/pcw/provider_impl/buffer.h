@@ -9,12 +9,15 @@
 struct pcw_buffer {
     pcw__reg *reg;
     int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
-    uint64_t counter_mask; /* the request's masks, applied here */
+    uint64_t counter_mask; /* the request's masks, applied here; this one
+                              by position, as the wire carries it (the
+                              callback sees it by id: pcw__id_mask) */
     uint32_t instance_id;
     const char *mask;
     size_t mask_len;
     pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
     uint32_t count;       /* items encoded */
+    uint32_t duplicates;  /* names dropped as duplicates (pcw_add_instance) */
     /* Every name added (kept or dropped), for the duplicate check. */
     char *names;
     size_t names_len, names_cap;
@@ -118,6 +121,15 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
     if (rc != PCW_OK)
         return rc;
     rc = pcw__buffer_claim_name(b, name, len);
+    if (rc == PCW_E_DUPLICATE_NAME) {
+        /* PCW documents names as unique, not a duplicate as a failure: a
+         * KCS-style callback returns on its first error, which would lose
+         * every instance after this one. The first of the names is kept,
+         * this one dropped, and the consumer told once (the reply's
+         * callback status, pcw__conn_collect). */
+        b->duplicates++;
+        return PCW_OK;
+    }
     if (rc != PCW_OK)
         return rc;
     /* The masks: whatever the callback did, the consumer gets only what it

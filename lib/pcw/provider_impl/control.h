@@ -154,6 +154,69 @@ static long long pcw__now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ---- the cancel signal (pcw/callback.h) --------------------------------- */
+
+/* One request's cancel signal, on the connection thread's stack while its
+ * callbacks run. Read-only for them. */
+struct pcw_cancel {
+    int fd;             /* the consumer's connection: POLLRDHUP when it goes */
+    long long deadline; /* ms, CLOCK_MONOTONIC; LLONG_MAX: none */
+};
+
+/* The consumer hung up (or the provider shut the connection down to
+ * close): poll with POLLRDHUP only, so that a pipelined request waiting
+ * to be read (POLLIN) does not count. */
+static int pcw__hung_up(int fd, int ms)
+{
+    struct pollfd pf = {fd, POLLRDHUP, 0};
+    int r = poll(&pf, 1, ms);
+    return r > 0 && pf.revents != 0;
+}
+
+int pcw_cancelled(const pcw_cancel *c)
+{
+    if (!c)
+        return 0;
+    return pcw__now_ms() >= c->deadline || pcw__hung_up(c->fd, 0);
+}
+
+int pcw_cancel_wait(const pcw_cancel *c, int timeout_ms)
+{
+    if (!c) {
+        if (timeout_ms > 0) {
+            struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+        }
+        return 0;
+    }
+    long long until = timeout_ms < 0 ? LLONG_MAX : pcw__now_ms() + timeout_ms;
+    for (;;) {
+        long long now = pcw__now_ms();
+        if (now >= c->deadline)
+            return 1;
+        if (now >= until)
+            return 0;
+        long long end = c->deadline < until ? c->deadline : until;
+        long long left = end == LLONG_MAX ? -1 : end - now;
+        if (pcw__hung_up(c->fd, left > INT_MAX ? INT_MAX : (int)left))
+            return 1;
+    }
+}
+
+int pcw_cancel_pollfd(const pcw_cancel *c, struct pollfd *pfd)
+{
+    if (!pfd)
+        return -1;
+    pfd->fd = c ? c->fd : -1;
+    pfd->events = POLLRDHUP;
+    pfd->revents = 0;
+    if (!c || c->deadline == LLONG_MAX)
+        return -1;
+    long long left = c->deadline - pcw__now_ms();
+    return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
 static void pcw__conn_end_collect(pcw__conn *c, size_t i);
 
 /* End every held collection whose time is up. Connection thread. */
@@ -310,9 +373,24 @@ static const char *pcw__reg_name(const pcw__reg *r)
     return (const char *)r->prov->base + r->cset->name.off;
 }
 
+/* The consumer's counter mask, which the wire carries by position
+ * (bit i = the i-th registered counter, bit 63 also every one after the
+ * 64th: pcw_ctl_counter_selected), as the callbacks see it: by counter id
+ * (pcw/callback.h, pcw_callback_info.counter_mask). */
+static uint64_t pcw__id_mask(const pcw__reg *r, uint64_t by_position)
+{
+    if (by_position == ~0ull)
+        return ~0ull;
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < r->counter_count; i++)
+        if (pcw_ctl_counter_selected(by_position, i))
+            m |= 1ull << (r->counters[i].id < 63 ? r->counters[i].id : 63);
+    return m;
+}
+
 static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char *cset,
                                uint32_t counter_index, uint32_t counter_id, const char *instance,
-                               uint32_t instance_id)
+                               uint32_t instance_id, const pcw_cancel *cancel)
 {
     pcw__prov *p = c->ctl->prov;
     if (!p->opt.control_callback)
@@ -326,6 +404,7 @@ static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char
     info.instance_id = instance_id;
     info.pid = c->cred.pid;
     info.uid = c->cred.uid;
+    info.cancel = cancel;
     return p->opt.control_callback(req, &info, p->opt.control_context);
 }
 
@@ -335,6 +414,8 @@ static int pcw__control_notify(pcw__conn *c, pcw_control_request req, const char
 typedef struct pcw__req {
     uint32_t reg_index, counter_index, instance_id, flags;
     uint64_t counter_mask;
+    long long deadline; /* the consumer's time limit (PCW_CTL_TIMEOUT), ms
+                           CLOCK_MONOTONIC from when it was read; LLONG_MAX */
     char mask[PCW_MAX_INSTANCE_NAME_BYTES + 1];
 } pcw__req;
 
@@ -356,6 +437,7 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
     memset(q, 0, offsetof(pcw__req, mask) + 1);
     q->counter_mask = ~0ull;
     q->instance_id = PCW_ANY_INSTANCE_ID;
+    q->deadline = LLONG_MAX;
     switch (type) {
     case PCW_CTL_PING:
         break;
@@ -373,8 +455,10 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
         q->flags = pcw_ctl_get_u32(&rd);
         q->counter_mask = pcw_ctl_get_u64(&rd);
         q->instance_id = pcw_ctl_get_u32(&rd);
-        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)PCW_CTL_HOLD))
+        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)(PCW_CTL_HOLD | PCW_CTL_TIMEOUT)))
             return -1;
+        if (q->flags & PCW_CTL_TIMEOUT)
+            q->deadline = pcw__now_ms() + pcw_ctl_get_u32(&rd);
         break;
     case PCW_CTL_COLLECT_END:
         q->reg_index = pcw_ctl_get_u32(&rd);
@@ -422,8 +506,11 @@ static int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
         goto out;
     }
     /* PERFLIB: an ADD_COUNTER error reaches the consumer. */
+    pcw_cancel cancel; /* assigned, not initialised: the gotos above cross it (C++) */
+    cancel.fd = c->fd;
+    cancel.deadline = q->deadline;
     rc = pcw__control_notify(c, PCW_CONTROL_ADD_COUNTER, a.cset_name, a.counter_index, a.counter_id,
-                             a.mask, a.instance_id);
+                             a.mask, a.instance_id, &cancel);
     if (rc != PCW_OK) {
         free(a.mask);
         goto out;
@@ -431,10 +518,11 @@ static int pcw__conn_add_counter(pcw__conn *c, const pcw__req *q)
     if (r->callback) {
         pcw_callback_info info;
         memset(&info, 0, sizeof info);
-        info.counter_mask = 1ull << (q->counter_index < 63 ? q->counter_index : 63);
+        info.counter_mask = 1ull << (a.counter_id < 63 ? a.counter_id : 63);
         info.instance_id = q->instance_id;
         info.instance_mask = a.mask;
         info.counter_index = q->counter_index;
+        info.counter_id = a.counter_id;
         /* PCW: the callback's status is informational. */
         (void)r->callback(PCW_CALLBACK_ADD_COUNTER, &info, r->callback_context);
     }
@@ -456,10 +544,11 @@ static void pcw__conn_remove_added(pcw__conn *c, size_t i)
         if (r->callback) {
             pcw_callback_info info;
             memset(&info, 0, sizeof info);
-            info.counter_mask = 1ull << (a.counter_index < 63 ? a.counter_index : 63);
+            info.counter_mask = 1ull << (a.counter_id < 63 ? a.counter_id : 63);
             info.instance_id = a.instance_id;
             info.instance_mask = a.mask;
             info.counter_index = a.counter_index;
+            info.counter_id = a.counter_id;
             (void)r->callback(PCW_CALLBACK_REMOVE_COUNTER, &info, r->callback_context);
         }
         pcw__conn_release(c);
@@ -467,7 +556,7 @@ static void pcw__conn_remove_added(pcw__conn *c, size_t i)
     /* The control callback heard ADD; it hears REMOVE even if the
      * counterset has been unregistered since. Errors are ignored. */
     (void)pcw__control_notify(c, PCW_CONTROL_REMOVE_COUNTER, a.cset_name, a.counter_index,
-                              a.counter_id, a.mask, a.instance_id);
+                              a.counter_id, a.mask, a.instance_id, NULL);
     free(a.mask);
 }
 
@@ -489,17 +578,22 @@ static void pcw__conn_end_collect(pcw__conn *c, size_t i)
     pcw__held h = c->held[i];
     c->held[i] = c->held[--c->nheld];
     (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, h.cset_name, 0, PCW_NO_COUNTER, "*",
-                              PCW_ANY_INSTANCE_ID);
+                              PCW_ANY_INSTANCE_ID, NULL);
 }
 
 /* ENUMERATE or COLLECT: run the callbacks and reply with the items.
  *
  * A COLLECT whose COLLECT_START succeeded is always ended: at once unless
- * it holds (HOLD, and the collection succeeded: the consumer then owes a
- * COLLECT_END), else by that COLLECT_END, by PCW_CTL_HOLD_TIMEOUT_MS, or
- * by the end of the connection, whichever comes first. A failed
- * collection is ended before its error is sent: its consumer owes
- * nothing. */
+ * it holds (HOLD, the collection succeeded and its consumer still waits:
+ * the consumer then owes a COLLECT_END), else by that COLLECT_END, by
+ * PCW_CTL_HOLD_TIMEOUT_MS, or by the end of the connection, whichever
+ * comes first. A failed collection, or one its consumer gave up on
+ * (cancelled: its time limit passed during COLLECT_START or the
+ * callback), is ended before its reply is sent: its consumer owes
+ * nothing, and a provider that froze its updates at COLLECT_START is
+ * released as soon as possible. A collection cancelled by the time
+ * COLLECT_START returns skips the counterset callback: nobody waits for
+ * its data. */
 static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw__req *q)
 {
     int collect = type == PCW_CTL_COLLECT;
@@ -509,6 +603,7 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
         return pcw__reply(c, type, id, PCW_E_NOT_FOUND, NULL, 0, NULL, 0);
     const char *cset = pcw__reg_name(r);
     uint32_t data_size = r->data_size; /* r may go once released */
+    pcw_cancel cancel = {c->fd, q->deadline};
     pcw_buffer b;
     int rc = pcw__buffer_init(&b, r, collect, q->counter_mask, q->instance_id, q->mask);
     if (rc == PCW_OK && hold && c->nheld >= PCW_CTL_MAX_HELD)
@@ -525,16 +620,20 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     if (rc == PCW_OK)
         rc =
             pcw__control_notify(c, collect ? PCW_CONTROL_COLLECT_START : PCW_CONTROL_ENUM_INSTANCES,
-                                cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id);
+                                cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id, &cancel);
     int started = rc == PCW_OK && collect;
+    if (rc == PCW_OK && pcw_cancelled(&cancel))
+        rc = PCW_E_TIMEOUT; /* nobody waits for the data any more */
     int cb_status = PCW_OK;
     if (rc == PCW_OK && r->callback) {
         pcw_callback_info info;
         memset(&info, 0, sizeof info);
         info.buffer = &b;
-        info.counter_mask = q->counter_mask;
+        info.counter_mask = pcw__id_mask(r, q->counter_mask);
         info.instance_id = q->instance_id;
         info.instance_mask = q->mask;
+        info.collect_multiple = pcw_instance_type_is_multi(r->cset->instance_type);
+        info.cancel = &cancel;
         cb_status =
             r->callback(collect ? PCW_CALLBACK_COLLECT_DATA : PCW_CALLBACK_ENUMERATE_INSTANCES,
                         &info, r->callback_context);
@@ -542,13 +641,18 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     pcw__conn_release(c);
     if (rc == PCW_OK && b.items.bad)
         rc = PCW_E_NO_MEMORY;
-    if (started && rc == PCW_OK && hold) {
+    /* Duplicate names were dropped: the consumer sees it as the callback's
+     * (informational) status, unless the callback reported an error of
+     * its own. */
+    if (cb_status == PCW_OK && b.duplicates)
+        cb_status = PCW_E_DUPLICATE_NAME;
+    if (started && rc == PCW_OK && hold && !pcw_cancelled(&cancel)) {
         c->held[c->nheld].reg_index = q->reg_index;
         c->held[c->nheld].cset_name = cset;
         c->held[c->nheld++].deadline = pcw__now_ms() + PCW_CTL_HOLD_TIMEOUT_MS;
     } else if (started) {
         (void)pcw__control_notify(c, PCW_CONTROL_COLLECT_END, cset, 0, PCW_NO_COUNTER, q->mask,
-                                  q->instance_id);
+                                  q->instance_id, NULL);
     }
     int sent;
     if (rc != PCW_OK) {

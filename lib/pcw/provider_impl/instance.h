@@ -234,8 +234,8 @@ int pcw_create_instance(pcw_instance **out, pcw_registration *rh, const char *na
     for (uint32_t b = 0; b < count; b++) {
         if (data[b].size < r->block_need[b])
             return PCW_E_BUFFER_TOO_SMALL;
-        if (data[b].size > r->block_size[b])
-            return PCW_E_INTEGER_OVERFLOW;
+        /* A larger block (a struct with the provider's own fields after
+         * the counters) is fine: only the registered block is copied. */
     }
     size_t len;
     int rc = pcw__check_instance_name(r, name, &len);
@@ -348,11 +348,14 @@ int pcw_create_instance(pcw_instance **out, pcw_registration *rh, const char *na
         for (uint32_t b = 0; b < count; b++) {
             unsigned char *blk = in->data + r->block_off[b];
             uint32_t full = (uint32_t)pcw__align(r->block_size[b], 8);
+            /* Never past the registered block: bytes after it are the
+             * provider's private fields, not for consumers. */
+            uint32_t have = data[b].size < r->block_size[b] ? data[b].size : r->block_size[b];
             for (uint32_t k = 0; k < full; k += 8) {
                 uint64_t w = 0;
-                if (data[b].data && k < data[b].size)
+                if (data[b].data && k < have)
                     memcpy(&w, (const unsigned char *)data[b].data + k,
-                           data[b].size - k < 8 ? data[b].size - k : 8);
+                           have - k < 8 ? have - k : 8);
                 __atomic_store_n((uint64_t *)(void *)(blk + k), w, __ATOMIC_RELAXED);
             }
         }

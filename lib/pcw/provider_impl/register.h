@@ -222,13 +222,24 @@ static int pcw__validate_registration(const pcw_registration_info *in, uint32_t 
                                       uint32_t *need, char *why, size_t len)
 {
     const char *fault;
-    if (in->version != PCW_VERSION_1) {
-        pcw__why(why, len, "version 0x%x: set it to PCW_VERSION_1 (0x100)", in->version);
+    if (in->version != PCW_VERSION_1 && in->version != PCW_VERSION_2) {
+        pcw__why(why, len,
+                 "version 0x%x: set it to PCW_CURRENT_VERSION (PCW_VERSION_2, 0x200) or "
+                 "PCW_VERSION_1 (0x100)",
+                 in->version);
         return PCW_E_INVALID_PARAMETER;
     }
     if (in->flags & ~(uint32_t)PCW_REG_FLAGS_ALL_) {
         pcw__why(why, len, "flags 0x%x: bits 0x%x are not PCW_REG_* flags", in->flags,
                  in->flags & ~(uint32_t)PCW_REG_FLAGS_ALL_);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    /* PcwRegister knows PcwRegistrationSiloNeutral from version 2 on. */
+    if ((in->flags & PCW_REG_SILO_NEUTRAL) && in->version != PCW_VERSION_2) {
+        pcw__why(why, len,
+                 "flags 0x%x: PCW_REG_SILO_NEUTRAL needs version PCW_VERSION_2 (0x200), not "
+                 "0x%x",
+                 in->flags, in->version);
         return PCW_E_INVALID_PARAMETER;
     }
     if ((fault = pcw__string_fault(in->name, 1))) {
