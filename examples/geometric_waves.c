@@ -87,13 +87,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) {
         GEOMETRIC_WAVE_VALUES initial;
         compute(&initial, waves[i].min, waves[i].amplitude);
-        if ((rc = KcsCreateGeometricWave(&inst[i], waves[i].name, &initial)) != PCW_OK) {
+        if ((rc = KcsCreateGeometricWave(&inst[i], waves[i].name, &initial, &values[i])) !=
+            PCW_OK) {
             fprintf(stderr, "geometric_waves: cannot create \"%s\": %s\n", waves[i].name,
                     pcw_status_str(rc));
             pcw_provider_close(prov);
             return 1;
         }
-        values[i] = pcw_instance_block(inst[i], 0); /* lives in the segment */
     }
     printf("geometric_waves: publishing in %s\n", pcw_provider_path(prov));
     fflush(stdout);

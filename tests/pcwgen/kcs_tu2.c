@@ -25,7 +25,7 @@ int kcs_tu2_create_wave(pcw_instance **inst, const char *name, uint32_t min, uin
     GEOMETRIC_WAVE_VALUES v;
     v.Triangle = min + amplitude / 2;
     v.Square = min + amplitude;
-    return KcsCreateGeometricWave(inst, name, &v);
+    return KcsCreateGeometricWave(inst, name, &v, NULL);
 }
 
 int kcs_tu2_add_wave(pcw_buffer *buffer, const char *name, uint32_t id, int with_values)

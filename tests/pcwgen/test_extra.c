@@ -143,8 +143,8 @@ Test(extra, service_two_providers_every_type)
     cr_assert_eq(by_id(&info, 12)->size, 4);
 
     SvcInitRegistrationInformationServiceHost(NULL, NULL, &info);
-    cr_assert_eq(info.instance_type, PCW_SINGLE_INSTANCE);  /* the default */
-    cr_assert_eq(by_id(&info, 4)->base_ref, 0); /* precision, none follows */
+    cr_assert_eq(info.instance_type, PCW_SINGLE_INSTANCE); /* the default */
+    cr_assert_eq(by_id(&info, 4)->base_ref, 0);            /* precision, none follows */
     cr_assert_eq(by_id(&info, 5)->perf_freq_ref, PCW_REF(6));
     cr_assert_eq(by_id(&info, 7)->base_ref, PCW_REF(8));
     cr_assert_eq(by_id(&info, 9)->base_ref, PCW_REF(8));
@@ -168,8 +168,8 @@ Test(extra, publishes_counters)
     NET_TRAFFIC_COUNTERS t = {.BytesReceived = 1000, .PacketsReceived = 3};
     NET_ERROR_COUNTERS e = {.TransmitErrors = 7};
     pcw_instance *eth0, *eth1;
-    cr_assert_eq(NetCreateNetAdapter(&eth0, "eth0", &t, &e), PCW_OK);
-    cr_assert_eq(NetCreateNetAdapter(&eth1, "eth1", NULL, NULL), PCW_OK);
+    cr_assert_eq(NetCreateNetAdapter(&eth0, "eth0", &t, &e, NULL, NULL), PCW_OK);
+    cr_assert_eq(NetCreateNetAdapter(&eth1, "eth1", NULL, NULL, NULL, NULL), PCW_OK);
     cr_assert_eq(NetNetAdapter_Traffic_of(eth0)->BytesReceived, 1000);
     cr_assert_eq(NetNetAdapter_Errors_of(eth0)->TransmitErrors, 7);
     pcw_u64_add(&NetNetAdapter_Traffic_of(eth1)->BytesSent, 42);
@@ -187,13 +187,13 @@ Test(extra, publishes_counters)
     /* globalAggregate: one unnamed instance. */
     pcw_instance *disk;
     StorContosoDisk_values dv = {.DiskReadBytesSec = 1u << 20, .AvgDiskSecRead = 5};
-    cr_assert_eq(StorCreateContosoDisk(&disk, "", &dv), PCW_OK);
+    cr_assert_eq(StorCreateContosoDisk(&disk, "", &dv, NULL), PCW_OK);
     cr_assert_eq(StorContosoDisk_values_of(disk)->DiskReadBytesSec, 1u << 20);
     cr_assert_eq(StorContosoDisk_values_of(disk)->AvgDiskSecRead, 5);
     cr_assert_eq(sizeof dv.DiskReadBytesSec, 8);
 
     pcw_instance *ep;
-    cr_assert_eq(SvcCreateServiceRequests(&ep, "endpoint-a", NULL), PCW_OK);
+    cr_assert_eq(SvcCreateServiceRequests(&ep, "endpoint-a", NULL, NULL), PCW_OK);
     pcw_u32_add(&SvcServiceRequests_values_of(ep)->RequestsPerSec, 3);
     cr_assert_eq(SvcServiceRequests_values_of(ep)->RequestsPerSec, 3);
 
@@ -261,8 +261,9 @@ Test(extra, add_with_two_blocks)
         cr_assert_eq(info.instance_type, (type), #Set);                                            \
         cr_assert_eq(pcw_instance_type_is_multi(type), (multi), #Set);                             \
         pcw_instance *bad;                                                                         \
-        cr_assert_eq(FormsCreate##Set(&bad, (multi) ? "" : "x", NULL), PCW_E_INVALID_NAME, #Set);  \
-        cr_assert_eq(FormsCreate##Set(&inst[type], (multi) ? "x" : "", NULL), PCW_OK, #Set);       \
+        cr_assert_eq(FormsCreate##Set(&bad, (multi) ? "" : "x", NULL, NULL), PCW_E_INVALID_NAME,   \
+                     #Set);                                                                        \
+        cr_assert_eq(FormsCreate##Set(&inst[type], (multi) ? "x" : "", NULL, NULL), PCW_OK, #Set); \
         Forms##Set##_values_of(inst[type])->Items = 100u + (type);                                 \
         names[type] = info.name;                                                                   \
         multis[type] = (multi);                                                                    \

@@ -56,7 +56,7 @@ Test(kcs, geometric_registration_info)
     pcw_registration_info info;
     int ctx;
     KcsInitRegistrationInformationGeometricWave(NULL, &ctx, &info);
-    cr_assert_eq(info.version, PCW_VERSION_1);
+    cr_assert_eq(info.version, PCW_CURRENT_VERSION);
     cr_assert_str_eq(info.name, "Geometric Waves");
     cr_assert_str_eq(info.description, "This counter set displays a Triangle and a Square wave");
     cr_assert_str_eq(info.guid, "{d2ffffff-c923-4794-b696-70577630b5cf}");
@@ -127,9 +127,14 @@ Test(kcs, publishes_counters_from_two_translation_units)
 
     pcw_instance *small, *medium, *large;
     GEOMETRIC_WAVE_VALUES init = {40, 60};
-    cr_assert_eq(KcsCreateGeometricWave(&small, "Small Wave", &init), PCW_OK);
+    GEOMETRIC_WAVE_VALUES *small_block = NULL;
+    cr_assert_eq(KcsCreateGeometricWave(&small, "Small Wave", &init, &small_block), PCW_OK);
+    /* The block it hands back is the instance's, in the segment (issue 13,
+     * item 8: the provider updates through it, not through `init`). */
+    cr_assert_eq(small_block, pcw_instance_block(small, 0));
+    cr_assert_neq(small_block, &init);
     cr_assert_eq(kcs_tu2_create_wave(&medium, "Medium Wave", 30, 40), PCW_OK);
-    cr_assert_eq(KcsCreateGeometricWave(&large, "Large Wave", NULL), PCW_OK);
+    cr_assert_eq(KcsCreateGeometricWave(&large, "Large Wave", NULL, NULL), PCW_OK);
     cr_assert_neq(pcw_instance_id(small), pcw_instance_id(medium));
 
     /* Initial values arrived in the segment. */
@@ -156,14 +161,17 @@ Test(kcs, publishes_counters_from_two_translation_units)
 
     /* Instance names are unique case-insensitively within the set. */
     pcw_instance *dup;
-    cr_assert_eq(KcsCreateGeometricWave(&dup, "SMALL WAVE", NULL), PCW_E_DUPLICATE_NAME);
+    GEOMETRIC_WAVE_VALUES *dup_block = &init;
+    cr_assert_eq(KcsCreateGeometricWave(&dup, "SMALL WAVE", NULL, &dup_block),
+                 PCW_E_DUPLICATE_NAME);
+    cr_assert_null(dup_block, "a failed create hands back no block");
 
     /* Single instance: the empty name only (the instance type reached
      * the registration). */
     pcw_instance *trig, *bad;
     TRIGNOMETRIC_WAVE_VALUES tv = {.Sine = 1, .Cosine = 2, .Constant = 3};
-    cr_assert_eq(KcsCreateTrignometricWave(&bad, "named", &tv), PCW_E_INVALID_NAME);
-    cr_assert_eq(KcsCreateTrignometricWave(&trig, "", &tv), PCW_OK);
+    cr_assert_eq(KcsCreateTrignometricWave(&bad, "named", &tv, NULL), PCW_E_INVALID_NAME);
+    cr_assert_eq(KcsCreateTrignometricWave(&trig, "", &tv, NULL), PCW_OK);
     TRIGNOMETRIC_WAVE_VALUES *t = KcsTrignometricWave_TrignometricWaveValues_of(trig);
     cr_assert_eq(t->Sine, 1);
     cr_assert_eq(t->Cosine, 2);
@@ -182,7 +190,7 @@ Test(kcs, create_before_register_fails)
 {
     pcw_instance *inst;
     cr_assert_null(KcsGeometricWave);
-    cr_assert_neq(KcsCreateGeometricWave(&inst, "x", NULL), PCW_OK);
+    cr_assert_neq(KcsCreateGeometricWave(&inst, "x", NULL, NULL), PCW_OK);
 }
 
 Test(kcs, register_twice_in_one_provider)
@@ -223,7 +231,8 @@ Test(kcs, add_from_a_callback_reaches_the_consumer)
     for (size_t i = 0; i < snap.count; i++) {
         size_t x = i;
         const char *name = pcw_snapshot_name(&snap, x);
-        cr_assert(pcw_snapshot_id(&snap, x) == 7 ? !strcmp(name, "Small Wave") : !strcmp(name, "Medium Wave"));
+        cr_assert(pcw_snapshot_id(&snap, x) == 7 ? !strcmp(name, "Small Wave")
+                                                 : !strcmp(name, "Medium Wave"));
         /* kcs_tu2_add_wave's values: Triangle 7, Square 8. */
         cr_assert_eq(pcw_snapshot_value(&snap, x, &gw->counters[0]), 7);
         cr_assert_eq(pcw_snapshot_value(&snap, x, &gw->counters[1]), 8);
@@ -244,8 +253,13 @@ Test(kcs, consumer_reads_the_manifest_back)
     pcw_instance *small, *trig;
     GEOMETRIC_WAVE_VALUES init = {52, 60};
     TRIGNOMETRIC_WAVE_VALUES tv = {.Sine = 7, .Cosine = 8, .Constant = 9};
-    cr_assert_eq(KcsCreateGeometricWave(&small, "Small Wave", &init), PCW_OK);
-    cr_assert_eq(KcsCreateTrignometricWave(&trig, "", &tv), PCW_OK);
+    GEOMETRIC_WAVE_VALUES *small_block = NULL;
+    cr_assert_eq(KcsCreateGeometricWave(&small, "Small Wave", &init, &small_block), PCW_OK);
+    /* The block it hands back is the instance's, in the segment (issue 13,
+     * item 8: the provider updates through it, not through `init`). */
+    cr_assert_eq(small_block, pcw_instance_block(small, 0));
+    cr_assert_neq(small_block, &init);
+    cr_assert_eq(KcsCreateTrignometricWave(&trig, "", &tv, NULL), PCW_OK);
 
     pcw_segment *seg;
     cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);

@@ -97,8 +97,8 @@ Test(ucs, publishes_counters)
 
     pcw_instance *a, *b;
     GeometricWave_values g = {.TriangleWave = 3, .SquareWave = 4};
-    cr_assert_eq(CreateGeometricWave(&a, "first", &g), PCW_OK);
-    cr_assert_eq(CreateGeometricWave(&b, "second", NULL), PCW_OK);
+    cr_assert_eq(CreateGeometricWave(&a, "first", &g, NULL), PCW_OK);
+    cr_assert_eq(CreateGeometricWave(&b, "second", NULL, NULL), PCW_OK);
     cr_assert_eq(GeometricWave_values_of(a)->SquareWave, 4);
     cr_assert_eq(GeometricWave_values_of(b)->SquareWave, 0);
     pcw_u32_add(&GeometricWave_values_of(b)->TriangleWave, 5);

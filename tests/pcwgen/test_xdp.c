@@ -142,9 +142,9 @@ Test(xdp, every_counterset_registers_and_publishes)
     pcw_instance *rx, *lrx, *tx, *ltx;
     cr_assert_eq(xdp_tu2_create_rx_queue(&rx, "IfIndex 4 Queue 0", 11), PCW_OK);
     XDP_PCW_LWF_RX_QUEUE lrx0 = {.ForwardingNbsSent = 5};
-    cr_assert_eq(XdpCreateLwfRxQueue(&lrx, "IfIndex 4 Queue 0", &lrx0), PCW_OK);
-    cr_assert_eq(XdpCreateTxQueue(&tx, "IfIndex 4 Queue 0", NULL), PCW_OK);
-    cr_assert_eq(XdpCreateLwfTxQueue(&ltx, "IfIndex 4 Queue 0", NULL), PCW_OK);
+    cr_assert_eq(XdpCreateLwfRxQueue(&lrx, "IfIndex 4 Queue 0", &lrx0, NULL), PCW_OK);
+    cr_assert_eq(XdpCreateTxQueue(&tx, "IfIndex 4 Queue 0", NULL, NULL), PCW_OK);
+    cr_assert_eq(XdpCreateLwfTxQueue(&ltx, "IfIndex 4 Queue 0", NULL, NULL), PCW_OK);
     /* The driver's STAT_INC, through the segment pointers. */
     XdpRxQueue__XdpPcwRxQueue_of(rx)->InspectFramesDiscontiguous = 3;
     pcw_u64_add(&XdpRxQueue__XdpPcwRxQueue_of(rx)->XskFramesDelivered, 1);

@@ -20,5 +20,5 @@ int ucs_tu2_create_trig(pcw_instance **inst)
     v.ConstantValue = 30;
     v.ConstantNumber = 200;
     v.RawFraction = 50;
-    return CreateTrignometricWave(inst, "", &v);
+    return CreateTrignometricWave(inst, "", &v, NULL);
 }

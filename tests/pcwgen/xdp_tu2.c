@@ -17,5 +17,5 @@ pcw_registration *xdp_tu2_rx_queue_handle(void)
 int xdp_tu2_create_rx_queue(pcw_instance **inst, const char *name, uint64_t delivered)
 {
     XDP_PCW_RX_QUEUE v = {.XskFramesDelivered = delivered};
-    return XdpCreateRxQueue(inst, name, &v);
+    return XdpCreateRxQueue(inst, name, &v, NULL);
 }

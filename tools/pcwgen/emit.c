@@ -369,7 +369,7 @@ static void init_registration(em *e, const mf_counterset *s)
     }
     out(e, "    };\n");
     out(e, "    memset(info, 0, sizeof *info);\n");
-    out(e, "    info->version = PCW_VERSION_1;\n");
+    out(e, "    info->version = PCW_CURRENT_VERSION;\n");
     out(e, "    info->flags = 0;\n");
     out(e, "    info->name = ");
     c_string(e, s->name);
@@ -449,15 +449,35 @@ static void functions(em *e, const mf_counterset *s)
         "    %s%s = NULL;\n}\n\n",
         P, S, P, S, P, S);
 
+    /* Unlike PcwCreateInstance, which goes on reading the caller's blocks,
+     * pcw copies them into the segment once: the block pointers the
+     * provider updates from then on are handed back here (README,
+     * "Porting from PCW"). */
     out(e,
-        "/* PcwCreateInstance: the block%s give%s the initial values (NULL: zeros);\n"
-        " * afterwards store counters through %s%s_*_of(*inst). */\n",
-        nb > 1 ? "s" : "", nb > 1 ? "" : "s", P, S);
+        "/* PcwCreateInstance: the block%s give%s the initial values (NULL: zeros),\n"
+        " * copied once into the segment. The *_out pointer%s (NULL: not wanted)\n"
+        " * receive%s the instance's block%s in the segment, where counters are\n"
+        " * stored from now on (also %s%s_*_of(*inst)); NULL on failure. */\n",
+        nb > 1 ? "s" : "", nb > 1 ? "" : "s", nb > 1 ? "s" : "", nb > 1 ? "" : "s",
+        nb > 1 ? "s" : "", P, S);
+    int ind = (int)(strlen(P) + strlen(S) + 24);
     out(e, "static inline int %sCreate%s(pcw_instance **inst, const char *name", P, S);
-    block_params(e, s, (int)(strlen(P) + strlen(S) + 24));
+    block_params(e, s, ind);
+    for (size_t b = 0; b < nb; b++) {
+        out(e, ",\n%*s", ind, "");
+        block_type(e, s, b);
+        out(e, " **%s_out", block_param(s, b));
+    }
     out(e, ")\n{\n    pcw_data data[%zu];\n", nb);
     fill_data(e, s);
-    out(e, "    return pcw_create_instance(inst, %s%s, name, %zu, data);\n}\n\n", P, S, nb);
+    out(e, "    int rc = pcw_create_instance(inst, %s%s, name, %zu, data);\n", P, S, nb);
+    for (size_t b = 0; b < nb; b++) {
+        out(e, "    if (%s_out)\n        *%s_out =\n            rc == PCW_OK ? (",
+            block_param(s, b), block_param(s, b));
+        block_type(e, s, b);
+        out(e, " *)pcw_instance_block(*inst, %zu) : NULL;\n", b);
+    }
+    out(e, "    return rc;\n}\n\n");
 
     out(e, "/* PcwCloseInstance. */\n");
     out(e,

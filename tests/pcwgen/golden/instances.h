@@ -101,7 +101,7 @@ FormsInitRegistrationInformationSingle(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(FormsSingle_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms single";
     info->description = "A counterset with instances=\"single\".";
@@ -137,15 +137,22 @@ static inline void FormsUnregisterSingle(void)
     FormsSingle = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsSingle_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsSingle_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateSingle(pcw_instance **inst, const char *name,
-                                   const FormsSingle_values *values)
+                                   const FormsSingle_values *values,
+                                   FormsSingle_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsSingle_values);
-    return pcw_create_instance(inst, FormsSingle, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsSingle, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsSingle_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -223,7 +230,7 @@ FormsInitRegistrationInformationMultiple(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(FormsMultiple_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms multiple";
     info->description = "A counterset with instances=\"multiple\".";
@@ -259,15 +266,22 @@ static inline void FormsUnregisterMultiple(void)
     FormsMultiple = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsMultiple_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsMultiple_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateMultiple(pcw_instance **inst, const char *name,
-                                     const FormsMultiple_values *values)
+                                     const FormsMultiple_values *values,
+                                     FormsMultiple_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsMultiple_values);
-    return pcw_create_instance(inst, FormsMultiple, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsMultiple, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsMultiple_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -345,7 +359,7 @@ FormsInitRegistrationInformationGlobalAggregate(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(FormsGlobalAggregate_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms globalAggregate";
     info->description = "A counterset with instances=\"globalAggregate\".";
@@ -381,15 +395,22 @@ static inline void FormsUnregisterGlobalAggregate(void)
     FormsGlobalAggregate = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsGlobalAggregate_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsGlobalAggregate_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateGlobalAggregate(pcw_instance **inst, const char *name,
-                                            const FormsGlobalAggregate_values *values)
+                                            const FormsGlobalAggregate_values *values,
+                                            FormsGlobalAggregate_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsGlobalAggregate_values);
-    return pcw_create_instance(inst, FormsGlobalAggregate, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsGlobalAggregate, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsGlobalAggregate_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -467,7 +488,7 @@ FormsInitRegistrationInformationMultipleAggregate(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(FormsMultipleAggregate_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms multipleAggregate";
     info->description = "A counterset with instances=\"multipleAggregate\".";
@@ -503,15 +524,22 @@ static inline void FormsUnregisterMultipleAggregate(void)
     FormsMultipleAggregate = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsMultipleAggregate_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsMultipleAggregate_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateMultipleAggregate(pcw_instance **inst, const char *name,
-                                              const FormsMultipleAggregate_values *values)
+                                              const FormsMultipleAggregate_values *values,
+                                              FormsMultipleAggregate_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsMultipleAggregate_values);
-    return pcw_create_instance(inst, FormsMultipleAggregate, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsMultipleAggregate, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsMultipleAggregate_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -589,7 +617,7 @@ FormsInitRegistrationInformationGlobalAggregateHistory(pcw_callback cb, void *ct
         (uint32_t)sizeof(FormsGlobalAggregateHistory_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms globalAggregateHistory";
     info->description = "A counterset with instances=\"globalAggregateHistory\".";
@@ -625,15 +653,22 @@ static inline void FormsUnregisterGlobalAggregateHistory(void)
     FormsGlobalAggregateHistory = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsGlobalAggregateHistory_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsGlobalAggregateHistory_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateGlobalAggregateHistory(pcw_instance **inst, const char *name,
-                                                   const FormsGlobalAggregateHistory_values *values)
+                                                   const FormsGlobalAggregateHistory_values *values,
+                                                   FormsGlobalAggregateHistory_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsGlobalAggregateHistory_values);
-    return pcw_create_instance(inst, FormsGlobalAggregateHistory, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsGlobalAggregateHistory, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsGlobalAggregateHistory_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -711,7 +746,7 @@ FormsInitRegistrationInformationInstanceAggregate(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(FormsInstanceAggregate_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms instanceAggregate";
     info->description = "A counterset with instances=\"instanceAggregate\".";
@@ -747,15 +782,22 @@ static inline void FormsUnregisterInstanceAggregate(void)
     FormsInstanceAggregate = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsInstanceAggregate_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsInstanceAggregate_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateInstanceAggregate(pcw_instance **inst, const char *name,
-                                              const FormsInstanceAggregate_values *values)
+                                              const FormsInstanceAggregate_values *values,
+                                              FormsInstanceAggregate_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsInstanceAggregate_values);
-    return pcw_create_instance(inst, FormsInstanceAggregate, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsInstanceAggregate, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsInstanceAggregate_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -833,7 +875,7 @@ FormsInitRegistrationInformationMultipleAggregateHistory(pcw_callback cb, void *
         (uint32_t)sizeof(FormsMultipleAggregateHistory_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms multipleAggregateHistory";
     info->description = "A counterset with instances=\"multipleAggregateHistory\".";
@@ -869,15 +911,22 @@ static inline void FormsUnregisterMultipleAggregateHistory(void)
     FormsMultipleAggregateHistory = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsMultipleAggregateHistory_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsMultipleAggregateHistory_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateMultipleAggregateHistory(pcw_instance **inst, const char *name,
-                                                     const FormsMultipleAggregateHistory_values *values)
+                                                     const FormsMultipleAggregateHistory_values *values,
+                                                     FormsMultipleAggregateHistory_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsMultipleAggregateHistory_values);
-    return pcw_create_instance(inst, FormsMultipleAggregateHistory, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsMultipleAggregateHistory, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsMultipleAggregateHistory_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -955,7 +1004,7 @@ FormsInitRegistrationInformationInstanceAggregateHistory(pcw_callback cb, void *
         (uint32_t)sizeof(FormsInstanceAggregateHistory_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Forms instanceAggregateHistory";
     info->description = "A counterset with instances=\"instanceAggregateHistory\".";
@@ -991,15 +1040,22 @@ static inline void FormsUnregisterInstanceAggregateHistory(void)
     FormsInstanceAggregateHistory = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through FormsInstanceAggregateHistory_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also FormsInstanceAggregateHistory_*_of(*inst)); NULL on failure. */
 static inline int FormsCreateInstanceAggregateHistory(pcw_instance **inst, const char *name,
-                                                     const FormsInstanceAggregateHistory_values *values)
+                                                     const FormsInstanceAggregateHistory_values *values,
+                                                     FormsInstanceAggregateHistory_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(FormsInstanceAggregateHistory_values);
-    return pcw_create_instance(inst, FormsInstanceAggregateHistory, name, 1, data);
+    int rc = pcw_create_instance(inst, FormsInstanceAggregateHistory, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (FormsInstanceAggregateHistory_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */

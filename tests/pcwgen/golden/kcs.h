@@ -117,7 +117,7 @@ KcsInitRegistrationInformationGeometricWave(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(GEOMETRIC_WAVE_VALUES),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Geometric Waves";
     info->description = "This counter set displays a Triangle and a Square wave";
@@ -153,15 +153,22 @@ static inline void KcsUnregisterGeometricWave(void)
     KcsGeometricWave = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through KcsGeometricWave_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also KcsGeometricWave_*_of(*inst)); NULL on failure. */
 static inline int KcsCreateGeometricWave(pcw_instance **inst, const char *name,
-                                        const GEOMETRIC_WAVE_VALUES *GeometricWaveValues)
+                                        const GEOMETRIC_WAVE_VALUES *GeometricWaveValues,
+                                        GEOMETRIC_WAVE_VALUES **GeometricWaveValues_out)
 {
     pcw_data data[1];
     data[0].data = GeometricWaveValues;
     data[0].size = (uint32_t)sizeof(GEOMETRIC_WAVE_VALUES);
-    return pcw_create_instance(inst, KcsGeometricWave, name, 1, data);
+    int rc = pcw_create_instance(inst, KcsGeometricWave, name, 1, data);
+    if (GeometricWaveValues_out)
+        *GeometricWaveValues_out =
+            rc == PCW_OK ? (GEOMETRIC_WAVE_VALUES *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -268,7 +275,7 @@ KcsInitRegistrationInformationTrignometricWave(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(TRIGNOMETRIC_WAVE_VALUES),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Trignometric Waves";
     info->description = "This counter set displays a sine, cosine and a constant wave";
@@ -304,15 +311,22 @@ static inline void KcsUnregisterTrignometricWave(void)
     KcsTrignometricWave = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through KcsTrignometricWave_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also KcsTrignometricWave_*_of(*inst)); NULL on failure. */
 static inline int KcsCreateTrignometricWave(pcw_instance **inst, const char *name,
-                                           const TRIGNOMETRIC_WAVE_VALUES *TrignometricWaveValues)
+                                           const TRIGNOMETRIC_WAVE_VALUES *TrignometricWaveValues,
+                                           TRIGNOMETRIC_WAVE_VALUES **TrignometricWaveValues_out)
 {
     pcw_data data[1];
     data[0].data = TrignometricWaveValues;
     data[0].size = (uint32_t)sizeof(TRIGNOMETRIC_WAVE_VALUES);
-    return pcw_create_instance(inst, KcsTrignometricWave, name, 1, data);
+    int rc = pcw_create_instance(inst, KcsTrignometricWave, name, 1, data);
+    if (TrignometricWaveValues_out)
+        *TrignometricWaveValues_out =
+            rc == PCW_OK ? (TRIGNOMETRIC_WAVE_VALUES *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */

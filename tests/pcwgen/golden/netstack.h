@@ -206,7 +206,7 @@ NetInitRegistrationInformationNetAdapter(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(NET_ERROR_COUNTERS),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Contoso Network Adapter";
     info->description = "Traffic and errors per network adapter";
@@ -242,18 +242,29 @@ static inline void NetUnregisterNetAdapter(void)
     NetNetAdapter = NULL;
 }
 
-/* PcwCreateInstance: the blocks give the initial values (NULL: zeros);
- * afterwards store counters through NetNetAdapter_*_of(*inst). */
+/* PcwCreateInstance: the blocks give the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointers (NULL: not wanted)
+ * receive the instance's blocks in the segment, where counters are
+ * stored from now on (also NetNetAdapter_*_of(*inst)); NULL on failure. */
 static inline int NetCreateNetAdapter(pcw_instance **inst, const char *name,
                                      const NET_TRAFFIC_COUNTERS *Traffic,
-                                     const NET_ERROR_COUNTERS *Errors)
+                                     const NET_ERROR_COUNTERS *Errors,
+                                     NET_TRAFFIC_COUNTERS **Traffic_out,
+                                     NET_ERROR_COUNTERS **Errors_out)
 {
     pcw_data data[2];
     data[0].data = Traffic;
     data[0].size = (uint32_t)sizeof(NET_TRAFFIC_COUNTERS);
     data[1].data = Errors;
     data[1].size = (uint32_t)sizeof(NET_ERROR_COUNTERS);
-    return pcw_create_instance(inst, NetNetAdapter, name, 2, data);
+    int rc = pcw_create_instance(inst, NetNetAdapter, name, 2, data);
+    if (Traffic_out)
+        *Traffic_out =
+            rc == PCW_OK ? (NET_TRAFFIC_COUNTERS *)pcw_instance_block(*inst, 0) : NULL;
+    if (Errors_out)
+        *Errors_out =
+            rc == PCW_OK ? (NET_ERROR_COUNTERS *)pcw_instance_block(*inst, 1) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -390,7 +401,7 @@ NetInitRegistrationInformationContosoNetworkUptime(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(struct net_uptime),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Contoso Network Uptime";
     info->description = "Link time, kept across link resets";
@@ -426,15 +437,22 @@ static inline void NetUnregisterContosoNetworkUptime(void)
     NetContosoNetworkUptime = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through NetContosoNetworkUptime_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also NetContosoNetworkUptime_*_of(*inst)); NULL on failure. */
 static inline int NetCreateContosoNetworkUptime(pcw_instance **inst, const char *name,
-                                               const struct net_uptime *Uptime)
+                                               const struct net_uptime *Uptime,
+                                               struct net_uptime **Uptime_out)
 {
     pcw_data data[1];
     data[0].data = Uptime;
     data[0].size = (uint32_t)sizeof(struct net_uptime);
-    return pcw_create_instance(inst, NetContosoNetworkUptime, name, 1, data);
+    int rc = pcw_create_instance(inst, NetContosoNetworkUptime, name, 1, data);
+    if (Uptime_out)
+        *Uptime_out =
+            rc == PCW_OK ? (struct net_uptime *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */

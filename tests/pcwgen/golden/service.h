@@ -359,7 +359,7 @@ SvcInitRegistrationInformationServiceRequests(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(SvcServiceRequests_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Contoso Service Requests";
     info->description = "Request handling, per endpoint";
@@ -395,15 +395,22 @@ static inline void SvcUnregisterServiceRequests(void)
     SvcServiceRequests = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through SvcServiceRequests_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also SvcServiceRequests_*_of(*inst)); NULL on failure. */
 static inline int SvcCreateServiceRequests(pcw_instance **inst, const char *name,
-                                          const SvcServiceRequests_values *values)
+                                          const SvcServiceRequests_values *values,
+                                          SvcServiceRequests_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(SvcServiceRequests_values);
-    return pcw_create_instance(inst, SvcServiceRequests, name, 1, data);
+    int rc = pcw_create_instance(inst, SvcServiceRequests, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (SvcServiceRequests_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -760,7 +767,7 @@ SvcInitRegistrationInformationServiceHost(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(SvcServiceHost_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Contoso Service Host";
     info->description = "The hosting process";
@@ -796,15 +803,22 @@ static inline void SvcUnregisterServiceHost(void)
     SvcServiceHost = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through SvcServiceHost_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also SvcServiceHost_*_of(*inst)); NULL on failure. */
 static inline int SvcCreateServiceHost(pcw_instance **inst, const char *name,
-                                      const SvcServiceHost_values *values)
+                                      const SvcServiceHost_values *values,
+                                      SvcServiceHost_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(SvcServiceHost_values);
-    return pcw_create_instance(inst, SvcServiceHost, name, 1, data);
+    int rc = pcw_create_instance(inst, SvcServiceHost, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (SvcServiceHost_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */

@@ -247,7 +247,7 @@ StorInitRegistrationInformationContosoDisk(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(StorContosoDisk_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Contoso Disk";
     info->description = "Disk activity summed over every disk the service manages";
@@ -283,15 +283,22 @@ static inline void StorUnregisterContosoDisk(void)
     StorContosoDisk = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through StorContosoDisk_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also StorContosoDisk_*_of(*inst)); NULL on failure. */
 static inline int StorCreateContosoDisk(pcw_instance **inst, const char *name,
-                                       const StorContosoDisk_values *values)
+                                       const StorContosoDisk_values *values,
+                                       StorContosoDisk_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(StorContosoDisk_values);
-    return pcw_create_instance(inst, StorContosoDisk, name, 1, data);
+    int rc = pcw_create_instance(inst, StorContosoDisk, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (StorContosoDisk_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -443,7 +450,7 @@ StorInitRegistrationInformationContosoVolume(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(StorContosoVolume_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Contoso Volume";
     info->description = "Space and cache statistics per volume";
@@ -479,15 +486,22 @@ static inline void StorUnregisterContosoVolume(void)
     StorContosoVolume = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through StorContosoVolume_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also StorContosoVolume_*_of(*inst)); NULL on failure. */
 static inline int StorCreateContosoVolume(pcw_instance **inst, const char *name,
-                                         const StorContosoVolume_values *values)
+                                         const StorContosoVolume_values *values,
+                                         StorContosoVolume_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(StorContosoVolume_values);
-    return pcw_create_instance(inst, StorContosoVolume, name, 1, data);
+    int rc = pcw_create_instance(inst, StorContosoVolume, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (StorContosoVolume_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */

@@ -119,7 +119,7 @@ InitRegistrationInformationGeometricWave(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(GeometricWave_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Geometric Waves";
     info->description = "This counter set displays a Triangle and a Square wave";
@@ -155,15 +155,22 @@ static inline void UnregisterGeometricWave(void)
     GeometricWave = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through GeometricWave_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also GeometricWave_*_of(*inst)); NULL on failure. */
 static inline int CreateGeometricWave(pcw_instance **inst, const char *name,
-                                     const GeometricWave_values *values)
+                                     const GeometricWave_values *values,
+                                     GeometricWave_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(GeometricWave_values);
-    return pcw_create_instance(inst, GeometricWave, name, 1, data);
+    int rc = pcw_create_instance(inst, GeometricWave, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (GeometricWave_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -314,7 +321,7 @@ InitRegistrationInformationTrignometricWave(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(TrignometricWave_values),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "Trignometric Waves";
     info->description = "This counter set displays a sine, cosine and a constant wave";
@@ -350,15 +357,22 @@ static inline void UnregisterTrignometricWave(void)
     TrignometricWave = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through TrignometricWave_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also TrignometricWave_*_of(*inst)); NULL on failure. */
 static inline int CreateTrignometricWave(pcw_instance **inst, const char *name,
-                                        const TrignometricWave_values *values)
+                                        const TrignometricWave_values *values,
+                                        TrignometricWave_values **values_out)
 {
     pcw_data data[1];
     data[0].data = values;
     data[0].size = (uint32_t)sizeof(TrignometricWave_values);
-    return pcw_create_instance(inst, TrignometricWave, name, 1, data);
+    int rc = pcw_create_instance(inst, TrignometricWave, name, 1, data);
+    if (values_out)
+        *values_out =
+            rc == PCW_OK ? (TrignometricWave_values *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */

@@ -255,7 +255,7 @@ XdpInitRegistrationInformationRxQueue(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(XDP_PCW_RX_QUEUE),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "XDP RX Queue";
     info->description = "XDP counters of one receive queue.";
@@ -291,15 +291,22 @@ static inline void XdpUnregisterRxQueue(void)
     XdpRxQueue = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through XdpRxQueue_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also XdpRxQueue_*_of(*inst)); NULL on failure. */
 static inline int XdpCreateRxQueue(pcw_instance **inst, const char *name,
-                                  const XDP_PCW_RX_QUEUE *_XdpPcwRxQueue)
+                                  const XDP_PCW_RX_QUEUE *_XdpPcwRxQueue,
+                                  XDP_PCW_RX_QUEUE **_XdpPcwRxQueue_out)
 {
     pcw_data data[1];
     data[0].data = _XdpPcwRxQueue;
     data[0].size = (uint32_t)sizeof(XDP_PCW_RX_QUEUE);
-    return pcw_create_instance(inst, XdpRxQueue, name, 1, data);
+    int rc = pcw_create_instance(inst, XdpRxQueue, name, 1, data);
+    if (_XdpPcwRxQueue_out)
+        *_XdpPcwRxQueue_out =
+            rc == PCW_OK ? (XDP_PCW_RX_QUEUE *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -474,7 +481,7 @@ XdpInitRegistrationInformationLwfRxQueue(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(XDP_PCW_LWF_RX_QUEUE),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "XDP LWF RX Queue";
     info->description = "Counters of the XDP lightweight filter for one receive queue.";
@@ -510,15 +517,22 @@ static inline void XdpUnregisterLwfRxQueue(void)
     XdpLwfRxQueue = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through XdpLwfRxQueue_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also XdpLwfRxQueue_*_of(*inst)); NULL on failure. */
 static inline int XdpCreateLwfRxQueue(pcw_instance **inst, const char *name,
-                                     const XDP_PCW_LWF_RX_QUEUE *_XdpPcwLwfRxQueue)
+                                     const XDP_PCW_LWF_RX_QUEUE *_XdpPcwLwfRxQueue,
+                                     XDP_PCW_LWF_RX_QUEUE **_XdpPcwLwfRxQueue_out)
 {
     pcw_data data[1];
     data[0].data = _XdpPcwLwfRxQueue;
     data[0].size = (uint32_t)sizeof(XDP_PCW_LWF_RX_QUEUE);
-    return pcw_create_instance(inst, XdpLwfRxQueue, name, 1, data);
+    int rc = pcw_create_instance(inst, XdpLwfRxQueue, name, 1, data);
+    if (_XdpPcwLwfRxQueue_out)
+        *_XdpPcwLwfRxQueue_out =
+            rc == PCW_OK ? (XDP_PCW_LWF_RX_QUEUE *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -625,7 +639,7 @@ XdpInitRegistrationInformationTxQueue(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(XDP_PCW_TX_QUEUE),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "XDP TX Queue";
     info->description = "XDP counters of one transmit queue.";
@@ -661,15 +675,22 @@ static inline void XdpUnregisterTxQueue(void)
     XdpTxQueue = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through XdpTxQueue_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also XdpTxQueue_*_of(*inst)); NULL on failure. */
 static inline int XdpCreateTxQueue(pcw_instance **inst, const char *name,
-                                  const XDP_PCW_TX_QUEUE *_XdpPcwTxQueue)
+                                  const XDP_PCW_TX_QUEUE *_XdpPcwTxQueue,
+                                  XDP_PCW_TX_QUEUE **_XdpPcwTxQueue_out)
 {
     pcw_data data[1];
     data[0].data = _XdpPcwTxQueue;
     data[0].size = (uint32_t)sizeof(XDP_PCW_TX_QUEUE);
-    return pcw_create_instance(inst, XdpTxQueue, name, 1, data);
+    int rc = pcw_create_instance(inst, XdpTxQueue, name, 1, data);
+    if (_XdpPcwTxQueue_out)
+        *_XdpPcwTxQueue_out =
+            rc == PCW_OK ? (XDP_PCW_TX_QUEUE *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
@@ -759,7 +780,7 @@ XdpInitRegistrationInformationLwfTxQueue(pcw_callback cb, void *ctx,
         (uint32_t)sizeof(XDP_PCW_LWF_TX_QUEUE),
     };
     memset(info, 0, sizeof *info);
-    info->version = PCW_VERSION_1;
+    info->version = PCW_CURRENT_VERSION;
     info->flags = 0;
     info->name = "XDP LWF TX Queue";
     info->description = "Counters of the XDP lightweight filter for one transmit queue.";
@@ -795,15 +816,22 @@ static inline void XdpUnregisterLwfTxQueue(void)
     XdpLwfTxQueue = NULL;
 }
 
-/* PcwCreateInstance: the block gives the initial values (NULL: zeros);
- * afterwards store counters through XdpLwfTxQueue_*_of(*inst). */
+/* PcwCreateInstance: the block gives the initial values (NULL: zeros),
+ * copied once into the segment. The *_out pointer (NULL: not wanted)
+ * receives the instance's block in the segment, where counters are
+ * stored from now on (also XdpLwfTxQueue_*_of(*inst)); NULL on failure. */
 static inline int XdpCreateLwfTxQueue(pcw_instance **inst, const char *name,
-                                     const XDP_PCW_LWF_TX_QUEUE *_XdpPcwLwfTxQueue)
+                                     const XDP_PCW_LWF_TX_QUEUE *_XdpPcwLwfTxQueue,
+                                     XDP_PCW_LWF_TX_QUEUE **_XdpPcwLwfTxQueue_out)
 {
     pcw_data data[1];
     data[0].data = _XdpPcwLwfTxQueue;
     data[0].size = (uint32_t)sizeof(XDP_PCW_LWF_TX_QUEUE);
-    return pcw_create_instance(inst, XdpLwfTxQueue, name, 1, data);
+    int rc = pcw_create_instance(inst, XdpLwfTxQueue, name, 1, data);
+    if (_XdpPcwLwfTxQueue_out)
+        *_XdpPcwLwfTxQueue_out =
+            rc == PCW_OK ? (XDP_PCW_LWF_TX_QUEUE *)pcw_instance_block(*inst, 0) : NULL;
+    return rc;
 }
 
 /* PcwCloseInstance. */
