@@ -90,7 +90,14 @@ typedef struct pcw__conn {
     size_t added_bytes; /* their masks, NULs included */
     pcw__held *held;
     size_t nheld, held_cap;
+    /* Read ahead (pcw__conn_read): [rx_pos, rx_len) of rx not used yet. */
+    unsigned char *rx;
+    size_t rx_pos, rx_len;
 } pcw__conn;
+
+/* How much of a connection's stream one recv reads ahead: a request's
+ * header and payload (a COLLECT is 49 bytes) usually come in one. */
+#define PCW__CONN_RX_BYTES 4096
 
 struct pcw__ctl {
     pcw__prov *prov;
@@ -252,14 +259,29 @@ static int pcw__conn_poll(pcw__conn *c, short events, long long deadline)
 }
 
 /* Read exactly n bytes by `deadline`. Returns 1; 0 at a clean end of file
- * before the first byte; -1 on error, truncation or the deadline. */
+ * before the first byte; -1 on error, truncation or the deadline.
+ *
+ * The stream is read ahead into c->rx, so a request's header and payload
+ * cost one recv between them (system calls are most of a collection's
+ * cost); a part as large as the buffer is read straight into b. Bytes of
+ * a next request stay in c->rx (pcw__conn_buffered). */
 static int pcw__conn_read(pcw__conn *c, unsigned char *b, size_t n, long long deadline)
 {
     size_t got = 0;
     while (got < n) {
+        if (c->rx_pos < c->rx_len) {
+            size_t m = c->rx_len - c->rx_pos < n - got ? c->rx_len - c->rx_pos : n - got;
+            memcpy(b + got, c->rx + c->rx_pos, m);
+            c->rx_pos += m, got += m;
+            continue;
+        }
+        c->rx_pos = c->rx_len = 0;
+        int direct = n - got >= PCW__CONN_RX_BYTES;
+        unsigned char *dst = direct ? b + got : c->rx;
+        size_t want = direct ? n - got : PCW__CONN_RX_BYTES;
         /* Read what is there first (usually the whole message): poll only
          * when nothing has arrived, which saves a system call per read. */
-        ssize_t r = recv(c->fd, b + got, n - got, MSG_DONTWAIT);
+        ssize_t r = recv(c->fd, dst, want, MSG_DONTWAIT);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -271,9 +293,18 @@ static int pcw__conn_read(pcw__conn *c, unsigned char *b, size_t n, long long de
             return 0;
         if (r <= 0)
             return -1;
-        got += (size_t)r;
+        if (direct)
+            got += (size_t)r;
+        else
+            c->rx_len = (size_t)r;
     }
     return 1;
+}
+
+/* Has a next request (or part of one) been read ahead already? */
+static int pcw__conn_buffered(const pcw__conn *c)
+{
+    return c->rx_pos < c->rx_len;
 }
 
 /* Send the iovecs whole by `deadline`: a consumer that stops reading, or
@@ -622,7 +653,10 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
             pcw__control_notify(c, collect ? PCW_CONTROL_COLLECT_START : PCW_CONTROL_ENUM_INSTANCES,
                                 cset, 0, PCW_NO_COUNTER, q->mask, q->instance_id, &cancel);
     int started = rc == PCW_OK && collect;
-    if (rc == PCW_OK && pcw_cancelled(&cancel))
+    /* The deadline only: a consumer that hung up is found by the reply's
+     * send (which ends the connection and what it holds); asking the
+     * socket here would be a system call on every collection. */
+    if (rc == PCW_OK && pcw__now_ms() >= cancel.deadline)
         rc = PCW_E_TIMEOUT; /* nobody waits for the data any more */
     int cb_status = PCW_OK;
     if (rc == PCW_OK && r->callback) {
@@ -646,7 +680,7 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
      * its own. */
     if (cb_status == PCW_OK && b.duplicates)
         cb_status = PCW_E_DUPLICATE_NAME;
-    if (started && rc == PCW_OK && hold && !pcw_cancelled(&cancel)) {
+    if (started && rc == PCW_OK && hold && pcw__now_ms() < cancel.deadline) {
         c->held[c->nheld].reg_index = q->reg_index;
         c->held[c->nheld].cset_name = cset;
         c->held[c->nheld++].deadline = pcw__now_ms() + PCW_CTL_HOLD_TIMEOUT_MS;
@@ -677,14 +711,17 @@ static void *pcw__conn_main(void *arg)
     unsigned char hb[PCW_CTL_HEADER_SIZE];
     unsigned char *pl = (unsigned char *)malloc(PCW_CTL_MAX_REQUEST);
     pcw__req *q = (pcw__req *)malloc(sizeof *q);
-    while (pl && q) {
+    c->rx = (unsigned char *)malloc(PCW__CONN_RX_BYTES);
+    while (pl && q && c->rx) {
         /* Idle: wait for the next request. A connection with added
          * counters is kept (closing it would remove them behind its
          * consumer's back); any other is closed after
          * PCW_CTL_IDLE_TIMEOUT_MS, so forgotten connections free their
          * place. */
         long long idle = c->nadded ? LLONG_MAX : pcw__now_ms() + PCW_CTL_IDLE_TIMEOUT_MS;
-        if (pcw__conn_poll(c, POLLIN, idle) != 1)
+        if (pcw__conn_buffered(c))
+            pcw__conn_expire(c, pcw__now_ms()); /* what the poll would do */
+        else if (pcw__conn_poll(c, POLLIN, idle) != 1)
             break;
         /* A request must arrive whole, however it is paced. */
         long long deadline = pcw__now_ms() + PCW_CTL_MSG_TIMEOUT_MS;
@@ -734,6 +771,8 @@ static void *pcw__conn_main(void *arg)
     }
     free(pl);
     free(q);
+    free(c->rx);
+    c->rx = NULL;
     /* The consumer exited, crashed or misbehaved: whatever it left open is
      * closed on its behalf, so the provider's counts stay balanced. */
     while (c->nheld)
