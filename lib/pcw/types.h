@@ -380,6 +380,21 @@ static inline int pcw_instance_type_is_multi(uint32_t t)
            t == PCW_MULTI_AGGREGATE_HISTORY || t == PCW_INSTANCE_AGGREGATE_HISTORY;
 }
 
+/* The manifest's name of an instance type ("multipleAggregate"...), or
+ * NULL for a value that names none. Pure. */
+static inline const char *pcw_instance_type_name(uint32_t t)
+{
+    static const char *const n[] = {"single",
+                                    "multiple",
+                                    "globalAggregate",
+                                    "multipleAggregate",
+                                    "globalAggregateHistory",
+                                    "instanceAggregate",
+                                    "multipleAggregateHistory",
+                                    "instanceAggregateHistory"};
+    return t < sizeof n / sizeof n[0] ? n[t] : NULL;
+}
+
 /* Counter detail levels (the manifest's detailLevel). */
 enum {
     PCW_DETAIL_NOVICE = 100,

@@ -70,16 +70,7 @@ const char *name_counter_type(uint32_t type)
 
 const char *name_instance_type(uint32_t t)
 {
-    static const char *const n[] = {"single",
-                                    "multiple",
-                                    "globalAggregate",
-                                    "multipleAggregate",
-                                    "globalAggregateHistory",
-                                    "instanceAggregate",
-                                    "multipleAggregateHistory",
-                                    "instanceAggregateHistory"};
-    _Static_assert(sizeof n / sizeof n[0] == PCW_INSTANCE_TYPE_MAX_ + 1, "a name per type");
-    return t < sizeof n / sizeof n[0] ? n[t] : NULL;
+    return pcw_instance_type_name(t);
 }
 
 const char *name_aggregate(uint32_t a)

@@ -229,15 +229,8 @@ char fmt_mark(int state, int is_new)
 
 const char *fmt_instance_type(uint32_t t)
 {
-    static const char *const n[] = {"single",
-                                    "multiple",
-                                    "globalAggregate",
-                                    "multipleAggregate",
-                                    "globalAggregateHistory",
-                                    "instanceAggregate",
-                                    "multipleAggregateHistory",
-                                    "instanceAggregateHistory"};
-    return t < sizeof n / sizeof n[0] ? n[t] : "unknown";
+    const char *n = pcw_instance_type_name(t);
+    return n ? n : "unknown";
 }
 
 const char *fmt_aggregate(uint32_t a)
