@@ -647,10 +647,56 @@ static void contig_generic(const unsigned char *x, size_t nrows, size_t stride, 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PCWQ_HAVE_AVX2 1
+/* visit's loop, written out for AVX2: a row's check for values of 2^52
+ * or more is one vptest, and what stays live across the callback fits in
+ * the callee-saved registers. Computes what contig_body does. */
+__attribute__((target("avx2"))) static void visit_avx2(const unsigned char *x, size_t nrows,
+                                                       size_t stride, uint32_t nc, sink *k)
+{
+    int (*fn)(const pcw_pdh_row *, void *) = k->fn;
+    void *arg = k->arg;
+    double *v = k->rv;
+    const uint8_t *st = k->rs;
+    size_t at = k->at;
+    const uint32_t n4 = nc & ~3u;
+    const unsigned char *end = x + nrows * stride;
+    for (; x != end; x += stride) {
+        const uint64_t *p = (const uint64_t *)(const void *)x;
+        const __m256i exp52 = _mm256_set1_epi64x(0x4330000000000000ll);
+        const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
+        __m256i acc = _mm256_setzero_si256();
+        uint32_t c = 0;
+        for (; c < n4; c += 4) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + c));
+            acc = _mm256_or_si256(acc, a);
+            _mm256_storeu_pd(v + c,
+                             _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(a, exp52)), two52));
+        }
+        int big = !_mm256_testz_si256(acc, _mm256_set1_epi64x((long long)0xFFF0000000000000ull));
+        for (; c < nc; c++) {
+            v[c] = (double)p[c];
+            big |= p[c] >> 52 != 0;
+        }
+        if (__builtin_expect(big, 0))
+            for (c = 0; c < n4; c++)
+                v[c] = (double)p[c];
+        pcw_pdh_row row = {at, nc, v, st};
+        at += nc;
+        if (fn(&row, arg)) {
+            k->stop = 1;
+            break;
+        }
+    }
+    k->at = at;
+}
+
 __attribute__((target("avx2"))) static void contig_avx2(const unsigned char *x, size_t nrows,
                                                         size_t stride, uint32_t nc, sink *k)
 {
-    contig_body(x, nrows, stride, nc, k, 1);
+    if (k->fn)
+        visit_avx2(x, nrows, stride, nc, k);
+    else
+        contig_body(x, nrows, stride, nc, k, 1);
 }
 #endif
 
