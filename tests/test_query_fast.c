@@ -12,6 +12,8 @@
  * "Edge Plain" is nine contiguous 8-byte PERF_COUNTER_LARGE_RAWCOUNT
  * values - the vectorised row conversion (two groups of four and a tail of
  * one); "Edge Mixed" mixes sizes, scales and a rate - the per-value path.
+ * Each test runs twice: with the AVX2 loops where the CPU has them, and
+ * with the baseline ones ($PCW_QUERY_NO_AVX2).
  */
 #include "testutil.h"
 
@@ -37,7 +39,15 @@ static void teardown(void)
     tu_root_teardown();
 }
 
+static void setup_baseline(void)
+{
+    /* The baseline loops (SSE2 on x86-64), as on a CPU without AVX2. */
+    setenv("PCW_QUERY_NO_AVX2", "1", 1);
+    setup();
+}
+
 TestSuite(query_fast, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(query_fast_baseline, .init = setup_baseline, .fini = teardown, .timeout = 60);
 
 #define TWO52 4503599627370496ull
 static const uint64_t edges[] = {0,          1,          TWO52 - 1, TWO52, TWO52 + 1, 2 * TWO52 + 1,
@@ -157,7 +167,7 @@ static size_t check_agree(const pcw_pdh_counter *h, unsigned flags, const char *
 static const unsigned all_flags[] = {0, PCW_FMT_NOSCALE, PCW_FMT_1000, PCW_FMT_RAW,
                                      PCW_FMT_NOSCALE | PCW_FMT_1000};
 
-Test(query_fast, plain_rows_convert_exactly)
+static void plain_rows_convert_exactly(void)
 {
     pcw_counter_desc c[PLAIN_CTRS];
     char names[PLAIN_CTRS][8];
@@ -219,7 +229,7 @@ Test(query_fast, plain_rows_convert_exactly)
     pcw_pdh_close(q);
 }
 
-Test(query_fast, mixed_sizes_scales_and_rates)
+static void mixed_sizes_scales_and_rates(void)
 {
     /* off size type                        scale */
     static const struct {
@@ -287,7 +297,7 @@ Test(query_fast, mixed_sizes_scales_and_rates)
     pcw_pdh_close(q);
 }
 
-Test(query_fast, large_cook_all_converts_exactly)
+static void large_cook_all_converts_exactly(void)
 {
     /* More than 128 Ki values: cook_all writes them with streaming stores
      * (on x86-64 with AVX2) in blocks of 1,024, each converted again the
@@ -352,4 +362,34 @@ Test(query_fast, large_cook_all_converts_exactly)
     free(st);
     free(expect);
     pcw_pdh_close(q);
+}
+
+Test(query_fast, plain_rows_convert_exactly)
+{
+    plain_rows_convert_exactly();
+}
+
+Test(query_fast_baseline, plain_rows_convert_exactly)
+{
+    plain_rows_convert_exactly();
+}
+
+Test(query_fast, mixed_sizes_scales_and_rates)
+{
+    mixed_sizes_scales_and_rates();
+}
+
+Test(query_fast_baseline, mixed_sizes_scales_and_rates)
+{
+    mixed_sizes_scales_and_rates();
+}
+
+Test(query_fast, large_cook_all_converts_exactly)
+{
+    large_cook_all_converts_exactly();
+}
+
+Test(query_fast_baseline, large_cook_all_converts_exactly)
+{
+    large_cook_all_converts_exactly();
 }

@@ -10,6 +10,7 @@
  * set's entries change (its epoch).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -690,6 +691,20 @@ __attribute__((target("avx2"))) static void visit_avx2(const unsigned char *x, s
     k->at = at;
 }
 
+/* Whether to take the AVX2 loops: the CPU has AVX2 and $PCW_QUERY_NO_AVX2
+ * is unset (the tests run the baseline loops with it). Decided once per
+ * process; a race between two first callers computes the same answer. */
+static int use_avx2(void)
+{
+    static _Atomic int decided; /* 0: not yet; 1: no; 2: yes */
+    int d = atomic_load_explicit(&decided, memory_order_relaxed);
+    if (!d) {
+        d = __builtin_cpu_supports("avx2") && !getenv("PCW_QUERY_NO_AVX2") ? 2 : 1;
+        atomic_store_explicit(&decided, d, memory_order_relaxed);
+    }
+    return d == 2;
+}
+
 __attribute__((target("avx2"))) static void contig_avx2(const unsigned char *x, size_t nrows,
                                                         size_t stride, uint32_t nc, sink *k)
 {
@@ -714,7 +729,7 @@ static void cook_rows_contig(const pcw_snapshot *cur, uint32_t off, uint32_t nc,
         memset(k->status + k->at, PCW_CSTATUS_VALID, n * nc);
     const unsigned char *x = pcwq_row(cur, 0) + off;
 #ifdef PCWQ_HAVE_AVX2
-    if (__builtin_cpu_supports("avx2")) {
+    if (use_avx2()) {
         contig_avx2(x, n, cur->data_size, nc, k);
         return;
     }
