@@ -1,0 +1,395 @@
+/*
+ * tests/test_query_fast.c - the query layer's short paths (lib/query/values.c:
+ * pcw_pdh_cook_all, pcw_pdh_visit and pcw_pdh_cook_column in steady state)
+ * give bit for bit what pcw_cook gives (pcw_pdh_get_value) on edge values:
+ * 0, 2^52 - 1, 2^52, 2^52 + 1, 2^53 + 1, 2^63, UINT64_MAX (whose doubles
+ * round), 4-byte counters, scaled counters (the counter's default_scale and
+ * pcw_pdh_set_scale), every PCW_FMT_ flag, and rates with their statuses
+ * (first sample, a counter that went down).
+ *
+ * The provider is this process (the query reads its segment like any
+ * other): the test writes values straight into the instances' blocks.
+ * "Edge Plain" is nine contiguous 8-byte PERF_COUNTER_LARGE_RAWCOUNT
+ * values - the vectorised row conversion (two groups of four and a tail of
+ * one); "Edge Mixed" mixes sizes, scales and a rate - the per-value path.
+ * Each test runs twice: with the AVX2 loops where the CPU has them, and
+ * with the baseline ones ($PCW_QUERY_NO_AVX2).
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdatomic.h>
+
+#include "pcw/provider.h"
+#include "pcw/query.h"
+
+static pcw_provider *prov;
+
+static void setup(void)
+{
+    tu_root_setup();
+    cr_assert_eq(pcw_provider_open(&prov, NULL), PCW_OK);
+}
+
+static void teardown(void)
+{
+    pcw_provider_close(prov);
+    prov = NULL;
+    tu_root_teardown();
+}
+
+static void setup_baseline(void)
+{
+    /* The baseline loops (SSE2 on x86-64), as on a CPU without AVX2. */
+    setenv("PCW_QUERY_NO_AVX2", "1", 1);
+    setup();
+}
+
+TestSuite(query_fast, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(query_fast_baseline, .init = setup_baseline, .fini = teardown, .timeout = 60);
+
+#define TWO52 4503599627370496ull
+static const uint64_t edges[] = {0,          1,          TWO52 - 1, TWO52, TWO52 + 1, 2 * TWO52 + 1,
+                                 1ull << 63, UINT64_MAX, 12345};
+#define NEDGE (sizeof edges / sizeof edges[0])
+
+#define PLAIN_CTRS 9
+#define PLAIN_INST 12
+#define MAXV       256
+
+static pcw_registration *register_set(const char *name, const pcw_counter_desc *c, uint32_t n)
+{
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .name = name,
+                                  .instance_type = PCW_MULTI_INSTANCE,
+                                  .counter_count = n,
+                                  .counters = c};
+    pcw_registration *r;
+    cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK, "%s", name);
+    return r;
+}
+
+static pcw_instance *create(pcw_registration *r, const char *name, uint32_t bytes)
+{
+    pcw_instance *in;
+    pcw_data d = {NULL, bytes};
+    cr_assert_eq(pcw_create_instance(&in, r, name, 1, &d), PCW_OK, "%s", name);
+    return in;
+}
+
+static void set64(pcw_instance *in, uint32_t off, uint64_t v)
+{
+    pcw_u64_set((uint64_t *)(void *)((unsigned char *)pcw_instance_block(in, 0) + off), v);
+}
+
+static void set32(pcw_instance *in, uint32_t off, uint32_t v)
+{
+    atomic_store_explicit(
+        (_Atomic uint32_t *)(void *)((unsigned char *)pcw_instance_block(in, 0) + off), v,
+        memory_order_relaxed);
+}
+
+static pcw_pdh_counter *add(pcw_pdh *q, const char *path)
+{
+    pcw_pdh_counter *h;
+    pcw_path_error err;
+    cr_assert_eq(pcw_pdh_add_counter(q, path, &h, &err), PCW_OK, "%s: %s", path, err.message);
+    return h;
+}
+
+/* What visit handed over, value by value. */
+typedef struct seen {
+    double v[MAXV];
+    uint8_t st[MAXV];
+    size_t rows;
+} seen;
+
+static int keep_row(const pcw_pdh_row *row, void *arg)
+{
+    seen *s = arg;
+    cr_assert_leq(row->first + row->count, MAXV);
+    memcpy(s->v + row->first, row->values, row->count * sizeof *row->values);
+    memcpy(s->st + row->first, row->status, row->count);
+    s->rows++;
+    return 0;
+}
+
+static int same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Every way of reading h's values with `flags` agrees with pcw_cook's
+ * (pcw_pdh_get_value), bit for bit, value for value. Returns how many
+ * values are VALID. */
+static size_t check_agree(const pcw_pdh_counter *h, unsigned flags, const char *what)
+{
+    size_t n = pcw_pdh_value_count(h), ninst = pcw_pdh_instance_count(h),
+           nc = pcw_pdh_selected_counter_count(h);
+    cr_assert_gt(n, 0, "%s", what);
+    cr_assert_leq(n, MAXV, "%s", what);
+    cr_assert_eq(n, ninst * nc, "%s", what);
+    double all[MAXV], col[MAXV];
+    uint8_t st[MAXV], cst[MAXV];
+    memset(st, 0xEE, sizeof st);
+    cr_assert_eq(pcw_pdh_cook_all(h, flags, all, st), PCW_OK);
+    static seen s;
+    memset(&s, 0, sizeof s);
+    memset(s.st, 0xEE, sizeof s.st);
+    cr_assert_eq(pcw_pdh_visit(h, flags, keep_row, &s), PCW_OK);
+    cr_assert_eq(s.rows, ninst, "%s: one callback per instance", what);
+    size_t valid = 0;
+    for (size_t i = 0; i < n; i++) {
+        pcw_pdh_value v;
+        cr_assert_eq(pcw_pdh_get_value(h, i, flags, &v), PCW_OK);
+        cr_assert_eq(st[i], v.status, "%s flags %#x value %zu (%s\\%s): status %d vs %d", what,
+                     flags, i, v.instance, v.counter, st[i], v.status);
+        cr_assert_eq(s.st[i], v.status, "%s flags %#x value %zu: visit status %d vs %d", what,
+                     flags, i, s.st[i], v.status);
+        cr_assert(same_double(all[i], v.value), "%s flags %#x value %zu (%s\\%s): %.17g vs %.17g",
+                  what, flags, i, v.instance, v.counter, all[i], v.value);
+        cr_assert(same_double(s.v[i], v.value), "%s flags %#x value %zu: visit %.17g vs %.17g",
+                  what, flags, i, s.v[i], v.value);
+        valid += v.status == PCW_CSTATUS_VALID;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        cr_assert_eq(pcw_pdh_cook_column(h, c, flags, col, cst), PCW_OK);
+        for (size_t e = 0; e < ninst; e++) {
+            cr_assert_eq(cst[e], st[e * nc + c], "%s column %zu", what, c);
+            cr_assert(same_double(col[e], all[e * nc + c]), "%s column %zu instance %zu", what, c,
+                      e);
+        }
+    }
+    return valid;
+}
+
+static const unsigned all_flags[] = {0, PCW_FMT_NOSCALE, PCW_FMT_1000, PCW_FMT_RAW,
+                                     PCW_FMT_NOSCALE | PCW_FMT_1000};
+
+static void plain_rows_convert_exactly(void)
+{
+    pcw_counter_desc c[PLAIN_CTRS];
+    char names[PLAIN_CTRS][8];
+    for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "v%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[k].offset = 8 * k, c[k].size = 8;
+    }
+    pcw_registration *r = register_set("Edge Plain", c, PLAIN_CTRS);
+    pcw_instance *in[PLAIN_INST];
+    for (int i = 0; i < PLAIN_INST; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        in[i] = create(r, name, 8 * PLAIN_CTRS);
+    }
+    /* Instances 0..8: the edge values rotated, so each lands in every
+     * vector lane and in the tail; 9: all small (the fast conversion
+     * alone); 10: one 2^52 among small ones; 11: all UINT64_MAX. */
+    for (int i = 0; i < PLAIN_INST; i++)
+        for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
+            uint64_t v = i < 9     ? edges[(i + k) % NEDGE]
+                         : i == 9  ? (uint64_t)k * 1000003u
+                         : i == 10 ? (k == 5 ? TWO52 : k)
+                                   : UINT64_MAX;
+            set64(in[i], 8 * k, v);
+        }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Plain(*)\\*");
+    pcw_pdh_counter *scaled = add(q, "\\Edge Plain(*)\\*");
+    cr_assert_eq(pcw_pdh_set_scale(scaled, 10), PCW_OK);
+    pcw_pdh_counter *down = add(q, "\\Edge Plain(*)\\*");
+    cr_assert_eq(pcw_pdh_set_scale(down, -10), PCW_OK);
+    for (int round = 0; round < 3; round++) {
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(pcw_pdh_instance_count(h), PLAIN_INST);
+        for (size_t f = 0; f < sizeof all_flags / sizeof all_flags[0]; f++) {
+            cr_assert_eq(check_agree(h, all_flags[f], "plain"), PLAIN_INST * PLAIN_CTRS);
+            cr_assert_eq(check_agree(scaled, all_flags[f], "scale 10"), PLAIN_INST * PLAIN_CTRS);
+            cr_assert_eq(check_agree(down, all_flags[f], "scale -10"), PLAIN_INST * PLAIN_CTRS);
+        }
+        /* And what pcw_cook gives is the C conversion of the value. */
+        double all[MAXV];
+        cr_assert_eq(pcw_pdh_cook_all(h, 0, all, NULL), PCW_OK);
+        for (int i = 0; i < PLAIN_INST; i++)
+            for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
+                uint64_t x =
+                    *(const uint64_t *)(const void *)((const unsigned char *)pcw_instance_block(
+                                                          in[i], 0) +
+                                                      8 * k);
+                cr_assert(same_double(all[i * PLAIN_CTRS + k], (double)x), "p%d v%u", i, k);
+            }
+        /* Next round: other edges in other places. */
+        for (int i = 0; i < 9; i++)
+            for (uint32_t k = 0; k < PLAIN_CTRS; k++)
+                set64(in[i], 8 * k, edges[(i + k + 3 * (round + 1)) % NEDGE]);
+    }
+    pcw_pdh_close(q);
+}
+
+static void mixed_sizes_scales_and_rates(void)
+{
+    /* off size type                        scale */
+    static const struct {
+        uint32_t off, size, type;
+        int32_t scale;
+    } d[] = {
+        {0, 8, PERF_COUNTER_LARGE_RAWCOUNT, 0},  {8, 4, PERF_COUNTER_RAWCOUNT, 0},
+        {12, 4, PERF_COUNTER_RAWCOUNT, 3},       {16, 8, PERF_COUNTER_LARGE_RAWCOUNT, -3},
+        {24, 8, PERF_COUNTER_LARGE_RAWCOUNT, 2}, {32, 8, PERF_COUNTER_BULK_COUNT, 0},
+        {40, 4, PERF_COUNTER_COUNTER, -1},       {44, 4, PERF_COUNTER_RAWCOUNT_HEX, 0},
+    };
+    enum { NC = sizeof d / sizeof d[0], NI = 6, BYTES = 48 };
+    pcw_counter_desc c[NC];
+    char names[NC][8];
+    for (uint32_t k = 0; k < NC; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "m%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = d[k].type;
+        c[k].offset = d[k].off, c[k].size = d[k].size, c[k].default_scale = d[k].scale;
+    }
+    pcw_registration *r = register_set("Edge Mixed", c, NC);
+    pcw_instance *in[NI];
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "m%d", i);
+        in[i] = create(r, name, BYTES);
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Mixed(*)\\*");
+    pcw_pdh_counter *scaled = add(q, "\\Edge Mixed(*)\\*");
+    cr_assert_eq(pcw_pdh_set_scale(scaled, 10), PCW_OK);
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < NI; i++)
+            for (uint32_t k = 0; k < NC; k++) {
+                uint64_t e = edges[(size_t)(i + k + round) % NEDGE];
+                if (d[k].type == PERF_COUNTER_BULK_COUNT || d[k].type == PERF_COUNTER_COUNTER)
+                    /* Rates: rising, except instance 1 goes down in round 2
+                     * (a reset) and instance 2 stays put. */
+                    e = i == 1 && round == 2 ? 7
+                        : i == 2             ? 99
+                                             : (uint64_t)(round + 1) * 1000 * (i + 1);
+                if (d[k].size == 8)
+                    set64(in[i], d[k].off, e);
+                else
+                    set32(in[i], d[k].off, (uint32_t)(e ^ (e >> 32)));
+            }
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        size_t valid = 0;
+        for (size_t f = 0; f < sizeof all_flags / sizeof all_flags[0]; f++) {
+            valid = check_agree(h, all_flags[f], "mixed");
+            check_agree(scaled, all_flags[f], "mixed, scale 10");
+        }
+        /* The first sample of the two rates has no value yet; later, only
+         * instance 1's reset does not (PCW_FMT_RAW, the last flags checked
+         * but one, shows every value: check with 0 again). */
+        valid = check_agree(h, 0, "mixed");
+        if (round == 0)
+            cr_assert_eq(valid, NI * (NC - 2));
+        else if (round == 2)
+            cr_assert_eq(valid, NI * NC - 2);
+        else
+            cr_assert_eq(valid, NI * NC);
+    }
+    pcw_pdh_close(q);
+}
+
+static void large_cook_all_converts_exactly(void)
+{
+    /* More than 128 Ki values: cook_all writes them with streaming stores
+     * (on x86-64 with AVX2) in blocks of 1,024, each converted again the
+     * plain way if it holds a value of 2^52 or more - here into an array
+     * that starts 8 bytes past a 32-byte boundary. */
+    enum { NI = 16384 };
+    pcw_counter_desc c[PLAIN_CTRS];
+    char names[PLAIN_CTRS][8];
+    for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "v%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[k].offset = 8 * k, c[k].size = 8;
+    }
+    pcw_registration *r = register_set("Edge Large", c, PLAIN_CTRS);
+    uint64_t *expect = malloc((size_t)NI * PLAIN_CTRS * sizeof *expect);
+    cr_assert_not_null(expect);
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "l%d", i);
+        pcw_instance *in = create(r, name, 8 * PLAIN_CTRS);
+        for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
+            /* Stretches of 1,000 rows: small values; every edge; now and
+             * then a value in [2^52, 2^63); once a value past 2^62. */
+            static const uint64_t mid[] = {TWO52, TWO52 + 1, 2 * TWO52 + 1};
+            uint64_t v = (uint64_t)i * PLAIN_CTRS + k;
+            int kind = (i / 1000) % 4;
+            if (kind == 1)
+                v = edges[(size_t)(i + k) % NEDGE];
+            else if (kind == 2 && k == (uint32_t)i % PLAIN_CTRS)
+                v = mid[i % 3];
+            else if (kind == 3 && i % 1000 == 500 && k == 4)
+                v = (1ull << 62) + 1;
+            expect[(size_t)i * PLAIN_CTRS + k] = v;
+            set64(in, 8 * k, v);
+        }
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Large(*)\\*");
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    size_t n = pcw_pdh_value_count(h);
+    cr_assert_eq(n, (size_t)NI * PLAIN_CTRS);
+    double *buf = aligned_alloc(32, (n + 4) * sizeof *buf);
+    uint8_t *st = malloc(n);
+    cr_assert(buf && st);
+    double *all = buf + 1;
+    cr_assert_eq(pcw_pdh_cook_all(h, 0, all, st), PCW_OK);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(st[i], PCW_CSTATUS_VALID, "value %zu", i);
+        cr_assert(same_double(all[i], (double)expect[i]), "value %zu: %.17g vs %llu", i, all[i],
+                  (unsigned long long)expect[i]);
+    }
+    /* And pcw_cook agrees (every 7th value: get_value is the slow way). */
+    for (size_t i = 0; i < n; i += 7) {
+        pcw_pdh_value v;
+        cr_assert_eq(pcw_pdh_get_value(h, i, 0, &v), PCW_OK);
+        cr_assert(same_double(all[i], v.value), "value %zu", i);
+    }
+    free(buf);
+    free(st);
+    free(expect);
+    pcw_pdh_close(q);
+}
+
+Test(query_fast, plain_rows_convert_exactly)
+{
+    plain_rows_convert_exactly();
+}
+
+Test(query_fast_baseline, plain_rows_convert_exactly)
+{
+    plain_rows_convert_exactly();
+}
+
+Test(query_fast, mixed_sizes_scales_and_rates)
+{
+    mixed_sizes_scales_and_rates();
+}
+
+Test(query_fast_baseline, mixed_sizes_scales_and_rates)
+{
+    mixed_sizes_scales_and_rates();
+}
+
+Test(query_fast, large_cook_all_converts_exactly)
+{
+    large_cook_all_converts_exactly();
+}
+
+Test(query_fast_baseline, large_cook_all_converts_exactly)
+{
+    large_cook_all_converts_exactly();
+}
