@@ -87,7 +87,8 @@ def rows(figs):
     # PCW_REG_CACHELINE, and aligned raw words (issue 10).
     for k in sorted({int(x.rsplit("/", 1)[1]) for x in figs if x.startswith("update/raw_atomic_threads/")}):
         raw = get(f"update/raw_atomic_threads/{k}")
-        for kind, target in (("pcw_atomic_threads", ""), ("pcw_atomic_threads_cacheline", "<= 1.1x")):
+        for kind, target in (("pcw_atomic_threads", ""), ("pcw_atomic_threads_cacheline", "<= 1.1x"),
+                             ("pcw_add_threads", "")):
             a = get(f"update/{kind}/{k}")
             if a and raw:
                 r = a["ns"] / raw["ns"]
