@@ -269,7 +269,10 @@ int bu_child_main(int argc, char **argv)
 
 /* ---- the shared providers ------------------------------------------------ */
 
-static bu_provider provs[8];
+/* One per shape a run asks for (snapshot: 7 shapes, each plain and with
+ * PCW_REG_CACHELINE; lookup, segment, query...): 8 was one too few once
+ * the cache-line shapes came, and their benchmarks failed to start. */
+static bu_provider provs[32];
 static size_t nprovs;
 
 const bu_provider *bu_provider_get(int64_t instances, int64_t counters)
