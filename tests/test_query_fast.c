@@ -15,6 +15,9 @@
  * Each test runs twice: with the AVX2 loops where the CPU has them, and
  * with the baseline ones ($PCW_QUERY_NO_AVX2).
  */
+/* The provider implementation (pcw/provider.h): this file is the one of
+ * its program that compiles it. */
+#define PCW_PROVIDER_IMPLEMENTATION
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -215,6 +215,7 @@ struct read_args {
                             than the segment holds (a->size) */
     int cache;           /* CACHE_* */
     size_t nword;        /* live words seen so far (recorded or compared) */
+    int streamed;        /* rows were written with non-temporal stores */
 };
 
 /* A REUSE read found the instances changed: it starts again, fresh. */
@@ -417,6 +418,38 @@ static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n)
         dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
 }
 
+/* Non-temporal stores for the rows of a large read: a snapshot of many
+ * megabytes leaves the caches anyway, and a plain store first reads the
+ * line it writes (a third of the memory traffic of the copy; memcpy
+ * avoids it the same way). The loads stay relaxed 64-bit atomic loads: the
+ * stores only concern the snapshot, which is private. Not in sanitizer
+ * builds, whose checks do not see these stores. The read ends with an
+ * sfence (do_read) so that the rows are ordered before whatever the
+ * caller does next - a plain store that publishes the snapshot to another
+ * thread does not order non-temporal ones. */
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) &&                  \
+    !defined(__SANITIZE_THREAD__)
+#define PCW__STREAM_ROWS 1
+/* Rows already in this read before it streams: a small snapshot stays in
+ * the cache, where its caller will read it. */
+#define PCW__STREAM_FROM_BYTES (1u << 20)
+static inline void copy_row_words_nt(uint64_t *dst, const uint64_t *src, size_t n)
+{
+    size_t w = 0;
+    for (; w + 8 <= n; w += 8) {
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; j++)
+            _mm_stream_si64((long long *)(void *)&dst[w + j],
+                            (long long)__atomic_load_n(&src[w + j], __ATOMIC_RELAXED));
+    }
+    for (; w < n; w++)
+        _mm_stream_si64((long long *)(void *)&dst[w],
+                        (long long)__atomic_load_n(&src[w], __ATOMIC_RELAXED));
+}
+#else
+#define PCW__STREAM_ROWS 0
+#endif
+
 /* ids[0..n) = id, id + 1, ...: private memory, so plain (vector) stores. */
 static inline void fill_ids(uint32_t *ids, uint32_t id, uint32_t n)
 {
@@ -449,12 +482,17 @@ static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const u
     uint64_t *data = (uint64_t *)(void *)s->data; /* rows are 8-byte aligned */
     const size_t words = s->data_size / 8, stride = a->cs->data_stride, k = s->count;
     const unsigned char *src = rows + (size_t)from * stride;
+    void (*copy)(uint64_t *, const uint64_t *, size_t) = copy_row_words;
+#if PCW__STREAM_ROWS
+    if ((k + len) * s->data_size >= PCW__STREAM_FROM_BYTES)
+        copy = copy_row_words_nt, a->streamed = 1;
+#endif
     if (stride == s->data_size) /* rows back to back: one contiguous copy */
-        copy_row_words(data + k * words, (const uint64_t *)(const void *)src, len * words);
+        copy(data + k * words, (const uint64_t *)(const void *)src, len * words);
     else
         for (uint32_t j = 0; j < len; j++)
-            copy_row_words(data + (k + j) * words,
-                           (const uint64_t *)(const void *)(src + (size_t)j * stride), words);
+            copy(data + (k + j) * words, (const uint64_t *)(const void *)(src + (size_t)j * stride),
+                 words);
     if (a->cache == CACHE_REUSE) {
         s->count = k + len; /* the ids and names are there already */
         return PCW_OK;
@@ -787,6 +825,10 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
                 snap->name_off[i] = empty, snap->name_len[i] = 0;
         }
     }
+#if PCW__STREAM_ROWS
+    if (a.streamed)
+        _mm_sfence(); /* the rows' non-temporal stores before anything after the read */
+#endif
     if (rc != PCW_OK) {
         /* Drop a partial result: nothing half-read is returned. */
         pcw__snapshot_rollback(snap, mark);
