@@ -252,31 +252,63 @@ Test(snapshot, cacheline_rows)
     pcw_segment_close(seg);
 }
 
-/* A read of more than a megabyte of rows writes the rest with
- * non-temporal stores (read.c, PCW__STREAM_FROM_BYTES): every row must
- * still arrive, in order, both for packed rows and for cache-line rows
- * (stride != data size), and a second read into the same snapshot too.
- * (Sanitizer builds do not stream; make test runs this without them.) */
-Test(snapshot, large_reads_keep_every_row, .timeout = 120)
+/* A read of more rows than a large cache holds writes the rest with
+ * non-temporal stores (read.c, PCW__STREAM_FROM_BYTES, 32 MiB): every row
+ * must still arrive whole and in order, both for packed rows and for
+ * cache-line rows (stride 512 != data size 504), and a second read into the
+ * same snapshot too. (Sanitizer builds do not stream; make test runs this
+ * without them.) */
+Test(snapshot, large_reads_keep_every_row, .timeout = 240)
 {
-    enum { N = 140000 }; /* 1.1 MB of 8-byte rows */
+    enum { N = 70000, C = 63 }; /* 70,000 x 504 bytes = 35.3 MB of rows */
     static const char *const sets[] = {"BigPacked", "BigLines"};
     static const uint32_t flags[] = {0, PCW_REG_CACHELINE};
+    static pcw_counter_desc cd[C];
+    static char cname[C][8];
+    for (int c = 0; c < C; c++) {
+        cd[c] = pcw_counter_desc_default();
+        cd[c].id = (uint32_t)c, cd[c].offset = (uint32_t)(8 * c);
+        snprintf(cname[c], sizeof cname[c], "c%d", c);
+        cd[c].name = cname[c];
+    }
+    static uint64_t v[C];
     for (int k = 0; k < 2; k++) {
-        register_set(sets[k], flags[k]);
+        pcw_registration_info info = {.version = PCW_VERSION_1,
+                                      .flags = flags[k],
+                                      .name = sets[k],
+                                      .instance_type = PCW_MULTI_INSTANCE,
+                                      .counter_count = C,
+                                      .counters = cd};
+        pcw_registration *r;
+        cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK);
         char name[32];
         for (int i = 0; i < N; i++) {
+            for (int c = 0; c < C; c++)
+                v[c] = (uint64_t)i * 64 + (uint64_t)c;
+            pcw_data d = {v, sizeof v};
+            pcw_instance *in;
             snprintf(name, sizeof name, "r%d", i);
-            (void)create(name, (uint64_t)i + 7);
+            cr_assert_eq(pcw_create_instance(&in, r, name, 1, &d), PCW_OK);
         }
         pcw_segment *seg;
         cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
         const pcw_counterset *cs = pcw_segment_find_counterset(seg, sets[k]);
         cr_assert_not_null(cs);
+        cr_assert_gt((size_t)N * cs->data_size, (size_t)32 << 20, "more than the threshold");
         pcw_snapshot s = PCW_SNAPSHOT_INIT;
         for (int pass = 0; pass < 2; pass++) {
             cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
-            expect_rows(&s, &cs->counters[0], N, "r", 7);
+            cr_assert_eq(s.count, N);
+            for (size_t i = 0; i < s.count; i++) {
+                uint64_t first = pcw_snapshot_value(&s, i, &cs->counters[0]);
+                cr_assert_eq(first % 64, 0, "row %zu", i);
+                for (int c = 1; c < C; c++)
+                    cr_assert_eq(pcw_snapshot_value(&s, i, &cs->counters[c]), first + (uint64_t)c,
+                                 "row %zu counter %d", i, c);
+                char want[32];
+                snprintf(want, sizeof want, "r%llu", (unsigned long long)(first / 64));
+                cr_assert_str_eq(pcw_snapshot_name(&s, i), want);
+            }
             pcw_snapshot_clear(&s);
         }
         pcw_snapshot_free(&s);

@@ -418,10 +418,14 @@ static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n)
         dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
 }
 
-/* Non-temporal stores for the rows of a large read: a snapshot of many
- * megabytes leaves the caches anyway, and a plain store first reads the
- * line it writes (a third of the memory traffic of the copy; memcpy
- * avoids it the same way). The loads stay relaxed 64-bit atomic loads: the
+/* Non-temporal stores for the rows of a read larger than the last-level
+ * cache: such a snapshot leaves the caches anyway, and a plain store first
+ * reads the line it writes (a third of the memory traffic of the copy;
+ * memcpy avoids it the same way). A snapshot that fits stays in the cache
+ * with plain stores, because its consumer reads it next (cooking, a
+ * table, an exporter's text: streaming those rows made the query layer's
+ * and pcwtop's passes over them as much slower as the read got faster;
+ * docs/performance.md). The loads stay relaxed 64-bit atomic loads: the
  * stores only concern the snapshot, which is private. Not in sanitizer
  * builds, whose checks do not see these stores. The read ends with an
  * sfence (do_read) so that the rows are ordered before whatever the
@@ -430,9 +434,11 @@ static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n)
 #if defined(__SSE2__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) &&                  \
     !defined(__SANITIZE_THREAD__)
 #define PCW__STREAM_ROWS 1
-/* Rows already in this read before it streams: a small snapshot stays in
- * the cache, where its caller will read it. */
-#define PCW__STREAM_FROM_BYTES (1u << 20)
+/* Rows already in this read before it streams: the size of a large
+ * last-level cache (a server's is 16-64 MiB; this VM's 32 MiB). A fixed
+ * figure, not sysconf(_SC_LEVEL3_CACHE_SIZE): that said 256 MiB here,
+ * where sysfs says 32. */
+#define PCW__STREAM_FROM_BYTES ((size_t)32 << 20)
 static inline void copy_row_words_nt(uint64_t *dst, const uint64_t *src, size_t n)
 {
     size_t w = 0;
@@ -484,7 +490,7 @@ static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const u
     const unsigned char *src = rows + (size_t)from * stride;
     void (*copy)(uint64_t *, const uint64_t *, size_t) = copy_row_words;
 #if PCW__STREAM_ROWS
-    if ((k + len) * s->data_size >= PCW__STREAM_FROM_BYTES)
+    if ((k + len) * s->data_size > PCW__STREAM_FROM_BYTES)
         copy = copy_row_words_nt, a->streamed = 1;
 #endif
     if (stride == s->data_size) /* rows back to back: one contiguous copy */
