@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "pcw/collect.h"
+#include "consumer_util.h"
 #include "testutil.h"
 
 TestSuite(fidelity, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 90);
@@ -38,42 +39,6 @@ static uint64_t stat_of(tu_child *c, const char *key)
     const char *at = strstr(line, pat);
     cr_assert(at, "no %s in %s", key, line);
     return strtoull(at + strlen(pat), NULL, 16);
-}
-
-static pcw_consumer *open_consumer(uint32_t timeout_ms)
-{
-    pcw_consumer *c;
-    pcw_consumer_options o = {.timeout_ms = timeout_ms};
-    cr_assert_eq(pcw_consumer_open(&c, &o), PCW_OK);
-    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
-    return c;
-}
-
-static const pcw_merged_counterset *find_set(pcw_consumer *c, const char *name)
-{
-    const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, name);
-    cr_assert(m, "no %s", name);
-    return m;
-}
-
-static size_t row_named(const pcw_snapshot *s, const char *name)
-{
-    for (size_t i = 0; i < s->count; i++)
-        if (strcmp(pcw_snapshot_name(s, i), name) == 0)
-            return i;
-    cr_assert_fail("no instance %s", name);
-    return 0;
-}
-
-static uint64_t value_of(const pcw_snapshot *s, const pcw_merged_counterset *m, const char *inst,
-                         const char *counter)
-{
-    size_t r = row_named(s, inst);
-    for (uint32_t k = 0; k < m->meta->counter_count; k++)
-        if (strcmp(m->meta->counters[k].name, counter) == 0)
-            return pcw_snapshot_value(s, r, &m->meta->counters[k]);
-    cr_assert_fail("no counter %s", counter);
-    return 0;
 }
 
 /* ---- item 1: counter masks by counter id ---------------------------------- */
