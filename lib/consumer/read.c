@@ -401,23 +401,6 @@ static int read_slots(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo,
     return PCW_OK;
 }
 
-/* Copy n 8-byte words with relaxed loads into 8-aligned private memory:
- * each value is read whole (never torn), and racing with the provider's
- * stores is not a data race in C11's terms. Relaxed atomic loads are not
- * merged into vector loads by the compiler, so the loop is unrolled by
- * hand: eight loads and stores per iteration. */
-static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n)
-{
-    size_t w = 0;
-    for (; w + 8 <= n; w += 8) {
-#pragma GCC unroll 8
-        for (size_t j = 0; j < 8; j++)
-            dst[w + j] = __atomic_load_n(&src[w + j], __ATOMIC_RELAXED);
-    }
-    for (; w < n; w++)
-        dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
-}
-
 /* Non-temporal stores for the rows of a read larger than the last-level
  * cache: such a snapshot leaves the caches anyway, and a plain store first
  * reads the line it writes (a third of the memory traffic of the copy;
@@ -434,27 +417,59 @@ static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n)
 #if defined(__SSE2__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) &&                  \
     !defined(__SANITIZE_THREAD__)
 #define PCW__STREAM_ROWS 1
+#else
+#define PCW__STREAM_ROWS 0
+#endif
 /* Rows already in this read before it streams: the size of a large
  * last-level cache (a server's is 16-64 MiB; this VM's 32 MiB). A fixed
  * figure, not sysconf(_SC_LEVEL3_CACHE_SIZE): that said 256 MiB here,
  * where sysfs says 32. */
 #define PCW__STREAM_FROM_BYTES ((size_t)32 << 20)
-static inline void copy_row_words_nt(uint64_t *dst, const uint64_t *src, size_t n)
+
+/* One word of a row into the snapshot: a plain or (nt) a non-temporal
+ * store. nt is a constant at each call of copy_rows, so each loop
+ * compiles to one kind of store. */
+static inline void put_word(uint64_t *dst, uint64_t v, int nt)
+{
+#if PCW__STREAM_ROWS
+    if (nt) {
+        _mm_stream_si64((long long *)(void *)dst, (long long)v);
+        return;
+    }
+#endif
+    (void)nt;
+    *dst = v;
+}
+
+/* Copy n 8-byte words with relaxed loads into 8-aligned private memory:
+ * each value is read whole (never torn), and racing with the provider's
+ * stores is not a data race in C11's terms. Relaxed atomic loads are not
+ * merged into vector loads by the compiler, so the loop is unrolled by
+ * hand: eight loads and stores per iteration. */
+static inline void copy_row_words(uint64_t *dst, const uint64_t *src, size_t n, int nt)
 {
     size_t w = 0;
     for (; w + 8 <= n; w += 8) {
 #pragma GCC unroll 8
         for (size_t j = 0; j < 8; j++)
-            _mm_stream_si64((long long *)(void *)&dst[w + j],
-                            (long long)__atomic_load_n(&src[w + j], __ATOMIC_RELAXED));
+            put_word(&dst[w + j], __atomic_load_n(&src[w + j], __ATOMIC_RELAXED), nt);
     }
     for (; w < n; w++)
-        _mm_stream_si64((long long *)(void *)&dst[w],
-                        (long long)__atomic_load_n(&src[w], __ATOMIC_RELAXED));
+        put_word(&dst[w], __atomic_load_n(&src[w], __ATOMIC_RELAXED), nt);
 }
-#else
-#define PCW__STREAM_ROWS 0
-#endif
+
+/* len rows of `words` words, `stride` bytes apart in the segment, into
+ * consecutive snapshot rows. */
+static inline void copy_rows(uint64_t *dst, const unsigned char *src, size_t words, size_t stride,
+                             uint32_t len, int nt)
+{
+    if (stride == words * 8) /* rows back to back: one contiguous copy */
+        copy_row_words(dst, (const uint64_t *)(const void *)src, len * words, nt);
+    else
+        for (uint32_t j = 0; j < len; j++)
+            copy_row_words(dst + j * words,
+                           (const uint64_t *)(const void *)(src + (size_t)j * stride), words, nt);
+}
 
 /* ids[0..n) = id, id + 1, ...: private memory, so plain (vector) stores. */
 static inline void fill_ids(uint32_t *ids, uint32_t id, uint32_t n)
@@ -488,17 +503,12 @@ static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const u
     uint64_t *data = (uint64_t *)(void *)s->data; /* rows are 8-byte aligned */
     const size_t words = s->data_size / 8, stride = a->cs->data_stride, k = s->count;
     const unsigned char *src = rows + (size_t)from * stride;
-    void (*copy)(uint64_t *, const uint64_t *, size_t) = copy_row_words;
-#if PCW__STREAM_ROWS
-    if ((k + len) * s->data_size > PCW__STREAM_FROM_BYTES)
-        copy = copy_row_words_nt, a->streamed = 1;
-#endif
-    if (stride == s->data_size) /* rows back to back: one contiguous copy */
-        copy(data + k * words, (const uint64_t *)(const void *)src, len * words);
-    else
-        for (uint32_t j = 0; j < len; j++)
-            copy(data + (k + j) * words, (const uint64_t *)(const void *)(src + (size_t)j * stride),
-                 words);
+    if (PCW__STREAM_ROWS && (k + len) * s->data_size > PCW__STREAM_FROM_BYTES) {
+        a->streamed = 1;
+        copy_rows(data + k * words, src, words, stride, len, 1);
+    } else {
+        copy_rows(data + k * words, src, words, stride, len, 0);
+    }
     if (a->cache == CACHE_REUSE) {
         s->count = k + len; /* the ids and names are there already */
         return PCW_OK;
