@@ -5,10 +5,16 @@
  *       one pcw_pdh_collect of "\Bench(*)\*" (the same provider child and
  *       counterset as snapshot/pcw/<instances>/<counters>: instances x
  *       counters 8-byte PERF_COUNTER_LARGE_RAWCOUNT values), then every
- *       value cooked and handed over instance by instance (pcw_pdh_visit;
- *       the callback adds them up). The baseline is
- *       snapshot/pcw/<instances>/<counters> (the raw read without names)
- *       of the same run; the issue's target is at most 1.5x.
+ *       value cooked and handed over a block of instances at a time
+ *       (pcw_pdh_visit_rows; the consumer adds up one value per instance
+ *       in a register). The baselines are snapshot/pcw/<instances>/<counters>
+ *       (the raw read, which nobody reads; the issue's target is at most
+ *       1.5x) and snapshot/pcw_then_sum (the raw read and one pass over
+ *       it: what any consumer of a snapshot pays at least).
+ *   query/collect_visit/<instances>/<counters>
+ *       the same, handed over instance by instance (pcw_pdh_visit; the
+ *       callback adds one value into memory: a chain of a store and a
+ *       dependent load per instance).
  *   query/collect_cook_all/<instances>/<counters>
  *       the same, but every value stored into one reused array
  *       (pcw_pdh_cook_all): the cost of materialising 8 bytes per value.
@@ -25,8 +31,8 @@
 #include "benchutil.h"
 #include "pcw/query.h"
 
-/* The consumer: takes one value per instance, so that the figure is the
- * cooking, not a chain of additions. */
+/* The consumers take one value per instance, so that the figure is the
+ * cooking, not the consumer's arithmetic. */
 static int add_row(const pcw_pdh_row *row, void *arg)
 {
     double *sum = arg;
@@ -34,9 +40,21 @@ static int add_row(const pcw_pdh_row *row, void *arg)
     return 0;
 }
 
+static int add_rows(const pcw_pdh_rows *b, void *arg)
+{
+    double s = 0;
+    const double *v = b->values + b->count - 1;
+    for (size_t r = 0; r < b->rows; r++, v += b->count)
+        s += *v;
+    *(double *)arg += s;
+    return 0;
+}
+
+enum { BY_BLOCK, BY_INSTANCE, INTO_ARRAY };
+
 static void bm_collect(gb_state *st, void *arg)
 {
-    int all = arg != NULL;
+    int how = *(const int *)arg;
     bu_pin(BU_CPU_MAIN);
     int64_t n = gb_range(st, 0), c = gb_range(st, 1);
     /* Only this shape's provider: providers of other shapes publish "Bench"
@@ -79,11 +97,13 @@ static void bm_collect(gb_state *st, void *arg)
     while (gb_keep_running(st)) {
         bad |= pcw_pdh_collect(q, NULL) != PCW_OK;
         bad |= pcw_pdh_instance_count(h) != inst;
-        if (all) {
+        if (how == INTO_ARRAY) {
             pcw_pdh_cook_all(h, 0, values, status);
             sum += values[inst * ctrs - 1];
-        } else {
+        } else if (how == BY_INSTANCE) {
             pcw_pdh_visit(h, 0, add_row, &sum);
+        } else {
+            pcw_pdh_visit_rows(h, 0, add_rows, &sum);
         }
         gb_do_not_optimize(&sum);
     }
@@ -102,10 +122,11 @@ static void bm_collect(gb_state *st, void *arg)
 void bench_query_register(void)
 {
     static const int64_t shapes[][2] = {{1000, 16}, {100000, 16}};
-    static int all = 1;
-    const char *names[2] = {"query/collect_cooked", "query/collect_cook_all"};
-    for (int k = 0; k < 2; k++) {
-        gb_bench *b = gb_register(names[k], bm_collect, k ? &all : NULL);
+    static int how[3] = {BY_BLOCK, BY_INSTANCE, INTO_ARRAY};
+    const char *names[3] = {"query/collect_cooked", "query/collect_visit",
+                            "query/collect_cook_all"};
+    for (int k = 0; k < 3; k++) {
+        gb_bench *b = gb_register(names[k], bm_collect, &how[k]);
         gb_use_real_time(b);
         gb_unit_ns(b);
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)

@@ -165,8 +165,16 @@ def rows(figs):
     else:
         out.append(("callback/collect_concurrent", "not measured in this run", "-", "-", "-", "", ""))
     # The query layer (bench/query.c): collect + cook every value, beside
-    # the raw read of the same provider shape.
-    for name in ("query/collect_cooked", "query/collect_cook_all"):
+    # the raw read of the same provider shape, and beside that read followed
+    # by one pass over its rows (snapshot/pcw_then_sum: what any consumer of
+    # the snapshot pays at least).
+    for n, c in ((1000, 16), (100000, 16)):
+        a, b = get(f"snapshot/pcw_then_sum/{n}/{c}"), get(f"snapshot/pcw/{n}/{c}")
+        if a:
+            out.append((f"snapshot/pcw_then_sum/{n}/{c}", f"{t(a['ns'])}/read and pass",
+                        f"snapshot/pcw/{n}/{c}", t(b["ns"]) if b else "-",
+                        f"{a['ns'] / b['ns']:.2f}x" if b else "-", "", ""))
+    for name in ("query/collect_cooked", "query/collect_visit", "query/collect_cook_all"):
         for n, c in ((1000, 16), (100000, 16)):
             a, b = get(f"{name}/{n}/{c}"), get(f"snapshot/pcw/{n}/{c}")
             if not a:
@@ -178,6 +186,10 @@ def rows(figs):
             out.append((f"{name}/{n}/{c}", f"{si(a.get('items_per_second', 0), 'values/s')}, {t(a['ns'])}/collection",
                         f"snapshot/pcw/{n}/{c}", t(b["ns"]) if b else "-", f"{r:.2f}x" if r else "-", target,
                         verdict(ok) if target else ""))
+            p = get(f"snapshot/pcw_then_sum/{n}/{c}")
+            if name == "query/collect_cooked" and p:
+                out.append((f"{name}/{n}/{c}", f"{t(a['ns'])}/collection", f"snapshot/pcw_then_sum/{n}/{c}",
+                            t(p["ns"]), f"{a['ns'] / p['ns']:.2f}x", "", ""))
     # pcw-exporter (bench/export.c): a whole scrape over HTTP beside the same
     # scrape formatted into a buffer, and that beside the query layer's
     # collection alone.

@@ -221,6 +221,13 @@ static int count_rows(const pcw_pdh_row *row, void *arg)
     return 0;
 }
 
+static int count_blocks(const pcw_pdh_rows *b, void *arg)
+{
+    if (arg)
+        *(int *)arg += (int)b->rows;
+    return 0;
+}
+
 Test(null_args, query_h)
 {
     env e;
@@ -297,6 +304,9 @@ Test(null_args, query_h)
     cr_assert_eq(pcw_pdh_visit(NULL, 0, count_rows, &rows), INVALID);
     cr_assert_eq(pcw_pdh_visit(h, 0, NULL, &rows), INVALID);
     cr_assert_eq(pcw_pdh_visit(h, 0, count_rows, NULL), PCW_OK); /* arg is the caller's */
+    cr_assert_eq(pcw_pdh_visit_rows(NULL, 0, count_blocks, &rows), INVALID);
+    cr_assert_eq(pcw_pdh_visit_rows(h, 0, NULL, &rows), INVALID);
+    cr_assert_eq(pcw_pdh_visit_rows(h, 0, count_blocks, NULL), PCW_OK);
     cr_assert_eq(pcw_pdh_set_scale(NULL, 1), INVALID);
     int paths = 0;
     cr_assert_eq(pcw_pdh_expand(NULL, "\\Null Set(*)\\V", count_paths, &paths, &err), INVALID);

@@ -1,6 +1,7 @@
 /*
  * tests/test_query_fast.c - the query layer's short paths (lib/query/values.c:
- * pcw_pdh_cook_all, pcw_pdh_visit and pcw_pdh_cook_column in steady state)
+ * pcw_pdh_cook_all, pcw_pdh_visit, pcw_pdh_visit_rows and pcw_pdh_cook_column
+ * in steady state)
  * give bit for bit what pcw_cook gives (pcw_pdh_get_value) on edge values:
  * 0, 2^52 - 1, 2^52, 2^52 + 1, 2^53 + 1, 2^63, UINT64_MAX (whose doubles
  * round), 4-byte counters, scaled counters (the counter's default_scale and
@@ -118,6 +119,49 @@ static int keep_row(const pcw_pdh_row *row, void *arg)
     return 0;
 }
 
+/* What visit_rows handed over: values and statuses by index, and the
+ * blocks' shape (each follows the last, holds whole instances of one
+ * width, and at most 2,048 values unless it is one instance). */
+typedef struct seen_rows {
+    double *v;
+    uint8_t *st;
+    size_t cap, next, rows, blocks;
+    size_t stop_after; /* return non-zero from this block on (0: never) */
+} seen_rows;
+
+/* The documented block size of pcw_pdh_visit_rows (lib/pcw/query.h). */
+#define BLOCK_VALUES 2048u
+
+static int keep_rows(const pcw_pdh_rows *b, void *arg)
+{
+    seen_rows *s = arg;
+    cr_assert_eq(b->first, s->next, "block %zu starts at %zu, not where the last ended (%zu)",
+                 s->blocks, b->first, s->next);
+    cr_assert_gt(b->rows, 0, "an empty block");
+    cr_assert_gt(b->count, 0, "a block of instances without values");
+    cr_assert(b->rows == 1 || b->rows * b->count <= BLOCK_VALUES, "block of %zu x %u values",
+              b->rows, b->count);
+    size_t n = b->rows * b->count;
+    cr_assert_leq(b->first + n, s->cap);
+    memcpy(s->v + b->first, b->values, n * sizeof *b->values);
+    memcpy(s->st + b->first, b->status, n);
+    s->next = b->first + n;
+    s->rows += b->rows;
+    s->blocks++;
+    return s->stop_after && s->blocks >= s->stop_after;
+}
+
+/* visit_rows of h with `flags` into s (arrays of cap values, poisoned
+ * first), which is reset. */
+static void visit_rows_into(const pcw_pdh_counter *h, unsigned flags, seen_rows *s)
+{
+    memset(s->st, 0xEE, s->cap);
+    for (size_t i = 0; i < s->cap; i++)
+        s->v[i] = -1234.5;
+    s->next = s->rows = s->blocks = 0;
+    cr_assert_eq(pcw_pdh_visit_rows(h, flags, keep_rows, s), PCW_OK);
+}
+
 static int same_double(double a, double b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
@@ -142,6 +186,12 @@ static size_t check_agree(const pcw_pdh_counter *h, unsigned flags, const char *
     memset(s.st, 0xEE, sizeof s.st);
     cr_assert_eq(pcw_pdh_visit(h, flags, keep_row, &s), PCW_OK);
     cr_assert_eq(s.rows, ninst, "%s: one callback per instance", what);
+    static double rv[MAXV];
+    static uint8_t rst[MAXV];
+    seen_rows sr = {rv, rst, MAXV, 0, 0, 0, 0};
+    visit_rows_into(h, flags, &sr);
+    cr_assert_eq(sr.rows, ninst, "%s: visit_rows handed over every instance", what);
+    cr_assert_eq(sr.next, n, "%s: visit_rows handed over every value", what);
     size_t valid = 0;
     for (size_t i = 0; i < n; i++) {
         pcw_pdh_value v;
@@ -154,6 +204,10 @@ static size_t check_agree(const pcw_pdh_counter *h, unsigned flags, const char *
                   what, flags, i, v.instance, v.counter, all[i], v.value);
         cr_assert(same_double(s.v[i], v.value), "%s flags %#x value %zu: visit %.17g vs %.17g",
                   what, flags, i, s.v[i], v.value);
+        cr_assert_eq(rst[i], v.status, "%s flags %#x value %zu: visit_rows status %d vs %d", what,
+                     flags, i, rst[i], v.status);
+        cr_assert(same_double(rv[i], v.value), "%s flags %#x value %zu: visit_rows %.17g vs %.17g",
+                  what, flags, i, rv[i], v.value);
         valid += v.status == PCW_CSTATUS_VALID;
     }
     for (size_t c = 0; c < nc; c++) {
@@ -355,6 +409,26 @@ static void large_cook_all_converts_exactly(void)
         cr_assert(same_double(all[i], (double)expect[i]), "value %zu: %.17g vs %llu", i, all[i],
                   (unsigned long long)expect[i]);
     }
+    /* visit_rows hands over the same values, block by block. */
+    seen_rows sr = {malloc(n * sizeof(double)), malloc(n), n, 0, 0, 0, 0};
+    cr_assert(sr.v && sr.st);
+    visit_rows_into(h, 0, &sr);
+    cr_assert_eq(sr.next, n);
+    cr_assert_eq(sr.rows, (size_t)NI);
+    cr_assert_eq(sr.blocks,
+                 ((size_t)NI + BLOCK_VALUES / PLAIN_CTRS - 1) / (BLOCK_VALUES / PLAIN_CTRS),
+                 "full blocks of %u instances", BLOCK_VALUES / PLAIN_CTRS);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(sr.st[i], PCW_CSTATUS_VALID, "visit_rows value %zu", i);
+        cr_assert(same_double(sr.v[i], all[i]), "visit_rows value %zu: %.17g vs %.17g", i, sr.v[i],
+                  all[i]);
+    }
+    /* A non-zero return stops the walk: no block after it. */
+    sr.stop_after = 2;
+    visit_rows_into(h, 0, &sr);
+    cr_assert_eq(sr.blocks, 2, "visit_rows went on after the callback said stop");
+    free(sr.v);
+    free(sr.st);
     /* And pcw_cook agrees (every 7th value: get_value is the slow way). */
     for (size_t i = 0; i < n; i += 7) {
         pcw_pdh_value v;
@@ -365,6 +439,220 @@ static void large_cook_all_converts_exactly(void)
     free(st);
     free(expect);
     pcw_pdh_close(q);
+}
+
+/* visit_rows over a multipleAggregate set: the _Total (the general path,
+ * with statuses of its own) and then the instances (the short path) share
+ * blocks; the values agree with get_value, each block's statuses too
+ * (those the short path leaves VALID across blocks are not stale). A rate
+ * counter's first sample puts NEW_DATA statuses between VALID ones. */
+static void visit_rows_total_and_blocks(void)
+{
+    enum { NI = 700, NC = 9 };
+    pcw_counter_desc c[NC];
+    char names[NC][8];
+    for (uint32_t k = 0; k < NC; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "t%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[k].offset = 8 * k, c[k].size = 8, c[k].aggregate = PCW_AGGREGATE_TOTAL;
+    }
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .name = "Edge Total",
+                                  .instance_type = PCW_MULTI_AGGREGATE,
+                                  .counter_count = NC,
+                                  .counters = c};
+    pcw_registration *r;
+    cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK);
+    /* And a set with a rate, whose first sample has no value. */
+    pcw_counter_desc rc[2] = {pcw_counter_desc_default(), pcw_counter_desc_default()};
+    rc[0].id = 0, rc[0].name = "level", rc[0].type = PERF_COUNTER_LARGE_RAWCOUNT;
+    rc[0].offset = 0, rc[0].size = 8;
+    rc[1].id = 1, rc[1].name = "rate", rc[1].type = PERF_COUNTER_BULK_COUNT;
+    rc[1].offset = 8, rc[1].size = 8;
+    pcw_registration *rr = register_set("Edge Rate", rc, 2);
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "t%d", i);
+        pcw_instance *in = create(r, name, 8 * NC);
+        for (uint32_t k = 0; k < NC; k++)
+            set64(in, 8 * k, (uint64_t)i * NC + k + (i == 300 && k == 2 ? TWO52 : 0));
+        pcw_instance *ri = create(rr, name, 16);
+        set64(ri, 0, (uint64_t)i);
+        set64(ri, 8, 1000u * (uint64_t)i);
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Total(*)\\*");
+    pcw_pdh_counter *hr = add(q, "\\Edge Rate(*)\\*");
+    size_t n = (NI + 1) * NC, nr = NI * 2;
+    seen_rows sr = {malloc(n * sizeof(double)), malloc(n), n, 0, 0, 0, 0};
+    cr_assert(sr.v && sr.st);
+    for (int round = 0; round < 3; round++) {
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(pcw_pdh_value_count(h), n, "700 instances and _Total");
+        cr_assert_eq(pcw_pdh_value_count(hr), nr);
+        for (size_t f = 0; f < sizeof all_flags / sizeof all_flags[0]; f++) {
+            visit_rows_into(h, all_flags[f], &sr);
+            cr_assert_eq(sr.next, n);
+            cr_assert_eq(sr.rows, (size_t)NI + 1);
+            cr_assert_gt(sr.blocks, 3, "several blocks");
+            for (size_t i = 0; i < n; i++) {
+                pcw_pdh_value v;
+                cr_assert_eq(pcw_pdh_get_value(h, i, all_flags[f], &v), PCW_OK);
+                cr_assert_eq(sr.st[i], v.status, "round %d flags %#x value %zu (%s)", round,
+                             all_flags[f], i, v.instance);
+                cr_assert(same_double(sr.v[i], v.value),
+                          "round %d flags %#x value %zu (%s): %.17g vs %.17g", round, all_flags[f],
+                          i, v.instance, sr.v[i], v.value);
+            }
+            visit_rows_into(hr, all_flags[f], &sr);
+            cr_assert_eq(sr.next, nr);
+            size_t fresh = 0;
+            for (size_t i = 0; i < nr; i++) {
+                pcw_pdh_value v;
+                cr_assert_eq(pcw_pdh_get_value(hr, i, all_flags[f], &v), PCW_OK);
+                cr_assert_eq(sr.st[i], v.status, "rate round %d value %zu", round, i);
+                cr_assert(same_double(sr.v[i], v.value), "rate round %d value %zu", round, i);
+                fresh += v.status == PCW_CSTATUS_NEW_DATA_NEEDED;
+            }
+            if (round == 0 && !(all_flags[f] & PCW_FMT_RAW))
+                cr_assert_eq(fresh, (size_t)NI, "the first sample of every rate");
+        }
+    }
+    free(sr.v);
+    free(sr.st);
+    pcw_pdh_close(q);
+}
+
+/* visit_rows over one path matching three countersets, "Vr A" (plain),
+ * "Vr B" (a rate that goes down every sample: a status that is not VALID
+ * on the general path) and "Vr C" (plain again), each of another width:
+ * a block each; C's VALID statuses are written again after B's, not
+ * taken as left over from A's block. */
+static void visit_rows_across_countersets(void)
+{
+    enum { NI = 50 };
+    static const uint32_t width[3] = {3, 1, 5};
+    static const char *const set[3] = {"Vr A", "Vr B", "Vr C"};
+    pcw_instance *in[3][NI];
+    for (int j = 0; j < 3; j++) {
+        pcw_counter_desc c[5];
+        char names[5][16];
+        for (uint32_t k = 0; k < width[j]; k++) {
+            c[k] = pcw_counter_desc_default();
+            snprintf(names[k], sizeof names[k], "c%u", k);
+            c[k].id = k, c[k].name = names[k], c[k].offset = 8 * k, c[k].size = 8;
+            c[k].type = j == 1 ? PERF_COUNTER_BULK_COUNT : PERF_COUNTER_LARGE_RAWCOUNT;
+        }
+        pcw_registration *r = register_set(set[j], c, width[j]);
+        for (int i = 0; i < NI; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "i%d", i);
+            in[j][i] = create(r, name, 8 * width[j]);
+        }
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Vr ?(*)\\*");
+    size_t n = NI * (3 + 1 + 5);
+    seen_rows sr = {malloc(n * sizeof(double)), malloc(n), n, 0, 0, 0, 0};
+    cr_assert(sr.v && sr.st);
+    for (int round = 0; round < 3; round++) {
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < NI; i++)
+                for (uint32_t k = 0; k < width[j]; k++)
+                    set64(in[j][i], 8 * k,
+                          j == 1 ? 1000000u - 1000u * (uint64_t)round : (uint64_t)(i + k + round));
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(pcw_pdh_value_count(h), n);
+        visit_rows_into(h, 0, &sr);
+        cr_assert_eq(sr.next, n);
+        cr_assert_eq(sr.blocks, 3, "a block per counterset (their widths differ)");
+        size_t gone_down = 0;
+        for (size_t i = 0; i < n; i++) {
+            pcw_pdh_value v;
+            cr_assert_eq(pcw_pdh_get_value(h, i, 0, &v), PCW_OK);
+            cr_assert_eq(sr.st[i], v.status, "round %d value %zu (%s\\%s)", round, i, v.instance,
+                         v.counter);
+            cr_assert(same_double(sr.v[i], v.value), "round %d value %zu", round, i);
+            gone_down += v.status != PCW_CSTATUS_VALID;
+        }
+        cr_assert_eq(gone_down, NI, "round %d: Vr B's rate has no value, the rest have", round);
+    }
+    free(sr.v);
+    free(sr.st);
+    pcw_pdh_close(q);
+}
+
+Test(query_fast, visit_rows_across_countersets)
+{
+    visit_rows_across_countersets();
+}
+
+Test(query_fast_baseline, visit_rows_across_countersets)
+{
+    visit_rows_across_countersets();
+}
+
+/* Instances of more values than a block holds: one instance per block
+ * (the block then comes from the heap). */
+static void visit_rows_wide_instances(void)
+{
+    enum { NC = 3000, NI = 3 };
+    pcw_counter_desc *c = calloc(NC, sizeof *c);
+    char(*names)[16] = calloc(NC, sizeof *names);
+    cr_assert(c && names);
+    for (uint32_t k = 0; k < NC; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "w%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[k].offset = 8 * k, c[k].size = 8;
+    }
+    pcw_registration *r = register_set("Edge Wide", c, NC);
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i);
+        pcw_instance *in = create(r, name, 8 * NC);
+        for (uint32_t k = 0; k < NC; k++)
+            set64(in, 8 * k, (uint64_t)i * NC + k);
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Wide(*)\\*");
+    size_t n = (size_t)NI * NC;
+    seen_rows sr = {malloc(n * sizeof(double)), malloc(n), n, 0, 0, 0, 0};
+    cr_assert(sr.v && sr.st);
+    for (int round = 0; round < 2; round++) {
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        visit_rows_into(h, 0, &sr);
+        cr_assert_eq(sr.next, n);
+        cr_assert_eq(sr.blocks, (size_t)NI, "one instance per block");
+        for (size_t i = 0; i < n; i++) {
+            cr_assert_eq(sr.st[i], PCW_CSTATUS_VALID, "value %zu", i);
+            cr_assert(same_double(sr.v[i], (double)i), "value %zu: %.17g", i, sr.v[i]);
+        }
+    }
+    free(sr.v);
+    free(sr.st);
+    free(c);
+    free(names);
+    pcw_pdh_close(q);
+}
+
+Test(query_fast, visit_rows_wide_instances)
+{
+    visit_rows_wide_instances();
+}
+
+Test(query_fast, visit_rows_total_and_blocks)
+{
+    visit_rows_total_and_blocks();
+}
+
+Test(query_fast_baseline, visit_rows_total_and_blocks)
+{
+    visit_rows_total_and_blocks();
 }
 
 Test(query_fast, plain_rows_convert_exactly)

@@ -374,6 +374,31 @@ typedef struct pcw_pdh_row {
 int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
                   int (*fn)(const pcw_pdh_row *row, void *arg), void *arg);
 
+/* Several instances' values, as pcw_pdh_visit_rows hands them over:
+ * `rows` instances of `count` values each, instance by instance, so value
+ * first + r * count + c is values[r * count + c] (pcw_pdh_get_value(ctr,
+ * first + r * count + c) says whose), status[...] its pcw_cstatus. Valid
+ * during the callback only. */
+typedef struct pcw_pdh_rows {
+    size_t first;
+    size_t rows;
+    uint32_t count;
+    const double *values;
+    const uint8_t *status;
+} pcw_pdh_rows;
+
+/* pcw_pdh_visit in blocks: the same values, in the same order, handed
+ * over a block of instances at a time (up to 2,048 values, or one
+ * instance's if it has more; the instances of a block all have the same
+ * number of values). A call per block instead of per instance, and the
+ * conversion of back-to-back rows as one array: the fastest way to
+ * consume a whole handle when the consumer loops over instances itself.
+ * A non-zero return from fn stops the walk. Returns PCW_OK,
+ * PCW_E_INVALID_PARAMETER or PCW_E_NO_MEMORY. Calls fn from the calling
+ * thread only; fn must not collect, refresh or change the query. */
+int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
+                       int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg);
+
 /* ---- the providers' own instances, raw (exporters) ----------------------- *
  *
  * An exporter hands raw values on (a monitoring system computes rates and

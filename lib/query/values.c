@@ -391,30 +391,66 @@ size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
  */
 
 typedef struct sink {
-    double *values;                               /* cook_all: the whole arrays */
-    uint8_t *status;                              /* (may be NULL) */
-    int (*fn)(const pcw_pdh_row *row, void *arg); /* visit */
+    double *values;                                  /* cook_all: the whole arrays */
+    uint8_t *status;                                 /* (may be NULL) */
+    int (*fn)(const pcw_pdh_row *row, void *arg);    /* visit */
+    int (*fnb)(const pcw_pdh_rows *rows, void *arg); /* visit_rows */
     void *arg;
-    double *rv; /* visit: one instance's values */
+    double *rv; /* visit: one instance's values; visit_rows: the block */
     uint8_t *rs;
-    size_t at; /* values so far */
-    int stop;  /* the callback asked to stop */
+    size_t at;      /* values so far */
+    int stop;       /* the callback asked to stop */
+    size_t bcap;    /* visit_rows: the block's room, in values */
+    size_t fill;    /* visit_rows: values in the block */
+    size_t rows;    /* visit_rows: instances in the block */
+    uint32_t width; /* visit_rows: values per instance in the block */
+    size_t valid;   /* visit_rows: statuses [0, valid) of the block are
+                       VALID from an earlier block (not written again) */
 } sink;
 
-static inline double *sink_values(sink *k)
+/* visit_rows: hand the block's instances over, and start an empty one. */
+static int sink_flush(sink *k)
 {
+    if (k->rows && !k->stop) {
+        pcw_pdh_rows b = {k->at - k->fill, k->rows, k->width, k->rv, k->rs};
+        k->stop = k->fnb(&b, k->arg) != 0;
+    }
+    k->fill = k->rows = 0;
+    return k->stop;
+}
+
+/* Where the next instance's n values go: the caller's arrays, the row
+ * buffer, or the block (handed over first if they would not fit, or if
+ * its instances have another number of values). */
+static inline double *sink_values(sink *k, uint32_t n)
+{
+    if (k->fnb) {
+        if (k->fill + n > k->bcap || (k->rows && k->width != n))
+            sink_flush(k);
+        k->width = n;
+        return k->rv + k->fill;
+    }
     return k->fn ? k->rv : k->values + k->at;
 }
 
+/* The statuses of those values (after sink_values). */
 static inline uint8_t *sink_status(sink *k)
 {
+    if (k->fnb) {
+        if (k->valid > k->fill)
+            k->valid = k->fill; /* the caller writes statuses from here */
+        return k->rs + k->fill;
+    }
     return k->fn ? k->rs : k->status ? k->status + k->at : NULL;
 }
 
-/* One instance's n values are written: hand them over. */
+/* One instance's n values are written: hand them over (visit), or count
+ * them into the block (visit_rows). */
 static inline int sink_row(sink *k, uint32_t n)
 {
-    if (k->fn) {
+    if (k->fnb) {
+        k->fill += n, k->rows++;
+    } else if (k->fn) {
         pcw_pdh_row row = {k->at, n, k->rv, k->rs};
         k->stop = k->fn(&row, k->arg);
     }
@@ -488,7 +524,7 @@ static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const uint32_
 {
     rows w;
     entry_rows(s, e, &w);
-    double *v = sink_values(k);
+    double *v = sink_values(k, nc);
     uint8_t *st = sink_status(k);
     for (uint32_t c = 0; c < nc; c++) {
         uint32_t kk = cols[c];
@@ -551,6 +587,11 @@ static inline __attribute__((always_inline)) void convert_row(double *v, const u
         for (c = 0; c < n; c++)
             v[c] = (double)x[c];
 }
+
+/* visit_rows' block, in values: 128 instances of 16 counters, 16 KB of
+ * values and 2 KB of statuses, which stay in the L1 cache between the
+ * conversion and the callback. */
+#define PCWQ_BLOCK_VALUES 2048u
 
 /* Values converted at a time when rows lie back to back (cook_all). */
 #define FLAT_VALUES 4096u
@@ -618,6 +659,31 @@ contig_body(const unsigned char *x, size_t nrows, size_t stride, uint32_t nc, si
             }
         }
         k->at = at;
+        return;
+    }
+    if (k->fnb) {
+        /* visit_rows: as many rows as the block holds, converted as one
+         * array when they lie back to back, then handed over together. */
+        size_t r = 0;
+        while (r < nrows && !k->stop) {
+            double *v = sink_values(k, nc);
+            size_t room = (k->bcap - k->fill) / nc, m = nrows - r < room ? nrows - r : room;
+            if (stride == 8 * (size_t)nc)
+                convert_row(v, (const uint64_t *)(const void *)(x + r * stride), m * nc);
+            else
+                for (size_t j = 0; j < m; j++)
+                    convert_row(v + j * nc, (const uint64_t *)(const void *)(x + (r + j) * stride),
+                                nc);
+            /* The statuses, all VALID: not written again where an earlier
+             * block of this walk left VALID ones (k->valid). */
+            size_t end = k->fill + m * nc, from = k->fill > k->valid ? k->fill : k->valid;
+            if (end > from)
+                memset(k->rs + from, PCW_CSTATUS_VALID, end - from);
+            if (k->fill <= k->valid && end > k->valid)
+                k->valid = end;
+            k->fill = end, k->rows += m, k->at += m * nc;
+            r += m;
+        }
         return;
     }
     double *v = k->values + k->at;
@@ -760,7 +826,7 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
     if (plain) {
         for (size_t r = 0; r < cur->count && !k->stop; r++) {
             const unsigned char *row = pcwq_row(cur, r);
-            double *v = sink_values(k);
+            double *v = sink_values(k, nc);
             uint8_t *st = sink_status(k);
             for (uint32_t c = 0; c < nc; c++)
                 v[c] = (double)load_at(row, kn[c].off, kn[c].size);
@@ -777,7 +843,7 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
         double dt = t1 > t0 ? (double)(t1 - t0) / (double)PCWQ_SYS_FREQ : 0.0;
         for (size_t r = x->first; r < x->first + x->count && !k->stop; r++) {
             const unsigned char *row = pcwq_row(cur, r), *prow = pcwq_row(prev, r);
-            double *v = sink_values(k);
+            double *v = sink_values(k, nc);
             uint8_t *st = sink_status(k);
             for (uint32_t c = 0; c < nc; c++) {
                 const kernel *q = &kn[c];
@@ -817,7 +883,7 @@ static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sin
         const uint32_t *cols = col < 0 ? mt->ctr : &mt->ctr[col];
         uint32_t nc = col < 0 ? mt->nctr : 1;
         if (mt->placeholder) {
-            double *v = sink_values(k);
+            double *v = sink_values(k, nc);
             uint8_t *st = sink_status(k);
             for (uint32_t c = 0; c < nc; c++) {
                 v[c] = 0;
@@ -849,7 +915,7 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
 {
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
-    sink k = {values, status, NULL, NULL, NULL, NULL, 0, 0};
+    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
     cook_handle(ctr, -1, flags, &k);
     return PCW_OK;
 }
@@ -862,8 +928,41 @@ int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, d
         return PCW_E_INVALID_PARAMETER;
     /* The same walk as cook_all, over one counter: in steady state a
      * column of a million instances is one pass over their rows. */
-    sink k = {values, status, NULL, NULL, NULL, NULL, 0, 0};
+    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
     cook_handle(ctr, (int)kk, flags, &k);
+    return PCW_OK;
+}
+
+int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
+                       int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
+{
+    if (!ctr || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    size_t most = PCWQ_BLOCK_VALUES;
+    for (size_t j = 0; j < ctr->nm; j++)
+        if (ctr->m[j].nctr > most)
+            most = ctr->m[j].nctr;
+    /* The block: on the stack (18 KB, it stays in the L1 cache while the
+     * callback reads it), or for instances of more values than it holds,
+     * one instance's worth from the heap. */
+    double stack_v[PCWQ_BLOCK_VALUES];
+    uint8_t stack_s[PCWQ_BLOCK_VALUES];
+    double *rv = most <= PCWQ_BLOCK_VALUES ? stack_v : malloc(most * sizeof *rv);
+    uint8_t *rs = most <= PCWQ_BLOCK_VALUES ? stack_s : malloc(most);
+    if (!rv || !rs) {
+        if (rv != stack_v)
+            free(rv);
+        if (rs != stack_s)
+            free(rs);
+        return PCW_E_NO_MEMORY;
+    }
+    sink k = {NULL, NULL, NULL, fn, arg, rv, rs, 0, 0, most, 0, 0, 0, 0};
+    cook_handle(ctr, -1, flags, &k);
+    sink_flush(&k);
+    if (rv != stack_v)
+        free(rv);
+    if (rs != stack_s)
+        free(rs);
     return PCW_OK;
 }
 
@@ -888,7 +987,7 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
             free(rs);
         return PCW_E_NO_MEMORY;
     }
-    sink k = {NULL, NULL, fn, arg, rv, rs, 0, 0};
+    sink k = {NULL, NULL, fn, NULL, arg, rv, rs, 0, 0, 0, 0, 0, 0, 0};
     cook_handle(ctr, -1, flags, &k);
     if (rv != stack_v)
         free(rv);
