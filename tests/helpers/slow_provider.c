@@ -21,7 +21,10 @@
  * While blocked, a COLLECT_DATA waits (at most 30 s) until the test sends
  * "release"; "block" makes later ones wait again. "stats" prints
  * "stats STARTS ENDS COLLECTS" (control notifications and COLLECT_DATA
- * calls begun so far). Prints "ready <segment path>" once published; runs
+ * calls begun so far); "paired MS" prints the same once every
+ * COLLECT_START has had its COLLECT_END, or after MS milliseconds (the
+ * control callback signals each one: the test waits on that, not on a
+ * sleep). Prints "ready <segment path>" once published; runs
  * until its stdin closes (which releases every waiting callback).
  */
 
@@ -41,6 +44,8 @@ static const char *name;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int blocked; /* under lock */
+/* Signalled (under lock) by every COLLECT_START and COLLECT_END. */
+static pthread_cond_t notified = PTHREAD_COND_INITIALIZER;
 static atomic_int starts, ends, collects;
 static atomic_ulong calls[MAX_SETS + 1];
 
@@ -76,11 +81,30 @@ static int set_callback(pcw_callback_type type, const pcw_callback_info *info, v
 static int control(pcw_control_request req, const pcw_control_info *info, void *ctx)
 {
     (void)info, (void)ctx;
-    if (req == PCW_CONTROL_COLLECT_START)
-        atomic_fetch_add(&starts, 1);
-    if (req == PCW_CONTROL_COLLECT_END)
-        atomic_fetch_add(&ends, 1);
+    if (req != PCW_CONTROL_COLLECT_START && req != PCW_CONTROL_COLLECT_END)
+        return PCW_OK;
+    pthread_mutex_lock(&lock);
+    atomic_fetch_add(req == PCW_CONTROL_COLLECT_START ? &starts : &ends, 1);
+    pthread_cond_broadcast(&notified);
+    pthread_mutex_unlock(&lock);
     return PCW_OK;
+}
+
+/* "paired MS": wait until the COLLECT_ENDs have caught up with the
+ * COLLECT_STARTs, at most ms. */
+static void wait_paired(long ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L)
+        until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&lock);
+    while (atomic_load(&starts) != atomic_load(&ends))
+        if (pthread_cond_timedwait(&notified, &lock, &until) != 0)
+            break;
+    pthread_mutex_unlock(&lock);
 }
 
 static void set_blocked(int b)
@@ -159,7 +183,9 @@ int main(int argc, char **argv)
             set_blocked(0);
         else if (strncmp(line, "block", 5) == 0)
             set_blocked(1);
-        else if (strncmp(line, "stats", 5) == 0) {
+        else if (strncmp(line, "paired ", 7) == 0 || strncmp(line, "stats", 5) == 0) {
+            if (line[0] == 'p')
+                wait_paired(strtol(line + 7, NULL, 10));
             printf("stats %d %d %d\n", atomic_load(&starts), atomic_load(&ends),
                    atomic_load(&collects));
             fflush(stdout);
