@@ -174,7 +174,8 @@ def rows(figs):
             out.append((f"snapshot/pcw_then_sum/{n}/{c}", f"{t(a['ns'])}/read and pass",
                         f"snapshot/pcw/{n}/{c}", t(b["ns"]) if b else "-",
                         f"{a['ns'] / b['ns']:.2f}x" if b else "-", "", ""))
-    for name in ("query/collect_cooked", "query/collect_visit", "query/collect_cook_all"):
+    for name in ("query/collect_cooked", "query/collect_then_rows", "query/collect_visit",
+                 "query/collect_cook_all"):
         for n, c in ((1000, 16), (100000, 16)):
             a, b = get(f"{name}/{n}/{c}"), get(f"snapshot/pcw/{n}/{c}")
             if not a:

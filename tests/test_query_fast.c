@@ -162,6 +162,14 @@ static void visit_rows_into(const pcw_pdh_counter *h, unsigned flags, seen_rows 
     cr_assert_eq(pcw_pdh_visit_rows(h, flags, keep_rows, s), PCW_OK);
 }
 
+#define INVALID_ARG PCW_E_INVALID_PARAMETER
+
+static int count_blocks_of(const pcw_pdh_rows *b, void *arg)
+{
+    *(int *)arg += b->rows != 0;
+    return 0;
+}
+
 static int same_double(double a, double b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
@@ -643,6 +651,248 @@ static void visit_rows_wide_instances(void)
 Test(query_fast, visit_rows_wide_instances)
 {
     visit_rows_wide_instances();
+}
+
+/* ---- pcw_pdh_collect_rows ------------------------------------------------ */
+
+/* What collect_rows handed over: the blocks (as keep_rows), the restarts,
+ * and how many blocks came while the collection was still reading (the
+ * query's collection count not yet incremented). An action may run at the
+ * first block (it changes the provider's instances mid-read). */
+typedef struct seen_fused {
+    seen_rows r;
+    const pcw_pdh *q;
+    uint64_t collections; /* before the call */
+    size_t during, restarts;
+    void (*at_first)(void);
+} seen_fused;
+
+static int keep_fused(const pcw_pdh_rows *b, void *arg)
+{
+    seen_fused *f = arg;
+    if (b->rows == 0) {
+        cr_assert_eq(b->first, 0, "a restart block starts at 0");
+        f->restarts++;
+        f->r.next = f->r.rows = f->r.blocks = 0;
+        return 0;
+    }
+    if (pcw_pdh_collections(f->q) == f->collections) {
+        f->during++;
+        if (f->during == 1 && f->at_first)
+            f->at_first();
+    }
+    return keep_rows(b, &f->r);
+}
+
+/* collect_rows into f; then every value f kept agrees with get_value. */
+static void collect_rows_check(pcw_pdh *q, pcw_pdh_counter *h, unsigned flags, seen_fused *f,
+                               const char *what)
+{
+    memset(f->r.st, 0xEE, f->r.cap);
+    f->r.next = f->r.rows = f->r.blocks = 0;
+    f->during = f->restarts = 0;
+    f->q = q;
+    f->collections = pcw_pdh_collections(q);
+    cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, flags, keep_fused, f), PCW_OK, "%s", what);
+    cr_assert_eq(pcw_pdh_collections(q), f->collections + 1, "%s: one collection", what);
+    size_t n = pcw_pdh_value_count(h);
+    cr_assert_eq(f->r.next, n, "%s: every value handed over (%zu of %zu)", what, f->r.next, n);
+    cr_assert_eq(f->r.rows, pcw_pdh_instance_count(h), "%s", what);
+    for (size_t i = 0; i < n; i++) {
+        pcw_pdh_value v;
+        cr_assert_eq(pcw_pdh_get_value(h, i, flags, &v), PCW_OK);
+        cr_assert_eq(f->r.st[i], v.status, "%s value %zu (%s)", what, i, v.instance);
+        cr_assert(same_double(f->r.v[i], v.value), "%s value %zu (%s): %.17g vs %.17g", what, i,
+                  v.instance, f->r.v[i], v.value);
+    }
+}
+
+static pcw_registration *fused_reg;
+static pcw_instance *fused_extra;
+
+static void create_one_more(void)
+{
+    fused_extra = create(fused_reg, "late", 8 * PLAIN_CTRS);
+    set64(fused_extra, 0, 777);
+}
+
+static void close_the_extra(void)
+{
+    pcw_close_instance(fused_extra);
+    fused_extra = NULL;
+}
+
+/* In steady state the blocks come while the collection reads (the rows
+ * still in the cache) and are what collect + visit_rows would give, bit
+ * for bit; the first collections, a changed instance list and an instance
+ * created or closed in the middle of the read give them after it, with a
+ * restart block when some had come before. */
+static void collect_rows_hands_over_as_it_reads(void)
+{
+    enum { NI = 3000 }; /* several runs of 1,024 slots */
+    pcw_counter_desc c[PLAIN_CTRS];
+    char names[PLAIN_CTRS][16];
+    for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "v%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[k].offset = 8 * k, c[k].size = 8;
+    }
+    fused_reg = register_set("Edge Fused", c, PLAIN_CTRS);
+    pcw_instance **in = calloc(NI, sizeof *in);
+    cr_assert_not_null(in);
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        in[i] = create(fused_reg, name, 8 * PLAIN_CTRS);
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Fused(*)\\*");
+    size_t cap = (size_t)(NI + 1) * PLAIN_CTRS;
+    seen_fused f = {
+        {malloc(cap * sizeof(double)), malloc(cap), cap, 0, 0, 0, 0}, NULL, 0, 0, 0, NULL};
+    cr_assert(f.r.v && f.r.st);
+    /* Per round: what happens at the first block handed over during the
+     * read, and what the blocks then look like. */
+    enum { AFTER, STEADY, RESTART };
+    static const struct {
+        void (*at_first)(void);
+        int expect;
+    } plan[] = {
+        {NULL, AFTER},  /* the first collection knows no instances */
+        {NULL, AFTER},  /* the second reads names (a new set's first sample) */
+        {NULL, STEADY}, /* the same instances: blocks during the read */
+        {create_one_more, RESTART},
+        {NULL, AFTER}, /* the last sample changed: not planned as steady */
+        {NULL, STEADY},
+        {close_the_extra, RESTART},
+        {NULL, AFTER},
+        {NULL, STEADY},
+    };
+    for (size_t round = 0; round < sizeof plan / sizeof plan[0]; round++) {
+        /* New values each round, edges among them (2^52 and up are
+         * converted again one by one). */
+        for (int i = 0; i < NI; i++)
+            for (uint32_t k = 0; k < PLAIN_CTRS; k++)
+                set64(in[i], 8 * k,
+                      i % 500 == 7 ? edges[(i + k + round) % NEDGE]
+                                   : (uint64_t)i * 1000 + k + (uint64_t)round * 7);
+        f.at_first = plan[round].at_first;
+        char what[32];
+        snprintf(what, sizeof what, "round %zu", round);
+        collect_rows_check(q, h, 0, &f, what);
+        if (plan[round].expect == AFTER) {
+            cr_assert_eq(f.during, 0, "%s: blocks during the read", what);
+            cr_assert_eq(f.restarts, 0, "%s", what);
+        } else if (plan[round].expect == RESTART) {
+            /* What came during the read is void, then every value again,
+             * the new instance with them (or without the closed one). */
+            cr_assert_gt(f.during, 0, "%s", what);
+            cr_assert_eq(f.restarts, 1, "%s: one restart", what);
+            cr_assert_eq(pcw_pdh_instance_count(h), fused_extra ? NI + 1u : (size_t)NI, "%s", what);
+        } else {
+            /* Every block during the read but the last (which waits for
+             * the read to end to be known as the last), no restart. */
+            cr_assert_eq(f.during + 1, f.r.blocks, "%s: %zu of %zu blocks during the read", what,
+                         f.during, f.r.blocks);
+            cr_assert_eq(f.restarts, 0, "%s", what);
+        }
+    }
+    /* Other flags: PCW_FMT_RAW is a plain conversion too; a scale is not
+     * (after the read, no restart needed as nothing came before). */
+    collect_rows_check(q, h, PCW_FMT_RAW, &f, "raw");
+    cr_assert_eq(f.during + 1, f.r.blocks, "raw: during the read");
+    cr_assert_eq(pcw_pdh_set_scale(h, 2), PCW_OK);
+    collect_rows_check(q, h, 0, &f, "scaled");
+    cr_assert_eq(f.during, 0, "scaled: after the read");
+    cr_assert_eq(f.restarts, 0);
+    cr_assert_eq(pcw_pdh_set_scale(h, 0), PCW_OK);
+    /* A non-zero return stops the visit, not the collection. */
+    collect_rows_check(q, h, 0, &f, "after the scale");
+    f.r.stop_after = 2;
+    uint64_t before = pcw_pdh_collections(q);
+    f.r.next = f.r.rows = f.r.blocks = 0;
+    cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, 0, keep_fused, &f), PCW_OK);
+    cr_assert_eq(f.r.blocks, 2, "stopped after the second block");
+    cr_assert_eq(pcw_pdh_collections(q), before + 1);
+    cr_assert_eq(pcw_pdh_instance_count(h), (size_t)NI);
+    free(f.r.v);
+    free(f.r.st);
+    for (int i = 0; i < NI; i++)
+        pcw_close_instance(in[i]);
+    free(in);
+    pcw_pdh_close(q);
+}
+
+Test(query_fast, collect_rows_hands_over_as_it_reads)
+{
+    collect_rows_hands_over_as_it_reads();
+}
+
+Test(query_fast_baseline, collect_rows_hands_over_as_it_reads)
+{
+    collect_rows_hands_over_as_it_reads();
+}
+
+/* Handles collect_rows cannot hand over as it reads (a _Total, a rate, a
+ * callback-free mix of sizes) give what collect + visit_rows gives, with
+ * no restart; and its arguments are checked. */
+static void collect_rows_other_handles(void)
+{
+    pcw_pdh *q, *q2;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_open(&q2, NULL), PCW_OK);
+    pcw_counter_desc c[2] = {pcw_counter_desc_default(), pcw_counter_desc_default()};
+    c[0].id = 0, c[0].name = "n", c[0].type = PERF_COUNTER_LARGE_RAWCOUNT, c[0].size = 8;
+    c[0].aggregate = PCW_AGGREGATE_TOTAL;
+    c[1].id = 1, c[1].name = "r", c[1].type = PERF_COUNTER_BULK_COUNT, c[1].size = 8;
+    c[1].offset = 8;
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .name = "Edge Other",
+                                  .instance_type = PCW_MULTI_AGGREGATE,
+                                  .counter_count = 2,
+                                  .counters = c};
+    pcw_registration *r;
+    cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK);
+    pcw_instance *in[40];
+    for (int i = 0; i < 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "o%d", i);
+        in[i] = create(r, name, 16);
+    }
+    pcw_pdh_counter *h = add(q, "\\Edge Other(*)\\*");
+    enum { CAP = 41 * 2 };
+    static double v[CAP];
+    static uint8_t st[CAP];
+    seen_fused f = {{v, st, CAP, 0, 0, 0, 0}, NULL, 0, 0, 0, NULL};
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 40; i++) {
+            set64(in[i], 0, (uint64_t)i);
+            set64(in[i], 8, (uint64_t)(round + 1) * 100 * (i + 1));
+        }
+        collect_rows_check(q, h, 0, &f, "total and rate");
+        cr_assert_eq(f.during, 0);
+        cr_assert_eq(f.restarts, 0);
+    }
+    int blocks = 0;
+    cr_assert_eq(pcw_pdh_collect_rows(NULL, NULL, h, 0, count_blocks_of, &blocks), INVALID_ARG);
+    cr_assert_eq(pcw_pdh_collect_rows(q, NULL, NULL, 0, count_blocks_of, &blocks), INVALID_ARG);
+    cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, 0, NULL, &blocks), INVALID_ARG);
+    cr_assert_eq(pcw_pdh_collect_rows(q2, NULL, h, 0, count_blocks_of, &blocks), INVALID_ARG,
+                 "a handle of another query");
+    cr_assert_eq(blocks, 0);
+    size_t failed = 99;
+    cr_assert_eq(pcw_pdh_collect_rows(q, &failed, h, 0, count_blocks_of, &blocks), PCW_OK);
+    cr_assert_eq(failed, 0);
+    cr_assert_gt(blocks, 0);
+    pcw_pdh_close(q2);
+    pcw_pdh_close(q);
+}
+
+Test(query_fast, collect_rows_other_handles)
+{
+    collect_rows_other_handles();
 }
 
 Test(query_fast, visit_rows_total_and_blocks)

@@ -30,6 +30,7 @@
 #endif
 
 #include "internal.h"
+#include "read_hook.h"
 
 /* What a snapshot remembers of the read that filled its ids and names
  * (snap->cache_seg says which segment): the counterset, its generation
@@ -216,6 +217,8 @@ struct read_args {
     int cache;           /* CACHE_* */
     size_t nword;        /* live words seen so far (recorded or compared) */
     int streamed;        /* rows were written with non-temporal stores */
+    pcw__run_fn run_fn;  /* pcw__segment_read_runs: each validated run */
+    void *run_arg;
 };
 
 /* A REUSE read found the instances changed: it starts again, fresh. */
@@ -592,8 +595,11 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uint64_t c2 = __atomic_load_n(&ch->closes, __ATOMIC_RELAXED); /* R4 */
     if (rc == PCW_OK && c1 == c2) {
-        if (s->count > count0)
+        if (s->count > count0) {
             a->found = 1;
+            if (a->run_fn)
+                a->run_fn(a->run_arg, s, count0, s->count);
+        }
         return PCW_OK;
     }
     if (rc != PCW_OK && rc != -1)
@@ -776,7 +782,7 @@ static int read_pass(struct read_args *a, uint64_t gen0)
 }
 
 static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *snap, unsigned flags,
-                   uint32_t only_id, int *found)
+                   uint32_t only_id, int *found, pcw__run_fn run_fn, void *run_arg)
 {
     if (!seg || !pub || !snap)
         return PCW_E_INVALID_PARAMETER;
@@ -816,8 +822,9 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     snap->sources[snap->nsources - 1].registration = cs->pub.reg_index;
     size_t names_start = snap->names_len;
     struct read_args a = {
-        seg,   cs,      snap, size, flags,
-        names, only_id, 0,    0,    reuse ? CACHE_REUSE : cacheable ? CACHE_RECORD : CACHE_OFF};
+        seg,   cs,      snap,   size,   flags,
+        names, only_id, 0,      0,      reuse ? CACHE_REUSE : cacheable ? CACHE_RECORD : CACHE_OFF,
+        0,     0,       run_fn, run_arg};
     if (reuse) {
         rc = read_pass(&a, gen0);
         if (rc == PCW_OK) {
@@ -865,7 +872,13 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
 
 int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap, unsigned flags)
 {
-    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL);
+    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, NULL, NULL);
+}
+
+int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                           unsigned flags, pcw__run_fn fn, void *arg)
+{
+    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, fn, arg);
 }
 
 int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32_t id,
@@ -874,7 +887,7 @@ int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32
     if (id >= PCW_ANY_INSTANCE_ID)
         return PCW_E_INVALID_PARAMETER;
     int found = 0;
-    int rc = do_read(seg, cs, snap, flags, id, &found);
+    int rc = do_read(seg, cs, snap, flags, id, &found, NULL, NULL);
     if (rc == PCW_OK && !found)
         return PCW_E_NOT_FOUND;
     return rc;

@@ -399,6 +399,32 @@ typedef struct pcw_pdh_rows {
 int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
                        int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg);
 
+/* pcw_pdh_collect(q, failed) and then pcw_pdh_visit_rows(ctr, flags, fn,
+ * arg), in one pass over the rows where it can: in steady state (the same
+ * instances as the last collection, no _Total, the selected counters
+ * plain 8-byte values side by side in a segment counterset) each block is
+ * cooked and handed over while the collection reads it, still in the
+ * cache, instead of read again from memory afterwards - for a large
+ * handle, the cheapest way to collect and consume it.
+ *
+ * fn sees what pcw_pdh_visit_rows would show after pcw_pdh_collect, with
+ * one exception: when blocks were handed over during the read and the
+ * instances then turned out to have changed (or the collection failed),
+ * fn gets an empty block (rows == 0, first == 0), meaning "forget the
+ * blocks so far", and then every value again from the collection as it
+ * ended (none if it failed). A non-zero return from fn stops the visit,
+ * not the collection. Returns what pcw_pdh_collect returns, or
+ * PCW_E_INVALID_PARAMETER (ctr not q's, or no fn) or PCW_E_NO_MEMORY.
+ *
+ * Concurrency: as pcw_pdh_collect (one thread per query); fn runs on the
+ * calling thread, possibly in the middle of the collection, so it must
+ * not call into q (collect, refresh, add, remove, get a value) and must
+ * return (no longjmp out of it). It may take its time: the provider is
+ * never waited for or slowed down, but values read later in a long visit
+ * are that much later. */
+int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
+                         int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg);
+
 /* ---- the providers' own instances, raw (exporters) ----------------------- *
  *
  * An exporter hands raw values on (a monitoring system computes rates and

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../consumer/read_hook.h"
 #include "internal.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
@@ -363,21 +364,41 @@ static int src_slot(pcwq_set *s, int b, size_t need)
     return pcwq_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
 }
 
-/* Read every live provider's part of s, in src order, into snap[cur]. */
+/* Read every live provider's part of s, in src order, into snap[cur].
+ * For pcw_pdh_collect_rows' set, a read without names (the instances are
+ * those of the last sample: read_set) hands each validated run of rows
+ * over as it is read; any other read of it says it cannot. */
 static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
 {
     int b = s->cur;
     pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
+    pcwq_fused *f = q->fused && pcwq_fused_wants(q->fused, s) ? q->fused : NULL;
+    if (f && !(flags & PCW_READ_NO_NAMES)) {
+        pcwq_fused_abort(f);
+        f = NULL;
+    }
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         pcwq_src *x = &s->src[b][i];
-        if (!x->alive)
+        if (!x->alive) {
+            if (f)
+                pcwq_fused_abort(f);
             continue;
+        }
         pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
         x->gen_before = pcw_segment_generation(seg);
         x->first = snap->count;
         x->time_ns = now_ns(CLOCK_MONOTONIC);
         size_t ns = snap->nsources;
-        int rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
+        int rc;
+        if (f) {
+            /* (A read without names follows maybe_unchanged: the same
+             * sources as the last sample, index by index.) */
+            pcwq_fused_source(f, seg, s->src[b ^ 1][i].gen_after, snap->count);
+            rc = pcw__segment_read_runs(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
+                                        pcwq_fused_run, f);
+        } else {
+            rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
+        }
         if (rc == PCW_E_NO_MEMORY)
             return rc;
         if (rc == PCW_OK && snap->nsources > ns)

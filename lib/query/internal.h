@@ -293,6 +293,10 @@ struct pcw_pdh_counter {
                        entries or counters are selected again */
 };
 
+/* A collection that hands one handle's rows over as it reads them
+ * (pcw_pdh_collect_rows, values.c); the fetch sees it through q->fused. */
+typedef struct pcwq_fused pcwq_fused;
+
 struct pcw_pdh {
     pcw_consumer *c;
     char *root;
@@ -315,6 +319,9 @@ struct pcw_pdh {
      * and, during one, its deadline (CLOCK_MONOTONIC ns; 0 outside). */
     uint32_t timeout_ms;
     uint64_t deadline_ns;
+    /* During pcw_pdh_collect_rows only: the set whose rows it hands over
+     * as they are read (NULL otherwise). */
+    pcwq_fused *fused;
 };
 
 /* The snapshot fetch b read into. */
@@ -322,6 +329,17 @@ static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
 {
     return &s->snap[s->two ? b : 0];
 }
+
+/* values.c: the fetch's side of pcw_pdh_collect_rows. Whether f hands
+ * over s's rows; before each source of s is read (its segment, its
+ * generation at the previous sample, the snapshot row its rows start
+ * at); the read's run function (lib/consumer/read_hook.h); and "this
+ * set's rows cannot be handed over as they are read" (a read with names,
+ * a provider not read). */
+int pcwq_fused_wants(const pcwq_fused *f, const pcwq_set *s);
+void pcwq_fused_source(pcwq_fused *f, pcw_segment *seg, uint64_t gen, size_t first);
+void pcwq_fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to);
+void pcwq_fused_abort(pcwq_fused *f);
 
 /* fetch.c */
 /* One time limit for everything a public call waits for: start sets the

@@ -406,6 +406,7 @@ typedef struct sink {
     uint32_t width; /* visit_rows: values per instance in the block */
     size_t valid;   /* visit_rows: statuses [0, valid) of the block are
                        VALID from an earlier block (not written again) */
+    size_t calls;   /* visit_rows: blocks handed over */
 } sink;
 
 /* visit_rows: hand the block's instances over, and start an empty one. */
@@ -413,6 +414,7 @@ static int sink_flush(sink *k)
 {
     if (k->rows && !k->stop) {
         pcw_pdh_rows b = {k->at - k->fill, k->rows, k->width, k->rv, k->rs};
+        k->calls++;
         k->stop = k->fnb(&b, k->arg) != 0;
     }
     k->fill = k->rows = 0;
@@ -781,10 +783,11 @@ __attribute__((target("avx2"))) static void contig_avx2(const unsigned char *x, 
 }
 #endif
 
-/* Every row of cur: nc plain 8-byte values from offset `off` on. */
-static void cook_rows_contig(const pcw_snapshot *cur, uint32_t off, uint32_t nc, sink *k)
+/* Rows [from, to) of cur: nc plain 8-byte values from offset `off` on. */
+static void cook_rows_contig(const pcw_snapshot *cur, size_t from, size_t to, uint32_t off,
+                             uint32_t nc, sink *k)
 {
-    size_t n = cur->count;
+    size_t n = to - from;
     if (!n)
         return;
     /* The statuses: all VALID (0), written once (the visit callback's
@@ -793,7 +796,7 @@ static void cook_rows_contig(const pcw_snapshot *cur, uint32_t off, uint32_t nc,
         memset(k->rs, PCW_CSTATUS_VALID, nc);
     else if (k->status)
         memset(k->status + k->at, PCW_CSTATUS_VALID, n * nc);
-    const unsigned char *x = pcwq_row(cur, 0) + off;
+    const unsigned char *x = pcwq_row(cur, from) + off;
 #ifdef PCWQ_HAVE_AVX2
     if (use_avx2()) {
         contig_avx2(x, n, cur->data_size, nc, k);
@@ -820,7 +823,7 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
     for (uint32_t c = 0; c < nc && contig; c++)
         contig = kn[c].size == 8 && kn[c].off == kn[0].off + 8 * c;
     if (contig) {
-        cook_rows_contig(cur, kn[0].off, nc, k);
+        cook_rows_contig(cur, 0, cur->count, kn[0].off, nc, k);
         return;
     }
     if (plain) {
@@ -873,6 +876,20 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
     }
 }
 
+/* Whether mt's instances, after its set's naggs totals, are the set's
+ * snapshot rows in order (steady state: every instance kept its row), so
+ * that nc of its counters can be cooked row by row (at most 64). */
+static int steady(const pcwq_match *mt, uint32_t nc, size_t *naggs)
+{
+    const pcwq_set *s = mt->set;
+    size_t n = 0;
+    while (n < s->nent && (s->ent[n] & PCWQ_ENT_AGG))
+        n++;
+    *naggs = n;
+    return mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale && nc <= 64 &&
+           s->nent - n == pcwq_snap(s, s->cur)->count;
+}
+
 /* Every value of the handle, instance by instance, into the sink: all
  * its selected counters, or (col >= 0) only the col-th of them. */
 static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sink *k)
@@ -893,11 +910,8 @@ static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sin
             sink_row(k, nc);
             continue;
         }
-        size_t i = 0, naggs = 0;
-        while (naggs < s->nent && (s->ent[naggs] & PCWQ_ENT_AGG))
-            naggs++;
-        if (mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale && nc <= 64 &&
-            s->nent - naggs == pcwq_snap(s, s->cur)->count) {
+        size_t i = 0, naggs;
+        if (steady(mt, nc, &naggs)) {
             kernel kn[64];
             for (uint32_t c = 0; c < nc; c++)
                 kernel_of(ctr, s, cols[c], flags, &kn[c]);
@@ -915,7 +929,7 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
 {
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
-    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
+    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
     cook_handle(ctr, -1, flags, &k);
     return PCW_OK;
 }
@@ -928,9 +942,52 @@ int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, d
         return PCW_E_INVALID_PARAMETER;
     /* The same walk as cook_all, over one counter: in steady state a
      * column of a million instances is one pass over their rows. */
-    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
+    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
     cook_handle(ctr, (int)kk, flags, &k);
     return PCW_OK;
+}
+
+/* visit_rows' block: on the stack (18 KB, it stays in the L1 cache
+ * while the callback reads it), or, for instances of more values than it
+ * holds, one instance's worth from the heap. */
+typedef struct block {
+    double stack_v[PCWQ_BLOCK_VALUES];
+    uint8_t stack_s[PCWQ_BLOCK_VALUES];
+    double *v;
+    uint8_t *s;
+    size_t cap;
+} block;
+
+static int block_open(block *bl, const pcw_pdh_counter *ctr)
+{
+    size_t most = PCWQ_BLOCK_VALUES;
+    for (size_t j = 0; j < ctr->nm; j++)
+        if (ctr->m[j].nctr > most)
+            most = ctr->m[j].nctr;
+    bl->cap = most;
+    bl->v = most <= PCWQ_BLOCK_VALUES ? bl->stack_v : malloc(most * sizeof *bl->v);
+    bl->s = most <= PCWQ_BLOCK_VALUES ? bl->stack_s : malloc(most);
+    if (bl->v && bl->s)
+        return PCW_OK;
+    if (bl->v != bl->stack_v)
+        free(bl->v);
+    if (bl->s != bl->stack_s)
+        free(bl->s);
+    return PCW_E_NO_MEMORY;
+}
+
+static void block_close(block *bl)
+{
+    if (bl->v != bl->stack_v)
+        free(bl->v);
+    if (bl->s != bl->stack_s)
+        free(bl->s);
+}
+
+static sink block_sink(block *bl, int (*fn)(const pcw_pdh_rows *, void *), void *arg)
+{
+    sink k = {NULL, NULL, NULL, fn, arg, bl->v, bl->s, 0, 0, bl->cap, 0, 0, 0, 0, 0};
+    return k;
 }
 
 int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
@@ -938,32 +995,145 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
 {
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
-    size_t most = PCWQ_BLOCK_VALUES;
-    for (size_t j = 0; j < ctr->nm; j++)
-        if (ctr->m[j].nctr > most)
-            most = ctr->m[j].nctr;
-    /* The block: on the stack (18 KB, it stays in the L1 cache while the
-     * callback reads it), or for instances of more values than it holds,
-     * one instance's worth from the heap. */
-    double stack_v[PCWQ_BLOCK_VALUES];
-    uint8_t stack_s[PCWQ_BLOCK_VALUES];
-    double *rv = most <= PCWQ_BLOCK_VALUES ? stack_v : malloc(most * sizeof *rv);
-    uint8_t *rs = most <= PCWQ_BLOCK_VALUES ? stack_s : malloc(most);
-    if (!rv || !rs) {
-        if (rv != stack_v)
-            free(rv);
-        if (rs != stack_s)
-            free(rs);
+    block bl;
+    if (block_open(&bl, ctr) != PCW_OK)
         return PCW_E_NO_MEMORY;
-    }
-    sink k = {NULL, NULL, NULL, fn, arg, rv, rs, 0, 0, most, 0, 0, 0, 0};
+    sink k = block_sink(&bl, fn, arg);
     cook_handle(ctr, -1, flags, &k);
     sink_flush(&k);
-    if (rv != stack_v)
-        free(rv);
-    if (rs != stack_s)
-        free(rs);
+    block_close(&bl);
     return PCW_OK;
+}
+
+/* ---- handing rows over as they are read ----------------------------------
+ *
+ * pcw_pdh_collect_rows is pcw_pdh_collect and then pcw_pdh_visit_rows, in
+ * one pass over the rows where it can: the rows pcw_pdh_visit_rows would
+ * convert as one array (cook_rows_contig: a segment set in steady state,
+ * without totals, whose selected counters are plain 8-byte values side by
+ * side) are converted and handed over run by run as the read validates
+ * them (lib/consumer/read_hook.h), while they are still in the cache -
+ * instead of read a second time, out of memory, after the collection.
+ *
+ * Attribution: the read is one without names (read_set: no provider's
+ * instance list changed since the last sample), and a row is the last
+ * sample's instance at its position only while the provider's segment
+ * generation is still the one of the last sample: a create or a close
+ * increments it before its instance can be seen (P0 in
+ * pcw_create_instance) or after it is gone (pcw_close_instance), and each
+ * run's check loads it after the run's copies (read_run's R3 fence lies
+ * between). The first run that fails any check stops the handover; if
+ * the collection then does not end in the same steady state with every
+ * row handed over, fn gets an empty block (restart) and the values again,
+ * from the collection as it ended (cook_handle).
+ */
+
+struct pcwq_fused {
+    const pcwq_set *set;
+    sink *k;
+    uint32_t off, nc; /* the first selected counter's offset; how many */
+    pcw_segment *seg; /* the source being read */
+    uint64_t gen;     /* its segment's generation at the last sample */
+    size_t next;      /* the next snapshot row to hand over */
+    int abort;        /* not every row can be handed over as it is read */
+};
+
+int pcwq_fused_wants(const pcwq_fused *f, const pcwq_set *s)
+{
+    return f->set == s;
+}
+
+void pcwq_fused_abort(pcwq_fused *f)
+{
+    f->abort = 1;
+}
+
+void pcwq_fused_source(pcwq_fused *f, pcw_segment *seg, uint64_t gen, size_t first)
+{
+    f->seg = seg;
+    f->gen = gen;
+    if (first != f->next)
+        f->abort = 1; /* rows missing before this source's */
+}
+
+void pcwq_fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to)
+{
+    pcwq_fused *f = arg;
+    if (f->abort || from != f->next || snap->busy || !f->gen ||
+        pcw_segment_generation(f->seg) != f->gen) {
+        f->abort = 1;
+        return;
+    }
+    if (!f->k->stop)
+        cook_rows_contig(snap, from, to, f->off, f->nc, f->k);
+    f->next = to;
+}
+
+/* ctr's one match, if its values are rows cook_rows_contig converts: a
+ * segment set in steady state without totals whose selected counters
+ * (with these flags) are plain 8-byte values side by side; *off is the
+ * first one's offset in the row. */
+static const pcwq_match *contig_match(const pcw_pdh_counter *ctr, unsigned flags, uint32_t *off)
+{
+    if (ctr->nm != 1)
+        return NULL;
+    const pcwq_match *mt = &ctr->m[0];
+    const pcwq_set *s = mt->set;
+    size_t naggs;
+    if (mt->placeholder || s->callback || !mt->nctr || !steady(mt, mt->nctr, &naggs) || naggs)
+        return NULL;
+    for (uint32_t c = 0; c < mt->nctr; c++) {
+        kernel kn;
+        kernel_of(ctr, s, mt->ctr[c], flags, &kn);
+        if (kn.kind != K_RAW || kn.scaled || kn.x1000 || kn.size != 8)
+            return NULL;
+        if (c == 0)
+            *off = kn.off;
+        else if (kn.off != *off + 8 * c)
+            return NULL;
+    }
+    return mt;
+}
+
+int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
+                         int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
+{
+    if (failed)
+        *failed = 0;
+    if (!q || !ctr || ctr->q != q || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    block bl;
+    if (block_open(&bl, ctr) != PCW_OK)
+        return PCW_E_NO_MEMORY;
+    sink k = block_sink(&bl, fn, arg);
+    /* Planned from the last sample: the same set, steady, is expected. */
+    uint32_t off = 0;
+    const pcwq_match *mt = contig_match(ctr, flags, &off);
+    pcwq_fused f = {mt ? mt->set : NULL, &k, off, mt ? mt->nctr : 0, NULL, 0, 0, !mt};
+    q->fused = mt ? &f : NULL;
+    int rc = pcw_pdh_collect(q, failed);
+    q->fused = NULL;
+    /* Done if this sample is steady too, and every row was handed over. */
+    uint32_t off2 = 0;
+    const pcwq_match *mt2 = rc == PCW_OK && !f.abort ? contig_match(ctr, flags, &off2) : NULL;
+    if (mt2 && mt2->set == f.set && off2 == f.off && mt2->nctr == f.nc &&
+        f.next == pcwq_snap(f.set, f.set->cur)->count) {
+        sink_flush(&k);
+    } else {
+        if (k.calls) {
+            /* Blocks were handed over that this sample does not end with:
+             * an empty block says to forget them. */
+            pcw_pdh_rows restart = {0, 0, 0, bl.v, bl.s};
+            (void)fn(&restart, arg);
+        }
+        k = block_sink(&bl, fn, arg);
+        if (rc == PCW_OK) {
+            cook_handle(ctr, -1, flags, &k);
+            sink_flush(&k);
+        }
+    }
+    block_close(&bl);
+    return rc;
 }
 
 int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
@@ -987,7 +1157,7 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
             free(rs);
         return PCW_E_NO_MEMORY;
     }
-    sink k = {NULL, NULL, fn, NULL, arg, rv, rs, 0, 0, 0, 0, 0, 0, 0};
+    sink k = {NULL, NULL, fn, NULL, arg, rv, rs, 0, 0, 0, 0, 0, 0, 0, 0};
     cook_handle(ctr, -1, flags, &k);
     if (rv != stack_v)
         free(rv);
