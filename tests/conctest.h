@@ -187,8 +187,7 @@ static inline int conc_is_ident(const pcw_counterset *cs)
 
 /* Check one sample of an ident counterset. Returns 1 when it is whole and
  * self-consistent, else 0 with a description in why. */
-static inline int conc_check_ident(const pcw_snapshot *s, size_t x, char *why,
-                                   size_t whylen)
+static inline int conc_check_ident(const pcw_snapshot *s, size_t x, char *why, size_t whylen)
 {
     const char *name = pcw_snapshot_name(s, x);
     const unsigned char *d = pcw_snapshot_row(s, x);
@@ -197,7 +196,8 @@ static inline int conc_check_ident(const pcw_snapshot *s, size_t x, char *why,
     char *end = NULL;
     uint64_t ser = 0;
     int name_ok = name[0] == 'i' && name[1] >= '1' && name[1] <= '9' &&
-                  (ser = strtoull(name + 1, &end, 10), *end == 0) && pcw_snapshot_name_len(s, x) == strlen(name);
+                  (ser = strtoull(name + 1, &end, 10), *end == 0) &&
+                  pcw_snapshot_name_len(s, x) == strlen(name);
     if (name_ok && w[0] == ser && w[1] == ~ser && w[2] == conc_hash(ser) &&
         w[3] >> 32 == (ser & 0xffffffffu))
         return 1;
@@ -214,8 +214,7 @@ static inline int conc_check_ident(const pcw_snapshot *s, size_t x, char *why,
 }
 
 /* Check one sample of a moment (seqcount) counterset: all words equal. */
-static inline int conc_check_moment(const pcw_snapshot *s, size_t x, char *why,
-                                    size_t whylen)
+static inline int conc_check_moment(const pcw_snapshot *s, size_t x, char *why, size_t whylen)
 {
     uint64_t w[CONC_WORDS];
     memcpy(w, pcw_snapshot_row(s, x), sizeof w);
@@ -241,6 +240,8 @@ typedef struct conc_churn {
     uint64_t ops;                   /* create + close operations; 0: until *stop */
     atomic_int *stop;               /* may be NULL when ops > 0 */
     atomic_uint_fast64_t *progress; /* shared op count, may be NULL */
+    long pause_us;                  /* sleep after each operation (a rate, not a sync)... */
+    uint64_t pause_after;           /* ...once this thread made this many */
     /* out */
     uint64_t done;
     int error; /* first failing pcw_status, 0 = none */
@@ -284,6 +285,10 @@ static inline void *conc_churn_thread(void *arg)
             conc_touch(live[j], serial[j], ++iter);
         if (c->progress)
             atomic_fetch_add_explicit(c->progress, 1, memory_order_relaxed);
+        if (c->pause_us > 0 && c->done >= c->pause_after) {
+            struct timespec ts = {c->pause_us / 1000000, (c->pause_us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+        }
     }
     for (unsigned i = 0; i < k; i++)
         if (live[i])

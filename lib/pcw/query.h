@@ -413,7 +413,8 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
  * fn gets an empty block (rows == 0, first == 0), meaning "forget the
  * blocks so far", and then every value again from the collection as it
  * ended (none if it failed). A non-zero return from fn stops the visit,
- * not the collection. Returns what pcw_pdh_collect returns, or
+ * not the collection (after a restart block the visit starts over, even if
+ * fn had asked to stop). Returns what pcw_pdh_collect returns, or
  * PCW_E_INVALID_PARAMETER (ctr not q's, or no fn) or PCW_E_NO_MEMORY.
  *
  * Concurrency: as pcw_pdh_collect (one thread per query); fn runs on the

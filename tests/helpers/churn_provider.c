@@ -3,7 +3,7 @@
  * test_stress_mp and test_crash.
  *
  *   churn_provider [-t threads] [-n total_ops] [-k window] [-r regs] [-s]
- *                  [-p progress_every] [-f] [-g]
+ *                  [-p progress_every] [-f] [-g] [-d pause_us] [-w warm_ops]
  *
  * Registers ident.0 .. ident.<regs-1> (with -s, ident.1 has a seqcount),
  * prints "path <segment>", then runs `threads` churn workers
@@ -13,7 +13,10 @@
  * -f: run until killed (ops ignored). -g: also register, fill and
  * unregister "noise" countersets with long names from the main thread, so
  * the segment keeps growing (a SIGKILL then lands in pcw_register or in
- * segment growth as often as in instance churn).
+ * segment growth as often as in instance churn). -d: each worker sleeps
+ * pause_us after each operation once the workers made warm_ops in all
+ * (-w; a population first, then a slow churn, so that a reader sees both
+ * quiet stretches and changes: test_query_churn).
  */
 
 /* The provider implementation (pcw/provider.h): this file is the one of
@@ -55,8 +58,10 @@ int main(int argc, char **argv)
 {
     unsigned threads = 4, window = 32, nregs = 1, seq = 0, forever = 0, grow = 0;
     uint64_t ops = 100000, every = 50000;
+    long pause_us = 0;
+    uint64_t warm_ops = 0;
     int o;
-    while ((o = getopt(argc, argv, "t:n:k:r:sp:fg")) != -1) {
+    while ((o = getopt(argc, argv, "t:n:k:r:sp:fgd:w:")) != -1) {
         switch (o) {
         case 't':
             threads = (unsigned)atoi(optarg);
@@ -81,6 +86,12 @@ int main(int argc, char **argv)
             break;
         case 'g':
             grow = 1;
+            break;
+        case 'd':
+            pause_us = atol(optarg);
+            break;
+        case 'w':
+            warm_ops = strtoull(optarg, NULL, 10);
             break;
         default:
             fprintf(stderr, "churn_provider: bad option\n");
@@ -121,7 +132,9 @@ int main(int argc, char **argv)
                              .window = window,
                              .ops = mine,
                              .stop = &stop,
-                             .progress = &progress};
+                             .progress = &progress,
+                             .pause_us = pause_us,
+                             .pause_after = warm_ops / threads};
         if (!forever && mine == 0)
             ch[t].ops = 1; /* 0 would mean "until stop" */
         pthread_create(&th[t], NULL, conc_churn_thread, &ch[t]);
