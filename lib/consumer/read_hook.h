@@ -16,8 +16,10 @@
  * They stay as they are unless the read fails after this call (then the
  * read rolls every row back). Runs come in row order, but not every row
  * is in one: rows read slot by slot (after a close raced the run's copy,
- * or in seqcount countersets) are not handed over, so a caller that needs
- * every row checks that `from` continues where the last `to` ended. */
+ * or in seqcount countersets) are not handed over, and a read with names
+ * that finds its name cache stale starts over from its first row, so a
+ * caller that needs every row once checks that `from` continues where the
+ * last `to` ended. */
 typedef void (*pcw__run_fn)(void *arg, const pcw_snapshot *snap, size_t from, size_t to);
 
 /* pcw_segment_read, calling fn(arg, ...) after each validated run.

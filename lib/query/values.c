@@ -806,23 +806,31 @@ static void cook_rows_contig(const pcw_snapshot *cur, size_t from, size_t to, ui
     contig_generic(x, n, cur->data_size, nc, k);
 }
 
+/* The commonest case of all - instantaneous values, no scaling - is a
+ * plain conversion of each value, every status VALID (0): PLAIN; and when
+ * they are 8-byte values side by side (the usual struct of uint64_t), a
+ * row converts as one array: PLAIN_CONTIG. */
+enum { NOT_PLAIN, PLAIN, PLAIN_CONTIG };
+
+static int kernels_plain(const kernel *kn, uint32_t nc)
+{
+    for (uint32_t c = 0; c < nc; c++)
+        if (kn[c].kind != K_RAW || kn[c].scaled || kn[c].x1000)
+            return NOT_PLAIN;
+    for (uint32_t c = 0; c < nc; c++)
+        if (kn[c].size != 8 || kn[c].off != kn[0].off + 8 * c)
+            return PLAIN;
+    return PLAIN_CONTIG;
+}
+
 /* The instances of s in steady state, row by row. */
 static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const kernel *kn,
                            uint32_t nc, unsigned flags, sink *k)
 {
     int b = s->cur, pb = b ^ 1;
     const pcw_snapshot *cur = pcwq_snap(s, b), *prev = pcwq_snap(s, pb);
-    /* The commonest case of all - instantaneous values, no scaling - is a
-     * plain conversion of each value, every status VALID (0). */
-    int plain = 1;
-    for (uint32_t c = 0; c < nc && plain; c++)
-        plain = kn[c].kind == K_RAW && !kn[c].scaled && !kn[c].x1000;
-    /* ...and when they are 8-byte values side by side (the usual struct of
-     * uint64_t), a row converts as one array. */
-    int contig = plain;
-    for (uint32_t c = 0; c < nc && contig; c++)
-        contig = kn[c].size == 8 && kn[c].off == kn[0].off + 8 * c;
-    if (contig) {
+    int plain = kernels_plain(kn, nc);
+    if (plain == PLAIN_CONTIG) {
         cook_rows_contig(cur, 0, cur->count, kn[0].off, nc, k);
         return;
     }
@@ -929,7 +937,7 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
 {
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
-    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
+    sink k = {.values = values, .status = status};
     cook_handle(ctr, -1, flags, &k);
     return PCW_OK;
 }
@@ -942,14 +950,14 @@ int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, d
         return PCW_E_INVALID_PARAMETER;
     /* The same walk as cook_all, over one counter: in steady state a
      * column of a million instances is one pass over their rows. */
-    sink k = {values, status, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
+    sink k = {.values = values, .status = status};
     cook_handle(ctr, (int)kk, flags, &k);
     return PCW_OK;
 }
 
-/* visit_rows' block: on the stack (18 KB, it stays in the L1 cache
- * while the callback reads it), or, for instances of more values than it
- * holds, one instance's worth from the heap. */
+/* visit_rows' block (and visit's one instance): on the stack (18 KB, it
+ * stays in the L1 cache while the callback reads it), or, for instances
+ * of more values than it holds, one instance's worth from the heap. */
 typedef struct block {
     double stack_v[PCWQ_BLOCK_VALUES];
     uint8_t stack_s[PCWQ_BLOCK_VALUES];
@@ -986,7 +994,7 @@ static void block_close(block *bl)
 
 static sink block_sink(block *bl, int (*fn)(const pcw_pdh_rows *, void *), void *arg)
 {
-    sink k = {NULL, NULL, NULL, fn, arg, bl->v, bl->s, 0, 0, bl->cap, 0, 0, 0, 0, 0};
+    sink k = {.fnb = fn, .arg = arg, .rv = bl->v, .rs = bl->s, .bcap = bl->cap};
     return k;
 }
 
@@ -1082,16 +1090,12 @@ static const pcwq_match *contig_match(const pcw_pdh_counter *ctr, unsigned flags
     size_t naggs;
     if (mt->placeholder || s->callback || !mt->nctr || !steady(mt, mt->nctr, &naggs) || naggs)
         return NULL;
-    for (uint32_t c = 0; c < mt->nctr; c++) {
-        kernel kn;
-        kernel_of(ctr, s, mt->ctr[c], flags, &kn);
-        if (kn.kind != K_RAW || kn.scaled || kn.x1000 || kn.size != 8)
-            return NULL;
-        if (c == 0)
-            *off = kn.off;
-        else if (kn.off != *off + 8 * c)
-            return NULL;
-    }
+    kernel kn[64]; /* steady: at most 64 */
+    for (uint32_t c = 0; c < mt->nctr; c++)
+        kernel_of(ctr, s, mt->ctr[c], flags, &kn[c]);
+    if (kernels_plain(kn, mt->nctr) != PLAIN_CONTIG)
+        return NULL;
+    *off = kn[0].off;
     return mt;
 }
 
@@ -1141,27 +1145,11 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
 {
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
-    uint32_t most = 1;
-    for (size_t j = 0; j < ctr->nm; j++)
-        if (ctr->m[j].nctr > most)
-            most = ctr->m[j].nctr;
-    /* One instance's values: at most PCW_MAX_COUNTERS. */
-    double stack_v[64];
-    uint8_t stack_s[64];
-    double *rv = most <= 64 ? stack_v : malloc(most * sizeof *rv);
-    uint8_t *rs = most <= 64 ? stack_s : malloc(most);
-    if (!rv || !rs) {
-        if (rv != stack_v)
-            free(rv);
-        if (rs != stack_s)
-            free(rs);
+    block bl; /* one instance's values at a time */
+    if (block_open(&bl, ctr) != PCW_OK)
         return PCW_E_NO_MEMORY;
-    }
-    sink k = {NULL, NULL, fn, NULL, arg, rv, rs, 0, 0, 0, 0, 0, 0, 0, 0};
+    sink k = {.fn = fn, .arg = arg, .rv = bl.v, .rs = bl.s};
     cook_handle(ctr, -1, flags, &k);
-    if (rv != stack_v)
-        free(rv);
-    if (rs != stack_s)
-        free(rs);
+    block_close(&bl);
     return PCW_OK;
 }
