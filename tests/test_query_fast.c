@@ -62,16 +62,47 @@ static const uint64_t edges[] = {0,          1,          TWO52 - 1, TWO52, TWO52
 #define PLAIN_INST 12
 #define MAXV       256
 
-static pcw_registration *register_set(const char *name, const pcw_counter_desc *c, uint32_t n)
+static pcw_registration *register_typed(const char *name, uint32_t instance_type,
+                                        const pcw_counter_desc *c, uint32_t n)
 {
     pcw_registration_info info = {.version = PCW_VERSION_1,
                                   .name = name,
-                                  .instance_type = PCW_MULTI_INSTANCE,
+                                  .instance_type = instance_type,
                                   .counter_count = n,
                                   .counters = c};
     pcw_registration *r;
     cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK, "%s", name);
     return r;
+}
+
+static pcw_registration *register_set(const char *name, const pcw_counter_desc *c, uint32_t n)
+{
+    return register_typed(name, PCW_MULTI_INSTANCE, c, n);
+}
+
+/* Register `name` (of instance_type) with n 8-byte counters "c0".. side by
+ * side, each of `type` and with `aggregate`: a struct of uint64_t. */
+static pcw_registration *register_u64s(const char *name, uint32_t instance_type, uint32_t n,
+                                       uint32_t type, uint32_t aggregate)
+{
+    pcw_counter_desc *c = calloc(n, sizeof *c);
+    char(*names)[16] = calloc(n, sizeof *names);
+    cr_assert(c && names);
+    for (uint32_t k = 0; k < n; k++) {
+        c[k] = pcw_counter_desc_default();
+        snprintf(names[k], sizeof names[k], "c%u", k);
+        c[k].id = k, c[k].name = names[k], c[k].type = type, c[k].aggregate = aggregate;
+        c[k].offset = 8 * k, c[k].size = 8;
+    }
+    pcw_registration *r = register_typed(name, instance_type, c, n);
+    free(c);
+    free(names);
+    return r;
+}
+
+static pcw_registration *register_plain(const char *name, uint32_t n)
+{
+    return register_u64s(name, PCW_MULTI_INSTANCE, n, PERF_COUNTER_LARGE_RAWCOUNT, 0);
 }
 
 static pcw_instance *create(pcw_registration *r, const char *name, uint32_t bytes)
@@ -234,15 +265,7 @@ static const unsigned all_flags[] = {0, PCW_FMT_NOSCALE, PCW_FMT_1000, PCW_FMT_R
 
 static void plain_rows_convert_exactly(void)
 {
-    pcw_counter_desc c[PLAIN_CTRS];
-    char names[PLAIN_CTRS][8];
-    for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
-        c[k] = pcw_counter_desc_default();
-        snprintf(names[k], sizeof names[k], "v%u", k);
-        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
-        c[k].offset = 8 * k, c[k].size = 8;
-    }
-    pcw_registration *r = register_set("Edge Plain", c, PLAIN_CTRS);
+    pcw_registration *r = register_plain("Edge Plain", PLAIN_CTRS);
     pcw_instance *in[PLAIN_INST];
     for (int i = 0; i < PLAIN_INST; i++) {
         char name[16];
@@ -369,15 +392,7 @@ static void large_cook_all_converts_exactly(void)
      * plain way if it holds a value of 2^52 or more - here into an array
      * that starts 8 bytes past a 32-byte boundary. */
     enum { NI = 16384 };
-    pcw_counter_desc c[PLAIN_CTRS];
-    char names[PLAIN_CTRS][8];
-    for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
-        c[k] = pcw_counter_desc_default();
-        snprintf(names[k], sizeof names[k], "v%u", k);
-        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
-        c[k].offset = 8 * k, c[k].size = 8;
-    }
-    pcw_registration *r = register_set("Edge Large", c, PLAIN_CTRS);
+    pcw_registration *r = register_plain("Edge Large", PLAIN_CTRS);
     uint64_t *expect = malloc((size_t)NI * PLAIN_CTRS * sizeof *expect);
     cr_assert_not_null(expect);
     for (int i = 0; i < NI; i++) {
@@ -457,21 +472,8 @@ static void large_cook_all_converts_exactly(void)
 static void visit_rows_total_and_blocks(void)
 {
     enum { NI = 700, NC = 9 };
-    pcw_counter_desc c[NC];
-    char names[NC][8];
-    for (uint32_t k = 0; k < NC; k++) {
-        c[k] = pcw_counter_desc_default();
-        snprintf(names[k], sizeof names[k], "t%u", k);
-        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
-        c[k].offset = 8 * k, c[k].size = 8, c[k].aggregate = PCW_AGGREGATE_TOTAL;
-    }
-    pcw_registration_info info = {.version = PCW_VERSION_1,
-                                  .name = "Edge Total",
-                                  .instance_type = PCW_MULTI_AGGREGATE,
-                                  .counter_count = NC,
-                                  .counters = c};
-    pcw_registration *r;
-    cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK);
+    pcw_registration *r = register_u64s("Edge Total", PCW_MULTI_AGGREGATE, NC,
+                                        PERF_COUNTER_LARGE_RAWCOUNT, PCW_AGGREGATE_TOTAL);
     /* And a set with a rate, whose first sample has no value. */
     pcw_counter_desc rc[2] = {pcw_counter_desc_default(), pcw_counter_desc_default()};
     rc[0].id = 0, rc[0].name = "level", rc[0].type = PERF_COUNTER_LARGE_RAWCOUNT;
@@ -545,15 +547,9 @@ static void visit_rows_across_countersets(void)
     static const char *const set[3] = {"Vr A", "Vr B", "Vr C"};
     pcw_instance *in[3][NI];
     for (int j = 0; j < 3; j++) {
-        pcw_counter_desc c[5];
-        char names[5][16];
-        for (uint32_t k = 0; k < width[j]; k++) {
-            c[k] = pcw_counter_desc_default();
-            snprintf(names[k], sizeof names[k], "c%u", k);
-            c[k].id = k, c[k].name = names[k], c[k].offset = 8 * k, c[k].size = 8;
-            c[k].type = j == 1 ? PERF_COUNTER_BULK_COUNT : PERF_COUNTER_LARGE_RAWCOUNT;
-        }
-        pcw_registration *r = register_set(set[j], c, width[j]);
+        pcw_registration *r =
+            register_u64s(set[j], PCW_MULTI_INSTANCE, width[j],
+                          j == 1 ? PERF_COUNTER_BULK_COUNT : PERF_COUNTER_LARGE_RAWCOUNT, 0);
         for (int i = 0; i < NI; i++) {
             char name[16];
             snprintf(name, sizeof name, "i%d", i);
@@ -608,16 +604,7 @@ Test(query_fast_baseline, visit_rows_across_countersets)
 static void visit_rows_wide_instances(void)
 {
     enum { NC = 3000, NI = 3 };
-    pcw_counter_desc *c = calloc(NC, sizeof *c);
-    char(*names)[16] = calloc(NC, sizeof *names);
-    cr_assert(c && names);
-    for (uint32_t k = 0; k < NC; k++) {
-        c[k] = pcw_counter_desc_default();
-        snprintf(names[k], sizeof names[k], "w%u", k);
-        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
-        c[k].offset = 8 * k, c[k].size = 8;
-    }
-    pcw_registration *r = register_set("Edge Wide", c, NC);
+    pcw_registration *r = register_plain("Edge Wide", NC);
     for (int i = 0; i < NI; i++) {
         char name[16];
         snprintf(name, sizeof name, "w%d", i);
@@ -643,8 +630,6 @@ static void visit_rows_wide_instances(void)
     }
     free(sr.v);
     free(sr.st);
-    free(c);
-    free(names);
     pcw_pdh_close(q);
 }
 
@@ -730,15 +715,7 @@ static void close_the_extra(void)
 static void collect_rows_hands_over_as_it_reads(void)
 {
     enum { NI = 3000 }; /* several runs of 1,024 slots */
-    pcw_counter_desc c[PLAIN_CTRS];
-    char names[PLAIN_CTRS][16];
-    for (uint32_t k = 0; k < PLAIN_CTRS; k++) {
-        c[k] = pcw_counter_desc_default();
-        snprintf(names[k], sizeof names[k], "v%u", k);
-        c[k].id = k, c[k].name = names[k], c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
-        c[k].offset = 8 * k, c[k].size = 8;
-    }
-    fused_reg = register_set("Edge Fused", c, PLAIN_CTRS);
+    fused_reg = register_plain("Edge Fused", PLAIN_CTRS);
     pcw_instance **in = calloc(NI, sizeof *in);
     cr_assert_not_null(in);
     for (int i = 0; i < NI; i++) {
@@ -848,13 +825,7 @@ static void collect_rows_other_handles(void)
     c[0].aggregate = PCW_AGGREGATE_TOTAL;
     c[1].id = 1, c[1].name = "r", c[1].type = PERF_COUNTER_BULK_COUNT, c[1].size = 8;
     c[1].offset = 8;
-    pcw_registration_info info = {.version = PCW_VERSION_1,
-                                  .name = "Edge Other",
-                                  .instance_type = PCW_MULTI_AGGREGATE,
-                                  .counter_count = 2,
-                                  .counters = c};
-    pcw_registration *r;
-    cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK);
+    pcw_registration *r = register_typed("Edge Other", PCW_MULTI_AGGREGATE, c, 2);
     pcw_instance *in[40];
     for (int i = 0; i < 40; i++) {
         char name[16];
