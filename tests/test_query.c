@@ -20,14 +20,6 @@
 #include "pcw/query.h"
 #include "query_provider.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-/* From the sanitizer runtime (sanitizer/allocator_interface.h, which gcc
- * does not install): called on every allocation and free. */
-int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
-                                              void (*free_hook)(const volatile void *));
-#define HAVE_MALLOC_HOOKS 1
-#endif
-
 TestSuite(query, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 
 static pcw_pdh *open_query(void)
@@ -517,21 +509,6 @@ Test(query, add_and_remove_counter_notifications)
     qp_stop(&c);
 }
 
-#ifdef HAVE_MALLOC_HOOKS
-static volatile int counting;
-static volatile long allocations;
-static void on_malloc(const volatile void *p, size_t n)
-{
-    (void)p, (void)n;
-    if (counting)
-        allocations++;
-}
-static void on_free(const volatile void *p)
-{
-    (void)p;
-}
-#endif
-
 Test(query, steady_state_collection_allocates_nothing)
 {
     tu_child a, b;
@@ -553,10 +530,8 @@ Test(query, steady_state_collection_allocates_nothing)
     collect(q);
     size_t n = pcw_pdh_value_count(h);
     cr_assert_eq(n, 41 * 7);
-#ifdef HAVE_MALLOC_HOOKS
-    cr_assert_eq(__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free), 1);
-    allocations = 0;
-    counting = 1;
+#ifdef TU_HAVE_MALLOC_HOOKS
+    tu_alloc_count_start();
 #else
     struct mallinfo2 before = mallinfo2();
 #endif
@@ -571,8 +546,8 @@ Test(query, steady_state_collection_allocates_nothing)
             sum += v.value;
         }
     }
-#ifdef HAVE_MALLOC_HOOKS
-    counting = 0;
+#ifdef TU_HAVE_MALLOC_HOOKS
+    long allocations = tu_alloc_count_stop();
     cr_assert_eq(allocations, 0, "%ld allocations in 20 steady-state collections", allocations);
 #else
     struct mallinfo2 after = mallinfo2();

@@ -14,7 +14,7 @@
  * values - the vectorised row conversion (two groups of four and a tail of
  * one); "Edge Mixed" mixes sizes, scales and a rate - the per-value path.
  * Each test runs twice: with the AVX2 loops where the CPU has them, and
- * with the baseline ones ($PCW_QUERY_NO_AVX2).
+ * with the baseline ones ($PCW_NO_AVX2).
  */
 /* The provider implementation (pcw/provider.h): this file is the one of
  * its program that compiles it. */
@@ -46,7 +46,7 @@ static void teardown(void)
 static void setup_baseline(void)
 {
     /* The baseline loops (SSE2 on x86-64), as on a CPU without AVX2. */
-    setenv("PCW_QUERY_NO_AVX2", "1", 1);
+    setenv("PCW_NO_AVX2", "1", 1);
     setup();
 }
 
@@ -62,10 +62,11 @@ static const uint64_t edges[] = {0,          1,          TWO52 - 1, TWO52, TWO52
 #define PLAIN_INST 12
 #define MAXV       256
 
-static pcw_registration *register_typed(const char *name, uint32_t instance_type,
-                                        const pcw_counter_desc *c, uint32_t n)
+static pcw_registration *register_flagged(const char *name, uint32_t instance_type, uint32_t flags,
+                                          const pcw_counter_desc *c, uint32_t n)
 {
     pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .flags = flags,
                                   .name = name,
                                   .instance_type = instance_type,
                                   .counter_count = n,
@@ -75,15 +76,23 @@ static pcw_registration *register_typed(const char *name, uint32_t instance_type
     return r;
 }
 
+static pcw_registration *register_typed(const char *name, uint32_t instance_type,
+                                        const pcw_counter_desc *c, uint32_t n)
+{
+    return register_flagged(name, instance_type, 0, c, n);
+}
+
 static pcw_registration *register_set(const char *name, const pcw_counter_desc *c, uint32_t n)
 {
     return register_typed(name, PCW_MULTI_INSTANCE, c, n);
 }
 
-/* Register `name` (of instance_type) with n 8-byte counters "c0".. side by
- * side, each of `type` and with `aggregate`: a struct of uint64_t. */
-static pcw_registration *register_u64s(const char *name, uint32_t instance_type, uint32_t n,
-                                       uint32_t type, uint32_t aggregate)
+/* Register `name` (of instance_type, with PCW_REG_ flags) with n 8-byte
+ * counters "c0".. side by side, each of `type` and with `aggregate`: a
+ * struct of uint64_t. */
+static pcw_registration *register_u64s_flagged(const char *name, uint32_t instance_type,
+                                               uint32_t flags, uint32_t n, uint32_t type,
+                                               uint32_t aggregate)
 {
     pcw_counter_desc *c = calloc(n, sizeof *c);
     char(*names)[16] = calloc(n, sizeof *names);
@@ -94,10 +103,16 @@ static pcw_registration *register_u64s(const char *name, uint32_t instance_type,
         c[k].id = k, c[k].name = names[k], c[k].type = type, c[k].aggregate = aggregate;
         c[k].offset = 8 * k, c[k].size = 8;
     }
-    pcw_registration *r = register_typed(name, instance_type, c, n);
+    pcw_registration *r = register_flagged(name, instance_type, flags, c, n);
     free(c);
     free(names);
     return r;
+}
+
+static pcw_registration *register_u64s(const char *name, uint32_t instance_type, uint32_t n,
+                                       uint32_t type, uint32_t aggregate)
+{
+    return register_u64s_flagged(name, instance_type, 0, n, type, aggregate);
 }
 
 static pcw_registration *register_plain(const char *name, uint32_t n)
@@ -810,6 +825,168 @@ Test(query_fast, collect_rows_hands_over_as_it_reads)
 Test(query_fast_baseline, collect_rows_hands_over_as_it_reads)
 {
     collect_rows_hands_over_as_it_reads();
+}
+
+/* Whether the read converts rows as it copies them (read_hook.h): with
+ * AVX2, not in the baseline suite, and for rows of at most 32 values. */
+static int converts_as_copied(uint32_t width)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx2") && !getenv("PCW_NO_AVX2") && width <= 32;
+#else
+    (void)width;
+    return 0;
+#endif
+}
+
+/* In steady state with the whole row selected, the read converts each run
+ * as it copies it, and every block comes during the read - the last too.
+ * Bit for bit what get_value gives, whatever the row's width (odd widths
+ * start rows off 16-byte alignment; 33 values are too wide to convert as
+ * copied), its padding (PCW_REG_CACHELINE rows lie apart) and its values
+ * (a run with one of 2^52 or more is converted again, from its rows). */
+static void collect_rows_converts_as_it_copies(void)
+{
+    enum { NI = 2500 }; /* runs of 1,024, 1,024 and 452 rows */
+    static const struct {
+        uint32_t width, flags;
+    } shape[] = {{1, 0},  {3, 0},  {PLAIN_CTRS, 0},       {16, 0},
+                 {32, 0}, {33, 0}, {3, PCW_REG_CACHELINE}};
+    pcw_instance **in = calloc(NI, sizeof *in);
+    cr_assert_not_null(in);
+    for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++) {
+        const uint32_t w = shape[sh].width;
+        char set[32], path[48];
+        snprintf(set, sizeof set, "Cvt %zu", sh);
+        snprintf(path, sizeof path, "\\%s(*)\\*", set);
+        pcw_registration *r = register_u64s_flagged(set, PCW_MULTI_INSTANCE, shape[sh].flags, w,
+                                                    PERF_COUNTER_LARGE_RAWCOUNT, 0);
+        for (int i = 0; i < NI; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "x%d", i);
+            in[i] = create(r, name, 8 * w);
+        }
+        /* Holes: a run copies several stretches of live slots. */
+        for (int i = 5; i < NI - 1; i += 97) {
+            pcw_close_instance(in[i]);
+            in[i] = NULL;
+        }
+        pcw_pdh *q;
+        cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+        pcw_pdh_counter *h = add(q, path);
+        size_t cap = (size_t)NI * w;
+        seen_fused f = {
+            {malloc(cap * sizeof(double)), malloc(cap), cap, 0, 0, 0, 0}, NULL, 0, 0, 0, NULL};
+        cr_assert(f.r.v && f.r.st);
+        /* Rounds 0 and 1 are not steady (no instances known, then names
+         * read); from 2 on: small values, then an edge in the middle run
+         * (the runs after it converted as copied again), then one in the
+         * last run (its blocks after the read, as without AVX2). */
+        enum { SMALL, EDGE_MIDDLE, EDGE_LAST };
+        static const int plan[] = {SMALL, SMALL, SMALL, EDGE_MIDDLE, SMALL, EDGE_LAST, SMALL};
+        for (size_t round = 0; round < sizeof plan / sizeof plan[0]; round++) {
+            for (int i = 0; i < NI; i++)
+                for (uint32_t k = 0; in[i] && k < w; k++)
+                    set64(in[i], 8 * k, (uint64_t)i * 4099 + k * 7 + round * 1000003);
+            int edge_at = plan[round] == EDGE_MIDDLE ? 1500
+                          : plan[round] == EDGE_LAST ? NI - 1
+                                                     : -1;
+            if (edge_at >= 0)
+                for (uint32_t k = 0; k < w; k++)
+                    set64(in[edge_at], 8 * k, edges[(k + round) % NEDGE]);
+            char what[64];
+            snprintf(what, sizeof what, "%s round %zu", set, round);
+            collect_rows_check(q, h, 0, &f, what);
+            cr_assert_eq(f.restarts, 0, "%s", what);
+            if (round < 2) {
+                cr_assert_eq(f.during, 0, "%s: not steady yet", what);
+            } else if (!converts_as_copied(w)) {
+                cr_assert_eq(f.during + 1, f.r.blocks, "%s: the last block after the read", what);
+            } else if (plan[round] != EDGE_LAST) {
+                cr_assert_eq(f.during, f.r.blocks, "%s: every block during the read (%zu of %zu)",
+                             what, f.during, f.r.blocks);
+            } /* (EDGE_LAST: the last run is converted again if the edge
+                 was in a vector lane - not in rows of 3 apart - and its
+                 last block comes after the read; the values agree.) */
+        }
+        free(f.r.v);
+        free(f.r.st);
+        pcw_pdh_close(q);
+        for (int i = 0; i < NI; i++)
+            if (in[i])
+                pcw_close_instance(in[i]);
+        cr_assert_eq(pcw_unregister(r), PCW_OK);
+    }
+    free(in);
+}
+
+Test(query_fast, collect_rows_converts_as_it_copies)
+{
+    collect_rows_converts_as_it_copies();
+}
+
+Test(query_fast_baseline, collect_rows_converts_as_it_copies)
+{
+    collect_rows_converts_as_it_copies();
+}
+
+/* A steady collect_rows allocates nothing: the conversion buffer is the
+ * query's, made at the first use and kept (an ASan build counts every
+ * allocation; other builds check nothing here). */
+static void collect_rows_allocates_nothing(void)
+{
+#ifdef TU_HAVE_MALLOC_HOOKS
+    enum { NI = 2000, NC = 16 };
+    pcw_registration *r = register_plain("Alloc Rows", NC);
+    pcw_instance **in = calloc(NI, sizeof *in);
+    cr_assert_not_null(in);
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "a%d", i);
+        in[i] = create(r, name, 8 * NC);
+        for (uint32_t k = 0; k < NC; k++)
+            set64(in[i], 8 * k, (uint64_t)i + k);
+    }
+    /* The provider folder's last change well in the past: the query looks
+     * at a folder again while it may still change (fetch.c,
+     * PCWQ_DIR_SETTLE_NS), and that look allocates. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", pcw_provider_path(prov));
+    char *slash = strrchr(dir, '/');
+    cr_assert_not_null(slash);
+    *slash = 0;
+    struct timespec past[2];
+    clock_gettime(CLOCK_REALTIME, &past[0]);
+    past[0].tv_sec -= 10;
+    past[1] = past[0];
+    cr_assert_eq(utimensat(AT_FDCWD, dir, past, 0), 0, "%s: %s", dir, strerror(errno));
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Alloc Rows(*)\\*");
+    int blocks = 0;
+    for (int i = 0; i < 3; i++) /* grow everything */
+        cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, 0, count_blocks_of, &blocks), PCW_OK);
+    tu_alloc_count_start();
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, 0, count_blocks_of, &blocks), PCW_OK);
+    long allocations = tu_alloc_count_stop();
+    cr_assert_eq(allocations, 0, "%ld allocations in 20 steady collect_rows", allocations);
+    cr_assert_eq(pcw_pdh_instance_count(h), (size_t)NI);
+    pcw_pdh_close(q);
+    for (int i = 0; i < NI; i++)
+        pcw_close_instance(in[i]);
+    free(in);
+#endif
+}
+
+Test(query_fast, collect_rows_allocates_nothing)
+{
+    collect_rows_allocates_nothing();
+}
+
+Test(query_fast_baseline, collect_rows_allocates_nothing)
+{
+    collect_rows_allocates_nothing();
 }
 
 /* Handles collect_rows cannot hand over as it reads (a _Total, a rate, a

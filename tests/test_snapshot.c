@@ -31,7 +31,15 @@ static void teardown(void)
     tu_root_teardown();
 }
 
+static void setup_baseline(void)
+{
+    /* The 8-byte copy loop, as on a CPU without AVX2 (read.c, vec_cpu). */
+    setenv("PCW_NO_AVX2", "1", 1);
+    setup();
+}
+
 TestSuite(snapshot, .init = setup, .fini = teardown, .timeout = 30);
+TestSuite(snapshot_baseline, .init = setup_baseline, .fini = teardown, .timeout = 30);
 
 /* A counterset "Set" of one 8-byte counter, registered with `flags`. */
 static void register_set(const char *name, uint32_t flags)
@@ -250,6 +258,111 @@ Test(snapshot, cacheline_rows)
     cr_assert_eq(pcw_segment_check(seg, NULL, 0), PCW_OK);
     pcw_snapshot_free(&s);
     pcw_segment_close(seg);
+}
+
+/* Every word of every row arrives as it was stored, whatever the row's
+ * width (odd widths start rows off 16-byte alignment, where the 16-byte
+ * copy loads a word alone), its padding (PCW_REG_CACHELINE rows lie apart:
+ * a row at a time) and the holes between stretches of live slots (each
+ * stretch a copy of its own): the 16-byte copy on CPUs with AVX2, and the
+ * 8-byte one (the baseline suite). */
+static void copy_every_word(void)
+{
+    enum { NI = 1500 }; /* two runs of 1,024 slots at most */
+    static const struct {
+        uint32_t width, flags;
+    } shape[] = {{1, 0},
+                 {2, 0},
+                 {3, 0},
+                 {5, 0},
+                 {8, 0},
+                 {9, 0},
+                 {17, 0},
+                 {3, PCW_REG_CACHELINE},
+                 {9, PCW_REG_CACHELINE}};
+    pcw_instance **in = calloc(NI, sizeof *in);
+    uint64_t *row = calloc(17, sizeof *row);
+    cr_assert(in && row);
+    for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++) {
+        const uint32_t w = shape[sh].width;
+        char set[16], names[17][16];
+        snprintf(set, sizeof set, "Words %zu", sh);
+        pcw_counter_desc c[17];
+        for (uint32_t k = 0; k < w; k++) {
+            c[k] = pcw_counter_desc_default();
+            snprintf(names[k], sizeof names[k], "c%u", k);
+            c[k].id = k, c[k].name = names[k], c[k].offset = 8 * k, c[k].size = 8;
+            c[k].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        }
+        pcw_registration_info info = {.version = PCW_VERSION_1,
+                                      .flags = shape[sh].flags,
+                                      .name = set,
+                                      .instance_type = PCW_MULTI_INSTANCE,
+                                      .counter_count = w,
+                                      .counters = c};
+        pcw_registration *r;
+        cr_assert_eq(pcw_register(&r, prov, &info), PCW_OK, "%s", set);
+        /* Word k of instance i: i and k in its low bits, all 64 bits used. */
+        for (int i = 0; i < NI; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "i%d", i);
+            for (uint32_t k = 0; k < w; k++)
+                row[k] = 0xA5A5000000000000ull ^ ((uint64_t)i << 8) ^ k ^ ((uint64_t)k << 59);
+            pcw_data d = {row, 8 * w};
+            cr_assert_eq(pcw_create_instance(&in[i], r, name, 1, &d), PCW_OK);
+        }
+        for (int i = 4; i < NI; i += 13) { /* holes */
+            pcw_close_instance(in[i]);
+            in[i] = NULL;
+        }
+        pcw_segment *seg;
+        cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+        const pcw_counterset *cs = pcw_segment_find_counterset(seg, set);
+        cr_assert_not_null(cs);
+        pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+        cr_assert_eq(pcw_segment_read(seg, cs, &snap, PCW_READ_NO_NAMES), PCW_OK);
+        size_t live = 0;
+        for (int i = 0; i < NI; i++)
+            live += in[i] != NULL;
+        cr_assert_eq(snap.count, live, "%s", set);
+        for (size_t j = 0; j < snap.count; j++) {
+            int i = -1;
+            for (int x = 0; x < NI; x++)
+                if (in[x] && pcw_instance_id(in[x]) == pcw_snapshot_id(&snap, j)) {
+                    i = x;
+                    break;
+                }
+            cr_assert_geq(i, 0, "%s row %zu: id %u is no live instance's", set, j,
+                          pcw_snapshot_id(&snap, j));
+            const unsigned char *p = pcw_snapshot_row(&snap, j);
+            for (uint32_t k = 0; k < w; k++) {
+                uint64_t got;
+                memcpy(&got, p + 8 * k, 8);
+                uint64_t want =
+                    0xA5A5000000000000ull ^ ((uint64_t)i << 8) ^ k ^ ((uint64_t)k << 59);
+                cr_assert_eq(got, want, "%s row %zu word %u: %#llx, not %#llx", set, j, k,
+                             (unsigned long long)got, (unsigned long long)want);
+            }
+        }
+        pcw_snapshot_free(&snap);
+        pcw_segment_close(seg);
+        for (int i = 0; i < NI; i++)
+            if (in[i])
+                pcw_close_instance(in[i]);
+        cr_assert_eq(pcw_unregister(r), PCW_OK);
+    }
+    free(row);
+    free(in);
+}
+
+Test(snapshot, copy_every_word)
+{
+    copy_every_word();
+}
+
+Test(snapshot_baseline, copy_every_word)
+{
+    copy_every_word();
 }
 
 /* A read of more rows than a large cache holds writes the rest with

@@ -8,6 +8,8 @@
  *                                     run $PCW_BUILD/tests/helpers/NAME with
  *                                     pipes on its stdin and stdout
  *   tu_read_file / tu_write_file      whole-file I/O for crafting segments
+ *   tu_alloc_count_start / _stop      count the process's allocations
+ *                                     (ASan builds: TU_HAVE_MALLOC_HOOKS)
  *
  * Everything is static inline so each test binary takes only what it uses.
  */
@@ -274,5 +276,47 @@ static inline int tu_write_file(const char *path, const void *data, size_t len, 
     close(fd);
     return done == len ? 0 : -1;
 }
+
+/* ---- counting allocations (ASan builds) ------------------------------- */
+
+#if defined(__SANITIZE_ADDRESS__)
+/* From the sanitizer runtime (sanitizer/allocator_interface.h, which gcc
+ * does not install): called on every allocation and free. */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+#define TU_HAVE_MALLOC_HOOKS 1
+
+static volatile int tu_counting;
+static volatile long tu_allocations;
+
+static inline void tu_on_malloc(const volatile void *p, size_t n)
+{
+    (void)p, (void)n;
+    if (tu_counting)
+        tu_allocations++;
+}
+
+static inline void tu_on_free(const volatile void *p)
+{
+    (void)p;
+}
+
+/* Count allocations (of every thread) from now until tu_alloc_count_stop,
+ * which returns how many. Hooks are installed once per process. */
+static inline void tu_alloc_count_start(void)
+{
+    static int installed;
+    if (!installed)
+        installed = __sanitizer_install_malloc_and_free_hooks(tu_on_malloc, tu_on_free);
+    tu_allocations = 0;
+    tu_counting = installed;
+}
+
+static inline long tu_alloc_count_stop(void)
+{
+    tu_counting = 0;
+    return tu_allocations;
+}
+#endif
 
 #endif /* PCW_TESTUTIL_H */

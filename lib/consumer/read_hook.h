@@ -1,8 +1,9 @@
 /*
  * lib/consumer/read_hook.h - libpcw-internal: a segment read that hands
  * each validated run of rows to a function while the rows are still in
- * the cache (the query layer's collection that visits as it reads,
- * pcw_pdh_collect_rows in lib/query/fused.c). Not installed.
+ * the cache, and can convert them to doubles as it copies them (the query
+ * layer's collection that visits as it reads, pcw_pdh_collect_rows in
+ * lib/query/values.c). Not installed.
  */
 #ifndef PCW_CONSUMER_READ_HOOK_H
 #define PCW_CONSUMER_READ_HOOK_H
@@ -10,6 +11,11 @@
 #include <stddef.h>
 
 #include "pcw/consumer.h"
+
+/* The most rows one run holds (the read validates this many slots of a
+ * chunk at a time): a conversion buffer of PCW__RUN_ROWS x words doubles
+ * takes every run of a counterset whose rows have `words` 8-byte words. */
+#define PCW__RUN_ROWS 1024u
 
 /* Rows [from, to) of snap are a validated run: each row is one consistent
  * copy of an instance that was live while it was copied, with its id.
@@ -19,16 +25,31 @@
  * or in seqcount countersets) are not handed over, and a read with names
  * that finds its name cache stale starts over from its first row, so a
  * caller that needs every row once checks that `from` continues where the
- * last `to` ended. */
-typedef void (*pcw__run_fn)(void *arg, const pcw_snapshot *snap, size_t from, size_t to);
+ * last `to` ended.
+ *
+ * cvt: NULL, or the run's words converted to doubles as it was copied -
+ * cvt[(r - from) * words + w] is (double) of word w of row r, exactly as
+ * C converts a uint64_t (words = snap->data_size / 8). */
+typedef void (*pcw__run_fn)(void *arg, const pcw_snapshot *snap, size_t from, size_t to,
+                            const double *cvt);
 
 /* pcw_segment_read, calling fn(arg, ...) after each validated run.
+ *
+ * cvt, cvt_cap: NULL and 0, or room for cvt_cap doubles, 32-byte aligned.
+ * Then a run of at most cvt_cap words in all is converted as it is
+ * copied, where the read copies with 16-byte loads (CPUs with AVX2, not
+ * in TSan builds nor with $PCW_NO_AVX2: read.c, vec_cpu) - one pass over
+ * the rows instead of two - and fn gets it in cvt; a run that does not
+ * fit, a read that streams its rows (larger than the last-level cache), a
+ * run in which a word of 2^52 or more went through the fast conversion
+ * (exact only below) and the 8-byte copy give fn cvt == NULL. The buffer
+ * is overwritten by each run.
  *
  * Concurrency: fn runs on the calling thread, inside the read and its
  * SIGBUS guard (lib/consumer/guard.c): it must return (no longjmp out),
  * must not touch the segment's mapping, and must not use snap except to
  * read rows [0, to). It may read other segments (guards nest). */
 int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
-                           unsigned flags, pcw__run_fn fn, void *arg);
+                           unsigned flags, pcw__run_fn fn, void *arg, double *cvt, size_t cvt_cap);
 
 #endif

@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../consumer/read_hook.h"
 #include "internal.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
@@ -393,9 +392,8 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         if (f) {
             /* (A read without names follows maybe_unchanged: the same
              * sources as the last sample, index by index.) */
-            pcwq_fused_source(f, seg, s->src[b ^ 1][i].gen_after, snap->count);
-            rc = pcw__segment_read_runs(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
-                                        pcwq_fused_run, f);
+            rc = pcwq_fused_read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
+                                 s->src[b ^ 1][i].gen_after);
         } else {
             rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         }

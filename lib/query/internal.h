@@ -322,6 +322,10 @@ struct pcw_pdh {
     /* During pcw_pdh_collect_rows only: the set whose rows it hands over
      * as they are read (NULL otherwise). */
     pcwq_fused *fused;
+    /* pcw_pdh_collect_rows' conversion buffer (a run of rows as doubles,
+     * lib/consumer/read_hook.h), kept to allocate nothing; 64-aligned. */
+    double *cvt;
+    size_t cvt_cap;
 };
 
 /* The snapshot fetch b read into. */
@@ -331,14 +335,14 @@ static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
 }
 
 /* values.c: the fetch's side of pcw_pdh_collect_rows. Whether f hands
- * over s's rows; before each source of s is read (its segment, its
- * generation at the previous sample, the snapshot row its rows start
- * at); the read's run function (lib/consumer/read_hook.h); and "this
- * set's rows cannot be handed over as they are read" (a read with names,
- * a provider not read). */
+ * over s's rows; the read of one source of s, appended to snap (as
+ * pcw_segment_read; gen: its segment's generation at the previous
+ * sample), that hands each run of rows over as it is read
+ * (lib/consumer/read_hook.h); and "this set's rows cannot be handed over
+ * as they are read" (a read with names, a provider not read). */
 int pcwq_fused_wants(const pcwq_fused *f, const pcwq_set *s);
-void pcwq_fused_source(pcwq_fused *f, pcw_segment *seg, uint64_t gen, size_t first);
-void pcwq_fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to);
+int pcwq_fused_read(pcwq_fused *f, pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                    unsigned flags, uint64_t gen);
 void pcwq_fused_abort(pcwq_fused *f);
 
 /* fetch.c */

@@ -78,6 +78,7 @@ void pcw_pdh_close(pcw_pdh *q)
     free(q->dirs);
     free(q->dir_stamp);
     free(q->items);
+    free(q->cvt);
     pcw_consumer_close(q->c);
     free(q->root);
     free(q);

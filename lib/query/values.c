@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #endif
 
+#include "../consumer/read_hook.h"
 #include "internal.h"
 #include "pcw/name.h"
 #include "snaprows.h"
@@ -759,7 +760,7 @@ __attribute__((target("avx2"))) static void visit_avx2(const unsigned char *x, s
     k->at = at;
 }
 
-/* Whether to take the AVX2 loops: the CPU has AVX2 and $PCW_QUERY_NO_AVX2
+/* Whether to take the AVX2 loops: the CPU has AVX2 and $PCW_NO_AVX2
  * is unset (the tests run the baseline loops with it). Decided once per
  * process; a race between two first callers computes the same answer. */
 static int use_avx2(void)
@@ -767,7 +768,7 @@ static int use_avx2(void)
     static _Atomic int decided; /* 0: not yet; 1: no; 2: yes */
     int d = atomic_load_explicit(&decided, memory_order_relaxed);
     if (!d) {
-        d = __builtin_cpu_supports("avx2") && !getenv("PCW_QUERY_NO_AVX2") ? 2 : 1;
+        d = __builtin_cpu_supports("avx2") && !getenv("PCW_NO_AVX2") ? 2 : 1;
         atomic_store_explicit(&decided, d, memory_order_relaxed);
     }
     return d == 2;
@@ -1034,6 +1035,10 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
  * the collection then does not end in the same steady state with every
  * row handed over, fn gets an empty block (restart) and the values again,
  * from the collection as it ended (cook_handle).
+ *
+ * When the selected counters are the whole row, the read converts each
+ * run as it copies it, into q->cvt (read_hook.h), and the blocks handed
+ * over are pieces of that buffer: the rows are read once, not twice.
  */
 
 struct pcwq_fused {
@@ -1044,6 +1049,8 @@ struct pcwq_fused {
     uint64_t gen;     /* its segment's generation at the last sample */
     size_t next;      /* the next snapshot row to hand over */
     int abort;        /* not every row can be handed over as it is read */
+    double *cvt;      /* the read's conversion buffer (NULL: none) */
+    size_t cvt_cap;   /* doubles */
 };
 
 int pcwq_fused_wants(const pcwq_fused *f, const pcwq_set *s)
@@ -1056,15 +1063,27 @@ void pcwq_fused_abort(pcwq_fused *f)
     f->abort = 1;
 }
 
-void pcwq_fused_source(pcwq_fused *f, pcw_segment *seg, uint64_t gen, size_t first)
+/* Hand rows already converted (cv: nrows rows of nc values, all VALID)
+ * over in blocks of at most the sink's room, after what the sink holds. */
+static void sink_hand(sink *k, const double *cv, size_t nrows, uint32_t nc)
 {
-    f->seg = seg;
-    f->gen = gen;
-    if (first != f->next)
-        f->abort = 1; /* rows missing before this source's */
+    sink_flush(k);
+    size_t per = k->bcap / nc;
+    for (size_t r = 0; r < nrows && !k->stop; r += per) {
+        size_t m = nrows - r < per ? nrows - r : per, nv = m * nc;
+        if (k->valid < nv) { /* the statuses: VALID, as far as written before */
+            memset(k->rs + k->valid, PCW_CSTATUS_VALID, nv - k->valid);
+            k->valid = nv;
+        }
+        pcw_pdh_rows b = {k->at, m, nc, cv + r * nc, k->rs};
+        k->calls++;
+        k->stop = k->fnb(&b, k->arg) != 0;
+        k->at += nv;
+    }
 }
 
-void pcwq_fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to)
+static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to,
+                      const double *cvt)
 {
     pcwq_fused *f = arg;
     if (f->abort || from != f->next || snap->busy || !f->gen ||
@@ -1072,9 +1091,23 @@ void pcwq_fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to)
         f->abort = 1;
         return;
     }
-    if (!f->k->stop)
-        cook_rows_contig(snap, from, to, f->off, f->nc, f->k);
+    if (!f->k->stop) {
+        if (cvt && snap->data_size == 8 * (size_t)f->nc)
+            sink_hand(f->k, cvt, to - from, f->nc);
+        else
+            cook_rows_contig(snap, from, to, f->off, f->nc, f->k);
+    }
     f->next = to;
+}
+
+int pcwq_fused_read(pcwq_fused *f, pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                    unsigned flags, uint64_t gen)
+{
+    f->seg = seg;
+    f->gen = gen;
+    if (snap->count != f->next)
+        f->abort = 1; /* rows missing before this source's */
+    return pcw__segment_read_runs(seg, cs, snap, flags, fused_run, f, f->cvt, f->cvt_cap);
 }
 
 /* ctr's one match, if its values are rows cook_rows_contig converts: a
@@ -1099,6 +1132,32 @@ static const pcwq_match *contig_match(const pcw_pdh_counter *ctr, unsigned flags
     return mt;
 }
 
+/* Runs of rows this wide at most are converted as they are read: 32
+ * counters, a 256 KB buffer (half the L2 of this VM, docs/performance.md),
+ * where the blocks handed over are read from. */
+#define CVT_MOST_VALUES (32u * PCW__RUN_ROWS)
+
+/* q's conversion buffer, room for a run of rows of nc values (NULL, and
+ * the read converts nothing, if they are wider than CVT_MOST_VALUES or
+ * there is no memory: a slower collection, not a failed one). Grown once;
+ * a steady collection allocates nothing. */
+static __attribute__((unused)) double *cvt_buffer(pcw_pdh *q, uint32_t nc, size_t *cap)
+{
+    size_t need = (size_t)nc * PCW__RUN_ROWS;
+    *cap = 0;
+    if (need > CVT_MOST_VALUES)
+        return NULL;
+    if (q->cvt_cap < need) {
+        void *p = NULL;
+        if (posix_memalign(&p, 64, need * sizeof(double)) != 0)
+            return NULL;
+        free(q->cvt);
+        q->cvt = p, q->cvt_cap = need;
+    }
+    *cap = q->cvt_cap;
+    return q->cvt;
+}
+
 int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
                          int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
 {
@@ -1113,7 +1172,13 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
     /* Planned from the last sample: the same set, steady, is expected. */
     uint32_t off = 0;
     const pcwq_match *mt = contig_match(ctr, flags, &off);
-    pcwq_fused f = {mt ? mt->set : NULL, &k, off, mt ? mt->nctr : 0, NULL, 0, 0, !mt};
+    pcwq_fused f = {mt ? mt->set : NULL, &k, off, mt ? mt->nctr : 0, NULL, 0, 0, !mt, NULL, 0};
+#ifdef PCWQ_HAVE_AVX2
+    /* The whole row selected: converted as it is read (with AVX2 only,
+     * so that $PCW_NO_AVX2 tests the other way). */
+    if (mt && off == 0 && 8 * (size_t)mt->nctr == mt->set->data_size && use_avx2())
+        f.cvt = cvt_buffer(q, mt->nctr, &f.cvt_cap);
+#endif
     q->fused = mt ? &f : NULL;
     int rc = pcw_pdh_collect(q, failed);
     q->fused = NULL;
