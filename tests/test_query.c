@@ -531,7 +531,7 @@ Test(query, steady_state_collection_allocates_nothing)
     size_t n = pcw_pdh_value_count(h);
     cr_assert_eq(n, 41 * 7);
 #ifdef TU_HAVE_MALLOC_HOOKS
-    tu_alloc_count_start();
+    cr_assert(tu_alloc_count_start(), "the allocation hooks are not installed");
 #else
     struct mallinfo2 before = mallinfo2();
 #endif

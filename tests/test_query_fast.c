@@ -966,7 +966,7 @@ static void collect_rows_allocates_nothing(void)
     int blocks = 0;
     for (int i = 0; i < 3; i++) /* grow everything */
         cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, 0, count_blocks_of, &blocks), PCW_OK);
-    tu_alloc_count_start();
+    cr_assert(tu_alloc_count_start(), "the allocation hooks are not installed");
     for (int i = 0; i < 20; i++)
         cr_assert_eq(pcw_pdh_collect_rows(q, NULL, h, 0, count_blocks_of, &blocks), PCW_OK);
     long allocations = tu_alloc_count_stop();

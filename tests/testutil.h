@@ -302,14 +302,16 @@ static inline void tu_on_free(const volatile void *p)
 }
 
 /* Count allocations (of every thread) from now until tu_alloc_count_stop,
- * which returns how many. Hooks are installed once per process. */
-static inline void tu_alloc_count_start(void)
+ * which returns how many. Hooks are installed once per process; returns
+ * whether they are (a caller asserts it: uncounted is not zero). */
+static inline int tu_alloc_count_start(void)
 {
     static int installed;
     if (!installed)
         installed = __sanitizer_install_malloc_and_free_hooks(tu_on_malloc, tu_on_free);
     tu_allocations = 0;
     tu_counting = installed;
+    return installed;
 }
 
 static inline long tu_alloc_count_stop(void)
