@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pcw - performance counters over shared memory.
 #
 #   make            build the library, tools and examples (into build/)
@@ -188,7 +189,7 @@ check-cxx:
 	      -fsyntax-only $$f; done; \
 	  echo "check-cxx: $$cxx -std=$$std: every header, the provider implementation and the consumer compile clean"; \
 	done; done
-.PHONY: check-cxx
+.PHONY: check-cxx check-spdx
 
 
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
@@ -228,8 +229,8 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-casefold check-cxx check-abi check-man check-debian-version check-asan check-tsan \
-       check-fuzz check-model
+check: check-spdx check-casefold check-cxx check-abi check-man check-debian-version check-asan \
+       check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
 # make test: the quick subset a distribution runs while it builds the package
@@ -252,6 +253,9 @@ check-abi: $(LIBPCW_SO) $(LIBPCW_A)
 # The man pages render without warnings and name every option of --help.
 check-man: tools
 	./scripts/check-man.sh $(BUILD) $(PCW_VERSION)
+# Every source file carries its SPDX license line (LICENSE).
+check-spdx:
+	./scripts/check-spdx.sh
 # debian/changelog's latest version is lib/pcw/version.h's.
 check-debian-version:
 	@v=$$(sed -n '1s/^pcw (\([^)]*\)).*/\1/p' debian/changelog); \

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/bench.mk - `make bench`: build and run pcw's benchmark suite
 # (bench/README.md), included by the top-level Makefile.
 #

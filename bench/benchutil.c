@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/benchutil.c - pinning, child processes and the shared provider
  * children (see benchutil.h).

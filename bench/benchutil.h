@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/benchutil.h - what the benchmark files share: the private
  * directories, CPU pinning, and child processes (a provider holding N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/callback.c - a consumer's collection of a callback counterset over
  * the provider's control channel, end to end, beside a raw Unix-socket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/export.c - pcw-exporter (tools/pcw-exporter), one scrape.
  *

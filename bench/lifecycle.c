@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/lifecycle.c - lifecycle/create_close/<readers>: pcw_create_instance
  * plus pcw_close_instance of one instance, in a provider that already holds

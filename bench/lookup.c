@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/lookup.c - lookup/by_name/<instances>: pcw_name_index_find of a
  * random existing instance among <instances>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/main.c - pcw's benchmark suite (bench/README.md).
  *

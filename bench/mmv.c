@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/mmv.c - the same figures for Performance Co-Pilot's MMV files
  * (libpcp_mmv), what a Linux user would pick instead of pcw.

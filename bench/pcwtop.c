@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/pcwtop.c - one refresh of pcwtop's data layer (tools/pcwtop/
  * model.h), without a terminal.

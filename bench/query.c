@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/query.c - the query layer (pcw/query.h) collecting and cooking.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/segment.c - segment/bytes_per_instance: the segment's memory per
  * instance beyond the instance's name and data.

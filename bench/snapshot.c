@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/snapshot.c - a consumer reading every instance of a counterset.
  *

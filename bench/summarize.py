@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Summarise pcw_bench's Google Benchmark JSON: every figure beside its
 baseline from the same run, the ratio, and the target (issues 5, 10, 14). Callback figures compare
 p50 latencies (pcw p50 / socket round-trip p50).

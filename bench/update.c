@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/update.c - the provider's cost of one counter update.
  *

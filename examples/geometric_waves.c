@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * examples/geometric_waves.c - the KCS "Geometric Waves" sample, ported
  * from PCW_CALLBACK to the pcw_create_instance model.

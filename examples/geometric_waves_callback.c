@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * examples/geometric_waves_callback.c - the KCS "Geometric Waves" sample as
  * the PCW documentation writes it: a PCW_CALLBACK counterset whose three

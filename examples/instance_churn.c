@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * examples/instance_churn.c - many instances coming and going.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libpcw.so's ABI, checked against its sources (docs/building.md, "ABI and
 # soname"):
 #   - the soname is libpcw.so.SOVERSION;

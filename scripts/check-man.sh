@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The man pages (man/*.1), checked so they cannot drift from the tools:
 #   - each renders with `man --warnings` without a single warning;
 #   - every tool (tools/*/) has one, and every one names a tool;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The demo: run the Geometric Waves provider, watch its live values with
 # pcwdump and pcwtop -b for a few seconds, stop it cleanly. Needs no
 # terminal.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generate lib/pcw/casefold_table.h from the Unicode Character Database.
 
     scripts/gen_casefold.py [CaseFolding.txt] [-o OUTPUT]
@@ -120,6 +121,7 @@ def render(version, fold, stage1, stage2, limit, source_name):
     n2 = len(stage2) * BLOCK
     size = n1 * 1 + n2 * 2
     out = []
+    out.append("/* SPDX-License-Identifier: MIT */")
     out.append("/*")
     out.append(" * pcw/casefold_table.h - Unicode simple case folding, as the two-stage")
     out.append(" * table pcw_fold() (pcw/name.h) looks code points up in.")

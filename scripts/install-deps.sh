@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install the Debian packages pcw needs, if any are missing.
 # As root: runs apt-get. Otherwise: prints the apt-get line and fails.
 # Usage: scripts/install-deps.sh PACKAGE...

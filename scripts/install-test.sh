@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install pcw into a scratch tree, build the README's examples from the
 # README alone with pkg-config, and run them: the provider (two translation
 # units, one of them defining PCW_PROVIDER_IMPLEMENTATION) is read by the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build the Debian packages (debian/), check them, install them, and run the
 # README's examples against the installed files; then remove them again.
 #

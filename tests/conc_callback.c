@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/conc_callback.c - concurrent consumers of callback countersets
  * (built and run under TSan too).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/conc_churn.c - slot and name reuse under readers, in one process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/conc_threads.c - provider and consumer threads in one process.
  *

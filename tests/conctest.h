@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/conctest.h - shared pieces of the concurrency tests (conc_*.c,
  * test_crash.c, test_stress_mp.c and their helper programs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/consumer_util.h - a consumer's steps, as Criterion assertions:
  * open and refresh one, find a counterset, and find an instance's row or

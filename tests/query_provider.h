@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/query_provider.h - driving tests/helpers/query_provider from a
  * Criterion test (test_query.c, test_pcwstat.c). Include after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/rawpeer.h - a raw control-channel peer for the tests that play a
  * consumer the library would never be: connect to a provider's socket,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_amplify.c - regression tests for issue 9 item 2: a small
  * hostile segment must not make a consumer work or allocate more than a

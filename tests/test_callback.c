@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_callback.c - callback countersets (PCW_CALLBACK,
  * pcw_add_instance), masks, control notifications (PERFLIB ControlCallback),

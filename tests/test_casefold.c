@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_casefold.c - names fold by Unicode's simple case folding over
  * all of Unicode (pcw/name.h, pcw/casefold_table.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_check.c - pcw_segment_check (pcwdump --check) at scale: the
  * duplicate-name check covers every instance, however many, and its work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_collect_faults.c - a consumer's collection against providers
  * whose control channel is missing, refusing or hostile: it must neither

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_collect_many.c - one collection over several slow providers
  * and countersets waits about one time limit in total (issue 13, item 4),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_control.c - the control channel's edges: the wire helpers,
  * the wildcard matcher callbacks use, malformed and truncated requests sent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_control_limits.c - a hostile consumer cannot starve a
  * provider's control channel: per-connection state is bounded, a request

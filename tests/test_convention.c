@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_convention.c - the provider header's one-implementation rule
  * (pcw/provider.h, "stb's convention"): a C program whose files include

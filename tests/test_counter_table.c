@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_counter_table.c - counter tables as data (issue 12): a
  * static const table of PCW_COUNTER entries registers; a zero-filled

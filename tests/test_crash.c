@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_crash.c - a provider killed with SIGKILL at random points.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_crossproc.c - real provider processes (tests/helpers/
  * provider_child) read by this process as a consumer: values and metadata

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_cxx.c - pcw from C++ (issue 12): a C++ provider in two
  * translation units (tests/cxx/provider_main.cc, which defines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_discovery.c - what pcw_consumer_refresh will and will not
  * pick up from the root directory: only <root>/pcw-<uid> folders that are

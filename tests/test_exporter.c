@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter.c - pcw-exporter against real providers: the
  * mapping of every counter kind, both formats (checked by promtool and by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_expo.c - pcw-exporter's pure pieces, directly:
  * metric-name parts, numbers, escaping, and the type mapping table

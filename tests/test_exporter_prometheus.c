@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_prometheus.c - a real Prometheus server (Debian's
  * prometheus) scrapes pcw-exporter while a provider counts at a known

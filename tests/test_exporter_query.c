@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_query.c - what the query layer gives pcw-exporter:
  * one time limit for a whole collection, whatever the number of callback

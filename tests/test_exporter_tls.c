@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_tls.c - pcw-exporter's --web.config.file: TLS
  * (libmicrohttpd over GnuTLS, a self-signed certificate made here with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_fidelity.c - the provider's side of issue 13 (fidelity to
  * PCW and PERFLIB), through the consumer library against a real provider

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_fuzz_corpus.c - the segment fuzzer's inputs, replayed in
  * make check under ASan+UBSan through the fuzz harness itself

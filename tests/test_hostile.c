@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_hostile.c - the consumer against hostile segments.
  *

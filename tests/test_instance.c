@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_instance.c - pcw_create_instance / pcw_close_instance and the
  * provider's lifecycle, checked from the consumer's side after each step:

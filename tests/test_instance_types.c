@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_instance_types.c - every pcw_instance_type (<pcw/types.h>),
  * the manifest's instances forms including instanceAggregate and the

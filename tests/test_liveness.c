@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_liveness.c - whether a segment's provider is alive is decided
  * by something both sides can check whatever their pid namespaces: the

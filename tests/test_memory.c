@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_memory.c - segment memory after a mass close (issue 9): the
  * pages of chunks left without an instance go back to the system, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_million.c - a million instances: the segment has no fixed capacity.
  *

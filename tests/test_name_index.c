@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_name_index.c - pcw_name_index (lib/consumer/index.c): finding a
  * snapshot's instances by name, case-insensitively; names that are absent,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_names.c - pcw/name.h: UTF-8 decoding, case folding, name
  * equality and hashing, and the wildcard matcher (including hostile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_null_args.c - every public libpcw function (pcw/consumer.h,
  * pcw/collect.h, pcw/query.h), called with each pointer argument NULL in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_pcwdump.c - the pcwdump tool, run as a real program
  * ($PCW_BUILD/pcwdump) against real provider processes

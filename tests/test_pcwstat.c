@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_pcwstat.c - pcwstat end to end: typeperf's CSV and TSV
  * against a provider that keeps a PERF_COUNTER_COUNTER at a known rate (the

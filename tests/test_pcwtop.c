@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_pcwtop.c - pcwtop, the live viewer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_provider_root.c - a provider whose folder someone else has
  * taken (pre-created in a shared root, a symlink, opened up to others) is

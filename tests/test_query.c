@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query.c - the query object against real provider processes
  * (tests/helpers/query_provider): values and statuses, rates, _Total and

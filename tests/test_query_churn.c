@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_churn.c - pcw_pdh_collect_rows against a provider that
  * creates and closes instances all the while (helpers/churn_provider, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_cook.c - golden tests of every counter type's formula,
  * from raw sample pairs whose expected values are worked out by hand from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_fast.c - the query layer's short paths (lib/query/values.c:
  * pcw_pdh_cook_all, pcw_pdh_visit, pcw_pdh_visit_rows and pcw_pdh_cook_column

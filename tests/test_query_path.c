@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_path.c - counter paths: parsing every well-formed shape,
  * refusing every malformed one with an error that names the part, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_viewer.c - what the query layer gives a viewer such as
  * pcwtop (pcw/query.h): PCW_FMT_RAW (raw values through the cooking

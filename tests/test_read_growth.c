@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_read_growth.c - regression test (found by bench/lifecycle.c):
  * a consumer reading a counterset while its provider, in another process,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_register.c - pcw_register: every way to get it wrong is
  * refused with the documented status and publishes nothing; the right ways

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_snapshot.c - the columnar snapshot: its columns and sources,
  * the name cache that lets a read of unchanged instances skip their ids and

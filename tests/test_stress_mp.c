@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_stress_mp.c - the churn stress test, across processes.
  *

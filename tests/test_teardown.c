@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_teardown.c - teardown mistakes do not corrupt memory (issue
  * 12): closing an instance twice, or after pcw_unregister or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_version.c - one version for the whole project, written once
  * in lib/pcw/version.h: the macros derive from its numbers, every tool's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/testutil.h - small helpers shared by the test binaries.
  *

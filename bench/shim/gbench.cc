@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // gbench.cc - implementation of the plain-C Google Benchmark shim (gbench.h).
 //
 // This is the only C++ translation unit in pcw.  Every function is a thin

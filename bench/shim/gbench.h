@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gbench.h - a plain-C interface to Google Benchmark.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim_selftest.c - proves the C shim over Google Benchmark works.
  *

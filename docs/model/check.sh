@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # docs/model/check.sh [--extended] [WORKDIR]
 #
 # Runs the Promela model of pcw's slot protocol (docs/model/pcw.pml) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw.pml - a Promela model of pcw's slot protocol (issue 11), checked by
  * spin: provider threads creating and closing instances in a counterset,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_manifest.c - libFuzzer target for pcwgen's manifest reader and
  * header emitter: any input must parse or fail cleanly, without a crash,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz/query/fuzz_query.c - libFuzzer target for the query layer's pure
  * functions on arbitrary input:

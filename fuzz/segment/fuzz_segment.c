@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz/segment/fuzz_segment.c - libFuzzer target for the consumer's segment
  * parser (lib/consumer/): every input is a segment file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz/segment/make_seeds.c - writes the seed corpus of fuzz_segment: real
  * segments made with the provider API, copied and cut to header.size

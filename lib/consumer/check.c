@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/check.c - verify a whole segment (pcwdump --check).
  *

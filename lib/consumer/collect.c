@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/collect.c - collect countersets from all their providers,
  * whether their instances live in the segment, come from a callback over

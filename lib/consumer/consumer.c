@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/consumer.c - every provider in a directory: discovery,
  * refresh, countersets merged by name, stale-segment removal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/control.c - the consumer's end of a provider's control
  * socket: connect (checking who answers), send requests, wait for replies

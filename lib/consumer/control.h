@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/control.h - libpcw's side of the provider control channel
  * (private; the wire format is pcw/control_proto.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/guard.c - turn a SIGBUS from a shrunken segment into an
  * error.

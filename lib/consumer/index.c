@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/index.c - pcw_name_index: find a snapshot's instance by name.
  *

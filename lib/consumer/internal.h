@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/internal.h - libpcw's private structures and helpers.
  *

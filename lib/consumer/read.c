@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/read.c - read instances out of a segment into a snapshot.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/read_hook.h - libpcw-internal: a segment read that hands
  * each validated run of rows to a function while the rows are still in

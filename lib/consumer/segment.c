@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/consumer/segment.c - open a provider's segment, validate its header,
  * keep the mapping in step with its growth, and load its counterset

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/callback.h - callback countersets and control notifications: the
  * types a provider's callbacks receive (PCW_CALLBACK, PcwAddInstance,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/casefold_table.h - Unicode simple case folding, as the two-stage
  * table pcw_fold() (pcw/name.h) looks code points up in.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/collect.h - libpcw: collect countersets whatever their model (segment
  * instances, callback instances, or both), with PCW's masks, and the

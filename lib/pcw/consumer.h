@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/consumer.h - libpcw, the consumer library: discover providers, read
  * their countersets and instances. Link with `pkg-config --libs pcw`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/control_proto.h - the control channel's wire format, shared by the
  * provider (pcw/provider_impl/control.h) and the consumer library

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/layout.h - the shared-memory segment: what a provider publishes and a
  * consumer maps read-only. Layout version 2.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/name.h - names: UTF-8 validation, case-insensitive comparison and
  * hashing, and the instance-name wildcard matcher.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/naming.h - where a provider's files live, what they are called, which
  * folders may be trusted, and how a provider shows it is alive: the one

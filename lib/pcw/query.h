@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/query.h - libpcw's query layer, PDH for pcw: counter paths, a query
  * object that collects timestamped samples, and cooked (formatted) values

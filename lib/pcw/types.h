@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/types.h - types shared by pcw's provider API and consumer library.
  *

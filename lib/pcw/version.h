@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/version.h - pcw's version, for programs and for pcw's own build.
  *

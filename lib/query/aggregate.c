@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/aggregate.c - totals of raw values: the counter's aggregate
  * function (sum, avg, min, max) over instances, and what each instance

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/cook.c - cooked values: Microsoft's formulas for every counter
  * type, and how a raw sample is taken from a row of counter values.

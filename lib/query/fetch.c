@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/fetch.c - the per-collection fetch: notice when providers or
  * countersets came or went (and only then re-read the provider list), bind

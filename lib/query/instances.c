@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/instances.c - which instance each row of a sample is: identity
  * across collections, stable #n names, departures (and what History totals

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/internal.h - the query layer's private structures and helpers
  * (pcw/query.h is the public side).

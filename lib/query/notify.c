@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/notify.c - PERFLIB's ADD_COUNTER / REMOVE_COUNTER: a provider
  * with a control channel is told of each counter a query adds (and, when

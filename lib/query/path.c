@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/path.c - counter paths: parse, build, this machine's name.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/query.c - the query object: open/close, adding and removing
  * counter paths (validated against what is published), and one collection:

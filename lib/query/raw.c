@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/raw.c - the providers' own instances of a handle's counterset,
  * raw (pcw_pdh_raw_*), and the providers of its last collection

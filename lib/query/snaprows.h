@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/snaprows.h - the only place the query layer looks inside a
  * pcw_snapshot: a row's data, id and name, and which segment it came from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/totals.c - the raw rows of a counterset's totals for the
  * current sample: _Total (multipleAggregate), the one instance of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lib/query/values.c - what a counter handle selects (entries x counters)
  * and its values: raw samples from the current and previous rows, cooked

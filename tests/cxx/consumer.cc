@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/cxx/consumer.cc - a C++ consumer (libpcw from C++, including every
  * consumer header): reads "Cxx Web" and prints one line per counter of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/cxx/provider_main.cc - the C++ provider's first translation unit:
  * the one that compiles pcw's provider implementation, and main().

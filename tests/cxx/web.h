@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/cxx/web.h - the C++ provider test (issue 12): a provider in two
  * translation units, built as C++17 and C++20 with g++ and clang++. This

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/cxx/web_counters.cc - the second translation unit of the C++
  * provider: no PCW_PROVIDER_IMPLEMENTATION here. A static counter table

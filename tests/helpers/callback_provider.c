@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/callback_provider.c - a provider process with one callback
  * counterset, for the control-channel tests (tests/test_callback.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/churn_provider.c - a provider that churns instances, for
  * test_stress_mp and test_crash.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/dump_provider.c - a provider for test_pcwdump.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/exporter_provider.c - a provider the pcw-exporter tests
  * (tests/test_exporter*.c) drive: countersets of every counter kind the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/exporter_test.h - what the pcw-exporter tests share
  * (tests/test_exporter*.c): the provider they drive

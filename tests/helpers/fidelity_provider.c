@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/fidelity_provider.c - a provider written the way a ported
  * Windows (KCS-style) provider is, for tests/test_fidelity.c (issue 13:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/provider_child.c - a provider process the tests drive.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/query_provider.c - a provider the query-layer tests drive.
  *

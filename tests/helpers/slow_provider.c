@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/slow_provider.c - a provider whose callbacks answer only
  * when the test lets them, for the tests of the time limit across several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/snapshot_reader.c - a consumer process that snapshots
  * continuously and checks every sample (tests/conctest.h), for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/top_provider.c - a provider for pcwtop's tests
  * (tests/test_pcwtop.c).

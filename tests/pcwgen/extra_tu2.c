@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * extra_tu2.c - the second translation unit of test_extra: includes the
  * three headers generated from tests/pcwgen/manifests (storage, netstack, service) together.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kcs_tu2.c - the second translation unit of test_kcs: the same header
  * generated from kcs.man, used as the KCS sample's driver uses it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcwgen_test.h - helpers shared by pcwgen's tests.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * provider_types.h - the data-block types that kernel-style manifests name
  * (<struct type="...">): a program defines them before including the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.c - run pcwgen as a child process and capture what it prints, so
  * the tests check the real command line: exit status, stdout, stderr.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_errors.c - pcwgen run as a real process on bad manifests
  * (the files in tests/pcwgen/bad): each must exit 1 and say, on stderr,

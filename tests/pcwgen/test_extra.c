@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_extra.c - providers built on headers generated from pcwgen's own
  * test manifests (tests/pcwgen/manifests): schema 2.0 with a BOM,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_golden.c - pcwgen's output compared byte for byte with
  * the golden headers listed in tests/pcwgen/golden/golden.list. After an intended

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kcs.c - a provider built on the header pcwgen generates from the
  * real kernel-mode sample manifest kcs.man (unmodified): the registration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reader.c - the manifest reader as a function (mf_parse on a
  * buffer): type mapping, defaults, XML variations, the model it builds.

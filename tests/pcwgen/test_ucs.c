@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ucs.c - a provider built on the header pcwgen generates (no
  * -prefix) from the real user-mode sample manifest ucs.man, unmodified.

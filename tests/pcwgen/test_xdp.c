@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_xdp.c - a provider built on the header pcwgen generates from
  * microsoft/xdp-for-windows' xdppcw.man, compiled unchanged (the file in

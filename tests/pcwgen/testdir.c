@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * testdir.c - each provider test gets its own PCW_DIR (mkdtemp), so
  * segments never land in /dev/shm and parallel runs do not meet.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tu2.h - functions of the provider tests' second translation units
  * (*_tu2.c). Each includes the same generated header as its test, so the

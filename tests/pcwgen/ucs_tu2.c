@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ucs_tu2.c - the second translation unit of test_ucs: the same header
  * generated from ucs.man (user-mode style: pcwgen's own value structs).

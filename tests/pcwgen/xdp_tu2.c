@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * xdp_tu2.c - the second translation unit of test_xdp: the header
  * generated from xdppcw.man, used the way XDP's driver uses CTRPP's.

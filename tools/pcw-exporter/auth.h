@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/auth.h - HTTP basic authentication against the
  * bcrypt hashes of --web.config.file (libxcrypt's crypt_r).

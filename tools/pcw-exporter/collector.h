@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/collector.h - one scrape: collect every exported
  * counterset through the query layer and write the exposition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/expo.c - the exposition's pieces: buffer, numbers,
  * metric-name parts, escaped label values and help texts (expo.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/expo.h - writing the exposition: Prometheus' text
  * format 0.0.4 and OpenMetrics 1.0.0 - a growable buffer, metric names made

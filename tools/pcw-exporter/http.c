@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/http.c - libmicrohttpd serving the exposition
  * (http.h).

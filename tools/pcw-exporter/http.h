@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/http.h - the HTTP side (libmicrohttpd): the landing
  * page at "/", the metrics at the telemetry path in the format the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/log.c - logfmt / JSON lines on stderr (log.h).
  */

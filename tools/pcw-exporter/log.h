@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/log.h - the exporter's log, as Prometheus exporters
  * write it: one line per event on stderr, logfmt

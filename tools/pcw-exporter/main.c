@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw-exporter - every pcw provider's counters on this host, for
  * Prometheus (and anything that scrapes its formats: OpenTelemetry,

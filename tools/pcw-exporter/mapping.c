@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/mapping.c - the counter type -> metric families table
  * (mapping.h). docs/exporter.md shows the same table; change both.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/mapping.h - which Prometheus metrics a pcw counter
  * type becomes: the one table (mapping.c) that docs/exporter.md shows.

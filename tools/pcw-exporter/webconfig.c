@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/webconfig.c - reading --web.config.file with libyaml
  * (webconfig.h). The document is loaded whole (libyaml's node API) and

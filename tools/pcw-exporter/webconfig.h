@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/webconfig.h - --web.config.file: TLS and basic
  * authentication in the Prometheus exporter-toolkit's format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.c - --check (verify segments with pcw_segment_check) and
  * --remove-stale.

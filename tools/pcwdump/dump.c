@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dump.c - the walk: find the providers (a pcw_consumer over the directory,
  * or the --segment files), apply the filters, plan the countersets to show,

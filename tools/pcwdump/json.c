@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c - the --json output; the schema is docs/pcwdump-json.md.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_writer.h - a tiny streaming JSON writer for pcwdump.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcwdump - print the providers, countersets, counters, instances and raw
  * values that pcw providers publish; check segments' integrity.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * names.c - numbers in a segment to the names people know them by: the
  * winperf.h macro names of counter types, and the counters manifest's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcwdump.h - pcwdump's internal interfaces: options, selection filters,
  * name tables, and the two output formats (text.c, json.c) driven by the

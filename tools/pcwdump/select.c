@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * select.c - which providers, countersets, instances and counters to show.
  *

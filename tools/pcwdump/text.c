@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text.c - the human-readable output: one block per provider, countersets
  * indented under it, counters and instances as aligned tables.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.c - the manifest's allocator, warnings and error formatting.
  *

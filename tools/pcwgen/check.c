@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.c - checks that need a whole counterSet (or the whole manifest):
  * duplicate ids and names, base counters, id references, struct/field

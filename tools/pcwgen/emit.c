@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emit.c - the generated header: what CTRPP writes for PCW, in pcw's terms.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emit.h - writes the C header for a parsed manifest.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ident.c - C identifiers: checking symbols, making them from names.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * internal.h - helpers shared by the manifest reader's files (not part of
  * the reader's interface; see manifest.h for that).

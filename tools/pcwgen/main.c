@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - pcwgen's command line: read a manifest, write a header.
  *

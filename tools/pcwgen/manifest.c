@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * manifest.c - reads the <counters> section of an instrumentation manifest
  * with expat (namespace processing on) into the model of manifest.h.

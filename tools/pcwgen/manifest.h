@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * manifest.h - pcwgen's model of a manifest's <counters> section, and the
  * reader that builds it from a buffer.

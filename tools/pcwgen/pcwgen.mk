@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools/pcwgen/pcwgen.mk - pcwgen, the manifest-to-header generator: the
 # tool, its tests, its fuzzer, and the rule a project uses to generate a
 # header from a manifest.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * types_table.c - manifest counter type names and the pcw/types.h values
  * they stand for.

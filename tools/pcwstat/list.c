@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwstat/list.c - `-q [COUNTERSET]` lists counter paths as
  * typeperf -q does: one per counter, "(*)" for a counterset with instances;

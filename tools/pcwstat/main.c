@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcwstat - typeperf for pcw: sample counter paths at an interval and
  * write typeperf's CSV or TSV (or JSON lines); list counter paths.

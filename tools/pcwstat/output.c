@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwstat/output.c - typeperf's CSV and TSV, and JSON lines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwstat/pcwstat.h - pcwstat, typeperf for pcw: what main.c,
  * output.c and list.c share.

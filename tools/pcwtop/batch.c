@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/batch.c - `pcwtop -b`: no curses; each refresh is printed
  * as text, as `top -b` does, for scripts and for `make demo`:

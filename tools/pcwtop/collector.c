@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/collector.c - the collector thread: it collects the model
  * at the interval, so that a collection - which may wait up to the

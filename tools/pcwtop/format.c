@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/format.c - numbers, times and names as pcwtop shows them
  * (format.h), for the screen and batch mode alike.

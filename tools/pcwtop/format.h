@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/format.h - how pcwtop writes numbers, times and names
  * (format.c): the screen and batch mode share it, so both show a value the

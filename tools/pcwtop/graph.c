@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/graph.c - the graph view (perfmon's default): one counter of
  * the shown counterset over the last minutes, one line per instance - the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/history.c - what the graph view draws from: one bounded ring
  * of values per series (an instance's counter), recorded at each refresh

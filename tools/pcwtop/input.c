@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/input.c - the interactive event loop: keys, mouse, resize,
  * and reading the model into what the screen draws (ui_sync).

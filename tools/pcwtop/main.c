@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcwtop - the live viewer: every provider's countersets, cooked values,
  * a graph; top-like (tools/pcwtop/README.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/model.c - one refresh of pcwtop's data (model.h): collect
  * the shown counterset through the query layer and keep the table of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/model.h - pcwtop's data layer: what one refresh collects
  * (model.c) and how its rows are filtered, sorted and cut to the ones on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/pcwtop.h - pcwtop, the live viewer: what its parts share.
  *

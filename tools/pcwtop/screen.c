@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/screen.c - drawing the interactive screen from the UI's
  * snapshot (pcwtop.h): nothing here touches the model, so a redraw never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwtop/view.c - filtering and sorting the rows of the model's last
  * collection, and cutting out the ones on screen (model.h, top_view).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/arena.h - the provider's segment memory: the provider
  * folder, the file's growth into its reserved range, trimming, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/buffer.h - pcw_buffer, what a callback fills with
  * pcw_add_instance (PcwAddInstance): the checks on each instance, the

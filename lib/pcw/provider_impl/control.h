@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/control.h - the control channel's server: the
  * listener, one thread per connected consumer, requests, replies, and the

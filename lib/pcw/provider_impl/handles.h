@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/handles.h - the process-wide handle table behind
  * pcw_provider *, pcw_registration * and pcw_instance *. Private (see

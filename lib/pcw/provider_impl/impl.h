@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/impl.h - the provider's implementation, compiled in
  * the one translation unit that defines PCW_PROVIDER_IMPLEMENTATION before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/instance.h - instances: slot chunks, instance names,
  * reuse after a grace period (the limbo), giving pages back (punching), and

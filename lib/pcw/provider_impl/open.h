@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/open.h - opening a provider: its folder, its segment
  * (made unnamed, locked, then linked into place), and the sentence that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/records.h - the provider's private records: what a
  * pcw_provider, pcw_registration and pcw_instance handle names, and who

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/register.h - pcw_register: the rules a registration
  * must follow (with a sentence naming the counter and the rule it broke,

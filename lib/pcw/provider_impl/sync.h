@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/sync.h - the provider's concurrency primitives beyond
  * plain __atomic builtins: ThreadSanitizer annotations for RCU grace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pcw/provider_impl/teardown.h - pcw_unregister and pcw_provider_close:
  * what ends in which order, and why a handle used after its end is refused
