@@ -79,6 +79,7 @@ IMPL_HEADERS   = $(wildcard lib/pcw/provider_impl/*.h)
 HEADERS  = $(PUBLIC_HEADERS) $(IMPL_HEADERS)
 LIBPCW_A = $(BUILD)/libpcw.a
 LIBPCW_SO = $(BUILD)/libpcw.so
+UNINSTALLED_PC = $(BUILD)/pkgconfig/pcw-uninstalled.pc $(BUILD)/pkgconfig/pcw-provider-uninstalled.pc
 SOVERSION = 1
 
 # ---- tools, examples, tests ----------------------------------------------
@@ -97,7 +98,7 @@ SEG_SEEDS = $(BUILD)/fuzz/segment-seeds# the segment fuzzer's seeds (see fuzzing
         install uninstall clean bench format
 all: lib tools examples
 
-lib: $(LIBPCW_A) $(LIBPCW_SO)
+lib: $(LIBPCW_A) $(LIBPCW_SO) $(LIBPCW_SO).$(SOVERSION) $(UNINSTALLED_PC)
 tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
 tests: $(TESTS) $(HELPERS) $(CXX_HELPERS)
@@ -121,6 +122,21 @@ LIBPCW_MAP = lib/consumer/libpcw.map
 $(LIBPCW_SO): $(LIB_PIC) $(LIBPCW_MAP)
 	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) -Wl,--version-script=$(LIBPCW_MAP) \
 	    -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_PIC) -lpthread
+# The soname's link, so that a program built against the build tree runs.
+$(LIBPCW_SO).$(SOVERSION): $(LIBPCW_SO)
+	ln -sf libpcw.so $@
+
+# pkg-config's uninstalled convention: with PKG_CONFIG_PATH=$(BUILD)/pkgconfig,
+# `pkg-config pcw` and `pkg-config pcw-provider` find pcw-uninstalled.pc and
+# pcw-provider-uninstalled.pc, which point into this tree (headers in lib/,
+# libpcw.so in $(BUILD) with its path built into the program), so the
+# README's commands work right after `make demo`, before any install.
+PC_SED_UNINSTALLED = sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(abspath $(BUILD))|' \
+    -e 's|@INCDIR@|$(CURDIR)/lib|' -e 's|@PCW_VERSION@|$(PCW_VERSION)|' \
+    -e 's|^Libs: -L$${libdir} -lpcw$$|Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpcw|'
+$(BUILD)/pkgconfig/%-uninstalled.pc: lib/%.pc.in lib/pcw/version.h
+	@mkdir -p $(dir $@)
+	$(PC_SED_UNINSTALLED) $< > $@
 
 # Each tool: every .c in its folder, linked with the consumer library (and
 # the provider's libraries, for tools that also publish). One explicit rule
@@ -189,7 +205,7 @@ check-cxx:
 	      -fsyntax-only $$f; done; \
 	  echo "check-cxx: $$cxx -std=$$std: every header, the provider implementation and the consumer compile clean"; \
 	done; done
-.PHONY: check-cxx check-spdx
+.PHONY: check-cxx check-spdx check-build-tree
 
 
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
@@ -229,7 +245,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-spdx check-casefold check-cxx check-abi check-man check-debian-version check-asan \
+check: check-spdx check-build-tree check-casefold check-cxx check-abi check-man check-debian-version check-asan \
        check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
@@ -253,6 +269,11 @@ check-abi: $(LIBPCW_SO) $(LIBPCW_A)
 # The man pages render without warnings and name every option of --help.
 check-man: tools
 	./scripts/check-man.sh $(BUILD) $(PCW_VERSION)
+# The README's path from `make demo` to one's own program, with the build
+# tree's uninstalled .pc files (scripts/build-tree-test.sh; default BUILD).
+check-build-tree:
+	$(MAKE) BUILD=build all
+	./scripts/build-tree-test.sh
 # Every source file carries its SPDX license line (LICENSE).
 check-spdx:
 	./scripts/check-spdx.sh

@@ -41,3 +41,6 @@ if ls "$dir"/pcw-*/*.seg >/dev/null 2>&1; then
     exit 1
 fi
 echo "demo: done (the provider removed its segment on exit)"
+echo "demo: next, your own program (README, \"From the demo to your own program\"):"
+echo "    export PATH=\"\$PWD/$build:\$PATH\" PKG_CONFIG_PATH=\"\$PWD/$build/pkgconfig\""
+echo "    cc -std=c11 main.c web.c \$(pkg-config --cflags --libs pcw-provider) -o web"
