@@ -179,7 +179,7 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 # and a C++ consumer: helpers that tests/test_cxx.c runs. check-cxx compiles
 # every public header, and these files, with g++ and clang++ in both
 # standards.
-CXX_TEST_FLAGS   = $(OPT) -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
+CXX_TEST_FLAGS   = $(OPT) -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
                    $(SANFLAGS)
 CXX_PROVIDER_SRC = tests/cxx/provider_main.cc tests/cxx/web_counters.cc
 CXX_HEADERS      = provider callback consumer collect query types layout name naming \
@@ -195,15 +195,20 @@ $(BUILD)/tests/helpers/cxx_consumer: tests/cxx/consumer.cc $(HEADERS) $(LIBPCW_A
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 $(CXX_TEST_FLAGS) -o $@ $< $(LIBPCW_A) -lpthread
 
+# The README's C++ block (web17.cc, with its web.h) too, and -Wpedantic for all.
+CXX_CHECK_FLAGS = -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Ilib
 check-cxx:
-	@set -e; for cxx in g++ clang++; do for std in c++17 c++20; do \
+	@set -e; readme=$$(mktemp -d); trap 'rm -rf "$$readme"' EXIT; \
+	./scripts/readme-files.sh "$$readme"; \
+	for cxx in g++ clang++; do for std in c++17 c++20; do \
 	  for h in $(CXX_HEADERS); do \
 	    printf '#include <pcw/%s.h>\n' $$h | $$cxx -std=$$std -x c++ -fsyntax-only \
-	      -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib - ; done; \
+	      $(CXX_CHECK_FLAGS) - ; done; \
 	  for f in $(CXX_PROVIDER_SRC) tests/cxx/consumer.cc; do \
-	    $$cxx -std=$$std -Wall -Wextra -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
-	      -fsyntax-only $$f; done; \
-	  echo "check-cxx: $$cxx -std=$$std: every header, the provider implementation and the consumer compile clean"; \
+	    $$cxx -std=$$std $(CXX_CHECK_FLAGS) -Itests/cxx -fsyntax-only $$f; done; \
+	  printf '#define PCW_PROVIDER_IMPLEMENTATION\n#include "web17.cc"\n' | \
+	    $$cxx -std=$$std $(CXX_CHECK_FLAGS) -I"$$readme" -x c++ -fsyntax-only -; \
+	  echo "check-cxx: $$cxx -std=$$std -Wpedantic: every header, the provider implementation, the consumer and the README's C++ table compile clean"; \
 	done; done
 .PHONY: check-cxx check-spdx check-build-tree
 

@@ -21,17 +21,15 @@ mkdir -p "$tmp/src" "$tmp/shm"
 export PCW_DIR="$tmp/shm"
 unset PKG_CONFIG_PATH LD_LIBRARY_PATH || true
 
-# The README's blocks: files, the build-tree exports, the cc commands (a
+# The README's files, then its build-tree exports and cc commands (a
 # command continued with a backslash is joined into one line).
-awk -v dir="$tmp/src" -v exports="$tmp/exports.sh" -v ccs="$tmp/cc.sh" '
+./scripts/readme-files.sh "$tmp/src"
+awk -v exports="$tmp/exports.sh" -v ccs="$tmp/cc.sh" '
     { sub(/^   /, "") }                       # blocks inside a numbered list
-    /^<!-- file: .* -->$/ { name = $3; next }
     /^<!-- sh: build-tree -->$/ { want = "exports"; next }
-    name != "" && /^```c$/ { out = dir "/" name; inblock = "c"; next }
     want == "exports" && /^```sh$/ { inblock = "exports"; want = ""; next }
     /^```sh$/ { inblock = "sh"; next }
-    inblock != "" && /^```$/ { if (inblock == "c") close(out); inblock = ""; name = ""; next }
-    inblock == "c" { print > out; next }
+    inblock != "" && /^```$/ { inblock = ""; next }
     inblock == "exports" { print > exports; next }
     inblock == "sh" {
         line = cont $0; cont = ""

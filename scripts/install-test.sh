@@ -29,12 +29,7 @@ export PCW_DIR="$tmp/shm"
 mkdir -p "$PCW_DIR" "$tmp/src"
 
 # Each README code block preceded by <!-- file: NAME --> becomes NAME.
-awk -v dir="$tmp/src" '
-    /^<!-- file: .* -->$/ { name = $3; next }
-    name != "" && /^```c$/ { out = dir "/" name; inblock = 1; next }
-    inblock && /^```$/ { inblock = 0; name = ""; close(out); next }
-    inblock { print > out }
-' README.md
+./scripts/readme-files.sh "$tmp/src"
 # One version everywhere (lib/pcw/version.h): the .pc files, the installed
 # header, the installed tools.
 want=$(make -s --no-print-directory version)
