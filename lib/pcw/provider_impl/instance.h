@@ -246,6 +246,7 @@ int pcw_create_instance(pcw_instance **out, pcw_registration *rh, const char *na
     pcw__inst *in = (pcw__inst *)calloc(1, sizeof *in + len + 1);
     if (!in)
         return PCW_E_NO_MEMORY;
+    in->name = (char *)(in + 1);
     memcpy(in->name, name, len + 1);
     in->name_len = (uint32_t)len;
     in->reg = r;

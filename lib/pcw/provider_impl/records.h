@@ -129,7 +129,10 @@ struct pcw__inst {
     unsigned char *data; /* its data: blocks at reg->block_off[] */
     uint64_t name_off;
     uint32_t name_len, id;
-    char name[]; /* private copy for lookups */
+    /* Private copy for lookups, allocated with the record, right after it
+     * (a pointer, not a flexible array member: this header is compiled as
+     * C++ too, where those are not standard). */
+    char *name;
 };
 
 #endif /* PCW_PROVIDER_IMPL_RECORDS_H */
