@@ -536,6 +536,23 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
     }
 
 #define PCW__FIELD_SIZE(struct_type, field) sizeof(((struct_type *)0)->field)
+/* PCW_COUNTER_SIZE_OK split by the rule a field breaks, so that the
+ * compiler's message names that rule (the three together are exactly
+ * PCW_COUNTER_SIZE_OK): a 64-bit type in 4 bytes, a 32-bit type in 8, or
+ * a field of another size. */
+#define PCW__SIZE_FITS_64(type, size) ((size) != 4u || PCW_COUNTER_NATURAL_SIZE(type) == 4u)
+#define PCW__SIZE_FITS_32(type, size) ((size) != 8u || PCW_COUNTER_SIZE_OK(type, 8u))
+#define PCW__SIZE_4_OR_8(size) ((size) == 4u || (size) == 8u)
+#define PCW__MSG_NEEDS_64                                                                          \
+    "this type is 64-bit (PCW_PERF_SIZE_LARGE: PERF_COUNTER_BULK_COUNT, "                          \
+    "PERF_COUNTER_LARGE_RAWCOUNT, PERF_100NSEC_TIMER, PERF_COUNTER_TIMER, PERF_ELAPSED_TIME, ...): " \
+    "declare the field uint64_t (PCW_COUNTER_SIZE_OK)"
+#define PCW__MSG_NEEDS_32                                                                          \
+    "this type is 32-bit (only PERF_COUNTER_RAWCOUNT and PERF_COUNTER_RAWCOUNT_HEX may also be "   \
+    "8 bytes): declare the field uint32_t, or take the type's 64-bit form (PERF_COUNTER_COUNTER "  \
+    "-> PERF_COUNTER_BULK_COUNT, PERF_RAW_FRACTION -> PERF_LARGE_RAW_FRACTION, ...; "             \
+    "PCW_COUNTER_SIZE_OK)"
+#define PCW__MSG_4_OR_8 "a counter field is 4 or 8 bytes (uint32_t or uint64_t)"
 #ifndef __cplusplus
 /* A _Static_assert inside an expression: the declaration of an unnamed
  * struct in sizeof (standard C11, accepted by gcc and clang with
@@ -543,9 +560,15 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
 #define PCW__CHECKED_SIZE(type, struct_type, field, what)                                          \
     ((uint32_t)(PCW__FIELD_SIZE(struct_type, field) +                                              \
                 0 * sizeof(struct {                                                                \
-                    _Static_assert(PCW_COUNTER_SIZE_OK(type, PCW__FIELD_SIZE(struct_type, field)), \
-                                   what ": its size does not suit the counter type (a LARGE type " \
-                                        "is 8 bytes, others 4: PCW_COUNTER_SIZE_OK)");             \
+                    _Static_assert(PCW__SIZE_FITS_64(type, PCW__FIELD_SIZE(struct_type, field)),  \
+                                   what ": its size does not suit the counter type: "              \
+                                        PCW__MSG_NEEDS_64);                                        \
+                    _Static_assert(PCW__SIZE_FITS_32(type, PCW__FIELD_SIZE(struct_type, field)),  \
+                                   what ": its size does not suit the counter type: "              \
+                                        PCW__MSG_NEEDS_32);                                        \
+                    _Static_assert(PCW__SIZE_4_OR_8(PCW__FIELD_SIZE(struct_type, field)),          \
+                                   what ": its size does not suit the counter type: "              \
+                                        PCW__MSG_4_OR_8);                                          \
                     _Static_assert(                                                                \
                         offsetof(struct_type, field) % PCW__FIELD_SIZE(struct_type, field) == 0,   \
                         what ": a counter must be aligned to its size");                           \
@@ -564,9 +587,12 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
  * A failing check names this template and, in the instantiation context,
  * the PCW_COUNTER line. */
 template <uint32_t Type, size_t Size, size_t Offset> struct pcw__counter_field {
-    static_assert(PCW_COUNTER_SIZE_OK(Type, Size),
-                  "PCW_COUNTER: the field's size does not suit the counter type (a LARGE type is 8 "
-                  "bytes, others 4: PCW_COUNTER_SIZE_OK)");
+    static_assert(PCW__SIZE_FITS_64(Type, Size),
+                  "PCW_COUNTER: the field's size does not suit the counter type: " PCW__MSG_NEEDS_64);
+    static_assert(PCW__SIZE_FITS_32(Type, Size),
+                  "PCW_COUNTER: the field's size does not suit the counter type: " PCW__MSG_NEEDS_32);
+    static_assert(PCW__SIZE_4_OR_8(Size),
+                  "PCW_COUNTER: the field's size does not suit the counter type: " PCW__MSG_4_OR_8);
     static_assert(Size != 0 && Offset % Size == 0,
                   "PCW_COUNTER: a counter must be aligned to its size");
     static constexpr uint32_t size = (uint32_t)Size;
