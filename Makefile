@@ -210,7 +210,7 @@ check-cxx:
 	    $$cxx -std=$$std $(CXX_CHECK_FLAGS) -I"$$readme" -x c++ -fsyntax-only -; \
 	  echo "check-cxx: $$cxx -std=$$std -Wpedantic: every header, the provider implementation, the consumer and the README's C++ table compile clean"; \
 	done; done
-.PHONY: check-cxx check-spdx check-build-tree
+.PHONY: check-cxx check-spdx check-build-tree check-doc-examples
 
 
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
@@ -250,7 +250,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-spdx check-build-tree check-casefold check-cxx check-abi check-man check-debian-version check-asan \
+check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-man check-debian-version check-asan \
        check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
@@ -279,6 +279,12 @@ check-man: tools
 check-build-tree:
 	$(MAKE) BUILD=build all
 	./scripts/build-tree-test.sh
+# Every example command of README.md, the tools' READMEs, docs/*.md and the
+# man pages, run against the demo providers; sample screens' and outputs'
+# labels against what the tools print (scripts/check_doc_examples.py).
+check-doc-examples:
+	$(MAKE) BUILD=build all
+	python3 scripts/check_doc_examples.py build
 # Every source file carries its SPDX license line (LICENSE).
 check-spdx:
 	./scripts/check-spdx.sh
@@ -358,7 +364,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
                unicode-data spin libncurses-dev tmux \
                libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
-               prometheus openssl curl python3-prometheus-client
+               prometheus openssl curl python3-prometheus-client jq
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)
