@@ -507,8 +507,8 @@ Test(pcwstat, output_refuses_hard_links_and_directories)
     cr_assert(strstr(s, "Is a directory") || strstr(s, "not a regular file"), "%s", s);
     free(s);
     /* /dev/null is fine with -y (a character device: not truncated). */
-    const char *nargs[] = {"\\Hard(h)\\Level", "-sc", "1", "-si", "0.1", "-o", "/dev/null", "-y",
-                           NULL};
+    const char *nargs[] = {"\\Hard(h)\\Level", "-sc", "1", "-si", "0.1", "-o",
+                           "/dev/null",        "-y",  NULL};
     cr_assert_eq(run_pcwstat(nargs, file("h.out"), file("h.err")), 0);
     qp_stop(&p);
 }

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -132,6 +133,12 @@ static int add_path(options *o, const char *p)
     return 0;
 }
 
+/* A counter file is a short list of paths: its size and each line are
+ * bounded (docs/design.md's limits table), so /dev/zero or an endless pipe
+ * is refused instead of read until memory runs out. */
+#define CF_MAX_BYTES (1u << 20)
+#define CF_MAX_LINE  PCW_PATH_MAX
+
 static int read_counter_file(options *o, const char *file)
 {
     FILE *f = fopen(file, "r");
@@ -139,10 +146,28 @@ static int read_counter_file(options *o, const char *file)
         fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
         return 1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    char *line = malloc(CF_MAX_LINE + 2);
+    size_t total = 0, lineno = 0;
+    int rc = line ? 0 : -1;
+    while (rc == 0 && fgets(line, CF_MAX_LINE + 2, f)) {
+        size_t len = strlen(line);
+        lineno++;
+        total += len;
+        if (len > CF_MAX_LINE || (len == CF_MAX_LINE + 1 && line[len - 1] != '\n') ||
+            memchr(line, 0, len) != NULL || (len == 0 && !feof(f))) {
+            fprintf(stderr,
+                    "pcwstat: %s: line %zu is longer than %u bytes or holds a NUL byte (not a "
+                    "counter path)\n",
+                    file, lineno, CF_MAX_LINE);
+            rc = 1;
+            break;
+        }
+        if (total > CF_MAX_BYTES) {
+            fprintf(stderr, "pcwstat: %s: larger than %u bytes (a counter file lists paths)\n",
+                    file, CF_MAX_BYTES);
+            rc = 1;
+            break;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = 0;
         size_t start = strspn(line, " \t");
@@ -157,15 +182,20 @@ static int read_counter_file(options *o, const char *file)
         if (!copy || !ow || add_path(o, copy)) {
             if (!ow)
                 free(copy);
-            fclose(f);
-            free(line);
-            fprintf(stderr, "pcwstat: out of memory\n");
-            return 1;
+            rc = -1;
         }
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
+        rc = 1;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "pcwstat: out of memory\n");
+        rc = 1;
     }
     free(line);
     fclose(f);
-    return 0;
+    return rc;
 }
 
 /* Match an option in its typeperf (-si) or GNU (--interval) spelling. */
@@ -275,26 +305,73 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
+/* -o FILE: created new (O_EXCL), or, when it exists and -y (or the answer
+ * to the prompt) says so, opened without following a symbolic link
+ * (O_NOFOLLOW) and written only if it is a regular file with no other hard
+ * link (truncated then), a character device or a FIFO. In a directory
+ * another user can write, a name checked and then opened could be swapped
+ * for a link to a file of the victim's: O_EXCL and O_NOFOLLOW decide at the
+ * open itself, and fstat checks what was opened. */
 static FILE *open_output(const options *o)
 {
     if (!o->output)
         return stdout;
-    struct stat st;
-    if (!o->yes && stat(o->output, &st) == 0) {
-        if (!isatty(0)) {
-            fprintf(stderr, "pcwstat: %s exists; use -y to overwrite it\n", o->output);
+    const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
+    int fd = open(o->output, flags | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno == EEXIST) {
+        struct stat st;
+        int link = lstat(o->output, &st) == 0 && S_ISLNK(st.st_mode);
+        if (link) {
+            fprintf(stderr,
+                    "pcwstat: %s is a symbolic link; not following it (name the file it "
+                    "points to)\n",
+                    o->output);
             return NULL;
         }
-        fprintf(stderr, "%s exists. Overwrite it? [Y/N] ", o->output);
-        char answer[16];
-        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
-            fprintf(stderr, "pcwstat: not overwriting %s\n", o->output);
+        if (!o->yes) {
+            if (!isatty(0)) {
+                fprintf(stderr, "pcwstat: %s exists; use -y to overwrite it\n", o->output);
+                return NULL;
+            }
+            fprintf(stderr, "%s exists. Overwrite it? [Y/N] ", o->output);
+            char answer[16];
+            if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+                fprintf(stderr, "pcwstat: not overwriting %s\n", o->output);
+                return NULL;
+            }
+        }
+        /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
+         * blocking; cleared below. */
+        fd = open(o->output, flags | O_NONBLOCK);
+        if (fd < 0 && errno == ELOOP) {
+            fprintf(stderr, "pcwstat: %s is a symbolic link; not following it\n", o->output);
             return NULL;
+        }
+        if (fd >= 0) {
+            const char *why = NULL;
+            if (fstat(fd, &st) != 0)
+                why = strerror(errno);
+            else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+                why = "it has another hard link; not overwriting it";
+            else if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+                why = "not a regular file";
+            else if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)
+                why = strerror(errno);
+            else if (fcntl(fd, F_SETFL, O_WRONLY) != 0)
+                why = strerror(errno);
+            if (why) {
+                fprintf(stderr, "pcwstat: %s: %s\n", o->output, why);
+                close(fd);
+                return NULL;
+            }
         }
     }
-    FILE *f = fopen(o->output, "w");
-    if (!f)
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
         fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
     return f;
 }
 
