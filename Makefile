@@ -17,7 +17,7 @@
 #   tests/conc_*.c   concurrent tests: also built and run under TSan
 #   tests/helpers/*.c  programs the tests fork/exec (provider children...)
 #   examples/*.c     one example program each
-#   tools/NAME/*.c   one program, build/NAME
+#   tools/NAME/*.c   one program, build/NAME (tools/common/*.c linked into each)
 
 SHELL   := /bin/bash
 PREFIX  ?= /usr/local
@@ -81,7 +81,7 @@ LIBPCW_SO = $(BUILD)/libpcw.so
 SOVERSION = 1
 
 # ---- tools, examples, tests ----------------------------------------------
-TOOLS     = $(filter-out pcwgen,$(notdir $(wildcard tools/*)))
+TOOLS     = $(filter-out pcwgen common,$(notdir $(wildcard tools/*)))
 TOOL_BINS = $(TOOLS:%=$(BUILD)/%)
 EXAMPLES  = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 TESTS     = $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c tests/conc_*.c))
@@ -121,11 +121,14 @@ $(LIBPCW_SO): $(LIB_PIC) $(LIBPCW_MAP)
 	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) -Wl,--version-script=$(LIBPCW_MAP) \
 	    -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_PIC) -lpthread
 
-# Each tool: every .c in its folder, linked with the consumer library (and
-# the provider's libraries, for tools that also publish). One explicit rule
-# per tool, so no catch-all pattern can capture other targets.
+# Each tool: every .c in its folder and in tools/common (what every tool
+# shares: the escaping of hostile names, tools/common/escape.h), linked with
+# the consumer library (and the provider's libraries, for tools that also
+# publish). One explicit rule per tool, so no catch-all pattern can capture
+# other targets.
+TOOL_COMMON_SRC = $(wildcard tools/common/*.c)
 define TOOL_RULE
-$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_A)
+$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COMMON_SRC)) $(LIBPCW_A)
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))

@@ -25,6 +25,7 @@
 #include <regex.h>
 #include <wchar.h>
 
+#include "../tools/common/escape.c"
 #include "../tools/pcwtop/format.c"
 #include "../tools/pcwtop/model.c"
 #include "../tools/pcwtop/view.c"

@@ -414,7 +414,9 @@ static int report_new(const char *path, void *arg)
 {
     strset *known = arg;
     if (!strset_has(known, path)) {
-        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n", path);
+        char shown[PCW_PATH_MAX];
+        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n",
+                show(shown, sizeof shown, path));
         (void)strset_add(known, path);
     }
     return 0;
@@ -428,8 +430,10 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
     size_t n = 0;
     for (size_t u = 0; u < nuser; u++) {
         size_t nv = pcw_pdh_value_count(user[u]);
+        char shown[PCW_PATH_MAX], why[1024];
         if (!nv)
-            fprintf(stderr, "pcwstat: %s matches nothing now\n", pcw_pdh_counter_path(user[u]));
+            fprintf(stderr, "pcwstat: %s matches nothing now\n",
+                    show(shown, sizeof shown, pcw_pdh_counter_path(user[u])));
         for (size_t i = 0; i < nv; i++) {
             char bare[8192], full[8192];
             pcw_pdh_value v;
@@ -437,7 +441,8 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
             pcw_pdh_value_path(user[u], i, 0, bare, sizeof bare);
             pcw_pdh_value_path(user[u], i, 1, full, sizeof full);
             if (v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE)
-                fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n", bare,
+                fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n",
+                        show(shown, sizeof shown, bare),
                         pcw_cstatus_str(v.status));
             column *c = realloc(cols, (n + 1) * sizeof *c);
             if (!c)
@@ -445,7 +450,8 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
             cols = c;
             pcw_path_error err;
             if (pcw_pdh_add_counter(q, bare, &cols[n].h, &err) != PCW_OK) {
-                fprintf(stderr, "pcwstat: %s: %s\n", bare, err.message);
+                fprintf(stderr, "pcwstat: %s: %s\n", show(shown, sizeof shown, bare),
+                        show(why, sizeof why, err.message));
                 continue;
             }
             if (!(cols[n].path = strdup(full)) || strset_add(known, bare))
@@ -512,8 +518,9 @@ static int run(const options *o)
         pcw_path_error err;
         if (pcw_pdh_add_counter(q, o->paths[i], &user[i], &err) != PCW_OK) {
             fprintf(stderr, "pcwstat: %s\n", o->paths[i]);
+            char why[1024];
             fprintf(stderr, "pcwstat: %*s^ %s\n", (int)(err.offset > 200 ? 200 : err.offset), "",
-                    err.message);
+                    show(why, sizeof why, err.message));
             free(user);
             pcw_pdh_close(q);
             return 1;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/escape.h"
 #include "format.h"
 #include "model.h"
 
