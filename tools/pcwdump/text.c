@@ -311,8 +311,8 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
         }
         snprintf(buf, sizeof buf, "%" PRIu32, pcw_snapshot_id(snap, x));
         cell(out, buf, wid);
-        size_t used = nlen ? esc_put(out, pcw_snapshot_name(snap, x), nlen, 0)
-                           : esc_put(out, "-", 1, 0);
+        size_t used =
+            nlen ? esc_put(out, pcw_snapshot_name(snap, x), nlen, 0) : esc_put(out, "-", 1, 0);
         if (table) {
             for (uint32_t i = 0; values && i < cs->counter_count; i++) {
                 if (!v->shown[i])

@@ -442,8 +442,7 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
             pcw_pdh_value_path(user[u], i, 1, full, sizeof full);
             if (v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE)
                 fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n",
-                        show(shown, sizeof shown, bare),
-                        pcw_cstatus_str(v.status));
+                        show(shown, sizeof shown, bare), pcw_cstatus_str(v.status));
             column *c = realloc(cols, (n + 1) * sizeof *c);
             if (!c)
                 goto nomem;

@@ -85,8 +85,8 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     fputs("Counterset: ", out);
     put_name(out, f->set_name);
     fprintf(out, " (%s, %u provider%s%s)", fmt_instance_type(f->instance_type),
-            si ? si->providers : 0,
-            si && si->providers == 1 ? "" : "s", f->set_callback ? ", callback" : "");
+            si ? si->providers : 0, si && si->providers == 1 ? "" : "s",
+            f->set_callback ? ", callback" : "");
     if (v->sort != TOP_SORT_NONE) {
         const char *col = v->sort == TOP_SORT_NAME              ? "name"
                           : v->sort == TOP_SORT_PID             ? "pid"
