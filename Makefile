@@ -18,7 +18,7 @@
 #   tests/conc_*.c   concurrent tests: also built and run under TSan
 #   tests/helpers/*.c  programs the tests fork/exec (provider children...)
 #   examples/*.c     one example program each
-#   tools/NAME/*.c   one program, build/NAME
+#   tools/NAME/*.c   one program, build/NAME (tools/common/*.c linked into each)
 
 SHELL   := /bin/bash
 PREFIX  ?= /usr/local
@@ -83,7 +83,7 @@ UNINSTALLED_PC = $(BUILD)/pkgconfig/pcw-uninstalled.pc $(BUILD)/pkgconfig/pcw-pr
 SOVERSION = 1
 
 # ---- tools, examples, tests ----------------------------------------------
-TOOLS     = $(filter-out pcwgen,$(notdir $(wildcard tools/*)))
+TOOLS     = $(filter-out pcwgen common,$(notdir $(wildcard tools/*)))
 TOOL_BINS = $(TOOLS:%=$(BUILD)/%)
 EXAMPLES  = $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 TESTS     = $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c tests/conc_*.c))
@@ -138,11 +138,14 @@ $(BUILD)/pkgconfig/%-uninstalled.pc: lib/%.pc.in lib/pcw/version.h
 	@mkdir -p $(dir $@)
 	$(PC_SED_UNINSTALLED) $< > $@
 
-# Each tool: every .c in its folder, linked with the consumer library (and
-# the provider's libraries, for tools that also publish). One explicit rule
-# per tool, so no catch-all pattern can capture other targets.
+# Each tool: every .c in its folder and in tools/common (what every tool
+# shares: the escaping of hostile names, tools/common/escape.h), linked with
+# the consumer library (and the provider's libraries, for tools that also
+# publish). One explicit rule per tool, so no catch-all pattern can capture
+# other targets.
+TOOL_COMMON_SRC = $(wildcard tools/common/*.c)
 define TOOL_RULE
-$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c)) $(LIBPCW_A)
+$(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COMMON_SRC)) $(LIBPCW_A)
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
@@ -260,7 +263,7 @@ check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx c
 # those that need programs a package build does not have (Prometheus,
 # openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
-TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop
+TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop test_term_inject
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests

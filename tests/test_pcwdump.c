@@ -22,6 +22,7 @@
 #include <pcw/name.h>
 #include <pcw/provider.h>
 
+#include "../tools/common/escape.c"
 #include "../tools/pcwdump/json_writer.c"
 
 TestSuite(pcwdump, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

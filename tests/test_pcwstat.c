@@ -13,6 +13,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <grp.h>
 #include <math.h>
 #include <regex.h>
 
@@ -401,4 +402,208 @@ Test(pcwstat, providers_exit_and_appear_mid_run)
     match("^" TIME_RE ",\"1\\.000000\",\"\"$", l[n - 1]);
     free(s);
     qp_stop(&a);
+}
+
+/* ---- issue 23: files pcwstat opens ------------------------------------------ */
+
+/* Run fn(arg) in a child as uid/gid `id` (another user); wait for it. */
+static void as_user(uid_t id, void (*fn)(void *), void *arg)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0)
+            _exit(3);
+        fn(arg);
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the other user's step failed (%d)", st);
+}
+
+typedef struct plant {
+    const char *target, *link;
+} plant;
+
+static void plant_symlink(void *arg)
+{
+    const plant *p = arg;
+    if (symlink(p->target, p->link) != 0)
+        _exit(4);
+}
+
+/* Issue 23 item 7: `-o` into a directory another user controls. That user
+ * plants symlinks named as the output file; root runs pcwstat with and
+ * without -y. Neither the dangling symlink (which passed stat()'s "exists"
+ * check) nor one to an existing file may be followed: root's files stay as
+ * they were, and pcwstat says why it refused. */
+Test(pcwstat, output_never_follows_a_planted_symlink)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root to act as a second user (CI runs as root)");
+    const uid_t other = 65534; /* nobody */
+    tu_child p;
+    qp_start(&p, "Sym", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create s");
+    /* The other user's directory (not sticky: the kernel's
+     * protected_symlinks does not apply there). */
+    const char *dir = file("theirs");
+    cr_assert_eq(chmod(tu_root, 0711), 0); /* they may pass through ours */
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    cr_assert_eq(chown(dir, other, other), 0);
+    /* Root's files, in root's directory. */
+    const char *victim = file("victim"), *fresh = file("fresh");
+    cr_assert_eq(tu_write_file(victim, "precious\n", 9, 0600), 0);
+    char dangling[600], existing[600];
+    snprintf(dangling, sizeof dangling, "%s/out.csv", dir);
+    snprintf(existing, sizeof existing, "%s/out2.csv", dir);
+    as_user(other, plant_symlink, &(plant){fresh, dangling});
+    as_user(other, plant_symlink, &(plant){victim, existing});
+    const char *cases[][8] = {
+        {"\\Sym(s)\\Level", "-sc", "1", "-si", "0.1", "-o", dangling, NULL},
+        {"\\Sym(s)\\Level", "-sc", "1", "-si", "0.1", "-o", dangling, "-y"},
+        {"\\Sym(s)\\Level", "-sc", "1", "-si", "0.1", "-o", existing, "-y"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        const char *args[9];
+        memcpy(args, cases[i], sizeof cases[i]);
+        args[8] = NULL;
+        int st = run_pcwstat(args, file("y.out"), file("y.err"));
+        char *err = slurp(file("y.err"));
+        cr_assert_eq(st, 1, "case %zu: exit %d: %s", i, st, err);
+        cr_assert(strstr(err, "symbolic link"), "case %zu: %s", i, err);
+        free(err);
+        struct stat sb;
+        cr_assert(lstat(fresh, &sb) != 0 && errno == ENOENT, "case %zu: created %s", i, fresh);
+        char *v = slurp(victim);
+        cr_assert_str_eq(v, "precious\n", "case %zu: overwrote root's file", i);
+        free(v);
+    }
+    qp_stop(&p);
+}
+
+/* Issue 23: only regular files, character devices and FIFOs are written,
+ * and a file with other hard links is refused (one could be root's file
+ * under a name another user chose). */
+Test(pcwstat, output_refuses_hard_links_and_directories)
+{
+    tu_child p;
+    qp_start(&p, "Hard", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create h");
+    const char *victim = file("hvictim"), *alias = file("halias");
+    cr_assert_eq(tu_write_file(victim, "precious\n", 9, 0600), 0);
+    cr_assert_eq(link(victim, alias), 0);
+    const char *args[] = {"\\Hard(h)\\Level", "-sc", "1", "-si", "0.1", "-o", alias, "-y", NULL};
+    cr_assert_eq(run_pcwstat(args, file("h.out"), file("h.err")), 1);
+    char *s = slurp(file("h.err"));
+    cr_assert(strstr(s, "hard link"), "%s", s);
+    free(s);
+    s = slurp(victim);
+    cr_assert_str_eq(s, "precious\n");
+    free(s);
+    const char *dargs[] = {"\\Hard(h)\\Level", "-sc", "1", "-si", "0.1", "-o", tu_root, "-y", NULL};
+    cr_assert_eq(run_pcwstat(dargs, file("h.out"), file("h.err")), 1);
+    s = slurp(file("h.err"));
+    cr_assert(strstr(s, "Is a directory") || strstr(s, "not a regular file"), "%s", s);
+    free(s);
+    /* /dev/null is fine with -y (a character device: not truncated). */
+    const char *nargs[] = {"\\Hard(h)\\Level", "-sc", "1", "-si", "0.1", "-o",
+                           "/dev/null",        "-y",  NULL};
+    cr_assert_eq(run_pcwstat(nargs, file("h.out"), file("h.err")), 0);
+    qp_stop(&p);
+}
+
+/* Issue 23: a counter file is bounded. /dev/zero (one endless line of NUL
+ * bytes) and an endless file of short lines are refused with a clear error
+ * instead of being read until memory runs out. */
+Test(pcwstat, counter_file_is_bounded)
+{
+    const char *zero[] = {"-cf", "/dev/zero", "-sc", "1", NULL};
+    cr_assert_eq(run_pcwstat(zero, file("z.out"), file("z.err")), 1);
+    char *s = slurp(file("z.err"));
+    cr_assert(strstr(s, "/dev/zero") && strstr(s, "line 1"), "%s", s);
+    free(s);
+    /* Many short lines: /dev/zero's size limit is the line; this one is the
+     * file's (yes prints "y\n" for ever). */
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t yes = fork();
+    cr_assert(yes >= 0);
+    if (yes == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execlp("yes", "yes", "\\Set(x)\\Counter", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fds[0]);
+    const char *endless[] = {"-cf", fdpath, "-sc", "1", NULL};
+    cr_assert_eq(run_pcwstat(endless, file("z.out"), file("z.err")), 1);
+    close(fds[0]);
+    kill(yes, SIGKILL);
+    waitpid(yes, NULL, 0);
+    s = slurp(file("z.err"));
+    cr_assert(strstr(s, "larger than"), "%s", s);
+    free(s);
+}
+
+/* ---- issue 23 item 5: set-up honours Ctrl-C --------------------------------- */
+
+/* Has process pid a handler for SIGINT (SigCgt in /proc/PID/status)? */
+static int catches_sigint(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    int yes = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "SigCgt:", 7) == 0)
+            yes = (strtoull(line + 7, NULL, 16) >> (SIGINT - 1)) & 1;
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* `\Big(*)\*` with CSV output over 20,000 instances: 60,000 columns, each
+ * its own handle. SIGINT, sent once pcwstat has its handler (it is
+ * installed before the set-up), ends it within 5 s whether it came during
+ * the set-up (exit 130, nothing written) or after (the run ends after the
+ * current sample, exit 0). Set-up used to take 30 s here and ignore
+ * SIGINT until it was done. */
+Test(pcwstat, ctrl_c_during_setup_ends_it_at_once)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "top_provider", (const char *[]){"--set", "Big", "--instances",
+                                                               "20000", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 60000) > 0, "top_provider did not start");
+    const char *out = file("big.csv");
+    const char *args[] = {"\\Big(*)\\*", "-si", "0.5", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("big.out"), file("big.err"));
+    long long deadline = tu_now_ms() + 30000;
+    while (!catches_sigint(pid)) {
+        cr_assert(tu_now_ms() < deadline, "pcwstat never installed its SIGINT handler");
+        usleep(1000); /* the pace of polling /proc, not a synchronisation */
+    }
+    kill(pid, SIGINT);
+    long long sent = tu_now_ms();
+    int st;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (tu_now_ms() - sent > 5000) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            cr_assert_fail("pcwstat ignored SIGINT for 5 s");
+        }
+        usleep(10 * 1000);
+    }
+    cr_assert(WIFEXITED(st), "pcwstat died of signal %d", WTERMSIG(st));
+    char *err = slurp(file("big.err"));
+    cr_assert(WEXITSTATUS(st) == 0 || (WEXITSTATUS(st) == 130 && strstr(err, "interrupted")),
+              "exit %d: %s", WEXITSTATUS(st), err);
+    free(err);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
 }

@@ -327,6 +327,10 @@ struct pcw_pdh {
      * lib/consumer/read_hook.h), kept to allocate nothing; 64-aligned. */
     double *cvt;
     size_t cvt_cap;
+    /* Entries the handles' matches examined (pcwq_match_update): a count
+     * of work, not API, that tests/test_query_cost.c holds to the cost
+     * model (linear set-up and churn). */
+    uint64_t entry_tests;
 };
 
 /* The snapshot fetch b read into. */

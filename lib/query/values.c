@@ -121,6 +121,7 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
     if (!mt->all) {
         if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
             return PCW_E_NO_MEMORY;
+        h->q->entry_tests += s->nent;
         for (size_t e = 0; e < s->nent; e++) {
             uint32_t len, dup;
             const char *name = entry_name(s, s->ent[e], &len, &dup);

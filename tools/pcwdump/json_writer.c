@@ -9,6 +9,8 @@
 
 #include <pcw/name.h>
 
+#include "../common/escape.h"
+
 void jw_init(jw *w, FILE *out, int pretty)
 {
     memset(w, 0, sizeof *w);
@@ -18,61 +20,7 @@ void jw_init(jw *w, FILE *out, int pretty)
 
 void jw_write_escaped(FILE *out, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    putc('"', out);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x80) {
-            size_t j = i;
-            int32_t cp = pcw_utf8_next(s, n, &j);
-            if (cp < 0) {
-                /* One replacement per byte that starts no valid sequence:
-                 * resynchronise on the next byte. */
-                fputs("\\ufffd", out);
-                i++;
-            } else if (cp == 0x2028 || cp == 0x2029) {
-                fprintf(out, "\\u%04" PRIx32, (uint32_t)cp);
-                i = j;
-            } else {
-                fwrite(s + i, 1, j - i, out);
-                i = j;
-            }
-            continue;
-        }
-        i++;
-        switch (c) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\b':
-            fputs("\\b", out);
-            break;
-        case '\f':
-            fputs("\\f", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                fputs("\\u00", out);
-                putc(hex[c >> 4], out);
-                putc(hex[c & 15], out);
-            } else {
-                putc(c, out);
-            }
-        }
-    }
-    putc('"', out);
+    esc_json(out, s, n);
 }
 
 static void newline(jw *w)

@@ -6,9 +6,11 @@
  * a name may hold quotes, backslashes, control characters or bytes that are
  * not UTF-8. The writer always produces valid JSON (RFC 8259) whatever the
  * bytes: '"' and '\' are escaped, control characters become \n, \t... or
- * \u00XX, DEL and U+2028/U+2029 are escaped too (safe to embed in
- * JavaScript), and every byte that does not start a valid UTF-8 sequence
- * becomes \ufffd. Valid UTF-8 passes through unchanged.
+ * \u00XX, DEL, C1 controls, bidirectional overrides and U+2028/U+2029 are
+ * escaped too (safe on a terminal and to embed in JavaScript: the tools'
+ * one rule, tools/common/escape.h), and every byte that does not start a
+ * valid UTF-8 sequence becomes \ufffd. Other UTF-8 passes through
+ * unchanged.
  *
  * The writer tracks nesting so commas, colons and (when pretty) newlines and
  * indentation come out right; callers only say what comes next.

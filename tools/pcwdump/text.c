@@ -3,10 +3,11 @@
  * text.c - the human-readable output: one block per provider, countersets
  * indented under it, counters and instances as aligned tables.
  *
- * Every string from a segment goes through text_put(), which escapes
- * backslashes (so the escapes stay unambiguous), control characters (C0,
- * DEL, C1), bidirectional overrides and invalid UTF-8: a hostile provider must not be able to drive
- * the reader's terminal or disguise a name. Columns are aligned by code points (no East Asian width
+ * Every string from a segment goes through text_put(), the tools' one
+ * escape (tools/common/escape.h): backslashes (so the escapes stay
+ * unambiguous), control characters (C0, DEL, C1), bidirectional overrides
+ * and invalid UTF-8: a hostile provider must not be able to drive the
+ * reader's terminal or disguise a name. Columns are aligned by code points (no East Asian width
  * tables: the output stays independent of the locale).
  */
 #define _GNU_SOURCE 1
@@ -17,6 +18,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/escape.h"
 #include "pcwdump.h"
 
 /* Up to this many counters, instances print as a table with one column per
@@ -27,58 +29,14 @@ typedef struct text_st {
     FILE *out;
 } text_st;
 
-static int needs_escape(int32_t cp)
-{
-    return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x202a && cp <= 0x202e) ||
-           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
-}
-
-/* Print (out != NULL) or just measure s[0..n): returns columns. */
-static size_t put_or_measure(FILE *out, const char *s, size_t n)
-{
-    size_t cols = 0;
-    char esc[16];
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        int32_t cp = pcw_utf8_next(s, n, &j);
-        int len;
-        if (cp < 0) {
-            len = snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)s[i]);
-            j = i + 1;
-        } else if (cp == '\\') {
-            len = snprintf(esc, sizeof esc, "\\\\");
-        } else if (cp == '\t') {
-            len = snprintf(esc, sizeof esc, "\\t");
-        } else if (cp == '\n') {
-            len = snprintf(esc, sizeof esc, "\\n");
-        } else if (cp == '\r') {
-            len = snprintf(esc, sizeof esc, "\\r");
-        } else if (needs_escape(cp)) {
-            len = cp < 0x80 ? snprintf(esc, sizeof esc, "\\x%02x", (unsigned)cp)
-                            : snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
-        } else {
-            if (out)
-                fwrite(s + i, 1, j - i, out);
-            cols++;
-            i = j;
-            continue;
-        }
-        if (out)
-            fwrite(esc, 1, (size_t)len, out);
-        cols += (size_t)len;
-        i = j;
-    }
-    return cols;
-}
-
 size_t text_put(FILE *out, const char *s, size_t n)
 {
-    return put_or_measure(out, s, n);
+    return esc_put(out, s, n, 0);
 }
 
 static size_t width_of(const char *s)
 {
-    return put_or_measure(NULL, s, strlen(s));
+    return esc_put(NULL, s, strlen(s), 0);
 }
 
 static void pad(FILE *out, size_t n)
@@ -90,14 +48,14 @@ static void pad(FILE *out, size_t n)
 /* A cell: s left-aligned in w columns, then two spaces. */
 static void cell(FILE *out, const char *s, size_t w)
 {
-    size_t used = put_or_measure(out, s, strlen(s));
+    size_t used = esc_put(out, s, strlen(s), 0);
     pad(out, (w > used ? w - used : 0) + 2);
 }
 
 static void quoted(FILE *out, const char *s, size_t n)
 {
     putc('"', out);
-    put_or_measure(out, s, n);
+    esc_put(out, s, n, 0);
     putc('"', out);
 }
 
@@ -143,7 +101,7 @@ static void text_provider_begin(void *p, const pcw_provider_info *pi, int alive)
     fprintf(t->out, "  pid %" PRId32 "  uid %" PRIu32 "  %s\n", pi->pid, pi->uid,
             alive ? "alive" : "exited");
     fputs("  segment: ", t->out);
-    put_or_measure(t->out, pi->path, strlen(pi->path));
+    esc_put(t->out, pi->path, strlen(pi->path), 0);
     fprintf(t->out, "\n  start time: %" PRIu64 " (clock ticks after boot)", pi->start_time);
     if (pi->flags) {
         fputs("  flags: ", t->out);
@@ -183,16 +141,16 @@ static void counter_notes(FILE *out, const pcw_counter *c)
     }
     if (*c->uri) {
         fputs("uri=", out);
-        put_or_measure(out, c->uri, strlen(c->uri));
+        esc_put(out, c->uri, strlen(c->uri), 0);
         putc(' ', out);
     }
     if (*c->symbol) {
         fputs("symbol=", out);
-        put_or_measure(out, c->symbol, strlen(c->symbol));
+        esc_put(out, c->symbol, strlen(c->symbol), 0);
         putc(' ', out);
     }
     if (*c->description)
-        put_or_measure(out, c->description, strlen(c->description));
+        esc_put(out, c->description, strlen(c->description), 0);
 }
 
 static void type_text(char *buf, size_t cap, uint32_t type)
@@ -301,7 +259,7 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
         uint32_t nlen = pcw_snapshot_name_len(snap, x);
         size_t w = (size_t)snprintf(buf, sizeof buf, "%" PRIu32, pcw_snapshot_id(snap, x));
         wid = w > wid ? w : wid;
-        w = nlen ? put_or_measure(NULL, pcw_snapshot_name(snap, x), nlen) : 1;
+        w = nlen ? esc_put(NULL, pcw_snapshot_name(snap, x), nlen, 0) : 1;
         wname = w > wname ? w : wname;
         if (merged) {
             w = (size_t)snprintf(buf, sizeof buf, "%" PRId32, sample_pid(v, x));
@@ -332,7 +290,7 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
             wval[i] = w > wval[i] ? w : wval[i];
             pad(out, (wname > used ? wname - used : 0) + 2 + wval[i] - w);
             used = wname = 0;
-            put_or_measure(out, cs->counters[i].name, strlen(cs->counters[i].name));
+            esc_put(out, cs->counters[i].name, strlen(cs->counters[i].name), 0);
         }
         wname = wname_all;
     } else {
@@ -354,8 +312,8 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
         }
         snprintf(buf, sizeof buf, "%" PRIu32, pcw_snapshot_id(snap, x));
         cell(out, buf, wid);
-        size_t used = nlen ? put_or_measure(out, pcw_snapshot_name(snap, x), nlen)
-                           : put_or_measure(out, "-", 1);
+        size_t used =
+            nlen ? esc_put(out, pcw_snapshot_name(snap, x), nlen, 0) : esc_put(out, "-", 1, 0);
         if (table) {
             for (uint32_t i = 0; values && i < cs->counter_count; i++) {
                 if (!v->shown[i])
@@ -412,7 +370,7 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (*strs[i]) {
             fprintf(out, "%s%s: ", indent, labels[i]);
-            put_or_measure(out, strs[i], strlen(strs[i]));
+            esc_put(out, strs[i], strlen(strs[i]), 0);
             putc('\n', out);
         }
     if (v->merged) {

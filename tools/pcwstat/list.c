@@ -21,9 +21,13 @@ static int by_name(const void *a, const void *b)
     return strcmp(x->meta->name, y->meta->name);
 }
 
+/* One path a line, escaped (tools/common/escape.h): the listing is text for
+ * a person and has no quoting of its own; a path without control
+ * characters - any a person can type - is written as it is. */
 static int print_path(const char *path, void *arg)
 {
-    fprintf((FILE *)arg, "%s\n", path);
+    esc_put((FILE *)arg, path, strlen(path), ESC_BACKSLASH_LITERAL);
+    fputc('\n', (FILE *)arg);
     return 0;
 }
 
@@ -48,8 +52,9 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
     qsort(v, k, sizeof *v, by_name);
     int rc = 0;
     if (set && !k) {
+        char shown[1024];
         fprintf(stderr, "pcwstat: counterset \"%s\" does not exist (no provider publishes it)\n",
-                set);
+                show(shown, sizeof shown, set));
         rc = 1;
     }
     /* Copy the names first: expanding may refresh the consumer. */
@@ -65,7 +70,7 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
                 continue;
             char path[8192];
             pcw_path_build(path, sizeof path, NULL, cs->name, named ? "*" : NULL, 0, ctr->name);
-            fprintf(out, "%s\n", path);
+            print_path(path, out);
         }
     }
     for (size_t i = 0; with_instances && names && i < k; i++) {
@@ -74,7 +79,9 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
         pcw_path_build(path, sizeof path, NULL, names[i], "*", 0, "*");
         int r = pcw_pdh_expand(q, path, print_path, out, &err);
         if (r != PCW_OK && r != PCW_E_NOT_FOUND) {
-            fprintf(stderr, "pcwstat: %s: %s\n", names[i], err.message);
+            char shown[1024], why[1024];
+            fprintf(stderr, "pcwstat: %s: %s\n", show(shown, sizeof shown, names[i]),
+                    show(why, sizeof why, err.message));
             rc = 1;
         }
     }

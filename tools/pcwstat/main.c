@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -133,6 +134,12 @@ static int add_path(options *o, const char *p)
     return 0;
 }
 
+/* A counter file is a short list of paths: its size and each line are
+ * bounded (docs/design.md's limits table), so /dev/zero or an endless pipe
+ * is refused instead of read until memory runs out. */
+#define CF_MAX_BYTES (1u << 20)
+#define CF_MAX_LINE  PCW_PATH_MAX
+
 static int read_counter_file(options *o, const char *file)
 {
     FILE *f = fopen(file, "r");
@@ -140,10 +147,28 @@ static int read_counter_file(options *o, const char *file)
         fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
         return 1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    char *line = malloc(CF_MAX_LINE + 2);
+    size_t total = 0, lineno = 0;
+    int rc = line ? 0 : -1;
+    while (rc == 0 && fgets(line, CF_MAX_LINE + 2, f)) {
+        size_t len = strlen(line);
+        lineno++;
+        total += len;
+        if (len > CF_MAX_LINE || (len == CF_MAX_LINE + 1 && line[len - 1] != '\n') ||
+            memchr(line, 0, len) != NULL || (len == 0 && !feof(f))) {
+            fprintf(stderr,
+                    "pcwstat: %s: line %zu is longer than %u bytes or holds a NUL byte (not a "
+                    "counter path)\n",
+                    file, lineno, CF_MAX_LINE);
+            rc = 1;
+            break;
+        }
+        if (total > CF_MAX_BYTES) {
+            fprintf(stderr, "pcwstat: %s: larger than %u bytes (a counter file lists paths)\n",
+                    file, CF_MAX_BYTES);
+            rc = 1;
+            break;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = 0;
         size_t start = strspn(line, " \t");
@@ -158,15 +183,20 @@ static int read_counter_file(options *o, const char *file)
         if (!copy || !ow || add_path(o, copy)) {
             if (!ow)
                 free(copy);
-            fclose(f);
-            free(line);
-            fprintf(stderr, "pcwstat: out of memory\n");
-            return 1;
+            rc = -1;
         }
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
+        rc = 1;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "pcwstat: out of memory\n");
+        rc = 1;
     }
     free(line);
     fclose(f);
-    return 0;
+    return rc;
 }
 
 /* Match an option in its typeperf (-si) or GNU (--interval) spelling. */
@@ -276,26 +306,73 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
+/* -o FILE: created new (O_EXCL), or, when it exists and -y (or the answer
+ * to the prompt) says so, opened without following a symbolic link
+ * (O_NOFOLLOW) and written only if it is a regular file with no other hard
+ * link (truncated then), a character device or a FIFO. In a directory
+ * another user can write, a name checked and then opened could be swapped
+ * for a link to a file of the victim's: O_EXCL and O_NOFOLLOW decide at the
+ * open itself, and fstat checks what was opened. */
 static FILE *open_output(const options *o)
 {
     if (!o->output)
         return stdout;
-    struct stat st;
-    if (!o->yes && stat(o->output, &st) == 0) {
-        if (!isatty(0)) {
-            fprintf(stderr, "pcwstat: %s exists; use -y to overwrite it\n", o->output);
+    const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
+    int fd = open(o->output, flags | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno == EEXIST) {
+        struct stat st;
+        int link = lstat(o->output, &st) == 0 && S_ISLNK(st.st_mode);
+        if (link) {
+            fprintf(stderr,
+                    "pcwstat: %s is a symbolic link; not following it (name the file it "
+                    "points to)\n",
+                    o->output);
             return NULL;
         }
-        fprintf(stderr, "%s exists. Overwrite it? [Y/N] ", o->output);
-        char answer[16];
-        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
-            fprintf(stderr, "pcwstat: not overwriting %s\n", o->output);
+        if (!o->yes) {
+            if (!isatty(0)) {
+                fprintf(stderr, "pcwstat: %s exists; use -y to overwrite it\n", o->output);
+                return NULL;
+            }
+            fprintf(stderr, "%s exists. Overwrite it? [Y/N] ", o->output);
+            char answer[16];
+            if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+                fprintf(stderr, "pcwstat: not overwriting %s\n", o->output);
+                return NULL;
+            }
+        }
+        /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
+         * blocking; cleared below. */
+        fd = open(o->output, flags | O_NONBLOCK);
+        if (fd < 0 && errno == ELOOP) {
+            fprintf(stderr, "pcwstat: %s is a symbolic link; not following it\n", o->output);
             return NULL;
+        }
+        if (fd >= 0) {
+            const char *why = NULL;
+            if (fstat(fd, &st) != 0)
+                why = strerror(errno);
+            else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+                why = "it has another hard link; not overwriting it";
+            else if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+                why = "not a regular file";
+            else if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)
+                why = strerror(errno);
+            else if (fcntl(fd, F_SETFL, O_WRONLY) != 0)
+                why = strerror(errno);
+            if (why) {
+                fprintf(stderr, "pcwstat: %s: %s\n", o->output, why);
+                close(fd);
+                return NULL;
+            }
         }
     }
-    FILE *f = fopen(o->output, "w");
-    if (!f)
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
         fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
     return f;
 }
 
@@ -338,7 +415,9 @@ static int report_new(const char *path, void *arg)
 {
     strset *known = arg;
     if (!strset_has(known, path)) {
-        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n", path);
+        char shown[PCW_PATH_MAX];
+        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n",
+                show(shown, sizeof shown, path));
         (void)strset_add(known, path);
     }
     return 0;
@@ -352,8 +431,10 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
     size_t n = 0;
     for (size_t u = 0; u < nuser; u++) {
         size_t nv = pcw_pdh_value_count(user[u]);
+        char shown[PCW_PATH_MAX], why[1024];
         if (!nv)
-            fprintf(stderr, "pcwstat: %s matches nothing now\n", pcw_pdh_counter_path(user[u]));
+            fprintf(stderr, "pcwstat: %s matches nothing now\n",
+                    show(shown, sizeof shown, pcw_pdh_counter_path(user[u])));
         for (size_t i = 0; i < nv; i++) {
             char bare[8192], full[8192];
             pcw_pdh_value v;
@@ -361,15 +442,16 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
             pcw_pdh_value_path(user[u], i, 0, bare, sizeof bare);
             pcw_pdh_value_path(user[u], i, 1, full, sizeof full);
             if (v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE)
-                fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n", bare,
-                        pcw_cstatus_str(v.status));
+                fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n",
+                        show(shown, sizeof shown, bare), pcw_cstatus_str(v.status));
             column *c = realloc(cols, (n + 1) * sizeof *c);
             if (!c)
                 goto nomem;
             cols = c;
             pcw_path_error err;
             if (pcw_pdh_add_counter(q, bare, &cols[n].h, &err) != PCW_OK) {
-                fprintf(stderr, "pcwstat: %s: %s\n", bare, err.message);
+                fprintf(stderr, "pcwstat: %s: %s\n", show(shown, sizeof shown, bare),
+                        show(why, sizeof why, err.message));
                 continue;
             }
             if (!(cols[n].path = strdup(full)) || strset_add(known, bare))
@@ -436,8 +518,9 @@ static int run(const options *o)
         pcw_path_error err;
         if (pcw_pdh_add_counter(q, o->paths[i], &user[i], &err) != PCW_OK) {
             fprintf(stderr, "pcwstat: %s\n", o->paths[i]);
+            char why[1024];
             fprintf(stderr, "pcwstat: %*s^ %s\n", (int)(err.offset > 200 ? 200 : err.offset), "",
-                    err.message);
+                    show(why, sizeof why, err.message));
             free(user);
             pcw_pdh_close(q);
             return 1;

@@ -11,7 +11,10 @@
  * rate, instance or provider gone, a zero interval... - is an empty field.
  * Lines end with "\n".
  *
- * JSON: one object per sample per line (docs/query.md shows it).
+ * JSON: one object per sample per line (docs/query.md shows it), strings
+ * escaped by the tools' one JSON escape (tools/common/escape.h).
+ *
+ * Names are never written raw to a terminal: see quoted().
  */
 #define _GNU_SOURCE 1
 #include <string.h>
@@ -29,13 +32,24 @@ void format_time(uint64_t realtime_ns, char *buf, size_t len)
              tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
-static void quoted(FILE *f, const char *s)
+/* A field in double quotes (a quote inside doubled). On a terminal, its
+ * control characters are escaped visibly as well (tools/common/escape.h;
+ * '\' kept, it separates a path's parts): names come from providers. Into
+ * a file or a pipe the CSV quoting alone, so the file has the names as
+ * they are. */
+static void quoted(FILE *f, const char *s, int tty)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
+    for (const char *q; *s; s = q) {
+        q = s + strcspn(s, "\"");
+        if (tty)
+            esc_put(f, s, (size_t)(q - s), ESC_BACKSLASH_LITERAL);
+        else
+            fwrite(s, 1, (size_t)(q - s), f);
+        if (*q == '"') {
+            fputs("\"\"", f);
+            q++;
+        }
     }
     fputc('"', f);
 }
@@ -43,10 +57,11 @@ static void quoted(FILE *f, const char *s)
 void write_header(FILE *f, int format, const column *cols, size_t n)
 {
     char sep = format == FMT_TSV ? '\t' : ',';
-    quoted(f, format == FMT_TSV ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)");
+    int tty = esc_is_tty(f);
+    quoted(f, format == FMT_TSV ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)", tty);
     for (size_t i = 0; i < n; i++) {
         fputc(sep, f);
-        quoted(f, cols[i].path);
+        quoted(f, cols[i].path, tty);
     }
     fputc('\n', f);
 }
@@ -56,7 +71,7 @@ void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, si
 {
     char sep = format == FMT_TSV ? '\t' : ',', ts[64];
     format_time(realtime_ns, ts, sizeof ts);
-    quoted(f, ts);
+    quoted(f, ts, 0);
     for (size_t i = 0; i < n; i++) {
         fputc(sep, f);
         pcw_pdh_value v;
@@ -72,16 +87,7 @@ void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, si
 
 void json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    esc_json(f, s, strlen(s));
 }
 
 static const char *kind_name(uint32_t k)

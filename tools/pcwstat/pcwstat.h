@@ -11,6 +11,8 @@
 
 #include <pcw/query.h>
 
+#include "../common/escape.h"
+
 enum { FMT_CSV, FMT_TSV, FMT_JSON };
 
 typedef struct options {
@@ -49,6 +51,13 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
                 size_t n, unsigned fmt_flags);
 /* A string as a JSON string literal. */
 void json_string(FILE *f, const char *s);
+
+/* A name (or a message quoting one) for stderr: escaped as every tool
+ * escapes names (tools/common/escape.h), '\' kept (path separator). */
+static inline const char *show(char *buf, size_t cap, const char *s)
+{
+    return esc_str(buf, cap, s, ESC_BACKSLASH_LITERAL);
+}
 
 /* ---- list.c ------------------------------------------------------------ */
 

@@ -31,6 +31,21 @@
 
 #include "pcwtop.h"
 
+/* A name from a provider (or a message holding one), escaped: batch output
+ * is text for a person, and this escape is its only quoting (escape.h). */
+static void put_name(FILE *out, const char *s)
+{
+    esc_put(out, s, strlen(s), 0);
+}
+
+/* "pcwtop: MESSAGE" on stderr, escaped: messages quote names. */
+static void say(const char *prefix, const char *msg, const char *suffix)
+{
+    fprintf(stderr, "pcwtop: %s", prefix);
+    put_name(stderr, msg);
+    fprintf(stderr, "%s\n", suffix);
+}
+
 static void print_header(FILE *out, const top_frame *f, const top_view *v, size_t count)
 {
     char clock[32], iv[32], cost[32];
@@ -45,34 +60,49 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
             "Cost: %s\n",
             f->providers_live, f->providers_exited, f->nsets, instances, cost);
     fputs("Countersets:", out);
-    for (size_t i = 0; i < f->nsets; i++)
-        fprintf(out, "%s %s (%u)", i ? "," : "", f->sets[i].name, f->sets[i].providers);
+    for (size_t i = 0; i < f->nsets; i++) {
+        fprintf(out, "%s ", i ? "," : "");
+        put_name(out, f->sets[i].name);
+        fprintf(out, " (%u)", f->sets[i].providers);
+    }
     fputs(f->nsets ? "\n" : " none\n", out);
-    for (size_t i = 0; i < f->nexits; i++)
-        fprintf(out, "Provider %d (%s) exited\n", (int)f->exits[i].pid, f->exits[i].name);
+    for (size_t i = 0; i < f->nexits; i++) {
+        fprintf(out, "Provider %d (", (int)f->exits[i].pid);
+        put_name(out, f->exits[i].name);
+        fputs(") exited\n", out);
+    }
     if (f->born_now || f->gone_now)
         fprintf(out, "Instances: %zu new, %zu gone\n", f->born_now, f->gone_now);
     if (f->failed)
         fprintf(out, "No answer in time from %zu provider%s\n", f->failed,
                 f->failed == 1 ? "" : "s");
-    if (f->message[0])
-        fprintf(out, "%s\n", f->message);
+    if (f->message[0]) {
+        put_name(out, f->message);
+        fputc('\n', out);
+    }
     if (!f->table)
         return;
     const top_setinfo *si = f->set_index >= 0 ? &f->sets[f->set_index] : NULL;
-    fprintf(out, "Counterset: %s (%s, %u provider%s%s)", f->set_name,
-            fmt_instance_type(f->instance_type), si ? si->providers : 0,
-            si && si->providers == 1 ? "" : "s", f->set_callback ? ", callback" : "");
+    fputs("Counterset: ", out);
+    put_name(out, f->set_name);
+    fprintf(out, " (%s, %u provider%s%s)", fmt_instance_type(f->instance_type),
+            si ? si->providers : 0, si && si->providers == 1 ? "" : "s",
+            f->set_callback ? ", callback" : "");
     if (v->sort != TOP_SORT_NONE) {
         const char *col = v->sort == TOP_SORT_NAME              ? "name"
                           : v->sort == TOP_SORT_PID             ? "pid"
                           : (uint32_t)v->sort < f->table->ncols ? f->table->cols[v->sort].name
                                                                 : "?";
         int desc = (v->sort >= 0) != v->reverse;
-        fprintf(out, ", sorted by %s, %s", col, desc ? "descending" : "ascending");
+        fputs(", sorted by ", out);
+        put_name(out, col);
+        fprintf(out, ", %s", desc ? "descending" : "ascending");
     }
-    if (v->filter[0])
-        fprintf(out, ", filter \"%s\" (%zu shown)", v->filter, count - v->nshown_totals);
+    if (v->filter[0]) {
+        fputs(", filter \"", out);
+        put_name(out, v->filter);
+        fprintf(out, "\" (%zu shown)", count - v->nshown_totals);
+    }
     fprintf(out, "%s\n", f->raw ? ", raw values" : "");
 }
 
@@ -169,17 +199,16 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
     int status = 0, sort_pending = o->sort != NULL;
     if (o->set && !f->table) {
         if (strstr(f->message, "not published"))
-            fprintf(stderr, "pcwtop: counterset \"%s\" does not exist (no provider publishes it)\n",
-                    o->set);
+            say("counterset \"", o->set, "\" does not exist (no provider publishes it)");
         else
-            fprintf(stderr, "pcwtop: %s\n", f->message[0] ? f->message : "no counterset shown");
+            say("", f->message[0] ? f->message : "no counterset shown", "");
         view_free(&v);
         return 1;
     }
     char why[512];
     if (sort_pending && f->table) {
         if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
-            fprintf(stderr, "pcwtop: %s\n", why);
+            say("", why, "");
             view_free(&v);
             return 1;
         }
@@ -196,7 +225,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
         top_model_collect(m, step);
         if (sort_pending && f->table) {
             if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
-                fprintf(stderr, "pcwtop: %s\n", why);
+                say("", why, "");
                 status = 1;
                 break;
             }

@@ -12,6 +12,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/escape.h"
 #include "format.h"
 #include "model.h"
 
@@ -126,8 +127,10 @@ int fmt_ascii;
 
 int utf8_char_width(uint32_t c)
 {
-    if (c < 0x20 || (c >= 0x7f && c < 0xa0) || (fmt_ascii && c >= 0x80))
-        return -1; /* a control character (or not ASCII): drawn as '?' */
+    /* A control character (the tools' one rule, tools/common/escape.h), or
+     * not ASCII on a terminal that is not UTF-8: drawn as '?'. */
+    if (esc_is_control((int32_t)c) || (fmt_ascii && c >= 0x80))
+        return -1;
     int w = wcwidth((wchar_t)c);
     return w < 0 ? 1 : w;
 }

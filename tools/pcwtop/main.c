@@ -349,8 +349,10 @@ static int interactive(const top_options *o, top_model *m)
      * prompt comes back now, and the model goes with the process. */
     if (collector_stop(ui->col, 200) != 0)
         model_busy = 1;
-    if (ui->message[0] && status != 0)
-        fprintf(stderr, "pcwtop: %s\n", ui->message);
+    if (ui->message[0] && status != 0) {
+        char msg[2048];
+        fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, ui->message, 0));
+    }
 out:
     if (ui) {
         view_free(&ui->view);

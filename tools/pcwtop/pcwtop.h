@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/escape.h"
 #include "format.h"
 #include "model.h"
 
