@@ -174,7 +174,10 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
-	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+	    -o $@ $< $(filter %.o,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+# tests/test_tools_common.c tests what every tool shares (tools/common):
+# linked with those objects, as the tools are.
+$(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
 
 # ---- C++ (issue 12) ---------------------------------------------------------
 # A provider in two translation units (tests/cxx/provider_main.cc holds the

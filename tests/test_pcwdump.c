@@ -1021,3 +1021,41 @@ Test(pcwdump, counters_matching_nothing_print_only_the_error)
     }
     stop(&a);
 }
+
+/* A mistyped counterset or counter gets the nearest names, escaped; a
+ * pattern, an id or a name far from every other gets none (issue 25,
+ * item 12). */
+Test(pcwdump, typos_get_the_nearest_names)
+{
+    provider a;
+    start(&a, (const char *[]){"Dump A", "Alpha Set", "one=1", NULL});
+    provider h;
+    start(&h, (const char *[]){"Dump H", "Alpha\x1b]St", "two=2", NULL});
+    result r = run((const char *[]){"-c", "Alpha St", NULL});
+    cr_assert_eq(r.status, 1);
+    cr_assert_str_eq(r.err,
+                     "pcwdump: -c \"Alpha St\": did you mean \"Alpha Set\" or "
+                     "\"Alpha\\x1b]St\"?\npcwdump: nothing matches the filters\n");
+    result_free(&r);
+    r = run((const char *[]){"-c", "Alpha Set", "--counters", "Cuont", NULL});
+    cr_assert_eq(r.status, 1);
+    cr_assert_str_eq(r.err, "pcwdump: --counters \"Cuont\": did you mean \"Count\"?\n"
+                            "pcwdump: --counters matches no counter\n");
+    result_free(&r);
+    r = run((const char *[]){"--counters", "Hit", NULL}); /* the start of longer names */
+    cr_assert_eq(r.status, 1);
+    cr_assert_str_eq(r.err, "pcwdump: --counters \"Hit\": did you mean \"Hits\" or \"Hits Base\"?\n"
+                            "pcwdump: --counters matches no counter\n");
+    result_free(&r);
+    static const char *const none[][5] = {{"-c", "Gamma*", NULL},
+                                          {"-c", "Zeta Zone", NULL},
+                                          {"--counters", "99", NULL}};
+    for (size_t f = 0; f < sizeof none / sizeof none[0]; f++) {
+        r = run(none[f]);
+        cr_assert_eq(r.status, 1, "form %zu", f);
+        cr_assert_null(strstr(r.err, "did you mean"), "form %zu: %s", f, r.err);
+        result_free(&r);
+    }
+    stop(&h);
+    stop(&a);
+}

@@ -262,6 +262,10 @@ Test(pcwstat, errors)
     } cases[] = {
         {{"\\Err(*)\\Nope", "-sc", "1", NULL}, 1, "has no counter \"Nope\""},
         {{"\\Missing(*)\\Level", "-sc", "1", NULL}, 1, "\"Missing\" does not exist"},
+        /* Typos get the nearest names (issue 25, item 12). */
+        {{"\\Err(*)\\Levl", "-sc", "1", NULL}, 1, "\npcwstat: did you mean \"Level\"?\n"},
+        {{"\\Er(*)\\Level", "-sc", "1", NULL}, 1, "\npcwstat: did you mean \"Err\"?\n"},
+        {{"-q", "Erx", NULL}, 1, "\npcwstat: did you mean \"Err\"?\n"},
         {{"Err(*)\\Level", "-sc", "1", NULL}, 1, "starts with '\\'"},
         {{"\\Err(x#01)\\Level", NULL}, 1, "leading zero"},
         {{"\\Err\\Level", NULL}, 1, "has instances"},

@@ -499,6 +499,7 @@ static int one_pass(pass *p, unsigned sample)
     int rc = o->merged ? plan_merged(p) : plan_listing(p);
     /* A --counters that names nothing here: the error alone, no listing. */
     if (rc == PCW_OK && o->counters.n && !counters_match(p)) {
+        sel_explain_unmatched(o, p->segs, p->nsegs, stderr);
         fprintf(stderr, "pcwdump: --counters matches no counter\n");
         return EXIT_FAIL;
     }
@@ -522,6 +523,7 @@ static int one_pass(pass *p, unsigned sample)
     /* Say why the output is empty; a filter that matched nothing fails. */
     if (o->merged ? !p->s.csets : !p->s.providers) {
         if (o->providers.n || o->csets.n || instance_filter(o)) {
+            sel_explain_unmatched(o, p->segs, p->nsegs, stderr);
             fprintf(stderr, "pcwdump: nothing matches the filters\n");
             status = EXIT_FAIL;
         } else if (!o->json) {

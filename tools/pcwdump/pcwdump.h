@@ -58,6 +58,10 @@ int sel_instance(const dump_opts *o, uint32_t id, const char *name, size_t len);
 /* Fill shown[counter_count] with 1 for each counter to print; returns how
  * many. Without --counters, every counter. */
 size_t sel_counters(const dump_opts *o, const pcw_counterset *cs, unsigned char *shown);
+/* For each -c value that matches no counterset, and each --counters name
+ * that names no counter of the countersets -c selects, a line on err with
+ * the nearest names (tools/common/suggest.h), when some are near. */
+void sel_explain_unmatched(const dump_opts *o, pcw_segment *const *segs, size_t nsegs, FILE *err);
 
 /* ---- names.c: numbers to the manifest's and winperf.h's names ----------- */
 

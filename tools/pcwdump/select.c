@@ -12,6 +12,8 @@
 
 #include <pcw/name.h>
 
+#include "../common/escape.h"
+#include "../common/suggest.h"
 #include "pcwdump.h"
 
 static int wild(const char *pattern, const char *name, size_t len)
@@ -98,4 +100,70 @@ size_t sel_counters(const dump_opts *o, const pcw_counterset *cs, unsigned char 
         n += (size_t)on;
     }
     return n;
+}
+
+/* Does any counterset of these segments match -c's value f? */
+static int cset_matched(const char *f, pcw_segment *const *segs, size_t nsegs)
+{
+    for (size_t i = 0; i < nsegs; i++)
+        for (size_t k = 0; segs[i] && k < pcw_segment_counterset_count(segs[i]); k++) {
+            const pcw_counterset *cs = pcw_segment_counterset(segs[i], k);
+            if (cs && wild(f, cs->name, strlen(cs->name)))
+                return 1;
+        }
+    return 0;
+}
+
+void sel_explain_unmatched(const dump_opts *o, pcw_segment *const *segs, size_t nsegs, FILE *err)
+{
+    for (size_t f = 0; f < o->csets.n; f++) {
+        const char *want = o->csets.v[f];
+        if (strpbrk(want, "*?") || cset_matched(want, segs, nsegs))
+            continue; /* a pattern is not a typo of one name */
+        suggest sg;
+        suggest_init(&sg, want);
+        for (size_t i = 0; i < nsegs; i++)
+            for (size_t k = 0; segs[i] && k < pcw_segment_counterset_count(segs[i]); k++) {
+                const pcw_counterset *cs = pcw_segment_counterset(segs[i], k);
+                if (cs)
+                    suggest_add(&sg, cs->name);
+            }
+        if (!sg.n)
+            continue;
+        fputs("pcwdump: -c \"", err);
+        esc_put(err, want, strlen(want), 0);
+        fputs("\": ", err);
+        suggest_print(err, &sg);
+        fputc('\n', err);
+    }
+    for (size_t f = 0; f < o->counters.n; f++) {
+        const char *want = o->counters.v[f];
+        unsigned long long id;
+        if (all_digits(want, &id) || strpbrk(want, "*?"))
+            continue;
+        int found = 0;
+        suggest sg;
+        suggest_init(&sg, want);
+        for (size_t i = 0; i < nsegs && !found; i++)
+            for (size_t k = 0; segs[i] && k < pcw_segment_counterset_count(segs[i]); k++) {
+                const pcw_counterset *cs = pcw_segment_counterset(segs[i], k);
+                if (!cs || !sel_cset(o, cs))
+                    continue;
+                for (uint32_t c = 0; c < cs->counter_count; c++) {
+                    const char *name = cs->counters[c].name;
+                    if (pcw_name_equal(want, strlen(want), name, strlen(name)))
+                        found = 1;
+                    suggest_add(&sg, name);
+                }
+            }
+        if (found)
+            continue;
+        if (!sg.n)
+            continue;
+        fputs("pcwdump: --counters \"", err);
+        esc_put(err, want, strlen(want), 0);
+        fputs("\": ", err);
+        suggest_print(err, &sg);
+        fputc('\n', err);
+    }
 }

@@ -12,6 +12,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/suggest.h"
 #include "pcwstat.h"
 
 static int by_name(const void *a, const void *b)
@@ -55,6 +56,7 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
         char shown[1024];
         fprintf(stderr, "pcwstat: counterset \"%s\" does not exist (no provider publishes it)\n",
                 show(shown, sizeof shown, set));
+        suggest_names(q, set, NULL, stderr);
         rc = 1;
     }
     /* Copy the names first: expanding may refresh the consumer. */
@@ -92,4 +94,44 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
     free(names);
     free(v);
     return rc;
+}
+
+void suggest_names(pcw_pdh *q, const char *set, const char *counter, FILE *out)
+{
+    pcw_consumer *c = pcw_pdh_consumer(q);
+    size_t n = c ? pcw_consumer_counterset_count(c) : 0;
+    suggest sg;
+    suggest_init(&sg, counter ? counter : set);
+    for (size_t i = 0; i < n; i++) {
+        const pcw_counterset *cs = pcw_consumer_counterset(c, i)->meta;
+        if (!counter) {
+            suggest_add(&sg, cs->name);
+            continue;
+        }
+        if (!pcw_wildcard_match(set, strlen(set), cs->name, strlen(cs->name)))
+            continue;
+        for (uint32_t j = 0; j < cs->counter_count; j++)
+            if (!pcw_counter_type_is_base(cs->counters[j].type))
+                suggest_add(&sg, cs->counters[j].name);
+    }
+    if (!sg.n)
+        return;
+    fputs("pcwstat: ", out);
+    suggest_print(out, &sg);
+    fputc('\n', out);
+}
+
+void suggest_for_path(pcw_pdh *q, const char *path, const pcw_path_error *err, FILE *out)
+{
+    if (err->status != PCW_E_NOT_FOUND ||
+        (err->part != PCW_PATH_COUNTERSET && err->part != PCW_PATH_COUNTER))
+        return;
+    pcw_path p;
+    if (pcw_path_parse(path, &p, NULL) != PCW_OK)
+        return;
+    if (err->part == PCW_PATH_COUNTERSET && !(p.wild & PCW_PATH_WILD_COUNTERSET))
+        suggest_names(q, p.counterset, NULL, out);
+    else if (err->part == PCW_PATH_COUNTER && !(p.wild & PCW_PATH_WILD_COUNTER))
+        suggest_names(q, p.counterset, p.counter, out);
+    pcw_path_free(&p);
 }

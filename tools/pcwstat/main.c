@@ -521,6 +521,7 @@ static int run(const options *o)
             char why[1024];
             fprintf(stderr, "pcwstat: %*s^ %s\n", (int)(err.offset > 200 ? 200 : err.offset), "",
                     show(why, sizeof why, err.message));
+            suggest_for_path(q, o->paths[i], &err, stderr);
             free(user);
             pcw_pdh_close(q);
             return 1;

@@ -64,4 +64,12 @@ static inline const char *show(char *buf, size_t cap, const char *s)
 /* -q / -qx: print counter paths, one per line. Returns the exit status. */
 int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out);
 
+/* After a path (or -q's COUNTERSET) that names no counterset, or no counter
+ * of its counterset: a line "pcwstat: did you mean ...?" with the nearest
+ * names (tools/common/suggest.h), or nothing when none is near. `set` and
+ * `counter` are what the user wrote; counter NULL for a counterset. */
+void suggest_names(pcw_pdh *q, const char *set, const char *counter, FILE *out);
+/* The same from a path and the error pcw_pdh_add_counter gave for it. */
+void suggest_for_path(pcw_pdh *q, const char *path, const pcw_path_error *err, FILE *out);
+
 #endif /* PCWSTAT_H */
