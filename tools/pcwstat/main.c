@@ -31,6 +31,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/output.h"
 #include "pcwstat.h"
 
 #if defined(__has_include)
@@ -578,6 +579,7 @@ static int run(const options *o)
                     (void)pcw_pdh_expand(q, o->paths[i], report_new, &known, NULL);
             }
             if (fflush(out) != 0) {
+                out_end_if_reader_gone(errno);
                 fprintf(stderr, "pcwstat: write error: %s\n", strerror(errno));
                 status = 1;
                 break;

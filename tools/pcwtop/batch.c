@@ -29,6 +29,7 @@
 
 #include <pcw/version.h>
 
+#include "../common/output.h"
 #include "pcwtop.h"
 
 /* A name from a provider (or a message holding one), escaped: batch output
@@ -234,6 +235,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
         batch_print(stdout, m, &v);
         fputc('\n', stdout);
         if (fflush(stdout) != 0) {
+            out_end_if_reader_gone(errno);
             status = 1;
             break;
         }
