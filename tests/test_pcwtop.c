@@ -110,12 +110,18 @@ static void pcwtop_path(char *buf, size_t len)
 
 /* ---- providers -------------------------------------------------------------- */
 
+/* A helper provider (tests/helpers/NAME) that says "ready" when it is. */
+static void helper_start(tu_child *c, const char *name, const char *const *args)
+{
+    cr_assert_eq(tu_spawn(c, name, args), 0);
+    char line[256];
+    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "%s did not start", name);
+    cr_assert(strncmp(line, "ready", 5) == 0, "%s: %s", name, line);
+}
+
 static void top_start(tu_child *c, const char *const *args)
 {
-    cr_assert_eq(tu_spawn(c, "top_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "top_provider did not start");
-    cr_assert(strncmp(line, "ready", 5) == 0, "top_provider: %s", line);
+    helper_start(c, "top_provider", args);
 }
 
 __attribute__((format(printf, 2, 3))) static void top_cmd(tu_child *c, const char *fmt, ...)
@@ -262,7 +268,7 @@ static void start_top(const char *args)
     snprintf(cmd, sizeof cmd, "stty -g > %s/stty.before; %s %s; echo \"exit=$?\"", tu_root, exe,
              args);
     type(cmd);
-    WAIT_FOR("F10Quit");
+    WAIT_FOR("F1Help"); /* the function bar (at any width) */
 }
 
 /* The screen line holding `needle`, copied into line; its index, or -1. */
@@ -552,8 +558,10 @@ Test(pcwtop, numbers_and_names_at_a_fixed_width)
         cr_assert_str_eq(b, cases[i].want, "%g%s", cases[i].v, cases[i].unit);
         cr_assert_leq(strlen(b), FMT_MIN_CELL);
     }
-    fmt_value(b, sizeof b, 123456789, "/s", 1); /* raw: no unit */
-    cr_assert_str_eq(b, "123.5M");
+    fmt_value(b, sizeof b, 123456789, "/s", 1); /* raw: exact, no unit */
+    cr_assert_str_eq(b, "123456789");
+    fmt_value(b, sizeof b, 2652000001.0, "", 1);
+    cr_assert_str_eq(b, "2652000001");
     /* Wide characters take two columns; a cut name ends in an ellipsis. */
     cr_assert_eq(utf8_width("日本語", strlen("日本語")), 6);
     utf8_pad(b, sizeof b, "日本語テスト", strlen("日本語テスト"), 7, 0);
@@ -583,6 +591,9 @@ Test(pcwtop, batch_prints_each_refresh_as_text)
     char *second = strstr(out + 1, "\npcwtop ");
     cr_assert(second, "two refreshes:\n%s", out);
     cr_assert(!strstr(second + 1, "\npcwtop "), "only two:\n%s", out);
+    /* Numbered as printed: 1 and 2 (the priming collection is not one). */
+    const char *first = strstr(out, " - refresh 1 - ");
+    cr_assert(first && first < second && strstr(second, " - refresh 2 - "), "%s", out);
     cr_assert(strstr(out, "Providers: 1 live, 0 exited"), "%s", out);
     cr_assert(strstr(out, "Counterset: Top Test (multipleAggregate, 1 provider), sorted by Value, "
                           "descending"),
@@ -1114,4 +1125,32 @@ Test(pcwtop, no_colour_with_no_color_and_none_on_a_dumb_terminal)
     WAIT_FOR("dumb-exit=1");
     cr_assert(strstr(screen(), "use -b"), "%s", screen());
     top_stop(&p);
+}
+
+/* ---- at 80x24 (issue 25) ------------------------------------------------------------ */
+
+/* A "Web Server" counterset as the README's, with one instance "www":
+ * counters "Bytes Sent/sec" (= 2652000001) and "Cache Hit %". */
+static void web_start(tu_child *c)
+{
+    helper_start(c, "exporter_provider", (const char *const[]){NULL});
+    top_cmd(c, "pair Web\\sServer Bytes\\sSent/sec Cache\\sHit\\s%%");
+    top_cmd(c, "create Web\\sServer www");
+    top_cmd(c, "set Web\\sServer www 0 2652000001");
+}
+
+Test(pcwtop, raw_mode_shows_exact_integers)
+{
+    tu_child p;
+    web_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c 'Web Server'");
+    WAIT_FOR("www");
+    keys("v");
+    WAIT_FOR("RAW VALUES");
+    WAIT_FOR(" 2652000001"); /* not 2.652G */
+    keys("q");
+    assert_restored();
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
 }
