@@ -226,7 +226,8 @@ uint64_t ui_series_key(const top_ui *ui, uint64_t key);
 
 /* batch.c: -b; returns the exit status. */
 int batch_run(const top_options *o, top_model *m, volatile int *signalled);
-/* Write the last collection as text: header and every row of the view. */
-void batch_print(FILE *out, top_model *m, top_view *v);
+/* Write the last collection as text: header (numbered `refresh`: the
+ * refreshes printed, from 1) and every row of the view. */
+void batch_print(FILE *out, top_model *m, top_view *v, long refresh);
 
 #endif /* PCWTOP_H */

@@ -277,6 +277,15 @@ size_t screen_sort_choices(const top_ui *ui, int *out, size_t cap)
     return n;
 }
 
+/* Cell k of row u as text: its value, or why it has none. */
+static void cell_text(const top_ui *ui, const ui_row *u, uint32_t k, char *num, size_t cap)
+{
+    if (u->state == TOP_ROW_GONE || u->state == TOP_ROW_EXITED)
+        snprintf(num, cap, "%s", u->state == TOP_ROW_GONE ? "gone" : "exited");
+    else
+        fmt_cell(num, cap, u->v[k], u->st[k], ui->table->cols[k].unit, ui->raw);
+}
+
 static void draw_table(top_ui *ui, int y, int x, int w, int h)
 {
     const top_table *t = ui->table;
@@ -292,8 +301,17 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
     }
     uint32_t nc = t->ncols < UI_MAX_COLS ? t->ncols : UI_MAX_COLS;
     int cw[UI_MAX_COLS], values_w = 0;
+    char num[64];
     for (uint32_t k = 0; k < nc; k++) {
+        /* As wide as its title (within limits) or its widest value on
+         * screen: a raw value is never cut. */
         cw[k] = fmt_col_width(t->cols[k].name);
+        for (size_t i = 0; i < ui->nrows; i++) {
+            cell_text(ui, &ui->rows[i], k, num, sizeof num);
+            int vw = (int)strlen(num);
+            if (vw > cw[k])
+                cw[k] = vw;
+        }
         values_w += cw[k] + 2;
     }
     /* The name column: as wide as the widest name on screen, within what
@@ -366,7 +384,6 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
         text(yy, x, 1, right, mark, ma, 0);
         text(yy, x + 1, namew + 1, right, top_row_name(t, r), base | (r->kind ? A_BOLD : 0), 0);
         cx = x + 2 + namew;
-        char num[64];
         if (r->kind == PCW_PDH_INSTANCE)
             snprintf(num, sizeof num, "%d", (int)r->pid);
         else
@@ -375,10 +392,7 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
         cx += 8;
         for (uint32_t k = 0; k < nc; k++) {
             attr_t a = base;
-            if (u->state == TOP_ROW_GONE || u->state == TOP_ROW_EXITED)
-                snprintf(num, sizeof num, "%s", u->state == TOP_ROW_GONE ? "gone" : "exited");
-            else
-                fmt_cell(num, sizeof num, u->v[k], u->st[k], t->cols[k].unit, ui->raw);
+            cell_text(ui, u, k, num, sizeof num);
             if (!selected && (u->changed >> k & 1) && u->state == TOP_ROW_LIVE)
                 a = at(ui, PAIR_CHANGED, A_BOLD);
             text(yy, cx, cw[k] + 2, right, num, a, 1);
