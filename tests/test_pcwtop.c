@@ -1137,6 +1137,7 @@ static void web_start(tu_child *c)
     top_cmd(c, "pair Web\\sServer Bytes\\sSent/sec Cache\\sHit\\s%%");
     top_cmd(c, "create Web\\sServer www");
     top_cmd(c, "set Web\\sServer www 0 2652000001");
+    top_cmd(c, "set Web\\sServer www 1 123456789012345"); /* wider than its title */
 }
 
 Test(pcwtop, raw_mode_shows_exact_integers)
@@ -1149,6 +1150,7 @@ Test(pcwtop, raw_mode_shows_exact_integers)
     keys("v");
     WAIT_FOR("RAW VALUES");
     WAIT_FOR(" 2652000001"); /* not 2.652G */
+    WAIT_FOR(" 123456789012345"); /* the column widens: not cut */
     keys("q");
     assert_restored();
     tu_send(&p, "quit");
@@ -1309,8 +1311,16 @@ Test(pcwtop, at_80x24_right_and_left_scroll_the_columns)
     WAIT_FOR("alpha");
     TITLE_SHOWN("Level");
     cr_assert(!title_shown("Precise"), "all columns fit?\n%s", screen());
-    for (int i = 0; i < (int)NKINDS_COLS; i++)
+    /* One column at a time: every layout shows whole, separated titles. */
+    for (int i = 2; i <= (int)NKINDS_COLS && !title_shown("Precise"); i++) {
+        char first[32];
+        snprintf(first, sizeof first, "columns %d-", i);
         keys("Right");
+        WAIT_FOR(first);
+        char line[4096];
+        title_line(line, sizeof line);
+        whole_columns(line);
+    }
     TITLE_SHOWN("Precise"); /* the last column */
     TITLE_HIDDEN("Level");
     const char *s = screen();
