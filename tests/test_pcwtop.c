@@ -1481,3 +1481,25 @@ Test(pcwtop, the_help_lists_the_function_keys)
     assert_restored();
     top_stop(&p);
 }
+
+Test(pcwtop, at_80x24_the_header_line_is_whole)
+{
+    tu_child p;
+    kinds_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c Kinds");
+    WAIT_FOR("alpha");
+    char line[4096];
+    cr_assert_eq(line_of(screen(), "Providers:", line, sizeof line), 0, "%s", screen());
+    /* What does not fit is left out, not cut: the delay and the time stay. */
+    cr_assert(!strstr(line, "\xe2\x80\xa6"), "the header is cut: \"%s\"", line);
+    cr_assert(strstr(line, "Instances: 2") && strstr(line, "Delay: 0.3s"), "\"%s\"", line);
+    regex_t re;
+    cr_assert_eq(regcomp(&re, "[0-9]{2}:[0-9]{2}:[0-9]{2} *$", REG_EXTENDED), 0);
+    int timed = regexec(&re, line, 0, NULL, 0) == 0;
+    regfree(&re);
+    cr_assert(timed, "no time at the end: \"%s\"", line);
+    keys("q");
+    assert_restored();
+    helper_stop(&p);
+}
