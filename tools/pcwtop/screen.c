@@ -110,12 +110,32 @@ static void draw_header(top_ui *ui)
     fmt_interval(iv, sizeof iv, ui->interval_ns);
     fmt_cost(cost, sizeof cost, h->cost_ns);
     size_t instances = ui->table ? ui->table->nq - ui->table->ntotals : 0;
-    snprintf(line, sizeof line,
-             "pcwtop  Providers: %zu live, %zu exited  Countersets: %zu  Instances: %zu  "
-             "Cost: %s  Delay: %s",
-             h->providers_live, h->providers_exited, h->nsets, instances, cost, iv);
-    /* The time keeps the right edge; the rest is cut if it must be. */
+    /* The fields in the order shown; `drop` is the order in which they are
+     * left out when the line is too wide (Cost first, the name, the
+     * number of countersets the list shows anyway), so that 80 columns
+     * show the rest whole. */
+    char f[6][96];
+    snprintf(f[0], sizeof f[0], "pcwtop");
+    snprintf(f[1], sizeof f[1], "Providers: %zu live, %zu exited", h->providers_live,
+             h->providers_exited);
+    snprintf(f[2], sizeof f[2], "Countersets: %zu", h->nsets);
+    snprintf(f[3], sizeof f[3], "Instances: %zu", instances);
+    snprintf(f[4], sizeof f[4], "Cost: %s", cost);
+    snprintf(f[5], sizeof f[5], "Delay: %s", iv);
+    static const int drop[] = {4, 0, 2};
+    int shown[6] = {1, 1, 1, 1, 1, 1};
     int cw = (int)strlen(clock) + 1;
+    for (size_t d = 0;; d++) {
+        size_t n = 0;
+        line[0] = 0;
+        for (int i = 0; i < 6; i++)
+            if (shown[i])
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", n ? "  " : "", f[i]);
+        if ((int)n <= COLS - cw || d == sizeof drop / sizeof drop[0])
+            break;
+        shown[drop[d]] = 0;
+    }
+    /* The time keeps the right edge; the rest is cut if it must be. */
     text(0, 0, COLS - cw, COLS, line, at(ui, PAIR_HEADER, A_BOLD), 0);
     text(0, COLS - cw, cw, COLS, clock, at(ui, PAIR_HEADER, A_BOLD), 1);
 
