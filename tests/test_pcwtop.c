@@ -1503,3 +1503,24 @@ Test(pcwtop, at_80x24_the_header_line_is_whole)
     assert_restored();
     helper_stop(&p);
 }
+
+Test(pcwtop, a_list_hidden_by_a_narrow_terminal_does_not_keep_the_keys)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--callback", "Top Callback", NULL});
+    top_cmd(&p, "create alpha 1");
+    session(80, 24);
+    start_top("-d 0.3 -c 'Top Test'");
+    WAIT_FOR("alpha");
+    WAIT_FOR("Countersets ");
+    keys("Tab"); /* the list has the keys... */
+    TMUX("resize-window", "-t", "t", "-x", "50", "-y", "24");
+    WAIT_GONE("Countersets "); /* ...and hides itself below 60 columns */
+    keys("Up");                /* the table's: not the hidden list's (Top Callback) */
+    keys("t");                 /* a message says the keys before it were read */
+    WAIT_FOR("totals hidden");
+    cr_assert(strstr(screen(), "Top Test ("), "the counterset changed:\n%s", screen());
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
