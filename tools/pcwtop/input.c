@@ -534,6 +534,8 @@ static void mouse(top_ui *ui)
 
 static void key_table(top_ui *ui, int is_key, wint_t c)
 {
+    if (ui->focus == FOCUS_SETS && !screen_sets_shown(ui))
+        ui->focus = FOCUS_TABLE; /* the terminal got narrow: no keys for a hidden list */
     size_t page = (size_t)screen_table_height(ui);
     size_t *cur = ui->focus == FOCUS_SETS ? &ui->set_cursor : &ui->cursor;
     size_t count = ui->focus == FOCUS_SETS ? ui->hdr.nsets : ui->count;
