@@ -46,12 +46,18 @@ static void pcwtop_path(char *buf, size_t len)
 
 /* ---- providers -------------------------------------------------------------- */
 
+/* A helper provider (tests/helpers/NAME) that says "ready" when it is. */
+static void helper_start(tu_child *c, const char *name, const char *const *args)
+{
+    cr_assert_eq(tu_spawn(c, name, args), 0);
+    char line[256];
+    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "%s did not start", name);
+    cr_assert(strncmp(line, "ready", 5) == 0, "%s: %s", name, line);
+}
+
 static void top_start(tu_child *c, const char *const *args)
 {
-    cr_assert_eq(tu_spawn(c, "top_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "top_provider did not start");
-    cr_assert(strncmp(line, "ready", 5) == 0, "top_provider: %s", line);
+    helper_start(c, "top_provider", args);
 }
 
 __attribute__((format(printf, 2, 3))) static void top_cmd(tu_child *c, const char *fmt, ...)
@@ -110,7 +116,7 @@ static void start_top(const char *args)
     snprintf(cmd, sizeof cmd, "stty -g > %s/stty.before; %s %s; echo \"exit=$?\"", tu_root, exe,
              args);
     type(cmd);
-    WAIT_FOR("F10Quit");
+    WAIT_FOR("F1Help"); /* the function bar (at any width) */
 }
 
 /* The screen line holding `needle`, copied into line; its index, or -1. */
@@ -400,8 +406,10 @@ Test(pcwtop, numbers_and_names_at_a_fixed_width)
         cr_assert_str_eq(b, cases[i].want, "%g%s", cases[i].v, cases[i].unit);
         cr_assert_leq(strlen(b), FMT_MIN_CELL);
     }
-    fmt_value(b, sizeof b, 123456789, "/s", 1); /* raw: no unit */
-    cr_assert_str_eq(b, "123.5M");
+    fmt_value(b, sizeof b, 123456789, "/s", 1); /* raw: exact, no unit */
+    cr_assert_str_eq(b, "123456789");
+    fmt_value(b, sizeof b, 2652000001.0, "", 1);
+    cr_assert_str_eq(b, "2652000001");
     /* Wide characters take two columns; a cut name ends in an ellipsis. */
     cr_assert_eq(utf8_width("日本語", strlen("日本語")), 6);
     utf8_pad(b, sizeof b, "日本語テスト", strlen("日本語テスト"), 7, 0);
@@ -431,6 +439,9 @@ Test(pcwtop, batch_prints_each_refresh_as_text)
     char *second = strstr(out + 1, "\npcwtop ");
     cr_assert(second, "two refreshes:\n%s", out);
     cr_assert(!strstr(second + 1, "\npcwtop "), "only two:\n%s", out);
+    /* Numbered as printed: 1 and 2 (the priming collection is not one). */
+    const char *first = strstr(out, " - refresh 1 - ");
+    cr_assert(first && first < second && strstr(second, " - refresh 2 - "), "%s", out);
     cr_assert(strstr(out, "Providers: 1 live, 0 exited"), "%s", out);
     cr_assert(strstr(out, "Counterset: Top Test (multipleAggregate, 1 provider), sorted by Value, "
                           "descending"),
@@ -961,5 +972,403 @@ Test(pcwtop, no_colour_with_no_color_and_none_on_a_dumb_terminal)
     type(cmd);
     WAIT_FOR("dumb-exit=1");
     cr_assert(strstr(screen(), "use -b"), "%s", screen());
+    top_stop(&p);
+}
+
+/* ---- at 80x24 (issue 25) ------------------------------------------------------------ */
+
+/* A "Web Server" counterset as the README's, with one instance "www":
+ * counters "Bytes Sent/sec" (= 2652000001) and "Cache Hit %". */
+static void web_start(tu_child *c)
+{
+    helper_start(c, "exporter_provider", (const char *const[]){NULL});
+    top_cmd(c, "pair Web\\sServer Bytes\\sSent/sec Cache\\sHit\\s%%");
+    top_cmd(c, "create Web\\sServer www");
+    top_cmd(c, "set Web\\sServer www 0 2652000001");
+    top_cmd(c, "set Web\\sServer www 1 123456789012345"); /* wider than its title */
+}
+
+Test(pcwtop, raw_mode_shows_exact_integers)
+{
+    tu_child p;
+    web_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c 'Web Server'");
+    WAIT_FOR("www");
+    keys("v");
+    WAIT_FOR("RAW VALUES");
+    WAIT_FOR(" 2652000001"); /* not 2.652G */
+    WAIT_FOR(" 123456789012345"); /* the column widens: not cut */
+    keys("q");
+    assert_restored();
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}
+
+/* The "Kinds" counterset: 16 counter columns, far more than 80 columns
+ * show; instances alpha and beta. */
+static void kinds_start(tu_child *c)
+{
+    helper_start(c, "exporter_provider", (const char *const[]){NULL});
+    top_cmd(c, "kinds Kinds");
+    top_cmd(c, "create Kinds alpha");
+    top_cmd(c, "create Kinds beta");
+}
+
+static void helper_stop(tu_child *c)
+{
+    tu_send(c, "quit");
+    tu_finish(c, 10000);
+}
+
+static const char *const kinds_cols[] = {
+    "Level",     "Requests", "Hits",  "Sampled", "Latency", "Size",         "Busy",
+    "Busy Fine", "Idle",     "Queue", "Uptime",  "Changes", "Workers Busy", "Precise",
+};
+#define NKINDS_COLS (sizeof kinds_cols / sizeof kinds_cols[0])
+
+/* The table's title line. */
+static void title_line(char *line, size_t cap)
+{
+    cr_assert(line_of(screen(), "INSTANCE", line, cap) >= 0, "no table title:\n%s", screen());
+}
+
+/* The counter titles of a title line: only whole names of kinds_cols, each
+ * set off by spaces (a sort arrow may precede one). Returns how many. */
+static int whole_columns(const char *line)
+{
+    const char *pid = strstr(line, "PID");
+    cr_assert(pid, "%s", line);
+    char rest[4096];
+    snprintf(rest, sizeof rest, " %s ", pid + 3);
+    /* The sort arrow (U+25B2/U+25BC, 3 bytes) counts as a space. */
+    for (char *a; (a = strstr(rest, "\xe2\x96\xb2")) || (a = strstr(rest, "\xe2\x96\xbc"));)
+        memset(a, ' ', 3);
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) /* names with a space first: "Busy Fine" before "Busy" */
+        for (size_t i = 0; i < NKINDS_COLS; i++) {
+            size_t len = strlen(kinds_cols[i]);
+            if ((strchr(kinds_cols[i], ' ') != NULL) != (pass == 0))
+                continue;
+            for (char *p = strstr(rest, kinds_cols[i]); p; p = strstr(p + 1, kinds_cols[i]))
+                if (p[-1] == ' ' && p[len] == ' ') {
+                    memset(p, ' ', len);
+                    n++;
+                }
+        }
+    for (const char *q = rest; *q; q++)
+        cr_assert(*q == ' ', "titles run together or are cut: \"%s\" (left: \"%s\")", line, rest);
+    return n;
+}
+
+Test(pcwtop, at_80x24_titles_are_separated_and_the_bar_fits)
+{
+    tu_child p;
+    kinds_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c Kinds");
+    WAIT_FOR("alpha");
+    char line[4096];
+    title_line(line, sizeof line);
+    cr_assert_geq(whole_columns(line), 2, "%s", line);
+    const char *s = screen();
+    cr_assert(line_of(s, "F1Help", line, sizeof line) == 23, "the bar on the last line:\n%s", s);
+    cr_assert(strstr(line, "F10Quit"), "the bar is cut before F10Quit: \"%s\"", line);
+    /* Sorted by a column (an arrow before its title): still set off. */
+    keys("F6");
+    WAIT_FOR("Sort by");
+    for (int i = 0; i < 4; i++)
+        keys("Down"); /* (as published), INSTANCE, PID, Level, Requests */
+    keys("Enter");
+    WAIT_FOR("sorted by Requests");
+    title_line(line, sizeof line);
+    cr_assert_geq(whole_columns(line), 2, "%s", line);
+    keys("q");
+    assert_restored();
+    helper_stop(&p);
+}
+
+Test(pcwtop, at_80x24_the_help_scrolls_to_its_last_line)
+{
+    tu_child p;
+    kinds_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c Kinds");
+    WAIT_FOR("alpha");
+    keys("F1");
+    WAIT_FOR("pcwtop - the live viewer");
+    cr_assert(!strstr(screen(), "Press any key to return."), "the help fits 24 lines?\n%s",
+              screen());
+    keys("End");
+    WAIT_FOR("Press any key to return.");
+    /* The help's lines (below the 3 header lines) are whole. */
+    const char *body = screen();
+    for (int i = 0; i < 3 && body; i++)
+        body = strchr(body, '\n') ? strchr(body, '\n') + 1 : NULL;
+    cr_assert(body && !strstr(body, "\xe2\x80\xa6"), "a help line is cut:\n%s", screen());
+    keys("Home");
+    WAIT_FOR("pcwtop - the live viewer");
+    for (int i = 0; i < 60; i++)
+        keys("Down");
+    WAIT_FOR("Press any key to return.");
+    keys("x");
+    WAIT_GONE("pcwtop - the live viewer");
+    WAIT_FOR("alpha");
+    keys("q");
+    assert_restored();
+    helper_stop(&p);
+}
+
+/* Is the counter title `name` (whole) on screen? */
+static int title_shown(const char *name)
+{
+    char line[4096];
+    if (line_of(screen(), "INSTANCE", line, sizeof line) < 0)
+        return 0;
+    whole_columns(line);
+    size_t len = strlen(name);
+    for (const char *p = strstr(line, name); p; p = strstr(p + 1, name))
+        if (p[-1] != ' ' || (p[len] != ' ' && p[len] != 0))
+            continue;
+        else
+            return 1;
+    return 0;
+}
+
+static int title_wait(const char *name, int shown)
+{
+    long long deadline = tu_now_ms() + 20000;
+    do {
+        if (title_shown(name) == shown)
+            return 1;
+        usleep(50 * 1000); /* polling pace */
+    } while (tu_now_ms() < deadline);
+    return 0;
+}
+#define TITLE_SHOWN(name)                                                                          \
+    cr_assert(title_wait((name), 1), "no column \"%s\":\n%s", (name), screen())
+#define TITLE_HIDDEN(name)                                                                         \
+    cr_assert(title_wait((name), 0), "column \"%s\" still shown:\n%s", (name), screen())
+
+Test(pcwtop, at_80x24_right_and_left_scroll_the_columns)
+{
+    tu_child p;
+    kinds_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c Kinds");
+    WAIT_FOR("alpha");
+    TITLE_SHOWN("Level");
+    cr_assert(!title_shown("Precise"), "all columns fit?\n%s", screen());
+    /* One column at a time: every layout shows whole, separated titles. */
+    for (int i = 2; i <= (int)NKINDS_COLS && !title_shown("Precise"); i++) {
+        char first[32];
+        snprintf(first, sizeof first, "columns %d-", i);
+        keys("Right");
+        WAIT_FOR(first);
+        char line[4096];
+        title_line(line, sizeof line);
+        whole_columns(line);
+    }
+    TITLE_SHOWN("Precise"); /* the last column */
+    TITLE_HIDDEN("Level");
+    const char *s = screen();
+    cr_assert(strstr(s, "alpha") && strstr(s, "INSTANCE"), "names stay:\n%s", s);
+    for (int i = 0; i < (int)NKINDS_COLS; i++)
+        keys("Left");
+    TITLE_SHOWN("Level");
+    keys("q");
+    assert_restored();
+    helper_stop(&p);
+}
+
+Test(pcwtop, at_80x24_c_hides_the_counterset_list_and_widens_the_table)
+{
+    tu_child p;
+    kinds_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c Kinds");
+    WAIT_FOR("alpha");
+    WAIT_FOR("Countersets "); /* the list's title; the header has "Countersets:" */
+    char line[4096];
+    title_line(line, sizeof line);
+    int before = whole_columns(line);
+    int x_before = (int)(strstr(line, "INSTANCE") - line);
+    keys("c");
+    WAIT_GONE("Countersets ");
+    title_line(line, sizeof line);
+    cr_assert_gt(whole_columns(line), before, "no more columns: %s", line);
+    cr_assert_lt((int)(strstr(line, "INSTANCE") - line), x_before, "%s", line);
+    keys("c");
+    WAIT_FOR("Countersets ");
+    keys("q");
+    assert_restored();
+    helper_stop(&p);
+}
+
+/* ---- htop's function keys (issue 25) ---------------------------------------------------- */
+
+Test(pcwtop, f3_searches_and_jumps_to_an_instance)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--instances", "60", NULL});
+    session(80, 24);
+    start_top("-d 0.3");
+    WAIT_FOR("inst-000005");
+    cr_assert(!strstr(screen(), "inst-000050"), "%s", screen());
+    keys("F3");
+    WAIT_FOR("Search:");
+    TMUX("send-keys", "-t", "t", "-l", "00050");
+    WAIT_FOR("inst-000050"); /* the cursor went there, as typed */
+    keys("Enter");
+    WAIT_GONE("Search:");
+    const char *s = screen();
+    cr_assert(strstr(s, "inst-000050") && strstr(s, "inst-000001") == NULL,
+              "not a filter: the rows around it are shown:\n%s", s);
+    cr_assert(line_of(s, "inst-000049", NULL, 0) >= 0, "%s", s);
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, f4_filters_instances)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--instances", "30", NULL});
+    session(80, 24);
+    start_top("-d 0.3");
+    WAIT_FOR("inst-000005");
+    keys("F4");
+    WAIT_FOR("Filter:");
+    TMUX("send-keys", "-t", "t", "-l", "00017");
+    keys("Enter");
+    WAIT_FOR("filter \"00017\": 1 shown");
+    const char *s = screen();
+    cr_assert(strstr(s, "inst-000017") && !strstr(s, "inst-000005"), "%s", s);
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, f2_chooses_and_orders_the_columns)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--instances", "3", NULL});
+    session(80, 24);
+    start_top("-d 0.3");
+    WAIT_FOR("inst-000002");
+    char line[4096];
+    title_line(line, sizeof line);
+    cr_assert(strstr(line, "Value") < strstr(line, "Index") &&
+                  strstr(line, "Index") < strstr(line, "Ops"),
+              "%s", line);
+    keys("F2");
+    WAIT_FOR("Columns");
+    keys("Space"); /* hide Value */
+    long long deadline = tu_now_ms() + 20000;
+    do {
+        title_line(line, sizeof line);
+        if (!strstr(line, "Value"))
+            break;
+        usleep(50 * 1000); /* polling pace */
+    } while (tu_now_ms() < deadline);
+    cr_assert(!strstr(line, "Value"), "%s", line);
+    keys("End");
+    keys("F7"); /* Ops up, before Index */
+    keys("Escape");
+    WAIT_GONE("Columns");
+    deadline = tu_now_ms() + 20000;
+    do {
+        title_line(line, sizeof line);
+        if (strstr(line, "Ops") && strstr(line, "Index") &&
+            strstr(line, "Ops") < strstr(line, "Index"))
+            break;
+        usleep(50 * 1000); /* polling pace */
+    } while (tu_now_ms() < deadline);
+    cr_assert(strstr(line, "Ops") && strstr(line, "Ops") < strstr(line, "Index"), "%s", line);
+    cr_assert(!strstr(line, "Value"), "%s", line);
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, f5_refreshes_now_even_when_paused)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    top_cmd(&p, "create alpha 1");
+    session(80, 24);
+    start_top("-d 0.3");
+    WAIT_FOR("alpha");
+    keys("Space");
+    WAIT_FOR("PAUSED");
+    top_cmd(&p, "set alpha 4321");
+    keys("F5");
+    WAIT_FOR(" 4321");
+    cr_assert(strstr(screen(), "PAUSED"), "still paused:\n%s", screen());
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, the_help_lists_the_function_keys)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){NULL});
+    session(120, 60);
+    start_top("-d 0.3");
+    keys("h");
+    WAIT_FOR("pcwtop - the live viewer");
+    const char *s = screen();
+    for (int k = 2; k <= 5; k++) {
+        char f[8];
+        snprintf(f, sizeof f, "F%d ", k);
+        cr_assert(strstr(s, f), "%s not in the help:\n%s", f, s);
+    }
+    keys("x");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+Test(pcwtop, at_80x24_the_header_line_is_whole)
+{
+    tu_child p;
+    kinds_start(&p);
+    session(80, 24);
+    start_top("-d 0.3 -c Kinds");
+    WAIT_FOR("alpha");
+    char line[4096];
+    cr_assert_eq(line_of(screen(), "Providers:", line, sizeof line), 0, "%s", screen());
+    /* What does not fit is left out, not cut: the delay and the time stay. */
+    cr_assert(!strstr(line, "\xe2\x80\xa6"), "the header is cut: \"%s\"", line);
+    cr_assert(strstr(line, "Instances: 2") && strstr(line, "Delay: 0.3s"), "\"%s\"", line);
+    regex_t re;
+    cr_assert_eq(regcomp(&re, "[0-9]{2}:[0-9]{2}:[0-9]{2} *$", REG_EXTENDED), 0);
+    int timed = regexec(&re, line, 0, NULL, 0) == 0;
+    regfree(&re);
+    cr_assert(timed, "no time at the end: \"%s\"", line);
+    keys("q");
+    assert_restored();
+    helper_stop(&p);
+}
+
+Test(pcwtop, a_list_hidden_by_a_narrow_terminal_does_not_keep_the_keys)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--callback", "Top Callback", NULL});
+    top_cmd(&p, "create alpha 1");
+    session(80, 24);
+    start_top("-d 0.3 -c 'Top Test'");
+    WAIT_FOR("alpha");
+    WAIT_FOR("Countersets ");
+    keys("Tab"); /* the list has the keys... */
+    TMUX("resize-window", "-t", "t", "-x", "50", "-y", "24");
+    WAIT_GONE("Countersets "); /* ...and hides itself below 60 columns */
+    keys("Up");                /* the table's: not the hidden list's (Top Callback) */
+    keys("t");                 /* a message says the keys before it were read */
+    WAIT_FOR("totals hidden");
+    cr_assert(strstr(screen(), "Top Test ("), "the counterset changed:\n%s", screen());
+    keys("q");
+    assert_restored();
     top_stop(&p);
 }

@@ -47,14 +47,15 @@ static void say(const char *prefix, const char *msg, const char *suffix)
     fprintf(stderr, "%s\n", suffix);
 }
 
-static void print_header(FILE *out, const top_frame *f, const top_view *v, size_t count)
+static void print_header(FILE *out, const top_frame *f, const top_view *v, size_t count,
+                         long refresh)
 {
     char clock[32], iv[32], cost[32];
     fmt_clock(clock, sizeof clock, f->real_ns);
     fmt_interval(iv, sizeof iv, f->interval_ns);
     fmt_cost(cost, sizeof cost, f->cost_ns);
-    fprintf(out, "pcwtop %s - %s - refresh %llu - delay %s\n", PCW_VERSION_STRING, clock,
-            (unsigned long long)f->seq, iv);
+    fprintf(out, "pcwtop %s - %s - refresh %ld - delay %s\n", PCW_VERSION_STRING, clock, refresh,
+            iv);
     size_t instances = f->table ? f->table->nq - f->table->ntotals : 0;
     fprintf(out,
             "Providers: %zu live, %zu exited   Countersets: %zu   Instances: %zu   "
@@ -107,11 +108,11 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     fprintf(out, "%s\n", f->raw ? ", raw values" : "");
 }
 
-void batch_print(FILE *out, top_model *m, top_view *v)
+void batch_print(FILE *out, top_model *m, top_view *v, long refresh)
 {
     const top_frame *f = top_model_frame(m);
     size_t count = view_count(v, m);
-    print_header(out, f, v, count);
+    print_header(out, f, v, count, refresh);
     const top_table *t = f->table;
     if (!t)
         return;
@@ -232,7 +233,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
             }
             sort_pending = 0;
         }
-        batch_print(stdout, m, &v);
+        batch_print(stdout, m, &v, n + 1);
         fputc('\n', stdout);
         if (fflush(stdout) != 0) {
             out_end_if_reader_gone(errno);

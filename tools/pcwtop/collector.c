@@ -7,7 +7,7 @@
  *
  * Two locks, never held together by one thread:
  *   `mu` guards the requests (UI -> collector: interval, pause, counterset,
- *     raw/cooked, quit) and `seq`, the number of the last finished
+ *     raw/cooked, refresh now, quit) and `seq`, the number of the last finished
  *     collection. It is only ever held for a few instructions, so the UI
  *     can always post a request at once. A change of counterset or of
  *     raw/cooked is collected at once; the collector waits on `cv` (with
@@ -48,6 +48,7 @@ struct top_collector {
     char *want;
     int want_changed;
     int raw, raw_changed;
+    int refresh_now; /* F5: collect at once, even paused */
     uint64_t seq; /* collections finished */
     int done;     /* the thread left its loop */
 };
@@ -67,7 +68,7 @@ static void *run(void *arg)
         /* Take the requests, then collect without holding mu. */
         int want_changed = c->want_changed, raw_changed = c->raw_changed, raw = c->raw;
         char *want = want_changed && c->want ? strdup(c->want) : NULL;
-        c->want_changed = c->raw_changed = 0;
+        c->want_changed = c->raw_changed = c->refresh_now = 0;
         uint64_t interval = c->interval_ns;
         pthread_mutex_unlock(&c->mu);
 
@@ -92,7 +93,7 @@ static void *run(void *arg)
         if (switched && wait > FIRST_RATE_NS)
             wait = FIRST_RATE_NS;
         uint64_t start = mono_ns(), deadline = start + wait;
-        while (!c->quit && !c->want_changed && !c->raw_changed &&
+        while (!c->quit && !c->want_changed && !c->raw_changed && !c->refresh_now &&
                (c->paused || mono_ns() < deadline)) {
             if (c->paused) {
                 pthread_cond_wait(&c->cv, &c->mu);
@@ -206,6 +207,11 @@ void collector_want(top_collector *c, const char *set)
 void collector_set_raw(top_collector *c, int raw)
 {
     REQUEST(c, (c->raw = raw, c->raw_changed = 1));
+}
+
+void collector_refresh(top_collector *c)
+{
+    REQUEST(c, c->refresh_now = 1);
 }
 
 uint64_t collector_seq(top_collector *c)

@@ -59,6 +59,10 @@ size_t fmt_value(char *buf, size_t cap, double v, const char *unit, int raw)
 {
     char num[32];
     if (raw) {
+        /* Raw means exact: every digit, no suffix (a double holds every
+         * integer below 2^53; a raw value is never fractional). */
+        if (v == floor(v) && fabs(v) < 1e20)
+            return (size_t)snprintf(buf, cap, "%.0f", v);
         fmt_number(num, sizeof num, v, 1, 0);
         return (size_t)snprintf(buf, cap, "%s", num);
     }

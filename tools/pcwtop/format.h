@@ -8,7 +8,8 @@
  * m u n for seconds below one), so every value fits a fixed width: "48",
  * "1.234k", "12.35M", "999.9G", "-3.500", "0.125", "120.0ms". Integers
  * below 100000 are written whole. Cooked values carry their unit ("/s",
- * "%", "s"); raw values are integers without one.
+ * "%", "s"); raw values are exact integers, every digit, without one
+ * (the screen widens a column to its widest value).
  *
  * Names: UTF-8, measured in terminal columns (wcwidth: CJK characters take
  * two), cut with an ellipsis to fit; control characters and bytes that are
@@ -34,7 +35,7 @@ extern int fmt_ascii;
  * ("12.00m") - for seconds; else three decimals. Returns the length
  * (snprintf's). */
 size_t fmt_number(char *buf, size_t cap, double v, int integral, int small);
-/* A value as a table cell: raw values as integers; cooked ones with their
+/* A value as a table cell: raw values as exact integers; cooked ones with their
  * unit: "12.35k/s", "45.20%" (never a prefix before %), "1.500ms". */
 size_t fmt_value(char *buf, size_t cap, double v, const char *unit, int raw);
 /* What a cell without a number shows for its pcw_cstatus. */

@@ -11,7 +11,13 @@
  * provider never holds up a key - and reads the rows it will draw. If the
  * model is busy it draws what it read last and tries again shortly.
  *
- * Keys are htop's where htop has one (help screen: h, F1 or ?).
+ * Keys are htop's where htop has one (help screen: h, F1 or ?): F2 setup
+ * (the columns), F3 search, F4 filter, F6 sort, F10 quit; F5, htop's
+ * tree (instances have no tree), is perfmon's and Windows' "refresh now".
+ * Two of pcwtop's own differ from htop: `/` filters (as it always did in
+ * pcwtop; htop's `\` filters too), and Left/Right scroll the table's
+ * columns, reaching the counterset list from the first column (Tab
+ * switches panes).
  */
 #define _GNU_SOURCE 1
 #include <curses.h>
@@ -109,6 +115,51 @@ static const ui_cached *row_values(top_ui *ui, top_model *m, const top_row *r, u
     return e;
 }
 
+/* The columns as published: every one shown, in its order. */
+static void columns_reset(top_ui *ui)
+{
+    uint32_t nc = ui->table ? ui->table->ncols : 0;
+    ui->ncol_order = nc < UI_MAX_COLS ? nc : UI_MAX_COLS;
+    for (uint32_t i = 0; i < ui->ncol_order; i++) {
+        ui->col_order[i] = i;
+        ui->col_hidden[i] = 0;
+    }
+    ui->hscroll = 0;
+    ui->setup_cursor = 0;
+}
+
+/* F3: the first instance at or after ui->search_from (in the view's
+ * order, wrapping around once) whose name matches the search becomes the
+ * cursor. O(rows), a window of rows at a time. */
+static void search(top_ui *ui, top_model *m)
+{
+    enum { CHUNK = 256 };
+    uint32_t rows[CHUNK];
+    size_t n = ui->count;
+    ui->search_failed = 1;
+    if (!n)
+        return;
+    size_t start = ui->search_from < n ? ui->search_from : 0;
+    for (size_t done = 0; done < n;) {
+        size_t at = (start + done) % n;
+        size_t want = n - at < CHUNK ? n - at : CHUNK;
+        if (want > n - done)
+            want = n - done;
+        size_t got = view_rows(&ui->view, m, at, want, rows);
+        if (!got)
+            return;
+        for (size_t i = 0; i < got; i++) {
+            const top_row *r = &ui->table->rows[rows[i]];
+            if (view_filter_match(ui->search, top_row_name(ui->table, r), r->name_len)) {
+                ui->cursor = at + i;
+                ui->search_failed = 0;
+                return;
+            }
+        }
+        done += got;
+    }
+}
+
 /* A new refresh: header, table, messages. */
 static void take_refresh(top_ui *ui, const top_frame *f)
 {
@@ -132,6 +183,7 @@ static void take_refresh(top_ui *ui, const top_frame *f)
     ui->hdr.table = NULL;
     ui->hdr.sets = sets, ui->hdr.sets_cap = sets_cap, ui->hdr.nsets = 0;
     ui->hdr.exits = exits, ui->hdr.exits_cap = exits_cap, ui->hdr.nexits = 0;
+    int set_changed = !set_name || !f->set_name || strcmp(set_name, f->set_name) != 0;
     free(set_name);
     ui->hdr.set_name = f->set_name ? strdup(f->set_name) : NULL;
     if (f->nsets > ui->hdr.sets_cap) {
@@ -150,6 +202,9 @@ static void take_refresh(top_ui *ui, const top_frame *f)
     top_table_unref(ui->table);
     ui->table = f->table;
     top_table_ref(ui->table);
+    uint32_t nc = ui->table ? ui->table->ncols : 0;
+    if (set_changed || ui->ncol_order != (nc < UI_MAX_COLS ? nc : UI_MAX_COLS))
+        columns_reset(ui);
     /* The counterset list's cursor follows the counterset shown. */
     if (ui->hdr.set_index >= 0 && ui->focus != FOCUS_SETS)
         ui->set_cursor = (size_t)ui->hdr.set_index;
@@ -189,6 +244,10 @@ void ui_sync(top_ui *ui, top_model *m)
     ui->raw = f->raw;
     ui->count = ui->table ? view_count(&ui->view, m) : 0;
     ui->nshown_totals = ui->view.nshown_totals;
+    if (ui->search_pending && ui->table) {
+        search(ui, m);
+        ui->search_pending = 0;
+    }
     /* Keep the cursor inside the rows and the window around the cursor. */
     size_t h = (size_t)screen_table_height(ui);
     if (ui->cursor >= ui->count)
@@ -340,15 +399,24 @@ static void toggle_mark(top_ui *ui)
     ui->marks[ui->nmarks++] = key;
 }
 
-/* The filter prompt: wide characters in, UTF-8 kept. */
+/* The filter and search prompts: wide characters in, UTF-8 kept. */
 static void edit_key(top_ui *ui, int is_key, wint_t c)
 {
     size_t n = strlen(ui->edit);
-    if (!is_key && (c == L'\r' || c == L'\n')) {
-        ui->editing = 0;
+    int searching = ui->editing == EDIT_SEARCH;
+    if ((is_key && c == KEY_ENTER) || (!is_key && (c == L'\r' || c == L'\n'))) {
+        ui->editing = EDIT_NONE;
     } else if (!is_key && c == 27) { /* Esc: back to the filter as it was */
-        ui->editing = 0;
-        memcpy(ui->view.filter, ui->edit_undo, sizeof ui->view.filter);
+        ui->editing = EDIT_NONE;
+        if (!searching)
+            memcpy(ui->view.filter, ui->edit_undo, sizeof ui->view.filter);
+    } else if (searching && is_key && c == KEY_F(3)) { /* the next match */
+        ui->search_from = ui->cursor + 1;
+        ui->search_pending = 1;
+        ui->resync = 1;
+        return;
+    } else if (is_key && c != KEY_BACKSPACE) {
+        return; /* other keys: nothing (htop's prompts) */
     } else if ((is_key && c == KEY_BACKSPACE) || (!is_key && (c == 127 || c == 8))) {
         while (n > 0 && ((unsigned char)ui->edit[n - 1] & 0xC0) == 0x80)
             n--; /* a whole UTF-8 character */
@@ -367,19 +435,45 @@ static void edit_key(top_ui *ui, int is_key, wint_t c)
             ui->edit[n + k] = 0;
         }
     }
+    ui->resync = 1;
+    if (searching) {
+        /* The search follows what is typed, from where it started. */
+        if (ui->editing && strcmp(ui->search, ui->edit) != 0) {
+            memcpy(ui->search, ui->edit, sizeof ui->search);
+            ui->search_pending = ui->search[0] != 0;
+            ui->search_failed = 0;
+        }
+        return;
+    }
     if (ui->editing) {
         /* The filter follows what is typed (as htop's). */
         memcpy(ui->view.filter, ui->edit, sizeof ui->view.filter);
     }
     ui->cursor = ui->top = 0;
-    ui->resync = 1;
 }
 
 static void open_filter(top_ui *ui)
 {
-    ui->editing = 1;
+    ui->editing = EDIT_FILTER;
     memcpy(ui->edit, ui->view.filter, sizeof ui->edit);
     memcpy(ui->edit_undo, ui->view.filter, sizeof ui->edit_undo);
+}
+
+static void open_search(top_ui *ui)
+{
+    ui->editing = EDIT_SEARCH;
+    ui->focus = FOCUS_TABLE;
+    ui->edit[0] = ui->search[0] = 0;
+    ui->search_failed = 0;
+    ui->search_from = ui->cursor;
+}
+
+/* c, Tab: the counterset list shown or hidden (by choice from then on). */
+static void show_sets(top_ui *ui, int show)
+{
+    ui->sets_pane = show ? 1 : -1;
+    if (!show && ui->focus == FOCUS_SETS)
+        ui->focus = FOCUS_TABLE;
 }
 
 static void sort_by(top_ui *ui, int sort)
@@ -441,6 +535,8 @@ static void mouse(top_ui *ui)
 
 static void key_table(top_ui *ui, int is_key, wint_t c)
 {
+    if (ui->focus == FOCUS_SETS && !screen_sets_shown(ui))
+        ui->focus = FOCUS_TABLE; /* the terminal got narrow: no keys for a hidden list */
     size_t page = (size_t)screen_table_height(ui);
     size_t *cur = ui->focus == FOCUS_SETS ? &ui->set_cursor : &ui->cursor;
     size_t count = ui->focus == FOCUS_SETS ? ui->hdr.nsets : ui->count;
@@ -466,14 +562,34 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
         case KEY_END:
             delta = (long)count, moved = 1;
             break;
-        case KEY_LEFT:
-            ui->focus = FOCUS_SETS;
+        case KEY_LEFT: /* scroll; from the first column, to the list */
+            if (ui->focus == FOCUS_TABLE && ui->hscroll > 0)
+                ui->hscroll--;
+            else if (screen_sets_shown(ui))
+                ui->focus = FOCUS_SETS;
             break;
         case KEY_RIGHT:
-            ui->focus = FOCUS_TABLE;
+            if (ui->focus == FOCUS_SETS)
+                ui->focus = FOCUS_TABLE;
+            else if (ui->hscroll < ui->hscroll_max)
+                ui->hscroll++;
             break;
         case KEY_F(1):
             ui->mode = MODE_HELP;
+            ui->help_top = 0;
+            break;
+        case KEY_F(2):
+            ui->mode = MODE_SETUP;
+            break;
+        case KEY_F(3):
+            open_search(ui);
+            break;
+        case KEY_F(4):
+            open_filter(ui);
+            break;
+        case KEY_F(5):
+            collector_refresh(ui->col);
+            say(ui, "refreshed");
             break;
         case KEY_F(6):
             ui->mode = MODE_SORT;
@@ -492,7 +608,15 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
     } else {
         switch (c) {
         case L'\t':
+            if (!screen_sets_shown(ui))
+                show_sets(ui, 1);
             ui->focus = ui->focus == FOCUS_SETS ? FOCUS_TABLE : FOCUS_SETS;
+            break;
+        case L'c':
+            show_sets(ui, !screen_sets_shown(ui));
+            say(ui, "%s",
+                screen_sets_shown(ui) ? "counterset list shown"
+                                      : "counterset list hidden (c shows it)");
             break;
         case L'\r':
         case L'\n':
@@ -504,8 +628,10 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
         case L'h':
         case L'?':
             ui->mode = MODE_HELP;
+            ui->help_top = 0;
             break;
         case L'/':
+        case L'\\':
             open_filter(ui);
             break;
         case L's':
@@ -598,6 +724,46 @@ static void key_sort(top_ui *ui, int is_key, wint_t c)
     }
 }
 
+/* Columns i and j of the order change places (with their hidden flags). */
+static void column_swap(top_ui *ui, size_t i, size_t j)
+{
+    uint32_t k = ui->col_order[i];
+    uint8_t hidden = ui->col_hidden[i];
+    ui->col_order[i] = ui->col_order[j];
+    ui->col_hidden[i] = ui->col_hidden[j];
+    ui->col_order[j] = k;
+    ui->col_hidden[j] = hidden;
+}
+
+/* F2: the columns; Space shows or hides one, F7/F8 (or [ ]) move it. */
+static void key_setup(top_ui *ui, int is_key, wint_t c)
+{
+    size_t n = ui->ncol_order, *cur = &ui->setup_cursor;
+    if (is_key && c == KEY_UP && *cur > 0)
+        (*cur)--;
+    else if (is_key && c == KEY_DOWN && *cur + 1 < n)
+        (*cur)++;
+    else if (is_key && c == KEY_HOME)
+        *cur = 0;
+    else if (is_key && c == KEY_END && n)
+        *cur = n - 1;
+    else if (!is_key && c == L' ' && *cur < n)
+        ui->col_hidden[*cur] = !ui->col_hidden[*cur];
+    else if (((is_key && c == KEY_F(7)) || (!is_key && c == L'[')) && *cur > 0 && *cur < n) {
+        column_swap(ui, *cur, *cur - 1);
+        (*cur)--;
+    } else if (((is_key && c == KEY_F(8)) || (!is_key && c == L']')) && *cur + 1 < n) {
+        column_swap(ui, *cur, *cur + 1);
+        (*cur)++;
+    } else if ((is_key && (c == KEY_F(2) || c == KEY_F(10) || c == KEY_ENTER)) ||
+               (!is_key && (c == 27 || c == L'q' || c == L'\r' || c == L'\n'))) {
+        ui->mode = MODE_TABLE;
+        if ((is_key && c == KEY_F(10)) || (!is_key && c == L'q'))
+            ui->quit = 1;
+    }
+    ui->resync = 1;
+}
+
 static void key_mode(top_ui *ui, int is_key, wint_t c)
 {
     /* Help and details: any key returns (q and F10 quit); the graph keeps
@@ -625,6 +791,17 @@ static void key_mode(top_ui *ui, int is_key, wint_t c)
             getmouse(&ev);
         } else
             ui->mode = MODE_TABLE;
+    } else if (ui->mode == MODE_HELP && is_key &&
+               (c == KEY_UP || c == KEY_DOWN || c == KEY_PPAGE || c == KEY_NPAGE || c == KEY_HOME ||
+                c == KEY_END)) {
+        /* Scroll (screen.c keeps it within the help). */
+        int page = ui->body_h > 1 ? ui->body_h - 1 : 1;
+        ui->help_top += c == KEY_UP      ? -1
+                        : c == KEY_DOWN  ? 1
+                        : c == KEY_PPAGE ? -page
+                        : c == KEY_NPAGE ? page
+                        : c == KEY_HOME  ? -(1 << 20)
+                                         : 1 << 20;
     } else if (ui->mode == MODE_DETAILS && is_key && (c == KEY_UP || c == KEY_DOWN)) {
         move_cursor(&ui->cursor, ui->count, c == KEY_UP ? -1 : 1);
     } else if (!(is_key && c == KEY_MOUSE)) {
@@ -647,6 +824,8 @@ static void handle_key(top_ui *ui, int is_key, wint_t c)
         edit_key(ui, is_key, c);
     else if (ui->mode == MODE_SORT)
         key_sort(ui, is_key, c);
+    else if (ui->mode == MODE_SETUP)
+        key_setup(ui, is_key, c);
     else if (ui->mode != MODE_TABLE)
         key_mode(ui, is_key, c);
     else

@@ -60,10 +60,11 @@ static const char usage_text[] =
     "  -h, --help               this help\n"
     "      --version            version\n"
     "\n"
-    "Keys: arrows, PgUp/PgDn, Home/End move; Tab or Left/Right switch between the\n"
-    "counterset list and the table; / filter; s or F6 sort; r reverse; +/- interval;\n"
-    "space pause; t totals; v raw/cooked; d details; g graph; m mark for the graph;\n"
-    "h, F1 or ? help; q or F10 quit.\n"
+    "Keys: Up/Down, PgUp/PgDn, Home/End move; Tab switches between the counterset\n"
+    "list and the table; Left/Right scroll the columns; c hides the list; F2 setup\n"
+    "(columns); F3 search; F4, / or \\ filter; F5 refresh now; F6 or s sort;\n"
+    "r reverse; +/- interval; space pause; t totals; v raw/cooked; d details;\n"
+    "g graph; m mark for the graph; h, F1 or ? help; q or F10 quit.\n"
     "\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 

@@ -103,6 +103,8 @@ void collector_set_interval(top_collector *c, uint64_t ns);
 void collector_pause(top_collector *c, int paused);
 void collector_want(top_collector *c, const char *set);
 void collector_set_raw(top_collector *c, int raw);
+/* Collect once now, paused or not (F5). */
+void collector_refresh(top_collector *c);
 /* Collections finished so far. */
 uint64_t collector_seq(top_collector *c);
 /* The model, locked - or NULL when the collector kept it longer than
@@ -113,7 +115,11 @@ void collector_unlock(top_collector *c);
 /* ---- the interactive UI ------------------------------------------------------ */
 
 enum { FOCUS_SETS, FOCUS_TABLE };
-enum { MODE_TABLE, MODE_HELP, MODE_DETAILS, MODE_GRAPH, MODE_SORT };
+enum { MODE_TABLE, MODE_HELP, MODE_DETAILS, MODE_GRAPH, MODE_SORT, MODE_SETUP };
+/* The prompt on the bottom line: none, the filter (F4, /, \), the search (F3). */
+enum { EDIT_NONE, EDIT_FILTER, EDIT_SEARCH };
+/* Narrower terminals hide the counterset list unless `c` showed it. */
+#define UI_NARROW_COLS 60
 
 /* Colour pairs (screen.c sets them up). */
 enum {
@@ -180,9 +186,23 @@ typedef struct top_ui {
     size_t set_cursor, set_top;
     size_t cursor, top;  /* table: selected row, first row shown */
     size_t sort_cursor;  /* the sort chooser's selection */
-    int editing;         /* the filter prompt is open */
-    char edit[256];      /* the filter being typed */
+    int editing;         /* EDIT_*: the prompt open */
+    char edit[256];      /* the filter or search being typed */
     char edit_undo[256]; /* the filter before (Esc goes back to it) */
+    char search[256];    /* F3: the search (the filter's patterns) */
+    size_t search_from;  /* where the search starts (view index) */
+    int search_pending;  /* find it at the next sync (the model's lock) */
+    int search_failed;   /* no instance matched */
+    /* F2: the counter columns in the order shown, and which are hidden;
+     * for the counterset shown (a new counterset starts as published). */
+    uint32_t col_order[UI_MAX_COLS];
+    uint8_t col_hidden[UI_MAX_COLS];
+    uint32_t ncol_order;
+    size_t setup_cursor;
+    int hscroll;     /* first counter column shown, among the visible ones */
+    int hscroll_max; /* the last draw's limit: the last column is in view */
+    int sets_pane;   /* the counterset list: 1 shown, -1 hidden (c), 0 auto */
+    int help_top;    /* the help's first line shown */
     char message[256];
     uint64_t message_seq; /* refresh the message was set at */
     int paused, raw;
@@ -203,6 +223,9 @@ typedef struct top_ui {
     /* Where the last draw put things (for the mouse). */
     int list_x, list_w, table_x, table_w, body_y, body_h;
     int hdr_x[UI_MAX_COLS + 2], hdr_sort[UI_MAX_COLS + 2], nhdr;
+    /* The columns the last draw showed: visible ones [col_first, col_last]
+     * of ncol_visible. */
+    int col_first, col_last, ncol_visible;
 } top_ui;
 
 /* input.c: the event loop; returns the exit status. */
@@ -214,6 +237,8 @@ int ui_marked(const top_ui *ui, uint64_t key);
 
 /* screen.c */
 void screen_init_colors(top_ui *ui);
+/* Is the counterset list shown (c, or the terminal's width)? */
+int screen_sets_shown(const top_ui *ui);
 void screen_draw(top_ui *ui);
 /* Rows of instances the table shows. */
 int screen_table_height(const top_ui *ui);
@@ -228,7 +253,8 @@ uint64_t ui_series_key(const top_ui *ui, uint64_t key);
 
 /* batch.c: -b; returns the exit status. */
 int batch_run(const top_options *o, top_model *m, volatile int *signalled);
-/* Write the last collection as text: header and every row of the view. */
-void batch_print(FILE *out, top_model *m, top_view *v);
+/* Write the last collection as text: header (numbered `refresh`: the
+ * refreshes printed, from 1) and every row of the view. */
+void batch_print(FILE *out, top_model *m, top_view *v, long refresh);
 
 #endif /* PCWTOP_H */

@@ -8,9 +8,16 @@
  *                   the collection's cost, the interval, the time
  *   line 1          the counterset shown, its sort, filter, raw, paused
  *   line 2          the last event or message
- *   lines 3..n-2    the counterset list (left) and the table (right), or
- *                   the help, details, graph or sort chooser
- *   line n-1        the function bar (or the filter prompt)
+ *   lines 3..n-2    the counterset list (left; `c` hides it, and it hides
+ *                   itself below UI_NARROW_COLS columns) and the table
+ *                   (right), or the help, details or graph; the sort
+ *                   chooser and the column setup (F2) take the list's place
+ *   line n-1        the function bar (or the filter / search prompt)
+ *
+ * The table: the instance name and PID stay; the counter columns shown
+ * are the ones F2 leaves visible, in its order, from ui->hscroll on (Left
+ * and Right scroll by a column), and only whole columns: a title is cut
+ * to its column, which keeps one space before it.
  *
  * Names are drawn at their width in terminal columns (wide characters take
  * two), cut with an ellipsis; only the rows on screen are drawn. Colours:
@@ -104,12 +111,32 @@ static void draw_header(top_ui *ui)
     fmt_interval(iv, sizeof iv, ui->interval_ns);
     fmt_cost(cost, sizeof cost, h->cost_ns);
     size_t instances = ui->table ? ui->table->nq - ui->table->ntotals : 0;
-    snprintf(line, sizeof line,
-             "pcwtop  Providers: %zu live, %zu exited  Countersets: %zu  Instances: %zu  "
-             "Cost: %s  Delay: %s",
-             h->providers_live, h->providers_exited, h->nsets, instances, cost, iv);
-    /* The time keeps the right edge; the rest is cut if it must be. */
+    /* The fields in the order shown; `drop` is the order in which they are
+     * left out when the line is too wide (Cost first, the name, the
+     * number of countersets the list shows anyway), so that 80 columns
+     * show the rest whole. */
+    char f[6][96];
+    snprintf(f[0], sizeof f[0], "pcwtop");
+    snprintf(f[1], sizeof f[1], "Providers: %zu live, %zu exited", h->providers_live,
+             h->providers_exited);
+    snprintf(f[2], sizeof f[2], "Countersets: %zu", h->nsets);
+    snprintf(f[3], sizeof f[3], "Instances: %zu", instances);
+    snprintf(f[4], sizeof f[4], "Cost: %s", cost);
+    snprintf(f[5], sizeof f[5], "Delay: %s", iv);
+    static const int drop[] = {4, 0, 2};
+    int shown[6] = {1, 1, 1, 1, 1, 1};
     int cw = (int)strlen(clock) + 1;
+    for (size_t d = 0;; d++) {
+        size_t n = 0;
+        line[0] = 0;
+        for (int i = 0; i < 6; i++)
+            if (shown[i])
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", n ? "  " : "", f[i]);
+        if ((int)n <= COLS - cw || d == sizeof drop / sizeof drop[0])
+            break;
+        shown[drop[d]] = 0;
+    }
+    /* The time keeps the right edge; the rest is cut if it must be. */
     text(0, 0, COLS - cw, COLS, line, at(ui, PAIR_HEADER, A_BOLD), 0);
     text(0, COLS - cw, cw, COLS, clock, at(ui, PAIR_HEADER, A_BOLD), 1);
 
@@ -135,6 +162,10 @@ static void draw_header(top_ui *ui)
         n += (size_t)snprintf(line + n, sizeof line - n, "  RAW VALUES");
     if (ui->paused && n < sizeof line)
         n += (size_t)snprintf(line + n, sizeof line - n, "  PAUSED");
+    if (ui->mode == MODE_TABLE && ui->table && ui->ncol_visible &&
+        (ui->col_first > 0 || ui->col_last + 1 < ui->ncol_visible) && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, "  columns %d-%d of %d (Left/Right)",
+                              ui->col_first + 1, ui->col_last + 1, ui->ncol_visible);
     if (ui->stale && n < sizeof line)
         snprintf(line + n, sizeof line - n, "  (collecting...)");
     clear_line(1);
@@ -146,40 +177,85 @@ static void draw_header(top_ui *ui)
 
 /* ---- the function bar --------------------------------------------------------- */
 
+/* One "KeyLabel" entry of the bar at x; returns the next x. */
+static int bar_entry(top_ui *ui, int y, int x, const char *key, const char *label)
+{
+    int kw = (int)strlen(key), lw = (int)strlen(label);
+    text(y, x, kw, COLS, key, at(ui, PAIR_BARTEXT, A_BOLD), 0);
+    text(y, x + kw, lw + 1, COLS, label, at(ui, PAIR_BAR, A_REVERSE), 0);
+    return x + kw + lw + 2;
+}
+
 static void draw_bar(top_ui *ui)
 {
     int y = LINES - 1;
     clear_line(y);
     if (ui->editing) {
+        int search = ui->editing == EDIT_SEARCH;
         char line[600];
-        snprintf(line, sizeof line, "%s_", ui->edit);
-        text(y, 0, 20, COLS, "Enter Done  Esc Undo", at(ui, PAIR_BAR, A_REVERSE), 0);
-        text(y, 21, 8, COLS, "Filter:", A_BOLD, 0);
+        snprintf(line, sizeof line, "%s_%s", ui->edit,
+                 search && ui->search_failed ? "   (no instance matches)" : "");
+        const char *hint = search ? "F3 Next  Enter Done " : "Enter Done  Esc Undo";
+        text(y, 0, 20, COLS, hint, at(ui, PAIR_BAR, A_REVERSE), 0);
+        text(y, 21, 8, COLS, search ? "Search:" : "Filter:", A_BOLD, 0);
         text(y, 29, COLS - 29, COLS, line, A_NORMAL, 0);
         return;
     }
+    /* htop's order; F10Quit keeps its place at the end and the entries
+     * that do not fit before it are left out (the help has them all). */
     const char *keys[][2] = {
-        {"F1", "Help"},   {"/", "Filter"}, {"F6", "Sort"},
-        {"r", "Reverse"}, {"t", "Totals"}, {"v", ui->raw ? "Cooked" : "Raw"},
-        {"d", "Details"}, {"g", "Graph"},  {"Spc", ui->paused ? "Run" : "Pause"},
-        {"+-", "Delay"},  {"F10", "Quit"},
+        {"F1", "Help"},
+        {"F2", "Setup"},
+        {"F3", "Search"},
+        {"F4", "Filter"},
+        {"F5", "Refresh"},
+        {"F6", "Sort"},
+        {"v", ui->raw ? "Cooked" : "Raw"},
+        {"g", "Graph"},
+        {"Spc", ui->paused ? "Run" : "Pause"},
+        {"d", "Details"},
+        {"c", "Sets"},
+        {"t", "Totals"},
+        {"r", "Reverse"},
+        {"+-", "Delay"},
     };
+    size_t n = sizeof keys / sizeof keys[0];
     if (ui->mode == MODE_GRAPH) {
-        keys[0][0] = "<>", keys[0][1] = "Counter";
-        keys[1][0] = "m", keys[1][1] = "Mark";
-        keys[2][0] = "U", keys[2][1] = "Unmark";
-        keys[6][0] = "Esc", keys[6][1] = "Table";
+        static const char *const graph[][2] = {
+            {"<>", "Counter"}, {"m", "Mark"},    {"U", "Unmark"}, {"Esc", "Table"},
+            {"v", "Raw"},      {"Spc", "Pause"}, {"+-", "Delay"},
+        };
+        n = sizeof graph / sizeof graph[0];
+        memcpy(keys, graph, sizeof graph);
+        if (ui->raw)
+            keys[4][1] = "Cooked";
+        if (ui->paused)
+            keys[5][1] = "Run";
+    } else if (ui->mode == MODE_SETUP) {
+        static const char *const setup[][2] = {
+            {"Spc", "Show/Hide"}, {"F7", "MoveUp"}, {"F8", "MoveDn"}, {"Esc", "Done"}};
+        n = sizeof setup / sizeof setup[0];
+        memcpy(keys, setup, sizeof setup);
     }
+    const int quit_w = 9; /* "F10Quit " */
     int x = 0;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && x < COLS; i++) {
-        int kw = (int)strlen(keys[i][0]), lw = (int)strlen(keys[i][1]);
-        text(y, x, kw, COLS, keys[i][0], at(ui, PAIR_BARTEXT, A_BOLD), 0);
-        text(y, x + kw, lw + 1, COLS, keys[i][1], at(ui, PAIR_BAR, A_REVERSE), 0);
-        x += kw + lw + 2;
+    for (size_t i = 0; i < n; i++) {
+        int w = (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 2;
+        if (x + w + quit_w > COLS)
+            break;
+        x = bar_entry(ui, y, x, keys[i][0], keys[i][1]);
     }
+    bar_entry(ui, y, x, "F10", "Quit");
 }
 
 /* ---- the counterset list ------------------------------------------------------ */
+
+int screen_sets_shown(const top_ui *ui)
+{
+    if (ui->mode == MODE_SORT || ui->mode == MODE_SETUP)
+        return 1; /* the chooser takes the list's place */
+    return ui->sets_pane > 0 || (ui->sets_pane == 0 && COLS >= UI_NARROW_COLS);
+}
 
 static int list_width(const top_ui *ui)
 {
@@ -187,6 +263,12 @@ static int list_width(const top_ui *ui)
     for (size_t i = 0; i < ui->hdr.nsets; i++) {
         const char *n = ui->hdr.sets[i].name;
         int nw = utf8_width(n, strlen(n)) + 6;
+        if (nw > w)
+            w = nw;
+    }
+    for (uint32_t i = 0; ui->mode == MODE_SETUP && ui->table && i < ui->ncol_order; i++) {
+        const char *n = ui->table->cols[ui->col_order[i]].name;
+        int nw = utf8_width(n, strlen(n)) + 5; /* "[x] " */
         if (nw > w)
             w = nw;
     }
@@ -206,9 +288,29 @@ int screen_table_height(const top_ui *ui)
 
 static void draw_sets(top_ui *ui, int y, int x, int w, int h)
 {
-    text(y, x, w, x + w, ui->mode == MODE_SORT ? "Sort by" : "Countersets",
+    text(y, x, w, x + w,
+         ui->mode == MODE_SORT    ? "Sort by"
+         : ui->mode == MODE_SETUP ? "Columns"
+                                  : "Countersets",
          at(ui, PAIR_TITLE, A_UNDERLINE | A_BOLD), 0);
     int rows = h - 1;
+    if (ui->mode == MODE_SETUP) {
+        /* The cursor's line kept in view (the list scrolls). */
+        size_t first =
+            ui->setup_cursor >= (size_t)rows && rows > 0 ? ui->setup_cursor - (size_t)rows + 1 : 0;
+        for (int i = 0; i < rows; i++) {
+            size_t k = first + (size_t)i;
+            char line[CELL_BYTES];
+            line[0] = 0;
+            if (ui->table && k < ui->ncol_order)
+                snprintf(line, sizeof line, "[%c] %s", ui->col_hidden[k] ? ' ' : 'x',
+                         ui->table->cols[ui->col_order[k]].name);
+            attr_t a = k < ui->ncol_order && k == ui->setup_cursor ? at(ui, PAIR_FOCUS, A_REVERSE)
+                                                                   : A_NORMAL;
+            text(y + 1 + i, x, w, x + w, line, a, 0);
+        }
+        return;
+    }
     if (ui->mode == MODE_SORT) {
         int choices[UI_MAX_COLS + 3];
         size_t n = screen_sort_choices(ui, choices, sizeof choices / sizeof choices[0]);
@@ -278,6 +380,15 @@ size_t screen_sort_choices(const top_ui *ui, int *out, size_t cap)
     return n;
 }
 
+/* Cell k of row u as text: its value, or why it has none. */
+static void cell_text(const top_ui *ui, const ui_row *u, uint32_t k, char *num, size_t cap)
+{
+    if (u->state == TOP_ROW_GONE || u->state == TOP_ROW_EXITED)
+        snprintf(num, cap, "%s", u->state == TOP_ROW_GONE ? "gone" : "exited");
+    else
+        fmt_cell(num, cap, u->v[k], u->st[k], ui->table->cols[k].unit, ui->raw);
+}
+
 static void draw_table(top_ui *ui, int y, int x, int w, int h)
 {
     const top_table *t = ui->table;
@@ -292,9 +403,25 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
         return;
     }
     uint32_t nc = t->ncols < UI_MAX_COLS ? t->ncols : UI_MAX_COLS;
+    /* The visible columns, in F2's order. */
+    uint32_t vis[UI_MAX_COLS];
+    int nvis = 0;
+    for (uint32_t i = 0; i < ui->ncol_order; i++)
+        if (!ui->col_hidden[i] && ui->col_order[i] < nc)
+            vis[nvis++] = ui->col_order[i];
     int cw[UI_MAX_COLS], values_w = 0;
-    for (uint32_t k = 0; k < nc; k++) {
+    char num[64];
+    for (int i = 0; i < nvis; i++) {
+        uint32_t k = vis[i];
+        /* As wide as its title (within limits) or its widest value on
+         * screen: a raw value is never cut. */
         cw[k] = fmt_col_width(t->cols[k].name);
+        for (size_t r = 0; r < ui->nrows; r++) {
+            cell_text(ui, &ui->rows[r], k, num, sizeof num);
+            int vw = (int)strlen(num);
+            if (vw > cw[k])
+                cw[k] = vw;
+        }
         values_w += cw[k] + 2;
     }
     /* The name column: as wide as the widest name on screen, within what
@@ -309,6 +436,26 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
     int avail = w - 2 - 8 - values_w;
     if (namew > avail)
         namew = avail < 10 ? 10 : avail;
+    /* Whole columns from hscroll on; hscroll stops where the last column
+     * is in view. */
+    int room = w - 2 - namew - 8, sum = 0, first_max = nvis;
+    while (first_max > 0 && sum + cw[vis[first_max - 1]] + 2 <= room)
+        sum += cw[vis[--first_max]] + 2;
+    if (first_max > nvis - 1)
+        first_max = nvis > 0 ? nvis - 1 : 0;
+    ui->hscroll_max = first_max;
+    if (ui->hscroll > first_max)
+        ui->hscroll = first_max;
+    if (ui->hscroll < 0)
+        ui->hscroll = 0;
+    int first = ui->hscroll, last = first - 1;
+    for (int i = first, used = 0; i < nvis && used + cw[vis[i]] + 2 <= room; i++) {
+        used += cw[vis[i]] + 2;
+        last = i;
+    }
+    ui->col_first = first;
+    ui->col_last = last;
+    ui->ncol_visible = nvis;
     /* The column titles (the sort column marked), clickable. */
     attr_t title = at(ui, PAIR_TITLE, A_UNDERLINE | A_BOLD);
     const char *up = ui->utf8 ? "\xe2\x96\xb2" : "^", *down = ui->utf8 ? "\xe2\x96\xbc" : "v";
@@ -325,10 +472,12 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
     text(y, cx, 8, right, label, title, 1);
     ui->hdr_x[ui->nhdr] = cx, ui->hdr_sort[ui->nhdr++] = TOP_SORT_PID;
     cx += 8;
-    for (uint32_t k = 0; k < nc; k++) {
+    for (int i = first; i <= last; i++) {
+        uint32_t k = vis[i];
         snprintf(label, sizeof label, "%s%s", ui->view.sort == (int)k ? (desc ? down : up) : "",
                  t->cols[k].name);
-        text(y, cx, cw[k] + 2, right, label, title, 1);
+        /* One column before the title stays blank: titles never touch. */
+        text(y, cx + 1, cw[k] + 1, right, label, title, 1);
         ui->hdr_x[ui->nhdr] = cx, ui->hdr_sort[ui->nhdr++] = (int)k;
         cx += cw[k] + 2;
     }
@@ -367,19 +516,16 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
         text(yy, x, 1, right, mark, ma, 0);
         text(yy, x + 1, namew + 1, right, top_row_name(t, r), base | (r->kind ? A_BOLD : 0), 0);
         cx = x + 2 + namew;
-        char num[64];
         if (r->kind == PCW_PDH_INSTANCE)
             snprintf(num, sizeof num, "%d", (int)r->pid);
         else
             snprintf(num, sizeof num, "-");
         text(yy, cx, 8, right, num, base, 1);
         cx += 8;
-        for (uint32_t k = 0; k < nc; k++) {
+        for (int j = first; j <= last; j++) {
+            uint32_t k = vis[j];
             attr_t a = base;
-            if (u->state == TOP_ROW_GONE || u->state == TOP_ROW_EXITED)
-                snprintf(num, sizeof num, "%s", u->state == TOP_ROW_GONE ? "gone" : "exited");
-            else
-                fmt_cell(num, sizeof num, u->v[k], u->st[k], t->cols[k].unit, ui->raw);
+            cell_text(ui, u, k, num, sizeof num);
             if (!selected && (u->changed >> k & 1) && u->state == TOP_ROW_LIVE)
                 a = at(ui, PAIR_CHANGED, A_BOLD);
             text(yy, cx, cw[k] + 2, right, num, a, 1);
@@ -390,39 +536,63 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
 
 /* ---- help and details -------------------------------------------------------------- */
 
+/* The help: at most 79 columns wide, so 80 columns show it whole; longer
+ * than a screen, so it scrolls (input.c: Up Down PgUp PgDn Home End). */
+static const char *const help_lines[] = {
+    "pcwtop - the live viewer of pcw performance counters",
+    "",
+    "  Up Down PgUp PgDn  move in the focused pane (Home End: first, last)",
+    "  Tab               switch between the counterset list and the table",
+    "  Left Right        scroll the table's columns (the name and PID stay);",
+    "                    Left at the first column goes to the counterset list,",
+    "                    Right from the list to the table",
+    "  c                 hide / show the counterset list (hidden by itself",
+    "                    below 60 columns)",
+    "  F1 h ?            this help",
+    "  F2                setup: show, hide and order the columns",
+    "                    (Space: show/hide, F7 F8 or [ ]: move up/down)",
+    "  F3                search: go to the next instance that matches as you",
+    "                    type (F3 again: the next one; Enter or Esc: done)",
+    "  F4 / \\            filter: show only the instances that match",
+    "                    ('*' '?' wildcards; a word: names containing it)",
+    "  F5                refresh now (also when paused)",
+    "  F6 s              choose the sort column (or click a column title)",
+    "  r                 reverse the sort",
+    "  + -               longer / shorter interval",
+    "  Space             pause / go on",
+    "  t                 show / hide _Total",
+    "  v                 raw / cooked values (raw: exact integers)",
+    "  d                 details: the counters' metadata, the selected instance",
+    "  g                 graph of a counter over time (Left/Right: counter)",
+    "  m U               mark the instance for the graph, unmark all",
+    "  F10 q             quit",
+    "",
+    "Marks:  + new instance   - gone   x its provider exited   ! no answer",
+    "        * marked for the graph;  changed values are highlighted",
+    "Values: cooked as PDH does (rates per second, percentages, averages);",
+    "        k M G = 10^3 10^6 10^9;  ... = a second sample is needed",
+    "",
+    "Press any key to return.  (Up Down PgUp PgDn Home End scroll this help.)",
+};
+
 static void draw_help(top_ui *ui, int y, int h)
 {
-    static const char *const lines[] = {
-        "pcwtop - the live viewer of pcw performance counters",
-        "",
-        "  Up Down PgUp PgDn Home End   move in the focused pane",
-        "  Tab, Left, Right             switch between the counterset list and the table",
-        "  /                            filter instances ('*' '?' wildcards; a word: contained)",
-        "  s, F6                        choose the sort column (or click a column title)",
-        "  r                            reverse the sort",
-        "  + -                          longer / shorter interval",
-        "  Space                        pause / go on",
-        "  t                            show / hide _Total",
-        "  v                            raw / cooked values",
-        "  d                            details: the counters' metadata, the selected instance",
-        "  g                            graph of a counter over time (Left/Right: counter)",
-        "  m, U                         mark the instance for the graph, unmark all",
-        "  h, F1, ?                     this help",
-        "  q, F10                       quit",
-        "",
-        "Marks:  + new instance   - gone   x its provider exited   ! no answer in time",
-        "        * marked for the graph;  changed values are highlighted",
-        "Values: cooked as PDH does (rates per second, percentages, averages);",
-        "        k M G = 10^3 10^6 10^9;  ... = a second sample is needed",
-        "",
-        "Press any key to return.",
-    };
+    int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+    if (ui->help_top > n - h)
+        ui->help_top = n - h;
+    if (ui->help_top < 0)
+        ui->help_top = 0;
     for (int i = 0; i < h; i++) {
+        int k = ui->help_top + i;
         clear_line(y + i);
-        if ((size_t)i < sizeof lines / sizeof lines[0])
-            text(y + i, 1, COLS - 1, COLS, lines[i],
-                 i == 0 ? at(ui, PAIR_HEADER, A_BOLD) : A_NORMAL, 0);
+        if (k < n)
+            text(y + i, 1, COLS - 1, COLS, help_lines[k],
+                 k == 0 ? at(ui, PAIR_HEADER, A_BOLD) : A_NORMAL, 0);
     }
+    /* More below or above: said on the last line, where the eye looks. */
+    if (ui->help_top + h < n && h > 1)
+        text(y + h - 1, 1, COLS - 1, COLS, "-- more: Down, PgDn, End --",
+             at(ui, PAIR_DIM, A_REVERSE), 0);
 }
 
 static void draw_details(top_ui *ui, int y, int h)
@@ -494,7 +664,6 @@ void screen_draw(top_ui *ui)
         refresh();
         return;
     }
-    draw_header(ui);
     int y = HEADER_LINES, h = LINES - HEADER_LINES - 1;
     ui->body_y = y;
     ui->body_h = h;
@@ -511,18 +680,23 @@ void screen_draw(top_ui *ui)
         graph_draw(ui, y, 0, h, COLS);
         break;
     default: {
-        int lw = list_width(ui);
-        ui->list_x = 0;
-        ui->list_w = lw;
-        draw_sets(ui, y, 0, lw, h);
-        for (int i = 0; i < h; i++) /* U+2502: capture and copy keep it */
-            text(y + i, lw, 1, COLS, ui->utf8 ? "\xe2\x94\x82" : "|", at(ui, PAIR_DIM, A_NORMAL),
-                 0);
-        ui->table_x = lw + 1;
-        ui->table_w = COLS - lw - 1;
-        draw_table(ui, y, lw + 1, COLS - lw - 1, h);
+        int lw = 0;
+        if (screen_sets_shown(ui)) {
+            lw = list_width(ui);
+            ui->list_x = 0;
+            ui->list_w = lw;
+            draw_sets(ui, y, 0, lw, h);
+            for (int i = 0; i < h; i++) /* U+2502: capture and copy keep it */
+                text(y + i, lw, 1, COLS, ui->utf8 ? "\xe2\x94\x82" : "|",
+                     at(ui, PAIR_DIM, A_NORMAL), 0);
+            lw++;
+        }
+        ui->table_x = lw;
+        ui->table_w = COLS - lw;
+        draw_table(ui, y, lw, COLS - lw, h);
     }
     }
+    draw_header(ui); /* after the table: it says which columns are shown */
     draw_bar(ui);
     refresh();
 }
