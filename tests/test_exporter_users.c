@@ -52,7 +52,8 @@ static char *scrape_until(const exporter *e, const char *metric, double want)
             return body;
         }
         http_free(&r);
-        cr_assert_lt(tu_now_ms(), deadline, "%s never became %g", metric, want);
+        cr_assert_lt(tu_now_ms(), deadline, "%s never became %g; the exporter's log:\n%s", metric,
+                     want, ex_slurp(e->log, NULL));
     }
 }
 

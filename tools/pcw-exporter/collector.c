@@ -40,6 +40,7 @@
 #include "collector.h"
 #include "log.h"
 #include "mapping.h"
+#include "unreadable.h"
 
 /* ---- structures ------------------------------------------------------------ */
 
@@ -91,6 +92,8 @@ struct collector {
     uint64_t errors[CAUSE_COUNT_]; /* under count_lock: also counted by
                                       HTTP threads (collector_count) */
     pthread_mutex_t count_lock;
+    /* Providers it cannot read (logged once, counted): under lock. */
+    unreadable *unread;
 };
 
 static const char *const cause_names[CAUSE_COUNT_] = {
@@ -162,6 +165,7 @@ static const char *const self_names[] = {
     "pcw_exporter_scrapes_total",
     "pcw_exporter_providers",
     "pcw_exporter_providers_up",
+    "pcw_exporter_providers_unreadable",
     "pcw_exporter_countersets",
     "pcw_exporter_series",
     "pcw_exporter_late_countersets",
@@ -696,6 +700,10 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         xlog(LOG_ERROR, "out of memory matching countersets", NULL);
         c->synced = 0;
     }
+    /* Providers came or went: which cannot be read (it opens every
+     * segment once more, so only then). */
+    if (rc == 1 && unreadable_check(c->unread, pcw_pdh_consumer(c->q)) != 0)
+        count_n(c, CAUSE_COLLECT, 1);
     /* 2. Collect within what is left. */
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
     int collected = (rc = pcw_pdh_collect(c->q, NULL)) == PCW_OK;
@@ -757,6 +765,10 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
              "pcw providers (segments) the exporter sees.", providers);
     self_u64(out, format, "pcw_exporter_providers_up", "gauge",
              "pcw providers whose process is running.", up);
+    self_u64(out, format, "pcw_exporter_providers_unreadable", "gauge",
+             "pcw providers (segments) and provider folders the exporter may not read, "
+             "each logged once: most often a provider that did not share with its group.",
+             unreadable_count(c->unread));
     self_u64(out, format, "pcw_exporter_countersets", "gauge", "Countersets exported.", exported);
     self_u64(out, format, "pcw_exporter_series", "gauge", "Series of pcw counters in this scrape.",
              series_n);
@@ -809,12 +821,19 @@ int collector_open(collector **out, const collector_options *o)
     co.dir = o->dir;
     co.all_users = o->all_users;
     int rc = pcw_pdh_open(&c->q, &co);
+    if (rc == PCW_OK && !(c->unread = unreadable_open())) {
+        pcw_pdh_close(c->q);
+        rc = PCW_E_NO_MEMORY;
+    }
     if (rc != PCW_OK) {
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->count_lock);
         free(c);
         return rc;
     }
+    /* At start, what it cannot read is logged at once, not at the first
+     * scrape. */
+    (void)unreadable_check(c->unread, pcw_pdh_consumer(c->q));
     *out = c;
     return PCW_OK;
 }
@@ -828,6 +847,7 @@ void collector_close(collector *c)
     free(c->sets);
     free(c->names);
     free(c->col);
+    unreadable_close(c->unread);
     pcw_pdh_close(c->q);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->count_lock);
