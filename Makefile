@@ -194,6 +194,14 @@ check-cxx:
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
 include tools/pcwgen/pcwgen.mk
 
+# manifest_provider publishes a CTRPP manifest's countersets, read at run time
+# with pcwgen's reader (expat): the exporter's name tests run real manifests.
+$(BUILD)/tests/helpers/manifest_provider: tests/helpers/manifest_provider.c $(PCWGEN_CORE_OBJS) \
+    $(HEADERS) $(LIBPCW_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(PCWGEN_CORE_OBJS) $(LIBPCW_A) $(PROVIDER_LIBS) \
+	    $(PCWGEN_EXPAT_LIBS) -lm
+
 # ---- tests ----------------------------------------------------------------
 # Criterion runs each test in its own process; --jobs keeps the 2-core
 # machine busy without oversubscribing the stress tests.
