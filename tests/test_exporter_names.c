@@ -84,7 +84,7 @@ Test(exporter_names, real_counter_names_pass_promtool)
     has_type(r.body, "pcw_web_service_cache_hit_base", "gauge");   /* its base */
     has_type(r.body, "pcw_web_service_processor_time_seconds_total", "counter");
     has_type(r.body, "pcw_web_service_handle", "gauge");                 /* Handle Count */
-    has_type(r.body, "pcw_web_service_latency_milliseconds", "gauge");   /* Latency (ms) */
+    has_type(r.body, "pcw_web_service_latency_seconds", "gauge");        /* Latency (sec) */
     has_type(r.body, "pcw_web_service_connections_per_second", "gauge"); /* a gauge's /sec */
     has_type(r.body, "pcw_web_service_hit_total", "counter");            /* Hit Ratio */
     has_type(r.body, "pcw_web_service_hit_base_total", "counter");
