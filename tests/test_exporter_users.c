@@ -139,6 +139,15 @@ Test(exporter_users, unreadable_providers_logged_once_and_counted)
     snprintf(pid, sizeof pid, "pid=%d", bob_private.pid);
     cr_expect_eq(log_lines(&e, "cannot read", pid, "owner-only"), 1);
     cr_expect_eq(log_lines(&e, "cannot read", folder, NULL), 1, "alice's folder: still once");
+    /* At start: an exporter started now says it before it listens. */
+    exporter second;
+    ex_wrap = wrap;
+    ex_start(&second, args);
+    ex_wrap = NULL;
+    cr_expect_eq(log_lines(&second, "cannot read", folder, "owner-only"), 1, "at start: %s",
+                 ex_slurp(second.log, NULL));
+    cr_expect_eq(log_lines(&second, "cannot read", pid, "owner-only"), 1);
+    ex_stop(&second);
     ep_stop(&alice);
     ep_stop(&bob_private);
     ep_stop(&bob_shared);
