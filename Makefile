@@ -222,6 +222,14 @@ check-cxx:
 # ---- pcwgen (tools/pcwgen/pcwgen.mk) --------------------------------------
 include tools/pcwgen/pcwgen.mk
 
+# manifest_provider publishes a CTRPP manifest's countersets, read at run time
+# with pcwgen's reader (expat): the exporter's name tests run real manifests.
+$(BUILD)/tests/helpers/manifest_provider: tests/helpers/manifest_provider.c $(PCWGEN_CORE_OBJS) \
+    $(HEADERS) $(LIBPCW_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(PCWGEN_CORE_OBJS) $(LIBPCW_A) $(PROVIDER_LIBS) \
+	    $(PCWGEN_EXPAT_LIBS) -lm
+
 # ---- tests ----------------------------------------------------------------
 # Criterion runs each test in its own process; --jobs keeps the 2-core
 # machine busy without oversubscribing the stress tests.
@@ -263,10 +271,11 @@ check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx c
 # make test: the quick subset a distribution runs while it builds the package
 # (debian/rules): gcc, no sanitizers, no clang, no fuzzing, about a minute.
 # Every Criterion suite and conctest binary built as the package is, except
-# those that need programs a package build does not have (Prometheus,
-# openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
+# those that need programs a package build does not have (Prometheus and
+# promtool, openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
-TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop test_term_inject
+TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_exporter_names test_pcwtop \
+                      test_term_inject
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests

@@ -2,7 +2,7 @@
 /*
  * tests/test_exporter_expo.c - pcw-exporter's pure pieces, directly:
  * metric-name parts, numbers, escaping, and the type mapping table
- * (tools/pcw-exporter/expo.c, mapping.c, compiled in here).
+ * (tools/pcw-exporter/expo.c, mapping.c, names.c, compiled in here).
  */
 #include "testutil.h"
 
@@ -10,12 +10,21 @@
 
 #include "../tools/pcw-exporter/expo.c"
 #include "../tools/pcw-exporter/mapping.c"
+#include "../tools/pcw-exporter/names.c"
 #include "pcw/types.h"
 
 static const char *part(const char *in)
 {
-    static char out[EXPO_PART_MAX + 1];
-    expo_name_part(in, out);
+    static char out[NAMES_PART_MAX + 1];
+    names_set(in, out);
+    return out;
+}
+
+/* A counter's part, with the display rules (or without: full). */
+static const char *cpart(const char *in, uint32_t type, int display)
+{
+    static char out[NAMES_PART_MAX + 1];
+    names_counter(in, type, mapping_find(type), display, out, NULL);
     return out;
 }
 
@@ -23,20 +32,58 @@ Test(exporter_expo, name_parts)
 {
     cr_expect_str_eq(part("Web Server"), "web_server");
     cr_expect_str_eq(part("% Processor Time"), "percent_processor_time");
-    cr_expect_str_eq(part("Bytes/sec"), "bytes_per_sec");
-    cr_expect_str_eq(part("  --Requests__Total!! "), "requests_total");
+    cr_expect_str_eq(part("Bytes/sec"), "bytes_per_second");
+    cr_expect_str_eq(part("  --Requests__Total!! "), "requests_total", "a set keeps total");
     cr_expect_str_eq(part("50%"), "50_percent");
     cr_expect_str_eq(part("Caf\xc3\xa9 Count"), "caf_count");
     cr_expect_str_eq(part("\xe6\x97\xa5\xe6\x9c\xac"), "", "no ASCII at all: nothing");
     cr_expect_str_eq(part("IOPS"), "iops");
+    cr_expect_str_eq(part("Provider's Counters"), "providers_counters", "apostrophe joins");
+    cr_expect_str_eq(part("Memory (MB) Counter"), "memory_megabytes",
+                     "unit spelled, type word out");
+    cr_expect_str_eq(part("Avg. Disk sec/Read"), "avg_disk_seconds_per_read");
+    cr_expect_str_eq(part("Queue (100ns)"), "queue_100ns");
     char longname[400];
     memset(longname, 'a', sizeof longname - 1);
     longname[sizeof longname - 1] = 0;
-    cr_expect_eq(strlen(part(longname)), EXPO_PART_MAX, "capped");
+    cr_expect_eq(strlen(part(longname)), 0, "one word longer than the limit: nothing");
+    for (int i = 0; i < 398; i += 2)
+        longname[i + 1] = ' ';
+    cr_expect_leq(strlen(part(longname)), NAMES_PART_MAX, "capped at a word");
     /* Every byte of the result is [a-z0-9_], never '_' at either end. */
     const char *odd = "\x01\x7f\"\\{}=,. a";
     const char *r = part(odd);
     cr_expect_str_eq(r, "a");
+}
+
+/* The counter rules: rate suffixes, percent, reserved endings, units. */
+Test(exporter_expo, counter_name_parts)
+{
+    static const struct {
+        const char *name;
+        uint32_t type;
+        int display;
+        const char *part;
+    } cases[] = {
+        {"Requests/sec", PERF_COUNTER_COUNTER, 1, "requests"},
+        {"Requests/sec", PERF_COUNTER_COUNTER, 0, "requests_per_second"},
+        {"Bytes Total/sec", PERF_COUNTER_BULK_COUNT, 1, "bytes"},
+        {"Connections/sec", PERF_COUNTER_RAWCOUNT, 1, "connections_per_second"}, /* its own */
+        {"Cache Hit %", PERF_RAW_FRACTION, 1, "cache_hit"},
+        {"Cache Hit %", PERF_RAW_FRACTION, 0, "cache_hit_percent"},
+        {"Hit Ratio", PERF_SAMPLE_FRACTION, 1, "hit"},
+        {"% Processor Time", PERF_100NSEC_TIMER, 1, "processor_time"},
+        {"% Used", PERF_COUNTER_RAWCOUNT, 1, "percent_used"}, /* a gauge's own % */
+        {"Handle Count", PERF_COUNTER_RAWCOUNT, 1, "handle"},
+        {"Latency (ms)", PERF_COUNTER_RAWCOUNT, 1, "latency_milliseconds"},
+        {"Uptime Seconds", PERF_ELAPSED_TIME, 1, "uptime"}, /* the unit follows */
+        {"Error Counter", PERF_COUNTER_BULK_COUNT, 1, "error"},
+        {"%", PERF_RAW_FRACTION, 1, ""},
+        {"Total", PERF_COUNTER_RAWCOUNT, 1, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_str_eq(cpart(cases[i].name, cases[i].type, cases[i].display), cases[i].part,
+                         "%s (display %d)", cases[i].name, cases[i].display);
 }
 
 static const char *ratio(uint64_t x, uint64_t tb, int neg)

@@ -3,8 +3,9 @@
  * tests/test_exporter_prometheus.c - a real Prometheus server (Debian's
  * prometheus) scrapes pcw-exporter while a provider counts at a known
  * rate; Prometheus' HTTP API must give back that rate, the gauge, and a
- * fraction computed from the numerator and base series, with the labels
- * the exporter promises.
+ * fraction computed from the numerator and base series (also perfmon's
+ * "Cache Hit %", named as docs/exporter.md says), with the labels the
+ * exporter promises.
  *
  * Everything runs on loopback with its own configuration and storage in
  * the test's private root; Prometheus negotiates OpenMetrics, so its
@@ -185,6 +186,14 @@ Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
     ep_cmd(&pv, NULL, "set Web site %d 3", K_HITS);
     ep_cmd(&pv, NULL, "set Web site %d 4", K_HITS_BASE);
     ep_cmd(&pv, NULL, "rate Web site %d %.0f", K_REQUESTS, per_sec);
+    /* perfmon's "Cache Hit %" (PERF_RAW_FRACTION): 3000 of 4000. */
+    tu_child names;
+    const char *man[] = {PCW_SOURCE_DIR "/tests/manifests/exporter_names.man", NULL};
+    cr_assert_eq(tu_spawn(&names, "manifest_provider", man), 0);
+    char ready[256];
+    cr_assert(tu_readline(&names, ready, sizeof ready, 10000) > 0 &&
+                  strncmp(ready, "ready", 5) == 0,
+              "manifest_provider: %s", ready);
     exporter e;
     ex_start(&e, NULL);
     prom p;
@@ -217,7 +226,14 @@ Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
     double ratio =
         poll_query(&p, "pcw_web_hits / pcw_web_hits_base", deadline, 0.75, 0.75, NULL, 0);
     cr_expect_eq(ratio, 0.75, "a fraction from its numerator and base: %g", ratio);
+    /* Named as docs/exporter.md says: the numerator without the percent
+     * its name had, and its base; the fraction is their ratio. */
+    ratio = poll_query(&p, "pcw_web_service_cache_hit / pcw_web_service_cache_hit_base", deadline,
+                       0.75, 0.75, NULL, 0);
+    cr_expect_eq(ratio, 0.75, "\"Cache Hit %%\" from its numerator and base: %g", ratio);
     prom_stop(&p);
     ex_stop(&e);
     ep_stop(&pv);
+    tu_send(&names, "quit");
+    tu_finish(&names, 10000);
 }

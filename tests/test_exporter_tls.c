@@ -184,3 +184,54 @@ Test(exporter_tls, tls_versions)
     cr_expect_eq(curl(&e, "--cacert server.crt --tls-max 1.2 %s", url), 200);
     ex_stop(&e);
 }
+
+/* A listen address that cannot be served says why: the port taken, an
+ * address that is not this host's, or a key and certificate that do not
+ * load (each checked on its own, before libmicrohttpd starts). */
+Test(exporter_tls, listen_errors_say_which)
+{
+    char *log = NULL;
+    exporter first, e;
+    ex_start(&first, NULL);
+    char arg[440];
+    snprintf(arg, sizeof arg, "--web.listen-address=127.0.0.1:%d", first.port);
+    const char *taken[] = {arg, NULL};
+    cr_expect_eq(ex_start_status(&e, taken, 1), 1);
+    log = ex_slurp(e.log, NULL);
+    snprintf(arg, sizeof arg, "cannot listen on 127.0.0.1:%d: the address is in use", first.port);
+    cr_expect(log && strstr(log, arg), "port taken: %s", log);
+    cr_expect(log && !strstr(log, "TLS"), "port taken: %s", log);
+    free(log);
+    ex_stop(&first);
+    /* 192.0.2.1 (TEST-NET-1) is no interface's address. */
+    const char *foreign[] = {"--web.listen-address=192.0.2.1:0", NULL};
+    cr_expect_eq(ex_start_status(&e, foreign, 1), 1);
+    log = ex_slurp(e.log, NULL);
+    cr_expect(log && strstr(log, "cannot listen on 192.0.2.1:0: not an address of this host"),
+              "not local: %s", log);
+    free(log);
+    /* One certificate with the other's key; then a certificate that is not
+     * PEM at all. */
+    make_cert("one");
+    make_cert("two");
+    static const struct {
+        const char *yml, *says;
+    } tls[] = {
+        {"tls_server_config:\n  cert_file: one.crt\n  key_file: two.key\n",
+         "TLS certificate " /* root */},
+        {"tls_server_config:\n  cert_file: web.yml\n  key_file: one.key\n", "TLS certificate "},
+    };
+    for (size_t i = 0; i < sizeof tls / sizeof tls[0]; i++) {
+        char path[400], cfg[440];
+        ex_path(path, sizeof path, "web.yml");
+        cr_assert_eq(tu_write_file(path, tls[i].yml, strlen(tls[i].yml), 0600), 0);
+        snprintf(cfg, sizeof cfg, "--web.config.file=%s", path);
+        const char *args[] = {cfg, NULL};
+        cr_expect_eq(ex_start_status(&e, args, 1), 1);
+        log = ex_slurp(e.log, NULL);
+        cr_expect(log && strstr(log, tls[i].says) && strstr(log, "do not load") &&
+                      !strstr(log, "in use"),
+                  "%s: %s", tls[i].yml, log);
+        free(log);
+    }
+}

@@ -6,7 +6,11 @@
  * whose collection can be held up, and instance names that are hostile to
  * a text format.
  *
- *   exporter_provider [--name PROVIDER_NAME]
+ *   exporter_provider [--name PROVIDER_NAME] [--as UID:GID] [--share GID]
+ *
+ * --as runs it as that uid and gid (it starts as root), a member of the
+ * --share group only; --share shares the segment with group GID
+ * (pcw_provider_options.share_with_group and .group; 0: its own group).
  *
  * Prints "ready <pid>", then serves one command per stdin line, answering
  * each with one line ("ok ..." or "err ..."); SET is decoded as NAME is
@@ -51,6 +55,7 @@
 #include <pcw/provider.h>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -330,13 +335,27 @@ static void on_term(int sig)
 int main(int argc, char **argv)
 {
     pcw_provider_options po = {0};
+    unsigned as_uid = 0, as_gid = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
             po.name = argv[++i];
+        } else if (strcmp(argv[i], "--share") == 0 && i + 1 < argc) {
+            po.share_with_group = 1;
+            po.group = (gid_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--as") == 0 && i + 1 < argc &&
+                   sscanf(argv[++i], "%u:%u", &as_uid, &as_gid) == 2) {
+            continue;
         } else {
             fprintf(stderr, "exporter_provider: bad argument %s\n", argv[i]);
             return 2;
         }
+    }
+    /* Become the other user: groups first, while still root. */
+    gid_t groups[1] = {po.group};
+    if (as_uid && (setgroups(po.group ? 1 : 0, groups) != 0 || setresgid(as_gid, as_gid, as_gid) ||
+                   setresuid(as_uid, as_uid, as_uid))) {
+        perror("exporter_provider: --as");
+        return 1;
     }
     int rc = pcw_provider_open(&prov, &po);
     if (rc != PCW_OK) {

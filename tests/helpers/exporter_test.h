@@ -98,6 +98,10 @@ typedef struct exporter {
     char log[320];
 } exporter;
 
+/* A command the exporter is started under, NULL-terminated, e.g. setpriv
+ * with another uid ("setpriv", ..., "--"); NULL: none. */
+static const char *const *ex_wrap;
+
 /* Start build/pcw-exporter with args (NULL-terminated) and a listen
  * address of 127.0.0.1:0 unless args give one; wait for its
  * "Listening on" line (port) - or, when `expect_fail`, for it to exit,
@@ -112,6 +116,8 @@ static inline int ex_start_status(exporter *e, const char *const *args, int expe
     snprintf(bin, sizeof bin, "%s/pcw-exporter", build && *build ? build : PCW_BUILD_DIR);
     const char *argv[64];
     size_t n = 0, has_listen = 0;
+    for (size_t i = 0; ex_wrap && ex_wrap[i] && n < 16; i++)
+        argv[n++] = ex_wrap[i];
     argv[n++] = bin;
     for (size_t i = 0; args && args[i] && n < 60; i++) {
         has_listen |= strncmp(args[i], "--web.listen-address", 20) == 0;
@@ -127,7 +133,7 @@ static inline int ex_start_status(exporter *e, const char *const *args, int expe
         dup2(fd, 2);
         int nul = open("/dev/null", O_RDWR);
         dup2(nul, 0), dup2(nul, 1);
-        execv(bin, (char *const *)argv);
+        execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     long long deadline = tu_now_ms() + 20000;

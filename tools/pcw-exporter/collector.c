@@ -41,6 +41,8 @@
 #include "collector.h"
 #include "log.h"
 #include "mapping.h"
+#include "names.h"
+#include "unreadable.h"
 
 /* ---- structures ------------------------------------------------------------ */
 
@@ -58,7 +60,7 @@ typedef struct xfam {
 /* One exported counterset. */
 typedef struct xset {
     char *name;                        /* as published */
-    char stem[4 + EXPO_PART_MAX + 16]; /* "pcw_<set>" */
+    char stem[4 + NAMES_PART_MAX + 9]; /* "pcw_<set>" */
     pcw_pdh_counter *h;                /* NULL: cannot be exported (logged once) */
     int named;                         /* instances have names: instance_name label */
     int seen;                          /* published at the last refresh */
@@ -92,6 +94,8 @@ struct collector {
     uint64_t errors[CAUSE_COUNT_]; /* under count_lock: also counted by
                                       HTTP threads (collector_count) */
     pthread_mutex_t count_lock;
+    /* Providers it cannot read (logged once, counted): under lock. */
+    unreadable *unread;
 };
 
 static const char *const cause_names[CAUSE_COUNT_] = {
@@ -163,6 +167,7 @@ static const char *const self_names[] = {
     "pcw_exporter_scrapes_total",
     "pcw_exporter_providers",
     "pcw_exporter_providers_up",
+    "pcw_exporter_providers_unreadable",
     "pcw_exporter_countersets",
     "pcw_exporter_series",
     "pcw_exporter_late_countersets",
@@ -220,8 +225,101 @@ static void fam_head(xfam *f, int format, const char *help, size_t help_len)
     }
 }
 
-/* Build the families of set s from its metadata; names taken are left out
- * (counted in s->collisions, logged). 0 or -1 (out of memory). */
+/* The names a family makes: the family, its value sample (x, x_total or
+ * x_sum) and a summary's count sample ("" for the others). */
+static void fam_names(const xset *s, const char *part, const fam_rule *fr, char *name, char *s1,
+                      char *s2, size_t cap)
+{
+    snprintf(name, cap, "%s_%s%s%s", s->stem, part, fr->infix, fr->unit);
+    snprintf(s1, cap, "%s%s", name,
+             fr->type == MT_COUNTER   ? "_total"
+             : fr->type == MT_SUMMARY ? "_sum"
+                                      : "");
+    snprintf(s2, cap, "%s%s", fr->type == MT_SUMMARY ? name : "",
+             fr->type == MT_SUMMARY ? "_count" : "");
+}
+
+#define FAM_NAME_MAX (4 + NAMES_PART_MAX + 16 + NAMES_PART_MAX + 48)
+
+/* Does a family of rule r named with `part` take a name already taken? */
+static int part_taken(const collector *c, const xset *s, const char *part, const type_rule *r)
+{
+    for (uint8_t j = 0; j < r->nfam; j++) {
+        char name[FAM_NAME_MAX], s1[FAM_NAME_MAX], s2[FAM_NAME_MAX];
+        fam_names(s, part, &r->fam[j], name, s1, s2, FAM_NAME_MAX);
+        if (names_has(c, name) || names_has(c, s1) || (s2[0] && names_has(c, s2)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Add the families of counter k of s, named with `part`. 0 or -1 (out of
+ * memory). */
+static int add_fams(collector *c, xset *s, uint32_t k, const pcw_counter *ctr, const type_rule *r,
+                    const char *part)
+{
+    const char *numerator = NULL;
+    for (uint8_t j = 0; j < r->nfam; j++) {
+        const fam_rule *fr = &r->fam[j];
+        xfam f;
+        memset(&f, 0, sizeof f);
+        f.counter = k;
+        f.rule = fr;
+        char name[FAM_NAME_MAX], s1[FAM_NAME_MAX], s2[FAM_NAME_MAX];
+        fam_names(s, part, fr, name, s1, s2, FAM_NAME_MAX);
+        f.name = strdup(name);
+        f.s1 = strdup(s1);
+        f.s2 = s2[0] ? strdup(s2) : NULL;
+        if (!f.name || !f.s1 || (s2[0] && !f.s2)) {
+            fam_free(&f);
+            return -1;
+        }
+        f.s1_len = strlen(f.s1);
+        f.s2_len = f.s2 ? strlen(f.s2) : 0;
+        if (names_add(c, f.name) || names_add(c, f.s1) || (f.s2 && names_add(c, f.s2))) {
+            fam_free(&f);
+            return -1;
+        }
+        /* Help: the counter's description (or a sentence naming it),
+         * and for a base what it is the base of. */
+        ebuf help = {0};
+        if (!fr->help) {
+            if (ctr->description[0])
+                eb_str(&help, ctr->description);
+            else
+                eb_printf(&help, "pcw counter %s of counterset %s.", ctr->name, s->name);
+            eb_printf(&help, " (%s)",
+                      pcw_counter_type_name(ctr->type) ? pcw_counter_type_name(ctr->type) : "?");
+            numerator = numerator ? numerator : f.name;
+        } else {
+            eb_printf(&help, "%s %s.", fr->help, numerator ? numerator : name);
+        }
+        for (int fmt = 0; fmt < 2; fmt++)
+            fam_head(&f, fmt, help.p ? help.p : "", help.len);
+        int bad = help.failed || f.head[0].failed || f.head[1].failed;
+        eb_free(&help);
+        s->fam[s->nfam++] = f;
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+/* Families in counter order, and a counter's in its rule's order. */
+static int cmp_fams(const void *a, const void *b)
+{
+    const xfam *x = (const xfam *)a, *y = (const xfam *)b;
+    if (x->counter != y->counter)
+        return x->counter < y->counter ? -1 : 1;
+    return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* Build the families of set s from its metadata (names: names.c); names
+ * taken are left out (counted in s->collisions, logged). A name the
+ * display rules shortened ("Bytes/sec" as "bytes") yields to a name that
+ * is the counter's own ("Bytes"), whatever their order: those are named
+ * first, and a shortened one whose name is taken tries its full form
+ * ("bytes_per_second") before it is left out. 0 or -1 (out of memory). */
 static int build_fams(collector *c, xset *s, const pcw_counterset *cs)
 {
     set_free_fams(s);
@@ -235,73 +333,36 @@ static int build_fams(collector *c, xset *s, const pcw_counterset *cs)
     s->fam = calloc(cap ? cap : 1, sizeof *s->fam);
     if (!s->fam)
         return -1;
-    for (uint32_t k = 0; k < cs->counter_count; k++) {
-        const pcw_counter *ctr = &cs->counters[k];
-        const type_rule *r = mapping_find(ctr->type);
-        if (!r)
-            continue;
-        char part[EXPO_PART_MAX + 1];
-        if (!expo_name_part(ctr->name, part))
-            snprintf(part, sizeof part, "c%u", (unsigned)ctr->id); /* no ASCII at all */
-        const char *numerator = NULL;
-        for (uint8_t j = 0; j < r->nfam; j++) {
-            const fam_rule *fr = &r->fam[j];
-            xfam f;
-            memset(&f, 0, sizeof f);
-            f.counter = k;
-            f.rule = fr;
-            char name[sizeof s->stem + EXPO_PART_MAX + 32];
-            snprintf(name, sizeof name, "%s_%s%s%s", s->stem, part, fr->infix, fr->unit);
-            char s1[sizeof name + 8], s2[sizeof name + 8] = "";
-            snprintf(s1, sizeof s1, "%s%s", name,
-                     fr->type == MT_COUNTER   ? "_total"
-                     : fr->type == MT_SUMMARY ? "_sum"
-                                              : "");
-            if (fr->type == MT_SUMMARY)
-                snprintf(s2, sizeof s2, "%s_count", name);
-            if (names_has(c, name) || names_has(c, s1) || (s2[0] && names_has(c, s2))) {
-                s->collisions++;
-                xlog(LOG_WARN, "metric name already taken: family left out", "name", name,
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t k = 0; k < cs->counter_count; k++) {
+            const pcw_counter *ctr = &cs->counters[k];
+            const type_rule *r = mapping_find(ctr->type);
+            if (!r)
+                continue;
+            char part[NAMES_PART_MAX + 1], full[NAMES_PART_MAX + 1];
+            int shortened = 0;
+            size_t n = names_counter(ctr->name, ctr->type, r, 1, part, &shortened);
+            size_t fn = shortened || !n ? names_counter(ctr->name, ctr->type, r, 0, full, NULL) : 0;
+            if (!n) /* only display words: the full form */
+                memcpy(part, full, fn + 1), n = fn, shortened = 0;
+            if (!n) /* no ASCII letter or digit at all */
+                snprintf(part, sizeof part, "c%u", (unsigned)ctr->id);
+            if (shortened != pass)
+                continue;
+            if (shortened && part_taken(c, s, part, r) && fn && !part_taken(c, s, full, r))
+                memcpy(part, full, fn + 1);
+            if (part_taken(c, s, part, r)) {
+                s->collisions += r->nfam;
+                xlog(LOG_WARN, "metric name already taken: counter left out", "name", part,
                      "counterset", s->name, "counter", ctr->name, NULL);
                 continue;
             }
-            f.name = strdup(name);
-            f.s1 = strdup(s1);
-            f.s2 = s2[0] ? strdup(s2) : NULL;
-            if (!f.name || !f.s1 || (s2[0] && !f.s2)) {
-                fam_free(&f);
-                return -1;
-            }
-            f.s1_len = strlen(f.s1);
-            f.s2_len = f.s2 ? strlen(f.s2) : 0;
-            if (names_add(c, f.name) || names_add(c, f.s1) || (f.s2 && names_add(c, f.s2))) {
-                fam_free(&f);
-                return -1;
-            }
-            /* Help: the counter's description (or a sentence naming it),
-             * and for a base what it is the base of. */
-            ebuf help = {0};
-            if (!fr->help) {
-                if (ctr->description[0])
-                    eb_str(&help, ctr->description);
-                else
-                    eb_printf(&help, "pcw counter %s of counterset %s.", ctr->name, s->name);
-                eb_printf(&help, " (%s)",
-                          pcw_counter_type_name(ctr->type) ? pcw_counter_type_name(ctr->type)
-                                                           : "?");
-                numerator = numerator ? numerator : f.name;
-            } else {
-                eb_printf(&help, "%s %s.", fr->help, numerator ? numerator : name);
-            }
-            for (int fmt = 0; fmt < 2; fmt++)
-                fam_head(&f, fmt, help.p ? help.p : "", help.len);
-            int bad = help.failed || f.head[0].failed || f.head[1].failed;
-            eb_free(&help);
-            s->fam[s->nfam++] = f;
-            if (bad)
+            if (add_fams(c, s, k, ctr, r, part))
                 return -1;
         }
     }
+    if (s->nfam > 1)
+        qsort(s->fam, s->nfam, sizeof *s->fam, cmp_fams);
     return 0;
 }
 
@@ -408,8 +469,8 @@ static int sync_sets(collector *c, uint64_t deadline_ns)
                 free(s);
                 return -1;
             }
-            char part[EXPO_PART_MAX + 1];
-            if (expo_name_part(name, part))
+            char part[NAMES_PART_MAX + 1];
+            if (names_set(name, part))
                 snprintf(s->stem, sizeof s->stem, "pcw_%s", part);
             else /* no ASCII at all: a stable stand-in */
                 snprintf(s->stem, sizeof s->stem, "pcw_x%08x",
@@ -697,6 +758,10 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         xlog(LOG_ERROR, "out of memory matching countersets", NULL);
         c->synced = 0;
     }
+    /* Providers came or went: which cannot be read (it opens every
+     * segment once more, so only then). */
+    if (rc == 1 && unreadable_check(c->unread, pcw_pdh_consumer(c->q)) != 0)
+        count_n(c, CAUSE_COLLECT, 1);
     /* 2. Collect within what is left. */
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
     int collected = (rc = pcw_pdh_collect(c->q, NULL)) == PCW_OK;
@@ -758,6 +823,10 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
              "pcw providers (segments) the exporter sees.", providers);
     self_u64(out, format, "pcw_exporter_providers_up", "gauge",
              "pcw providers whose process is running.", up);
+    self_u64(out, format, "pcw_exporter_providers_unreadable", "gauge",
+             "pcw providers (segments) and provider folders the exporter may not read, "
+             "each logged once: most often a provider that did not share with its group.",
+             unreadable_count(c->unread));
     self_u64(out, format, "pcw_exporter_countersets", "gauge", "Countersets exported.", exported);
     self_u64(out, format, "pcw_exporter_series", "gauge", "Series of pcw counters in this scrape.",
              series_n);
@@ -810,12 +879,19 @@ int collector_open(collector **out, const collector_options *o)
     co.dir = o->dir;
     co.all_users = o->all_users;
     int rc = pcw_pdh_open(&c->q, &co);
+    if (rc == PCW_OK && !(c->unread = unreadable_open())) {
+        pcw_pdh_close(c->q);
+        rc = PCW_E_NO_MEMORY;
+    }
     if (rc != PCW_OK) {
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->count_lock);
         free(c);
         return rc;
     }
+    /* At start, what it cannot read is logged at once, not at the first
+     * scrape. */
+    (void)unreadable_check(c->unread, pcw_pdh_consumer(c->q));
     *out = c;
     return PCW_OK;
 }
@@ -829,6 +905,7 @@ void collector_close(collector *c)
     free(c->sets);
     free(c->names);
     free(c->col);
+    unreadable_close(c->unread);
     pcw_pdh_close(c->q);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->count_lock);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/expo.c - the exposition's pieces: buffer, numbers,
- * metric-name parts, escaped label values and help texts (expo.h).
+ * escaped label values and help texts (expo.h); metric-name parts are
+ * names.c's.
  *
  * Names and values come from segments, which are hostile input: a label
  * value or help text is written as valid UTF-8 whatever bytes it had
@@ -130,46 +131,6 @@ char *expo_ratio(char *at, uint64_t x, uint64_t tb, int negative)
     *at++ = '.';
     memcpy(at, d, (size_t)n);
     return at + n;
-}
-
-/* ---- names -------------------------------------------------------------- */
-
-size_t expo_name_part(const char *in, char *out)
-{
-    size_t n = 0;
-    int sep = 0; /* a separator is due before the next character */
-    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-        const char *word = NULL;
-        char c = 0;
-        if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
-            c = (char)*p;
-        else if (*p >= 'A' && *p <= 'Z')
-            c = (char)(*p + 32);
-        else if (*p == '%')
-            word = "percent";
-        else if (*p == '/')
-            word = "per";
-        if (!c && !word) {
-            sep = 1;
-            continue;
-        }
-        size_t wl = word ? strlen(word) : 1;
-        int under = n > 0 && (sep || word);
-        if (n + (size_t)under + wl > EXPO_PART_MAX)
-            break;
-        if (under)
-            out[n++] = '_';
-        if (word) {
-            memcpy(out + n, word, wl);
-            n += wl;
-            sep = 1; /* a word stands apart: "bytes_per_sec" */
-        } else {
-            out[n++] = c;
-            sep = 0;
-        }
-    }
-    out[n] = 0;
-    return n;
 }
 
 /* ---- escaped strings ----------------------------------------------------- */

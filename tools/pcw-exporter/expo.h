@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/expo.h - writing the exposition: Prometheus' text
- * format 0.0.4 and OpenMetrics 1.0.0 - a growable buffer, metric names made
- * from pcw names, escaped label values and help texts, numbers.
+ * format 0.0.4 and OpenMetrics 1.0.0 - a growable buffer, escaped label
+ * values and help texts, numbers (metric names: names.h).
  *
  * Everything here is pure or works on a caller's buffer: any thread, one
  * buffer per thread.
@@ -53,14 +53,6 @@ char *expo_u64(char *at, uint64_t v);
 /* x / tb exactly when tb is a power of ten ("1.5", "0.000000123", "7"),
  * else to 17 significant digits; with `negative`, a leading '-'. tb > 0. */
 char *expo_ratio(char *at, uint64_t x, uint64_t tb, int negative);
-
-/* A name part as Prometheus metric names allow ([a-z0-9_]): ASCII letters
- * lowercased, digits kept, '%' spelled "percent", '/' "per", every other
- * run of characters one '_', none at either end; at most EXPO_PART_MAX
- * bytes. Returns the length (0 when nothing is left, e.g. a name of only
- * non-ASCII letters). */
-#define EXPO_PART_MAX 120
-size_t expo_name_part(const char *in, char *out);
 
 /* A label value (without its quotes), escaped ('\\', '"' and newline),
  * invalid UTF-8 and NUL replaced by U+FFFD; at most 3 * n bytes. */

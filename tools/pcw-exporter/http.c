@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <pcw/version.h>
@@ -467,6 +468,66 @@ bad:
     return -1;
 }
 
+/* A listening socket on ss (`a` as the user wrote it), made here rather
+ * than by libmicrohttpd so that a failure says which it is: libmicrohttpd
+ * only says that it did not start. The options are the ones libmicrohttpd
+ * sets: SO_REUSEADDR, and on IPv6 both families only for the wildcard
+ * (`any`). The descriptor, or -1 with err set. */
+static int listen_socket(const char *a, const struct sockaddr_storage *ss, int any, char *err,
+                         size_t errlen)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int e = errno;
+    if (fd >= 0) {
+        int on = 1, v6only = !any;
+        socklen_t len =
+            ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+        if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) == 0 &&
+            (ss->ss_family != AF_INET6 ||
+             setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only) == 0) &&
+            bind(fd, (const struct sockaddr *)ss, len) == 0 && listen(fd, SOMAXCONN) == 0)
+            return fd;
+        e = errno;
+        close(fd);
+    }
+    snprintf(err, errlen, "cannot listen on %s: %s", a,
+             e == EADDRINUSE      ? "the address is in use (another program listens on that port)"
+             : e == EADDRNOTAVAIL ? "not an address of this host"
+             : e == EACCES        ? "permission denied (a port below 1024 needs "
+                                    "CAP_NET_BIND_SERVICE)"
+                                  : strerror(e));
+    return -1;
+}
+
+/* Do the certificate and key (and the client CA) load, and does the key
+ * match the certificate? Checked with GnuTLS, which libmicrohttpd uses,
+ * because libmicrohttpd only says that it did not start. 0, or -1 with err
+ * set naming the files. */
+static int tls_check(const http_server *s, const web_config *w, char *err, size_t errlen)
+{
+    gnutls_certificate_credentials_t cred;
+    if (gnutls_certificate_allocate_credentials(&cred) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    gnutls_datum_t cert = {(unsigned char *)s->cert, (unsigned)strlen(s->cert)};
+    gnutls_datum_t key = {(unsigned char *)s->key, (unsigned)strlen(s->key)};
+    int rc = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
+    if (rc < 0)
+        snprintf(err, errlen, "TLS certificate %s and key %s do not load: %s", w->cert_file,
+                 w->key_file, gnutls_strerror(rc));
+    if (rc >= 0 && s->ca) {
+        gnutls_datum_t ca = {(unsigned char *)s->ca, (unsigned)strlen(s->ca)};
+        rc = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
+        if (rc <= 0)
+            snprintf(err, errlen, "TLS client_ca_file %s: certificates do not load: %s",
+                     w->client_ca_file, rc < 0 ? gnutls_strerror(rc) : "none found");
+        rc = rc <= 0 ? -1 : 0;
+    }
+    gnutls_certificate_free_credentials(cred);
+    return rc < 0 ? -1 : 0;
+}
+
 static void landing_page(http_server *s)
 {
     ebuf b = {0};
@@ -518,6 +579,8 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
             goto fail;
         if (w->client_ca_file && !(s->ca = read_whole(w->client_ca_file, err, errlen)))
             goto fail;
+        if (tls_check(s, w, err, errlen))
+            goto fail;
         int lo = w->min_version ? w->min_version : 12, hi = w->max_version ? w->max_version : 13;
         ebuf p = {0};
         eb_str(&p, "NORMAL:-VERS-ALL");
@@ -533,7 +596,9 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
     for (size_t i = 0; i < o->nlisten; i++) {
         struct sockaddr_storage ss;
         int any;
-        if (parse_listen(o->listen[i], &ss, &any, err, errlen))
+        int fd;
+        if (parse_listen(o->listen[i], &ss, &any, err, errlen) ||
+            (fd = listen_socket(o->listen[i], &ss, any, err, errlen)) < 0)
             goto fail;
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
                          MHD_USE_POLL | MHD_USE_ERROR_LOG;
@@ -545,7 +610,7 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
             flags |= MHD_USE_TLS;
         struct MHD_OptionItem opts[12];
         int k = 0;
-        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, fd, NULL};
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 120, NULL};
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL};
         if (o->max_requests)
@@ -562,10 +627,11 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
         struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_ARRAY,
                                                 opts, MHD_OPTION_END);
         if (!d) {
-            snprintf(err, errlen,
-                     "cannot listen on %s (address in use, not local, or a TLS key and "
-                     "certificate that do not load)",
-                     o->listen[i]);
+            /* The socket, key and certificate were checked above: what is
+             * left is libmicrohttpd's own (threads, memory; its log says).
+             * fd is not closed here: whether libmicrohttpd closed it on its
+             * way out is not said, and the exporter exits. */
+            snprintf(err, errlen, "cannot serve %s: libmicrohttpd did not start", o->listen[i]);
             goto fail;
         }
         s->d[s->nd++] = d;

@@ -38,8 +38,10 @@ static uint64_t pcw__proc_start_time(pid_t pid)
 /* Make (or check) <root>/pcw-<uid>: a real directory we own, mode 0700 or
  * 0750, that nobody else may write (the rule is pcw/naming.h's). Refuses a
  * symlink or a directory owned by someone else: an attacker may create
- * names in a shared /dev/shm before we do. */
-static int pcw__provider_dir(char *dir, size_t cap, const char *root, int group)
+ * names in a shared /dev/shm before we do. A provider that shares with a
+ * group (`group`; `gid`, 0 for its own) gives the folder to that group
+ * too: its members must list the folder to find the segment. */
+static int pcw__provider_dir(char *dir, size_t cap, const char *root, int group, gid_t gid)
 {
     uid_t uid = geteuid();
     char name[32];
@@ -60,6 +62,8 @@ static int pcw__provider_dir(char *dir, size_t cap, const char *root, int group)
         rc = PCW_E_PERMISSION; /* not ours, or others may plant files */
     else if (group && (st.st_mode & 0050) != 0050 && fchmod(dfd, 0750) != 0)
         rc = PCW_E_IO;
+    else if (group && gid && st.st_gid != gid && fchown(dfd, (uid_t)-1, gid) != 0)
+        rc = PCW_E_PERMISSION; /* not a group of ours: pcw_provider_open_why says */
     close(dfd);
     return rc;
 }

@@ -46,7 +46,7 @@ int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt)
         goto fail;
     }
 
-    rc = pcw__provider_dir(dir, sizeof dir, root, o.share_with_group);
+    rc = pcw__provider_dir(dir, sizeof dir, root, o.share_with_group, o.group);
     if (rc != PCW_OK)
         goto fail;
     if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
