@@ -74,8 +74,7 @@ Test(parent, wildcards_match_parent_and_instance_separately)
     /* A handle selects the same instances as expansion. */
     pcw_pdh_counter *h;
     pcw_path_error err;
-    cr_assert_eq(pcw_pdh_add_counter(q, "\\Thr(*/c)\\Plain", &h, &err), PCW_OK, "%s",
-                 err.message);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Thr(*/c)\\Plain", &h, &err), PCW_OK, "%s", err.message);
     cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
     cr_assert_eq(pcw_pdh_value_count(h), 3);
     pcw_pdh_value v;

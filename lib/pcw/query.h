@@ -163,7 +163,10 @@ typedef struct pcw_path_error {
 
 /* A parsed path. The strings point into private storage that
  * pcw_path_free releases. Wildcards ('*', '?') may appear in the
- * counterset, the instance and the counter. */
+ * counterset, the instance and the counter. `instance` is the whole
+ * instance part without #n, parent included ("explorer/0"): the pcw
+ * instance name it names; pcw_path_parent_instance and
+ * pcw_path_object_instance split it. */
 typedef struct pcw_path {
     const char *host;       /* NULL: no \\host prefix */
     const char *counterset; /* never NULL */
@@ -180,7 +183,8 @@ enum {
     PCW_PATH_WILD_COUNTER = 1u << 2,
 };
 
-/* Parse `text` (PdhParseCounterPath): [\\host]\Counterset[(Instance[#n])]\Counter.
+/* Parse `text` (PdhParseCounterPath):
+ * [\\host]\Counterset[([Parent/]Instance[#n])]\Counter.
  * The counter is what follows the last '\'; the instance runs from the first
  * '(' to the ')' that ends the counterset part, so instance names may hold
  * parentheses and backslashes; a trailing "#digits" is the index (write
@@ -190,6 +194,18 @@ enum {
  * *err (may be NULL). On error *out holds nothing to free. */
 int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err);
 void pcw_path_free(pcw_path *p);
+
+/* PDH's szParentInstance and szInstanceName (PDH_COUNTER_PATH_ELEMENTS) of
+ * a path pcw_path_parse filled: its instance part split at the first '/'
+ * ("(explorer/0#1)": parent "explorer", object instance "0", index 1;
+ * "(a/b/c)": "a" and "b/c"). The parent is NULL when the instance part has
+ * no '/', both are NULL without an instance part. A pcw instance name maps
+ * the same way (docs/query.md, "Parent instances"): the pattern
+ * "(parent/instance)" matches each side against its side of the name, so
+ * a wildcard never matches across the '/'. The strings live in p's
+ * storage. */
+const char *pcw_path_parent_instance(const pcw_path *p);
+const char *pcw_path_object_instance(const pcw_path *p);
 
 /* Build a path (PdhMakeCounterPath) into buf (len bytes, NUL-terminated):
  * "\\host" when host is non-NULL, "\counterset", "(instance)" when instance

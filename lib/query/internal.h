@@ -27,6 +27,13 @@
 int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void pcwq_path_error_clear(pcw_path_error *err);
+/* Does an instance pattern (a path's instance part without #n) match an
+ * instance name (len bytes)? A pattern with a '/' is PDH's
+ * "parent/instance": each side matches its side of the name split at the
+ * name's first '/' (a name without one has no parent and does not match),
+ * so a wildcard never reaches across the parent's '/'. A pattern without
+ * '/' matches the whole name: (*) is every instance, parent or not. */
+int pcwq_instance_match(const char *pat, const char *name, size_t len);
 
 /* ---- cook.c ------------------------------------------------------------- */
 

@@ -97,7 +97,7 @@ static int instance_form_fits(const pcw_path *p, pcwq_itype it)
     if (it.named)
         return p->instance != NULL;
     /* Unnamed: no instance part, or one that can name "" ("*", "#n"). */
-    return !p->instance || pcw_wildcard_match(p->instance, strlen(p->instance), "", 0);
+    return !p->instance || pcwq_instance_match(p->instance, "", 0);
 }
 
 static int set_name_matches(const pcw_path *p, const char *name)

@@ -64,7 +64,7 @@ static int entry_matches(const pcw_path *p, const char *name, uint32_t len, uint
 {
     if (!p->instance)
         return len == 0 && dup == 0;
-    if (!pcw_wildcard_match(p->instance, strlen(p->instance), name, len))
+    if (!pcwq_instance_match(p->instance, name, len))
         return 0;
     if (p->has_index)
         return dup == p->index;
