@@ -401,3 +401,54 @@ Test(pcwstat, providers_exit_and_appear_mid_run)
     free(s);
     qp_stop(&a);
 }
+
+/* How many times `needle` occurs in s. */
+static size_t occurrences(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* _Total of a counter without an aggregate attribute (issue 24 item 8):
+ * the column is empty, and stderr says why once per column, not per
+ * sample; a total that has a value says nothing. CSV and JSON alike. */
+Test(pcwstat, total_without_aggregate_is_explained_once)
+{
+    tu_child p;
+    qp_start(&p, "NoAgg", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "set a %d 5", QP_PLAIN);
+    qp_cmd(&p, "set a %d 5", QP_LEVEL);
+    const char *formats[] = {"CSV", "json"};
+    for (size_t f = 0; f < 2; f++) {
+        const char *out = file("out"), *err = file("stderr");
+        const char *args[] = {"\\NoAgg(_Total)\\Plain",
+                              "\\NoAgg(_Total)\\Level",
+                              "-si",
+                              "0.1",
+                              "-sc",
+                              "4",
+                              "-f",
+                              formats[f],
+                              "-o",
+                              out,
+                              "-y",
+                              NULL};
+        cr_assert_eq(run_pcwstat(args, file("stdout"), err), 0);
+        char *e = slurp(err);
+        cr_assert_eq(occurrences(e, "(_Total)\\Plain"), 1, "%s: stderr:\n%s", formats[f], e);
+        match("\\(_Total\\)\\\\Plain: no total: counter \"Plain\" has no aggregate attribute", e);
+        cr_assert_eq(occurrences(e, "Level"), 0, "%s: stderr:\n%s", formats[f], e);
+        cr_assert_eq(occurrences(e, "\n"), 1, "%s: stderr:\n%s", formats[f], e);
+        free(e);
+        char *o = slurp(out);
+        if (f == 0)
+            match("\"\",\"5\\.000000\"\n", o); /* Plain empty, Level 5 */
+        else
+            match("\"counter\":\"Plain\"[^}]*\"status\":\"not aggregated", o);
+        free(o);
+    }
+    qp_stop(&p);
+}
