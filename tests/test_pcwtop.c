@@ -1115,3 +1115,31 @@ Test(pcwtop, no_colour_with_no_color_and_none_on_a_dumb_terminal)
     cr_assert(strstr(screen(), "use -b"), "%s", screen());
     top_stop(&p);
 }
+
+/* A _Total of a counter without an aggregate attribute shows "-": the
+ * message line says why while the totals are on screen (issue 24 item 8),
+ * and stops when they are hidden (t). */
+Test(pcwtop, says_why_a_total_is_not_computed)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "query_provider",
+                          (const char *const[]){"--set", "NoAgg", "--type", "6", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "query_provider did not start");
+    cr_assert(tu_command(&p, line, sizeof line, "create a") > 0 && strncmp(line, "ok", 2) == 0);
+    session(120, 30);
+    start_top("-d 0.2 -c NoAgg");
+    WAIT_FOR("_Total");
+    /* query_provider's "Plain" alone has no aggregate attribute. */
+    WAIT_RE("^_Total: counter \"Plain\" has no aggregate attribute");
+    const char *s = screen();
+    cr_assert_eq(line_of(s, "no aggregate attribute", line, sizeof line), 1,
+                 "on the message line (the second):\n%s", s);
+    keys("t");
+    WAIT_GONE("no aggregate attribute");
+    keys("q");
+    assert_restored();
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}
