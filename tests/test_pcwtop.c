@@ -1134,10 +1134,13 @@ Test(pcwtop, says_why_a_total_is_not_computed)
     /* query_provider's "Plain" alone has no aggregate attribute. */
     WAIT_RE("^_Total: counter \"Plain\" has no aggregate attribute");
     const char *s = screen();
-    cr_assert_eq(line_of(s, "no aggregate attribute", line, sizeof line), 1,
-                 "on the message line (the second):\n%s", s);
+    cr_assert_eq(line_of(s, "no aggregate attribute", line, sizeof line), 2,
+                 "on the message line (screen.c's line 2):\n%s", s);
     keys("t");
     WAIT_GONE("no aggregate attribute");
+    /* ...and once "totals hidden" has had its refreshes, it stays away. */
+    WAIT_GONE("totals hidden");
+    cr_assert(!strstr(screen(), "no aggregate attribute"), "%s", screen());
     keys("q");
     assert_restored();
     tu_send(&p, "quit");

@@ -164,8 +164,14 @@ static void take_refresh(top_ui *ui, const top_frame *f)
         say(ui, "%zu provider%s did not answer in time", f->failed, f->failed == 1 ? "" : "s");
     else if (f->message[0])
         say(ui, "%s", f->message);
-    else if (ui->message[0] && ui->seq - ui->message_seq >= MESSAGE_REFRESHES)
-        ui->message[0] = 0;
+    else if (!ui->message[0] || ui->seq - ui->message_seq >= MESSAGE_REFRESHES) {
+        /* Nothing happened: the table's standing note, while the totals
+         * it explains are shown. */
+        if (f->note[0] && ui->view.totals)
+            say(ui, "%s", f->note);
+        else
+            ui->message[0] = 0;
+    }
     if (ui->sort_pending && ui->table) {
         char why[512];
         if (top_apply_sort(&ui->view, f, ui->opt->sort, why, sizeof why) != 0)

@@ -63,6 +63,7 @@ struct top_model {
     known_provider *known;
     size_t nknown, known_cap;
     size_t exited_forgotten; /* exited providers dropped from `known` */
+    uint64_t note_table;     /* the table id f.note was written for */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -711,6 +712,50 @@ static int update_table(top_model *m, top_frame *f)
     return PCW_OK;
 }
 
+static int lined_up(const top_model *m);
+
+/* f->note: the counters whose totals are not computed because they have
+ * no aggregate attribute (PCW_CSTATUS_NOT_AGGREGATED: the provider's
+ * choice, which no later sample changes), so that a "-" in a total row
+ * has its reason on screen. Written when the table changes: at most
+ * totals x counters values, once per table. */
+static void note_totals(top_model *m, top_frame *f)
+{
+    const top_table *t = m->table;
+    if (m->note_table == t->id)
+        return;
+    m->note_table = t->id;
+    f->note[0] = 0;
+    if (!lined_up(m))
+        return;
+    uint32_t nc = t->ncols, first = 0, count = 0;
+    int total = 1;
+    for (uint32_t k = 0; k < nc; k++)
+        for (size_t r = 0; r < t->ntotals; r++) {
+            pcw_pdh_value v;
+            if (t->rows[r].qi == UINT32_MAX ||
+                pcw_pdh_get_value(m->h, (size_t)t->rows[r].qi * nc + k, 0, &v) != PCW_OK ||
+                v.status != PCW_CSTATUS_NOT_AGGREGATED)
+                continue;
+            if (count++ == 0)
+                first = k, total = t->rows[r].kind == PCW_PDH_TOTAL;
+            break;
+        }
+    if (!count)
+        return;
+    const char *what = total ? "_Total" : "aggregates";
+    if (count == 1)
+        snprintf(f->note, sizeof f->note,
+                 "%s: counter \"%.80s\" has no aggregate attribute, so its total is not "
+                 "computed (-)",
+                 what, t->cols[first].name);
+    else
+        snprintf(f->note, sizeof f->note,
+                 "%s: %u counters (\"%.80s\"...) have no aggregate attribute, so their totals "
+                 "are not computed (-)",
+                 what, count, t->cols[first].name);
+}
+
 int top_model_collect(top_model *m, uint64_t interval_ns)
 {
     uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
@@ -783,7 +828,10 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     }
     top_table_ref(m->table);
     f->table = m->table;
+    note_totals(m, f);
 out:
+    if (!f->table)
+        f->note[0] = 0, m->note_table = 0;
     m->col_seq = 0; /* the column cache is of the last sample */
     f->mono_ns = pcw_pdh_time_ns(m->q) ? pcw_pdh_time_ns(m->q) : clock_ns(CLOCK_MONOTONIC);
     f->real_ns = pcw_pdh_realtime_ns(m->q) ? pcw_pdh_realtime_ns(m->q) : clock_ns(CLOCK_REALTIME);

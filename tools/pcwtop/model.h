@@ -151,6 +151,9 @@ typedef struct top_frame {
     size_t failed;             /* providers whose part is missing */
     size_t born_now, gone_now; /* instances that came / went this refresh */
     char message[512];         /* why nothing is shown, or an error */
+    char note[256];            /* a standing explanation of the table (totals
+                                  of counters without an aggregate attribute),
+                                  or "" */
 } top_frame;
 
 /* ---- the model ------------------------------------------------------------- */
