@@ -452,3 +452,41 @@ Test(pcwstat, total_without_aggregate_is_explained_once)
     }
     qp_stop(&p);
 }
+
+/* Advanced counters (detailLevel="advanced", issue 24 item 6) are left out
+ * of -q, -qx and wildcard columns, as perfmon hides them; named, they are
+ * sampled. */
+Test(pcwstat, advanced_counters_are_hidden_from_wildcards)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "query_provider",
+                          (const char *const[]){"--set", "Det", "--advanced", "7", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0 && strncmp(line, "ready", 5) == 0);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "set a %d 9", QP_PLAIN);
+    const char *q[] = {"-q", "Det", NULL};
+    cr_assert_eq(run_pcwstat(q, file("q.out"), file("q.err")), 0);
+    char *s = slurp(file("q.out"));
+    cr_assert_str_eq(s, "\\Det(*)\\Count\n\\Det(*)\\Level\n\\Det(*)\\Peak\n\\Det(*)\\Low\n"
+                        "\\Det(*)\\Hit Ratio\n\\Det(*)\\Rate\n");
+    free(s);
+    const char *qx[] = {"-qx", "Det", NULL};
+    cr_assert_eq(run_pcwstat(qx, file("qx.out"), file("qx.err")), 0);
+    s = slurp(file("qx.out"));
+    cr_assert(!strstr(s, "Plain"), "%s", s);
+    cr_assert(strstr(s, "\\Det(a)\\Rate\n"), "%s", s);
+    free(s);
+    const char *cols[] = {"\\Det(a)\\*", "-sc", "1", "-si", "0.1", "-o", file("c.csv"), NULL};
+    cr_assert_eq(run_pcwstat(cols, file("c.out"), file("c.err")), 0);
+    s = slurp(file("c.csv"));
+    cr_assert(!strstr(s, "Plain"), "%s", s);
+    free(s);
+    const char *named[] = {"\\Det(a)\\Plain", "-sc", "1", "-si", "0.1", "-o", file("n.csv"), NULL};
+    cr_assert_eq(run_pcwstat(named, file("n.out"), file("n.err")), 0);
+    s = slurp(file("n.csv"));
+    match("Det\\(a\\)\\\\Plain\"\n\"[^\"]*\",\"9\\.000000\"\n$", s);
+    free(s);
+    qp_stop(&p);
+}

@@ -1146,3 +1146,24 @@ Test(pcwtop, says_why_a_total_is_not_computed)
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
 }
+
+/* Advanced counters (detailLevel="advanced", issue 24 item 6) are not
+ * columns unless asked for, as perfmon hides them. */
+Test(pcwtop, hides_advanced_counters)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "query_provider",
+                          (const char *const[]){"--set", "Det", "--advanced", "7", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "query_provider did not start");
+    cr_assert(tu_command(&p, line, sizeof line, "create a") > 0 && strncmp(line, "ok", 2) == 0);
+    session(160, 30);
+    start_top("-d 0.2 -c Det");
+    WAIT_FOR("Rate");
+    cr_assert(!strstr(screen(), "Plain"), "an advanced counter is a column:\n%s", screen());
+    keys("q");
+    assert_restored();
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}
