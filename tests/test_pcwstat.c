@@ -488,5 +488,17 @@ Test(pcwstat, advanced_counters_are_hidden_from_wildcards)
     s = slurp(file("n.csv"));
     match("Det\\(a\\)\\\\Plain\"\n\"[^\"]*\",\"9\\.000000\"\n$", s);
     free(s);
+    /* -a: asked for, they are listed and expanded. */
+    const char *qa[] = {"-q", "Det", "-a", NULL};
+    cr_assert_eq(run_pcwstat(qa, file("qa.out"), file("qa.err")), 0);
+    s = slurp(file("qa.out"));
+    cr_assert(strstr(s, "\\Det(*)\\Rate\n\\Det(*)\\Plain\n"), "%s", s);
+    free(s);
+    const char *ca[] = {"\\Det(a)\\*", "--advanced", "-sc",          "1", "-si",
+                        "0.1",         "-o",         file("ca.csv"), NULL};
+    cr_assert_eq(run_pcwstat(ca, file("ca.out"), file("ca.err")), 0);
+    s = slurp(file("ca.csv"));
+    cr_assert(strstr(s, "Det(a)\\Plain\""), "%s", s);
+    free(s);
     qp_stop(&p);
 }

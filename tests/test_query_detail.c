@@ -78,3 +78,42 @@ Test(detail, wildcards_leave_advanced_counters_out)
     pcw_pdh_close(q);
     qp_stop(&p);
 }
+
+Test(detail, set_detail_includes_advanced_counters)
+{
+    tu_child p;
+    start(&p, "Det");
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *before, *after, *only;
+    pcw_path_error err;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Det(*)\\*", &before, &err), PCW_OK, "%s", err.message);
+    cr_assert_eq(pcw_pdh_set_detail(q, 150), PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_set_detail(NULL, PCW_DETAIL_ADVANCED), PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_set_detail(q, PCW_DETAIL_ADVANCED), PCW_OK);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Det(*)\\*", &after, &err), PCW_OK, "%s", err.message);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Det(*)\\Pl*", &only, &err), PCW_OK, "%s", err.message);
+    cr_assert_eq(pcw_pdh_selected_counter_count(after), 7);
+    cr_assert(selects(q, after, "Plain"));
+    cr_assert(selects(q, only, "Plain"));
+    /* A handle keeps the level it was added at. */
+    cr_assert_eq(pcw_pdh_selected_counter_count(before), 6);
+    static char got[4096];
+    got[0] = 0;
+    cr_assert_eq(pcw_pdh_expand(q, "\\Det(a)\\*", collect_path, got, &err), PCW_OK);
+    cr_assert(strstr(got, "\\Det(a)\\Plain|"), "%s", got);
+    /* Back to standard. */
+    cr_assert_eq(pcw_pdh_set_detail(q, PCW_DETAIL_STANDARD), PCW_OK);
+    got[0] = 0;
+    cr_assert_eq(pcw_pdh_expand(q, "\\Det(a)\\*", collect_path, got, &err), PCW_OK);
+    cr_assert(!strstr(got, "Plain"), "%s", got);
+    /* The rule tools share. */
+    cr_assert(pcw_counter_in_wildcard(PERF_COUNTER_RAWCOUNT, 0, PCW_DETAIL_STANDARD));
+    cr_assert(
+        !pcw_counter_in_wildcard(PERF_COUNTER_RAWCOUNT, PCW_DETAIL_ADVANCED, PCW_DETAIL_STANDARD));
+    cr_assert(
+        pcw_counter_in_wildcard(PERF_COUNTER_RAWCOUNT, PCW_DETAIL_ADVANCED, PCW_DETAIL_ADVANCED));
+    cr_assert(!pcw_counter_in_wildcard(PERF_RAW_BASE, 0, PCW_DETAIL_WIZARD));
+    pcw_pdh_close(q);
+    qp_stop(&p);
+}

@@ -280,6 +280,30 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed);
  * pcw_pdh_consumer(). */
 int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms);
 
+/* The detail level of the counters a wildcard counter part selects
+ * (PERF_DETAIL_*, as PdhBrowseCounters' and PdhEnumObjectItems'
+ * dwDetailLevel): a counter whose detail level (the manifest's
+ * detailLevel) is above `level` is left out of "\Set(*)\*", of other
+ * counter patterns and of pcw_pdh_expand, as perfmon hides advanced
+ * counters unless asked. The default is PCW_DETAIL_STANDARD (novice);
+ * PCW_DETAIL_ADVANCED or above includes the advanced counters. A counter
+ * named without wildcards is always selected, whatever its level. Applies
+ * to the paths added and expanded after the call. Returns PCW_OK, or
+ * PCW_E_INVALID_PARAMETER for a level that is not a PCW_DETAIL_* value. */
+int pcw_pdh_set_detail(pcw_pdh *q, uint32_t level);
+
+/* Does a wildcard counter part at detail level `level` select a counter of
+ * this type and detail level (0 meaning standard)? Not a base counter or
+ * PERF_COUNTER_NODATA (used by others, no value of their own), and not a
+ * counter above the level. The rule pcw_pdh_add_counter and
+ * pcw_pdh_expand apply, for tools that list counters themselves. */
+static inline int pcw_counter_in_wildcard(uint32_t type, uint32_t detail_level, uint32_t level)
+{
+    if (pcw_counter_type_is_base(type) || type == PERF_COUNTER_NODATA)
+        return 0;
+    return (detail_level ? detail_level : (uint32_t)PCW_DETAIL_STANDARD) <= level;
+}
+
 /* Catch up with the providers now, as pcw_pdh_collect does first: re-read
  * the provider list if a provider or counterset came or went (then
  * pcw_consumer_counterset_count(pcw_pdh_consumer(q)) lists what is

@@ -58,6 +58,8 @@ static const char usage_text[] =
     "  -y,  --yes                 overwrite FILE without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
     "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
+    "  -a,  --advanced            wildcards and -q/-qx include advanced counters\n"
+    "                             (hidden by default, as in perfmon)\n"
     "       --no-scale            do not apply counters' default scale\n"
     "       --dir DIR             root directory (default: $PCW_DIR, else /dev/shm)\n"
     "       --all-users           also other users' providers (needs their opt-in)\n"
@@ -259,6 +261,8 @@ static int parse(int argc, char **argv, options *o)
                 o->query_set = eq + 1;
             else if (i + 1 < argc && argv[i + 1][0] != '-' && argv[i + 1][0] != '\\')
                 o->query_set = argv[++i];
+        } else if (is(name, "-a", "--advanced")) {
+            o->advanced = 1;
         } else if (is(name, NULL, "--no-scale")) {
             o->no_scale = 1;
         } else if (is(name, NULL, "--dir")) {
@@ -452,8 +456,12 @@ static int run(const options *o)
         fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
         return 1;
     }
+    /* Advanced counters: only when asked for (pcw_pdh_set_detail), as
+     * perfmon shows them. */
+    uint32_t detail = o->advanced ? PCW_DETAIL_WIZARD : PCW_DETAIL_STANDARD;
+    pcw_pdh_set_detail(q, detail);
     if (o->query) {
-        rc = list_paths(q, o->query == 2, o->query_set, stdout);
+        rc = list_paths(q, o->query == 2, o->query_set, detail, stdout);
         pcw_pdh_close(q);
         return rc;
     }

@@ -25,6 +25,7 @@ typedef struct options {
     int query;          /* 1: -q, 2: -qx */
     const char *query_set;
     int no_scale;
+    int advanced; /* -a: wildcards include advanced counters */
     const char *dir;
     int all_users;
 } options;
@@ -54,7 +55,9 @@ void put_escaped(FILE *f, const char *s);
 
 /* ---- list.c ------------------------------------------------------------ */
 
-/* -q / -qx: print counter paths, one per line. Returns the exit status. */
-int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out);
+/* -q / -qx: print counter paths, one per line, the counters a wildcard
+ * selects at detail level `detail` (pcw_pdh_set_detail). Returns the exit
+ * status. */
+int list_paths(pcw_pdh *q, int with_instances, const char *set, uint32_t detail, FILE *out);
 
 #endif /* PCWSTAT_H */
