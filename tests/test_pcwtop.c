@@ -1162,8 +1162,26 @@ Test(pcwtop, hides_advanced_counters)
     start_top("-d 0.2 -c Det");
     WAIT_FOR("Rate");
     cr_assert(!strstr(screen(), "Plain"), "an advanced counter is a column:\n%s", screen());
+    /* a shows them (the header says so), a again hides them. */
+    keys("a");
+    WAIT_FOR("Plain");
+    WAIT_FOR("ADVANCED");
+    keys("a");
+    WAIT_GONE("Plain");
     keys("q");
     assert_restored();
+    /* -a in batch mode. */
+    char exe[PATH_MAX], out[1 << 16], err[4096];
+    pcwtop_path(exe, sizeof exe);
+    int rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "Det", "-a", NULL},
+                 out, sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "Rate") && strstr(out, "Plain") && strstr(out, "advanced counters"), "%s",
+              out);
+    rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "Det", NULL}, out,
+             sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "Rate") && !strstr(out, "Plain"), "%s", out);
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
 }

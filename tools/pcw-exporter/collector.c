@@ -809,7 +809,13 @@ int collector_open(collector **out, const collector_options *o)
     co.dir = o->dir;
     co.all_users = o->all_users;
     int rc = pcw_pdh_open(&c->q, &co);
+    /* Every counter is exported, advanced ones too: a scrape keeps what
+     * queries ask for (docs/exporter.md). */
+    if (rc == PCW_OK)
+        rc = pcw_pdh_set_detail(c->q, PCW_DETAIL_WIZARD);
     if (rc != PCW_OK) {
+        if (c->q)
+            pcw_pdh_close(c->q);
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->count_lock);
         free(c);

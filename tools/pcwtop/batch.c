@@ -72,7 +72,7 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     }
     if (v->filter[0])
         fprintf(out, ", filter \"%s\" (%zu shown)", v->filter, count - v->nshown_totals);
-    fprintf(out, "%s\n", f->raw ? ", raw values" : "");
+    fprintf(out, "%s%s\n", f->raw ? ", raw values" : "", f->advanced ? ", advanced counters" : "");
 }
 
 void batch_print(FILE *out, top_model *m, top_view *v)

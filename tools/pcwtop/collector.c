@@ -47,6 +47,7 @@ struct top_collector {
     char *want;
     int want_changed;
     int raw, raw_changed;
+    int advanced, advanced_changed;
     uint64_t seq; /* collections finished */
     int done;     /* the thread left its loop */
 };
@@ -65,8 +66,9 @@ static void *run(void *arg)
     while (!c->quit) {
         /* Take the requests, then collect without holding mu. */
         int want_changed = c->want_changed, raw_changed = c->raw_changed, raw = c->raw;
+        int advanced_changed = c->advanced_changed, advanced = c->advanced;
         char *want = want_changed && c->want ? strdup(c->want) : NULL;
-        c->want_changed = c->raw_changed = 0;
+        c->want_changed = c->raw_changed = c->advanced_changed = 0;
         uint64_t interval = c->interval_ns;
         pthread_mutex_unlock(&c->mu);
 
@@ -75,6 +77,8 @@ static void *run(void *arg)
             top_model_want(c->m, want, want == NULL);
         if (raw_changed)
             top_model_set_raw(c->m, raw);
+        if (advanced_changed)
+            top_model_set_advanced(c->m, advanced);
         const top_frame *f = top_model_frame(c->m);
         char *before = f->set_name ? strdup(f->set_name) : NULL;
         top_model_collect(c->m, interval);
@@ -91,7 +95,7 @@ static void *run(void *arg)
         if (switched && wait > FIRST_RATE_NS)
             wait = FIRST_RATE_NS;
         uint64_t start = mono_ns(), deadline = start + wait;
-        while (!c->quit && !c->want_changed && !c->raw_changed &&
+        while (!c->quit && !c->want_changed && !c->raw_changed && !c->advanced_changed &&
                (c->paused || mono_ns() < deadline)) {
             if (c->paused) {
                 pthread_cond_wait(&c->cv, &c->mu);
@@ -205,6 +209,11 @@ void collector_want(top_collector *c, const char *set)
 void collector_set_raw(top_collector *c, int raw)
 {
     REQUEST(c, (c->raw = raw, c->raw_changed = 1));
+}
+
+void collector_set_advanced(top_collector *c, int advanced)
+{
+    REQUEST(c, (c->advanced = advanced, c->advanced_changed = 1));
 }
 
 uint64_t collector_seq(top_collector *c)

@@ -192,6 +192,7 @@ void ui_sync(top_ui *ui, top_model *m)
     if (fresh)
         take_refresh(ui, f);
     ui->raw = f->raw;
+    ui->advanced = f->advanced;
     ui->count = ui->table ? view_count(&ui->view, m) : 0;
     ui->nshown_totals = ui->view.nshown_totals;
     /* Keep the cursor inside the rows and the window around the cursor. */
@@ -538,6 +539,11 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             ui->view.totals = !ui->view.totals;
             ui->resync = 1;
             say(ui, "%s", ui->view.totals ? "totals shown" : "totals hidden");
+            break;
+        case L'a':
+            ui->advanced = !ui->advanced;
+            collector_set_advanced(ui->col, ui->advanced);
+            say(ui, "%s", ui->advanced ? "advanced counters shown" : "advanced counters hidden");
             break;
         case L'v':
             ui->raw = !ui->raw;

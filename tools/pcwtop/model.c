@@ -64,6 +64,8 @@ struct top_model {
     size_t nknown, known_cap;
     size_t exited_forgotten; /* exited providers dropped from `known` */
     uint64_t note_table;     /* the table id f.note was written for */
+    uint32_t detail;         /* pcw_pdh_set_detail: which counters are columns */
+    int reshow;              /* the handle of `shown` is to be made again */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -209,7 +211,9 @@ static char *dup_or_empty(const char *s)
 
 /* The counters the query shows for "\Set(*)\*" (every one but bases and
  * PERF_COUNTER_NODATA, in order), as columns. */
-static int make_columns(const pcw_counterset *cs, top_column **out, uint32_t *n)
+/* The columns of cs: the counters "\Set(*)\*" selects at detail level
+ * `detail` (pcw_counter_in_wildcard), in the order the handle has them. */
+static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **out, uint32_t *n)
 {
     top_column *c = calloc(cs->counter_count ? cs->counter_count : 1, sizeof *c);
     if (!c)
@@ -217,7 +221,7 @@ static int make_columns(const pcw_counterset *cs, top_column **out, uint32_t *n)
     uint32_t k = 0;
     for (uint32_t i = 0; i < cs->counter_count; i++) {
         const pcw_counter *ctr = &cs->counters[i];
-        if (pcw_counter_type_is_base(ctr->type) || ctr->type == PERF_COUNTER_NODATA)
+        if (!pcw_counter_in_wildcard(ctr->type, ctr->detail_level, detail))
             continue;
         top_column *col = &c[k++];
         col->index = i;
@@ -601,8 +605,17 @@ int top_model_open(top_model **out, const pcw_consumer_options *opt)
     if (getrandom(&m->hash_seed, sizeof m->hash_seed, GRND_NONBLOCK) != sizeof m->hash_seed)
         m->hash_seed = clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)m;
     m->want_first = 1;
+    m->detail = PCW_DETAIL_STANDARD;
     *out = m;
     return PCW_OK;
+}
+
+void top_model_set_advanced(top_model *m, int advanced)
+{
+    m->detail = advanced ? PCW_DETAIL_WIZARD : PCW_DETAIL_STANDARD;
+    m->f.advanced = advanced != 0;
+    pcw_pdh_set_detail(m->q, m->detail);
+    m->reshow = 1; /* the columns change: a new handle, a new table */
 }
 
 static void drop_handle(top_model *m)
@@ -694,7 +707,7 @@ static int update_table(top_model *m, top_frame *f)
         pcw_consumer_find_counterset(pcw_pdh_consumer(m->q), m->shown);
     top_column *cols = NULL;
     uint32_t ncols = 0;
-    int ok = ms ? make_columns(ms->meta, &cols, &ncols) == 0
+    int ok = ms ? make_columns(ms->meta, m->detail, &cols, &ncols) == 0
                 : copy_columns(m->table, &cols, &ncols) == 0;
     top_table *t = ok ? build_table(m, cols, ncols, epoch, m->table) : NULL;
     if (!t)
@@ -788,8 +801,9 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
         target = m->shown && find_set(f, m->shown) >= 0 ? m->shown : f->sets[0].name;
     if (!target && !m->want_first)
         drop_handle(m);
-    if (target &&
-        (!m->shown || !pcw_name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
+    if (target && (m->reshow || !m->shown ||
+                   !pcw_name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
+        m->reshow = 0;
         if (find_set(f, target) < 0) {
             drop_handle(m);
             snprintf(f->message, sizeof f->message,

@@ -41,6 +41,7 @@ typedef struct top_options {
     const char *dir;    /* --dir */
     int all_users;      /* --all-users */
     double timeout;     /* --timeout: seconds a callback provider has */
+    int advanced;       /* -a: advanced counters are columns too */
 } top_options;
 
 /* Intervals +/- step through (seconds). */
@@ -101,6 +102,7 @@ void collector_set_interval(top_collector *c, uint64_t ns);
 void collector_pause(top_collector *c, int paused);
 void collector_want(top_collector *c, const char *set);
 void collector_set_raw(top_collector *c, int raw);
+void collector_set_advanced(top_collector *c, int advanced);
 /* Collections finished so far. */
 uint64_t collector_seq(top_collector *c);
 /* The model, locked - or NULL when the collector kept it longer than
@@ -183,7 +185,7 @@ typedef struct top_ui {
     char edit_undo[256]; /* the filter before (Esc goes back to it) */
     char message[256];
     uint64_t message_seq; /* refresh the message was set at */
-    int paused, raw;
+    int paused, raw, advanced;
     uint64_t interval_ns;
     int graph_col;   /* counter column the graph shows */
     uint64_t *marks; /* instance keys marked for the graph */
