@@ -130,6 +130,10 @@ Test(path, parent_instance)
     cr_assert_null(pcw_path_object_instance(&p));
     pcw_path_free(&p);
     cr_assert_null(pcw_path_parent_instance(NULL));
+    /* Not filled by pcw_path_parse: no storage holds a parent. */
+    pcw_path hand = {.counterset = "T", .instance = "a/b", .counter = "C"};
+    cr_assert_null(pcw_path_parent_instance(&hand));
+    cr_assert_str_eq(pcw_path_object_instance(&hand), "b");
     cr_assert_null(pcw_path_object_instance(NULL));
 }
 

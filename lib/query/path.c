@@ -118,8 +118,9 @@ int pcwq_instance_match(const char *pat, const char *name, size_t len)
 
 const char *pcw_path_parent_instance(const pcw_path *p)
 {
-    /* pcw_path_parse copies the parent after the counter. */
-    if (!p || !p->instance || !p->counter || !strchr(p->instance, '/'))
+    /* pcw_path_parse copies the parent after the counter, in storage_: a
+     * pcw_path filled by hand has none. */
+    if (!p || !p->storage_ || !p->instance || !p->counter || !strchr(p->instance, '/'))
         return NULL;
     return p->counter + strlen(p->counter) + 1;
 }
