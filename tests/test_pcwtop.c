@@ -1143,6 +1143,15 @@ Test(pcwtop, says_why_a_total_is_not_computed)
     cr_assert(!strstr(screen(), "no aggregate attribute"), "%s", screen());
     keys("q");
     assert_restored();
+    /* Batch mode prints it under the counterset line. */
+    char exe[PATH_MAX], out[1 << 16], err[4096];
+    pcwtop_path(exe, sizeof exe);
+    int rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "NoAgg", NULL}, out,
+                 sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "\n_Total: counter \"Plain\" has no aggregate attribute, so its total is "
+                          "not computed (-)\n"),
+              "%s", out);
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
 }

@@ -73,6 +73,14 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     if (v->filter[0])
         fprintf(out, ", filter \"%s\" (%zu shown)", v->filter, count - v->nshown_totals);
     fprintf(out, "%s%s\n", f->raw ? ", raw values" : "", f->advanced ? ", advanced counters" : "");
+    /* Why a total shows "-" for good (model.c, note_totals); the counter
+     * name in it is another process's: drawn as the table's names are. */
+    if (f->note[0] && v->totals) {
+        size_t len = strlen(f->note);
+        char line[4 * sizeof f->note + 8];
+        utf8_pad(line, sizeof line, f->note, len, utf8_width(f->note, len), 0);
+        fprintf(out, "%s\n", line);
+    }
 }
 
 void batch_print(FILE *out, top_model *m, top_view *v)
