@@ -213,7 +213,8 @@ const char *pcw_path_object_instance(const pcw_path *p);
  * length the path needs (without the NUL), like snprintf; the output is
  * truncated when that is >= len (buf may be NULL when len is 0, or to
  * measure only). A NULL counterset or counter makes no path: 0, and ""
- * in buf. */
+ * in buf. An instance with a parent is passed whole, "parent/instance"
+ * (pcw_path_parent_instance says how it parses back). */
 size_t pcw_path_build(char *buf, size_t len, const char *host, const char *counterset,
                       const char *instance, uint32_t index, const char *counter);
 
