@@ -162,8 +162,8 @@ static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
     for (uint32_t k = 0; k < s->ncounters; k++) {
         const pcw_counter *c = &cs->counters[k];
         if (s->counter_ids[k] != c->id || s->counter_types[k] != c->type ||
-            s->detail[k] != c->detail_level || s->off[k] != c->data_offset || s->size[k] != c->size ||
-            strcmp(s->counter_names[k], c->name) != 0)
+            s->detail[k] != c->detail_level || s->off[k] != c->data_offset ||
+            s->size[k] != c->size || strcmp(s->counter_names[k], c->name) != 0)
             return 0;
     }
     return 1;
