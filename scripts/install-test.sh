@@ -117,7 +117,9 @@ until grep -q '^ready ' provider.out 2>/dev/null; do
     sleep 0.1
 done
 out=$(./cxx_consumer)
-echo "$out" | grep -q '^Requests = 42 base=-1$' && echo "$out" | grep -q '^Hit Ratio = 21 base=4$' ||
+echo "$out" | grep -q '^Requests = 42 base=-1 agg=0 detail=100 ""$' &&
+    echo "$out" | grep -q '^Hit Ratio = 21 base=4 agg=0 detail=100 ""$' &&
+    echo "$out" | grep -q '^Errors = 0 base=-1 agg=1 detail=200 "Failed requests"$' ||
     { echo "install-test: C++ consumer output wrong:" >&2; echo "$out" >&2; exit 1; }
 echo "$out"
 echo quit >&3; exec 3>&-

@@ -99,6 +99,35 @@ Test(table, static_table_registers)
     pcw_segment_close(seg);
 }
 
+/* PCW_COUNTER_EX: the manifest's aggregate, detail level and description
+ * in a static table, beside PCW_COUNTER's zeros (issue 24 item 8). */
+static const pcw_counter_desc ex_table[] = {
+    PCW_COUNTER_EX(1, "Requests", PERF_COUNTER_BULK_COUNT, struct web, requests,
+                   PCW_AGGREGATE_TOTAL, PCW_DETAIL_STANDARD, "Requests served"),
+    PCW_COUNTER_IN_BLOCK_EX(0, 2, "Active", PERF_COUNTER_RAWCOUNT, struct web, active,
+                            PCW_AGGREGATE_MAX, PCW_DETAIL_ADVANCED, NULL),
+    PCW_COUNTER(3, "Flags", PERF_COUNTER_RAWCOUNT_HEX, struct web, flags),
+};
+
+Test(table, counter_ex_sets_aggregate_detail_and_description)
+{
+    pcw_segment *seg;
+    const pcw_counterset *cs = publish(ex_table, 3, &seg);
+    const pcw_counter *c = cs->counters;
+    cr_assert_eq(c[0].aggregate, PCW_AGGREGATE_TOTAL);
+    cr_assert_eq(c[0].detail_level, PCW_DETAIL_STANDARD);
+    cr_assert_str_eq(c[0].description, "Requests served");
+    cr_assert_eq(c[0].data_offset, offsetof(struct web, requests));
+    cr_assert_eq(c[0].size, 8);
+    cr_assert_eq(c[1].aggregate, PCW_AGGREGATE_MAX);
+    cr_assert_eq(c[1].detail_level, PCW_DETAIL_ADVANCED);
+    cr_assert_str_eq(c[1].description, "");
+    cr_assert_eq(c[1].data_offset, offsetof(struct web, active));
+    cr_assert_eq(c[2].aggregate, PCW_AGGREGATE_UNDEFINED);
+    cr_assert_eq(c[2].detail_level, PCW_DETAIL_STANDARD);
+    pcw_segment_close(seg);
+}
+
 /* Zero means none, even in a table that has a counter with id 0: before,
  * a zero base_id pointed every counter at counter 0. */
 Test(table, zero_filled_descriptor)

@@ -33,9 +33,13 @@ static void provider_and_consumer(const char *provider)
     cr_assert_eq(access(path, F_OK), 0, "segment %s", path);
 
     cr_assert_eq(tu_spawn(&c, "cxx_consumer", NULL), 0);
-    const char *want[] = {"Requests = 42 base=-1", "Active = 1 base=-1",
-                          "Hit Ratio = 21 base=4", /* the counter after it */
-                          "Hit Ratio Base = 42 base=-1", "Errors = 0 base=-1"};
+    /* PCW_COUNTER: no aggregate, standard detail (100), no description;
+     * PCW_COUNTER_EX: what it says. */
+    const char *want[] = {"Requests = 42 base=-1 agg=0 detail=100 \"\"",
+                          "Active = 1 base=-1 agg=0 detail=100 \"\"",
+                          "Hit Ratio = 21 base=4 agg=0 detail=100 \"\"", /* the counter after it */
+                          "Hit Ratio Base = 42 base=-1 agg=0 detail=100 \"\"",
+                          "Errors = 0 base=-1 agg=1 detail=200 \"Failed requests\""};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         cr_assert(tu_readline(&c, line, sizeof line, 10000) >= 0, "consumer: no line %zu", i);
         cr_assert_str_eq(line, want[i]);

@@ -621,3 +621,34 @@ Test(exporter, concurrent_requests)
     ex_stop(&e);
     ep_stop(&p);
 }
+
+/* Advanced counters (detailLevel), which pcwstat and pcwtop hide unless
+ * asked, are exported like the others: a scrape keeps everything (issue 24
+ * item 6, docs/exporter.md), even in a counterset whose counters are all
+ * advanced (\Det(*)\* would select none at the standard level). */
+Test(exporter, exports_advanced_counters)
+{
+    tu_child p;
+    cr_assert_eq(
+        tu_spawn(&p, "query_provider",
+                 (const char *const[]){"--set", "Det", "--advanced", "0", "--advanced", "1",
+                                       "--advanced", "2", "--advanced", "3", "--advanced", "4",
+                                       "--advanced", "6", "--advanced", "7", NULL}),
+        0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0 && strncmp(line, "ready", 5) == 0);
+    cr_assert(tu_command(&p, line, sizeof line, "create a") > 0 && strncmp(line, "ok", 2) == 0);
+    cr_assert(tu_command(&p, line, sizeof line, "set a 7 9") > 0 && strncmp(line, "ok", 2) == 0);
+    exporter e;
+    ex_start(&e, NULL);
+    http_resp r;
+    scrape(&e, NULL, &r);
+    char want[256];
+    snprintf(want, sizeof want,
+             "pcw_det_plain{instance_name=\"a\",provider=\"query_provider\",pid=\"%d\"} 9", p.pid);
+    cr_expect(ex_has_line(r.body, want), "missing: %s\n%s", want, r.body);
+    http_free(&r);
+    ex_stop(&e);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}

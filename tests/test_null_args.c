@@ -257,6 +257,8 @@ Test(null_args, query_h)
     cr_assert_eq(pcw_path_build(buf, sizeof buf, NULL, "S", NULL, 0, NULL), 0);
     cr_assert_str_eq(buf, "");
     cr_assert_not_null(pcw_path_local_host());
+    cr_assert_null(pcw_path_parent_instance(NULL));
+    cr_assert_null(pcw_path_object_instance(NULL));
 
     /* the query */
     pcw_pdh *q = NULL;
@@ -309,6 +311,7 @@ Test(null_args, query_h)
     cr_assert_eq(pcw_pdh_visit_rows(h, 0, NULL, &rows), INVALID);
     cr_assert_eq(pcw_pdh_visit_rows(h, 0, count_blocks, NULL), PCW_OK);
     cr_assert_eq(pcw_pdh_set_scale(NULL, 1), INVALID);
+    cr_assert_eq(pcw_pdh_set_detail(NULL, PCW_DETAIL_ADVANCED), INVALID);
     int paths = 0;
     cr_assert_eq(pcw_pdh_expand(NULL, "\\Null Set(*)\\V", count_paths, &paths, &err), INVALID);
     cr_assert_eq(pcw_pdh_expand(q, NULL, count_paths, &paths, &err), INVALID);

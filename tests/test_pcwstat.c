@@ -611,3 +611,104 @@ Test(pcwstat, ctrl_c_during_setup_ends_it_at_once)
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
 }
+
+/* How many times `needle` occurs in s. */
+static size_t occurrences(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* _Total of a counter without an aggregate attribute (issue 24 item 8):
+ * the column is empty, and stderr says why once per column, not per
+ * sample; a total that has a value says nothing. CSV and JSON alike. */
+Test(pcwstat, total_without_aggregate_is_explained_once)
+{
+    tu_child p;
+    qp_start(&p, "NoAgg", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "set a %d 5", QP_PLAIN);
+    qp_cmd(&p, "set a %d 5", QP_LEVEL);
+    const char *formats[] = {"CSV", "json"};
+    for (size_t f = 0; f < 2; f++) {
+        const char *out = file("out"), *err = file("stderr");
+        const char *args[] = {"\\NoAgg(_Total)\\Plain",
+                              "\\NoAgg(_Total)\\Level",
+                              "-si",
+                              "0.1",
+                              "-sc",
+                              "4",
+                              "-f",
+                              formats[f],
+                              "-o",
+                              out,
+                              "-y",
+                              NULL};
+        cr_assert_eq(run_pcwstat(args, file("stdout"), err), 0);
+        char *e = slurp(err);
+        cr_assert_eq(occurrences(e, "(_Total)\\Plain"), 1, "%s: stderr:\n%s", formats[f], e);
+        match("\\(_Total\\)\\\\Plain: no total: counter \"Plain\" has no aggregate attribute", e);
+        cr_assert_eq(occurrences(e, "Level"), 0, "%s: stderr:\n%s", formats[f], e);
+        cr_assert_eq(occurrences(e, "\n"), 1, "%s: stderr:\n%s", formats[f], e);
+        free(e);
+        char *o = slurp(out);
+        if (f == 0)
+            match("\"\",\"5\\.000000\"\n", o); /* Plain empty, Level 5 */
+        else
+            match("\"counter\":\"Plain\"[^}]*\"status\":\"not aggregated", o);
+        free(o);
+    }
+    qp_stop(&p);
+}
+
+/* Advanced counters (detailLevel="advanced", issue 24 item 6) are left out
+ * of -q, -qx and wildcard columns, as perfmon hides them; named, they are
+ * sampled. */
+Test(pcwstat, advanced_counters_are_hidden_from_wildcards)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "query_provider",
+                          (const char *const[]){"--set", "Det", "--advanced", "7", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0 && strncmp(line, "ready", 5) == 0);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "set a %d 9", QP_PLAIN);
+    const char *q[] = {"-q", "Det", NULL};
+    cr_assert_eq(run_pcwstat(q, file("q.out"), file("q.err")), 0);
+    char *s = slurp(file("q.out"));
+    cr_assert_str_eq(s, "\\Det(*)\\Count\n\\Det(*)\\Level\n\\Det(*)\\Peak\n\\Det(*)\\Low\n"
+                        "\\Det(*)\\Hit Ratio\n\\Det(*)\\Rate\n");
+    free(s);
+    const char *qx[] = {"-qx", "Det", NULL};
+    cr_assert_eq(run_pcwstat(qx, file("qx.out"), file("qx.err")), 0);
+    s = slurp(file("qx.out"));
+    cr_assert(!strstr(s, "Plain"), "%s", s);
+    cr_assert(strstr(s, "\\Det(a)\\Rate\n"), "%s", s);
+    free(s);
+    const char *cols[] = {"\\Det(a)\\*", "-sc", "1", "-si", "0.1", "-o", file("c.csv"), NULL};
+    cr_assert_eq(run_pcwstat(cols, file("c.out"), file("c.err")), 0);
+    s = slurp(file("c.csv"));
+    cr_assert(!strstr(s, "Plain"), "%s", s);
+    free(s);
+    const char *named[] = {"\\Det(a)\\Plain", "-sc", "1", "-si", "0.1", "-o", file("n.csv"), NULL};
+    cr_assert_eq(run_pcwstat(named, file("n.out"), file("n.err")), 0);
+    s = slurp(file("n.csv"));
+    match("Det\\(a\\)\\\\Plain\"\n\"[^\"]*\",\"9\\.000000\"\n$", s);
+    free(s);
+    /* -a: asked for, they are listed and expanded. */
+    const char *qa[] = {"-q", "Det", "-a", NULL};
+    cr_assert_eq(run_pcwstat(qa, file("qa.out"), file("qa.err")), 0);
+    s = slurp(file("qa.out"));
+    cr_assert(strstr(s, "\\Det(*)\\Rate\n\\Det(*)\\Plain\n"), "%s", s);
+    free(s);
+    const char *ca[] = {"\\Det(a)\\*", "--advanced", "-sc",          "1", "-si",
+                        "0.1",         "-o",         file("ca.csv"), NULL};
+    cr_assert_eq(run_pcwstat(ca, file("ca.out"), file("ca.err")), 0);
+    s = slurp(file("ca.csv"));
+    cr_assert(strstr(s, "Det(a)\\Plain\""), "%s", s);
+    free(s);
+    qp_stop(&p);
+}

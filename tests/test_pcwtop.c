@@ -1372,3 +1372,82 @@ Test(pcwtop, a_list_hidden_by_a_narrow_terminal_does_not_keep_the_keys)
     assert_restored();
     top_stop(&p);
 }
+
+/* A _Total of a counter without an aggregate attribute shows "-": the
+ * message line says why while the totals are on screen (issue 24 item 8),
+ * and stops when they are hidden (t). */
+Test(pcwtop, says_why_a_total_is_not_computed)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "query_provider",
+                          (const char *const[]){"--set", "NoAgg", "--type", "6", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "query_provider did not start");
+    cr_assert(tu_command(&p, line, sizeof line, "create a") > 0 && strncmp(line, "ok", 2) == 0);
+    session(120, 30);
+    start_top("-d 0.2 -c NoAgg");
+    WAIT_FOR("_Total");
+    /* query_provider's "Plain" alone has no aggregate attribute. */
+    WAIT_RE("^_Total: counter \"Plain\" has no aggregate attribute");
+    const char *s = screen();
+    cr_assert_eq(line_of(s, "no aggregate attribute", line, sizeof line), 2,
+                 "on the message line (screen.c's line 2):\n%s", s);
+    keys("t");
+    WAIT_GONE("no aggregate attribute");
+    /* ...and once "totals hidden" has had its refreshes, it stays away. */
+    WAIT_GONE("totals hidden");
+    cr_assert(!strstr(screen(), "no aggregate attribute"), "%s", screen());
+    keys("q");
+    assert_restored();
+    /* Batch mode prints it under the counterset line. */
+    char exe[PATH_MAX], out[1 << 16], err[4096];
+    pcwtop_path(exe, sizeof exe);
+    int rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "NoAgg", NULL}, out,
+                 sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "\n_Total: counter \"Plain\" has no aggregate attribute, so its total is "
+                          "not computed (-)\n"),
+              "%s", out);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}
+
+/* Advanced counters (detailLevel="advanced", issue 24 item 6) are not
+ * columns unless asked for, as perfmon hides them. */
+Test(pcwtop, hides_advanced_counters)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "query_provider",
+                          (const char *const[]){"--set", "Det", "--advanced", "7", NULL}),
+                 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "query_provider did not start");
+    cr_assert(tu_command(&p, line, sizeof line, "create a") > 0 && strncmp(line, "ok", 2) == 0);
+    session(160, 30);
+    start_top("-d 0.2 -c Det");
+    WAIT_FOR("Rate");
+    cr_assert(!strstr(screen(), "Plain"), "an advanced counter is a column:\n%s", screen());
+    /* a shows them (the header says so), a again hides them. */
+    keys("a");
+    WAIT_FOR("Plain");
+    WAIT_FOR("ADVANCED");
+    keys("a");
+    WAIT_GONE("Plain");
+    keys("q");
+    assert_restored();
+    /* -a in batch mode. */
+    char exe[PATH_MAX], out[1 << 16], err[4096];
+    pcwtop_path(exe, sizeof exe);
+    int rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "Det", "-a", NULL},
+                 out, sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "Rate") && strstr(out, "Plain") && strstr(out, "advanced counters"), "%s",
+              out);
+    rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "Det", NULL}, out,
+             sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "Rate") && !strstr(out, "Plain"), "%s", out);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}

@@ -92,6 +92,52 @@ Test(path, index)
     pcw_path_free(&p);
 }
 
+/* PDH's (ParentInstance/ObjectInstance#InstanceIndex): the instance part
+ * splits at its first '/'; `instance` keeps the whole pcw name. */
+Test(path, parent_instance)
+{
+    pcw_path p = parse_ok("\\Thread(explorer/0#1)\\% Processor Time");
+    cr_assert_str_eq(p.instance, "explorer/0");
+    cr_assert_str_eq(pcw_path_parent_instance(&p), "explorer");
+    cr_assert_str_eq(pcw_path_object_instance(&p), "0");
+    cr_assert_eq(p.has_index, 1);
+    cr_assert_eq(p.index, 1);
+    cr_assert_str_eq(p.counter, "% Processor Time");
+    pcw_path_free(&p);
+    /* The first '/' only: the object instance may hold more. */
+    p = parse_ok("\\T(a/b/c#2)\\C");
+    cr_assert_str_eq(pcw_path_parent_instance(&p), "a");
+    cr_assert_str_eq(pcw_path_object_instance(&p), "b/c");
+    cr_assert_eq(p.index, 2);
+    pcw_path_free(&p);
+    /* Wildcards on either side. */
+    p = parse_ok("\\T(*/c)\\C");
+    cr_assert_str_eq(pcw_path_parent_instance(&p), "*");
+    cr_assert_str_eq(pcw_path_object_instance(&p), "c");
+    cr_assert_eq(p.wild, PCW_PATH_WILD_INSTANCE);
+    pcw_path_free(&p);
+    /* Empty sides name the empty parent or instance of "/x" and "x/". */
+    p = parse_ok("\\T(/x)\\C");
+    cr_assert_str_eq(pcw_path_parent_instance(&p), "");
+    cr_assert_str_eq(pcw_path_object_instance(&p), "x");
+    pcw_path_free(&p);
+    /* No '/': no parent. No instance part: neither. */
+    p = parse_ok("\\T(job)\\C");
+    cr_assert_null(pcw_path_parent_instance(&p));
+    cr_assert_str_eq(pcw_path_object_instance(&p), "job");
+    pcw_path_free(&p);
+    p = parse_ok("\\Memory\\Free");
+    cr_assert_null(pcw_path_parent_instance(&p));
+    cr_assert_null(pcw_path_object_instance(&p));
+    pcw_path_free(&p);
+    cr_assert_null(pcw_path_parent_instance(NULL));
+    /* Not filled by pcw_path_parse: no storage holds a parent. */
+    pcw_path hand = {.counterset = "T", .instance = "a/b", .counter = "C"};
+    cr_assert_null(pcw_path_parent_instance(&hand));
+    cr_assert_str_eq(pcw_path_object_instance(&hand), "b");
+    cr_assert_null(pcw_path_object_instance(NULL));
+}
+
 Test(path, wildcards)
 {
     pcw_path p = parse_ok("\\Web Server(*)\\*");
@@ -287,10 +333,10 @@ Test(path, build)
 Test(path, build_parse_round_trip)
 {
     const char *sets[] = {"Web Server", "a", "Сервер"};
-    const char *insts[] = {NULL, "x", "a(b)c", "C:\\dir", "build#3", "*"};
+    const char *insts[] = {NULL, "x", "a(b)c", "C:\\dir", "build#3", "*", "p/i/j"};
     const char *ctrs[] = {"Requests", "% Time (x)", "#1"};
     for (size_t s = 0; s < 3; s++)
-        for (size_t i = 0; i < 6; i++)
+        for (size_t i = 0; i < 7; i++)
             for (size_t c = 0; c < 3; c++)
                 for (uint32_t idx = 0; idx < 3; idx++) {
                     char buf[256];

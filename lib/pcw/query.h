@@ -164,7 +164,10 @@ typedef struct pcw_path_error {
 
 /* A parsed path. The strings point into private storage that
  * pcw_path_free releases. Wildcards ('*', '?') may appear in the
- * counterset, the instance and the counter. */
+ * counterset, the instance and the counter. `instance` is the whole
+ * instance part without #n, parent included ("explorer/0"): the pcw
+ * instance name it names; pcw_path_parent_instance and
+ * pcw_path_object_instance split it. */
 typedef struct pcw_path {
     const char *host;       /* NULL: no \\host prefix */
     const char *counterset; /* never NULL */
@@ -181,7 +184,8 @@ enum {
     PCW_PATH_WILD_COUNTER = 1u << 2,
 };
 
-/* Parse `text` (PdhParseCounterPath): [\\host]\Counterset[(Instance[#n])]\Counter.
+/* Parse `text` (PdhParseCounterPath):
+ * [\\host]\Counterset[([Parent/]Instance[#n])]\Counter.
  * The counter is what follows the last '\'; the instance runs from the first
  * '(' to the ')' that ends the counterset part, so instance names may hold
  * parentheses and backslashes; a trailing "#digits" is the index (write
@@ -192,13 +196,26 @@ enum {
 int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err);
 void pcw_path_free(pcw_path *p);
 
+/* PDH's szParentInstance and szInstanceName (PDH_COUNTER_PATH_ELEMENTS) of
+ * a path pcw_path_parse filled: its instance part split at the first '/'
+ * ("(explorer/0#1)": parent "explorer", object instance "0", index 1;
+ * "(a/b/c)": "a" and "b/c"). The parent is NULL when the instance part has
+ * no '/', both are NULL without an instance part. A pcw instance name maps
+ * the same way (docs/query.md, "Parent instances"): the pattern
+ * "(parent/instance)" matches each side against its side of the name, so
+ * a wildcard never matches across the '/'. The strings live in p's
+ * storage. */
+const char *pcw_path_parent_instance(const pcw_path *p);
+const char *pcw_path_object_instance(const pcw_path *p);
+
 /* Build a path (PdhMakeCounterPath) into buf (len bytes, NUL-terminated):
  * "\\host" when host is non-NULL, "\counterset", "(instance)" when instance
  * is non-NULL - with "#index" when index > 0 -, "\counter". Returns the
  * length the path needs (without the NUL), like snprintf; the output is
  * truncated when that is >= len (buf may be NULL when len is 0, or to
  * measure only). A NULL counterset or counter makes no path: 0, and ""
- * in buf. */
+ * in buf. An instance with a parent is passed whole, "parent/instance"
+ * (pcw_path_parent_instance says how it parses back). */
 size_t pcw_path_build(char *buf, size_t len, const char *host, const char *counterset,
                       const char *instance, uint32_t index, const char *counter);
 
@@ -264,6 +281,30 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed);
  * for each answer. Use this rather than pcw_consumer_set_timeout on
  * pcw_pdh_consumer(). */
 int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms);
+
+/* The detail level of the counters a wildcard counter part selects
+ * (PERF_DETAIL_*, as PdhBrowseCounters' and PdhEnumObjectItems'
+ * dwDetailLevel): a counter whose detail level (the manifest's
+ * detailLevel) is above `level` is left out of "\Set(*)\*", of other
+ * counter patterns and of pcw_pdh_expand, as perfmon hides advanced
+ * counters unless asked. The default is PCW_DETAIL_STANDARD (novice);
+ * PCW_DETAIL_ADVANCED or above includes the advanced counters. A counter
+ * named without wildcards is always selected, whatever its level. Applies
+ * to the paths added and expanded after the call. Returns PCW_OK, or
+ * PCW_E_INVALID_PARAMETER for a level that is not a PCW_DETAIL_* value. */
+int pcw_pdh_set_detail(pcw_pdh *q, uint32_t level);
+
+/* Does a wildcard counter part at detail level `level` select a counter of
+ * this type and detail level (0 meaning standard)? Not a base counter or
+ * PERF_COUNTER_NODATA (used by others, no value of their own), and not a
+ * counter above the level. The rule pcw_pdh_add_counter and
+ * pcw_pdh_expand apply, for tools that list counters themselves. */
+static inline int pcw_counter_in_wildcard(uint32_t type, uint32_t detail_level, uint32_t level)
+{
+    if (pcw_counter_type_is_base(type) || type == PERF_COUNTER_NODATA)
+        return 0;
+    return (detail_level ? detail_level : (uint32_t)PCW_DETAIL_STANDARD) <= level;
+}
 
 /* Catch up with the providers now, as pcw_pdh_collect does first: re-read
  * the provider list if a provider or counterset came or went (then

@@ -521,18 +521,38 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
  * offset and size come from offsetof and sizeof; the field's size is
  * checked against the type (PCW_COUNTER_SIZE_OK) and its offset against its
  * size at compile time (C11 _Static_assert, C++ static_assert). Everything
- * else is zero: no description, the default base (the counter after it,
- * for the types that need one). PCW_COUNTER_IN_BLOCK(block, ...) is the
- * same for data block `block`. A constant expression in C and C++, so
- * tables may be static. */
+ * else is zero: no aggregate, standard detail level, no description, the
+ * default base (the counter after it, for the types that need one).
+ * PCW_COUNTER_IN_BLOCK(block, ...) is the same for data block `block`.
+ *
+ * PCW_COUNTER_EX(id, name, type, struct_type, field, aggregate,
+ * detail_level, description) also sets the manifest's aggregate (a
+ * pcw_aggregate: how a _Total or aggregate instance combines the
+ * instances; without one a total shows PCW_CSTATUS_NOT_AGGREGATED),
+ * detailLevel (PCW_DETAIL_*, 0 = standard; advanced counters are hidden
+ * from wildcards unless a consumer asks) and description (or NULL):
+ *
+ *       PCW_COUNTER_EX(1, "Requests", PERF_COUNTER_BULK_COUNT, struct web, requests,
+ *                      PCW_AGGREGATE_TOTAL, PCW_DETAIL_STANDARD, "Requests served"),
+ *
+ * PCW_COUNTER_IN_BLOCK_EX(block, ...) is the same for data block `block`.
+ * For the other members (base_ref, default_scale, attributes...) write
+ * the descriptor with designated initialisers. Constant expressions in C
+ * and C++, so tables may be static. */
 #define PCW_COUNTER(id, name, type, struct_type, field)                                            \
-    PCW_COUNTER_IN_BLOCK(0, id, name, type, struct_type, field)
+    PCW_COUNTER_IN_BLOCK_EX(0, id, name, type, struct_type, field, 0, 0, NULL)
 #define PCW_COUNTER_IN_BLOCK(block, id, name, type, struct_type, field)                            \
+    PCW_COUNTER_IN_BLOCK_EX(block, id, name, type, struct_type, field, 0, 0, NULL)
+#define PCW_COUNTER_EX(id, name, type, struct_type, field, aggregate, detail_level, description)   \
+    PCW_COUNTER_IN_BLOCK_EX(0, id, name, type, struct_type, field, aggregate, detail_level,        \
+                            description)
+#define PCW_COUNTER_IN_BLOCK_EX(block, id, name, type, struct_type, field, aggregate,              \
+                                detail_level, description)                                         \
     {                                                                                              \
         (uint32_t)(id), (uint32_t)(type), (uint32_t)(block),                                       \
             (uint32_t)offsetof(struct_type, field),                                                \
             PCW__CHECKED_SIZE(type, struct_type, field, #struct_type "." #field), 0, 0, 0, 0, 0,   \
-            0, 0, 0, (name), NULL, NULL, NULL                                                      \
+            (uint32_t)(detail_level), (uint32_t)(aggregate), 0, (name), (description), NULL, NULL  \
     }
 
 #define PCW__FIELD_SIZE(struct_type, field) sizeof(((struct_type *)0)->field)

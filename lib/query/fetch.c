@@ -126,10 +126,10 @@ static void free_meta(pcwq_set *s)
 {
     for (uint32_t k = 0; k < s->ncounters && s->counter_names; k++)
         free(s->counter_names[k]);
-    free(s->counter_names), free(s->counter_types), free(s->default_scale);
+    free(s->counter_names), free(s->counter_types), free(s->default_scale), free(s->detail);
     free(s->recipes), free(s->aggfn), free(s->off), free(s->woff), free(s->size), free(s->wsize);
     free(s->counter_ids);
-    s->counter_names = NULL, s->counter_types = NULL, s->default_scale = NULL;
+    s->counter_names = NULL, s->counter_types = NULL, s->default_scale = NULL, s->detail = NULL;
     s->recipes = NULL, s->aggfn = NULL, s->off = s->woff = NULL, s->size = s->wsize = NULL;
     s->counter_ids = NULL;
     s->ncounters = 0;
@@ -163,8 +163,8 @@ static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
     for (uint32_t k = 0; k < s->ncounters; k++) {
         const pcw_counter *c = &cs->counters[k];
         if (s->counter_ids[k] != c->id || s->counter_types[k] != c->type ||
-            s->off[k] != c->data_offset || s->size[k] != c->size ||
-            strcmp(s->counter_names[k], c->name) != 0)
+            s->detail[k] != c->detail_level || s->off[k] != c->data_offset ||
+            s->size[k] != c->size || strcmp(s->counter_names[k], c->name) != 0)
             return 0;
     }
     return 1;
@@ -178,6 +178,7 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
     s->counter_types = calloc(n ? n : 1, sizeof *s->counter_types);
     s->counter_ids = calloc(n ? n : 1, sizeof *s->counter_ids);
     s->default_scale = calloc(n ? n : 1, sizeof *s->default_scale);
+    s->detail = calloc(n ? n : 1, sizeof *s->detail);
     s->recipes = calloc(n ? n : 1, sizeof *s->recipes);
     s->aggfn = calloc(n ? n : 1, sizeof *s->aggfn);
     s->off = calloc(n ? n : 1, sizeof *s->off);
@@ -185,7 +186,7 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
     s->size = calloc(n ? n : 1, 1);
     s->wsize = calloc(n ? n : 1, 1);
     if (!s->counter_names || !s->counter_types || !s->counter_ids || !s->default_scale ||
-        !s->recipes || !s->aggfn || !s->off || !s->woff || !s->size || !s->wsize) {
+        !s->detail || !s->recipes || !s->aggfn || !s->off || !s->woff || !s->size || !s->wsize) {
         free_meta(s);
         return PCW_E_NO_MEMORY;
     }
@@ -199,6 +200,7 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
         s->counter_types[k] = c->type;
         s->counter_ids[k] = c->id;
         s->default_scale[k] = c->default_scale;
+        s->detail[k] = c->detail_level;
         s->off[k] = c->data_offset;
         s->size[k] = (uint8_t)c->size;
         s->woff[k] = 8 * k;

@@ -28,6 +28,13 @@
 int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void pcwq_path_error_clear(pcw_path_error *err);
+/* Does an instance pattern (a path's instance part without #n) match an
+ * instance name (len bytes)? A pattern with a '/' is PDH's
+ * "parent/instance": each side matches its side of the name split at the
+ * name's first '/' (a name without one has no parent and does not match),
+ * so a wildcard never reaches across the parent's '/'. A pattern without
+ * '/' matches the whole name: (*) is every instance, parent or not. */
+int pcwq_instance_match(const char *pat, const char *name, size_t len);
 
 /* ---- cook.c ------------------------------------------------------------- */
 
@@ -204,6 +211,7 @@ typedef struct pcwq_set {
     char **counter_names;
     uint32_t *counter_types;
     int32_t *default_scale;
+    uint32_t *detail; /* detail levels (pcw_counter_in_wildcard) */
     pcwq_recipe *recipes;
     uint32_t *aggfn;
     uint32_t *off, *woff;
@@ -288,6 +296,7 @@ struct pcw_pdh_counter {
     pcw_path path;
     int32_t scale;
     int scale_set;
+    uint32_t detail; /* the query's detail level when it was added */
     pcwq_match *m;
     size_t nm, m_cap;
     uint64_t epoch; /* pcw_pdh_instance_epoch: +1 whenever a match's
@@ -320,6 +329,8 @@ struct pcw_pdh {
      * and, during one, its deadline (CLOCK_MONOTONIC ns; 0 outside). */
     uint32_t timeout_ms;
     uint64_t deadline_ns;
+    /* pcw_pdh_set_detail: what wildcard counter parts select. */
+    uint32_t detail;
     /* During pcw_pdh_collect_rows only: the set whose rows it hands over
      * as they are read (NULL otherwise). */
     pcwq_fused *fused;
@@ -381,7 +392,7 @@ void pcwq_instances_free(pcwq_set *s);
 int pcwq_totals(pcwq_set *s);
 /* values.c */
 size_t pcwq_entry_count(const pcwq_set *s);
-int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t k);
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k);
 int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt);
 /* notify.c */
 void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);

@@ -29,12 +29,16 @@ void pcwq_notify_forget(pcwq_match *mt)
     mt->ntold = 0;
 }
 
+/* The mask is the path's instance pattern whole: a name whose parent and
+ * instance match the sides of "parent/instance" (pcwq_instance_match)
+ * matches the pattern as one string too, so the provider is asked for a
+ * superset of what the handle shows. */
 static const char *mask_of(const pcw_pdh_counter *h, const pcwq_set *s)
 {
     const char *p = h->path.instance;
     if (!p || !s->it.named || s->it.by_name || s->it.global)
         return "*";
-    if (s->it.total && pcw_wildcard_match(p, strlen(p), "_Total", 6))
+    if (s->it.total && pcwq_instance_match(p, "_Total", 6))
         return "*";
     return p;
 }

@@ -2,10 +2,14 @@
 /*
  * lib/query/path.c - counter paths: parse, build, this machine's name.
  *
- * The grammar is PDH's (PdhParseCounterPath), without parent instances,
- * which pcw does not have:
+ * The grammar is PDH's (PdhParseCounterPath):
  *
- *   path     = [ "\\" host ] "\" set [ "(" instance [ "#" index ] ")" ] "\" counter
+ *   path     = [ "\\" host ] "\" set [ "(" [ parent "/" ] instance [ "#" index ] ")" ] "\" counter
+ *
+ * pcw's instances are strings, as PCW's are; PDH's parent instance maps to
+ * the part of a name before its first '/' (docs/query.md, "Parent
+ * instances"), so "(parent/instance)" names the instance "parent/instance"
+ * and the split matters only to wildcards (pcwq_instance_match).
  *
  * Names may hold almost anything, so the split is positional, as PDH's is:
  * the counter is what follows the last '\'; the counterset part runs from
@@ -97,6 +101,37 @@ static int find_index(const char *s, size_t n, size_t *at)
         return 0;
     *at = i - 1;
     return 1;
+}
+
+int pcwq_instance_match(const char *pat, const char *name, size_t len)
+{
+    size_t m = strlen(pat);
+    const char *ps = memchr(pat, '/', m);
+    if (!ps)
+        return pcw_wildcard_match(pat, m, name, len);
+    const char *ns = memchr(name, '/', len);
+    if (!ns)
+        return 0;
+    size_t pp = (size_t)(ps - pat), np = (size_t)(ns - name);
+    return pcw_wildcard_match(pat, pp, name, np) &&
+           pcw_wildcard_match(ps + 1, m - pp - 1, ns + 1, len - np - 1);
+}
+
+const char *pcw_path_parent_instance(const pcw_path *p)
+{
+    /* pcw_path_parse copies the parent after the counter, in storage_: a
+     * pcw_path filled by hand has none. */
+    if (!p || !p->storage_ || !p->instance || !p->counter || !strchr(p->instance, '/'))
+        return NULL;
+    return p->counter + strlen(p->counter) + 1;
+}
+
+const char *pcw_path_object_instance(const pcw_path *p)
+{
+    if (!p || !p->instance)
+        return NULL;
+    const char *slash = strchr(p->instance, '/');
+    return slash ? slash + 1 : p->instance;
 }
 
 void pcw_path_free(pcw_path *p)
@@ -234,8 +269,11 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
                              "the parentheses out for a counterset without instances)");
     }
 
-    /* Copy the parts, NUL-terminated, into one block. */
-    char *buf = malloc(host_len + set_len + inst_len + ctr_len + 4);
+    /* Copy the parts, NUL-terminated, into one block; the instance's
+     * parent (before its first '/') last, for pcw_path_parent_instance. */
+    const char *pslash = has_inst ? memchr(text + inst_at, '/', inst_len) : NULL;
+    size_t parent_len = pslash ? (size_t)(pslash - (text + inst_at)) : 0;
+    char *buf = malloc(host_len + set_len + inst_len + ctr_len + parent_len + 5);
     if (!buf)
         return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     char *w = buf;
@@ -254,6 +292,8 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
     }
     memcpy(w, text + ctr_at, ctr_len), w[ctr_len] = 0;
     out->counter = w;
+    w += ctr_len + 1;
+    memcpy(w, text + inst_at, parent_len), w[parent_len] = 0;
     out->index = (uint32_t)idx;
     out->has_index = has_idx;
     out->wild = (has_wild(text + set_at, set_len) ? PCW_PATH_WILD_COUNTERSET : 0) |

@@ -38,6 +38,7 @@ int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
         root = PCW_DEFAULT_ROOT;
     q->all_users = o.all_users;
     q->timeout_ms = o.timeout_ms ? o.timeout_ms : 1000;
+    q->detail = PCW_DETAIL_STANDARD;
     int rc = PCW_E_NO_MEMORY;
     if (!(q->root = strdup(root)) || (rc = pcw_consumer_open(&q->c, &o)) != PCW_OK) {
         free(q->root);
@@ -98,7 +99,7 @@ static int instance_form_fits(const pcw_path *p, pcwq_itype it)
     if (it.named)
         return p->instance != NULL;
     /* Unnamed: no instance part, or one that can name "" ("*", "#n"). */
-    return !p->instance || pcw_wildcard_match(p->instance, strlen(p->instance), "", 0);
+    return !p->instance || pcwq_instance_match(p->instance, "", 0);
 }
 
 static int set_name_matches(const pcw_path *p, const char *name)
@@ -108,18 +109,23 @@ static int set_name_matches(const pcw_path *p, const char *name)
     return pcw_name_equal(p->counterset, strlen(p->counterset), name, strlen(name));
 }
 
-/* Does the path select any counter of cs (and which error if not)? */
-static int counters_fit(const pcw_path *p, const pcw_counterset *cs, int *base_named)
+/* Does the path select any counter of cs at detail level `level` (and
+ * which error if not: a base counter named, or a pattern that only
+ * counters above the level match)? */
+static int counters_fit(const pcw_path *p, const pcw_counterset *cs, uint32_t level,
+                        int *base_named, int *above_level)
 {
     size_t cl = strlen(p->counter);
     *base_named = 0;
     for (uint32_t k = 0; k < cs->counter_count; k++) {
         const pcw_counter *c = &cs->counters[k];
         if (p->wild & PCW_PATH_WILD_COUNTER) {
-            if (pcw_counter_type_is_base(c->type) || c->type == PERF_COUNTER_NODATA)
+            if (!pcw_wildcard_match(p->counter, cl, c->name, strlen(c->name)))
                 continue;
-            if (pcw_wildcard_match(p->counter, cl, c->name, strlen(c->name)))
+            if (pcw_counter_in_wildcard(c->type, c->detail_level, level))
                 return 1;
+            if (pcw_counter_in_wildcard(c->type, c->detail_level, PCW_DETAIL_WIZARD))
+                *above_level = 1;
         } else if (pcw_name_equal(p->counter, cl, c->name, strlen(c->name))) {
             if (pcw_counter_type_is_base(c->type)) {
                 *base_named = 1;
@@ -151,7 +157,7 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
 {
     const pcw_path *p = &h->path;
     size_t nsets = pcw_consumer_counterset_count(q->c), named_sets = 0, fitting = 0;
-    int base_named = 0;
+    int base_named = 0, above_level = 0;
     const char *form_set = NULL, *ctr_set = NULL;
     for (size_t i = 0; i < nsets; i++) {
         const pcw_merged_counterset *m = pcw_consumer_counterset(q->c, i);
@@ -164,7 +170,7 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
             continue;
         }
         int b = 0;
-        if (!counters_fit(p, cs, &b)) {
+        if (!counters_fit(p, cs, h->detail, &b, &above_level)) {
             ctr_set = cs->name;
             base_named |= b;
             continue;
@@ -217,6 +223,11 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
                          "counter \"%.200s\" is a base counter: it is the denominator of "
                          "another counter of \"%.200s\" and has no value of its own",
                          p->counter, ctr_set);
+    if (above_level)
+        return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
+                         "only advanced counters of \"%.200s\" match \"%.200s\": name one, or "
+                         "ask for them (pcw_pdh_set_detail, pcwstat --advanced)",
+                         ctr_set ? ctr_set : p->counterset, p->counter);
     return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
                      (p->wild & PCW_PATH_WILD_COUNTER)
                          ? "no counter of \"%.200s\" matches \"%.200s\""
@@ -235,6 +246,7 @@ static int add(pcw_pdh *q, const char *text, int notify, pcw_pdh_counter **out, 
     if (!h)
         return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     h->q = q;
+    h->detail = q->detail;
     int rc = pcw_path_parse(text, &h->path, err);
     if (rc == PCW_OK && !(h->text = strdup(text)))
         rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
@@ -371,6 +383,15 @@ int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms)
         return PCW_E_INVALID_PARAMETER;
     q->timeout_ms = ms ? ms : 1000;
     pcw_consumer_set_timeout(q->c, q->timeout_ms);
+    return PCW_OK;
+}
+
+int pcw_pdh_set_detail(pcw_pdh *q, uint32_t level)
+{
+    if (!q || (level != PCW_DETAIL_NOVICE && level != PCW_DETAIL_ADVANCED &&
+               level != PCW_DETAIL_EXPERT && level != PCW_DETAIL_WIZARD))
+        return PCW_E_INVALID_PARAMETER;
+    q->detail = level;
     return PCW_OK;
 }
 

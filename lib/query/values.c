@@ -65,21 +65,21 @@ static int entry_matches(const pcw_path *p, const char *name, uint32_t len, uint
 {
     if (!p->instance)
         return len == 0 && dup == 0;
-    if (!pcw_wildcard_match(p->instance, strlen(p->instance), name, len))
+    if (!pcwq_instance_match(p->instance, name, len))
         return 0;
     if (p->has_index)
         return dup == p->index;
     return (p->wild & PCW_PATH_WILD_INSTANCE) ? 1 : dup == 0;
 }
 
-/* Is counter k of s selected by pattern `c`? Wildcards skip base counters
- * (used, never shown) and PERF_COUNTER_NODATA. */
-int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t k)
+/* Is counter k of s selected by pattern `c` at detail level `level`?
+ * Wildcards skip base counters (used, never shown), PERF_COUNTER_NODATA
+ * and counters above the level (pcw_counter_in_wildcard). */
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k)
 {
     const char *name = s->counter_names[k];
     if (p->wild & PCW_PATH_WILD_COUNTER) {
-        uint32_t t = s->counter_types[k];
-        if (pcw_counter_type_is_base(t) || t == PERF_COUNTER_NODATA)
+        if (!pcw_counter_in_wildcard(s->counter_types[k], s->detail[k], level))
             return 0;
         return pcw_wildcard_match(p->counter, strlen(p->counter), name, strlen(name));
     }
@@ -111,7 +111,7 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
     mt->ctr = ctr;
     mt->nctr = 0;
     for (uint32_t k = 0; k < s->ncounters; k++)
-        if (pcwq_counter_selected(s, &h->path, k))
+        if (pcwq_counter_selected(s, &h->path, h->detail, k))
             mt->ctr[mt->nctr++] = k;
     /* Entries. */
     const pcw_path *p = &h->path;

@@ -30,9 +30,10 @@ int main()
         found = 1;
         for (uint32_t k = 0; k < web->meta->counter_count; k++) {
             const pcw_counter *ctr = &web->meta->counters[k];
-            printf("%s = %llu base=%d\n", ctr->name,
+            printf("%s = %llu base=%d agg=%u detail=%u \"%s\"\n", ctr->name,
                    (unsigned long long)pcw_snapshot_value(&snap, i, ctr),
-                   ctr->base_id == PCW_NO_COUNTER ? -1 : (int)ctr->base_id);
+                   ctr->base_id == PCW_NO_COUNTER ? -1 : (int)ctr->base_id,
+                   (unsigned)ctr->aggregate, (unsigned)ctr->detail_level, ctr->description);
         }
     }
     pcw_snapshot_free(&snap);

@@ -2,7 +2,7 @@
 /*
  * tests/cxx/web_counters.cc - the second translation unit of the C++
  * provider: no PCW_PROVIDER_IMPLEMENTATION here. A static counter table
- * of PCW_COUNTER entries (offsetof/sizeof, checked against the types at
+ * of PCW_COUNTER and PCW_COUNTER_EX entries (offsetof/sizeof, checked against the types at
  * compile time), a registration with designated initialisers where the
  * language has them (C++20), and updates with the inline fast paths.
  */
@@ -15,7 +15,9 @@ static const pcw_counter_desc web_table[] = {
     PCW_COUNTER(2, "Active", PERF_COUNTER_RAWCOUNT, web_counters, active),
     PCW_COUNTER(3, "Hit Ratio", PERF_RAW_FRACTION, web_counters, hits),
     PCW_COUNTER(4, "Hit Ratio Base", PERF_RAW_BASE, web_counters, lookups),
-    PCW_COUNTER(5, "Errors", PERF_COUNTER_RAWCOUNT, web_counters, errors),
+    /* With the manifest's aggregate, detail level and description. */
+    PCW_COUNTER_EX(5, "Errors", PERF_COUNTER_RAWCOUNT, web_counters, errors, PCW_AGGREGATE_TOTAL,
+                   PCW_DETAIL_ADVANCED, "Failed requests"),
 };
 
 int web_register(pcw_provider *prov, pcw_registration **reg, char *why, size_t len)

@@ -2,7 +2,7 @@
 /*
  * tests/helpers/query_provider.c - a provider the query-layer tests drive.
  *
- *   query_provider [--set NAME] [--type N] [--control LOG]
+ *   query_provider [--set NAME] [--type N] [--control LOG] [--advanced INDEX]...
  *
  * Registers counterset NAME (default "Query Test") with instance type N
  * (pcw_instance_type, default 1 = multiple) and these counters, 48 bytes:
@@ -17,7 +17,8 @@
  *   6     7  Rate             PERF_COUNTER_COUNTER        4    32  sum
  *   7     8  Plain            PERF_COUNTER_LARGE_RAWCOUNT 8    40  undefined
  *
- * With --control LOG it has a control callback that appends one line per
+ * --advanced INDEX makes counter INDEX's detail level PCW_DETAIL_ADVANCED
+ * (standard otherwise). With --control LOG it has a control callback that appends one line per
  * ADD_COUNTER / REMOVE_COUNTER to LOG ("add <counter index> <mask>") before
  * answering. Prints "ready <pid>", then serves one command per stdin line,
  * answering each with one line:
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
 {
     const char *set = "Query Test";
     uint32_t type = PCW_MULTI_INSTANCE;
+    uint32_t advanced = 0; /* bit k: counter k is PCW_DETAIL_ADVANCED */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
             set = argv[++i];
@@ -139,6 +141,8 @@ int main(int argc, char **argv)
             type = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--control") == 0 && i + 1 < argc)
             control_log = argv[++i];
+        else if (strcmp(argv[i], "--advanced") == 0 && i + 1 < argc)
+            advanced |= 1u << (strtoul(argv[++i], NULL, 10) & 7);
         else {
             fprintf(stderr, "query_provider: bad argument %s\n", argv[i]);
             return 2;
@@ -158,6 +162,8 @@ int main(int argc, char **argv)
         c[i] = pcw_counter_desc_default();
         c[i].id = (uint32_t)i + 1, c[i].name = names[i], c[i].type = types[i];
         c[i].size = sizes[i], c[i].offset = offs[i], c[i].aggregate = aggs[i];
+        if (advanced & (1u << i))
+            c[i].detail_level = PCW_DETAIL_ADVANCED;
     }
     pcw_registration_info info = {.version = PCW_VERSION_1,
                                   .name = set,

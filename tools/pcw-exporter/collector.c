@@ -879,11 +879,15 @@ int collector_open(collector **out, const collector_options *o)
     co.dir = o->dir;
     co.all_users = o->all_users;
     int rc = pcw_pdh_open(&c->q, &co);
-    if (rc == PCW_OK && !(c->unread = unreadable_open())) {
-        pcw_pdh_close(c->q);
+    /* Every counter is exported, advanced ones too: a scrape keeps what
+     * queries ask for (docs/exporter.md). */
+    if (rc == PCW_OK)
+        rc = pcw_pdh_set_detail(c->q, PCW_DETAIL_WIZARD);
+    if (rc == PCW_OK && !(c->unread = unreadable_open()))
         rc = PCW_E_NO_MEMORY;
-    }
-    if (rc != PCW_OK) {
+    if (rc != PCW_OK) { /* the query, if it opened, is closed here once */
+        if (c->q)
+            pcw_pdh_close(c->q);
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->count_lock);
         free(c);

@@ -3,8 +3,10 @@
  * tools/pcwstat/list.c - `-q [COUNTERSET]` lists counter paths as
  * typeperf -q does: one per counter, "(*)" for a counterset with instances;
  * `-qx [COUNTERSET]` lists every concrete path: one per instance (totals
- * included) and counter. Base counters are never listed. Countersets in
- * name order; COUNTERSET is a name or a wildcard, case-insensitive.
+ * included) and counter. Base counters are never listed, advanced ones
+ * only with -a (the counters "\Set(*)\*" selects, pcw_counter_in_wildcard).
+ * Countersets in name order; COUNTERSET is a name or a wildcard,
+ * case-insensitive.
  */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
@@ -32,7 +34,7 @@ static int print_path(const char *path, void *arg)
     return 0;
 }
 
-int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
+int list_paths(pcw_pdh *q, int with_instances, const char *set, uint32_t detail, FILE *out)
 {
     pcw_consumer *c = pcw_pdh_consumer(q);
     if (pcw_consumer_refresh(c, NULL) != PCW_OK) {
@@ -68,7 +70,7 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out)
         int named = pcw_instance_type_is_multi(cs->instance_type);
         for (uint32_t j = 0; j < cs->counter_count; j++) {
             const pcw_counter *ctr = &cs->counters[j];
-            if (pcw_counter_type_is_base(ctr->type) || ctr->type == PERF_COUNTER_NODATA)
+            if (!pcw_counter_in_wildcard(ctr->type, ctr->detail_level, detail))
                 continue;
             char path[8192];
             pcw_path_build(path, sizeof path, NULL, cs->name, named ? "*" : NULL, 0, ctr->name);

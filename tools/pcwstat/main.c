@@ -61,6 +61,8 @@ static const char usage_text[] =
     "  -y,  --yes                 overwrite FILE without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
     "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
+    "  -a,  --advanced            wildcards and -q/-qx include advanced counters\n"
+    "                             (hidden by default, as in perfmon)\n"
     "       --no-scale            do not apply counters' default scale\n"
     "       --dir DIR             root directory (default: $PCW_DIR, else /dev/shm)\n"
     "       --all-users           also other users' providers (needs their opt-in)\n"
@@ -291,6 +293,8 @@ static int parse(int argc, char **argv, options *o)
                 o->query_set = eq + 1;
             else if (i + 1 < argc && argv[i + 1][0] != '-' && argv[i + 1][0] != '\\')
                 o->query_set = argv[++i];
+        } else if (is(name, "-a", "--advanced")) {
+            o->advanced = 1;
         } else if (is(name, NULL, "--no-scale")) {
             o->no_scale = 1;
         } else if (is(name, NULL, "--dir")) {
@@ -424,6 +428,37 @@ static int report_new(const char *path, void *arg)
     return 0;
 }
 
+/* Say once per path (in `told`), on stderr, why value i of h has no
+ * number when the reason lies with the provider rather than the moment: a
+ * _Total of a counter without an aggregate attribute stays empty for as
+ * long as the provider runs (docs/query.md, "Totals"). */
+static void explain(strset *told, pcw_pdh_counter *h, size_t i)
+{
+    pcw_pdh_value v;
+    if (pcw_pdh_get_value(h, i, 0, &v) != PCW_OK || v.status != PCW_CSTATUS_NOT_AGGREGATED)
+        return;
+    char path[8192];
+    pcw_pdh_value_path(h, i, 1, path, sizeof path);
+    if (strset_has(told, path) || strset_add(told, path))
+        return;
+    fputs("pcwstat: ", stderr);
+    put_escaped(stderr, path);
+    fputs(": no total: counter \"", stderr);
+    put_escaped(stderr, v.counter);
+    fputs("\" has no aggregate attribute (sum, avg, min or max), so its ", stderr);
+    put_escaped(stderr, v.instance);
+    fputs(" combines nothing and stays empty; the provider sets one (manifest aggregate=, or "
+          "PCW_COUNTER_EX)\n",
+          stderr);
+}
+
+static void explain_handles(strset *told, pcw_pdh_counter *const *hs, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < pcw_pdh_value_count(hs[j]); i++)
+            explain(told, hs[j], i);
+}
+
 /* Expand every path into concrete columns (each its own handle). */
 static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column **out,
                         size_t *nout, strset *known)
@@ -505,8 +540,12 @@ static int run(const options *o)
         fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
         return 1;
     }
+    /* Advanced counters: only when asked for (pcw_pdh_set_detail), as
+     * perfmon shows them. */
+    uint32_t detail = o->advanced ? PCW_DETAIL_WIZARD : PCW_DETAIL_STANDARD;
+    pcw_pdh_set_detail(q, detail);
     if (o->query) {
-        rc = list_paths(q, o->query == 2, o->query_set, stdout);
+        rc = list_paths(q, o->query == 2, o->query_set, detail, stdout);
         pcw_pdh_close(q);
         return rc;
     }
@@ -537,7 +576,7 @@ static int run(const options *o)
     }
     column *cols = NULL;
     size_t ncols = 0;
-    strset known = {0};
+    strset known = {0}, told = {0};
     int status = 0;
     if (o->format != FMT_JSON) {
         if (make_columns(q, user, o->npaths, &cols, &ncols, &known) != 0)
@@ -572,8 +611,11 @@ static int run(const options *o)
                 break;
             }
             if (o->format == FMT_JSON) {
+                explain_handles(&told, user, o->npaths);
                 write_json(out, pcw_pdh_realtime_ns(q), (uint64_t)n + 1, user, o->npaths, flags);
             } else {
+                for (size_t i = 0; i < ncols; i++)
+                    explain(&told, cols[i].h, 0);
                 write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
                 for (size_t i = 0; i < o->npaths; i++)
                     (void)pcw_pdh_expand(q, o->paths[i], report_new, &known, NULL);
@@ -594,6 +636,7 @@ static int run(const options *o)
         free(cols[i].path);
     free(cols);
     strset_free(&known);
+    strset_free(&told);
     free(user);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
     return status;

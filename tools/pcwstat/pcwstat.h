@@ -28,6 +28,7 @@ typedef struct options {
     int query;          /* 1: -q, 2: -qx */
     const char *query_set;
     int no_scale;
+    int advanced; /* -a: wildcards include advanced counters */
     const char *dir;
     int all_users;
 } options;
@@ -51,6 +52,9 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
                 size_t n, unsigned fmt_flags);
 /* A string as a JSON string literal. */
 void json_string(FILE *f, const char *s);
+/* A name from another process, for a terminal: control characters (C0,
+ * DEL, C1) and bytes that are not UTF-8 as \xNN, the rest as it is. */
+void put_escaped(FILE *f, const char *s);
 
 /* A name (or a message quoting one) for stderr: escaped as every tool
  * escapes names (tools/common/escape.h), '\' kept (path separator). */
@@ -61,8 +65,10 @@ static inline const char *show(char *buf, size_t cap, const char *s)
 
 /* ---- list.c ------------------------------------------------------------ */
 
-/* -q / -qx: print counter paths, one per line. Returns the exit status. */
-int list_paths(pcw_pdh *q, int with_instances, const char *set, FILE *out);
+/* -q / -qx: print counter paths, one per line, the counters a wildcard
+ * selects at detail level `detail` (pcw_pdh_set_detail). Returns the exit
+ * status. */
+int list_paths(pcw_pdh *q, int with_instances, const char *set, uint32_t detail, FILE *out);
 
 /* After a path (or -q's COUNTERSET) that names no counterset, or no counter
  * of its counterset: a line "pcwstat: did you mean ...?" with the nearest

@@ -105,7 +105,13 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
         put_name(out, v->filter);
         fprintf(out, "\" (%zu shown)", count - v->nshown_totals);
     }
-    fprintf(out, "%s\n", f->raw ? ", raw values" : "");
+    fprintf(out, "%s%s\n", f->raw ? ", raw values" : "", f->advanced ? ", advanced counters" : "");
+    /* Why a total shows "-" for good (model.c, note_totals): a message
+     * that quotes another process's counter name, escaped as messages are. */
+    if (f->note[0] && v->totals) {
+        put_name(out, f->note);
+        fputc('\n', out);
+    }
 }
 
 void batch_print(FILE *out, top_model *m, top_view *v, long refresh)

@@ -49,6 +49,7 @@ struct top_collector {
     int want_changed;
     int raw, raw_changed;
     int refresh_now; /* F5: collect at once, even paused */
+    int advanced, advanced_changed;
     uint64_t seq; /* collections finished */
     int done;     /* the thread left its loop */
 };
@@ -67,8 +68,9 @@ static void *run(void *arg)
     while (!c->quit) {
         /* Take the requests, then collect without holding mu. */
         int want_changed = c->want_changed, raw_changed = c->raw_changed, raw = c->raw;
+        int advanced_changed = c->advanced_changed, advanced = c->advanced;
         char *want = want_changed && c->want ? strdup(c->want) : NULL;
-        c->want_changed = c->raw_changed = c->refresh_now = 0;
+        c->want_changed = c->raw_changed = c->refresh_now = c->advanced_changed = 0;
         uint64_t interval = c->interval_ns;
         pthread_mutex_unlock(&c->mu);
 
@@ -77,6 +79,8 @@ static void *run(void *arg)
             top_model_want(c->m, want, want == NULL);
         if (raw_changed)
             top_model_set_raw(c->m, raw);
+        if (advanced_changed)
+            top_model_set_advanced(c->m, advanced);
         const top_frame *f = top_model_frame(c->m);
         char *before = f->set_name ? strdup(f->set_name) : NULL;
         top_model_collect(c->m, interval);
@@ -94,6 +98,7 @@ static void *run(void *arg)
             wait = FIRST_RATE_NS;
         uint64_t start = mono_ns(), deadline = start + wait;
         while (!c->quit && !c->want_changed && !c->raw_changed && !c->refresh_now &&
+               !c->advanced_changed &&
                (c->paused || mono_ns() < deadline)) {
             if (c->paused) {
                 pthread_cond_wait(&c->cv, &c->mu);
@@ -212,6 +217,11 @@ void collector_set_raw(top_collector *c, int raw)
 void collector_refresh(top_collector *c)
 {
     REQUEST(c, c->refresh_now = 1);
+}
+
+void collector_set_advanced(top_collector *c, int advanced)
+{
+    REQUEST(c, (c->advanced = advanced, c->advanced_changed = 1));
 }
 
 uint64_t collector_seq(top_collector *c)

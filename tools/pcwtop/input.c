@@ -220,8 +220,14 @@ static void take_refresh(top_ui *ui, const top_frame *f)
         say(ui, "%zu provider%s did not answer in time", f->failed, f->failed == 1 ? "" : "s");
     else if (f->message[0])
         say(ui, "%s", f->message);
-    else if (ui->message[0] && ui->seq - ui->message_seq >= MESSAGE_REFRESHES)
-        ui->message[0] = 0;
+    else if (!ui->message[0] || ui->seq - ui->message_seq >= MESSAGE_REFRESHES) {
+        /* Nothing happened: the table's standing note, while the totals
+         * it explains are shown. */
+        if (f->note[0] && ui->view.totals)
+            say(ui, "%s", f->note);
+        else
+            ui->message[0] = 0;
+    }
     if (ui->sort_pending && ui->table) {
         char why[512];
         if (top_apply_sort(&ui->view, f, ui->opt->sort, why, sizeof why) != 0)
@@ -242,6 +248,7 @@ void ui_sync(top_ui *ui, top_model *m)
     if (fresh)
         take_refresh(ui, f);
     ui->raw = f->raw;
+    ui->advanced = f->advanced;
     ui->count = ui->table ? view_count(&ui->view, m) : 0;
     ui->nshown_totals = ui->view.nshown_totals;
     if (ui->search_pending && ui->table) {
@@ -659,6 +666,11 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             ui->view.totals = !ui->view.totals;
             ui->resync = 1;
             say(ui, "%s", ui->view.totals ? "totals shown" : "totals hidden");
+            break;
+        case L'a':
+            ui->advanced = !ui->advanced;
+            collector_set_advanced(ui->col, ui->advanced);
+            say(ui, "%s", ui->advanced ? "advanced counters shown" : "advanced counters hidden");
             break;
         case L'v':
             ui->raw = !ui->raw;

@@ -53,6 +53,8 @@ static const char usage_text[] =
     "                           in front: ascending or descending\n"
     "  -n, --iterations N       refresh N times, then exit\n"
     "  -b, --batch              no curses: print each refresh as text (top -b)\n"
+    "  -a, --advanced           show advanced counters too (hidden by default, as\n"
+    "                           in perfmon; the a key toggles them)\n"
     "      --timeout SECONDS    how long a callback provider has to answer each\n"
     "                           refresh (default: the delay, at most 1)\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
@@ -63,8 +65,8 @@ static const char usage_text[] =
     "Keys: Up/Down, PgUp/PgDn, Home/End move; Tab switches between the counterset\n"
     "list and the table; Left/Right scroll the columns; c hides the list; F2 setup\n"
     "(columns); F3 search; F4, / or \\ filter; F5 refresh now; F6 or s sort;\n"
-    "r reverse; +/- interval; space pause; t totals; v raw/cooked; d details;\n"
-    "g graph; m mark for the graph; h, F1 or ? help; q or F10 quit.\n"
+    "r reverse; +/- interval; space pause; t totals; v raw/cooked; a advanced\n"
+    "counters; d details; g graph; m mark for the graph; h, F1 or ? help; q or F10 quit.\n"
     "\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
@@ -177,6 +179,7 @@ static int parse(int argc, char **argv, top_options *o)
         {"sort", required_argument, NULL, 's'},
         {"iterations", required_argument, NULL, 'n'},
         {"batch", no_argument, NULL, 'b'},
+        {"advanced", no_argument, NULL, 'a'},
         {"dir", required_argument, NULL, OPT_DIR},
         {"all-users", no_argument, NULL, OPT_ALL_USERS},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -187,7 +190,7 @@ static int parse(int argc, char **argv, top_options *o)
     o->interval = 1.0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:c:f:s:n:bh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:c:f:s:n:abh", longs, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'd':
@@ -220,6 +223,9 @@ static int parse(int argc, char **argv, top_options *o)
             break;
         case 'b':
             o->batch = 1;
+            break;
+        case 'a':
+            o->advanced = 1;
             break;
         case OPT_DIR:
             o->dir = optarg;
@@ -418,6 +424,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pcwtop: %s\n", pcw_status_str(rc));
         return 1;
     }
+    top_model_set_advanced(m, o.advanced);
     rc = o.batch ? batch_run(&o, m, &signalled) : interactive(&o, m);
     if (!model_busy)
         top_model_close(m);

@@ -64,6 +64,9 @@ struct top_model {
     known_provider *known;
     size_t nknown, known_cap;
     size_t exited_forgotten; /* exited providers dropped from `known` */
+    uint64_t note_table;     /* the table id f.note was written for */
+    uint32_t detail;         /* pcw_pdh_set_detail: which counters are columns */
+    int reshow;              /* the handle of `shown` is to be made again */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -209,7 +212,9 @@ static char *dup_or_empty(const char *s)
 
 /* The counters the query shows for "\Set(*)\*" (every one but bases and
  * PERF_COUNTER_NODATA, in order), as columns. */
-static int make_columns(const pcw_counterset *cs, top_column **out, uint32_t *n)
+/* The columns of cs: the counters "\Set(*)\*" selects at detail level
+ * `detail` (pcw_counter_in_wildcard), in the order the handle has them. */
+static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **out, uint32_t *n)
 {
     top_column *c = calloc(cs->counter_count ? cs->counter_count : 1, sizeof *c);
     if (!c)
@@ -217,7 +222,7 @@ static int make_columns(const pcw_counterset *cs, top_column **out, uint32_t *n)
     uint32_t k = 0;
     for (uint32_t i = 0; i < cs->counter_count; i++) {
         const pcw_counter *ctr = &cs->counters[i];
-        if (pcw_counter_type_is_base(ctr->type) || ctr->type == PERF_COUNTER_NODATA)
+        if (!pcw_counter_in_wildcard(ctr->type, ctr->detail_level, detail))
             continue;
         top_column *col = &c[k++];
         col->index = i;
@@ -601,8 +606,17 @@ int top_model_open(top_model **out, const pcw_consumer_options *opt)
     if (getrandom(&m->hash_seed, sizeof m->hash_seed, GRND_NONBLOCK) != sizeof m->hash_seed)
         m->hash_seed = clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)m;
     m->want_first = 1;
+    m->detail = PCW_DETAIL_STANDARD;
     *out = m;
     return PCW_OK;
+}
+
+void top_model_set_advanced(top_model *m, int advanced)
+{
+    m->detail = advanced ? PCW_DETAIL_WIZARD : PCW_DETAIL_STANDARD;
+    m->f.advanced = advanced != 0;
+    pcw_pdh_set_detail(m->q, m->detail);
+    m->reshow = 1; /* the columns change: a new handle, a new table */
 }
 
 static void drop_handle(top_model *m)
@@ -694,7 +708,7 @@ static int update_table(top_model *m, top_frame *f)
         pcw_consumer_find_counterset(pcw_pdh_consumer(m->q), m->shown);
     top_column *cols = NULL;
     uint32_t ncols = 0;
-    int ok = ms ? make_columns(ms->meta, &cols, &ncols) == 0
+    int ok = ms ? make_columns(ms->meta, m->detail, &cols, &ncols) == 0
                 : copy_columns(m->table, &cols, &ncols) == 0;
     top_table *t = ok ? build_table(m, cols, ncols, epoch, m->table) : NULL;
     if (!t)
@@ -710,6 +724,50 @@ static int update_table(top_model *m, top_frame *f)
     top_table_unref(m->table);
     m->table = t;
     return PCW_OK;
+}
+
+static int lined_up(const top_model *m);
+
+/* f->note: the counters whose totals are not computed because they have
+ * no aggregate attribute (PCW_CSTATUS_NOT_AGGREGATED: the provider's
+ * choice, which no later sample changes), so that a "-" in a total row
+ * has its reason on screen. Written when the table changes: at most
+ * totals x counters values, once per table. */
+static void note_totals(top_model *m, top_frame *f)
+{
+    const top_table *t = m->table;
+    if (m->note_table == t->id)
+        return;
+    m->note_table = t->id;
+    f->note[0] = 0;
+    if (!lined_up(m))
+        return;
+    uint32_t nc = t->ncols, first = 0, count = 0;
+    int total = 1;
+    for (uint32_t k = 0; k < nc; k++)
+        for (size_t r = 0; r < t->ntotals; r++) {
+            pcw_pdh_value v;
+            if (t->rows[r].qi == UINT32_MAX ||
+                pcw_pdh_get_value(m->h, (size_t)t->rows[r].qi * nc + k, 0, &v) != PCW_OK ||
+                v.status != PCW_CSTATUS_NOT_AGGREGATED)
+                continue;
+            if (count++ == 0)
+                first = k, total = t->rows[r].kind == PCW_PDH_TOTAL;
+            break;
+        }
+    if (!count)
+        return;
+    const char *what = total ? "_Total" : "aggregates";
+    if (count == 1)
+        snprintf(f->note, sizeof f->note,
+                 "%s: counter \"%.80s\" has no aggregate attribute, so its total is not "
+                 "computed (-)",
+                 what, t->cols[first].name);
+    else
+        snprintf(f->note, sizeof f->note,
+                 "%s: %u counters (\"%.80s\"...) have no aggregate attribute, so their totals "
+                 "are not computed (-)",
+                 what, count, t->cols[first].name);
 }
 
 int top_model_collect(top_model *m, uint64_t interval_ns)
@@ -744,8 +802,9 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
         target = m->shown && find_set(f, m->shown) >= 0 ? m->shown : f->sets[0].name;
     if (!target && !m->want_first)
         drop_handle(m);
-    if (target &&
-        (!m->shown || !pcw_name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
+    if (target && (m->reshow || !m->shown ||
+                   !pcw_name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
+        m->reshow = 0;
         if (find_set(f, target) < 0) {
             drop_handle(m);
             snprintf(f->message, sizeof f->message,
@@ -784,7 +843,10 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     }
     top_table_ref(m->table);
     f->table = m->table;
+    note_totals(m, f);
 out:
+    if (!f->table)
+        f->note[0] = 0, m->note_table = 0;
     m->col_seq = 0; /* the column cache is of the last sample */
     f->mono_ns = pcw_pdh_time_ns(m->q) ? pcw_pdh_time_ns(m->q) : clock_ns(CLOCK_MONOTONIC);
     f->real_ns = pcw_pdh_realtime_ns(m->q) ? pcw_pdh_realtime_ns(m->q) : clock_ns(CLOCK_REALTIME);

@@ -138,7 +138,8 @@ typedef struct top_frame {
     uint64_t real_ns; /* CLOCK_REALTIME of the collection */
     uint64_t cost_ns; /* what the collection took: collect, providers, table */
     uint64_t interval_ns;
-    int raw; /* values are raw (PCW_FMT_RAW), not cooked */
+    int raw;      /* values are raw (PCW_FMT_RAW), not cooked */
+    int advanced; /* advanced counters are columns (top_model_set_advanced) */
     size_t providers_live, providers_exited;
     top_exit *exits; /* providers that exited in this refresh */
     size_t nexits, exits_cap;
@@ -152,6 +153,9 @@ typedef struct top_frame {
     size_t failed;             /* providers whose part is missing */
     size_t born_now, gone_now; /* instances that came / went this refresh */
     char message[512];         /* why nothing is shown, or an error */
+    char note[256];            /* a standing explanation of the table (totals
+                                  of counters without an aggregate attribute),
+                                  or "" */
 } top_frame;
 
 /* ---- the model ------------------------------------------------------------- */
@@ -169,6 +173,10 @@ void top_model_close(top_model *m);
 void top_model_want(top_model *m, const char *name, int want_first);
 /* Raw values (PCW_FMT_RAW) instead of cooked ones, from now on. */
 void top_model_set_raw(top_model *m, int raw);
+/* Advanced counters (detail level above standard) as columns too, from the
+ * next collection on; perfmon hides them unless asked, and so does
+ * pcwtop by default (pcw_pdh_set_detail). */
+void top_model_set_advanced(top_model *m, int advanced);
 
 /* Collect one sample. Returns PCW_OK, or an error (the frame's message
  * says it; its table is then NULL). interval_ns is only recorded. */

@@ -43,6 +43,7 @@ typedef struct top_options {
     const char *dir;    /* --dir */
     int all_users;      /* --all-users */
     double timeout;     /* --timeout: seconds a callback provider has */
+    int advanced;       /* -a: advanced counters are columns too */
 } top_options;
 
 /* Intervals +/- step through (seconds). */
@@ -105,6 +106,9 @@ void collector_want(top_collector *c, const char *set);
 void collector_set_raw(top_collector *c, int raw);
 /* Collect once now, paused or not (F5). */
 void collector_refresh(top_collector *c);
+/* Show advanced counters (detail level) or not: the next collection
+ * rebuilds the columns (a, -a). */
+void collector_set_advanced(top_collector *c, int advanced);
 /* Collections finished so far. */
 uint64_t collector_seq(top_collector *c);
 /* The model, locked - or NULL when the collector kept it longer than
@@ -205,7 +209,7 @@ typedef struct top_ui {
     int help_top;    /* the help's first line shown */
     char message[256];
     uint64_t message_seq; /* refresh the message was set at */
-    int paused, raw;
+    int paused, raw, advanced;
     uint64_t interval_ns;
     int graph_col;   /* counter column the graph shows */
     uint64_t *marks; /* instance keys marked for the graph */

@@ -160,6 +160,8 @@ static void draw_header(top_ui *ui)
                               ui->view.filter, ui->count - ui->nshown_totals);
     if (ui->raw && n < sizeof line)
         n += (size_t)snprintf(line + n, sizeof line - n, "  RAW VALUES");
+    if (ui->hdr.advanced && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, "  ADVANCED");
     if (ui->paused && n < sizeof line)
         n += (size_t)snprintf(line + n, sizeof line - n, "  PAUSED");
     if (ui->mode == MODE_TABLE && ui->table && ui->ncol_visible &&
@@ -562,6 +564,7 @@ static const char *const help_lines[] = {
     "  Space             pause / go on",
     "  t                 show / hide _Total",
     "  v                 raw / cooked values (raw: exact integers)",
+    "  a                 show / hide advanced counters (hidden, as in perfmon)",
     "  d                 details: the counters' metadata, the selected instance",
     "  g                 graph of a counter over time (Left/Right: counter)",
     "  m U               mark the instance for the graph, unmark all",
