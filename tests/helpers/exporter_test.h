@@ -216,18 +216,22 @@ static inline const char *http_header(const http_resp *r, const char *name, char
     return buf;
 }
 
-/* One request on a fresh connection (Connection: close); extra header
- * lines ("Name: value\r\n"...) may be NULL. Returns the status, or -1 when
- * the connection failed or nothing came within timeout_ms. */
-static inline int http_request(int port, const char *method, const char *path, const char *extra,
-                               int timeout_ms, http_resp *r)
+/* A TCP connection to 127.0.0.1:port from the loopback address `from`
+ * ("127.0.0.2": the tests tell clients apart by address; NULL: any), or
+ * -1. */
+static inline int ex_connect(const char *from, int port)
 {
-    memset(r, 0, sizeof *r);
-    r->status = -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
+    if (fd >= 0 && from) {
+        inet_pton(AF_INET, from, &a.sin_addr);
+        if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            close(fd);
+            return -1;
+        }
+    }
     a.sin_port = htons((uint16_t)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
@@ -235,6 +239,22 @@ static inline int http_request(int port, const char *method, const char *path, c
             close(fd);
         return -1;
     }
+    return fd;
+}
+
+/* One request on a fresh connection (Connection: close) from the
+ * loopback address `from` (NULL: any); extra header lines
+ * ("Name: value\r\n"...) may be NULL. Returns the status, or -1 when the
+ * connection failed or nothing came within timeout_ms. */
+static inline int http_request_from(const char *from, int port, const char *method,
+                                    const char *path, const char *extra, int timeout_ms,
+                                    http_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    r->status = -1;
+    int fd = ex_connect(from, port);
+    if (fd < 0)
+        return -1;
     char req[4096];
     int n = snprintf(req, sizeof req,
                      "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sConnection: close\r\n\r\n", method,
@@ -275,6 +295,12 @@ static inline int http_request(int port, const char *method, const char *path, c
     free(buf);
     close(fd);
     return r->status;
+}
+
+static inline int http_request(int port, const char *method, const char *path, const char *extra,
+                               int timeout_ms, http_resp *r)
+{
+    return http_request_from(NULL, port, method, path, extra, timeout_ms, r);
 }
 
 static inline int http_get(int port, const char *path, const char *extra, http_resp *r)
