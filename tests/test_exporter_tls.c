@@ -252,8 +252,8 @@ Test(exporter_tls, unknown_user_costs_like_known_ones)
     double known = median_time(&e, "127.0.0.3", "c2xvdzp3cm9uZw==", 5);
     cr_log_info("unknown user %.4f s, cost-7 user %.4f s", unknown, known);
     cr_expect(unknown < 3 * known && known < 3 * unknown,
-              "an unknown user takes %.4f s, a known one %.4f s: timing tells them apart",
-              unknown, known);
+              "an unknown user takes %.4f s, a known one %.4f s: timing tells them apart", unknown,
+              known);
     ex_stop(&e);
 }
 

@@ -32,8 +32,11 @@
 #include "http.h"
 #include "log.h"
 
-#define MAX_LISTEN 16
-#define POOL_MAX   4
+#define MAX_LISTEN  16
+#define POOL_MAX    4
+#define STR_(x)     #x
+#define STR(x)      STR_(x)
+#define RETRY_AFTER STR(AUTH_REFILL_S)
 
 typedef struct outbuf {
     struct outbuf *next;
@@ -209,6 +212,8 @@ static enum MHD_Result simple(http_server *s, struct MHD_Connection *conn, unsig
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER);
     add_headers(s, r);
     enum MHD_Result rc = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
@@ -343,16 +348,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                       "a client certificate signed by the configured CA is required\n");
     }
     if (s->auth) {
-        char *pass = NULL;
-        char *user = MHD_basic_auth_get_username_password(conn, &pass);
-        int ok = auth_check(s->auth, user, pass);
-        if (pass) {
-            explicit_bzero(pass, strlen(pass));
-            MHD_free(pass);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        int rc = auth_check(
+            s->auth, ci ? ci->client_addr : NULL,
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+        if (rc == AUTH_LIMITED) {
+            collector_count(s->o.coll, CAUSE_AUTH_LIMITED);
+            return simple(s, conn, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
+                          "too many password checks from this address; try again later\n");
         }
-        if (user)
-            MHD_free(user);
-        if (!ok) {
+        if (rc != AUTH_OK) {
             collector_count(s->o.coll, CAUSE_AUTH);
             const char *body = "Unauthorized\n";
             struct MHD_Response *r =
@@ -361,9 +367,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 return MHD_NO;
             MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
             add_headers(s, r);
-            enum MHD_Result rc = MHD_queue_basic_auth_fail_response(conn, "pcw-exporter", r);
+            enum MHD_Result qr = MHD_queue_basic_auth_fail_response(conn, "pcw-exporter", r);
             MHD_destroy_response(r);
-            return rc;
+            return qr;
         }
     }
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
@@ -528,6 +534,14 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
     if (auth_open(&s->auth, w) != 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
+    }
+    if (s->auth) {
+        char users[24], cost[8];
+        snprintf(users, sizeof users, "%zu", w->nusers);
+        snprintf(cost, sizeof cost, "%d", auth_dummy_cost(s->auth));
+        /* The cost every unknown user's request pays, as the costliest
+         * known user's does (auth.h). */
+        xlog(LOG_INFO, "Basic authentication", "users", users, "unknown_user_cost", cost, NULL);
     }
     for (size_t i = 0; i < o->nlisten; i++) {
         struct sockaddr_storage ss;

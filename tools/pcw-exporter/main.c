@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <pcw/types.h>
 #include <pcw/version.h>
@@ -213,6 +214,20 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
+/* Warn when a file of the web configuration - password hashes, a private
+ * key - can be read or changed by users other than its owner and group:
+ * the exporter still starts (the operator may mean it), but says so. */
+static void warn_if_open(const char *path, const char *what)
+{
+    struct stat st;
+    if (!path || stat(path, &st) != 0 || !(st.st_mode & (S_IROTH | S_IWOTH)))
+        return;
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+    xlog(LOG_WARN, "file is readable or writable by other users: chmod o-rw it", "file", path,
+         "what", what, "mode", mode, NULL);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -237,6 +252,10 @@ int main(int argc, char **argv)
     if (o.web_config && web_config_load(o.web_config, &wc, err, sizeof err) != 0) {
         xlog(LOG_ERROR, "bad web configuration", "err", err, NULL);
         return 1;
+    }
+    if (o.web_config) {
+        warn_if_open(o.web_config, "web configuration");
+        warn_if_open(wc.key_file, "TLS key");
     }
     collector_options co = {.dir = o.dir,
                             .all_users = o.all_users,
