@@ -320,3 +320,38 @@ Test(exporter_tls, loose_file_modes_warned)
     free(log);
     ex_stop(&e);
 }
+
+/* A TLS connection that sends a record header announcing a 512-byte
+ * ClientHello and then one byte every 100 ms (never inactive), and one
+ * that sends nothing: both closed at --web.request-timeout (10 s by
+ * default), which covers the handshake (issue 23, item 2). */
+Test(exporter_tls, half_sent_tls_record_closed)
+{
+    make_cert("server");
+    exporter e;
+    start_with(&e, "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+    int slow = ex_connect(NULL, e.port), idle = ex_connect(NULL, e.port);
+    cr_assert(slow >= 0 && idle >= 0);
+    /* handshake (22), TLS 1.0 record version, length 512; ClientHello (1) */
+    static const char head[] = "\x16\x03\x01\x02\x00\x01";
+    cr_assert_eq(send(slow, head, sizeof head - 1, MSG_NOSIGNAL), (ssize_t)(sizeof head - 1));
+    int open_slow = 1, open_idle = 1;
+    long long t0 = tu_now_ms();
+    while ((open_slow || open_idle) && tu_now_ms() - t0 < 20000) {
+        struct pollfd p[2] = {{slow, POLLIN, 0}, {idle, POLLIN, 0}};
+        char b[512];
+        poll(p, 2, 100);
+        if (open_slow && p[0].revents && read(slow, b, sizeof b) <= 0)
+            open_slow = 0;
+        if (open_idle && p[1].revents && read(idle, b, sizeof b) <= 0)
+            open_idle = 0;
+        if (open_slow && send(slow, "\x00", 1, MSG_NOSIGNAL) != 1)
+            open_slow = 0;
+    }
+    cr_log_info("closed after %lld ms", tu_now_ms() - t0);
+    cr_expect(!open_slow, "a half-sent TLS record was still open after 20 s (deadline 10 s)");
+    cr_expect(!open_idle, "a silent TLS connection was still open after 20 s (deadline 10 s)");
+    close(slow);
+    close(idle);
+    ex_stop(&e);
+}

@@ -15,6 +15,8 @@
 
 #include <arpa/inet.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -307,6 +309,87 @@ static inline int http_get(int port, const char *path, const char *extra, http_r
 {
     return http_request(port, "GET", path, extra, 30000, r);
 }
+
+/* ---- slow clients ------------------------------------------------------ */
+
+/* An attack of `n` connections from the loopback address `from` that
+ * never finish their request: each sends `prefix` (a partial header, a
+ * partial TLS record, or nothing) at connect, then one more byte every
+ * period_ms - never inactive long - and is opened again when the exporter
+ * closes it. It runs in a thread until ex_attack_stop or until_ms. The
+ * pacing is the attack's, not a wait for anything. */
+typedef struct ex_attack {
+    int port, n, period_ms;
+    const char *from, *prefix;
+    size_t prefix_len;
+    long long until_ms;
+    int fds[256];
+    atomic_int stop;
+    atomic_int closed; /* connections the exporter closed */
+    atomic_int opened;
+    pthread_t th;
+} ex_attack;
+
+static inline void *ex_attack_main(void *arg)
+{
+    ex_attack *a = arg;
+    for (int i = 0; i < a->n; i++)
+        a->fds[i] = -1;
+    while (!atomic_load(&a->stop) && tu_now_ms() < a->until_ms) {
+        for (int i = 0; i < a->n; i++) {
+            if (a->fds[i] < 0) {
+                a->fds[i] = ex_connect(a->from, a->port);
+                if (a->fds[i] < 0)
+                    continue;
+                atomic_fetch_add(&a->opened, 1);
+                if (a->prefix_len)
+                    (void)send(a->fds[i], a->prefix, a->prefix_len, MSG_NOSIGNAL);
+                continue;
+            }
+            struct pollfd p = {a->fds[i], POLLIN, 0};
+            char b[512];
+            int gone = poll(&p, 1, 0) > 0 && read(a->fds[i], b, sizeof b) <= 0;
+            if (!gone && a->prefix_len && send(a->fds[i], "a", 1, MSG_NOSIGNAL) != 1)
+                gone = 1;
+            if (gone) {
+                close(a->fds[i]);
+                a->fds[i] = -1;
+                atomic_fetch_add(&a->closed, 1);
+            }
+        }
+        struct timespec ts = {0, (long)a->period_ms * 1000000L}; /* the attack's pace */
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < a->n; i++)
+        if (a->fds[i] >= 0)
+            close(a->fds[i]);
+    return NULL;
+}
+
+static inline void ex_attack_start(ex_attack *a, int port, const char *from, int n,
+                                   const char *prefix, size_t prefix_len, int period_ms, int max_ms)
+{
+    memset(a, 0, sizeof *a);
+    cr_assert(n <= (int)(sizeof a->fds / sizeof a->fds[0]));
+    a->port = port, a->from = from, a->n = n, a->period_ms = period_ms;
+    a->prefix = prefix, a->prefix_len = prefix_len;
+    a->until_ms = tu_now_ms() + max_ms;
+    cr_assert_eq(pthread_create(&a->th, NULL, ex_attack_main, a), 0);
+}
+
+static inline void ex_attack_stop(ex_attack *a)
+{
+    atomic_store(&a->stop, 1);
+    pthread_join(a->th, NULL);
+}
+
+/* The partial request line and header a slow client sends first. */
+#define EX_SLOW_HEADER "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+
+/* Prometheus' Accept header (its scrape_protocols default). */
+#define EX_PROM_ACCEPT                                                                             \
+    "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;"             \
+    "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
 
 /* The value of the first series line that starts with `prefix` (a metric
  * name with its labels), or NAN. */
