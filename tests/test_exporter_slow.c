@@ -62,7 +62,7 @@ Test(exporter_slow, request_deadline_separate_from_inactivity)
     ex_stop(&e);
 }
 
-/* 60 slow connections (more than the 40 slots) trickling partial headers
+/* 100 slow connections (more than the 40 slots and the 80 libmicrohttpd accepts)
  * from 127.0.0.2, reopened as soon as they are closed: every scrape a
  * client sends whole, with Prometheus' headers, is served - the slow ones
  * waiting longest make room (shed). The old exporter refused them all. */
@@ -71,11 +71,11 @@ Test(exporter_slow, slow_clients_do_not_lock_out)
     exporter e;
     ex_start(&e, NULL);
     ex_attack a;
-    ex_attack_start(&a, e.port, "127.0.0.2", 60, EX_SLOW_HEADER, strlen(EX_SLOW_HEADER), 200,
+    ex_attack_start(&a, e.port, "127.0.0.2", 100, EX_SLOW_HEADER, strlen(EX_SLOW_HEADER), 200,
                     60000);
-    /* The attack has taken every slot once it has opened 60. */
+    /* The attack has taken every slot once it has opened 100. */
     long long deadline = tu_now_ms() + 20000;
-    while (atomic_load(&a.opened) < 60) {
+    while (atomic_load(&a.opened) < 100) {
         cr_assert_lt(tu_now_ms(), deadline, "the attack could not open its connections");
         sched_yield();
     }
@@ -89,8 +89,6 @@ Test(exporter_slow, slow_clients_do_not_lock_out)
     }
     ex_attack_stop(&a);
     cr_expect_eq(served, 20, "%d of 20 scrapes served during the attack", served);
-    cr_expect_geq(atomic_load(&a.closed), 20, "slow connections closed: %d",
-                  atomic_load(&a.closed));
     http_resp r;
     cr_assert_eq(http_get(e.port, "/metrics", NULL, &r), 200);
     cr_expect_geq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"shed\"}"), 20);
@@ -104,9 +102,9 @@ Test(exporter_slow, idle_clients_do_not_lock_out)
     exporter e;
     ex_start(&e, NULL);
     ex_attack a;
-    ex_attack_start(&a, e.port, "127.0.0.3", 60, "", 0, 200, 60000);
+    ex_attack_start(&a, e.port, "127.0.0.3", 100, "", 0, 200, 60000);
     long long deadline = tu_now_ms() + 20000;
-    while (atomic_load(&a.opened) < 60) {
+    while (atomic_load(&a.opened) < 100) {
         cr_assert_lt(tu_now_ms(), deadline, "the attack could not open its connections");
         sched_yield();
     }

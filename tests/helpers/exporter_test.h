@@ -312,18 +312,24 @@ static inline int http_get(int port, const char *path, const char *extra, http_r
 
 /* ---- slow clients ------------------------------------------------------ */
 
+/* Connections an attack opens per round: a burst the size of the
+ * exporter's slots between an honest client's connect and its request
+ * could shed it (docs/exporter.md, "Slow clients"); a steady churn of
+ * slow clients is the attack tested. */
+#define EX_ATTACK_RECONNECTS 10
+
 /* An attack of `n` connections from the loopback address `from` that
  * never finish their request: each sends `prefix` (a partial header, a
  * partial TLS record, or nothing) at connect, then one more byte every
  * period_ms - never inactive long - and is opened again when the exporter
- * closes it. It runs in a thread until ex_attack_stop or until_ms. The
- * pacing is the attack's, not a wait for anything. */
+ * closes it (at most EX_ATTACK_RECONNECTS a round, after the first). It runs in a thread until
+ * ex_attack_stop or until_ms. The pacing is the attack's, not a wait for anything. */
 typedef struct ex_attack {
     int port, n, period_ms;
     const char *from, *prefix;
     size_t prefix_len;
     long long until_ms;
-    int fds[256];
+    int fds[128];
     atomic_int stop;
     atomic_int closed; /* connections the exporter closed */
     atomic_int opened;
@@ -336,8 +342,11 @@ static inline void *ex_attack_main(void *arg)
     for (int i = 0; i < a->n; i++)
         a->fds[i] = -1;
     while (!atomic_load(&a->stop) && tu_now_ms() < a->until_ms) {
+        int reconnects = 0;
         for (int i = 0; i < a->n; i++) {
             if (a->fds[i] < 0) {
+                if (atomic_load(&a->opened) >= a->n && reconnects++ >= EX_ATTACK_RECONNECTS)
+                    continue;
                 a->fds[i] = ex_connect(a->from, a->port);
                 if (a->fds[i] < 0)
                     continue;

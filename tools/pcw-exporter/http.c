@@ -31,6 +31,7 @@
 #include "auth.h"
 #include "http.h"
 #include "log.h"
+#include "slots.h"
 
 #define MAX_LISTEN  16
 #define POOL_MAX    4
@@ -49,6 +50,7 @@ struct http_server {
     struct MHD_Daemon *d[MAX_LISTEN];
     size_t nd;
     auth *auth;
+    slots *slots;
     char *cert, *key, *ca, *priorities;
     char *landing;
     size_t landing_len;
@@ -341,6 +343,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         *upload_size = 0;
         return MHD_YES;
     }
+    slots_serving(s->slots, conn); /* the request is whole */
     xlog(LOG_DEBUG, "request", "method", method, "path", url, NULL);
     if (s->o.web && s->o.web->client_auth == CLIENT_REQUIRE_VERIFY && !client_cert_ok(conn)) {
         collector_count(s->o.coll, CAUSE_AUTH);
@@ -543,6 +546,10 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
          * known user's does (auth.h). */
         xlog(LOG_INFO, "Basic authentication", "users", users, "unknown_user_cost", cost, NULL);
     }
+    if (slots_open(&s->slots, o->max_requests, o->request_timeout, o->coll) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     for (size_t i = 0; i < o->nlisten; i++) {
         struct sockaddr_storage ss;
         int any;
@@ -556,14 +563,21 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
             flags |= MHD_USE_DUAL_STACK;
         if (tls)
             flags |= MHD_USE_TLS;
-        struct MHD_OptionItem opts[12];
+        struct MHD_OptionItem opts[16];
         int k = 0;
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 120, NULL};
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL};
+        opts[k++] =
+            (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)slots_notify, s->slots};
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)slots_completed,
+                                            s->slots};
+        /* The slots shed connections beyond max_requests (slots.h); room
+         * above it for those being closed, so that a new one is accepted
+         * (and one that waits is shed) rather than refused. */
         if (o->max_requests)
             opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-                                                (intptr_t)o->max_requests, NULL};
+                                                (intptr_t)o->max_requests * 2, NULL};
         if (tls) {
             opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert};
             opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key};
@@ -611,6 +625,7 @@ void http_stop(http_server *s)
         return;
     for (size_t i = 0; i < s->nd; i++)
         MHD_stop_daemon(s->d[i]);
+    slots_close(s->slots); /* after the daemons: no connection is left */
     auth_close(s->auth);
     while (s->pool) {
         outbuf *b = s->pool;

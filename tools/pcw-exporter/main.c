@@ -6,6 +6,7 @@
  *
  *   main.c       flags, start, signals
  *   http.c       libmicrohttpd: routes, negotiation, gzip, TLS, auth
+ *   slots.c      connection slots slow clients cannot keep
  *   webconfig.c  --web.config.file (exporter-toolkit's format, libyaml)
  *   auth.c       basic authentication against bcrypt hashes
  *   collector.c  one scrape: the query layer to the exposition
@@ -49,7 +50,10 @@ static const char usage_text[] =
     "  --web.telemetry-path=PATH     path of the metrics (default /metrics)\n"
     "  --web.config.file=FILE        TLS and basic authentication, in the exporter-toolkit's\n"
     "                                format (docs/exporter.md)\n"
-    "  --web.max-requests=N          connections served at once (default 40; 0 = no limit)\n"
+    "  --web.max-requests=N          connections open at once (default 40; 0 = no limit);\n"
+    "                                past it the one waiting longest for a request is closed\n"
+    "  --web.request-timeout=DURATION  most a connection may take to send a whole request,\n"
+    "                                from its accept or its previous response (default 10s)\n"
     "  --collector.counterset=PATTERN  export only countersets matching PATTERN ('*', '?',\n"
     "                                case-insensitive); repeat for several (default: all)\n"
     "  --collector.exclude=PATTERN   leave out countersets matching PATTERN; repeatable\n"
@@ -74,6 +78,7 @@ typedef struct options {
     const char *telemetry_path;
     const char *web_config;
     unsigned max_requests;
+    double request_timeout;
     const char *include[MAX_PATTERNS], *exclude[MAX_PATTERNS];
     size_t ninclude, nexclude;
     double timeout, offset;
@@ -114,6 +119,7 @@ static int parse(int argc, char **argv, options *o)
 {
     o->telemetry_path = "/metrics";
     o->max_requests = 40;
+    o->request_timeout = 10;
     o->timeout = 10;
     o->offset = 0.5;
     o->log_level = LOG_INFO;
@@ -144,12 +150,10 @@ static int parse(int argc, char **argv, options *o)
             continue;
         }
         static const char *const valued[] = {
-            "--web.listen-address",   "--web.telemetry-path",
-            "--web.config.file",      "--web.max-requests",
-            "--collector.counterset", "--collector.exclude",
-            "--collector.timeout",    "--collector.timeout-offset",
-            "--collector.dir",        "--log.level",
-            "--log.format",
+            "--web.listen-address", "--web.telemetry-path",  "--web.config.file",
+            "--web.max-requests",   "--web.request-timeout", "--collector.counterset",
+            "--collector.exclude",  "--collector.timeout",   "--collector.timeout-offset",
+            "--collector.dir",      "--log.level",           "--log.format",
         };
         size_t k = 0;
         while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
@@ -191,6 +195,13 @@ static int parse(int argc, char **argv, options *o)
             if (*n == MAX_PATTERNS)
                 return usage_error("at most %d patterns for %s", MAX_PATTERNS, name);
             (inc ? o->include : o->exclude)[(*n)++] = v;
+        } else if (strcmp(name, "--web.request-timeout") == 0) {
+            double d = parse_duration(v);
+            if (d < 0.1 || d > 3600)
+                return usage_error("--web.request-timeout: bad duration \"%s\" (0.1s to 1h, "
+                                   "e.g. 10s)",
+                                   v);
+            o->request_timeout = d;
         } else if (strcmp(name, "--collector.timeout") == 0 ||
                    strcmp(name, "--collector.timeout-offset") == 0) {
             double d = parse_duration(v);
@@ -276,7 +287,8 @@ int main(int argc, char **argv)
                        .coll = coll,
                        .timeout = o.timeout,
                        .timeout_offset = o.offset,
-                       .max_requests = o.max_requests};
+                       .max_requests = o.max_requests,
+                       .request_timeout = o.request_timeout};
     http_server *srv;
     if (http_start(&srv, &ho, err, sizeof err) != 0) {
         xlog(LOG_ERROR, "cannot serve", "err", err, NULL);
