@@ -136,6 +136,7 @@ Test(exporter_memory, concurrent_scrapes_share_one_body)
     double hwm = proc_status(e.pid, "VmHWM");
     for (int i = 0; i < 20; i++)
         close(fd[i]);
+    ep_cmd(&cb, NULL, "release Slow");
     double s1;
     full_scrape(&e, NULL, &s1);
     cr_expect_eq(s1, s0 + 2, "20 concurrent requests made %g collections, not 1", s1 - s0 - 1);

@@ -3,11 +3,11 @@
  * (http.h).
  *
  * Each connection has its own thread (MHD_USE_THREAD_PER_CONNECTION), so
- * a landing-page request never waits behind a scrape; scrapes wait for
- * each other in the collector, each until its own deadline. A scrape's
- * output is written into a buffer taken from a small pool and handed to
- * libmicrohttpd without a copy; the buffer goes back to the pool when the
- * response has been sent (pool_put), so a steady state allocates nothing.
+ * a landing-page request never waits behind a scrape; slow clients are
+ * kept from holding the threads by the slots (slots.h). A scrape's body
+ * is shared by the requests of one collection and handed to libmicrohttpd
+ * without a copy; it is freed when the last response sending it is done
+ * (body.h, which also bounds the memory of bodies in flight).
  */
 #define _GNU_SOURCE 1
 #include <arpa/inet.h>
@@ -24,26 +24,19 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <zlib.h>
 
 #include <pcw/version.h>
 
 #include "auth.h"
+#include "body.h"
 #include "http.h"
 #include "log.h"
 #include "slots.h"
 
 #define MAX_LISTEN  16
-#define POOL_MAX    4
 #define STR_(x)     #x
 #define STR(x)      STR_(x)
 #define RETRY_AFTER STR(AUTH_REFILL_S)
-
-typedef struct outbuf {
-    struct outbuf *next;
-    struct http_server *srv;
-    ebuf text, gz;
-} outbuf;
 
 struct http_server {
     http_options o;
@@ -54,50 +47,8 @@ struct http_server {
     char *cert, *key, *ca, *priorities;
     char *landing;
     size_t landing_len;
-    pthread_mutex_t pool_lock; /* guards pool, npool */
-    outbuf *pool;
-    size_t npool;
+    bodies *bodies;
 };
-
-/* ---- the buffer pool --------------------------------------------------------- */
-
-static outbuf *pool_get(http_server *s)
-{
-    pthread_mutex_lock(&s->pool_lock);
-    outbuf *b = s->pool;
-    if (b) {
-        s->pool = b->next;
-        s->npool--;
-    }
-    pthread_mutex_unlock(&s->pool_lock);
-    if (!b && (b = calloc(1, sizeof *b)) != NULL)
-        b->srv = s;
-    if (b) {
-        b->text.len = b->gz.len = 0;
-        b->text.failed = b->gz.failed = 0;
-    }
-    return b;
-}
-
-/* libmicrohttpd is done with a response's buffer. */
-static void pool_put(void *cls)
-{
-    outbuf *b = cls;
-    http_server *s = b->srv;
-    pthread_mutex_lock(&s->pool_lock);
-    if (s->npool < POOL_MAX) {
-        b->next = s->pool;
-        s->pool = b;
-        s->npool++;
-        b = NULL;
-    }
-    pthread_mutex_unlock(&s->pool_lock);
-    if (b) {
-        eb_free(&b->text);
-        eb_free(&b->gz);
-        free(b);
-    }
-}
 
 /* ---- negotiation ------------------------------------------------------------- */
 
@@ -222,33 +173,6 @@ static enum MHD_Result simple(http_server *s, struct MHD_Connection *conn, unsig
     return rc;
 }
 
-/* gzip text into gz; 0 or -1. */
-static int compress_gzip(const ebuf *text, ebuf *gz)
-{
-    if (text->len > UINT32_MAX / 2)
-        return -1;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* Level 1: a scrape's text is repetitive enough that the fastest level
-     * already shrinks it about tenfold. 15 + 16: a gzip wrapper. */
-    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return -1;
-    size_t bound = deflateBound(&z, (uLong)text->len);
-    gz->len = 0;
-    if (!eb_need(gz, bound)) {
-        deflateEnd(&z);
-        return -1;
-    }
-    z.next_in = (Bytef *)text->p;
-    z.avail_in = (uInt)text->len;
-    z.next_out = (Bytef *)gz->p;
-    z.avail_out = (uInt)bound;
-    int rc = deflate(&z, Z_FINISH);
-    gz->len = z.total_out;
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? 0 : -1;
-}
-
 static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
 {
     const char *omv;
@@ -272,30 +196,33 @@ static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
         }
     }
     uint64_t deadline = mono_ns() + (uint64_t)(budget * 1e9);
-    outbuf *b = pool_get(s);
+    int err = 0;
+    scrape_body *b = bodies_get(s->bodies, format, deadline, &err);
+    if (!b && err == BODY_BUSY)
+        return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                      "another scrape held the collector past this one's time\n");
+    if (!b && err == BODY_MEMORY)
+        return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                      "responses not yet read by their clients hold the exporter's response "
+                      "memory (--web.max-response-memory); try again later\n");
     if (!b)
         return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
-    int rc = collector_scrape(s->o.coll, &b->text, format, deadline);
-    if (rc != 0) {
-        pool_put(b);
-        if (rc == -2)
-            return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
-                          "another scrape held the collector past this one's time\n");
-        return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
-    }
-    const ebuf *body = &b->text;
+    const ebuf *out = body_text(b);
     if (gzip) {
-        if (compress_gzip(&b->text, &b->gz) == 0) {
-            body = &b->gz;
+        const ebuf *gz = body_gzip(b);
+        if (gz) {
+            out = gz;
         } else {
             gzip = 0;
             collector_count(s->o.coll, CAUSE_ENCODING);
         }
     }
+    /* Each response holds a reference; libmicrohttpd drops it (body_unref)
+     * when it is done with the response. */
     struct MHD_Response *r =
-        MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->p, pool_put, b);
+        MHD_create_response_from_buffer_with_free_callback_cls(out->len, out->p, body_unref, b);
     if (!r) {
-        pool_put(b);
+        body_unref(b);
         return MHD_NO;
     }
     char type[96];
@@ -512,7 +439,6 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
         return -1;
     }
     s->o = *o;
-    pthread_mutex_init(&s->pool_lock, NULL);
     landing_page(s);
     const web_config *w = o->web;
     int tls = web_config_tls(w);
@@ -546,7 +472,8 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
          * known user's does (auth.h). */
         xlog(LOG_INFO, "Basic authentication", "users", users, "unknown_user_cost", cost, NULL);
     }
-    if (slots_open(&s->slots, o->max_requests, o->request_timeout, o->coll) != 0) {
+    if (bodies_open(&s->bodies, o->coll, o->max_response_memory) != 0 ||
+        slots_open(&s->slots, o->max_requests, o->request_timeout, o->coll) != 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -627,13 +554,7 @@ void http_stop(http_server *s)
         MHD_stop_daemon(s->d[i]);
     slots_close(s->slots); /* after the daemons: no connection is left */
     auth_close(s->auth);
-    while (s->pool) {
-        outbuf *b = s->pool;
-        s->pool = b->next;
-        eb_free(&b->text);
-        eb_free(&b->gz);
-        free(b);
-    }
+    bodies_close(s->bodies); /* every response is done with its body */
     if (s->key)
         explicit_bzero(s->key, strlen(s->key));
     free(s->cert);
@@ -641,6 +562,5 @@ void http_stop(http_server *s)
     free(s->ca);
     free(s->priorities);
     free(s->landing);
-    pthread_mutex_destroy(&s->pool_lock);
     free(s);
 }

@@ -21,10 +21,11 @@ typedef struct http_options {
     const char *telemetry_path;
     const web_config *web; /* NULL: plain HTTP, no authentication */
     collector *coll;
-    double timeout;         /* the most a scrape waits for callback providers (s) */
-    double timeout_offset;  /* subtracted from X-Prometheus-Scrape-Timeout-Seconds */
-    unsigned max_requests;  /* connections at once; 0 = libmicrohttpd's limit */
-    double request_timeout; /* most a connection waits for a whole request (s) */
+    double timeout;             /* the most a scrape waits for callback providers (s) */
+    double timeout_offset;      /* subtracted from X-Prometheus-Scrape-Timeout-Seconds */
+    unsigned max_requests;      /* connections at once; 0 = libmicrohttpd's limit */
+    double request_timeout;     /* most a connection waits for a whole request (s) */
+    size_t max_response_memory; /* bytes of bodies responses may hold (body.h) */
 } http_options;
 
 typedef struct http_server http_server;

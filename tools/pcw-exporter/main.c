@@ -7,6 +7,7 @@
  *   main.c       flags, start, signals
  *   http.c       libmicrohttpd: routes, negotiation, gzip, TLS, auth
  *   slots.c      connection slots slow clients cannot keep
+ *   body.c       scrape bodies shared by requests, under a memory limit
  *   webconfig.c  --web.config.file (exporter-toolkit's format, libyaml)
  *   auth.c       basic authentication against bcrypt hashes
  *   collector.c  one scrape: the query layer to the exposition
@@ -19,6 +20,7 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -54,6 +56,8 @@ static const char usage_text[] =
     "                                past it the one waiting longest for a request is closed\n"
     "  --web.request-timeout=DURATION  most a connection may take to send a whole request,\n"
     "                                from its accept or its previous response (default 10s)\n"
+    "  --web.max-response-memory=SIZE  scrape bodies that responses in flight may hold\n"
+    "                                before new scrapes are refused (503) (default 256MB)\n"
     "  --collector.counterset=PATTERN  export only countersets matching PATTERN ('*', '?',\n"
     "                                case-insensitive); repeat for several (default: all)\n"
     "  --collector.exclude=PATTERN   leave out countersets matching PATTERN; repeatable\n"
@@ -70,7 +74,8 @@ static const char usage_text[] =
     "  -h, --help                    this help\n"
     "      --version                 version\n"
     "\n"
-    "DURATION is seconds (1.5) or with a unit: 500ms, 2s, 1m.\n";
+    "DURATION is seconds (1.5) or with a unit: 500ms, 2s, 1m. SIZE is bytes or with a\n"
+    "unit: KB, MB, GB (powers of 1024, as Prometheus' sizes).\n";
 
 typedef struct options {
     const char *listen[16];
@@ -79,6 +84,7 @@ typedef struct options {
     const char *web_config;
     unsigned max_requests;
     double request_timeout;
+    size_t max_response_memory;
     const char *include[MAX_PATTERNS], *exclude[MAX_PATTERNS];
     size_t ninclude, nexclude;
     double timeout, offset;
@@ -115,11 +121,33 @@ static double parse_duration(const char *s)
     return v;
 }
 
+/* "1048576", "512KB", "256MB", "1GB" (also KiB, MiB, GiB; powers of 1024)
+ * -> bytes; -1 if malformed. */
+static double parse_size(const char *s)
+{
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {
+        {"", 1},           {"B", 1},           {"KB", 1024.0},       {"KiB", 1024.0},
+        {"MB", 1048576.0}, {"MiB", 1048576.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            return v * units[i].mult;
+    return -1;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
     o->telemetry_path = "/metrics";
     o->max_requests = 40;
     o->request_timeout = 10;
+    o->max_response_memory = (size_t)256 << 20;
     o->timeout = 10;
     o->offset = 0.5;
     o->log_level = LOG_INFO;
@@ -150,10 +178,13 @@ static int parse(int argc, char **argv, options *o)
             continue;
         }
         static const char *const valued[] = {
-            "--web.listen-address", "--web.telemetry-path",  "--web.config.file",
-            "--web.max-requests",   "--web.request-timeout", "--collector.counterset",
-            "--collector.exclude",  "--collector.timeout",   "--collector.timeout-offset",
-            "--collector.dir",      "--log.level",           "--log.format",
+            "--web.listen-address",   "--web.telemetry-path",
+            "--web.config.file",      "--web.max-requests",
+            "--web.request-timeout",  "--web.max-response-memory",
+            "--collector.counterset", "--collector.exclude",
+            "--collector.timeout",    "--collector.timeout-offset",
+            "--collector.dir",        "--log.level",
+            "--log.format",
         };
         size_t k = 0;
         while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
@@ -195,6 +226,13 @@ static int parse(int argc, char **argv, options *o)
             if (*n == MAX_PATTERNS)
                 return usage_error("at most %d patterns for %s", MAX_PATTERNS, name);
             (inc ? o->include : o->exclude)[(*n)++] = v;
+        } else if (strcmp(name, "--web.max-response-memory") == 0) {
+            double b = parse_size(v);
+            if (b < (1 << 20) || b > (double)((size_t)1 << 40))
+                return usage_error("--web.max-response-memory: bad size \"%s\" (1MB to 1TB, "
+                                   "e.g. 256MB)",
+                                   v);
+            o->max_response_memory = (size_t)b;
         } else if (strcmp(name, "--web.request-timeout") == 0) {
             double d = parse_duration(v);
             if (d < 0.1 || d > 3600)
@@ -256,6 +294,12 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* Scrape bodies can be tens of megabytes and come and go with their
+     * clients: a fixed mmap threshold (which also turns off glibc's
+     * raising it after each free) gives every buffer of 1 MiB or more its
+     * own mapping, returned to the system when it is freed, rather than a
+     * heap that keeps its peak. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     xlog(LOG_INFO, "Starting pcw-exporter", "version", PCW_VERSION_STRING, NULL);
     web_config wc;
     memset(&wc, 0, sizeof wc);
@@ -288,7 +332,8 @@ int main(int argc, char **argv)
                        .timeout = o.timeout,
                        .timeout_offset = o.offset,
                        .max_requests = o.max_requests,
-                       .request_timeout = o.request_timeout};
+                       .request_timeout = o.request_timeout,
+                       .max_response_memory = o.max_response_memory};
     http_server *srv;
     if (http_start(&srv, &ho, err, sizeof err) != 0) {
         xlog(LOG_ERROR, "cannot serve", "err", err, NULL);
