@@ -231,3 +231,38 @@ Test(exporter_memory, response_memory_limit)
     ex_stop(&e);
     ep_stop(&p);
 }
+
+/* Clients that send a scrape and then stall, holding all of
+ * --web.max-response-memory, do not keep an honest scraper out: its
+ * scrape is served, and the stalled responses waiting longest are cut
+ * (counted as cause="memory") to make room, the peak staying within the
+ * limit plus about two bodies. */
+Test(exporter_memory, stalled_readers_do_not_lock_out_scrapes)
+{
+    tu_child p;
+    big_provider(&p);
+    exporter e;
+    const char *args[] = {"--web.max-response-memory=32MB", NULL};
+    ex_start(&e, args);
+    size_t body = full_scrape(&e, NULL, NULL);
+    double hwm0 = proc_status(e.pid, "VmHWM");
+    int fd[6], st;
+    for (int i = 0; i < 6; i++) {
+        fd[i] = stalled_client(e.port, NULL, &st);
+        read_status(fd[i]);
+    }
+    http_resp r;
+    int code = http_request(e.port, "GET", "/metrics", EX_PROM_ACCEPT, 30000, &r);
+    cr_expect_eq(code, 200, "an honest scrape got %d while stalled clients held the memory", code);
+    cr_expect_geq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"memory\"}"), 1);
+    http_free(&r);
+    double hwm = proc_status(e.pid, "VmHWM");
+    cr_log_info("body %.1f MB; peak %.1f MB, was %.1f MB", (double)body / MB, hwm / MB, hwm0 / MB);
+    cr_expect_leq(hwm - hwm0, 32 * MB + 2.0 * (double)body + 16 * MB,
+                  "the peak grew by %.1f MB (limit 32 MB, a body %.1f MB)", (hwm - hwm0) / MB,
+                  (double)body / MB);
+    for (int i = 0; i < 6; i++)
+        close(fd[i]);
+    ex_stop(&e);
+    ep_stop(&p);
+}
