@@ -12,6 +12,10 @@
 #include "body.h"
 
 #define JOIN_GRACE_NS (30 * 1000000000ull)
+/* How long a cut response's connection may take to close and free its
+ * body before the next is cut: libmicrohttpd's thread sees the shutdown at
+ * once; this only bounds the wait. */
+#define CUT_WAIT_NS (200 * 1000000ull)
 
 struct scrape_body {
     bodies *owner;
@@ -27,23 +31,30 @@ struct scrape_body {
 struct bodies {
     pthread_mutex_t lock;
     pthread_cond_t done;      /* a collection finished (broadcast) */
+    pthread_cond_t freed;     /* a body was freed: held went down (broadcast) */
     scrape_body *building[2]; /* the collection under way, per format */
     size_t held, limit;       /* bytes of bodies alive */
     collector *coll;
+    int (*make_room)(void *); /* cut the response sending longest (slots_cut_sender) */
+    void *room_arg;
 };
 
-int bodies_open(bodies **out, collector *coll, size_t limit)
+int bodies_open(bodies **out, collector *coll, size_t limit, int (*make_room)(void *),
+                void *room_arg)
 {
     bodies *bs = calloc(1, sizeof *bs);
     if (!bs)
         return -1;
     bs->coll = coll;
     bs->limit = limit;
+    bs->make_room = make_room;
+    bs->room_arg = room_arg;
     pthread_mutex_init(&bs->lock, NULL);
     pthread_condattr_t ca; /* deadlines are CLOCK_MONOTONIC (mono_ns) */
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&bs->done, &ca);
+    pthread_cond_init(&bs->freed, &ca);
     pthread_condattr_destroy(&ca);
     *out = bs;
     return 0;
@@ -54,6 +65,7 @@ void bodies_close(bodies *bs)
     if (!bs)
         return;
     pthread_cond_destroy(&bs->done);
+    pthread_cond_destroy(&bs->freed);
     pthread_mutex_destroy(&bs->lock);
     free(bs);
 }
@@ -64,8 +76,10 @@ void body_unref(void *arg)
     bodies *bs = b->owner;
     pthread_mutex_lock(&bs->lock);
     int last = --b->refs == 0;
-    if (last)
+    if (last) {
         bs->held -= b->bytes;
+        pthread_cond_broadcast(&bs->freed);
+    }
     pthread_mutex_unlock(&bs->lock);
     if (!last)
         return;
@@ -84,6 +98,30 @@ static void shrink(ebuf *e)
         e->p = p;
         e->cap = e->len;
     }
+}
+
+/* The bodies hold the limit: cut the responses that have been sending
+ * longest, one at a time, each time waiting until a body is freed (its
+ * connection closes) - at most CUT_WAIT_NS for each, and until the
+ * deadline in all - until they hold less. 0, or -1 when they still hold
+ * the limit (nothing left to cut, or the deadline). Under bs->lock. */
+static int make_room(bodies *bs, uint64_t deadline_ns)
+{
+    while (bs->held >= bs->limit) {
+        pthread_mutex_unlock(&bs->lock);
+        int cut = bs->make_room && bs->make_room(bs->room_arg);
+        pthread_mutex_lock(&bs->lock);
+        uint64_t now = mono_ns();
+        if (!cut || now >= deadline_ns)
+            return bs->held >= bs->limit ? -1 : 0;
+        uint64_t until = now + CUT_WAIT_NS < deadline_ns ? now + CUT_WAIT_NS : deadline_ns;
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        size_t before = bs->held;
+        int rc = 0;
+        while (bs->held >= before && bs->held >= bs->limit && rc == 0)
+            rc = pthread_cond_timedwait(&bs->freed, &bs->lock, &ts);
+    }
+    return 0;
 }
 
 scrape_body *bodies_get(bodies *bs, int format, uint64_t deadline_ns, int *err)
@@ -109,7 +147,7 @@ scrape_body *bodies_get(bodies *bs, int format, uint64_t deadline_ns, int *err)
         *err = rc == -2 ? BODY_BUSY : BODY_NOMEM;
         return NULL;
     }
-    if (bs->held >= bs->limit) {
+    if (bs->held >= bs->limit && make_room(bs, deadline_ns) != 0) {
         pthread_mutex_unlock(&bs->lock);
         collector_count(bs->coll, CAUSE_MEMORY);
         *err = BODY_MEMORY;

@@ -5,12 +5,16 @@
  *
  * A request for a format (text or OpenMetrics) joins the collection of
  * that format under way, if there is one, and waits for it to finish;
- * otherwise it starts one - unless the bodies that responses still hold
- * (clients that have not read them yet) reach the limit, when it is
- * refused (BODY_MEMORY: 503, errors_total{cause="memory"}). A body is
- * freed when the last response that sends it is done, so the memory
- * of bodies is at most the limit plus, for each format, the one
- * collection being written and its gzip copy.
+ * otherwise it starts one. When the bodies that responses still hold
+ * (clients that have not read them yet) reach the limit, the responses
+ * that have been sending longest are cut first (make_room: their
+ * connections closed, counted as errors_total{cause="memory"}) until the
+ * bodies hold less; only if that cannot be done within the request's
+ * time is the request refused (BODY_MEMORY: 503, counted the same). A
+ * stalled client therefore never keeps a scraper out. A body is freed when
+ * the last response that sends it is done, so the memory of bodies is at
+ * most the limit plus, for each format, the one collection being written
+ * and its gzip copy.
  *
  * Concurrency: any thread. bodies.lock guards building[], held, and each
  * body's refs, done, rc and bytes; a body's text is written by the thread
@@ -31,9 +35,11 @@ enum { BODY_NOMEM = -1, BODY_BUSY = -2, BODY_MEMORY = -3 };
 typedef struct bodies bodies;
 typedef struct scrape_body scrape_body;
 
-/* limit: bytes of bodies responses may hold before new collections are
- * refused. */
-int bodies_open(bodies **out, collector *coll, size_t limit);
+/* limit: bytes of bodies responses may hold before new collections make
+ * room; make_room(room_arg) cuts the response sending longest, 1 when it
+ * cut one (slots_cut_sender). */
+int bodies_open(bodies **out, collector *coll, size_t limit, int (*make_room)(void *),
+                void *room_arg);
 /* After every response is done. */
 void bodies_close(bodies *bs);
 

@@ -769,7 +769,8 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
     self_u64(out, format, "pcw_exporter_callback_timeouts", "counter",
              "Callback providers' parts left out of scrapes because they did not answer in time.",
              c->timeouts);
-    self_u64(out, format, "pcw_exporter_scrapes", "counter", "Collections made (requests that arrive during one share it).", c->scrapes);
+    self_u64(out, format, "pcw_exporter_scrapes", "counter",
+             "Collections made (requests that arrive during one share it).", c->scrapes);
     self_head(out, format, "pcw_exporter_errors", "counter",
               "Errors by cause: collect, provider (a provider's part failed), name_collision "
               "(a family left out), duplicate_series (a series left out), busy (a scrape waited "

@@ -204,7 +204,8 @@ static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
     if (!b && err == BODY_MEMORY)
         return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
                       "responses not yet read by their clients hold the exporter's response "
-                      "memory (--web.max-response-memory); try again later\n");
+                      "memory (--web.max-response-memory) and did not give it back in this "
+                      "scrape's time; try again later\n");
     if (!b)
         return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
     const ebuf *out = body_text(b);
@@ -255,22 +256,10 @@ static int client_cert_ok(struct MHD_Connection *conn)
     return gnutls_certificate_verify_peers2(sess, &status) == 0 && status == 0;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
-                              const char *method, const char *version, const char *upload,
-                              size_t *upload_size, void **ctx)
+/* A whole request: its response. */
+static enum MHD_Result route(http_server *s, struct MHD_Connection *conn, const char *url,
+                             const char *method)
 {
-    static int started;
-    (void)version, (void)upload;
-    http_server *s = cls;
-    if (!*ctx) { /* headers in: wait for the (ignored) body */
-        *ctx = &started;
-        return MHD_YES;
-    }
-    if (*upload_size) {
-        *upload_size = 0;
-        return MHD_YES;
-    }
-    slots_serving(s->slots, conn); /* the request is whole */
     xlog(LOG_DEBUG, "request", "method", method, "path", url, NULL);
     if (s->o.web && s->o.web->client_auth == CLIENT_REQUIRE_VERIFY && !client_cert_ok(conn)) {
         collector_count(s->o.coll, CAUSE_AUTH);
@@ -310,6 +299,27 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     if (strcmp(url, "/") == 0)
         return simple(s, conn, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
     return simple(s, conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **ctx)
+{
+    static int started;
+    (void)version, (void)upload;
+    http_server *s = cls;
+    if (!*ctx) { /* headers in: wait for the (ignored) body */
+        *ctx = &started;
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    slots_serving(s->slots, conn); /* the request is whole */
+    enum MHD_Result rc = route(s, conn, url, method);
+    slots_sending(s->slots, conn);
+    return rc;
 }
 
 /* ---- starting ---------------------------------------------------------------- */
@@ -472,8 +482,8 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
          * known user's does (auth.h). */
         xlog(LOG_INFO, "Basic authentication", "users", users, "unknown_user_cost", cost, NULL);
     }
-    if (bodies_open(&s->bodies, o->coll, o->max_response_memory) != 0 ||
-        slots_open(&s->slots, o->max_requests, o->request_timeout, o->coll) != 0) {
+    if (slots_open(&s->slots, o->max_requests, o->request_timeout, o->coll) != 0 ||
+        bodies_open(&s->bodies, o->coll, o->max_response_memory, slots_cut_sender, s->slots) != 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }

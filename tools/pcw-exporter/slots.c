@@ -3,9 +3,10 @@
  * keep (slots.h).
  *
  * The table is a list in the order connections began to wait (accept, or
- * the end of a response): its first waiting entry is the one to shed, and
- * the one whose request deadline comes first, so the reaper sleeps until
- * exactly then.
+ * the end of a response) or to send: its first waiting entry is the one to
+ * shed, and the one whose request deadline comes first, so the reaper
+ * sleeps until exactly then; its first sending entry is the response to
+ * cut when the bodies need memory.
  */
 #define _GNU_SOURCE 1
 #include <pthread.h>
@@ -19,8 +20,9 @@
 typedef struct slot {
     struct slot *prev, *next;
     int fd;
-    uint64_t since_ns; /* when it began to wait (meaningless while serving) */
+    uint64_t since_ns; /* when it began to wait, or to send (not while serving) */
     int serving;       /* its request is whole; its response not done */
+    int sending;       /* ...and queued: libmicrohttpd is sending it */
     int closing;       /* shut down by us: no longer counted */
 } slot;
 
@@ -81,6 +83,15 @@ static slot *oldest_waiting(slots *s)
 {
     for (slot *x = s->head; x; x = x->next)
         if (!x->serving && !x->closing)
+            return x;
+    return NULL;
+}
+
+/* The first sending entry: the response longest in sending. Under lock. */
+static slot *oldest_sending(slots *s)
+{
+    for (slot *x = s->head; x; x = x->next)
+        if (x->sending && !x->closing)
             return x;
     return NULL;
 }
@@ -191,29 +202,49 @@ static slot *slot_of(struct MHD_Connection *conn)
     return ci ? ci->socket_context : NULL;
 }
 
-void slots_serving(slots *s, struct MHD_Connection *conn)
+/* Put conn's entry in a state; `restart`: it begins to wait or to send
+ * now (to the end of the list, and the reaper recomputes its sleep). */
+static void set_state(slots *s, struct MHD_Connection *conn, int serving, int sending, int restart)
 {
     slot *x = slot_of(conn);
     if (!x)
         return;
     pthread_mutex_lock(&s->lock);
-    x->serving = 1;
+    x->serving = serving;
+    x->sending = sending;
+    if (restart) {
+        x->since_ns = now_ns();
+        unlink_slot(s, x);
+        append(s, x);
+        pthread_cond_signal(&s->wake);
+    }
     pthread_mutex_unlock(&s->lock);
+}
+
+void slots_serving(slots *s, struct MHD_Connection *conn)
+{
+    set_state(s, conn, 1, 0, 0);
+}
+
+void slots_sending(slots *s, struct MHD_Connection *conn)
+{
+    set_state(s, conn, 1, 1, 1);
+}
+
+int slots_cut_sender(void *arg)
+{
+    slots *s = arg;
+    pthread_mutex_lock(&s->lock);
+    slot *x = oldest_sending(s);
+    if (x)
+        close_slot(s, x, CAUSE_MEMORY);
+    pthread_mutex_unlock(&s->lock);
+    return x != NULL;
 }
 
 void slots_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                      enum MHD_RequestTerminationCode toe)
 {
     (void)con_cls, (void)toe;
-    slots *s = cls;
-    slot *x = slot_of(conn);
-    if (!x)
-        return;
-    pthread_mutex_lock(&s->lock);
-    x->serving = 0;
-    x->since_ns = now_ns();
-    unlink_slot(s, x);
-    append(s, x);
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    set_state(cls, conn, 0, 0, 1);
 }

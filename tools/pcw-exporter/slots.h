@@ -9,13 +9,17 @@
  *   - waiting for a whole request: from its accept (which includes the TLS
  *     handshake) or from the end of its previous response (keep-alive),
  *     however paced; or
- *   - serving one: from the request's last byte to its response's end.
+ *   - serving one: from the request's last byte to its response's end
+ *     (sending, from when the response is queued).
  * A waiting connection is closed when it has waited `request_timeout`
  * (the reaper thread; counted as request_timeout), and when a new
  * connection would make more than `max` open, the one that has waited
  * longest is closed to make room - the new one itself when every other is
  * serving (counted as shed). A client that sends its request at once, as
  * Prometheus does, is served however many slow ones there are.
+ *
+ * When the scrape bodies that responses hold reach their limit (body.h),
+ * the response that has been sending longest is cut the same way.
  *
  * Closing is shutdown(2) of the connection's socket: its thread wakes,
  * sees the end, and libmicrohttpd closes it as any other. The socket is
@@ -47,6 +51,12 @@ void slots_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                   enum MHD_ConnectionNotificationCode code);
 /* The request is whole (headers and body): the connection is serving. */
 void slots_serving(slots *s, struct MHD_Connection *conn);
+/* A response is queued: libmicrohttpd sends it from now on. */
+void slots_sending(slots *s, struct MHD_Connection *conn);
+/* Cut the response that has been sending longest - a client that does not
+ * read it holds its body (body.h) - counted as cause "memory"; 1 when
+ * there was one, else 0. arg is the slots (body.h's make_room). */
+int slots_cut_sender(void *arg);
 /* MHD_OPTION_NOTIFY_COMPLETED's callback: the response is done; the
  * connection waits for its next request. */
 void slots_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
