@@ -119,3 +119,40 @@ Test(exporter_slow, idle_clients_do_not_lock_out)
     cr_expect_eq(served, 10, "%d of 10 scrapes served while idle connections held on", served);
     ex_stop(&e);
 }
+
+/* Clients that send a whole scrape of a 12 MB body and then do not read
+ * it hold their connections while libmicrohttpd waits to send; with all
+ * --web.max-requests (8 here) taken by them, a new scrape is still served:
+ * the response sending longest gives up its slot (shed). */
+Test(exporter_slow, slow_readers_do_not_lock_out)
+{
+    tu_child p;
+    ep_start(&p, "big");
+    ep_cmd(&p, NULL, "kinds Big");
+    ep_cmd(&p, NULL, "bulk Big 600 1000");
+    exporter e;
+    const char *args[] = {"--web.max-requests=8", NULL};
+    ex_start(&e, args);
+    int fd[8];
+    for (int i = 0; i < 8; i++) {
+        fd[i] = ex_connect("127.0.0.4", e.port);
+        int small = 4096;
+        cr_assert(fd[i] >= 0 &&
+                  setsockopt(fd[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0);
+        static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        cr_assert_eq(send(fd[i], req, sizeof req - 1, MSG_NOSIGNAL), (ssize_t)(sizeof req - 1));
+        /* Its response has begun: the status line is in. */
+        struct pollfd pf = {fd[i], POLLIN, 0};
+        char b[12];
+        cr_assert(poll(&pf, 1, 30000) > 0 && read(fd[i], b, sizeof b) > 0, "client %d", i);
+    }
+    http_resp r;
+    int code = http_request_from("127.0.0.1", e.port, "GET", "/metrics", EX_PROM_ACCEPT, 30000, &r);
+    cr_expect_eq(code, 200, "a scrape got %d while slow readers held every slot", code);
+    cr_expect_geq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"shed\"}"), 1);
+    http_free(&r);
+    for (int i = 0; i < 8; i++)
+        close(fd[i]);
+    ex_stop(&e);
+    ep_stop(&p);
+}
