@@ -188,7 +188,12 @@ void slots_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
     append(s, x);
     s->open++;
     if (s->max && s->open > s->max) {
-        slot *victim = oldest_waiting(s); /* x itself when all others serve */
+        /* The connection waiting longest for its request; when x is the
+         * only one waiting, the response sending longest (a client that
+         * does not read); x itself only when every other is collecting. */
+        slot *victim = oldest_waiting(s);
+        if (victim == x && oldest_sending(s))
+            victim = oldest_sending(s);
         close_slot(s, victim, CAUSE_SHED);
     }
     pthread_cond_signal(&s->wake);

@@ -14,9 +14,11 @@
  * A waiting connection is closed when it has waited `request_timeout`
  * (the reaper thread; counted as request_timeout), and when a new
  * connection would make more than `max` open, the one that has waited
- * longest is closed to make room - the new one itself when every other is
- * serving (counted as shed). A client that sends its request at once, as
- * Prometheus does, is served however many slow ones there are.
+ * longest is closed to make room; when no other waits, the one that has
+ * been sending its response longest (a client that does not read it);
+ * the new one itself only when every other is collecting (counted as
+ * shed). A client that sends its request at once, as Prometheus does, is
+ * served however many slow ones there are.
  *
  * When the scrape bodies that responses hold reach their limit (body.h),
  * the response that has been sending longest is cut the same way.
