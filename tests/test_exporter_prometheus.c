@@ -15,6 +15,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <sched.h>
 
 #include "helpers/exporter_test.h"
 
@@ -236,4 +237,37 @@ Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
     ep_stop(&pv);
     tu_send(&names, "quit");
     tu_finish(&names, 10000);
+}
+
+/* Prometheus' own scrapes are all served while 100 slow connections from
+ * 127.0.0.2 - more than the exporter's 40 slots - trickle partial headers
+ * and reopen as soon as they are closed (issue 23, item 2): up is 1 for
+ * every one of 15 scrapes. The old exporter refused every scrape. */
+Test(exporter_prometheus, prometheus_served_during_slow_client_attack)
+{
+    exporter e;
+    ex_start(&e, NULL);
+    ex_attack a;
+    ex_attack_start(&a, e.port, "127.0.0.2", 100, EX_SLOW_HEADER, strlen(EX_SLOW_HEADER), 200,
+                    180000);
+    long long deadline = tu_now_ms() + 20000;
+    while (atomic_load(&a.opened) < 100) {
+        cr_assert_lt(tu_now_ms(), deadline, "the attack could not open its connections");
+        sched_yield();
+    }
+    prom p;
+    prom_start(&p, e.port);
+    deadline = tu_now_ms() + 120000;
+    double n = poll_query(&p, "count_over_time(up{job=\"pcw\"}[1m])", deadline, 15, 1e9, NULL, 0);
+    cr_expect_geq(n, 15, "Prometheus scraped %g times", n);
+    char *body = prom_query(&p, "min_over_time(up{job=\"pcw\"}[1m])");
+    double min_up = one_value(body, NULL, 0);
+    free(body);
+    ex_attack_stop(&a);
+    cr_expect_eq(min_up, 1, "a scrape failed during the attack (min of up = %g); Prometheus: %s",
+                 min_up, ex_slurp(p.log, NULL));
+    cr_expect_geq(atomic_load(&a.closed), 20, "slow connections closed: %d",
+                  atomic_load(&a.closed));
+    prom_stop(&p);
+    ex_stop(&e);
 }

@@ -235,3 +235,180 @@ Test(exporter_tls, listen_errors_say_which)
         free(log);
     }
 }
+
+/* ---- basic authentication's cost and what it tells (issue 23, item 8) --- */
+
+#define HASH_COST4 "$2b$04$jsi8UTN0VzgI6BTILz3D5umyfkuJOo.Vuwpdwd0u09ehHcoHNU4vS" /* PASS */
+#define HASH_COST8 "$2b$08$kHsDAzHnBFcNyy6dcsGfjuk8jTHkZGAp19rmlSXTkq6j8xqq3Kxdq" /* PASS */
+
+/* GET /metrics from `from` with "Authorization: Basic B64"; the status. */
+static int get_basic(const exporter *e, const char *from, const char *b64, http_resp *r)
+{
+    char h[256];
+    snprintf(h, sizeof h, "Authorization: Basic %s\r\n", b64);
+    return http_request_from(from, e->port, "GET", "/metrics", h, 30000, r);
+}
+
+/* A password with a NUL byte is not cut short at it: "s3cret pass\0x" is
+ * not "s3cret pass". */
+Test(exporter_tls, password_with_nul_refused)
+{
+    exporter e;
+    start_with(&e, "basic_auth_users:\n  alice: " HASH_2B "\n");
+    http_resp r;
+    /* base64 of "alice:s3cret pass\0x" */
+    cr_expect_eq(get_basic(&e, NULL, "YWxpY2U6czNjcmV0IHBhc3MAeA==", &r), 401);
+    http_free(&r);
+    /* base64 of "alice:s3cret pass" */
+    cr_expect_eq(get_basic(&e, NULL, "YWxpY2U6czNjcmV0IHBhc3M=", &r), 200);
+    http_free(&r);
+    /* ...and not even once the right one is remembered. */
+    cr_expect_eq(get_basic(&e, NULL, "YWxpY2U6czNjcmV0IHBhc3MAeA==", &r), 401);
+    http_free(&r);
+    ex_stop(&e);
+}
+
+static double elapsed(const exporter *e, const char *from, const char *b64)
+{
+    http_resp r;
+    long long t0 = tu_now_ms();
+    cr_assert_eq(get_basic(e, from, b64, &r), 401);
+    http_free(&r);
+    return (double)(tu_now_ms() - t0) / 1e3;
+}
+
+static double median(double *t, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+    return t[n / 2];
+}
+
+/* An unknown user costs what the costliest known user costs: the bcrypt
+ * the exporter runs for it has that cost (its log says which), and the
+ * answers take as long, within a wide margin (a factor of 2.5, for a
+ * machine shared with other work: the old fixed cost 10 against a cost-8
+ * user is a factor of 4). Medians of 7, the two kinds alternating so that
+ * both see the same load, from different addresses so that the limiter
+ * stays out of it. */
+Test(exporter_tls, unknown_user_costs_like_known_ones)
+{
+    exporter e;
+    start_with(&e, "basic_auth_users:\n  fast: " HASH_COST4 "\n  slow: " HASH_COST8 "\n");
+    char *log = ex_slurp(e.log, NULL);
+    cr_expect(log && strstr(log, "unknown_user_cost=8"), "%s", log);
+    free(log);
+    double tu[7], tk[7];
+    for (int i = 0; i < 7; i++) {
+        tu[i] = elapsed(&e, "127.0.0.2", "bm9ib2R5Ondyb25n"); /* nobody:wrong */
+        tk[i] = elapsed(&e, "127.0.0.3", "c2xvdzp3cm9uZw=="); /* slow:wrong */
+    }
+    double unknown = median(tu, 7), known = median(tk, 7);
+    cr_log_info("unknown user %.4f s, cost-8 user %.4f s", unknown, known);
+    cr_expect(unknown < 2.5 * known && known < 2.5 * unknown,
+              "an unknown user takes %.4f s, a known one %.4f s: timing tells them apart", unknown,
+              known);
+    ex_stop(&e);
+}
+
+/* bcrypt work per client address is bounded: AUTH_BURST (10) checks, then
+ * 429 without a bcrypt; other addresses are not affected, nor is a
+ * password already verified. */
+Test(exporter_tls, bcrypt_limited_per_address)
+{
+    exporter e;
+    start_with(&e, "basic_auth_users:\n  fast: " HASH_COST4 "\n");
+    http_resp r;
+    char h[64];
+    /* base64 of "fast:wrong" */
+    for (int i = 0; i < 10; i++) {
+        cr_expect_eq(get_basic(&e, "127.0.0.4", "ZmFzdDp3cm9uZw==", &r), 401, "guess %d", i);
+        http_free(&r);
+    }
+    int limited = 0;
+    for (int i = 0; i < 20; i++) {
+        limited += get_basic(&e, "127.0.0.4", "ZmFzdDp3cm9uZw==", &r) == 429;
+        if (i == 0)
+            cr_expect_str_eq(http_header(&r, "Retry-After", h, sizeof h), "6");
+        http_free(&r);
+    }
+    cr_expect_geq(limited, 19, "%d of 20 guesses past the burst refused", limited);
+    /* Another address: checked. base64 of "fast:s3cret pass". */
+    cr_expect_eq(get_basic(&e, "127.0.0.5", "ZmFzdDpzM2NyZXQgcGFzcw==", &r), 200);
+    http_free(&r);
+    /* The limited address with the password now verified: served. */
+    cr_expect_eq(get_basic(&e, "127.0.0.4", "ZmFzdDpzM2NyZXQgcGFzcw==", &r), 200);
+    cr_expect_geq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"auth_limited\"}"), 19);
+    http_free(&r);
+    ex_stop(&e);
+}
+
+/* A web configuration (password hashes) or TLS key that other users can
+ * read gets a warning in the log; one only its owner reads does not. */
+Test(exporter_tls, loose_file_modes_warned)
+{
+    make_cert("server");
+    exporter e;
+    const char *yml = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+                      "basic_auth_users:\n  alice: " HASH_2B "\n";
+    char path[400], key[400];
+    ex_path(key, sizeof key, "server.key");
+    cr_assert_eq(chmod(key, 0600), 0);
+    start_with(&e, yml);
+    char *log = ex_slurp(e.log, NULL);
+    cr_expect(log && !strstr(log, "readable or writable by other users"), "%s", log);
+    free(log);
+    ex_stop(&e);
+    ex_path(path, sizeof path, "web.yml");
+    cr_assert_eq(chmod(path, 0666), 0);
+    cr_assert_eq(chmod(key, 0644), 0);
+    char arg[440];
+    snprintf(arg, sizeof arg, "--web.config.file=%s", path);
+    const char *args[] = {arg, NULL};
+    ex_start(&e, args);
+    log = ex_slurp(e.log, NULL);
+    cr_expect(log && strstr(log, "level=warn msg=\"file is readable or writable by other users"),
+              "%s", log);
+    cr_expect(log && strstr(log, "what=\"web configuration\" mode=0666"), "%s", log);
+    cr_expect(log && strstr(log, "what=\"TLS key\" mode=0644"), "%s", log);
+    free(log);
+    ex_stop(&e);
+}
+
+/* A TLS connection that sends a record header announcing a 512-byte
+ * ClientHello and then one byte every 100 ms (never inactive), and one
+ * that sends nothing: both closed at --web.request-timeout (10 s by
+ * default), which covers the handshake (issue 23, item 2). */
+Test(exporter_tls, half_sent_tls_record_closed)
+{
+    make_cert("server");
+    exporter e;
+    start_with(&e, "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+    int slow = ex_connect(NULL, e.port), idle = ex_connect(NULL, e.port);
+    cr_assert(slow >= 0 && idle >= 0);
+    /* handshake (22), TLS 1.0 record version, length 512; ClientHello (1) */
+    static const char head[] = "\x16\x03\x01\x02\x00\x01";
+    cr_assert_eq(send(slow, head, sizeof head - 1, MSG_NOSIGNAL), (ssize_t)(sizeof head - 1));
+    int open_slow = 1, open_idle = 1;
+    long long t0 = tu_now_ms();
+    while ((open_slow || open_idle) && tu_now_ms() - t0 < 20000) {
+        struct pollfd p[2] = {{slow, POLLIN, 0}, {idle, POLLIN, 0}};
+        char b[512];
+        poll(p, 2, 100);
+        if (open_slow && p[0].revents && read(slow, b, sizeof b) <= 0)
+            open_slow = 0;
+        if (open_idle && p[1].revents && read(idle, b, sizeof b) <= 0)
+            open_idle = 0;
+        if (open_slow && send(slow, "\x00", 1, MSG_NOSIGNAL) != 1)
+            open_slow = 0;
+    }
+    cr_log_info("closed after %lld ms", tu_now_ms() - t0);
+    cr_expect(!open_slow, "a half-sent TLS record was still open after 20 s (deadline 10 s)");
+    cr_expect(!open_idle, "a silent TLS connection was still open after 20 s (deadline 10 s)");
+    close(slow);
+    close(idle);
+    ex_stop(&e);
+}

@@ -29,6 +29,9 @@
  *                       cb-2 with Items = 10 * (i + 1) + collections so far
  *                       and Depth = i + 1; with "alt" it adds them in the
  *                       opposite order on every other collection
+ *   bulk SET N LEN      create N instances named "<i>-xxx...", LEN bytes each
+ *                       (a scrape of N x the counters x about LEN bytes);
+ *                       they are not addressable by the commands below
  *   create SET NAME     create an instance ("ok <id>"); NAME is decoded:
  *                       \n \" \\ \s (a space) \xHH; "-" is the empty name
  *   close SET NAME
@@ -298,6 +301,26 @@ static int create(set *s, const char *name, size_t len, uint32_t *id)
     return PCW_E_NO_MEMORY;
 }
 
+/* n instances with names of len bytes, kept until the provider closes. */
+static int bulk(set *s, long n, long len)
+{
+    if (n < 0 || n > 100000 || len < 8 || len > PCW_MAX_INSTANCE_NAME_CHARS)
+        return PCW_E_INVALID_PARAMETER;
+    char name[PCW_MAX_INSTANCE_NAME_CHARS + 1];
+    memset(name, 'x', (size_t)len);
+    name[len] = 0;
+    for (long i = 0; i < n; i++) {
+        int k = snprintf(name, 8, "%ld", i);
+        name[k] = '-';
+        pcw_instance *in;
+        pcw_data d = {NULL, s->data_size};
+        int rc = pcw_create_instance(&in, s->reg, name, 1, &d);
+        if (rc != PCW_OK)
+            return rc;
+    }
+    return PCW_OK;
+}
+
 /* Overwrite the name bytes of x in the segment file (a shared mapping of
  * the same tmpfs pages consumers map). */
 static int poke(const inst *x, const char *hex)
@@ -408,6 +431,10 @@ int main(int argc, char **argv)
                 printf("ok\n");
             else
                 printf("err %s\n", pcw_status_str(rc));
+        } else if (n == 4 && s && strcmp(cmd, "bulk") == 0) {
+            printf(bulk(s, strtol(iname, NULL, 10), strtol(arg, NULL, 10)) == PCW_OK
+                       ? "ok\n"
+                       : "err bulk\n");
         } else if (n == 3 && s && len >= 0 && !x && strcmp(cmd, "create") == 0) {
             rc = create(s, name, (size_t)len, &id);
             if (rc == PCW_OK)

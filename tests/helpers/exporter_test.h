@@ -16,6 +16,8 @@
 
 #include <arpa/inet.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -223,18 +225,22 @@ static inline const char *http_header(const http_resp *r, const char *name, char
     return buf;
 }
 
-/* One request on a fresh connection (Connection: close); extra header
- * lines ("Name: value\r\n"...) may be NULL. Returns the status, or -1 when
- * the connection failed or nothing came within timeout_ms. */
-static inline int http_request(int port, const char *method, const char *path, const char *extra,
-                               int timeout_ms, http_resp *r)
+/* A TCP connection to 127.0.0.1:port from the loopback address `from`
+ * ("127.0.0.2": the tests tell clients apart by address; NULL: any), or
+ * -1. */
+static inline int ex_connect(const char *from, int port)
 {
-    memset(r, 0, sizeof *r);
-    r->status = -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
+    if (fd >= 0 && from) {
+        inet_pton(AF_INET, from, &a.sin_addr);
+        if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            close(fd);
+            return -1;
+        }
+    }
     a.sin_port = htons((uint16_t)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
@@ -242,6 +248,22 @@ static inline int http_request(int port, const char *method, const char *path, c
             close(fd);
         return -1;
     }
+    return fd;
+}
+
+/* One request on a fresh connection (Connection: close) from the
+ * loopback address `from` (NULL: any); extra header lines
+ * ("Name: value\r\n"...) may be NULL. Returns the status, or -1 when the
+ * connection failed or nothing came within timeout_ms. */
+static inline int http_request_from(const char *from, int port, const char *method,
+                                    const char *path, const char *extra, int timeout_ms,
+                                    http_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    r->status = -1;
+    int fd = ex_connect(from, port);
+    if (fd < 0)
+        return -1;
     char req[4096];
     int n = snprintf(req, sizeof req,
                      "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%sConnection: close\r\n\r\n", method,
@@ -284,10 +306,106 @@ static inline int http_request(int port, const char *method, const char *path, c
     return r->status;
 }
 
+static inline int http_request(int port, const char *method, const char *path, const char *extra,
+                               int timeout_ms, http_resp *r)
+{
+    return http_request_from(NULL, port, method, path, extra, timeout_ms, r);
+}
+
 static inline int http_get(int port, const char *path, const char *extra, http_resp *r)
 {
     return http_request(port, "GET", path, extra, 30000, r);
 }
+
+/* ---- slow clients ------------------------------------------------------ */
+
+/* Connections an attack opens per round: a burst the size of the
+ * exporter's slots between an honest client's connect and its request
+ * could shed it (docs/exporter.md, "Slow clients"); a steady churn of
+ * slow clients is the attack tested. */
+#define EX_ATTACK_RECONNECTS 10
+
+/* An attack of `n` connections from the loopback address `from` that
+ * never finish their request: each sends `prefix` (a partial header, a
+ * partial TLS record, or nothing) at connect, then one more byte every
+ * period_ms - never inactive long - and is opened again when the exporter
+ * closes it (at most EX_ATTACK_RECONNECTS a round, after the first). It runs in a thread until
+ * ex_attack_stop or until_ms. The pacing is the attack's, not a wait for anything. */
+typedef struct ex_attack {
+    int port, n, period_ms;
+    const char *from, *prefix;
+    size_t prefix_len;
+    long long until_ms;
+    int fds[128];
+    atomic_int stop;
+    atomic_int closed; /* connections the exporter closed */
+    atomic_int opened;
+    pthread_t th;
+} ex_attack;
+
+static inline void *ex_attack_main(void *arg)
+{
+    ex_attack *a = arg;
+    for (int i = 0; i < a->n; i++)
+        a->fds[i] = -1;
+    while (!atomic_load(&a->stop) && tu_now_ms() < a->until_ms) {
+        int reconnects = 0;
+        for (int i = 0; i < a->n; i++) {
+            if (a->fds[i] < 0) {
+                if (atomic_load(&a->opened) >= a->n && reconnects++ >= EX_ATTACK_RECONNECTS)
+                    continue;
+                a->fds[i] = ex_connect(a->from, a->port);
+                if (a->fds[i] < 0)
+                    continue;
+                atomic_fetch_add(&a->opened, 1);
+                if (a->prefix_len)
+                    (void)send(a->fds[i], a->prefix, a->prefix_len, MSG_NOSIGNAL);
+                continue;
+            }
+            struct pollfd p = {a->fds[i], POLLIN, 0};
+            char b[512];
+            int gone = poll(&p, 1, 0) > 0 && read(a->fds[i], b, sizeof b) <= 0;
+            if (!gone && a->prefix_len && send(a->fds[i], "a", 1, MSG_NOSIGNAL) != 1)
+                gone = 1;
+            if (gone) {
+                close(a->fds[i]);
+                a->fds[i] = -1;
+                atomic_fetch_add(&a->closed, 1);
+            }
+        }
+        struct timespec ts = {0, (long)a->period_ms * 1000000L}; /* the attack's pace */
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < a->n; i++)
+        if (a->fds[i] >= 0)
+            close(a->fds[i]);
+    return NULL;
+}
+
+static inline void ex_attack_start(ex_attack *a, int port, const char *from, int n,
+                                   const char *prefix, size_t prefix_len, int period_ms, int max_ms)
+{
+    memset(a, 0, sizeof *a);
+    cr_assert(n <= (int)(sizeof a->fds / sizeof a->fds[0]));
+    a->port = port, a->from = from, a->n = n, a->period_ms = period_ms;
+    a->prefix = prefix, a->prefix_len = prefix_len;
+    a->until_ms = tu_now_ms() + max_ms;
+    cr_assert_eq(pthread_create(&a->th, NULL, ex_attack_main, a), 0);
+}
+
+static inline void ex_attack_stop(ex_attack *a)
+{
+    atomic_store(&a->stop, 1);
+    pthread_join(a->th, NULL);
+}
+
+/* The partial request line and header a slow client sends first. */
+#define EX_SLOW_HEADER "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+
+/* Prometheus' Accept header (its scrape_protocols default). */
+#define EX_PROM_ACCEPT                                                                             \
+    "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;"             \
+    "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
 
 /* The value of the first series line that starts with `prefix` (a metric
  * name with its labels), or NAN. */

@@ -99,7 +99,9 @@ struct collector {
 };
 
 static const char *const cause_names[CAUSE_COUNT_] = {
-    "collect", "provider", "name_collision", "duplicate_series", "busy", "encoding", "auth",
+    "collect",  "provider", "name_collision", "duplicate_series", "busy",
+    "encoding", "auth",     "auth_limited",   "request_timeout",  "shed",
+    "memory",
 };
 
 uint64_t mono_ns(void)
@@ -837,11 +839,15 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
     self_u64(out, format, "pcw_exporter_callback_timeouts", "counter",
              "Callback providers' parts left out of scrapes because they did not answer in time.",
              c->timeouts);
-    self_u64(out, format, "pcw_exporter_scrapes", "counter", "Scrapes served.", c->scrapes);
+    self_u64(out, format, "pcw_exporter_scrapes", "counter",
+             "Collections made (requests that arrive during one share it).", c->scrapes);
     self_head(out, format, "pcw_exporter_errors", "counter",
               "Errors by cause: collect, provider (a provider's part failed), name_collision "
               "(a family left out), duplicate_series (a series left out), busy (a scrape waited "
-              "past its time for another), encoding, auth (refused credentials).");
+              "past its time for another), encoding, auth (refused credentials), auth_limited "
+              "(refused: too many bcrypts from its address), request_timeout (a connection "
+              "closed: no whole request in time), shed (a connection closed for a newer one), "
+              "memory (a scrape refused: the response memory limit).");
     pthread_mutex_lock(&c->count_lock);
     for (int k = 0; k < CAUSE_COUNT_; k++)
         eb_printf(out, "pcw_exporter_errors_total{cause=\"%s\"} %llu\n", cause_names[k],

@@ -31,13 +31,17 @@ typedef struct collector collector;
 
 /* Errors the exporter counts (pcw_exporter_errors_total{cause=...}). */
 enum {
-    CAUSE_COLLECT,   /* a collection failed as a whole (out of memory) */
-    CAUSE_PROVIDER,  /* a provider's part failed (not a timeout) */
-    CAUSE_COLLISION, /* a metric family left out: its name is taken */
-    CAUSE_DUPLICATE, /* a series left out: its labels are taken */
-    CAUSE_BUSY,      /* a scrape waited for another past its deadline */
-    CAUSE_ENCODING,  /* compressing a response failed */
-    CAUSE_AUTH,      /* a request with wrong or no credentials */
+    CAUSE_COLLECT,         /* a collection failed as a whole (out of memory) */
+    CAUSE_PROVIDER,        /* a provider's part failed (not a timeout) */
+    CAUSE_COLLISION,       /* a metric family left out: its name is taken */
+    CAUSE_DUPLICATE,       /* a series left out: its labels are taken */
+    CAUSE_BUSY,            /* a scrape waited for another past its deadline */
+    CAUSE_ENCODING,        /* compressing a response failed */
+    CAUSE_AUTH,            /* a request with wrong or no credentials */
+    CAUSE_AUTH_LIMITED,    /* refused: its address used its bcrypts (auth.h) */
+    CAUSE_REQUEST_TIMEOUT, /* a connection closed: no whole request in time */
+    CAUSE_SHED,            /* a connection closed: its slot went to a newer one */
+    CAUSE_MEMORY,          /* a scrape refused: responses held the memory limit */
     CAUSE_COUNT_
 };
 

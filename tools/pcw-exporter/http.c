@@ -4,11 +4,11 @@
  * (http.h).
  *
  * Each connection has its own thread (MHD_USE_THREAD_PER_CONNECTION), so
- * a landing-page request never waits behind a scrape; scrapes wait for
- * each other in the collector, each until its own deadline. A scrape's
- * output is written into a buffer taken from a small pool and handed to
- * libmicrohttpd without a copy; the buffer goes back to the pool when the
- * response has been sent (pool_put), so a steady state allocates nothing.
+ * a landing-page request never waits behind a scrape; slow clients are
+ * kept from holding the threads by the slots (slots.h). A scrape's body
+ * is shared by the requests of one collection and handed to libmicrohttpd
+ * without a copy; it is freed when the last response sending it is done
+ * (body.h, which also bounds the memory of bodies in flight).
  */
 #define _GNU_SOURCE 1
 #include <arpa/inet.h>
@@ -26,75 +26,31 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <pcw/version.h>
 
 #include "auth.h"
+#include "body.h"
 #include "http.h"
 #include "log.h"
+#include "slots.h"
 
-#define MAX_LISTEN 16
-#define POOL_MAX   4
-
-typedef struct outbuf {
-    struct outbuf *next;
-    struct http_server *srv;
-    ebuf text, gz;
-} outbuf;
+#define MAX_LISTEN  16
+#define STR_(x)     #x
+#define STR(x)      STR_(x)
+#define RETRY_AFTER STR(AUTH_REFILL_S)
 
 struct http_server {
     http_options o;
     struct MHD_Daemon *d[MAX_LISTEN];
     size_t nd;
     auth *auth;
+    slots *slots;
     char *cert, *key, *ca, *priorities;
     char *landing;
     size_t landing_len;
-    pthread_mutex_t pool_lock; /* guards pool, npool */
-    outbuf *pool;
-    size_t npool;
+    bodies *bodies;
 };
-
-/* ---- the buffer pool --------------------------------------------------------- */
-
-static outbuf *pool_get(http_server *s)
-{
-    pthread_mutex_lock(&s->pool_lock);
-    outbuf *b = s->pool;
-    if (b) {
-        s->pool = b->next;
-        s->npool--;
-    }
-    pthread_mutex_unlock(&s->pool_lock);
-    if (!b && (b = calloc(1, sizeof *b)) != NULL)
-        b->srv = s;
-    if (b) {
-        b->text.len = b->gz.len = 0;
-        b->text.failed = b->gz.failed = 0;
-    }
-    return b;
-}
-
-/* libmicrohttpd is done with a response's buffer. */
-static void pool_put(void *cls)
-{
-    outbuf *b = cls;
-    http_server *s = b->srv;
-    pthread_mutex_lock(&s->pool_lock);
-    if (s->npool < POOL_MAX) {
-        b->next = s->pool;
-        s->pool = b;
-        s->npool++;
-        b = NULL;
-    }
-    pthread_mutex_unlock(&s->pool_lock);
-    if (b) {
-        eb_free(&b->text);
-        eb_free(&b->gz);
-        free(b);
-    }
-}
 
 /* ---- negotiation ------------------------------------------------------------- */
 
@@ -211,37 +167,12 @@ static enum MHD_Result simple(http_server *s, struct MHD_Connection *conn, unsig
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER);
     add_headers(s, r);
     enum MHD_Result rc = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return rc;
-}
-
-/* gzip text into gz; 0 or -1. */
-static int compress_gzip(const ebuf *text, ebuf *gz)
-{
-    if (text->len > UINT32_MAX / 2)
-        return -1;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* Level 1: a scrape's text is repetitive enough that the fastest level
-     * already shrinks it about tenfold. 15 + 16: a gzip wrapper. */
-    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return -1;
-    size_t bound = deflateBound(&z, (uLong)text->len);
-    gz->len = 0;
-    if (!eb_need(gz, bound)) {
-        deflateEnd(&z);
-        return -1;
-    }
-    z.next_in = (Bytef *)text->p;
-    z.avail_in = (uInt)text->len;
-    z.next_out = (Bytef *)gz->p;
-    z.avail_out = (uInt)bound;
-    int rc = deflate(&z, Z_FINISH);
-    gz->len = z.total_out;
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? 0 : -1;
 }
 
 static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
@@ -267,30 +198,34 @@ static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
         }
     }
     uint64_t deadline = mono_ns() + (uint64_t)(budget * 1e9);
-    outbuf *b = pool_get(s);
+    int err = 0;
+    scrape_body *b = bodies_get(s->bodies, format, deadline, &err);
+    if (!b && err == BODY_BUSY)
+        return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                      "another scrape held the collector past this one's time\n");
+    if (!b && err == BODY_MEMORY)
+        return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                      "responses not yet read by their clients hold the exporter's response "
+                      "memory (--web.max-response-memory) and did not give it back in this "
+                      "scrape's time; try again later\n");
     if (!b)
         return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
-    int rc = collector_scrape(s->o.coll, &b->text, format, deadline);
-    if (rc != 0) {
-        pool_put(b);
-        if (rc == -2)
-            return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
-                          "another scrape held the collector past this one's time\n");
-        return simple(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
-    }
-    const ebuf *body = &b->text;
+    const ebuf *out = body_text(b);
     if (gzip) {
-        if (compress_gzip(&b->text, &b->gz) == 0) {
-            body = &b->gz;
+        const ebuf *gz = body_gzip(b);
+        if (gz) {
+            out = gz;
         } else {
             gzip = 0;
             collector_count(s->o.coll, CAUSE_ENCODING);
         }
     }
+    /* Each response holds a reference; libmicrohttpd drops it (body_unref)
+     * when it is done with the response. */
     struct MHD_Response *r =
-        MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->p, pool_put, b);
+        MHD_create_response_from_buffer_with_free_callback_cls(out->len, out->p, body_unref, b);
     if (!r) {
-        pool_put(b);
+        body_unref(b);
         return MHD_NO;
     }
     char type[96];
@@ -323,6 +258,51 @@ static int client_cert_ok(struct MHD_Connection *conn)
     return gnutls_certificate_verify_peers2(sess, &status) == 0 && status == 0;
 }
 
+/* A whole request: its response. */
+static enum MHD_Result route(http_server *s, struct MHD_Connection *conn, const char *url,
+                             const char *method)
+{
+    xlog(LOG_DEBUG, "request", "method", method, "path", url, NULL);
+    if (s->o.web && s->o.web->client_auth == CLIENT_REQUIRE_VERIFY && !client_cert_ok(conn)) {
+        collector_count(s->o.coll, CAUSE_AUTH);
+        return simple(s, conn, MHD_HTTP_FORBIDDEN, "text/plain",
+                      "a client certificate signed by the configured CA is required\n");
+    }
+    if (s->auth) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        int rc = auth_check(
+            s->auth, ci ? ci->client_addr : NULL,
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+        if (rc == AUTH_LIMITED) {
+            collector_count(s->o.coll, CAUSE_AUTH_LIMITED);
+            return simple(s, conn, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
+                          "too many password checks from this address; try again later\n");
+        }
+        if (rc != AUTH_OK) {
+            collector_count(s->o.coll, CAUSE_AUTH);
+            const char *body = "Unauthorized\n";
+            struct MHD_Response *r =
+                MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+            if (!r)
+                return MHD_NO;
+            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+            add_headers(s, r);
+            enum MHD_Result qr = MHD_queue_basic_auth_fail_response(conn, "pcw-exporter", r);
+            MHD_destroy_response(r);
+            return qr;
+        }
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return simple(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+                      "only GET and HEAD are served\n");
+    if (strcmp(url, s->o.telemetry_path) == 0)
+        return metrics(s, conn);
+    if (strcmp(url, "/") == 0)
+        return simple(s, conn, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
+    return simple(s, conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **ctx)
@@ -338,44 +318,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         *upload_size = 0;
         return MHD_YES;
     }
-    xlog(LOG_DEBUG, "request", "method", method, "path", url, NULL);
-    if (s->o.web && s->o.web->client_auth == CLIENT_REQUIRE_VERIFY && !client_cert_ok(conn)) {
-        collector_count(s->o.coll, CAUSE_AUTH);
-        return simple(s, conn, MHD_HTTP_FORBIDDEN, "text/plain",
-                      "a client certificate signed by the configured CA is required\n");
-    }
-    if (s->auth) {
-        char *pass = NULL;
-        char *user = MHD_basic_auth_get_username_password(conn, &pass);
-        int ok = auth_check(s->auth, user, pass);
-        if (pass) {
-            explicit_bzero(pass, strlen(pass));
-            MHD_free(pass);
-        }
-        if (user)
-            MHD_free(user);
-        if (!ok) {
-            collector_count(s->o.coll, CAUSE_AUTH);
-            const char *body = "Unauthorized\n";
-            struct MHD_Response *r =
-                MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
-            if (!r)
-                return MHD_NO;
-            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
-            add_headers(s, r);
-            enum MHD_Result rc = MHD_queue_basic_auth_fail_response(conn, "pcw-exporter", r);
-            MHD_destroy_response(r);
-            return rc;
-        }
-    }
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-        return simple(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-                      "only GET and HEAD are served\n");
-    if (strcmp(url, s->o.telemetry_path) == 0)
-        return metrics(s, conn);
-    if (strcmp(url, "/") == 0)
-        return simple(s, conn, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
-    return simple(s, conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");
+    slots_serving(s->slots, conn); /* the request is whole */
+    enum MHD_Result rc = route(s, conn, url, method);
+    slots_sending(s->slots, conn);
+    return rc;
 }
 
 /* ---- starting ---------------------------------------------------------------- */
@@ -565,7 +511,6 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
         return -1;
     }
     s->o = *o;
-    pthread_mutex_init(&s->pool_lock, NULL);
     landing_page(s);
     const web_config *w = o->web;
     int tls = web_config_tls(w);
@@ -593,6 +538,19 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    if (s->auth) {
+        char users[24], cost[8];
+        snprintf(users, sizeof users, "%zu", w->nusers);
+        snprintf(cost, sizeof cost, "%d", auth_dummy_cost(s->auth));
+        /* The cost every unknown user's request pays, as the costliest
+         * known user's does (auth.h). */
+        xlog(LOG_INFO, "Basic authentication", "users", users, "unknown_user_cost", cost, NULL);
+    }
+    if (slots_open(&s->slots, o->max_requests, o->request_timeout, o->coll) != 0 ||
+        bodies_open(&s->bodies, o->coll, o->max_response_memory, slots_cut_sender, s->slots) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     for (size_t i = 0; i < o->nlisten; i++) {
         struct sockaddr_storage ss;
         int any;
@@ -608,14 +566,21 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
             flags |= MHD_USE_DUAL_STACK;
         if (tls)
             flags |= MHD_USE_TLS;
-        struct MHD_OptionItem opts[12];
+        struct MHD_OptionItem opts[16];
         int k = 0;
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, fd, NULL};
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 120, NULL};
         opts[k++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL};
+        opts[k++] =
+            (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)slots_notify, s->slots};
+        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)slots_completed,
+                                            s->slots};
+        /* The slots shed connections beyond max_requests (slots.h); room
+         * above it for those being closed, so that a new one is accepted
+         * (and one that waits is shed) rather than refused. */
         if (o->max_requests)
             opts[k++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-                                                (intptr_t)o->max_requests, NULL};
+                                                (intptr_t)o->max_requests * 2, NULL};
         if (tls) {
             opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert};
             opts[k++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key};
@@ -664,14 +629,9 @@ void http_stop(http_server *s)
         return;
     for (size_t i = 0; i < s->nd; i++)
         MHD_stop_daemon(s->d[i]);
+    slots_close(s->slots); /* after the daemons: no connection is left */
     auth_close(s->auth);
-    while (s->pool) {
-        outbuf *b = s->pool;
-        s->pool = b->next;
-        eb_free(&b->text);
-        eb_free(&b->gz);
-        free(b);
-    }
+    bodies_close(s->bodies); /* every response is done with its body */
     if (s->key)
         explicit_bzero(s->key, strlen(s->key));
     free(s->cert);
@@ -679,6 +639,5 @@ void http_stop(http_server *s)
     free(s->ca);
     free(s->priorities);
     free(s->landing);
-    pthread_mutex_destroy(&s->pool_lock);
     free(s);
 }

@@ -5,8 +5,8 @@
  * scraper's Accept header asks for, gzip when it accepts it, TLS and
  * basic authentication from --web.config.file.
  *
- * Threads: libmicrohttpd's, one per connection (at most max_requests);
- * scrapes are serialised by the collector.
+ * Threads: libmicrohttpd's, one per connection (at most max_requests,
+ * slow clients shed: slots.h); scrapes are serialised by the collector.
  */
 #ifndef PCW_EXPORTER_HTTP_H
 #define PCW_EXPORTER_HTTP_H
@@ -22,9 +22,11 @@ typedef struct http_options {
     const char *telemetry_path;
     const web_config *web; /* NULL: plain HTTP, no authentication */
     collector *coll;
-    double timeout;        /* the most a scrape waits for callback providers (s) */
-    double timeout_offset; /* subtracted from X-Prometheus-Scrape-Timeout-Seconds */
-    unsigned max_requests; /* connections at once; 0 = libmicrohttpd's limit */
+    double timeout;             /* the most a scrape waits for callback providers (s) */
+    double timeout_offset;      /* subtracted from X-Prometheus-Scrape-Timeout-Seconds */
+    unsigned max_requests;      /* connections at once; 0 = libmicrohttpd's limit */
+    double request_timeout;     /* most a connection waits for a whole request (s) */
+    size_t max_response_memory; /* bytes of bodies responses may hold (body.h) */
 } http_options;
 
 typedef struct http_server http_server;

@@ -7,6 +7,8 @@
  *
  *   main.c       flags, start, signals
  *   http.c       libmicrohttpd: routes, negotiation, gzip, TLS, auth
+ *   slots.c      connection slots slow clients cannot keep
+ *   body.c       scrape bodies shared by requests, under a memory limit
  *   webconfig.c  --web.config.file (exporter-toolkit's format, libyaml)
  *   auth.c       basic authentication against bcrypt hashes
  *   collector.c  one scrape: the query layer to the exposition
@@ -19,12 +21,14 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <pcw/types.h>
 #include <pcw/version.h>
@@ -49,7 +53,12 @@ static const char usage_text[] =
     "  --web.telemetry-path=PATH     path of the metrics (default /metrics)\n"
     "  --web.config.file=FILE        TLS and basic authentication, in the exporter-toolkit's\n"
     "                                format (docs/exporter.md)\n"
-    "  --web.max-requests=N          connections served at once (default 40; 0 = no limit)\n"
+    "  --web.max-requests=N          connections open at once (default 40; 0 = no limit);\n"
+    "                                past it the one waiting longest for a request is closed\n"
+    "  --web.request-timeout=DURATION  most a connection may take to send a whole request,\n"
+    "                                from its accept or its previous response (default 10s)\n"
+    "  --web.max-response-memory=SIZE  scrape bodies that responses in flight may hold\n"
+    "                                before new scrapes are refused (503) (default 256MB)\n"
     "  --collector.counterset=PATTERN  export only countersets matching PATTERN ('*', '?',\n"
     "                                case-insensitive); repeat for several (default: all)\n"
     "  --collector.exclude=PATTERN   leave out countersets matching PATTERN; repeatable\n"
@@ -66,7 +75,8 @@ static const char usage_text[] =
     "  -h, --help                    this help\n"
     "      --version                 version\n"
     "\n"
-    "DURATION is seconds (1.5) or with a unit: 500ms, 2s, 1m.\n";
+    "DURATION is seconds (1.5) or with a unit: 500ms, 2s, 1m. SIZE is bytes or with a\n"
+    "unit: KB, MB, GB (powers of 1024, as Prometheus' sizes).\n";
 
 typedef struct options {
     const char *listen[16];
@@ -74,6 +84,8 @@ typedef struct options {
     const char *telemetry_path;
     const char *web_config;
     unsigned max_requests;
+    double request_timeout;
+    size_t max_response_memory;
     const char *include[MAX_PATTERNS], *exclude[MAX_PATTERNS];
     size_t ninclude, nexclude;
     double timeout, offset;
@@ -110,10 +122,33 @@ static double parse_duration(const char *s)
     return v;
 }
 
+/* "1048576", "512KB", "256MB", "1GB" (also KiB, MiB, GiB; powers of 1024)
+ * -> bytes; -1 if malformed. */
+static double parse_size(const char *s)
+{
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {
+        {"", 1},           {"B", 1},           {"KB", 1024.0},       {"KiB", 1024.0},
+        {"MB", 1048576.0}, {"MiB", 1048576.0}, {"GB", 1073741824.0}, {"GiB", 1073741824.0}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            return v * units[i].mult;
+    return -1;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
     o->telemetry_path = "/metrics";
     o->max_requests = 40;
+    o->request_timeout = 10;
+    o->max_response_memory = (size_t)256 << 20;
     o->timeout = 10;
     o->offset = 0.5;
     o->log_level = LOG_INFO;
@@ -146,6 +181,7 @@ static int parse(int argc, char **argv, options *o)
         static const char *const valued[] = {
             "--web.listen-address",   "--web.telemetry-path",
             "--web.config.file",      "--web.max-requests",
+            "--web.request-timeout",  "--web.max-response-memory",
             "--collector.counterset", "--collector.exclude",
             "--collector.timeout",    "--collector.timeout-offset",
             "--collector.dir",        "--log.level",
@@ -191,6 +227,20 @@ static int parse(int argc, char **argv, options *o)
             if (*n == MAX_PATTERNS)
                 return usage_error("at most %d patterns for %s", MAX_PATTERNS, name);
             (inc ? o->include : o->exclude)[(*n)++] = v;
+        } else if (strcmp(name, "--web.max-response-memory") == 0) {
+            double b = parse_size(v);
+            if (b < (1 << 20) || b > (double)((size_t)1 << 40))
+                return usage_error("--web.max-response-memory: bad size \"%s\" (1MB to 1TB, "
+                                   "e.g. 256MB)",
+                                   v);
+            o->max_response_memory = (size_t)b;
+        } else if (strcmp(name, "--web.request-timeout") == 0) {
+            double d = parse_duration(v);
+            if (d < 0.1 || d > 3600)
+                return usage_error("--web.request-timeout: bad duration \"%s\" (0.1s to 1h, "
+                                   "e.g. 10s)",
+                                   v);
+            o->request_timeout = d;
         } else if (strcmp(name, "--collector.timeout") == 0 ||
                    strcmp(name, "--collector.timeout-offset") == 0) {
             double d = parse_duration(v);
@@ -214,6 +264,20 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
+/* Warn when a file of the web configuration - password hashes, a private
+ * key - can be read or changed by users other than its owner and group:
+ * the exporter still starts (the operator may mean it), but says so. */
+static void warn_if_open(const char *path, const char *what)
+{
+    struct stat st;
+    if (!path || stat(path, &st) != 0 || !(st.st_mode & (S_IROTH | S_IWOTH)))
+        return;
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+    xlog(LOG_WARN, "file is readable or writable by other users: chmod o-rw it", "file", path,
+         "what", what, "mode", mode, NULL);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -231,6 +295,12 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* Scrape bodies can be tens of megabytes and come and go with their
+     * clients: a fixed mmap threshold (which also turns off glibc's
+     * raising it after each free) gives every buffer of 1 MiB or more its
+     * own mapping, returned to the system when it is freed, rather than a
+     * heap that keeps its peak. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     xlog(LOG_INFO, "Starting pcw-exporter", "version", PCW_VERSION_STRING, NULL);
     web_config wc;
     memset(&wc, 0, sizeof wc);
@@ -238,6 +308,10 @@ int main(int argc, char **argv)
     if (o.web_config && web_config_load(o.web_config, &wc, err, sizeof err) != 0) {
         xlog(LOG_ERROR, "bad web configuration", "err", err, NULL);
         return 1;
+    }
+    if (o.web_config) {
+        warn_if_open(o.web_config, "web configuration");
+        warn_if_open(wc.key_file, "TLS key");
     }
     collector_options co = {.dir = o.dir,
                             .all_users = o.all_users,
@@ -258,7 +332,9 @@ int main(int argc, char **argv)
                        .coll = coll,
                        .timeout = o.timeout,
                        .timeout_offset = o.offset,
-                       .max_requests = o.max_requests};
+                       .max_requests = o.max_requests,
+                       .request_timeout = o.request_timeout,
+                       .max_response_memory = o.max_response_memory};
     http_server *srv;
     if (http_start(&srv, &ho, err, sizeof err) != 0) {
         xlog(LOG_ERROR, "cannot serve", "err", err, NULL);

@@ -251,6 +251,70 @@ static int users(walk *w, const yaml_node_t *m, web_config *c)
     return 0;
 }
 
+/* The whole file, at most WEB_CONFIG_MAX_BYTES. */
+static char *read_bounded(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = malloc(WEB_CONFIG_MAX_BYTES + 1);
+    size_t n = text ? fread(text, 1, WEB_CONFIG_MAX_BYTES + 1, f) : 0;
+    int bad = ferror(f);
+    fclose(f);
+    if (!text || bad || n > WEB_CONFIG_MAX_BYTES) {
+        if (!text)
+            snprintf(err, errlen, "%s: out of memory", path);
+        else if (bad)
+            snprintf(err, errlen, "%s: cannot read it", path);
+        else
+            snprintf(err, errlen, "%s: larger than %d bytes", path, WEB_CONFIG_MAX_BYTES);
+        free(text);
+        return NULL;
+    }
+    *len = n;
+    return text;
+}
+
+/* libyaml has no depth limit, and its scanner's work grows with the
+ * square of the nesting (each token looks at every open level's possible
+ * simple key): 100,000 '[' take tens of seconds. Walk the events first
+ * and stop at WEB_CONFIG_MAX_DEPTH open collections, which costs at most
+ * that many levels' work; the document itself is loaded afterwards. */
+static int check_depth(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break; /* the load below reports it, with its line */
+        yaml_event_type_t t = ev.type;
+        unsigned long line = (unsigned long)ev.start_mark.line + 1;
+        yaml_event_delete(&ev);
+        if (t == YAML_STREAM_END_EVENT)
+            break;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > WEB_CONFIG_MAX_DEPTH) {
+                snprintf(err, errlen, "%s:%lu: nested deeper than %d levels", path, line,
+                         WEB_CONFIG_MAX_DEPTH);
+                rc = -1;
+                break;
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 int web_config_load(const char *path, web_config *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -258,25 +322,28 @@ int web_config_load(const char *path, web_config *out, char *err, size_t errlen)
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", path);
     snprintf(w.dir, sizeof w.dir, "%s", dirname(tmp));
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    size_t len;
+    char *text = read_bounded(path, &len, err, errlen);
+    if (!text)
+        return -1;
+    if (check_depth(path, text, len, err, errlen) != 0) {
+        free(text);
         return -1;
     }
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
+        free(text);
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    yaml_parser_set_input_file(&parser, f);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     int rc = 0;
     if (!yaml_parser_load(&parser, &doc)) {
         snprintf(err, errlen, "%s:%lu: %s", path, (unsigned long)parser.problem_mark.line + 1,
                  parser.problem ? parser.problem : "YAML error");
         yaml_parser_delete(&parser);
-        fclose(f);
+        free(text);
         return -1;
     }
     w.doc = &doc;
@@ -308,7 +375,7 @@ int web_config_load(const char *path, web_config *out, char *err, size_t errlen)
     }
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
-    fclose(f);
+    free(text);
     if (rc)
         web_config_free(out);
     return rc;

@@ -20,12 +20,16 @@
  *
  * Keys pcw-exporter does not implement are refused by name, never
  * ignored: a configuration means what it says or the exporter does not
- * start.
+ * start. The file is bounded: at most WEB_CONFIG_MAX_BYTES, collections
+ * nested at most WEB_CONFIG_MAX_DEPTH deep (the format needs 3).
  */
 #ifndef PCW_EXPORTER_WEBCONFIG_H
 #define PCW_EXPORTER_WEBCONFIG_H
 
 #include <stddef.h>
+
+#define WEB_CONFIG_MAX_BYTES (1 << 20)
+#define WEB_CONFIG_MAX_DEPTH 32
 
 enum { CLIENT_NONE = 0, CLIENT_REQUIRE_VERIFY = 1 };
 

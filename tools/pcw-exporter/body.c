@@ -1,0 +1,235 @@
+/*
+ * tools/pcw-exporter/body.c - scrape bodies shared by the requests of one
+ * collection, under a memory limit (body.h).
+ */
+#define _GNU_SOURCE 1
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "body.h"
+
+#define JOIN_GRACE_NS (30 * 1000000000ull)
+/* How long a cut response's connection may take to close and free its
+ * body before the next is cut: libmicrohttpd's thread sees the shutdown at
+ * once; this only bounds the wait. */
+#define CUT_WAIT_NS (200 * 1000000ull)
+
+struct scrape_body {
+    bodies *owner;
+    unsigned refs;           /* under owner->lock */
+    int done, rc;            /* under owner->lock: the collection finished, its result */
+    size_t bytes;            /* counted in owner->held; under owner->lock */
+    ebuf text;               /* the collecting thread's until done, then read-only */
+    pthread_mutex_t gz_lock; /* guards gz_state, gz */
+    int gz_state;            /* 0 not made, 1 made, -1 failed */
+    ebuf gz;
+};
+
+struct bodies {
+    pthread_mutex_t lock;
+    pthread_cond_t done;      /* a collection finished (broadcast) */
+    pthread_cond_t freed;     /* a body was freed: held went down (broadcast) */
+    scrape_body *building[2]; /* the collection under way, per format */
+    size_t held, limit;       /* bytes of bodies alive */
+    collector *coll;
+    int (*make_room)(void *); /* cut the response sending longest (slots_cut_sender) */
+    void *room_arg;
+};
+
+int bodies_open(bodies **out, collector *coll, size_t limit, int (*make_room)(void *),
+                void *room_arg)
+{
+    bodies *bs = calloc(1, sizeof *bs);
+    if (!bs)
+        return -1;
+    bs->coll = coll;
+    bs->limit = limit;
+    bs->make_room = make_room;
+    bs->room_arg = room_arg;
+    pthread_mutex_init(&bs->lock, NULL);
+    pthread_condattr_t ca; /* deadlines are CLOCK_MONOTONIC (mono_ns) */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&bs->done, &ca);
+    pthread_cond_init(&bs->freed, &ca);
+    pthread_condattr_destroy(&ca);
+    *out = bs;
+    return 0;
+}
+
+void bodies_close(bodies *bs)
+{
+    if (!bs)
+        return;
+    pthread_cond_destroy(&bs->done);
+    pthread_cond_destroy(&bs->freed);
+    pthread_mutex_destroy(&bs->lock);
+    free(bs);
+}
+
+void body_unref(void *arg)
+{
+    scrape_body *b = arg;
+    bodies *bs = b->owner;
+    pthread_mutex_lock(&bs->lock);
+    int last = --b->refs == 0;
+    if (last) {
+        bs->held -= b->bytes;
+        pthread_cond_broadcast(&bs->freed);
+    }
+    pthread_mutex_unlock(&bs->lock);
+    if (!last)
+        return;
+    eb_free(&b->text);
+    eb_free(&b->gz);
+    pthread_mutex_destroy(&b->gz_lock);
+    free(b);
+}
+
+/* Give back what doubling left unused: the body is kept while clients
+ * read it, and the limit counts what it holds. */
+static void shrink(ebuf *e)
+{
+    char *p = e->len ? realloc(e->p, e->len) : NULL;
+    if (p) {
+        e->p = p;
+        e->cap = e->len;
+    }
+}
+
+/* The bodies hold the limit: cut the responses that have been sending
+ * longest, one at a time, each time waiting until a body is freed (its
+ * connection closes) - at most CUT_WAIT_NS for each, and until the
+ * deadline in all - until they hold less. 0, or -1 when they still hold
+ * the limit (nothing left to cut, or the deadline). Under bs->lock. */
+static int make_room(bodies *bs, uint64_t deadline_ns)
+{
+    while (bs->held >= bs->limit) {
+        pthread_mutex_unlock(&bs->lock);
+        int cut = bs->make_room && bs->make_room(bs->room_arg);
+        pthread_mutex_lock(&bs->lock);
+        uint64_t now = mono_ns();
+        if (!cut || now >= deadline_ns)
+            return bs->held >= bs->limit ? -1 : 0;
+        uint64_t until = now + CUT_WAIT_NS < deadline_ns ? now + CUT_WAIT_NS : deadline_ns;
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        size_t before = bs->held;
+        int rc = 0;
+        while (bs->held >= before && bs->held >= bs->limit && rc == 0)
+            rc = pthread_cond_timedwait(&bs->freed, &bs->lock, &ts);
+    }
+    return 0;
+}
+
+scrape_body *bodies_get(bodies *bs, int format, uint64_t deadline_ns, int *err)
+{
+    pthread_mutex_lock(&bs->lock);
+    scrape_body *b = bs->building[format];
+    if (b) {
+        /* Join it. Its collection is bounded by its own deadline and its
+         * writing by the providers' size; the wait has its own bound all
+         * the same, past this request's deadline by the time writing an
+         * exposition can take. */
+        b->refs++;
+        uint64_t until = deadline_ns + JOIN_GRACE_NS;
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        int rc = 0;
+        while (!b->done && rc == 0)
+            rc = pthread_cond_timedwait(&bs->done, &bs->lock, &ts);
+        rc = b->done ? b->rc : -2;
+        pthread_mutex_unlock(&bs->lock);
+        if (rc == 0)
+            return b;
+        body_unref(b);
+        *err = rc == -2 ? BODY_BUSY : BODY_NOMEM;
+        return NULL;
+    }
+    if (bs->held >= bs->limit && make_room(bs, deadline_ns) != 0) {
+        pthread_mutex_unlock(&bs->lock);
+        collector_count(bs->coll, CAUSE_MEMORY);
+        *err = BODY_MEMORY;
+        return NULL;
+    }
+    b = calloc(1, sizeof *b);
+    if (!b) {
+        pthread_mutex_unlock(&bs->lock);
+        *err = BODY_NOMEM;
+        return NULL;
+    }
+    b->owner = bs;
+    b->refs = 1;
+    pthread_mutex_init(&b->gz_lock, NULL);
+    bs->building[format] = b;
+    pthread_mutex_unlock(&bs->lock);
+
+    int rc = collector_scrape(bs->coll, &b->text, format, deadline_ns);
+    if (rc == 0)
+        shrink(&b->text);
+
+    pthread_mutex_lock(&bs->lock);
+    b->done = 1;
+    b->rc = rc;
+    bs->building[format] = NULL;
+    b->bytes = b->text.cap;
+    bs->held += b->bytes;
+    pthread_cond_broadcast(&bs->done);
+    pthread_mutex_unlock(&bs->lock);
+    if (rc == 0)
+        return b;
+    body_unref(b);
+    *err = rc == -2 ? BODY_BUSY : BODY_NOMEM;
+    return NULL;
+}
+
+const ebuf *body_text(scrape_body *b)
+{
+    return &b->text;
+}
+
+/* gzip text into gz; 0 or -1. */
+static int compress_gzip(const ebuf *text, ebuf *gz)
+{
+    if (text->len > UINT32_MAX / 2)
+        return -1;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* Level 1: a scrape's text is repetitive enough that the fastest level
+     * already shrinks it about tenfold. 15 + 16: a gzip wrapper. */
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    size_t bound = deflateBound(&z, (uLong)text->len);
+    gz->len = 0;
+    if (!eb_need(gz, bound)) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = (Bytef *)text->p;
+    z.avail_in = (uInt)text->len;
+    z.next_out = (Bytef *)gz->p;
+    z.avail_out = (uInt)bound;
+    int rc = deflate(&z, Z_FINISH);
+    gz->len = z.total_out;
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+const ebuf *body_gzip(scrape_body *b)
+{
+    pthread_mutex_lock(&b->gz_lock);
+    if (b->gz_state == 0) {
+        b->gz_state = compress_gzip(&b->text, &b->gz) == 0 ? 1 : -1;
+        if (b->gz_state == 1)
+            shrink(&b->gz);
+        bodies *bs = b->owner;
+        pthread_mutex_lock(&bs->lock);
+        b->bytes += b->gz.cap;
+        bs->held += b->gz.cap;
+        pthread_mutex_unlock(&bs->lock);
+    }
+    int ok = b->gz_state == 1;
+    pthread_mutex_unlock(&b->gz_lock);
+    return ok ? &b->gz : NULL;
+}
