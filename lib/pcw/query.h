@@ -483,7 +483,9 @@ size_t pcw_pdh_source_count(const pcw_pdh_counter *ctr);
 int pcw_pdh_get_source(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_source *out);
 
 /* Use another power-of-ten scale than the counter's default_scale for this
- * handle's values (PdhSetCounterScaleFactor; -10..10). */
+ * handle's values (PdhSetCounterScaleFactor). PDH's range, -7..7
+ * (PDH_MIN_SCALE..PDH_MAX_SCALE); anything else is PCW_E_INVALID_PARAMETER
+ * and leaves the scale as it was. */
 int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale);
 
 /* Expand a wildcard path into the concrete paths that exist now, as the
