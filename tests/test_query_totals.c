@@ -12,7 +12,6 @@
  *   - avg of a fraction is the mean of the members' fractions, sum the
  *     fraction of the sums; raw values are never rounded;
  *   - pcw_pdh_set_scale takes PDH's -7..7 only;
- *   - pcw_cstatus_pdh maps every status to PDH's.
  *
  * The provider is this process (the query reads its segment like any
  * other; closing it and opening another is a provider restart), and the
@@ -339,6 +338,25 @@ Test(query_totals, averaged_fractions_and_values)
     set(b, C_FRAC_BASE, 0);
     collect(q);
     total_is(h, C_FRAC, 100.0 / 3.0, "b has no fraction");
+    pcw_pdh_close(q);
+    pcw_provider_close(p.p);
+}
+
+/* History keeps a departed member's fraction (and value) in the avg. */
+Test(query_totals, history_keeps_departed_fractions)
+{
+    prov p = open_set("HAvg", PCW_MULTI_AGGREGATE_HISTORY);
+    pcw_instance *a = create(&p, "a"), *b = create(&p, "b");
+    set(a, C_FRAC, 1), set(a, C_FRAC_BASE, 3), set(a, C_LEVEL, 1);
+    set(b, C_FRAC, 2), set(b, C_FRAC_BASE, 4), set(b, C_LEVEL, 2);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\HAvg(*)\\*");
+    collect(q);
+    pcw_close_instance(b);
+    collect(q);
+    total_is(h, C_FRAC, 100.0 * (1.0 / 3.0 + 2.0 / 4.0) / 2.0, "b departed");
+    total_is(h, C_LEVEL, 1.5, "b departed");
+    cr_assert_eq(value(h, "_Total", C_FRAC).sources, 1);
     pcw_pdh_close(q);
     pcw_provider_close(p.p);
 }
