@@ -12,6 +12,7 @@
  *   - avg of a fraction is the mean of the members' fractions, sum the
  *     fraction of the sums; raw values are never rounded;
  *   - pcw_pdh_set_scale takes PDH's -7..7 only;
+ *   - pcw_cstatus_pdh maps every status to PDH's.
  *
  * The provider is this process (the query reads its segment like any
  * other; closing it and opening another is a provider restart), and the
@@ -402,4 +403,33 @@ Test(query_totals, scale_factor_range)
     cr_assert_eq(pcw_pdh_set_scale(NULL, 0), PCW_E_INVALID_PARAMETER);
     pcw_pdh_close(q);
     pcw_provider_close(p.p);
+}
+/* Item 7: every status's PDH CStatus (docs/query.md, "Statuses"). */
+Test(query_totals, status_mapping_to_pdh)
+{
+    const struct {
+        int status;
+        uint32_t unchanged, changed;
+    } map[] = {
+        {PCW_CSTATUS_VALID, 0x00000000u /* VALID_DATA */, 0x00000001u /* NEW_DATA */},
+        /* The rest do not depend on `changed`. */
+        {PCW_CSTATUS_NEW_DATA_NEEDED, 0xC0000BBAu, 0xC0000BBAu}, /* INVALID_DATA */
+        {PCW_CSTATUS_NO_DATA, 0x800007D5u, 0x800007D5u},         /* PDH_NO_DATA */
+        {PCW_CSTATUS_NO_INSTANCE, 0x800007D1u, 0x800007D1u},     /* NO_INSTANCE */
+        {PCW_CSTATUS_PROVIDER_GONE, 0x800007D0u, 0x800007D0u},   /* NO_MACHINE */
+        {PCW_CSTATUS_NO_BASE, 0xC0000BB9u, 0xC0000BB9u},         /* NO_COUNTER */
+        {PCW_CSTATUS_NEGATIVE_DENOMINATOR, 0x800007D6u, 0x800007D6u},
+        {PCW_CSTATUS_ZERO_DENOMINATOR, 0xC0000BBAu, 0xC0000BBAu},
+        {PCW_CSTATUS_BAD_TIMEBASE, 0x800007D7u, 0x800007D7u},
+        {PCW_CSTATUS_RESET, 0x800007D8u, 0x800007D8u},
+        {PCW_CSTATUS_OVERFLOW, 0xC0000BBAu, 0xC0000BBAu},
+        {PCW_CSTATUS_NOT_AGGREGATED, 0xC0000BBAu, 0xC0000BBAu},
+        {99, 0xC0000BBAu, 0xC0000BBAu},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        cr_assert_eq(pcw_cstatus_pdh(map[i].status, 0), map[i].unchanged, "%d unchanged: %#x",
+                     map[i].status, pcw_cstatus_pdh(map[i].status, 0));
+        cr_assert_eq(pcw_cstatus_pdh(map[i].status, 1), map[i].changed, "%d changed: %#x",
+                     map[i].status, pcw_cstatus_pdh(map[i].status, 1));
+    }
 }
