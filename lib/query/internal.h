@@ -414,9 +414,9 @@ int pcwq_map_instances(pcwq_set *s, int fast);
 void pcwq_instances_free(pcwq_set *s);
 /* totals.c: the totals' raw rows and values of the current sample. */
 int pcwq_totals(pcwq_set *s);
-/* Whether total a of s pools counter k (sum of parts over sum of wholes:
- * a fraction of a base or multi count summed) - else its value is the
- * function of the members' values. */
+/* Whether s's totals pool counter k (sum of parts over sum of wholes: a
+ * fraction of a base or multi count, summed) - else a total's value is
+ * the function of its members' values. */
 int pcwq_total_pools(const pcwq_set *s, uint32_t k);
 /* A History total keeps the values of a member leaving with its last row. */
 void pcwq_total_keep(pcwq_set *s, pcwq_agg *a, const unsigned char *last);
