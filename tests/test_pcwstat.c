@@ -426,7 +426,8 @@ static int cell(const char *line, int col, double *v)
  * again with the same instance. The instance counts at 1,000/s all
  * along (query_provider's "rate"), so in every row each value is either
  * empty (no valid value: first sample, provider gone, a new instance) or
- * right: w near 1,000/s, and _Total the sum of its members in that row -
+ * right: w near 1,000/s (within 5x: a loaded machine may delay the
+ * provider's counting thread), and _Total the sum of its members in that row -
  * w's value, or 0 when w has none. Before the fix _Total showed a rate
  * computed across the gap as valid. */
 Test(pcwstat, total_across_a_provider_restart)
@@ -459,7 +460,7 @@ Test(pcwstat, total_across_a_provider_restart)
         double total = 0, w = 0;
         int has_total = cell(l[i], 1, &total), has_w = cell(l[i], 2, &w);
         if (has_w)
-            cr_assert(w > 500 && w < 2000, "row %zu: w %g/s, counting at 1000/s\n%s", i, w, s);
+            cr_assert(w > 200 && w < 5000, "row %zu: w %g/s, counting at 1000/s\n%s", i, w, s);
         if (has_total && has_w)
             cr_assert(fabs(total - w) <= 1e-6 * w, "row %zu: _Total %g, w %g\n%s", i, total, w, s);
         else if (has_total)
