@@ -86,17 +86,6 @@ void pcwq_vacc_reset(pcwq_vacc *a)
     a->n = 0;
 }
 
-void pcwq_vacc_add(pcwq_vacc *a, double part, double whole)
-{
-    double v = part / whole;
-    a->part += part, a->whole += whole, a->sum += v;
-    if (v < a->min)
-        a->min = v;
-    if (v > a->max)
-        a->max = v;
-    a->n++;
-}
-
 void pcwq_vacc_merge(pcwq_vacc *a, const pcwq_vacc *b)
 {
     if (!b->n)

@@ -438,9 +438,9 @@ void pcwq_instances_free(pcwq_set *s)
         free(s->arow[b]), free(s->ast[b]);
         s->arow[b] = NULL, s->ast[b] = NULL, s->arow_cap[b] = s->ast_cap[b] = 0;
     }
-    free(s->tval), free(s->vacc), free(s->vst);
-    s->tval = NULL, s->vacc = NULL, s->vst = NULL;
-    s->tval_cap = s->vacc_cap = s->vst_cap = 0;
+    free(s->tval), free(s->vacc), free(s->vst), free(s->tway);
+    s->tval = NULL, s->vacc = NULL, s->vst = NULL, s->tway = NULL;
+    s->tval_cap = s->vacc_cap = s->vst_cap = s->tway_cap = 0;
     s->epoch++;
 }
 

@@ -126,7 +126,17 @@ typedef struct pcwq_vacc {
 } pcwq_vacc;
 
 void pcwq_vacc_reset(pcwq_vacc *a);
-void pcwq_vacc_add(pcwq_vacc *a, double part, double whole);
+/* (Inline: a total adds one per member and counter.) */
+static inline void pcwq_vacc_add(pcwq_vacc *a, double part, double whole)
+{
+    double v = part / whole;
+    a->part += part, a->whole += whole, a->sum += v;
+    if (v < a->min)
+        a->min = v;
+    if (v > a->max)
+        a->max = v;
+    a->n++;
+}
 void pcwq_vacc_merge(pcwq_vacc *a, const pcwq_vacc *b);
 /* The total of `fn` over what a holds (n > 0): sum - pooled, the sum of
  * the parts over the sum of the wholes (ZERO_DENOMINATOR when that is 0),
@@ -298,7 +308,8 @@ typedef struct pcwq_set {
     pcwq_tval *tval; /* totals' values this collection [nagg * ncounters] */
     pcwq_vacc *vacc; /* scratch: their members' values [nagg * ncounters] */
     uint8_t *vst;    /* scratch: the first member status that was not VALID */
-    size_t tval_cap, vacc_cap, vst_cap;
+    uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
+    size_t tval_cap, vacc_cap, vst_cap, tway_cap;
     /* Bookkeeping. */
     uint64_t epoch; /* bumps whenever the entries change */
     size_t refs;    /* matches that use it: fetched only when > 0 */

@@ -101,11 +101,22 @@ static void raw_rows(pcwq_set *s, int b)
     }
 }
 
+/* How member_values has a member's value of a counter. */
+enum { WAY_NONE, WAY_RATE, WAY_GENERAL };
+
 /* Every member's value of every counter that needs them, into its
  * total's vacc (or, not valid, its status into vst). */
 static void member_values(pcwq_set *s)
 {
     uint32_t nc = s->ncounters;
+    uint8_t *way = s->tway;
+    for (uint32_t k = 0; k < nc; k++) {
+        const pcwq_recipe *r = &s->recipes[k];
+        way[k] = !by_member(s, k) ? WAY_NONE
+                 : r->formula == PCWQ_F_RATE && r->second == PCWQ_Y_SYSTIME && r->freq_ctr < 0
+                     ? WAY_RATE
+                     : WAY_GENERAL;
+    }
     for (size_t o = 0; o < s->norder; o++) {
         uint32_t j = s->order[o];
         const pcwq_inst *x = &s->inst[j];
@@ -120,10 +131,22 @@ static void member_values(pcwq_set *s)
             w.row = x->last;
             w.t = s->atime[s->cur];
         }
+        /* (Y1 - Y0) / TB of a rate over the system time, the commonest
+         * counter: such a value is computed here as pcw_cook does it, in
+         * the same order of operations (0: the general way). */
+        double dt =
+            w.row && w.prow && w.t > w.pt ? (double)(w.t - w.pt) / (double)PCWQ_SYS_FREQ : 0.0;
         for (uint32_t k = 0; k < nc; k++) {
-            if (!by_member(s, k))
+            if (way[k] == WAY_NONE)
                 continue;
             size_t c = g * nc + k;
+            if (way[k] == WAY_RATE && dt > 0.0) {
+                uint64_t x1 = pcwq_load(w.row, &w.lay, k), x0 = pcwq_load(w.prow, &w.lay, k);
+                if (x1 >= x0) {
+                    pcwq_vacc_add(&s->vacc[c], (double)(x1 - x0) / dt, 1.0);
+                    continue;
+                }
+            }
             pcw_raw now, prev;
             double part, whole;
             pcwq_rows_raw(s, &w, k, &now, &prev);
@@ -206,7 +229,8 @@ int pcwq_totals(pcwq_set *s)
         pcwq_grow((void **)&s->acc, &s->acc_cap, cells, sizeof *s->acc) ||
         pcwq_grow((void **)&s->tval, &s->tval_cap, cells, sizeof *s->tval) ||
         pcwq_grow((void **)&s->vacc, &s->vacc_cap, cells, sizeof *s->vacc) ||
-        pcwq_grow((void **)&s->vst, &s->vst_cap, cells, sizeof *s->vst))
+        pcwq_grow((void **)&s->vst, &s->vst_cap, cells, sizeof *s->vst) ||
+        pcwq_grow((void **)&s->tway, &s->tway_cap, nc ? nc : 1, sizeof *s->tway))
         return PCW_E_NO_MEMORY;
     for (size_t i = 0; i < cells; i++) {
         pcwq_acc_reset(&s->acc[i]);
