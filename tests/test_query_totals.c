@@ -173,6 +173,17 @@ static void near(double got, double want, const char *what)
               want);
 }
 
+/* Total `name`'s Count is VALID and `want`. */
+static void total_is_named(const pcw_pdh_counter *h, const char *name, double want,
+                           const char *when)
+{
+    pcw_pdh_value t = value(h, name, C_COUNT);
+    cr_assert_eq(t.kind, PCW_PDH_AGGREGATE);
+    cr_assert_eq(t.status, PCW_CSTATUS_VALID, "%s: %s is %s", when, name,
+                 pcw_cstatus_str(t.status));
+    near(t.value, want, when);
+}
+
 /* _Total's counter k is VALID and `want`. */
 static void total_is(const pcw_pdh_counter *h, uint32_t k, double want, const char *when)
 {
@@ -385,6 +396,33 @@ Test(query_totals, global_aggregate_rates)
     cr_assert_eq(t.value, 0.0, "a joined 1e9 is not a rate: %g", t.value);
     pcw_pdh_close(q);
     pcw_provider_close(p2.p);
+    pcw_provider_close(p1.p);
+}
+
+/* An instanceAggregate set's per-name total, the same way: a provider's
+ * "w" joining with a large count, then leaving, changes nothing while
+ * the counts stand still. */
+Test(query_totals, instance_aggregate_join_and_leave)
+{
+    prov p1 = open_set("ByName", PCW_INSTANCE_AGGREGATE);
+    pcw_instance *a = create(&p1, "w");
+    set(a, C_COUNT, 500);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\ByName(w)\\Count");
+    collect(q);
+    collect(q);
+    total_is_named(h, "w", 0.0, "steady");
+    prov p2 = open_set("ByName", PCW_INSTANCE_AGGREGATE);
+    pcw_instance *b = create(&p2, "w");
+    set(b, C_COUNT, 1000000000);
+    collect(q);
+    total_is_named(h, "w", 0.0, "a second w joins with 1e9");
+    collect(q);
+    total_is_named(h, "w", 0.0, "both counted");
+    pcw_provider_close(p2.p);
+    collect(q);
+    total_is_named(h, "w", 0.0, "the second w left");
+    pcw_pdh_close(q);
     pcw_provider_close(p1.p);
 }
 
