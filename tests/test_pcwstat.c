@@ -4,8 +4,9 @@
  * against a provider that keeps a PERF_COUNTER_COUNTER at a known rate (the
  * rate is asserted within a tolerance, never a timing of pcw), JSON lines,
  * -q/-qx, -cf, -o with and without -y, usage and path errors, Ctrl-C
- * ending the run with the file complete, and a provider that exits or
- * appears mid-run.
+ * ending the run with the file complete, a provider that exits or
+ * appears mid-run, and a _Total across a provider killed and restarted
+ * (every row a right value or none).
  *
  * pcwstat's output file is the observable signal: the tests wait for rows
  * to appear in it (with a deadline), never on a sleep.
@@ -711,4 +712,78 @@ Test(pcwstat, advanced_counters_are_hidden_from_wildcards)
     cr_assert(strstr(s, "Det(a)\\Plain\""), "%s", s);
     free(s);
     qp_stop(&p);
+}
+
+/* One CSV cell: 1 and *v for a number, 0 for "" (no valid value). */
+static int cell(const char *line, int col, double *v)
+{
+    const char *p = line;
+    for (int c = 0; c < col; c++) {
+        p = strstr(p, "\",\"");
+        cr_assert(p, "no column %d in %s", col, line);
+        p += 2;
+    }
+    cr_assert_eq(*p, '"', "%s", line);
+    if (p[1] == '"')
+        return 0;
+    char *end;
+    *v = strtod(p + 1, &end);
+    cr_assert_eq(*end, '"', "column %d of %s is not a number", col, line);
+    return 1;
+}
+
+/* Issue 24: a provider of a multipleAggregate set is killed (SIGKILL)
+ * while pcwstat samples its _Total and its one instance, and started
+ * again with the same instance. The instance counts at 1,000/s all
+ * along (query_provider's "rate"), so in every row each value is either
+ * empty (no valid value: first sample, provider gone, a new instance) or
+ * right: w near 1,000/s (within 5x: a loaded machine may delay the
+ * provider's counting thread), and _Total the sum of its members in that row -
+ * w's value, or 0 when w has none. Before the fix _Total showed a rate
+ * computed across the gap as valid. */
+Test(pcwstat, total_across_a_provider_restart)
+{
+    tu_child a, b;
+    qp_start(&a, "Rst", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&a, "create w");
+    qp_cmd(&a, "rate w %d 1000", QP_COUNT);
+    const char *out = file("rst.csv"), *err = file("rst.err");
+    const char *args[] = {"\\Rst(*)\\Count", "-si", "0.1", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("rst.out"), err);
+    wait_lines(out, 5);
+    kill(a.pid, SIGKILL);
+    tu_finish(&a, 10000);
+    size_t at = count_lines(out);
+    wait_lines(out, at + 4); /* rows certainly sampled after a died */
+    qp_start(&b, "Rst", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&b, "create w");
+    qp_cmd(&b, "rate w %d 1000", QP_COUNT);
+    at = count_lines(out);
+    wait_lines(out, at + 6);
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_exit(pid), 0);
+    char *s = slurp(out), *l[4096];
+    size_t n = lines(s, l, 4096);
+    cr_assert(strstr(l[0], "\\Rst(_Total)\\Count\",\"") && strstr(l[0], "\\Rst(w)\\Count\""), "%s",
+              l[0]);
+    int both = 0, gap = 0;
+    for (size_t i = 1; i < n; i++) {
+        double total = 0, w = 0;
+        int has_total = cell(l[i], 1, &total), has_w = cell(l[i], 2, &w);
+        if (has_w)
+            cr_assert(w > 200 && w < 5000, "row %zu: w %g/s, counting at 1000/s\n%s", i, w, s);
+        if (has_total && has_w)
+            cr_assert(fabs(total - w) <= 1e-6 * w, "row %zu: _Total %g, w %g\n%s", i, total, w, s);
+        else if (has_total)
+            cr_assert_eq(total, 0.0, "row %zu: _Total %g without a member rate\n%s", i, total, s);
+        both += has_total && has_w;
+        gap += !has_w;
+    }
+    cr_assert_geq(both, 2, "rows with both values: %d\n%s", both, s);
+    cr_assert_geq(gap, 3, "rows without w: %d\n%s", gap, s);
+    /* Both values again after the restart. */
+    double v;
+    cr_assert(cell(l[n - 1], 1, &v) && cell(l[n - 1], 2, &v), "last row: %s", l[n - 1]);
+    free(s);
+    qp_stop(&b);
 }

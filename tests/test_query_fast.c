@@ -303,9 +303,9 @@ static void plain_rows_convert_exactly(void)
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
     pcw_pdh_counter *h = add(q, "\\Edge Plain(*)\\*");
     pcw_pdh_counter *scaled = add(q, "\\Edge Plain(*)\\*");
-    cr_assert_eq(pcw_pdh_set_scale(scaled, 10), PCW_OK);
+    cr_assert_eq(pcw_pdh_set_scale(scaled, 7), PCW_OK);
     pcw_pdh_counter *down = add(q, "\\Edge Plain(*)\\*");
-    cr_assert_eq(pcw_pdh_set_scale(down, -10), PCW_OK);
+    cr_assert_eq(pcw_pdh_set_scale(down, -7), PCW_OK);
     for (int round = 0; round < 3; round++) {
         cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
         cr_assert_eq(pcw_pdh_instance_count(h), PLAIN_INST);
@@ -365,7 +365,7 @@ static void mixed_sizes_scales_and_rates(void)
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
     pcw_pdh_counter *h = add(q, "\\Edge Mixed(*)\\*");
     pcw_pdh_counter *scaled = add(q, "\\Edge Mixed(*)\\*");
-    cr_assert_eq(pcw_pdh_set_scale(scaled, 10), PCW_OK);
+    cr_assert_eq(pcw_pdh_set_scale(scaled, 7), PCW_OK);
     for (int round = 0; round < 4; round++) {
         for (int i = 0; i < NI; i++)
             for (uint32_t k = 0; k < NC; k++) {

@@ -60,7 +60,8 @@ extern "C" {
  * every other status leaves value 0 and says why there is none, so a
  * reset, a zero interval or a missing base is never shown as a number. */
 typedef enum pcw_cstatus {
-    PCW_CSTATUS_VALID = 0,                /* PDH_CSTATUS_VALID_DATA / NEW_DATA */
+    PCW_CSTATUS_VALID = 0,                /* PDH_CSTATUS_VALID_DATA / NEW_DATA
+                                             (pcw_cstatus_pdh) */
     PCW_CSTATUS_NEW_DATA_NEEDED = 1,      /* first sample of a two-sample type (a
                                              rate...): collect once more
                                              (PDH_CSTATUS_INVALID_DATA) */
@@ -88,6 +89,52 @@ typedef enum pcw_cstatus {
 
 /* A short English phrase for a pcw_cstatus; never NULL. */
 const char *pcw_cstatus_str(int cstatus);
+
+/* PDH's CStatus codes (pdhmsg.h), for pcw_cstatus_pdh. */
+#define PCW_PDH_CSTATUS_VALID_DATA        0x00000000u
+#define PCW_PDH_CSTATUS_NEW_DATA          0x00000001u
+#define PCW_PDH_CSTATUS_NO_MACHINE        0x800007D0u
+#define PCW_PDH_CSTATUS_NO_INSTANCE       0x800007D1u
+#define PCW_PDH_NO_DATA                   0x800007D5u
+#define PCW_PDH_CALC_NEGATIVE_DENOMINATOR 0x800007D6u
+#define PCW_PDH_CALC_NEGATIVE_TIMEBASE    0x800007D7u
+#define PCW_PDH_CALC_NEGATIVE_VALUE       0x800007D8u
+#define PCW_PDH_CSTATUS_NO_COUNTER        0xC0000BB9u
+#define PCW_PDH_CSTATUS_INVALID_DATA      0xC0000BBAu
+
+/* The PDH CStatus a program written for PDH should see for a pcw_cstatus
+ * (docs/query.md, "Statuses"). PDH tells a valid value whose raw data
+ * changed since the last sample (PDH_CSTATUS_NEW_DATA) from one that did
+ * not (PDH_CSTATUS_VALID_DATA); pcw reports both as PCW_CSTATUS_VALID, so
+ * `changed` says which (the raw value differs from the previous sample's:
+ * the caller keeps that). pcw's statuses PDH does not have map to the PDH
+ * status that means "no usable number": NO_BASE to PDH_CSTATUS_NO_COUNTER,
+ * ZERO_DENOMINATOR (PDH would show 0), OVERFLOW and NOT_AGGREGATED to
+ * PDH_CSTATUS_INVALID_DATA, as do unknown statuses. */
+static inline uint32_t pcw_cstatus_pdh(int cstatus, int changed)
+{
+    switch (cstatus) {
+    case PCW_CSTATUS_VALID:
+        return changed ? PCW_PDH_CSTATUS_NEW_DATA : PCW_PDH_CSTATUS_VALID_DATA;
+    case PCW_CSTATUS_NO_DATA:
+        return PCW_PDH_NO_DATA;
+    case PCW_CSTATUS_NO_INSTANCE:
+        return PCW_PDH_CSTATUS_NO_INSTANCE;
+    case PCW_CSTATUS_PROVIDER_GONE:
+        return PCW_PDH_CSTATUS_NO_MACHINE;
+    case PCW_CSTATUS_NO_BASE:
+        return PCW_PDH_CSTATUS_NO_COUNTER;
+    case PCW_CSTATUS_NEGATIVE_DENOMINATOR:
+        return PCW_PDH_CALC_NEGATIVE_DENOMINATOR;
+    case PCW_CSTATUS_BAD_TIMEBASE:
+        return PCW_PDH_CALC_NEGATIVE_TIMEBASE;
+    case PCW_CSTATUS_RESET:
+        return PCW_PDH_CALC_NEGATIVE_VALUE;
+    default: /* NEW_DATA_NEEDED (PDH's first sample), ZERO_DENOMINATOR,
+                OVERFLOW, NOT_AGGREGATED, unknown */
+        return PCW_PDH_CSTATUS_INVALID_DATA;
+    }
+}
 
 /* ---- cooking one value -------------------------------------------------- */
 
@@ -525,7 +572,9 @@ size_t pcw_pdh_source_count(const pcw_pdh_counter *ctr);
 int pcw_pdh_get_source(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_source *out);
 
 /* Use another power-of-ten scale than the counter's default_scale for this
- * handle's values (PdhSetCounterScaleFactor; -10..10). */
+ * handle's values (PdhSetCounterScaleFactor). PDH's range, -7..7
+ * (PDH_MIN_SCALE..PDH_MAX_SCALE); anything else is PCW_E_INVALID_PARAMETER
+ * and leaves the scale as it was. */
 int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale);
 
 /* Expand a wildcard path into the concrete paths that exist now, as the

@@ -4,13 +4,15 @@
  * function (sum, avg, min, max) over instances, and what each instance
  * type aggregates.
  *
- * Totals are computed from raw values and then cooked like any instance's
- * (so a rate's _Total is the rate of the summed counts). A "...History"
+ * A total's raw sample is the function of its members' raw values
+ * (pcwq_acc); its value the function of their values (pcwq_vacc: parts,
+ * wholes and values; totals.c says which members count). A "...History"
  * total also holds the last raw values of instances that went away, for
  * the life of the query, as Windows' GlobalAggregateWithHistory "stores all
  * counter values for the lifetime of the consumer application": the _Total
  * of a cumulative counter then never drops when a provider exits.
  */
+#include <math.h>
 #include <string.h>
 
 #include "internal.h"
@@ -72,6 +74,51 @@ int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out)
     case PCW_AGGREGATE_MAX:
         if (!a->n)
             return PCW_CSTATUS_NO_INSTANCE;
+        *out = a->max;
+        return PCW_CSTATUS_VALID;
+    }
+    return PCW_CSTATUS_NOT_AGGREGATED;
+}
+
+void pcwq_vacc_reset(pcwq_vacc *a)
+{
+    a->part = a->whole = a->sum = 0.0;
+    a->min = INFINITY, a->max = -INFINITY;
+    a->n = 0;
+}
+
+void pcwq_vacc_merge(pcwq_vacc *a, const pcwq_vacc *b)
+{
+    if (!b->n)
+        return;
+    a->part += b->part, a->whole += b->whole, a->sum += b->sum;
+    if (b->min < a->min)
+        a->min = b->min;
+    if (b->max > a->max)
+        a->max = b->max;
+    a->n += b->n;
+}
+
+int pcwq_vacc_result(const pcwq_vacc *a, uint32_t fn, int pooled, double *out)
+{
+    *out = 0.0;
+    switch (fn) {
+    case PCW_AGGREGATE_TOTAL:
+        if (!pooled) {
+            *out = a->sum;
+            return PCW_CSTATUS_VALID;
+        }
+        if (a->whole == 0.0)
+            return PCW_CSTATUS_ZERO_DENOMINATOR;
+        *out = a->part / a->whole;
+        return PCW_CSTATUS_VALID;
+    case PCW_AGGREGATE_AVERAGE:
+        *out = a->sum / (double)a->n;
+        return PCW_CSTATUS_VALID;
+    case PCW_AGGREGATE_MIN:
+        *out = a->min;
+        return PCW_CSTATUS_VALID;
+    case PCW_AGGREGATE_MAX:
         *out = a->max;
         return PCW_CSTATUS_VALID;
     }

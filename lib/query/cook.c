@@ -128,7 +128,7 @@ int pcw_cook_needs_two(uint32_t type)
 /* ---- the formulas ------------------------------------------------------- */
 
 /* After the formula: percent, cap, scale, x1000, finiteness. */
-static int finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
+int pcwq_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
 {
     if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT) {
         v *= 100.0;
@@ -194,6 +194,78 @@ static int inverse(double v, double *out)
     return PCW_CSTATUS_VALID;
 }
 
+int pcwq_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part, double *whole)
+{
+    double num = 0.0, den = 0.0;
+    int s;
+    *part = 0.0, *whole = 1.0;
+    switch (f) {
+    case PCWQ_F_NONE:
+        return PCW_CSTATUS_NO_DATA;
+    case PCWQ_F_RAW: /* X */
+        *part = (double)now->first;
+        return PCW_CSTATUS_VALID;
+    case PCWQ_F_RAW_FRACTION: /* 100 * X / B */
+        if (now->second == 0)
+            return PCW_CSTATUS_ZERO_DENOMINATOR;
+        *part = (double)now->first, *whole = (double)now->second;
+        return PCW_CSTATUS_VALID;
+    case PCWQ_F_ELAPSED: /* (Y - X) / TB */
+        if (now->freq == 0)
+            return PCW_CSTATUS_BAD_TIMEBASE;
+        if (now->second < now->first)
+            return PCW_CSTATUS_NEGATIVE_DENOMINATOR;
+        *part = (double)(now->second - now->first) / (double)now->freq;
+        return PCW_CSTATUS_VALID;
+    }
+    /* Every other formula compares two samples. */
+    if (!prev || prev->status != PCW_CSTATUS_VALID)
+        return PCW_CSTATUS_NEW_DATA_NEEDED;
+    if (f == PCWQ_F_DELTA) /* X1 - X0 */
+        return numerator(now, prev, part);
+    if ((s = interval(now, prev, &den)) != PCW_CSTATUS_VALID ||
+        (s = numerator(now, prev, &num)) != PCW_CSTATUS_VALID)
+        return s;
+    switch (f) {
+    case PCWQ_F_RATE: /* (X1 - X0) / ((Y1 - Y0) / TB) */
+        if (now->freq == 0)
+            return PCW_CSTATUS_BAD_TIMEBASE;
+        *part = num / (den / (double)now->freq);
+        return PCW_CSTATUS_VALID;
+    case PCWQ_F_RATIO: /* (X1 - X0) / (Y1 - Y0), x100 when a percentage */
+        *part = num, *whole = den;
+        return PCW_CSTATUS_VALID;
+    case PCWQ_F_AVERAGE_TIMER: /* ((X1 - X0) / TB) / (B1 - B0) */
+        if (now->freq == 0)
+            return PCW_CSTATUS_BAD_TIMEBASE;
+        *part = num / (double)now->freq, *whole = den;
+        return PCW_CSTATUS_VALID;
+    case PCWQ_F_INVERSE: /* 100 * (1 - (X1 - X0) / (Y1 - Y0)) */
+        return inverse(1.0 - num / den, part);
+    case PCWQ_F_MULTI_TB: /* 100 * ((X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
+    case PCWQ_F_MULTI:    /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
+        if (f == PCWQ_F_MULTI_TB && now->freq == 0)
+            return PCW_CSTATUS_BAD_TIMEBASE;
+        if (now->multi == 0)
+            return PCW_CSTATUS_ZERO_DENOMINATOR;
+        if (f == PCWQ_F_MULTI_TB)
+            den /= (double)now->freq;
+        *part = num / den, *whole = (double)now->multi;
+        return PCW_CSTATUS_VALID;
+    case PCWQ_F_MULTI_INV_TB: /* 100 * (B1 - ((X1 - X0) / ((Y1 - Y0) / TB))) / B1 */
+    case PCWQ_F_MULTI_INV:    /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
+        if (f == PCWQ_F_MULTI_INV_TB && now->freq == 0)
+            return PCW_CSTATUS_BAD_TIMEBASE;
+        if (now->multi == 0)
+            return PCW_CSTATUS_ZERO_DENOMINATOR;
+        if (f == PCWQ_F_MULTI_INV_TB)
+            den /= (double)now->freq;
+        *whole = (double)now->multi;
+        return inverse((double)now->multi - num / den, part);
+    }
+    return PCW_CSTATUS_NO_DATA;
+}
+
 int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t scale, unsigned flags,
              double *value)
 {
@@ -212,79 +284,12 @@ int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t sca
         *value = (double)now->first;
         return PCW_CSTATUS_VALID;
     }
-    double v = 0.0, num = 0.0, den = 0.0;
-    int s;
-    switch (f) {
-    case PCWQ_F_RAW: /* X */
-        v = (double)now->first;
-        break;
-    case PCWQ_F_RAW_FRACTION: /* 100 * X / B */
-        if (now->second == 0)
-            return PCW_CSTATUS_ZERO_DENOMINATOR;
-        v = (double)now->first / (double)now->second;
-        break;
-    case PCWQ_F_ELAPSED: /* (Y - X) / TB */
-        if (now->freq == 0)
-            return PCW_CSTATUS_BAD_TIMEBASE;
-        if (now->second < now->first)
-            return PCW_CSTATUS_NEGATIVE_DENOMINATOR;
-        v = (double)(now->second - now->first) / (double)now->freq;
-        break;
-    default:
-        /* Every other formula compares two samples. */
-        if (!prev || prev->status != PCW_CSTATUS_VALID)
-            return PCW_CSTATUS_NEW_DATA_NEEDED;
-        if (f == PCWQ_F_DELTA) { /* X1 - X0 */
-            if ((s = numerator(now, prev, &v)) != PCW_CSTATUS_VALID)
-                return s;
-            break;
-        }
-        if ((s = interval(now, prev, &den)) != PCW_CSTATUS_VALID ||
-            (s = numerator(now, prev, &num)) != PCW_CSTATUS_VALID)
-            return s;
-        switch (f) {
-        case PCWQ_F_RATE: /* (X1 - X0) / ((Y1 - Y0) / TB) */
-            if (now->freq == 0)
-                return PCW_CSTATUS_BAD_TIMEBASE;
-            v = num / (den / (double)now->freq);
-            break;
-        case PCWQ_F_RATIO: /* (X1 - X0) / (Y1 - Y0), x100 when a percentage */
-            v = num / den;
-            break;
-        case PCWQ_F_AVERAGE_TIMER: /* ((X1 - X0) / TB) / (B1 - B0) */
-            if (now->freq == 0)
-                return PCW_CSTATUS_BAD_TIMEBASE;
-            v = (num / (double)now->freq) / den;
-            break;
-        case PCWQ_F_INVERSE: /* 100 * (1 - (X1 - X0) / (Y1 - Y0)) */
-            if ((s = inverse(1.0 - num / den, &v)) != PCW_CSTATUS_VALID)
-                return s;
-            break;
-        case PCWQ_F_MULTI_TB: /* 100 * ((X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
-        case PCWQ_F_MULTI:    /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
-            if (f == PCWQ_F_MULTI_TB && now->freq == 0)
-                return PCW_CSTATUS_BAD_TIMEBASE;
-            if (now->multi == 0)
-                return PCW_CSTATUS_ZERO_DENOMINATOR;
-            if (f == PCWQ_F_MULTI_TB)
-                den /= (double)now->freq;
-            v = (num / den) / (double)now->multi;
-            break;
-        case PCWQ_F_MULTI_INV_TB: /* 100 * (B1 - ((X1 - X0) / ((Y1 - Y0) / TB))) / B1 */
-        case PCWQ_F_MULTI_INV:    /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
-            if (f == PCWQ_F_MULTI_INV_TB && now->freq == 0)
-                return PCW_CSTATUS_BAD_TIMEBASE;
-            if (now->multi == 0)
-                return PCW_CSTATUS_ZERO_DENOMINATOR;
-            if (f == PCWQ_F_MULTI_INV_TB)
-                den /= (double)now->freq;
-            if ((s = inverse((double)now->multi - num / den, &v)) != PCW_CSTATUS_VALID)
-                return s;
-            v /= (double)now->multi;
-            break;
-        }
-    }
-    return finish(type, v, scale, flags, value);
+    double part, whole;
+    int s = pcwq_cook_parts(f, now, prev, &part, &whole);
+    if (s != PCW_CSTATUS_VALID)
+        return s;
+    /* (whole is 1 where the formula is not a fraction: x / 1.0 is x.) */
+    return pcwq_finish(type, part / whole, scale, flags, value);
 }
 
 /* ---- raw samples from rows ---------------------------------------------- */

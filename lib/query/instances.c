@@ -260,10 +260,13 @@ static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, u
     g->active = 1;
     if (s->it.history) {
         g->hist = calloc(s->ncounters ? s->ncounters : 1, sizeof *g->hist);
-        if (!g->hist)
+        g->hval = calloc(s->ncounters ? s->ncounters : 1, sizeof *g->hval);
+        if (!g->hist || !g->hval)
             return -1;
-        for (uint32_t k = 0; k < s->ncounters; k++)
+        for (uint32_t k = 0; k < s->ncounters; k++) {
             pcwq_acc_reset(&g->hist[k]);
+            pcwq_vacc_reset(&g->hval[k]);
+        }
     }
     if (a == s->nagg)
         s->nagg++;
@@ -397,13 +400,8 @@ static uint32_t inst_new(pcwq_set *s, const pcwq_src *x, uint32_t id, const char
 static void depart(pcwq_set *s, uint32_t j)
 {
     pcwq_inst *x = &s->inst[j];
-    if (s->it.history && x->last && s->nagg) {
-        pcwq_agg *a = &s->aggs[s->it.by_name ? x->agg : 0];
-        pcwq_layout lay = {s->off, s->size};
-        if (a->hist)
-            for (uint32_t k = 0; k < s->ncounters; k++)
-                pcwq_acc_add(&a->hist[k], pcwq_load(x->last, &lay, k));
-    }
+    if (s->it.history && x->last && s->nagg)
+        pcwq_total_keep(s, &s->aggs[s->it.by_name ? x->agg : 0], x->last);
     group_leave(s, x->group, x->dup);
     inst_release(s, j);
 }
@@ -423,6 +421,7 @@ void pcwq_instances_free(pcwq_set *s)
     for (size_t a = 0; a < s->nagg; a++) {
         free(s->aggs[a].name);
         free(s->aggs[a].hist);
+        free(s->aggs[a].hval);
     }
     free(s->inst), free(s->free_inst), free(s->hash), free(s->groups), free(s->ghash);
     free(s->aggs), free(s->acc), free(s->order), free(s->ent);
@@ -440,6 +439,9 @@ void pcwq_instances_free(pcwq_set *s)
         free(s->arow[b]), free(s->ast[b]);
         s->arow[b] = NULL, s->ast[b] = NULL, s->arow_cap[b] = s->ast_cap[b] = 0;
     }
+    free(s->tval), free(s->vacc), free(s->vst), free(s->tway);
+    s->tval = NULL, s->vacc = NULL, s->vst = NULL, s->tway = NULL;
+    s->tval_cap = s->vacc_cap = s->vst_cap = s->tway_cap = 0;
     s->epoch++;
 }
 

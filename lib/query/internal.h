@@ -5,7 +5,8 @@
  *
  *   path.c       path grammar, errors, this machine's name
  *   cook.c       formulas (pcw_cook), raw samples from rows (recipes)
- *   aggregate.c  sum/avg/min/max of raw values, with history
+ *   aggregate.c  sum/avg/min/max of raw values and of values, with history
+ *   totals.c     the totals of a sample: raw rows and values
  *
  * Everything here belongs to one thread at a time, as the pcw_pdh that
  * owns it.
@@ -56,6 +57,14 @@ enum {
 };
 int pcwq_formula(uint32_t type);
 double pcwq_pow10(int32_t e);
+/* Formula family f (PCWQ_F_*) on now and prev (NULL: none), before the
+ * percent, cap, scale and x1000 of pcw_cook: the value is *part / *whole,
+ * where whole is the base (B, B1 - B0, the multi count, Y1 - Y0 of a ratio)
+ * and 1 for a formula that is not a fraction. A total pools parts and
+ * wholes (totals.c). Returns the pcw_cstatus; now->status is not looked at. */
+int pcwq_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part, double *whole);
+/* pcw_cook's last step: x100 and cap for a percentage, 10^scale, x1000. */
+int pcwq_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value);
 
 /* Where a sample's denominator ("second") comes from. */
 enum {
@@ -111,8 +120,36 @@ void pcwq_acc_merge(pcwq_acc *a, const pcwq_acc *b);
 /* The total of `fn` (pcw_aggregate) over what a holds: PCW_CSTATUS_VALID
  * and *out, or NOT_AGGREGATED (fn undefined), OVERFLOW (the sum wrapped),
  * NO_INSTANCE (average, minimum or maximum of nothing). The average is
- * rounded to the nearest integer (raw values are integers). */
+ * rounded to the nearest integer: it is the raw sample shown
+ * (pcw_pdh_value.raw), never what a value is computed from (pcwq_tval). */
 int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out);
+
+/* What a total makes of its members' values of one counter (totals.c):
+ * each member's formula as part / whole (pcwq_cook_parts), summed, and
+ * the values part / whole summed, with their minimum and maximum. */
+typedef struct pcwq_vacc {
+    double part, whole;   /* sums of the members' parts and wholes */
+    double sum, min, max; /* of the members' values part / whole */
+    uint64_t n;           /* members counted */
+} pcwq_vacc;
+
+void pcwq_vacc_reset(pcwq_vacc *a);
+/* (Inline: a total adds one per member and counter.) */
+static inline void pcwq_vacc_add(pcwq_vacc *a, double part, double whole)
+{
+    double v = part / whole;
+    a->part += part, a->whole += whole, a->sum += v;
+    if (v < a->min)
+        a->min = v;
+    if (v > a->max)
+        a->max = v;
+    a->n++;
+}
+void pcwq_vacc_merge(pcwq_vacc *a, const pcwq_vacc *b);
+/* The total of `fn` over what a holds (n > 0): sum - pooled, the sum of
+ * the parts over the sum of the wholes (ZERO_DENOMINATOR when that is 0),
+ * or else the sum of the values -, avg, min or max of the values. */
+int pcwq_vacc_result(const pcwq_vacc *a, uint32_t fn, int pooled, double *out);
 
 /* The aggregate function each counter of cs is totalled with: its own
  * attribute, or - when that is undefined - the function of a counter that
@@ -193,10 +230,19 @@ typedef struct pcwq_agg {
     uint32_t name_len;
     uint32_t nlive;  /* member instances (instanceAggregate) */
     pcwq_acc *hist;  /* History: departed contributions [ncounters] */
+    pcwq_vacc *hval; /* ...and their values, for the fractions [ncounters] */
     uint8_t active;  /* shown: has members, or history */
     uint8_t had_row; /* it had a row in the previous collection */
     uint8_t has_row; /* ...and in this one */
 } pcwq_agg;
+
+/* One counter of one total this collection, before the percent, scale
+ * and flags are applied (totals.c computes it, values.c finishes it). */
+typedef struct pcwq_tval {
+    double v;   /* the formula's result over the members */
+    double raw; /* PCW_FMT_RAW: the aggregate of the values X, unrounded */
+    uint8_t status, raw_status;
+} pcwq_tval;
 
 /* What a value refers to: entries are [totals][instances], an instance's
  * entry its index in inst[], a total's its index in aggs[] | this bit. */
@@ -268,6 +314,11 @@ typedef struct pcwq_set {
     uint8_t *ast[2];   /* their per-counter statuses */
     size_t arow_cap[2], ast_cap[2];
     uint64_t atime[2];
+    pcwq_tval *tval; /* totals' values this collection [nagg * ncounters] */
+    pcwq_vacc *vacc; /* scratch: their members' values [nagg * ncounters] */
+    uint8_t *vst;    /* scratch: the first member status that was not VALID */
+    uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
+    size_t tval_cap, vacc_cap, vst_cap, tway_cap;
     /* Bookkeeping. */
     uint64_t epoch; /* bumps whenever the entries change */
     size_t refs;    /* matches that use it: fetched only when > 0 */
@@ -388,8 +439,25 @@ pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create);
 /* instances.c: map the current rows to instances; departures, #n. */
 int pcwq_map_instances(pcwq_set *s, int fast);
 void pcwq_instances_free(pcwq_set *s);
-/* totals.c */
+/* totals.c: the totals' raw rows and values of the current sample. */
 int pcwq_totals(pcwq_set *s);
+/* Whether s's totals pool counter k (sum of parts over sum of wholes: a
+ * fraction of a base or multi count, summed) - else a total's value is
+ * the function of its members' values. */
+int pcwq_total_pools(const pcwq_set *s, uint32_t k);
+/* A History total keeps the values of a member leaving with its last row. */
+void pcwq_total_keep(pcwq_set *s, pcwq_agg *a, const unsigned char *last);
+/* values.c: where entry e's current and previous raw values are. */
+typedef struct pcwq_rows {
+    const unsigned char *row, *prow; /* prow NULL: no previous sample */
+    pcwq_layout lay;
+    uint64_t t, pt;
+    const uint8_t *st; /* totals: per-counter statuses */
+    int status;        /* the row's absence, else VALID */
+} pcwq_rows;
+void pcwq_entry_rows(const pcwq_set *s, uint32_t e, pcwq_rows *w);
+/* now and prev (prev->status says if there is one) of counter k. */
+void pcwq_rows_raw(const pcwq_set *s, const pcwq_rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev);
 /* values.c */
 size_t pcwq_entry_count(const pcwq_set *s);
 int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k);

@@ -324,7 +324,9 @@ const char *pcw_pdh_counter_path(const pcw_pdh_counter *ctr)
 
 int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale)
 {
-    if (!ctr || scale < -10 || scale > 10)
+    /* PdhSetCounterScaleFactor refuses what is outside PDH_MIN_SCALE (-7)
+     * .. PDH_MAX_SCALE (7); a counter's own default_scale may be -10..10. */
+    if (!ctr || scale < -7 || scale > 7)
         return PCW_E_INVALID_PARAMETER;
     ctr->scale = scale;
     ctr->scale_set = 1;

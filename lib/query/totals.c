@@ -1,36 +1,75 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/query/totals.c - the raw rows of a counterset's totals for the
- * current sample: _Total (multipleAggregate), the one instance of a
- * globalAggregate set, one per name of an instanceAggregate set.
+ * lib/query/totals.c - a counterset's totals for the current sample:
+ * _Total (multipleAggregate), the one instance of a globalAggregate set,
+ * one per name of an instanceAggregate set.
  *
- * Each counter is totalled with its aggregate function over the instances
- * read now; a History set adds what departed instances last showed, and
- * an instance whose provider did not answer this time counts with its last
- * values (only History sets keep them). The result is a row in the "wide"
- * layout (every counter 8 bytes), cooked like any instance's row.
+ * Two things per total and counter (docs/query.md, "Totals"):
+ *
+ *   - its raw sample: each counter totalled with its aggregate function
+ *     over the instances read now; a History set adds what departed
+ *     instances last showed, and an instance whose provider did not answer
+ *     this time counts with its last values (only History sets keep them).
+ *     A row in the "wide" layout (every counter 8 bytes): what
+ *     pcw_pdh_value.raw shows.
+ *   - its value, from its members' own: each member's formula as part /
+ *     whole (pcwq_cook_parts) over ITS two samples, and the aggregate
+ *     function of those - a sum pools a fraction of a base (sum of parts
+ *     over sum of wholes: the fraction of the totals, as PDH's _Total) and
+ *     adds anything else (rates, deltas, timers over the clock); avg, min
+ *     and max are those of the members' values. A member counts in an
+ *     interval once its own value is valid: from its second sample, and not
+ *     in an interval it reset in. A departed member adds nothing to an
+ *     interval (no reset); a History total keeps its last raw values and
+ *     fractions. Nothing is computed from a difference of two totals, so
+ *     members coming and going, a gap with no provider at all or a
+ *     provider's restart never make a number up.
  */
 #include <string.h>
 
 #include "internal.h"
 #include "snaprows.h"
 
-int pcwq_totals(pcwq_set *s)
+int pcwq_total_pools(const pcwq_set *s, uint32_t k)
 {
-    if (!s->nagg)
-        return PCW_OK;
-    int b = s->cur;
+    const pcwq_recipe *r = &s->recipes[k];
+    return s->aggfn[k] == PCW_AGGREGATE_TOTAL && (r->second == PCWQ_Y_BASE || r->multi >= 0);
+}
+
+/* Does a total's value of counter k need its members one by one? Not for
+ * a type without a value, a counter without an aggregate function or a
+ * recipe that cannot work, nor for a plain value (its raw total is it). */
+static int by_member(const pcwq_set *s, uint32_t k)
+{
+    const pcwq_recipe *r = &s->recipes[k];
+    return r->formula != PCWQ_F_NONE && r->formula != PCWQ_F_RAW &&
+           r->status == PCW_CSTATUS_VALID && s->aggfn[k] != PCW_AGGREGATE_UNDEFINED;
+}
+
+void pcwq_total_keep(pcwq_set *s, pcwq_agg *a, const unsigned char *last)
+{
+    pcwq_layout lay = {s->off, s->size};
+    for (uint32_t k = 0; k < s->ncounters; k++) {
+        if (a->hist)
+            pcwq_acc_add(&a->hist[k], pcwq_load(last, &lay, k));
+        /* A fraction's last value stays too; what needs two samples or
+         * the clock (elapsed time) has no value once its member is gone. */
+        const pcwq_recipe *r = &s->recipes[k];
+        if (!a->hval || !by_member(s, k) || r->formula != PCWQ_F_RAW_FRACTION)
+            continue;
+        pcw_raw now;
+        double part, whole;
+        pcwq_raw_from_row(r, last, &lay, 0, &now);
+        if (pcwq_cook_parts(r->formula, &now, NULL, &part, &whole) == PCW_CSTATUS_VALID)
+            pcwq_vacc_add(&a->hval[k], part, whole);
+    }
+}
+
+/* The raw sample's part: each counter's function over the raw values
+ * (with History's departed ones). */
+static void raw_rows(pcwq_set *s, int b)
+{
     uint32_t nc = s->ncounters;
-    size_t cells = s->nagg * (size_t)(nc ? nc : 1);
-    if (pcwq_grow((void **)&s->arow[b], &s->arow_cap[b], cells, sizeof *s->arow[b]) ||
-        pcwq_grow((void **)&s->ast[b], &s->ast_cap[b], cells, sizeof *s->ast[b]))
-        return PCW_E_NO_MEMORY;
-    if (pcwq_grow((void **)&s->acc, &s->acc_cap, cells, sizeof *s->acc))
-        return PCW_E_NO_MEMORY;
-    for (size_t i = 0; i < cells; i++)
-        pcwq_acc_reset(&s->acc[i]);
-    for (size_t a = 0; a < s->nagg; a++)
-        s->aggs[a].sources = 0;
     const pcw_snapshot *snap = pcwq_snap(s, b);
     pcwq_layout lay = {s->off, s->size};
     for (size_t o = 0; o < s->norder; o++) {
@@ -51,11 +90,6 @@ int pcwq_totals(pcwq_set *s)
             pcwq_acc_add(&acc[k], pcwq_load(row, &lay, k));
         s->aggs[g].sources++;
     }
-    uint64_t t = 0;
-    for (size_t i = 0; i < s->nsrc[b]; i++)
-        if (s->src[b][i].time_ns > t)
-            t = s->src[b][i].time_ns;
-    s->atime[b] = t;
     for (size_t a = 0; a < s->nagg; a++) {
         pcwq_agg *g = &s->aggs[a];
         pcwq_acc *acc = &s->acc[a * nc];
@@ -65,8 +99,162 @@ int pcwq_totals(pcwq_set *s)
         for (uint32_t k = 0; k < nc; k++)
             s->ast[b][a * nc + k] =
                 (uint8_t)pcwq_acc_result(&acc[k], s->aggfn[k], &s->arow[b][a * nc + k]);
+    }
+}
+
+/* How member_values has a member's value of a counter. */
+enum { WAY_NONE, WAY_RATE, WAY_GENERAL };
+
+/* Every member's value of every counter that needs them, into its
+ * total's vacc (or, not valid, its status into vst). */
+static void member_values(pcwq_set *s)
+{
+    uint32_t nc = s->ncounters;
+    uint8_t *way = s->tway;
+    for (uint32_t k = 0; k < nc; k++) {
+        const pcwq_recipe *r = &s->recipes[k];
+        way[k] = !by_member(s, k) ? WAY_NONE
+                 : r->formula == PCWQ_F_RATE && r->second == PCWQ_Y_SYSTIME && r->freq_ctr < 0
+                     ? WAY_RATE
+                     : WAY_GENERAL;
+    }
+    for (size_t o = 0; o < s->norder; o++) {
+        uint32_t j = s->order[o];
+        const pcwq_inst *x = &s->inst[j];
+        if (x->row < 0 && !x->stale)
+            continue;
+        size_t g = s->it.by_name ? x->agg : 0;
+        /* A member whose provider did not answer has its last values
+         * (History) for what takes one sample, and no interval. */
+        pcwq_rows w;
+        pcwq_entry_rows(s, j, &w);
+        if (x->row < 0 && x->last) {
+            w.row = x->last;
+            w.t = s->atime[s->cur];
+        }
+        /* (Y1 - Y0) / TB of a rate over the system time, the commonest
+         * counter: such a value is computed here as pcw_cook does it, in
+         * the same order of operations (0: the general way). */
+        double dt =
+            w.row && w.prow && w.t > w.pt ? (double)(w.t - w.pt) / (double)PCWQ_SYS_FREQ : 0.0;
+        for (uint32_t k = 0; k < nc; k++) {
+            if (way[k] == WAY_NONE)
+                continue;
+            size_t c = g * nc + k;
+            if (way[k] == WAY_RATE && dt > 0.0) {
+                uint64_t x1 = pcwq_load(w.row, &w.lay, k), x0 = pcwq_load(w.prow, &w.lay, k);
+                if (x1 >= x0) {
+                    pcwq_vacc_add(&s->vacc[c], (double)(x1 - x0) / dt, 1.0);
+                    continue;
+                }
+            }
+            pcw_raw now, prev;
+            double part, whole;
+            pcwq_rows_raw(s, &w, k, &now, &prev);
+            int st = now.status;
+            if (st == PCW_CSTATUS_VALID && x->row < 0 && pcw_cook_needs_two(s->counter_types[k]))
+                st = PCW_CSTATUS_PROVIDER_GONE;
+            if (st == PCW_CSTATUS_VALID)
+                st =
+                    pcwq_cook_parts(s->recipes[k].formula, &now,
+                                    prev.status == PCW_CSTATUS_VALID ? &prev : NULL, &part, &whole);
+            if (st == PCW_CSTATUS_VALID)
+                pcwq_vacc_add(&s->vacc[c], part, whole);
+            else if (s->vst[c] == UINT8_MAX)
+                s->vst[c] = (uint8_t)st;
+        }
+    }
+}
+
+/* Total a's value of counter k from what its members gave. */
+static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
+{
+    uint32_t nc = s->ncounters, fn = s->aggfn[k];
+    const pcwq_recipe *r = &s->recipes[k];
+    const pcwq_agg *g = &s->aggs[a];
+    const pcwq_acc *acc = &s->acc[a * nc + k];
+    /* PCW_FMT_RAW: the function of the values X, unrounded. */
+    t->raw = 0.0;
+    if (r->formula == PCWQ_F_NONE)
+        t->raw_status = PCW_CSTATUS_NO_DATA;
+    else if (fn == PCW_AGGREGATE_UNDEFINED)
+        t->raw_status = PCW_CSTATUS_NOT_AGGREGATED;
+    else if (fn != PCW_AGGREGATE_TOTAL && !acc->n)
+        t->raw_status = PCW_CSTATUS_NO_INSTANCE;
+    else if (acc->overflow && fn != PCW_AGGREGATE_MIN && fn != PCW_AGGREGATE_MAX)
+        t->raw_status = PCW_CSTATUS_OVERFLOW;
+    else {
+        t->raw_status = PCW_CSTATUS_VALID;
+        t->raw = fn == PCW_AGGREGATE_TOTAL     ? (double)acc->sum
+                 : fn == PCW_AGGREGATE_AVERAGE ? (double)acc->sum / (double)acc->n
+                 : fn == PCW_AGGREGATE_MIN     ? (double)acc->min
+                                               : (double)acc->max;
+    }
+    t->v = 0.0;
+    if (r->formula == PCWQ_F_RAW || t->raw_status == PCW_CSTATUS_NO_DATA ||
+        t->raw_status == PCW_CSTATUS_NOT_AGGREGATED) {
+        t->status = t->raw_status, t->v = t->raw;
+        return;
+    }
+    if (r->status != PCW_CSTATUS_VALID) {
+        t->status = (uint8_t)r->status;
+        return;
+    }
+    pcwq_vacc c = s->vacc[a * nc + k];
+    if (g->hval)
+        pcwq_vacc_merge(&c, &g->hval[k]);
+    int pooled = pcwq_total_pools(s, k);
+    if (pcw_cook_needs_two(r->type) && !g->had_row)
+        t->status = PCW_CSTATUS_NEW_DATA_NEEDED; /* the total's first sample */
+    else if (c.n)
+        t->status = (uint8_t)pcwq_vacc_result(&c, fn, pooled, &t->v);
+    else if (s->vst[a * nc + k] != UINT8_MAX)
+        t->status = s->vst[a * nc + k]; /* members, none with a value yet */
+    else if (fn == PCW_AGGREGATE_TOTAL)
+        /* No member at all: nothing happened (0), but a fraction of
+         * nothing has no value. */
+        t->status = pooled ? PCW_CSTATUS_ZERO_DENOMINATOR : PCW_CSTATUS_VALID;
+    else
+        t->status = PCW_CSTATUS_NO_INSTANCE;
+}
+
+int pcwq_totals(pcwq_set *s)
+{
+    if (!s->nagg)
+        return PCW_OK;
+    int b = s->cur;
+    uint32_t nc = s->ncounters;
+    size_t cells = s->nagg * (size_t)(nc ? nc : 1);
+    if (pcwq_grow((void **)&s->arow[b], &s->arow_cap[b], cells, sizeof *s->arow[b]) ||
+        pcwq_grow((void **)&s->ast[b], &s->ast_cap[b], cells, sizeof *s->ast[b]) ||
+        pcwq_grow((void **)&s->acc, &s->acc_cap, cells, sizeof *s->acc) ||
+        pcwq_grow((void **)&s->tval, &s->tval_cap, cells, sizeof *s->tval) ||
+        pcwq_grow((void **)&s->vacc, &s->vacc_cap, cells, sizeof *s->vacc) ||
+        pcwq_grow((void **)&s->vst, &s->vst_cap, cells, sizeof *s->vst) ||
+        pcwq_grow((void **)&s->tway, &s->tway_cap, nc ? nc : 1, sizeof *s->tway))
+        return PCW_E_NO_MEMORY;
+    for (size_t i = 0; i < cells; i++) {
+        pcwq_acc_reset(&s->acc[i]);
+        pcwq_vacc_reset(&s->vacc[i]);
+    }
+    memset(s->vst, UINT8_MAX, cells);
+    for (size_t a = 0; a < s->nagg; a++)
+        s->aggs[a].sources = 0;
+    /* The time of the raw sample: its latest read (the last one's when no
+     * provider answered: a total's raw sample never goes back to 0). */
+    uint64_t t = 0;
+    for (size_t i = 0; i < s->nsrc[b]; i++)
+        if (s->src[b][i].time_ns > t)
+            t = s->src[b][i].time_ns;
+    s->atime[b] = t ? t : s->atime[b ^ 1];
+    raw_rows(s, b);
+    member_values(s);
+    for (size_t a = 0; a < s->nagg; a++) {
+        pcwq_agg *g = &s->aggs[a];
         g->had_row = g->has_row;
         g->has_row = g->active;
+        for (uint32_t k = 0; k < nc; k++)
+            total_value(s, a, k, &s->tval[a * nc + k]);
     }
     return PCW_OK;
 }

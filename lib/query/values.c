@@ -209,16 +209,7 @@ static int agg_status(const pcwq_set *s, const uint8_t *st, uint32_t k)
     return PCW_CSTATUS_VALID;
 }
 
-/* Where entry e's current and previous raw values are. */
-typedef struct rows {
-    const unsigned char *row, *prow; /* prow NULL: no previous sample */
-    pcwq_layout lay;
-    uint64_t t, pt;
-    const uint8_t *st, *pst; /* totals: per-counter statuses */
-    int status;              /* the row's absence, else VALID */
-} rows;
-
-static void entry_rows(const pcwq_set *s, uint32_t e, rows *w)
+void pcwq_entry_rows(const pcwq_set *s, uint32_t e, pcwq_rows *w)
 {
     int b = s->cur, pb = b ^ 1;
     memset(w, 0, sizeof *w);
@@ -229,11 +220,8 @@ static void entry_rows(const pcwq_set *s, uint32_t e, rows *w)
         w->row = (const unsigned char *)(s->arow[b] + (size_t)a * nc);
         w->st = s->ast[b] + (size_t)a * nc;
         w->t = s->atime[b];
-        if (s->aggs[a].had_row && s->arow[pb] && (size_t)(a + 1) * nc <= s->arow_cap[pb]) {
-            w->prow = (const unsigned char *)(s->arow[pb] + (size_t)a * nc);
-            w->pst = s->ast[pb] + (size_t)a * nc;
-            w->pt = s->atime[pb];
-        }
+        /* (No previous row: a total's values are its members', computed
+         * when it was collected - pcwq_tval.) */
         return;
     }
     const pcwq_inst *x = &s->inst[e];
@@ -252,8 +240,7 @@ static void entry_rows(const pcwq_set *s, uint32_t e, rows *w)
     }
 }
 
-/* now and prev (prev->status says if there is one) of counter k. */
-static void rows_raw(const pcwq_set *s, const rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev)
+void pcwq_rows_raw(const pcwq_set *s, const pcwq_rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev)
 {
     const pcwq_recipe *r = &s->recipes[k];
     prev->status = PCW_CSTATUS_NO_INSTANCE;
@@ -267,21 +254,36 @@ static void rows_raw(const pcwq_set *s, const rows *w, uint32_t k, pcw_raw *now,
         now->status = agg_status(s, w->st, k);
     if (w->prow) {
         pcwq_raw_from_row(r, w->prow, &w->lay, w->pt, prev);
-        if (w->pst && prev->status == PCW_CSTATUS_VALID)
-            prev->status = agg_status(s, w->pst, k);
     }
-}
-
-static void entry_raw(const pcwq_set *s, uint32_t e, uint32_t k, pcw_raw *now, pcw_raw *prev)
-{
-    rows w;
-    entry_rows(s, e, &w);
-    rows_raw(s, &w, k, now, prev);
 }
 
 static int32_t scale_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k)
 {
     return h->scale_set ? h->scale : s->default_scale[k];
+}
+
+/* Counter k of entry e (its rows w): *now its raw sample, *v its value
+ * with h's scale and `flags`; returns the status. An instance's value is
+ * pcw_cook's of its two samples; a total's was computed from its members'
+ * when it was collected (totals.c) and is finished here. */
+static int cook_one(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows *w, uint32_t e,
+                    uint32_t k, unsigned flags, pcw_raw *now, double *v)
+{
+    pcw_raw prev;
+    pcwq_rows_raw(s, w, k, now, &prev);
+    if (!(e & PCWQ_ENT_AGG))
+        return pcw_cook(s->counter_types[k], now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
+                        scale_of(h, s, k), flags, v);
+    const pcwq_tval *t = &s->tval[(size_t)(e & ~PCWQ_ENT_AGG) * s->ncounters + k];
+    *v = 0.0;
+    if (flags & PCW_FMT_RAW) {
+        if (t->raw_status == PCW_CSTATUS_VALID)
+            *v = t->raw;
+        return t->raw_status;
+    }
+    if (t->status != PCW_CSTATUS_VALID)
+        return t->status;
+    return pcwq_finish(s->counter_types[k], t->v, scale_of(h, s, k), flags, v);
 }
 
 int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out)
@@ -304,11 +306,9 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
         return PCW_OK;
     }
     uint32_t e = s->ent[l.ent];
-    pcw_raw prev;
-    entry_raw(s, e, l.k, &out->raw, &prev);
-    out->status =
-        pcw_cook(s->counter_types[l.k], &out->raw, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
-                 scale_of(ctr, s, l.k), flags, &out->value);
+    pcwq_rows w;
+    pcwq_entry_rows(s, e, &w);
+    out->status = cook_one(ctr, s, &w, e, l.k, flags, &out->raw, &out->value);
     if (e & PCWQ_ENT_AGG) {
         const pcwq_agg *a = &s->aggs[e & ~PCWQ_ENT_AGG];
         out->instance = out->instance_name = a->name;
@@ -527,17 +527,13 @@ static inline int finish_fast(const kernel *kn, double v, double *out)
 static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const uint32_t *cols,
                       uint32_t nc, uint32_t e, unsigned flags, sink *k)
 {
-    rows w;
-    entry_rows(s, e, &w);
+    pcwq_rows w;
+    pcwq_entry_rows(s, e, &w);
     double *v = sink_values(k, nc);
     uint8_t *st = sink_status(k);
     for (uint32_t c = 0; c < nc; c++) {
-        uint32_t kk = cols[c];
-        pcw_raw now, prev;
-        rows_raw(s, &w, kk, &now, &prev);
-        int r =
-            pcw_cook(s->counter_types[kk], &now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
-                     scale_of(h, s, kk), flags, &v[c]);
+        pcw_raw now;
+        int r = cook_one(h, s, &w, e, cols[c], flags, &now, &v[c]);
         if (st)
             st[c] = (uint8_t)r;
     }
@@ -871,13 +867,10 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
                     rs = finish_fast(q, (double)(x1 - x0) / dt, &v[c]);
                 } else {
                     /* Anything else, or a status to tell: the general way. */
-                    rows w;
-                    entry_rows(s, s->order[r], &w);
-                    pcw_raw now, pr;
-                    rows_raw(s, &w, q->k, &now, &pr);
-                    rs = pcw_cook(s->counter_types[q->k], &now,
-                                  pr.status == PCW_CSTATUS_VALID ? &pr : NULL, scale_of(h, s, q->k),
-                                  flags, &v[c]);
+                    pcwq_rows w;
+                    pcwq_entry_rows(s, s->order[r], &w);
+                    pcw_raw now;
+                    rs = cook_one(h, s, &w, s->order[r], q->k, flags, &now, &v[c]);
                 }
                 if (st)
                     st[c] = (uint8_t)rs;
