@@ -58,7 +58,8 @@ typedef struct pcw_collect_report { /* PCW__ZERO: pcw/types.h */
     int first_error PCW__ZERO;      /* the first failed provider's status, PCW_OK if none */
     /* Optional, caller-owned, [sources] entries: each source's status
      * (PCW_OK, PCW_E_TIMEOUT, PCW_E_PERMISSION, PCW_E_PROVIDER_EXITED,
-     * PCW_E_PROTOCOL, or the error a control callback returned) and its
+     * PCW_E_CONNECTIONS_FULL, PCW_E_PROTOCOL, or the error a control
+     * callback returned) and its
      * counterset callback's informational return value. */
     int *source_status PCW__ZERO;
     int *callback_status PCW__ZERO;
@@ -79,7 +80,9 @@ typedef struct pcw_collect_report { /* PCW__ZERO: pcw/types.h */
  * but its segment instances are read all the same. A registration without
  * a callback then has its whole part, and status PCW_OK, even if its
  * provider (one with a control callback) never answered the COLLECT_START
- * that brackets the read. */
+ * that brackets the read. The same for a provider that refused the
+ * consumer because its connection slots are full (PCW_E_CONNECTIONS_FULL).
+ * */
 int pcw_consumer_collect(pcw_consumer *c, const pcw_merged_counterset *m, const pcw_query *q,
                          pcw_snapshot *snap, unsigned flags, pcw_collect_report *rep);
 
