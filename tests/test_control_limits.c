@@ -183,6 +183,14 @@ static size_t collect_payload(unsigned char *b, size_t cap, uint32_t reg, uint32
     return w.len;
 }
 
+/* A consumer of this process, its provider list read. */ static pcw_consumer *open_consumer(void)
+{
+    pcw_consumer *cons;
+    cr_assert_eq(pcw_consumer_open(&cons, NULL), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(cons, NULL), PCW_OK);
+    return cons;
+}
+
 /* ---- item 5: per-connection state ------------------------------------------ */
 
 /* On 9ef2b5d every ADD_COUNTER was kept: 50,000 with 4 KB masks took the
@@ -303,9 +311,7 @@ Test(control_limits, idle_connection_is_closed)
     /* A consumer whose connection was closed while idle reconnects by
      * itself: no error, and certainly not "provider has exited". */
     cr_assert_eq(wait_connections(&e, 0, 10000), 0);
-    pcw_consumer *cons;
-    cr_assert_eq(pcw_consumer_open(&cons, NULL), PCW_OK);
-    cr_assert_eq(pcw_consumer_refresh(cons, NULL), PCW_OK);
+    pcw_consumer *cons = open_consumer();
     const pcw_merged_counterset *m = pcw_consumer_find_counterset(cons, "Segment Set");
     pcw_snapshot s = PCW_SNAPSHOT_INIT;
     pcw_collect_report rep = {0};
@@ -441,9 +447,7 @@ Test(control_limits, silent_adders_make_room_for_a_new_consumer)
     int fds[PCW_CTL_MAX_CONNS];
     cr_assert_eq(fill_with_silent_adders(&e, fds, PCW_CTL_MAX_CONNS), PCW_CTL_MAX_CONNS);
     cr_assert_eq(connections(&e), PCW_CTL_MAX_CONNS);
-    pcw_consumer *cons;
-    cr_assert_eq(pcw_consumer_open(&cons, NULL), PCW_OK);
-    cr_assert_eq(pcw_consumer_refresh(cons, NULL), PCW_OK);
+    pcw_consumer *cons = open_consumer();
     cr_assert(collect_until_served(cons, 10000), "every slot stays taken by silent peers");
     cr_assert_eq(closed_by_provider(fds, PCW_CTL_MAX_CONNS, 5000), 1, "one silent peer makes room");
     cr_assert_eq(wait_count(PCW_CONTROL_REMOVE_COUNTER, 1, 5000), 1,
@@ -483,9 +487,7 @@ Test(control_limits, shed_consumer_reconnects_and_adds_its_counters_again)
 {
     env e;
     env_open(&e);
-    pcw_consumer *cons;
-    cr_assert_eq(pcw_consumer_open(&cons, NULL), PCW_OK);
-    cr_assert_eq(pcw_consumer_refresh(cons, NULL), PCW_OK);
+    pcw_consumer *cons = open_consumer();
     const pcw_merged_counterset *m = pcw_consumer_find_counterset(cons, "Segment Set");
     pcw_query all = {~0ull, PCW_ANY_INSTANCE_ID, "*"};
     cr_assert_eq(pcw_consumer_add_counter(cons, m, 0, &all, NULL), PCW_OK);
@@ -543,9 +545,7 @@ Test(control_limits, refused_consumer_is_told_the_slots_are_full)
     }
     cr_assert_eq(wait_count(PCW_CONTROL_COLLECT_START, PCW_CTL_MAX_CONNS, 10000),
                  PCW_CTL_MAX_CONNS);
-    pcw_consumer *cons;
-    cr_assert_eq(pcw_consumer_open(&cons, NULL), PCW_OK);
-    cr_assert_eq(pcw_consumer_refresh(cons, NULL), PCW_OK);
+    pcw_consumer *cons = open_consumer();
     const pcw_merged_counterset *m = pcw_consumer_find_counterset(cons, "Segment Set");
     pcw_snapshot s = PCW_SNAPSHOT_INIT;
     pcw_collect_report rep = {0};

@@ -18,14 +18,6 @@
 
 TestSuite(exporter_silent, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
 
-static void start(tu_child *c, const char *const *args)
-{
-    cr_assert_eq(tu_spawn(c, "exporter_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
-    cr_assert(strncmp(line, "ready", 5) == 0, "provider: %s", line);
-}
-
 /* One scrape by curl, as Prometheus sends it (its timeout in the
  * X-Prometheus-Scrape-Timeout-Seconds header): the body into <root>/name.
  * Returns the HTTP status; *ms gets how long it took. */
@@ -79,7 +71,7 @@ Test(exporter_silent, silent_provider_costs_only_its_own_series)
     if (other_user) /* uid 65534 makes its provider folder in our root */
         cr_assert_eq(chmod(tu_root, 01777), 0);
     tu_child honest, silent;
-    start(&honest, (const char *const[]){"--name", "honest", NULL});
+    ep_start_args(&honest, (const char *const[]){"--name", "honest", NULL});
     ep_cmd(&honest, NULL, "kinds Same");
     for (int i = 0; i < 3; i++)
         ep_cmd(&honest, NULL, "create Same i%d", i);
@@ -96,10 +88,10 @@ Test(exporter_silent, silent_provider_costs_only_its_own_series)
     cr_assert_geq(want, 3 * 15 + 3 * 2, "%zu series of the honest provider", want);
 
     if (other_user)
-        start(&silent,
-              (const char *const[]){"--name", "silent", "--silent", "--uid", "65534", NULL});
+        ep_start_args(
+            &silent, (const char *const[]){"--name", "silent", "--silent", "--uid", "65534", NULL});
     else
-        start(&silent, (const char *const[]){"--name", "silent", "--silent", NULL});
+        ep_start_args(&silent, (const char *const[]){"--name", "silent", "--silent", NULL});
     ep_cmd(&silent, NULL, "kinds Same"); /* the honest provider's names */
     ep_cmd(&silent, NULL, "create Same evil");
     ep_cmd(&silent, NULL, "callback Cb");

@@ -17,14 +17,6 @@
 
 TestSuite(query_silent, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 
-static void start(tu_child *c, const char *const *args)
-{
-    cr_assert_eq(tu_spawn(c, "exporter_provider", args), 0);
-    char line[256];
-    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
-    cr_assert(strncmp(line, "ready", 5) == 0, "provider: %s", line);
-}
-
 /* The status of the source of h whose provider is `name`; -1000 if none. */
 static int source_status(const pcw_pdh_counter *h, const char *name, size_t *instances)
 {
@@ -46,7 +38,7 @@ static int source_status(const pcw_pdh_counter *h, const char *name, size_t *ins
 Test(query_silent, new_silent_provider_costs_only_its_own_part)
 {
     tu_child honest, silent;
-    start(&honest, (const char *const[]){"--name", "honest", NULL});
+    ep_start_args(&honest, (const char *const[]){"--name", "honest", NULL});
     ep_cmd(&honest, NULL, "callback Cb");
     pcw_pdh *q;
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
@@ -61,7 +53,7 @@ Test(query_silent, new_silent_provider_costs_only_its_own_part)
     cr_assert_eq(source_status(h, "honest", &n), PCW_OK);
     cr_assert_eq(n, 3);
 
-    start(&silent, (const char *const[]){"--name", "silent", "--silent", NULL});
+    ep_start_args(&silent, (const char *const[]){"--name", "silent", "--silent", NULL});
     ep_cmd(&silent, NULL, "callback Cb");
     for (int round = 0; round < 2; round++) {
         long long t0 = tu_now_ms();
