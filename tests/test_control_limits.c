@@ -458,6 +458,31 @@ Test(control_limits, silent_adders_make_room_for_a_new_consumer)
     env_close(&e);
 }
 
+/* The same when each silent peer also holds a collection it never ends
+ * (COLLECT with HOLD, no COLLECT_END): the hold ends by itself after
+ * PCW_CTL_HOLD_TIMEOUT_MS, and must not keep the slot taken. On the first
+ * version of the fix a connection that began waiting with a hold was never
+ * shed (until its 4 s bound, here). */
+Test(control_limits, silent_holders_make_room_for_a_new_consumer)
+{
+    env e;
+    env_open(&e);
+    int fds[PCW_CTL_MAX_CONNS];
+    fill_with_silent_adders(&e, fds, PCW_CTL_MAX_CONNS);
+    unsigned char b[256];
+    size_t len = collect_payload(b, sizeof b, e.seg_index, PCW_CTL_HOLD);
+    for (int i = 0; i < PCW_CTL_MAX_CONNS; i++)
+        cr_assert_eq(raw_call(fds[i], PCW_CTL_COLLECT, 2, b, len), PCW_OK, "peer %d", i);
+    pcw_consumer *cons = open_consumer();
+    cr_assert(collect_until_served(cons, PCW_CTL_IDLE_TIMEOUT_MS),
+              "silent holders keep every slot");
+    cr_assert_eq(closed_by_provider(fds, PCW_CTL_MAX_CONNS, 5000), 1);
+    pcw_consumer_close(cons);
+    for (int i = 0; i < PCW_CTL_MAX_CONNS; i++)
+        close(fds[i]);
+    env_close(&e);
+}
+
 /* Silent for good: a connection with counters added is closed after
  * PCW_CTL_ADDED_IDLE_TIMEOUT_MS without a request (not after the 2 s of one
  * without), and its counters removed. */
