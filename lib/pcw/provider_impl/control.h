@@ -100,8 +100,8 @@ typedef struct pcw__conn {
     int done;       /* the thread is finishing; under ctl->lock */
     int shed;       /* the listener shut it down to make room; under ctl->lock */
     pcw__reg *busy; /* whose callback it may run; under ctl->lock */
-    /* Since when (ms, CLOCK_MONOTONIC) it has waited for its next request
-     * with nothing held; 0 while it reads or serves one. Written by its
+    /* Since when (ms, CLOCK_MONOTONIC) it has waited for its next request;
+     * 0 while it reads or serves one. Written by its
      * thread, read by the listener (pcw__make_room), both relaxed: a stale
      * value only picks another victim, or sheds one whose request has just
      * come (its consumer then connects again). */
@@ -749,7 +749,10 @@ static void *pcw__conn_main(void *arg)
         if (pcw__conn_buffered(c)) {
             pcw__conn_expire(c, now); /* what the poll would do */
         } else {
-            __atomic_store_n(&c->idle_since, c->nheld ? 0 : now, __ATOMIC_RELAXED);
+            /* Held collections too: a consumer owes COLLECT_END within
+             * the hold limit, and shedding ends them as an end of file
+             * does. */
+            __atomic_store_n(&c->idle_since, now, __ATOMIC_RELAXED);
             int ready = pcw__conn_poll(c, POLLIN, idle);
             __atomic_store_n(&c->idle_since, 0, __ATOMIC_RELAXED);
             if (ready != 1)
@@ -877,7 +880,7 @@ static void pcw__reap(pcw__ctl *ctl, int all)
 
 /* Room for one more consumer? Under ctl->lock, listener thread. Below
  * PCW_CTL_MAX_CONNS served, yes; at it, the connection silent longest
- * (at least PCW_CTL_SHED_AFTER_MS, nothing held) is shed - shut down: its
+ * (at least PCW_CTL_SHED_AFTER_MS) is shed - shut down: its
  * thread sees the end of file, removes what it added, ends and is reaped
  * like any other - unless PCW_CTL_MAX_SHEDDING shed ones are still
  * finishing (their threads count until reaped). */
