@@ -39,6 +39,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int counts[6];   /* per pcw_control_request, under lock */
 static int hold_starts; /* COLLECT_START waits while set (at most 30 s); under lock */
+static int refuse_adds; /* ADD_COUNTER fails while set; under lock */
 
 static int control(pcw_control_request req, const pcw_control_info *info, void *ctx)
 {
@@ -52,8 +53,9 @@ static int control(pcw_control_request req, const pcw_control_info *info, void *
     while (req == PCW_CONTROL_COLLECT_START && hold_starts)
         if (pthread_cond_timedwait(&cond, &lock, &until) != 0)
             break;
+    int rc = req == PCW_CONTROL_ADD_COUNTER && refuse_adds ? 5 /* ERROR_ACCESS_DENIED */ : PCW_OK;
     pthread_mutex_unlock(&lock);
-    return PCW_OK;
+    return rc;
 }
 
 static void set_hold_starts(int on)
@@ -120,7 +122,7 @@ typedef struct env {
 static void env_open(env *e)
 {
     memset(counts, 0, sizeof counts);
-    hold_starts = 0;
+    hold_starts = refuse_adds = 0;
     pcw_provider_options o = {.control_callback = control};
     cr_assert_eq(pcw_provider_open(&e->prov, &o), PCW_OK);
     pcw_counter_desc c = pcw_counter_desc_default();
@@ -546,6 +548,30 @@ Test(control_limits, shed_consumer_reconnects_and_adds_its_counters_again)
     pcw_consumer_close(cons);
     for (int i = 0; i < PCW_CTL_MAX_CONNS - 1; i++)
         close(fds[i]);
+    env_close(&e);
+}
+
+/* An ADD_COUNTER the provider refused was not added: a new connection
+ * must not add it after all. */
+Test(control_limits, refused_counter_is_not_added_again)
+{
+    env e;
+    env_open(&e);
+    pcw_consumer *cons = open_consumer();
+    const pcw_merged_counterset *m = pcw_consumer_find_counterset(cons, "Segment Set");
+    pthread_mutex_lock(&lock);
+    refuse_adds = 1;
+    pthread_mutex_unlock(&lock);
+    cr_assert_eq(pcw_consumer_add_counter(cons, m, 0, NULL, NULL), 5);
+    pthread_mutex_lock(&lock);
+    refuse_adds = 0;
+    pthread_mutex_unlock(&lock);
+    /* The provider closes the idle connection; the next call connects
+     * anew. */
+    cr_assert_eq(wait_connections(&e, 0, PCW_CTL_IDLE_TIMEOUT_MS + 5000), 0);
+    cr_assert(collect_until_served(cons, 0));
+    cr_assert_eq(count(PCW_CONTROL_ADD_COUNTER), 1, "the refused counter was added again");
+    pcw_consumer_close(cons);
     env_close(&e);
 }
 
