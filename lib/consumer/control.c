@@ -80,11 +80,22 @@ static void complete(pcw__ctl_req *r, int status, unsigned char *reply, uint32_t
     r->reply_len = len;
 }
 
+static void drop_added(pcw__ctl_conn *k, size_t i)
+{
+    free(k->added[i].payload);
+    k->added_bytes -= k->added[i].len;
+    k->added[i] = k->added[--k->nadded];
+}
+
 /* Close the connection: every request awaited on it fails with rc. The
  * provider ends whatever the connection held (design.md 12), so no
- * COLLECT_END is owed any more. */
+ * COLLECT_END is owed any more; an ADD_COUNTER it never confirmed is
+ * forgotten. */
 static void fail(pcw__ctl_conn *k, int rc)
 {
+    for (size_t i = k->nadded; i-- > 0;)
+        if (!k->added[i].confirmed)
+            drop_added(k, i);
     if (k->fd >= 0)
         close(k->fd);
     k->fd = -1;
@@ -144,9 +155,10 @@ static int still_open(const pcw__ctl_conn *k)
     return pcw__ctl_now_ms() - k->last_send <= bound / 2;
 }
 
-/* Remember an ADD_COUNTER (its payload) to add it again on a new
- * connection; past the bounds it is not (the provider would refuse it). */
-static void remember_added(pcw__ctl_conn *k, const void *payload, size_t len)
+/* Remember an ADD_COUNTER (its payload, and the id it went with) to add
+ * it again on a new connection once confirmed; past the bounds it is not
+ * (the provider would refuse it). */
+static void remember_added(pcw__ctl_conn *k, const void *payload, size_t len, uint32_t id)
 {
     if (k->nadded >= PCW__CTL_MAX_READD || len > PCW__CTL_MAX_READD_BYTES - k->added_bytes)
         return;
@@ -161,8 +173,21 @@ static void remember_added(pcw__ctl_conn *k, const void *payload, size_t len)
     if (!p)
         return;
     memcpy(p, payload, len);
-    k->added[k->nadded++] = (pcw__ctl_added){p, len};
+    k->added[k->nadded++] = (pcw__ctl_added){p, len, id, 0};
     k->added_bytes += len;
+}
+
+/* The provider answered ADD_COUNTER `id`: confirmed, or forgotten. */
+static void answered_added(pcw__ctl_conn *k, uint32_t id, int status)
+{
+    for (size_t i = 0; i < k->nadded; i++)
+        if (!k->added[i].confirmed && k->added[i].id == id) {
+            if (status == PCW_OK)
+                k->added[i].confirmed = 1;
+            else
+                drop_added(k, i);
+            return;
+        }
 }
 
 /* A REMOVE_COUNTER: forget the ADD of the same payload (the layouts match:
@@ -171,9 +196,7 @@ static void forget_added(pcw__ctl_conn *k, const void *payload, size_t len)
 {
     for (size_t i = 0; i < k->nadded; i++)
         if (k->added[i].len == len && memcmp(k->added[i].payload, payload, len) == 0) {
-            free(k->added[i].payload);
-            k->added_bytes -= len;
-            k->added[i] = k->added[--k->nadded];
+            drop_added(k, i);
             return;
         }
 }
@@ -271,9 +294,12 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
         forget_added(k, payload, len);
     if (++k->next_id == 0)
         k->next_id = 1; /* 0 means "none" */
+    /* Its own: a reconnection below sends the re-added counters first,
+     * with ids of their own. */
+    uint32_t id = k->next_id;
     unsigned char buf[PCW_CTL_HEADER_SIZE + 256];
     pcw_ctl_writer w = {buf, 0, sizeof buf, PCW_CTL_HEADER_SIZE + PCW_CTL_MAX_REQUEST, 0};
-    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, (uint32_t)len, k->next_id, 0, 0};
+    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, (uint32_t)len, id, 0, 0};
     /* The writer starts on the stack buffer; it may not realloc that. */
     unsigned char *heap = NULL;
     if (len > sizeof buf - PCW_CTL_HEADER_SIZE) {
@@ -327,12 +353,12 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     k->fresh = 0;
     k->last_send = pcw__ctl_now_ms();
     if (type == PCW_CTL_ADD_COUNTER && !k->readding)
-        remember_added(k, payload, len);
+        remember_added(k, payload, len, id);
     if (r) {
         pcw__ctl_req_release(r);
         r->k = k;
         r->next = NULL;
-        r->id = k->next_id;
+        r->id = id;
         r->type = type;
         r->done = 0;
         r->status = PCW_E_TIMEOUT;
@@ -365,6 +391,8 @@ static void deliver(pcw__ctl_conn *k)
         fail(k, k->refused);
         return;
     }
+    if (h->type == (PCW_CTL_ADD_COUNTER | PCW_CTL_REPLY))
+        answered_added(k, h->id, h->status);
     /* Replies come in request order, so this is nearly always the first. */
     pcw__ctl_req *r = k->awaited;
     while (r && r->id != h->id)

@@ -53,10 +53,15 @@ typedef struct pcw__ctl_req {
 #define PCW__CTL_MAX_READD       4096
 #define PCW__CTL_MAX_READD_BYTES (1u << 20)
 
-/* One ADD_COUNTER sent and not removed: its payload. */
+/* One ADD_COUNTER sent and not removed: its payload; the id it was first
+ * sent with, and whether the provider has answered PCW_OK to it. One not
+ * confirmed is dropped if the provider refuses it or the connection fails
+ * first (its caller saw an error: it was not added). */
 typedef struct pcw__ctl_added {
     unsigned char *payload;
     size_t len;
+    uint32_t id;
+    int confirmed;
 } pcw__ctl_added;
 
 typedef struct pcw__ctl_conn {
