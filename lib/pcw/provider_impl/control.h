@@ -101,10 +101,10 @@ typedef struct pcw__conn {
     int shed;       /* the listener shut it down to make room; under ctl->lock */
     pcw__reg *busy; /* whose callback it may run; under ctl->lock */
     /* Since when (ms, CLOCK_MONOTONIC) it has waited for its next request;
-     * 0 while it reads or serves one. Written by its
-     * thread, read by the listener (pcw__make_room), both relaxed: a stale
-     * value only picks another victim, or sheds one whose request has just
-     * come (its consumer then connects again). */
+     * 0 while it reads or serves one. Written by its thread, read by the
+     * listener (pcw__make_room), both relaxed: nothing else is published
+     * with it, and a stale value only picks another victim, or sheds one
+     * whose request has just come (its consumer then connects again). */
     long long idle_since;
     struct ucred cred;
     /* Thread-private. */
