@@ -238,7 +238,7 @@ check: check-casefold check-cxx check-abi check-man check-debian-version check-a
 # those that need programs a package build does not have (Prometheus,
 # openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
-TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop
+TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_pcwtop test_exporter_silent
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
