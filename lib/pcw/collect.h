@@ -20,7 +20,12 @@
  * Connections persist in the pcw_consumer between calls: counters added by
  * pcw_consumer_add_counter stay added at the provider until removed, the
  * consumer is closed, or its process ends (the provider sees the
- * connection close and removes them).
+ * connection close and removes them). A connection the provider closes
+ * meanwhile - silent for PCW_CTL_ADDED_IDLE_TIMEOUT_MS, or shed to make
+ * room for another consumer (docs/control-channel.md, "Connection slots")
+ * - is made again on the next call, which first adds again every counter
+ * the provider had accepted on it: the provider sees REMOVE_COUNTER, then
+ * ADD_COUNTER, and the caller nothing.
  *
  * Concurrency: as pcw/consumer.h - one thread at a time per pcw_consumer.
  * NULL arguments: as pcw/consumer.h - PCW_E_INVALID_PARAMETER for a NULL
