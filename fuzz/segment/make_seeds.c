@@ -14,6 +14,14 @@
  * Every seed opens and passes pcw_segment_check (tests/test_fuzz_corpus.c
  * checks that, and what the seeds reach). Keep each below the fuzzer's
  * -max_len (FUZZ_MAX_LEN in the Makefile).
+ *
+ *   make_seeds --regressions fuzz/segment/regressions
+ *
+ * instead remakes, in the current layout, the regression inputs whose bug
+ * has a shape a seed can be bent into (regressions[] below): after a
+ * layout change, since an input made for an older layout stops at the
+ * version check and exercises nothing (tests/test_fuzz_corpus.c fails on
+ * one). Commit what it writes.
  */
 
 /* The provider implementation (pcw/provider.h): this file is the one of
@@ -100,16 +108,60 @@ static int callback(pcw_callback_type type, const pcw_callback_info *info, void 
     return PCW_OK;
 }
 
+/* Remove the private root and the provider folder made in it. */
+static void remove_root(const pcw_provider_options *o)
+{
+    char pdir[PATH_MAX], name[32];
+    if (pcw__dir_name(name, sizeof name, geteuid()) == 0 &&
+        (size_t)snprintf(pdir, sizeof pdir, "%s/%s", o->dir, name) < sizeof pdir)
+        rmdir(pdir);
+    rmdir(root);
+}
+
+/* ---- regression inputs ------------------------------------------------------ */
+
+/* ubsan-unnamed-slot-name-offset.seg (found by the fuzzer on layout 1): a
+ * live slot with an empty name whose name reference carries a wild offset
+ * (the largest, not 8-byte aligned). read_slot formed map + offset
+ * although it copied nothing; an empty name's offset must never be used.
+ * (With layout 2's 48-bit offsets the sum no longer wraps, so UBSan cannot
+ * see the old mistake; the input keeps the path covered.) */
+static void unnamed_slot_name_offset(pcw_provider_options *o, const char *outdir)
+{
+    pcw_provider *p;
+    if (pcw_provider_open(&p, o) != PCW_OK)
+        exit(1);
+    pcw_registration *r = reg(p, "Single", PCW_SINGLE_INSTANCE, PCW_REG_SEQCOUNT, 1);
+    pcw__inst *in = (pcw__inst *)pcw__handle_get(inst(r, "", 1), PCW__HANDLE_INSTANCE);
+    /* The name references follow the generations, one per slot. */
+    uint64_t *name_ref = in->gen + in->chunk->nslots;
+    __atomic_store_n(name_ref, PCW_SEG_NAME_REF(0xFFFFFFFFFFFFull, 0), __ATOMIC_RELAXED);
+    save(p, outdir, "ubsan-unnamed-slot-name-offset.seg");
+    pcw_provider_close(p);
+}
+
+static const struct {
+    void (*make)(pcw_provider_options *o, const char *outdir);
+} regressions[] = {{unnamed_slot_name_offset}};
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: make_seeds OUTDIR\n");
+    int remake = argc == 3 && strcmp(argv[1], "--regressions") == 0;
+    if (argc != 2 && !remake) {
+        fprintf(stderr, "usage: make_seeds OUTDIR\n"
+                        "       make_seeds --regressions fuzz/segment/regressions\n");
         return 2;
     }
     if (!mkdtemp(root))
         return 1;
     pcw_provider_options o = {.dir = root, .name = "seed"};
     pcw_provider *p;
+    if (remake) {
+        for (size_t i = 0; i < sizeof regressions / sizeof regressions[0]; i++)
+            regressions[i].make(&o, argv[2]);
+        remove_root(&o);
+        return 0;
+    }
 
     /* 1: a provider with nothing registered. */
     if (pcw_provider_open(&p, &o) != PCW_OK)
@@ -202,11 +254,7 @@ int main(int argc, char **argv)
     if (pcw_create_instance(&in, r, "mixed", 1, &d) != PCW_OK)
         return 1;
     save(p, argv[1], "callback.seg");
-    char pdir[PATH_MAX];
-    snprintf(pdir, sizeof pdir, "%s", pcw_provider_path(p));
-    *strrchr(pdir, '/') = 0;
     pcw_provider_close(p);
-    rmdir(pdir);
-    rmdir(root);
+    remove_root(&o);
     return 0;
 }

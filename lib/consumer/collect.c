@@ -247,13 +247,13 @@ static void connect_all(job *jobs, size_t n, uint16_t type, long long deadline)
         j->state = J_READY;
         if (!j->k || j->status != PCW_OK)
             continue;
-        int rc = pcw__ctl_connect(j->k);
+        int rc = pcw__ctl_connect(j->k, deadline);
         /* A full listen backlog (a burst of connections) clears as the
          * provider accepts: retry briefly within the deadline. */
-        while (rc == PCW_E_BUSY && pcw__ctl_now_ms() + CONNECT_RETRY_MS < deadline) {
+        while (rc == PCW_E_CONNECTIONS_FULL && pcw__ctl_now_ms() + CONNECT_RETRY_MS < deadline) {
             struct timespec ts = {0, CONNECT_RETRY_MS * 1000 * 1000};
             nanosleep(&ts, NULL);
-            rc = pcw__ctl_connect(j->k);
+            rc = pcw__ctl_connect(j->k, deadline);
         }
         if (rc == PCW_E_NOT_FOUND && !(j->cs->flags & PCW_CSET_F_CALLBACK) &&
             type != PCW_CTL_ADD_COUNTER && type != PCW_CTL_REMOVE_COUNTER) {
@@ -282,7 +282,7 @@ static size_t send_queued(job *jobs, size_t n, uint16_t type, uint32_t counter_i
         if (j->k->fd < 0) {
             /* The connection failed since (an earlier send on it, which
              * failed the requests awaited on it): a new one for this. */
-            int rc = pcw__ctl_connect(j->k);
+            int rc = pcw__ctl_connect(j->k, deadline);
             if (rc != PCW_OK) {
                 j->status = rc, j->state = J_READY;
                 continue;
@@ -354,7 +354,9 @@ static void finish(job *j, long long deadline)
         j->status = j->req.status;
     j->status = confirm_exit(j, j->status);
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
-    int late = j->status == PCW_E_TIMEOUT;
+    /* The same for a provider that had no connection slot for us: only
+     * what it would have said is missing. `late` is that status, or 0. */
+    int late = j->status == PCW_E_TIMEOUT || j->status == PCW_E_CONNECTIONS_FULL ? j->status : 0;
     if (j->status == PCW_OK || late) {
         /* Names are needed to match a wildcard even if not wanted (the
          * rows then keep them). The read opens this provider's source
@@ -380,9 +382,9 @@ static void finish(job *j, long long deadline)
             j->status = r;
     }
     pcw__ctl_req_release(&j->req);
-    if (late && j->status == PCW_E_TIMEOUT && !(j->cs->flags & PCW_CSET_F_CALLBACK))
+    if (late && j->status == late && !(j->cs->flags & PCW_CSET_F_CALLBACK))
         j->status = PCW_OK; /* nothing of it is missing */
-    if (j->status != PCW_OK && !(late && j->status == PCW_E_TIMEOUT))
+    if (j->status != PCW_OK && !(late && j->status == late))
         pcw__snapshot_rollback(snap, mark); /* none of a failed provider's part */
     else if (snap->nsources > mark.nsources)
         snap->sources[snap->nsources - 1].count =

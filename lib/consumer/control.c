@@ -81,11 +81,22 @@ static void complete(pcw__ctl_req *r, int status, unsigned char *reply, uint32_t
     r->reply_len = len;
 }
 
+static void drop_added(pcw__ctl_conn *k, size_t i)
+{
+    free(k->added[i].payload);
+    k->added_bytes -= k->added[i].len;
+    k->added[i] = k->added[--k->nadded];
+}
+
 /* Close the connection: every request awaited on it fails with rc. The
  * provider ends whatever the connection held (design.md 12), so no
- * COLLECT_END is owed any more. */
+ * COLLECT_END is owed any more; an ADD_COUNTER it never confirmed is
+ * forgotten. */
 static void fail(pcw__ctl_conn *k, int rc)
 {
+    for (size_t i = k->nadded; i-- > 0;)
+        if (!k->added[i].confirmed)
+            drop_added(k, i);
     if (k->fd >= 0)
         close(k->fd);
     k->fd = -1;
@@ -105,6 +116,9 @@ void pcw__ctl_free(pcw__ctl_conn *k)
     if (!k)
         return;
     pcw__ctl_disconnect(k);
+    for (size_t i = 0; i < k->nadded; i++)
+        free(k->added[i].payload);
+    free(k->added);
     free(k->rx);
     free(k->seg_path);
     free(k);
@@ -138,10 +152,71 @@ static int sock_addr(const char *seg, struct sockaddr_un *a, int *dirfd)
  * system call on every collection. */
 static int still_open(const pcw__ctl_conn *k)
 {
-    return pcw__ctl_now_ms() - k->last_send <= PCW_CTL_IDLE_TIMEOUT_MS / 2;
+    long long bound = k->nadded ? PCW_CTL_ADDED_IDLE_TIMEOUT_MS : PCW_CTL_IDLE_TIMEOUT_MS;
+    return pcw__ctl_now_ms() - k->last_send <= bound / 2;
 }
 
-int pcw__ctl_connect(pcw__ctl_conn *k)
+/* Remember an ADD_COUNTER (its payload, and the id it went with) to add
+ * it again on a new connection once confirmed; past the bounds it is not
+ * (the provider would refuse it). */
+static void remember_added(pcw__ctl_conn *k, const void *payload, size_t len, uint32_t id)
+{
+    if (k->nadded >= PCW__CTL_MAX_READD || len > PCW__CTL_MAX_READD_BYTES - k->added_bytes)
+        return;
+    if (k->nadded == k->added_cap) {
+        size_t cap = k->added_cap ? 2 * k->added_cap : 8;
+        pcw__ctl_added *v = realloc(k->added, cap * sizeof *v);
+        if (!v)
+            return;
+        k->added = v, k->added_cap = cap;
+    }
+    unsigned char *p = malloc(len ? len : 1);
+    if (!p)
+        return;
+    memcpy(p, payload, len);
+    k->added[k->nadded++] = (pcw__ctl_added){p, len, id, 0};
+    k->added_bytes += len;
+}
+
+/* The provider answered ADD_COUNTER `id`: confirmed, or forgotten. */
+static void answered_added(pcw__ctl_conn *k, uint32_t id, int status)
+{
+    for (size_t i = 0; i < k->nadded; i++)
+        if (!k->added[i].confirmed && k->added[i].id == id) {
+            if (status == PCW_OK)
+                k->added[i].confirmed = 1;
+            else
+                drop_added(k, i);
+            return;
+        }
+}
+
+/* A REMOVE_COUNTER: forget the ADD of the same payload (the layouts match:
+ * control_proto.h). */
+static void forget_added(pcw__ctl_conn *k, const void *payload, size_t len)
+{
+    for (size_t i = 0; i < k->nadded; i++)
+        if (k->added[i].len == len && memcmp(k->added[i].payload, payload, len) == 0) {
+            drop_added(k, i);
+            return;
+        }
+}
+
+/* A new connection: add the remembered counters again, in order, not
+ * awaited (their answers are dropped by id), before anything else goes on
+ * it. */
+static int readd(pcw__ctl_conn *k, long long deadline)
+{
+    int rc = PCW_OK;
+    k->readding = 1;
+    for (size_t i = 0; i < k->nadded && rc == PCW_OK; i++)
+        rc = pcw__ctl_send(k, PCW_CTL_ADD_COUNTER, k->added[i].payload, k->added[i].len, NULL,
+                           deadline);
+    k->readding = 0;
+    return rc;
+}
+
+int pcw__ctl_connect(pcw__ctl_conn *k, long long deadline)
 {
     /* In use by the current call (requests are awaited on it): if it has
      * failed meanwhile, those requests have failed with it. */
@@ -161,7 +236,7 @@ int pcw__ctl_connect(pcw__ctl_conn *k)
         int e = errno;
         rc = e == ENOENT                 ? PCW_E_NOT_FOUND
              : e == ECONNREFUSED         ? PCW_E_PROVIDER_EXITED
-             : e == EAGAIN               ? PCW_E_BUSY
+             : e == EAGAIN               ? PCW_E_CONNECTIONS_FULL
              : e == EACCES || e == EPERM ? PCW_E_PERMISSION
                                          : PCW_E_IO;
     } else {
@@ -187,7 +262,7 @@ int pcw__ctl_connect(pcw__ctl_conn *k)
     k->fresh = 1;
     k->refused = 0;
     reset_rx(k);
-    return PCW_OK;
+    return readd(k, deadline);
 }
 
 /* Wait for fd to be ready for `ev` until deadline. 1 ready, 0 timeout. */
@@ -214,11 +289,18 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
         return PCW_E_IO;
     if (len > PCW_CTL_MAX_REQUEST)
         return PCW_E_INVALID_PARAMETER;
+    /* Removed, as far as the caller knows, whether or not this reaches
+     * the provider: never added again. */
+    if (type == PCW_CTL_REMOVE_COUNTER)
+        forget_added(k, payload, len);
     if (++k->next_id == 0)
         k->next_id = 1; /* 0 means "none" */
+    /* Its own: a reconnection below sends the re-added counters first,
+     * with ids of their own. */
+    uint32_t id = k->next_id;
     unsigned char buf[PCW_CTL_HEADER_SIZE + 256];
     pcw_ctl_writer w = {buf, 0, sizeof buf, PCW_CTL_HEADER_SIZE + PCW_CTL_MAX_REQUEST, 0};
-    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, (uint32_t)len, k->next_id, 0, 0};
+    pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, (uint32_t)len, id, 0, 0};
     /* The writer starts on the stack buffer; it may not realloc that. */
     unsigned char *heap = NULL;
     if (len > sizeof buf - PCW_CTL_HEADER_SIZE) {
@@ -245,11 +327,12 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
             rc = PCW_E_TIMEOUT;
         } else if (s < 0 && (errno == EPIPE || errno == ECONNRESET)) {
             /* The provider closed the connection before reading this. */
-            if (done == 0 && !k->fresh && !retried && !k->awaited) {
-                /* An old connection (closed while idle, say): once anew. */
+            if (done == 0 && !k->fresh && !retried && !k->awaited && !k->readding) {
+                /* An old connection (closed while idle, or shed to make
+                 * room for another consumer): once anew. */
                 retried = 1;
                 pcw__ctl_disconnect(k);
-                rc = pcw__ctl_connect(k);
+                rc = pcw__ctl_connect(k, deadline);
                 if (rc == PCW_OK)
                     continue;
                 break;
@@ -270,11 +353,13 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     }
     k->fresh = 0;
     k->last_send = pcw__ctl_now_ms();
+    if (type == PCW_CTL_ADD_COUNTER && !k->readding)
+        remember_added(k, payload, len, id);
     if (r) {
         pcw__ctl_req_release(r);
         r->k = k;
         r->next = NULL;
-        r->id = k->next_id;
+        r->id = id;
         r->type = type;
         r->done = 0;
         r->status = PCW_E_TIMEOUT;
@@ -299,10 +384,16 @@ static void deliver(pcw__ctl_conn *k)
     k->hb_got = 0;
     if (h->type == PCW_CTL_REFUSED) {
         free(pl);
-        k->refused = h->status == PCW_E_BUSY ? PCW_E_BUSY : PCW_E_PERMISSION;
+        /* Every slot taken (PCW_E_BUSY from providers built before
+         * PCW_E_CONNECTIONS_FULL), or a stranger. */
+        k->refused = h->status == PCW_E_CONNECTIONS_FULL || h->status == PCW_E_BUSY
+                         ? PCW_E_CONNECTIONS_FULL
+                         : PCW_E_PERMISSION;
         fail(k, k->refused);
         return;
     }
+    if (h->type == (PCW_CTL_ADD_COUNTER | PCW_CTL_REPLY))
+        answered_added(k, h->id, h->status);
     /* Replies come in request order, so this is nearly always the first. */
     pcw__ctl_req *r = k->awaited;
     while (r && r->id != h->id)

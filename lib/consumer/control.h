@@ -48,6 +48,23 @@ typedef struct pcw__ctl_req {
  * payload usually arrive together). */
 #define PCW__CTL_RX_BYTES 16384
 
+/* The counters added on a connection that are added again on the next
+ * one (the provider's default per-connection limits, PCW_CTL_MAX_ADDED and
+ * PCW_CTL_MAX_ADDED_BYTES: past them it refuses the ADD anyway). */
+#define PCW__CTL_MAX_READD       4096
+#define PCW__CTL_MAX_READD_BYTES (1u << 20)
+
+/* One ADD_COUNTER sent and not removed: its payload; the id it was first
+ * sent with, and whether the provider has answered PCW_OK to it. One not
+ * confirmed is dropped if the provider refuses it or the connection fails
+ * first (its caller saw an error: it was not added). */
+typedef struct pcw__ctl_added {
+    unsigned char *payload;
+    size_t len;
+    uint32_t id;
+    int confirmed;
+} pcw__ctl_added;
+
 typedef struct pcw__ctl_conn {
     int fd;         /* -1: not connected (reconnect on next use) */
     char *seg_path; /* the segment this socket sits beside */
@@ -62,6 +79,14 @@ typedef struct pcw__ctl_conn {
     int fresh;           /* connected, nothing sent yet */
     long long last_send; /* ms, CLOCK_MONOTONIC */
     int refused;         /* the status of a PCW_CTL_REFUSED received, else 0 */
+    /* The counters added through it (ADD_COUNTER sent, no REMOVE since),
+     * at most PCW__CTL_MAX_READD (and _BYTES): the provider removes them
+     * when a connection ends - it closed one silent too long, or shed it to
+     * make room for another consumer - so each new connection adds them
+     * again before anything else (pcw__ctl_connect). */
+    pcw__ctl_added *added;
+    size_t nadded, added_cap, added_bytes;
+    int readding; /* pcw__ctl_connect is sending them */
     /* receiving */
     unsigned char hb[PCW_CTL_HEADER_SIZE];
     size_t hb_got;
@@ -80,13 +105,17 @@ pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info);
 /* Close and free it; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_free(pcw__ctl_conn *k);
 /* Connect if not connected, or if the connection cannot be trusted to be
- * open still (it has been idle for half of PCW_CTL_IDLE_TIMEOUT_MS, after
- * which the provider may close it at any moment; one it closed earlier is
- * reconnected by pcw__ctl_send when the send fails). A connection with requests awaited is in use
- * and kept as it is. Checks the peer is the segment's provider (SO_PEERCRED pid and uid). PCW_OK,
- * PCW_E_NOT_FOUND (no socket), PCW_E_PROVIDER_EXITED (refused: nobody listens), PCW_E_BUSY (backlog
- * full), PCW_E_PERMISSION, PCW_E_IO. */
-int pcw__ctl_connect(pcw__ctl_conn *k);
+ * open still (it has been idle for half of PCW_CTL_IDLE_TIMEOUT_MS - of
+ * PCW_CTL_ADDED_IDLE_TIMEOUT_MS with counters added - after which the
+ * provider may close it at any moment; one it closed earlier is
+ * reconnected by pcw__ctl_send when the send fails). A connection with
+ * requests awaited is in use and kept as it is. Checks the peer is the
+ * segment's provider (SO_PEERCRED pid and uid). On a new connection, the
+ * counters added through the old ones are added again first (not awaited;
+ * by `deadline`). PCW_OK, PCW_E_NOT_FOUND (no socket),
+ * PCW_E_PROVIDER_EXITED (refused: nobody listens), PCW_E_CONNECTIONS_FULL
+ * (backlog full), PCW_E_PERMISSION, PCW_E_IO, or a failed send's status. */
+int pcw__ctl_connect(pcw__ctl_conn *k, long long deadline);
 /* Close the connection; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_disconnect(pcw__ctl_conn *k);
 /* Send one request. `r` (NULL: fire-and-forget) becomes an awaited
@@ -94,8 +123,9 @@ void pcw__ctl_disconnect(pcw__ctl_conn *k);
  * by `deadline` (ms, CLOCK_MONOTONIC); the connection is then closed and
  * the requests awaited on it fail with the same status. A connection the
  * provider has closed is made again once (if nothing is awaited on it); a
- * new one it refused gives the refusal's status (PCW_E_BUSY,
- * PCW_E_PERMISSION). */
+ * new one it refused gives the refusal's status (PCW_E_CONNECTIONS_FULL,
+ * PCW_E_PERMISSION). An ADD_COUNTER sent is remembered, to be added again
+ * on a new connection, until a REMOVE_COUNTER of the same payload. */
 int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, pcw__ctl_req *r,
                   long long deadline);
 /* Wait until every request in rs[] that is awaited (NULL entries and done

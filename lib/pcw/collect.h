@@ -21,7 +21,12 @@
  * Connections persist in the pcw_consumer between calls: counters added by
  * pcw_consumer_add_counter stay added at the provider until removed, the
  * consumer is closed, or its process ends (the provider sees the
- * connection close and removes them).
+ * connection close and removes them). A connection the provider closes
+ * meanwhile - silent for PCW_CTL_ADDED_IDLE_TIMEOUT_MS, or shed to make
+ * room for another consumer (docs/control-channel.md, "Connection slots")
+ * - is made again on the next call, which first adds again every counter
+ * the provider had accepted on it: the provider sees REMOVE_COUNTER, then
+ * ADD_COUNTER, and the caller nothing.
  *
  * Concurrency: as pcw/consumer.h - one thread at a time per pcw_consumer.
  * NULL arguments: as pcw/consumer.h - PCW_E_INVALID_PARAMETER for a NULL
@@ -59,7 +64,8 @@ typedef struct pcw_collect_report { /* PCW__ZERO: pcw/types.h */
     int first_error PCW__ZERO;      /* the first failed provider's status, PCW_OK if none */
     /* Optional, caller-owned, [sources] entries: each source's status
      * (PCW_OK, PCW_E_TIMEOUT, PCW_E_PERMISSION, PCW_E_PROVIDER_EXITED,
-     * PCW_E_PROTOCOL, or the error a control callback returned) and its
+     * PCW_E_CONNECTIONS_FULL, PCW_E_PROTOCOL, or the error a control
+     * callback returned) and its
      * counterset callback's informational return value. */
     int *source_status PCW__ZERO;
     int *callback_status PCW__ZERO;
@@ -80,7 +86,9 @@ typedef struct pcw_collect_report { /* PCW__ZERO: pcw/types.h */
  * but its segment instances are read all the same. A registration without
  * a callback then has its whole part, and status PCW_OK, even if its
  * provider (one with a control callback) never answered the COLLECT_START
- * that brackets the read. */
+ * that brackets the read. The same for a provider that refused the
+ * consumer because its connection slots are full (PCW_E_CONNECTIONS_FULL).
+ * */
 int pcw_consumer_collect(pcw_consumer *c, const pcw_merged_counterset *m, const pcw_query *q,
                          pcw_snapshot *snap, unsigned flags, pcw_collect_report *rep);
 

@@ -40,8 +40,9 @@
  *       then count items: u32 id, u32 name_len, u32 item_flags
  *       (PCW_CTL_ITEM_DATA), name bytes, data_size bytes if ITEM_DATA
  *   everything else, and every error: empty
- *   PCW_CTL_REFUSED (unsolicited, id 0, status PCW_E_PERMISSION or
- *   PCW_E_BUSY): the provider will not serve this peer; it then closes.
+ *   PCW_CTL_REFUSED (unsolicited, id 0, status PCW_E_PERMISSION, or
+ *   PCW_E_CONNECTIONS_FULL - PCW_E_BUSY from providers built before it):
+ *   the provider will not serve this peer; it then closes.
  *
  * The helpers below never read or write outside their buffer: a reader that
  * runs short sets `bad` and returns zeros, so a decoder checks once at the
@@ -73,6 +74,14 @@ extern "C" {
  * PCW_PROVIDER_IMPLEMENTATION) before including pcw/provider.h. */
 #ifndef PCW_CTL_IDLE_TIMEOUT_MS
 #define PCW_CTL_IDLE_TIMEOUT_MS 30000
+#endif
+/* The same for a connection with counters added: long enough for a
+ * consumer that collects every few minutes (an exporter scraped every
+ * 60 s) to keep its connection. The consumer library adds its counters
+ * again whenever it connects anew, so a connection closed for silence (or
+ * shed to make room, pcw/provider_impl/control.h) costs it nothing. */
+#ifndef PCW_CTL_ADDED_IDLE_TIMEOUT_MS
+#define PCW_CTL_ADDED_IDLE_TIMEOUT_MS 600000
 #endif
 
 enum {

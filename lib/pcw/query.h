@@ -325,8 +325,10 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed);
  * providers that do not answer in time, or are not asked because it is
  * spent, fail with PCW_E_TIMEOUT (pcw_pdh_get_source says which). ADD/REMOVE_COUNTER
  * requests are always sent; past the limit the call waits at most 1 ms
- * for each answer. Use this rather than pcw_consumer_set_timeout on
- * pcw_pdh_consumer(). */
+ * for each answer. In pcw_pdh_collect those answers may take half the
+ * limit at most, so a provider that never answers costs its own part,
+ * not the collection of the others. Use this rather than
+ * pcw_consumer_set_timeout on pcw_pdh_consumer(). */
 int pcw_pdh_set_timeout(pcw_pdh *q, uint32_t ms);
 
 /* The detail level of the counters a wildcard counter part selects

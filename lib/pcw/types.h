@@ -46,6 +46,7 @@ typedef enum pcw_status {
     PCW_E_SEGMENT_FULL = -20,     /* the segment reached its maximum size */
     PCW_E_PROTOCOL = -21,         /* a malformed control-channel message */
     PCW_E_INVALID_HANDLE = -22,   /* STATUS_INVALID_HANDLE: closed, or not that kind */
+    PCW_E_CONNECTIONS_FULL = -23, /* the provider serves no more consumers now */
 } pcw_status;
 
 /* A short English sentence for a status; never NULL. */
@@ -98,6 +99,8 @@ static inline const char *pcw_status_str(int status)
         return "malformed control-channel message";
     case PCW_E_INVALID_HANDLE:
         return "invalid handle (already closed, or not a handle of this kind)";
+    case PCW_E_CONNECTIONS_FULL:
+        return "provider's control-channel connection slots are full";
     }
     return "unknown status";
 }

@@ -77,14 +77,23 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
 void pcwq_budget_start(pcw_pdh *q)
 {
     q->deadline_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->timeout_ms * 1000000ull;
+    q->notify_deadline_ns = q->deadline_ns;
 }
 
-int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
+void pcwq_budget_start_collect(pcw_pdh *q)
+{
+    pcwq_budget_start(q);
+    q->notify_deadline_ns = q->deadline_ns - (uint64_t)q->timeout_ms * 500000ull;
+}
+
+/* Set the consumer's limit to what is left until `deadline` (see
+ * internal.h). */
+static int arm_until(pcw_pdh *q, uint64_t deadline, int at_least_1ms)
 {
     if (!q->deadline_ns)
         return 1; /* not inside a public call: the consumer's own limit */
     uint64_t now = now_ns(CLOCK_MONOTONIC);
-    uint64_t left_ms = q->deadline_ns > now ? (q->deadline_ns - now) / 1000000ull : 0;
+    uint64_t left_ms = deadline > now ? (deadline - now) / 1000000ull : 0;
     if (left_ms == 0) {
         if (!at_least_1ms)
             return 0;
@@ -95,9 +104,19 @@ int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
     return 1;
 }
 
+int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
+{
+    return arm_until(q, q->deadline_ns, at_least_1ms);
+}
+
+void pcwq_budget_arm_notify(pcw_pdh *q)
+{
+    (void)arm_until(q, q->notify_deadline_ns, 1);
+}
+
 void pcwq_budget_end(pcw_pdh *q)
 {
-    q->deadline_ns = 0;
+    q->deadline_ns = q->notify_deadline_ns = 0;
     pcw_consumer_set_timeout(q->c, q->timeout_ms);
 }
 

@@ -382,6 +382,7 @@ struct pcw_pdh {
     uint64_t deadline_ns;
     /* pcw_pdh_set_detail: what wildcard counter parts select. */
     uint32_t detail;
+    uint64_t notify_deadline_ns; /* ADD/REMOVE_COUNTER answers: not past it */
     /* During pcw_pdh_collect_rows only: the set whose rows it hands over
      * as they are read (NULL otherwise). */
     pcwq_fused *fused;
@@ -417,9 +418,18 @@ void pcwq_fused_abort(pcwq_fused *f);
  * deadline (now + timeout_ms); arm sets the consumer's limit to what is
  * left and returns 1, or returns 0 when less than a millisecond is left
  * (with `at_least_1ms`, it then sets 1 ms and returns 1: for requests that
- * must be sent); end restores the consumer's limit. */
+ * must be sent); end restores the consumer's limit.
+ *
+ * Notifications (ADD/REMOVE_COUNTER, notify.c) wait for answers until the
+ * notify deadline at most (arm_notify: at least 1 ms, they must be sent).
+ * It is the deadline itself, unless the call collects after notifying
+ * (pcw_pdh_collect), where it is half-way (start_collect): a provider that
+ * does not answer its notifications must not leave the collection, and so
+ * every other provider's answer, without time (issue 23, item 10). */
 void pcwq_budget_start(pcw_pdh *q);
+void pcwq_budget_start_collect(pcw_pdh *q);
 int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms);
+void pcwq_budget_arm_notify(pcw_pdh *q);
 void pcwq_budget_end(pcw_pdh *q);
 int pcwq_refresh_if_changed(pcw_pdh *q, int force);
 /* One sample of every referenced set into its snap[cur] (cur flipped). */

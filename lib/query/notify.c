@@ -75,10 +75,11 @@ void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
         pcw_merged_counterset sub = {s->m->meta, k, segs, css, 0};
         pcw_query mask = {~0ull, PCW_ANY_INSTANCE_ID, mask_of(h, s)};
         for (uint32_t c = 0; c < mt->nctr; c++) {
-            /* Within the call's time limit; a request is always sent (the
+            /* Within the call's time limit for notifications (half of it
+             * in a collection: internal.h); a request is always sent (the
              * provider must hear it), only the wait for its answer is cut
              * to 1 ms once the limit is spent. */
-            (void)pcwq_budget_arm(q, 1);
+            pcwq_budget_arm_notify(q);
             if (add)
                 (void)pcw_consumer_add_counter(q->c, &sub, mt->ctr[c], &mask, NULL);
             else

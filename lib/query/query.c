@@ -405,7 +405,7 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
         *failed = 0;
     if (!q)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_budget_start(q);
+    pcwq_budget_start_collect(q);
     int rc = collect(q, failed);
     pcwq_budget_end(q);
     return rc;

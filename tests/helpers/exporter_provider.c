@@ -7,10 +7,16 @@
  * a text format.
  *
  *   exporter_provider [--name PROVIDER_NAME] [--as UID:GID] [--share GID]
+ *                     [--silent] [--uid UID]
  *
  * --as runs it as that uid and gid (it starts as root), a member of the
  * --share group only; --share shares the segment with group GID
  * (pcw_provider_options.share_with_group and .group; 0: its own group).
+ * With --silent the provider has a control callback that never answers:
+ * every notification (ADD_COUNTER, ENUM_INSTANCES, COLLECT_START...)
+ * waits until "quit" (at most 60 s), so its control channel is silent
+ * while its segment reads as any other's. With --uid (root only) it runs
+ * as that user and group, as another user's provider.
  *
  * Prints "ready <pid>", then serves one command per stdin line, answering
  * each with one line ("ok ..." or "err ..."); SET is decoded as NAME is
@@ -187,6 +193,17 @@ static int callback(pcw_callback_type type, const pcw_callback_info *info, void 
                      : pcw_add_instance(info->buffer, name, i, 0, NULL);
         if (rc != PCW_OK)
             return rc;
+    }
+    return PCW_OK;
+}
+
+/* --silent: hold every control notification until the provider stops. */
+static int silent_control(pcw_control_request req, const pcw_control_info *info, void *ctx)
+{
+    (void)req, (void)info, (void)ctx;
+    for (int t = 0; t < 6000 && !atomic_load(&stop); t++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
     }
     return PCW_OK;
 }
@@ -368,6 +385,14 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--as") == 0 && i + 1 < argc &&
                    sscanf(argv[++i], "%u:%u", &as_uid, &as_gid) == 2) {
             continue;
+        } else if (strcmp(argv[i], "--silent") == 0) {
+            po.control_callback = silent_control;
+        } else if (strcmp(argv[i], "--uid") == 0 && i + 1 < argc) {
+            uid_t uid = (uid_t)atol(argv[++i]);
+            if (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 || setuid(uid) != 0) {
+                perror("exporter_provider: --uid");
+                return 1;
+            }
         } else {
             fprintf(stderr, "exporter_provider: bad argument %s\n", argv[i]);
             return 2;

@@ -23,13 +23,19 @@
 
 /* ---- the provider ----------------------------------------------------------- */
 
-static inline void ep_start(tu_child *c, const char *name)
+/* Start exporter_provider with args (NULL-terminated); wait for "ready". */
+static inline void ep_start_args(tu_child *c, const char *const *args)
 {
-    const char *args[3] = {"--name", name, NULL};
     cr_assert_eq(tu_spawn(c, "exporter_provider", args), 0);
     char line[256];
     cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "provider did not start");
     cr_assert(strncmp(line, "ready", 5) == 0, "provider: %s", line);
+}
+
+static inline void ep_start(tu_child *c, const char *name)
+{
+    const char *args[3] = {"--name", name, NULL};
+    ep_start_args(c, args);
 }
 
 /* Send a command; assert "ok"; the rest of the reply into out (may be

@@ -749,13 +749,17 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
     }
     c->scrapes++;
     uint64_t budget_ns = deadline_ns > start ? deadline_ns - start : 0;
-    /* 1. Catch up with the providers. */
-    pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
+    /* 1. Catch up with the providers, in half the budget at most: new
+     * providers and countersets are told of the counters added
+     * (ADD_COUNTER), and one that does not answer must not leave the
+     * collection, and so every other provider's series, without time. */
+    uint64_t catch_up_ns = start + budget_ns / 2;
+    pcw_pdh_set_timeout(c->q, left_ms(catch_up_ns));
     int rc = pcw_pdh_refresh(c->q);
     if (rc < 0) {
         count_n(c, CAUSE_COLLECT, 1);
         xlog(LOG_ERROR, "cannot read the providers", "err", pcw_status_str(rc), NULL);
-    } else if ((rc == 1 || !c->synced) && sync_sets(c, deadline_ns) != 0) {
+    } else if ((rc == 1 || !c->synced) && sync_sets(c, catch_up_ns) != 0) {
         count_n(c, CAUSE_COLLECT, 1);
         xlog(LOG_ERROR, "out of memory matching countersets", NULL);
         c->synced = 0;
@@ -764,7 +768,8 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
      * segment once more, so only then). */
     if (rc == 1 && unreadable_check(c->unread, pcw_pdh_consumer(c->q)) != 0)
         count_n(c, CAUSE_COLLECT, 1);
-    /* 2. Collect within what is left. */
+    /* 2. Collect within what is left: every provider at once, so one that
+     * does not answer costs its own callback series only. */
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
     int collected = (rc = pcw_pdh_collect(c->q, NULL)) == PCW_OK;
     if (!collected) {

@@ -32,10 +32,26 @@
  * docs/design.md lists every limit in one table. A program may define any
  * of these in its implementation file, before it includes pcw/provider.h
  * with PCW_PROVIDER_IMPLEMENTATION (no other file uses them);
- * PCW_CTL_IDLE_TIMEOUT_MS is in pcw/control_proto.h, because consumers
- * know it too. */
+ * PCW_CTL_IDLE_TIMEOUT_MS and PCW_CTL_ADDED_IDLE_TIMEOUT_MS are in
+ * pcw/control_proto.h, because consumers know them too.
+ *
+ * Slots: a consumer that finds all PCW_CTL_MAX_CONNS taken sheds the
+ * connection that has waited longest for its next request, if that is at
+ * least PCW_CTL_SHED_AFTER_MS, and is served; only when every connection
+ * is busy or spoke more recently is it refused (PCW_E_CONNECTIONS_FULL).
+ * So silent connections - idle ones, and those holding added counters,
+ * which may stay PCW_CTL_ADDED_IDLE_TIMEOUT_MS - can never lock consumers
+ * out, while a consumer that is actually asking keeps its place. The
+ * consumer library reconnects a shed connection on its next call and adds
+ * its counters again (lib/consumer/control.c). */
 #ifndef PCW_CTL_MAX_CONNS
-#define PCW_CTL_MAX_CONNS 128 /* consumers served at once; more: REFUSED, PCW_E_BUSY */
+#define PCW_CTL_MAX_CONNS 128 /* consumers served at once; more: shed, or REFUSED */
+#endif
+#ifndef PCW_CTL_SHED_AFTER_MS
+#define PCW_CTL_SHED_AFTER_MS 1000 /* silence before a connection may be shed */
+#endif
+#ifndef PCW_CTL_MAX_SHEDDING
+#define PCW_CTL_MAX_SHEDDING 16 /* shed connections still finishing (threads) */
 #endif
 #ifndef PCW_CTL_BACKLOG
 #define PCW_CTL_BACKLOG 64 /* connections not yet accepted; more: connect fails EAGAIN */
@@ -83,7 +99,14 @@ typedef struct pcw__conn {
     int fd;                 /* closed by whoever joins the thread */
     pthread_t thread;
     int done;       /* the thread is finishing; under ctl->lock */
+    int shed;       /* the listener shut it down to make room; under ctl->lock */
     pcw__reg *busy; /* whose callback it may run; under ctl->lock */
+    /* Since when (ms, CLOCK_MONOTONIC) it has waited for its next request;
+     * 0 while it reads or serves one. Written by its thread, read by the
+     * listener (pcw__make_room), both relaxed: nothing else is published
+     * with it, and a stale value only picks another victim, or sheds one
+     * whose request has just come (its consumer then connects again). */
+    long long idle_since;
     struct ucred cred;
     /* Thread-private. */
     pcw__added *added;
@@ -108,8 +131,9 @@ struct pcw__ctl {
     pthread_mutex_t lock;
     pthread_cond_t idle; /* some conn->busy was cleared */
     pcw__conn *conns;
-    size_t nconns;
-    int stopping; /* under lock */
+    size_t nconns; /* in conns, shed ones included; under lock */
+    size_t nshed;  /* of them, shed and not yet reaped; under lock */
+    int stopping;  /* under lock */
     uid_t uid;
     gid_t group;
     int use_group;
@@ -715,15 +739,26 @@ static void *pcw__conn_main(void *arg)
     c->rx = (unsigned char *)malloc(PCW__CONN_RX_BYTES);
     while (pl && q && c->rx) {
         /* Idle: wait for the next request. A connection with added
-         * counters is kept (closing it would remove them behind its
-         * consumer's back); any other is closed after
-         * PCW_CTL_IDLE_TIMEOUT_MS, so forgotten connections free their
-         * place. */
-        long long idle = c->nadded ? LLONG_MAX : pcw__now_ms() + PCW_CTL_IDLE_TIMEOUT_MS;
-        if (pcw__conn_buffered(c))
-            pcw__conn_expire(c, pcw__now_ms()); /* what the poll would do */
-        else if (pcw__conn_poll(c, POLLIN, idle) != 1)
-            break;
+         * counters is kept PCW_CTL_ADDED_IDLE_TIMEOUT_MS (closing it
+         * removes them, and its consumer adds them again when it comes
+         * back), any other PCW_CTL_IDLE_TIMEOUT_MS, so forgotten
+         * connections free their place. Meanwhile the listener may shed
+         * it for a new consumer (pcw__make_room). */
+        long long now = pcw__now_ms();
+        long long idle =
+            now + (c->nadded ? PCW_CTL_ADDED_IDLE_TIMEOUT_MS : PCW_CTL_IDLE_TIMEOUT_MS);
+        if (pcw__conn_buffered(c)) {
+            pcw__conn_expire(c, now); /* what the poll would do */
+        } else {
+            /* Held collections too: a consumer owes COLLECT_END within
+             * the hold limit, and shedding ends them as an end of file
+             * does. */
+            __atomic_store_n(&c->idle_since, now, __ATOMIC_RELAXED);
+            int ready = pcw__conn_poll(c, POLLIN, idle);
+            __atomic_store_n(&c->idle_since, 0, __ATOMIC_RELAXED);
+            if (ready != 1)
+                break;
+        }
         /* A request must arrive whole, however it is paced. */
         long long deadline = pcw__now_ms() + PCW_CTL_MSG_TIMEOUT_MS;
         if (pcw__conn_read(c, hb, sizeof hb, deadline) != 1)
@@ -832,6 +867,7 @@ static void pcw__reap(pcw__ctl *ctl, int all)
                 c = *pp;
                 *pp = c->next;
                 ctl->nconns--;
+                ctl->nshed -= c->shed != 0;
                 break;
             }
         pthread_mutex_unlock(&ctl->lock);
@@ -841,6 +877,33 @@ static void pcw__reap(pcw__ctl *ctl, int all)
         close(c->fd);
         free(c);
     }
+}
+
+/* Room for one more consumer? Under ctl->lock, listener thread. Below
+ * PCW_CTL_MAX_CONNS served, yes; at it, the connection silent longest
+ * (at least PCW_CTL_SHED_AFTER_MS) is shed - shut down: its
+ * thread sees the end of file, removes what it added, ends and is reaped
+ * like any other - unless PCW_CTL_MAX_SHEDDING shed ones are still
+ * finishing (their threads count until reaped). */
+static int pcw__make_room(pcw__ctl *ctl)
+{
+    if (ctl->nconns - ctl->nshed < PCW_CTL_MAX_CONNS)
+        return ctl->nconns < PCW_CTL_MAX_CONNS + PCW_CTL_MAX_SHEDDING;
+    if (ctl->nshed >= PCW_CTL_MAX_SHEDDING)
+        return 0;
+    long long oldest = pcw__now_ms() - PCW_CTL_SHED_AFTER_MS;
+    pcw__conn *victim = NULL;
+    for (pcw__conn *c = ctl->conns; c; c = c->next) {
+        long long since = __atomic_load_n(&c->idle_since, __ATOMIC_RELAXED);
+        if (!c->shed && !c->done && since && since <= oldest)
+            victim = c, oldest = since;
+    }
+    if (!victim)
+        return 0;
+    victim->shed = 1;
+    ctl->nshed++;
+    shutdown(victim->fd, SHUT_RDWR);
+    return 1;
 }
 
 /* The listener: the control channel's accept loop. The one function of
@@ -891,15 +954,13 @@ void *pcw__listener_main(void *arg)
             continue;
         }
         pthread_mutex_lock(&ctl->lock);
-        int full = ctl->nconns >= PCW_CTL_MAX_CONNS;
-        pthread_mutex_unlock(&ctl->lock);
-        if (full) {
+        if (!pcw__make_room(ctl)) {
+            pthread_mutex_unlock(&ctl->lock);
             free(c);
-            pcw__refuse(fd, PCW_E_BUSY);
+            pcw__refuse(fd, PCW_E_CONNECTIONS_FULL);
             continue;
         }
         /* Link before starting: the thread may finish at once. */
-        pthread_mutex_lock(&ctl->lock);
         c->next = ctl->conns;
         ctl->conns = c;
         ctl->nconns++;
@@ -908,7 +969,7 @@ void *pcw__listener_main(void *arg)
             ctl->nconns--;
             pthread_mutex_unlock(&ctl->lock);
             free(c);
-            pcw__refuse(fd, PCW_E_BUSY);
+            pcw__refuse(fd, PCW_E_CONNECTIONS_FULL);
             continue;
         }
         pthread_mutex_unlock(&ctl->lock);
