@@ -574,8 +574,8 @@ static int catches_sigint(pid_t pid)
 Test(pcwstat, ctrl_c_during_setup_ends_it_at_once)
 {
     tu_child p;
-    cr_assert_eq(tu_spawn(&p, "top_provider", (const char *[]){"--set", "Big", "--instances",
-                                                               "20000", NULL}),
+    cr_assert_eq(tu_spawn(&p, "top_provider",
+                          (const char *[]){"--set", "Big", "--instances", "20000", NULL}),
                  0);
     char line[256];
     cr_assert(tu_readline(&p, line, sizeof line, 60000) > 0, "top_provider did not start");
@@ -603,6 +603,54 @@ Test(pcwstat, ctrl_c_during_setup_ends_it_at_once)
     cr_assert(WEXITSTATUS(st) == 0 || (WEXITSTATUS(st) == 130 && strstr(err, "interrupted")),
               "exit %d: %s", WEXITSTATUS(st), err);
     free(err);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}
+
+/* ---- issue 23 item 6: new instances under churn ----------------------------- */
+
+static size_t count_substr(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* 60 instances appear after the start: pcwstat says so in at most one line
+ * per sample (a summary: the first names "and N more"), not a line per
+ * instance - 1,000 new instances a second made 55,000 lines a minute. */
+Test(pcwstat, new_instances_are_summarised_once_per_sample)
+{
+    tu_child p;
+    cr_assert_eq(
+        tu_spawn(&p, "top_provider", (const char *[]){"--set", "Churn", "--instances", "2", NULL}),
+        0);
+    char line[256], reply[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "top_provider did not start");
+    const char *out = file("churn.csv"), *err = file("churn.err");
+    const char *args[] = {"\\Churn(*)\\Value", "-si", "0.2", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("churn.out"), err);
+    wait_lines(out, 2);
+    size_t before = count_lines(out);
+    for (int i = 0; i < 60; i++) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "create late-%02d 1", i);
+        cr_assert(tu_command(&p, reply, sizeof reply, cmd) > 0 && strncmp(reply, "ok", 2) == 0,
+                  "%s -> %s", cmd, reply);
+    }
+    /* Two samples after the last one certainly saw them all. */
+    wait_lines(out, count_lines(out) + 2);
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_exit(pid), 0);
+    size_t samples = count_lines(out) - before;
+    char *e = slurp(err);
+    size_t said = count_substr(e, "pcwstat: new:");
+    cr_assert_geq(said, 1, "no new instance reported:\n%s", e);
+    cr_assert_leq(said, samples, "%zu lines about new instances in %zu samples:\n%s", said, samples,
+                  e);
+    cr_assert(strstr(e, " more"), "no summary:\n%s", e);
+    free(e);
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
 }
