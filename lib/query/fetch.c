@@ -215,14 +215,22 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
     return PCW_OK;
 }
 
+/* The epoch (what the matches selected) changes only when the set comes or
+ * goes or its counters change: every consumer refresh binds every set
+ * again, and a refresh that changed nothing of this set must not make each
+ * handle select its entries again (with many handles, as pcwstat's
+ * columns, that made every refresh cost handles x entries). */
 int pcwq_bind(pcw_pdh *q, pcwq_set *s)
 {
+    int was_bound = s->m != NULL;
     s->m = pcw_consumer_find_counterset(q->c, s->name);
-    s->epoch++;
+    if (!s->m || !was_bound)
+        s->epoch++;
     if (!s->m)
         return PCW_OK;
     const pcw_counterset *cs = s->m->meta;
     if (!s->counter_names || !same_meta(s, cs)) {
+        s->epoch += was_bound;
         /* First sight, or registered again with other counters: what the
          * query knew about its instances no longer applies. */
         pcwq_instances_free(s);

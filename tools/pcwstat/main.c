@@ -15,7 +15,7 @@
  * Exit status: 0 success, 1 failure (a bad path, an unknown counterset, no
  * provider, an output file that exists without -y), 2 usage error.
  * Ctrl-C (SIGINT) or SIGTERM ends the run after the current sample with
- * the output complete.
+ * the output complete; during the set-up, at once with status 130.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -123,12 +123,28 @@ static double parse_interval(const char *s)
     return secs > 0 && secs <= 366.0 * 24 * 3600 ? secs : -1;
 }
 
+/* Room for `need` elements of `elem` bytes in *v (capacity *cap), doubling:
+ * one element more each time made reading 65,536 paths or setting up
+ * 150,000 columns copy n^2/2 pointers. 0, or -1 out of memory. */
+int grow(void *v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *p = reallocarray(*(void **)v, n, elem);
+    if (!p)
+        return -1;
+    *(void **)v = p;
+    *cap = n;
+    return 0;
+}
+
 static int add_path(options *o, const char *p)
 {
-    const char **v = realloc(o->paths, (o->npaths + 1) * sizeof *v);
-    if (!v)
+    if (grow(&o->paths, &o->paths_cap, o->npaths + 1, sizeof *o->paths))
         return -1;
-    o->paths = v;
     o->paths[o->npaths++] = p;
     return 0;
 }
@@ -174,11 +190,9 @@ static int read_counter_file(options *o, const char *file)
         if (!line[start] || line[start] == '#')
             continue;
         char *copy = strdup(line + start);
-        char **ow = copy ? realloc(o->owned, (o->nowned + 1) * sizeof *ow) : NULL;
-        if (ow) {
-            o->owned = ow;
+        int ow = copy && grow(&o->owned, &o->owned_cap, o->nowned + 1, sizeof *o->owned) == 0;
+        if (ow)
             o->owned[o->nowned++] = copy;
-        }
         if (!copy || !ow || add_path(o, copy)) {
             if (!ow)
                 free(copy);
@@ -422,19 +436,21 @@ static int report_new(const char *path, void *arg)
     return 0;
 }
 
-/* Expand every path into concrete columns (each its own handle). */
+/* Expand every path into concrete columns (each its own handle): 0, -1
+ * (out of memory), or 1 when Ctrl-C (SIGINT, SIGTERM) came meanwhile - a
+ * set-up of many columns must not make the user wait. */
 static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column **out,
                         size_t *nout, strset *known)
 {
     column *cols = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     for (size_t u = 0; u < nuser; u++) {
         size_t nv = pcw_pdh_value_count(user[u]);
         char shown[PCW_PATH_MAX], why[1024];
         if (!nv)
             fprintf(stderr, "pcwstat: %s matches nothing now\n",
                     show(shown, sizeof shown, pcw_pdh_counter_path(user[u])));
-        for (size_t i = 0; i < nv; i++) {
+        for (size_t i = 0; i < nv && !stopping; i++) {
             char bare[8192], full[8192];
             pcw_pdh_value v;
             pcw_pdh_get_value(user[u], i, 0, &v);
@@ -443,10 +459,8 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
             if (v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE)
                 fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n",
                         show(shown, sizeof shown, bare), pcw_cstatus_str(v.status));
-            column *c = realloc(cols, (n + 1) * sizeof *c);
-            if (!c)
+            if (grow(&cols, &cap, n + 1, sizeof *cols))
                 goto nomem;
-            cols = c;
             pcw_path_error err;
             if (pcw_pdh_add_counter(q, bare, &cols[n].h, &err) != PCW_OK) {
                 fprintf(stderr, "pcwstat: %s: %s\n", show(shown, sizeof shown, bare),
@@ -460,7 +474,7 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
     }
     *out = cols;
     *nout = n;
-    return 0;
+    return stopping ? 1 : 0;
 nomem:
     fprintf(stderr, "pcwstat: out of memory\n");
     *out = cols;
@@ -537,7 +551,11 @@ static int run(const options *o)
     strset known = {0};
     int status = 0;
     if (o->format != FMT_JSON) {
-        if (make_columns(q, user, o->npaths, &cols, &ncols, &known) != 0)
+        int r = make_columns(q, user, o->npaths, &cols, &ncols, &known);
+        if (r > 0) {
+            fprintf(stderr, "pcwstat: interrupted during the set-up; nothing written\n");
+            status = 130;
+        } else if (r < 0)
             status = 1;
         else if (!ncols) {
             fprintf(stderr, "pcwstat: no valid counters\n");
@@ -548,7 +566,7 @@ static int run(const options *o)
             pcw_pdh_remove_counter(q, user[i]);
     }
     FILE *out = status == 0 ? open_output(o) : NULL;
-    if (!out)
+    if (!out && status == 0)
         status = 1;
     unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
     if (status == 0) {

@@ -16,9 +16,9 @@ enum { FMT_CSV, FMT_TSV, FMT_JSON };
 
 typedef struct options {
     const char **paths; /* counter paths, from the command line and -cf */
-    size_t npaths;
+    size_t npaths, paths_cap;
     char **owned; /* the ones read from -cf files (to free) */
-    size_t nowned;
+    size_t nowned, owned_cap;
     double interval;    /* seconds between samples (-si) */
     long samples;       /* -sc; 0 = until Ctrl-C */
     int format;         /* FMT_* */
@@ -30,6 +30,12 @@ typedef struct options {
     const char *dir;
     int all_users;
 } options;
+
+/* ---- main.c ----------------------------------------------------------- */
+
+/* Make room for `need` elements of `elem` bytes in the array *v points to
+ * (capacity *cap), doubling. 0, or -1 out of memory. */
+int grow(void *v, size_t *cap, size_t need, size_t elem);
 
 /* ---- output.c ---------------------------------------------------------- */
 
