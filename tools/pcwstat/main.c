@@ -123,24 +123,6 @@ static double parse_interval(const char *s)
     return secs > 0 && secs <= 366.0 * 24 * 3600 ? secs : -1;
 }
 
-/* Room for `need` elements of `elem` bytes in *v (capacity *cap), doubling:
- * one element more each time made reading 65,536 paths or setting up
- * 150,000 columns copy n^2/2 pointers. 0, or -1 out of memory. */
-int grow(void *v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *p = reallocarray(*(void **)v, n, elem);
-    if (!p)
-        return -1;
-    *(void **)v = p;
-    *cap = n;
-    return 0;
-}
-
 static int add_path(options *o, const char *p)
 {
     if (grow(&o->paths, &o->paths_cap, o->npaths + 1, sizeof *o->paths))
@@ -391,56 +373,11 @@ static FILE *open_output(const options *o)
 
 /* ---- columns and new matches ------------------------------------------- */
 
-typedef struct strset {
-    char **v;
-    size_t n;
-} strset;
-
-static int strset_has(const strset *s, const char *x)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->v[i], x) == 0)
-            return 1;
-    return 0;
-}
-
-static int strset_add(strset *s, const char *x)
-{
-    char **v = realloc(s->v, (s->n + 1) * sizeof *v);
-    if (!v || !(v[s->n] = strdup(x))) {
-        if (v)
-            s->v = v;
-        return -1;
-    }
-    s->v = v;
-    s->n++;
-    return 0;
-}
-
-static void strset_free(strset *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-}
-
-static int report_new(const char *path, void *arg)
-{
-    strset *known = arg;
-    if (!strset_has(known, path)) {
-        char shown[PCW_PATH_MAX];
-        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n",
-                show(shown, sizeof shown, path));
-        (void)strset_add(known, path);
-    }
-    return 0;
-}
-
 /* Expand every path into concrete columns (each its own handle): 0, -1
  * (out of memory), or 1 when Ctrl-C (SIGINT, SIGTERM) came meanwhile - a
  * set-up of many columns must not make the user wait. */
 static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column **out,
-                        size_t *nout, strset *known)
+                        size_t *nout, newmatch *known)
 {
     column *cols = NULL;
     size_t n = 0, cap = 0;
@@ -467,7 +404,7 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
                         show(why, sizeof why, err.message));
                 continue;
             }
-            if (!(cols[n].path = strdup(full)) || strset_add(known, bare))
+            if (!(cols[n].path = strdup(full)) || nm_add_column(known, bare))
                 goto nomem;
             n++;
         }
@@ -548,7 +485,7 @@ static int run(const options *o)
     }
     column *cols = NULL;
     size_t ncols = 0;
-    strset known = {0};
+    newmatch known = {0};
     int status = 0;
     if (o->format != FMT_JSON) {
         int r = make_columns(q, user, o->npaths, &cols, &ncols, &known);
@@ -561,6 +498,7 @@ static int run(const options *o)
             fprintf(stderr, "pcwstat: no valid counters\n");
             status = 1;
         }
+        nm_columns_done(&known);
         /* The user's paths are only expanded again to report new matches. */
         for (size_t i = 0; i < o->npaths; i++)
             pcw_pdh_remove_counter(q, user[i]);
@@ -591,7 +529,8 @@ static int run(const options *o)
             } else {
                 write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
                 for (size_t i = 0; i < o->npaths; i++)
-                    (void)pcw_pdh_expand(q, o->paths[i], report_new, &known, NULL);
+                    (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
+                nm_sample_end(&known, stderr);
             }
             if (fflush(out) != 0) {
                 fprintf(stderr, "pcwstat: write error: %s\n", strerror(errno));
@@ -607,7 +546,7 @@ static int run(const options *o)
     for (size_t i = 0; i < ncols; i++)
         free(cols[i].path);
     free(cols);
-    strset_free(&known);
+    nm_free(&known);
     free(user);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
     return status;
