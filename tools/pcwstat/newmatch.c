@@ -25,6 +25,13 @@ static int cmp(const void *a, const void *b, void *arg)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* v may be NULL when n is 0: qsort_r must not be given it. */
+static void sort(newmatch *t, char **v, size_t n)
+{
+    if (n > 1)
+        qsort_r(v, n, sizeof *v, cmp, t);
+}
+
 /* Is x in v[0..n) (sorted)? */
 static int has(newmatch *t, char *const *v, size_t n, const char *x)
 {
@@ -63,7 +70,7 @@ int nm_add_column(newmatch *t, const char *path)
 
 void nm_columns_done(newmatch *t)
 {
-    qsort_r(t->cols, t->ncols, sizeof *t->cols, cmp, t);
+    sort(t, t->cols, t->ncols);
 }
 
 int nm_see(const char *path, void *arg)
@@ -83,7 +90,7 @@ int nm_see(const char *path, void *arg)
 
 size_t nm_sample_end(newmatch *t, FILE *err)
 {
-    qsort_r(t->cur, t->ncur, sizeof *t->cur, cmp, t);
+    sort(t, t->cur, t->ncur);
     const char *named[3];
     size_t fresh = 0;
     for (size_t i = 0; i < t->ncur; i++) {
