@@ -13,6 +13,7 @@
 
 #include <criterion/criterion.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <math.h>
 #include <regex.h>
 
@@ -711,4 +712,61 @@ Test(pcwstat, new_matches_cost_the_same_every_sample)
                           s, (unsigned long long)cost, (unsigned long long)first);
     }
     nm_free(&t);
+}
+
+/* The same, deterministically in the set-up: 3,000 paths naming instances
+ * that are not there make the set-up write a line each on stderr, a pipe
+ * this test does not read until it has filled (FIONREAD) - the set-up
+ * cannot end before the test reads it.
+ * SIGINT then, and the pipe drained: pcwstat must stop setting up at once
+ * and say so (130), not finish the set-up and start sampling. */
+Test(pcwstat, ctrl_c_in_the_set_up_stops_the_set_up)
+{
+    tu_child p;
+    qp_start(&p, "Absent", PCW_MULTI_INSTANCE, NULL);
+    const char *cf = file("absent.txt");
+    FILE *f = fopen(cf, "w");
+    cr_assert(f);
+    for (int i = 0; i < 3000; i++)
+        fprintf(f, "\\Absent(gone-%05d)\\Level\n", i);
+    fclose(f);
+    int pe[2];
+    cr_assert_eq(pipe2(pe, O_CLOEXEC), 0);
+    char exe[PATH_MAX];
+    const char *build = getenv("PCW_BUILD");
+    snprintf(exe, sizeof exe, "%s/pcwstat", build && *build ? build : PCW_BUILD_DIR);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0), dup2(null, 1), dup2(pe[1], 2);
+        execl(exe, exe, "-cf", cf, "-sc", "1", "-si", "0.1", (char *)NULL);
+        _exit(127);
+    }
+    close(pe[1]);
+    long long deadline = tu_now_ms() + 30000;
+    int queued = 0;
+    /* Half full: the set-up is writing, and cannot end before the pipe is
+     * read (it has 270 KB to write). */
+    while (ioctl(pe[0], FIONREAD, &queued) == 0 && queued < 32768) {
+        cr_assert(tu_now_ms() < deadline, "pcwstat never filled its stderr (%d bytes)", queued);
+        usleep(1000); /* the pace of polling the pipe, not a synchronisation */
+    }
+    cr_assert(catches_sigint(pid), "blocked before it installed its handler");
+    kill(pid, SIGINT);
+    char *err = NULL;
+    size_t len = 0;
+    FILE *all = open_memstream(&err, &len);
+    char buf[4096];
+    ssize_t r;
+    while ((r = read(pe[0], buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)r, all);
+    fclose(all);
+    close(pe[0]);
+    int st = wait_exit(pid);
+    cr_assert_eq(st, 130, "exit %d after SIGINT in the set-up:\n%.2000s", st, err);
+    cr_assert(strstr(err, "interrupted during the set-up"), "%.2000s", err);
+    cr_assert_lt(count_substr(err, "an empty column"), 3000, "the set-up went on to the end");
+    free(err);
+    qp_stop(&p);
 }
