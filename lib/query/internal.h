@@ -269,8 +269,9 @@ typedef struct pcwq_set {
     size_t arow_cap[2], ast_cap[2];
     uint64_t atime[2];
     /* Bookkeeping. */
-    uint64_t epoch; /* bumps whenever the entries change */
-    size_t refs;    /* matches that use it: fetched only when > 0 */
+    uint64_t epoch;   /* bumps whenever the entries change */
+    uint64_t src_sig; /* its providers when last bound (pcwq_bind) */
+    size_t refs;      /* matches that use it: fetched only when > 0 */
 } pcwq_set;
 
 /* One counterset a counter handle matches, and what it selects there. */
