@@ -158,6 +158,12 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
 	    -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+# Suites that compile a tool's sources in (#include "../tools/..."): rebuilt
+# when those change.
+$(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
+$(BUILD)/tests/test_pcwtop: $(wildcard tools/common/*.[ch] tools/pcwtop/*.[ch])
+$(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
+$(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
 
 # ---- C++ (issue 12) ---------------------------------------------------------
 # A provider in two translation units (tests/cxx/provider_main.cc holds the
