@@ -178,6 +178,12 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
+# Suites that compile a tool's sources in (#include "../tools/..."): rebuilt
+# when those change.
+$(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
+$(BUILD)/tests/test_pcwtop: $(wildcard tools/common/*.[ch] tools/pcwtop/*.[ch])
+$(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
+$(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
 
 # ---- C++ (issue 12) ---------------------------------------------------------
 # A provider in two translation units (tests/cxx/provider_main.cc holds the

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The man pages (man/*.1), checked so they cannot drift from the tools:
 #   - each renders with `man --warnings` without a single warning;
-#   - every tool (tools/*/ but tools/common/) has one, and every one names a tool;
+#   - every tool (tools/*/ but tools/common/, what every tool links in)
+#     has one, and every one names a tool;
 #   - every option the tool's --help prints appears in its page;
 #   - the page's header says pcw's version (lib/pcw/version.h).
 # Usage: scripts/check-man.sh BUILD_DIR VERSION   (from the repository root)
@@ -13,7 +14,7 @@ export MANWIDTH=80 LC_ALL=C.UTF-8
 
 for dir in tools/*/; do
     tool=$(basename "$dir")
-    [ "$tool" = common ] && continue # what the tools share, not a tool
+    [ "$tool" = common ] && continue
     [ -f "man/$tool.1" ] || { echo "check-man: tools/$tool has no man page man/$tool.1" >&2; fail=1; }
 done
 

@@ -15,11 +15,17 @@
 
 #include <criterion/criterion.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <math.h>
 #include <regex.h>
 
 #include "pcw/query.h"
 #include "query_provider.h"
+
+/* Compiled in: the new-match report and what it uses. */
+#include "../tools/common/escape.c"
+#include "../tools/pcwstat/grow.c"
+#include "../tools/pcwstat/newmatch.c"
 
 TestSuite(pcwstat, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 90);
 
@@ -580,8 +586,8 @@ static int catches_sigint(pid_t pid)
 Test(pcwstat, ctrl_c_during_setup_ends_it_at_once)
 {
     tu_child p;
-    cr_assert_eq(tu_spawn(&p, "top_provider", (const char *[]){"--set", "Big", "--instances",
-                                                               "20000", NULL}),
+    cr_assert_eq(tu_spawn(&p, "top_provider",
+                          (const char *[]){"--set", "Big", "--instances", "20000", NULL}),
                  0);
     char line[256];
     cr_assert(tu_readline(&p, line, sizeof line, 60000) > 0, "top_provider did not start");
@@ -786,4 +792,152 @@ Test(pcwstat, total_across_a_provider_restart)
     cr_assert(cell(l[n - 1], 1, &v) && cell(l[n - 1], 2, &v), "last row: %s", l[n - 1]);
     free(s);
     qp_stop(&b);
+}
+
+/* 60 instances appear after the start: pcwstat says so in at most one line
+ * per sample (a summary: the first names "and N more"), not a line per
+ * instance - 1,000 new instances a second made 55,000 lines a minute. */
+Test(pcwstat, new_instances_are_summarised_once_per_sample)
+{
+    tu_child p;
+    cr_assert_eq(
+        tu_spawn(&p, "top_provider", (const char *[]){"--set", "Churn", "--instances", "2", NULL}),
+        0);
+    char line[256], reply[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "top_provider did not start");
+    const char *out = file("churn.csv"), *err = file("churn.err");
+    const char *args[] = {"\\Churn(*)\\Value", "-si", "0.2", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("churn.out"), err);
+    wait_lines(out, 2);
+    size_t before = count_lines(out);
+    for (int i = 0; i < 60; i++) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "create late-%02d 1", i);
+        cr_assert(tu_command(&p, reply, sizeof reply, cmd) > 0 && strncmp(reply, "ok", 2) == 0,
+                  "%s -> %s", cmd, reply);
+    }
+    /* Two samples after the last one certainly saw them all. */
+    wait_lines(out, count_lines(out) + 2);
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_exit(pid), 0);
+    size_t samples = count_lines(out) - before;
+    char *e = slurp(err);
+    size_t said = occurrences(e, "pcwstat: new:");
+    cr_assert_geq(said, 1, "no new instance reported:\n%s", e);
+    cr_assert_leq(said, samples, "%zu lines about new instances in %zu samples:\n%s", said, samples,
+                  e);
+    cr_assert(strstr(e, " more"), "no summary:\n%s", e);
+    free(e);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}
+
+/* The cost of telling new matches (tools/pcwstat/newmatch.c, compiled in):
+ * 2,000 matches that are not columns, a tenth replaced every sample for 50
+ * samples. Each sample reports exactly the 200 new ones in one line, keeps
+ * only the current matches, and costs the same string comparisons in the
+ * last sample as in the second: O(m log m), not growing with the samples
+ * (the list of every path ever seen grew by 1,000 a second and was
+ * searched linearly for each match: 85 % of the CPU in strcmp). */
+Test(pcwstat, new_matches_cost_the_same_every_sample)
+{
+    enum { LIVE = 2000, CHURN = 200, SAMPLES = 50, COLS = 100 };
+    newmatch t = {0};
+    char path[64];
+    for (int i = 0; i < COLS; i++) {
+        snprintf(path, sizeof path, "\\Set(col-%04d)\\C", i);
+        cr_assert_eq(nm_add_column(&t, path), 0);
+    }
+    nm_columns_done(&t);
+    uint64_t first = 0;
+    for (int s = 0; s < SAMPLES; s++) {
+        /* Live now: serials s*CHURN .. s*CHURN + LIVE - 1; and the columns. */
+        for (int i = 0; i < COLS; i++) {
+            snprintf(path, sizeof path, "\\Set(col-%04d)\\C", i);
+            nm_see(path, &t);
+        }
+        for (int i = s * CHURN; i < s * CHURN + LIVE; i++) {
+            snprintf(path, sizeof path, "\\Set(inst-%06d)\\C", i);
+            nm_see(path, &t);
+        }
+        char *text = NULL;
+        size_t len = 0;
+        FILE *err = open_memstream(&text, &len);
+        uint64_t before = t.compares;
+        size_t fresh = nm_sample_end(&t, err);
+        fclose(err);
+        uint64_t cost = t.compares - before;
+        cr_assert_eq(fresh, s == 0 ? LIVE : CHURN, "sample %d: %zu new", s, fresh);
+        cr_assert_eq(t.nprev, LIVE, "sample %d keeps %zu matches", s, t.nprev);
+        cr_assert_eq(occurrences(text, "\n"), 1, "sample %d: %s", s, text);
+        if (s > 0) {
+            char want[128];
+            snprintf(want, sizeof want, "new: \\Set(inst-%06d)\\C, ", s * CHURN + LIVE - CHURN);
+            cr_assert(strstr(text, want) && strstr(text, " and 197 more"), "%s", text);
+        }
+        free(text);
+        if (s == 1)
+            first = cost;
+        if (s > 1)
+            cr_assert_leq(cost, first + first / 4, "sample %d: %llu comparisons, the second %llu",
+                          s, (unsigned long long)cost, (unsigned long long)first);
+    }
+    nm_free(&t);
+}
+
+/* The same, deterministically in the set-up: 3,000 paths naming instances
+ * that are not there make the set-up write a line each on stderr, a pipe
+ * this test does not read until it has filled (FIONREAD) - the set-up
+ * cannot end before the test reads it.
+ * SIGINT then, and the pipe drained: pcwstat must stop setting up at once
+ * and say so (130), not finish the set-up and start sampling. */
+Test(pcwstat, ctrl_c_in_the_set_up_stops_the_set_up)
+{
+    tu_child p;
+    qp_start(&p, "Absent", PCW_MULTI_INSTANCE, NULL);
+    const char *cf = file("absent.txt");
+    FILE *f = fopen(cf, "w");
+    cr_assert(f);
+    for (int i = 0; i < 3000; i++)
+        fprintf(f, "\\Absent(gone-%05d)\\Level\n", i);
+    fclose(f);
+    int pe[2];
+    cr_assert_eq(pipe2(pe, O_CLOEXEC), 0);
+    char exe[PATH_MAX];
+    const char *build = getenv("PCW_BUILD");
+    snprintf(exe, sizeof exe, "%s/pcwstat", build && *build ? build : PCW_BUILD_DIR);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0), dup2(null, 1), dup2(pe[1], 2);
+        execl(exe, exe, "-cf", cf, "-sc", "1", "-si", "0.1", (char *)NULL);
+        _exit(127);
+    }
+    close(pe[1]);
+    long long deadline = tu_now_ms() + 30000;
+    int queued = 0;
+    /* Half full: the set-up is writing, and cannot end before the pipe is
+     * read (it has 270 KB to write). */
+    while (ioctl(pe[0], FIONREAD, &queued) == 0 && queued < 32768) {
+        cr_assert(tu_now_ms() < deadline, "pcwstat never filled its stderr (%d bytes)", queued);
+        usleep(1000); /* the pace of polling the pipe, not a synchronisation */
+    }
+    cr_assert(catches_sigint(pid), "blocked before it installed its handler");
+    kill(pid, SIGINT);
+    char *err = NULL;
+    size_t len = 0;
+    FILE *all = open_memstream(&err, &len);
+    char buf[4096];
+    ssize_t r;
+    while ((r = read(pe[0], buf, sizeof buf)) > 0)
+        fwrite(buf, 1, (size_t)r, all);
+    fclose(all);
+    close(pe[0]);
+    int st = wait_exit(pid);
+    cr_assert_eq(st, 130, "exit %d after SIGINT in the set-up:\n%.2000s", st, err);
+    cr_assert(strstr(err, "interrupted during the set-up"), "%.2000s", err);
+    cr_assert_lt(occurrences(err, "an empty column"), 3000, "the set-up went on to the end");
+    free(err);
+    qp_stop(&p);
 }

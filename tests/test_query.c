@@ -742,3 +742,33 @@ Test(query, instance_aggregate_names_come_and_go)
     pcw_pdh_close(q);
     qp_stop(&a);
 }
+
+/* A named instance that closed, and then its provider exited with no other
+ * instance in the set: the handle's status follows (provider gone), though
+ * no instance of the set changed - the set's providers did (pcwq_bind). */
+Test(query, missing_instance_learns_its_provider_exited)
+{
+    tu_child a, b;
+    qp_start(&a, "Gone", PCW_MULTI_INSTANCE, NULL);
+    qp_start(&b, "Gone", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create stays");
+    qp_cmd(&b, "create x");
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *all = add(q, "\\Gone(*)\\Level"), *x = add(q, "\\Gone(x)\\Level");
+    collect(q);
+    collect(q);
+    pcw_pdh_value v;
+    cr_assert_eq(pcw_pdh_get_value(x, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID, "%s", pcw_cstatus_str(v.status));
+    qp_cmd(&b, "close x");
+    collect(q);
+    cr_assert_eq(pcw_pdh_get_value(x, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_NO_INSTANCE, "%s", pcw_cstatus_str(v.status));
+    qp_stop(&b);
+    collect(q);
+    cr_assert_eq(pcw_pdh_value_count(all), 1, "a's instance stays");
+    cr_assert_eq(pcw_pdh_get_value(x, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_PROVIDER_GONE, "%s", pcw_cstatus_str(v.status));
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}

@@ -101,8 +101,8 @@ static void one_value(pcw_pdh_counter *h, pcw_pdh_counter *all, const char *inst
     }
     cr_assert(i < n, "%s is not among the wildcard's values", path);
     cr_assert_eq(pcw_pdh_get_value(all, i, 0, &ref), PCW_OK);
-    cr_assert(val.status == ref.status && val.value == ref.value, "%s: %.17g, the scan %.17g",
-              path, val.value, ref.value);
+    cr_assert(val.status == ref.status && val.value == ref.value, "%s: %.17g, the scan %.17g", path,
+              val.value, ref.value);
 }
 
 Test(query_cost, named_instances_cost_the_same_at_any_size)
@@ -141,6 +141,12 @@ Test(query_cost, named_instances_cost_the_same_at_any_size)
                     *d2 = add(q, "\\Cost(Dup#2)\\c0"), *mx = add(q, "\\Cost(mIXED)\\c0"),
                     *tot = add(q, "\\Cost(_total)\\c0"), *gone = add(q, "\\Cost(nobody)\\c0");
     uint64_t setup_cost = q->entry_tests - before;
+    /* ...and memory: what each handle keeps is what it selected. */
+    size_t kept = 0;
+    for (int i = 0; i < N; i++)
+        for (size_t j = 0; j < h[i]->nm; j++)
+            kept += h[i]->m[j].ents_cap;
+    cr_assert_leq(kept, 16ull * N, "%d named handles keep room for %zu entries", N, kept);
     /* The scan examined every entry for every handle: N * N. */
     cr_assert_leq(setup_cost, 8ull * N, "adding %d named handles examined %llu entries", N,
                   (unsigned long long)setup_cost);

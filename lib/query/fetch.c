@@ -237,14 +237,23 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
     return PCW_OK;
 }
 
+/* The epoch (what the matches selected) changes only when the set comes or
+ * goes, its counters change or its providers do (a missing instance's
+ * status says whether its provider is gone): every consumer refresh binds
+ * every set again, and a refresh that changed nothing of this set must not
+ * make each handle select its entries again (with many handles, as
+ * pcwstat's columns, that made every refresh cost handles x entries). */
 int pcwq_bind(pcw_pdh *q, pcwq_set *s)
 {
+    int was_bound = s->m != NULL;
     s->m = pcw_consumer_find_counterset(q->c, s->name);
-    s->epoch++;
+    if (!s->m || !was_bound)
+        s->epoch++;
     if (!s->m)
         return PCW_OK;
     const pcw_counterset *cs = s->m->meta;
     if (!s->counter_names || !same_meta(s, cs)) {
+        s->epoch += was_bound;
         /* First sight, or registered again with other counters: what the
          * query knew about its instances no longer applies. */
         pcwq_instances_free(s);
@@ -256,12 +265,18 @@ int pcwq_bind(pcw_pdh *q, pcwq_set *s)
         }
     }
     s->callback = 0;
+    uint64_t sig = s->m->source_count; /* its providers, in any order */
     for (size_t i = 0; i < s->m->source_count; i++) {
         pcw_segment *seg = pcw_consumer_segment(q->c, s->m->source_segment[i]);
         if ((s->m->source_cset[i]->flags & PCW_CSET_F_CALLBACK) ||
             (seg && (pcw_segment_provider(seg)->flags & PCW_SEG_F_CONTROL)))
             s->callback = 1;
+        if (seg)
+            sig += pcwq_provider_id(pcw_segment_provider(seg));
     }
+    if (sig != s->src_sig)
+        s->epoch++;
+    s->src_sig = sig;
     size_t n = s->m->source_count;
     if (s->mf_cap < n) {
         uint32_t *a = realloc(s->mf_seg, n * sizeof *a);

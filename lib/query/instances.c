@@ -424,10 +424,11 @@ void pcwq_instances_free(pcwq_set *s)
         free(s->aggs[a].hval);
     }
     free(s->inst), free(s->free_inst), free(s->hash), free(s->groups), free(s->ghash);
-    free(s->aggs), free(s->acc), free(s->order), free(s->ent);
+    free(s->aggs), free(s->acc), free(s->order), free(s->ent), free(s->nidx), free(s->ent_key);
     s->inst = NULL, s->free_inst = NULL, s->hash = NULL, s->groups = NULL, s->ghash = NULL;
-    s->aggs = NULL, s->acc = NULL, s->order = NULL, s->ent = NULL;
-    s->nent = s->ent_cap = 0;
+    s->aggs = NULL, s->acc = NULL, s->order = NULL, s->ent = NULL, s->nidx = NULL;
+    s->ent_key = NULL;
+    s->nent = s->ent_cap = s->nidx_cap = s->ent_key_cap = 0;
     s->ninst = s->inst_cap = s->nfree = s->hash_cap = s->ngroups = s->groups_cap = 0;
     s->ghash_cap = s->nagg = s->agg_cap = s->acc_cap = s->norder = s->order_cap = 0;
     s->nread = 0;

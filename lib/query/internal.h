@@ -290,6 +290,15 @@ typedef struct pcwq_set {
     uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
     size_t nent, ent_cap;
     uint64_t ent_epoch;
+    /* The entries by (name, #n), for handles that name one instance
+     * (values.c): open addressing over pcwq_ent_key, entry position + 1;
+     * ent_key[e] is entry e's key. Built from ent when such a handle needs
+     * it after the entries changed (nidx_epoch), so that naming an
+     * instance costs O(1), not a scan of every entry. */
+    uint32_t *nidx;
+    uint64_t *ent_key;
+    size_t nidx_cap, ent_key_cap;
+    uint64_t nidx_epoch;
     int identity; /* every instance's prev_row == row (nothing changed) */
     int have_prev;
     /* Instances. */
@@ -320,8 +329,9 @@ typedef struct pcwq_set {
     uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
     size_t tval_cap, vacc_cap, vst_cap, tway_cap;
     /* Bookkeeping. */
-    uint64_t epoch; /* bumps whenever the entries change */
-    size_t refs;    /* matches that use it: fetched only when > 0 */
+    uint64_t epoch;   /* bumps whenever the entries change */
+    uint64_t src_sig; /* its providers when last bound (pcwq_bind) */
+    size_t refs;      /* matches that use it: fetched only when > 0 */
 } pcwq_set;
 
 /* One counterset a counter handle matches, and what it selects there. */

@@ -284,9 +284,11 @@ int pcw_pdh_add_counter(pcw_pdh *q, const char *path, pcw_pdh_counter **out, pcw
     return add(q, path, 1, out, err);
 }
 
+/* From the newest: pcw_pdh_close removes the handles newest first, each
+ * found at once (a search from the oldest made closing n handles n^2). */
 static int unlink_handle(pcw_pdh *q, pcw_pdh_counter *h)
 {
-    for (size_t i = 0; i < q->nctrs; i++)
+    for (size_t i = q->nctrs; i-- > 0;)
         if (q->ctrs[i] == h) {
             memmove(q->ctrs + i, q->ctrs + i + 1, (q->nctrs - i - 1) * sizeof *q->ctrs);
             q->nctrs--;

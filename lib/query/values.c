@@ -72,6 +72,84 @@ static int entry_matches(const pcw_path *p, const char *name, uint32_t len, uint
     return (p->wild & PCW_PATH_WILD_INSTANCE) ? 1 : dup == 0;
 }
 
+/* ---- entries by name ------------------------------------------------------ */
+
+/* The key of a name (case-insensitively, as pcw_name_equal) with its #n:
+ * a handle that names one instance selects exactly the entries of one key
+ * (#n is the path's index, else 0), so the index needs no scan. */
+static uint64_t ent_key(const char *name, uint32_t len, uint32_t dup)
+{
+    uint64_t k = pcw_name_hash(name, len) ^ ((uint64_t)dup * 0x9e3779b97f4a7c15ull);
+    /* FNV-1a's low bits depend only on the low bits of the bytes (names
+     * that differ in a digit cluster in a small table): mix the high bits
+     * down (MurmurHash3's finaliser) before the table takes the low ones. */
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* Does p name one instance (no wildcard: its entries are one key's)? */
+static int names_one(const pcw_path *p)
+{
+    return p->instance && !(p->wild & PCW_PATH_WILD_INSTANCE) && !strpbrk(p->instance, "*?");
+}
+
+/* (Re)build s's index of entries by key; 0 or -1 (out of memory). */
+static int name_index(pcw_pdh *q, pcwq_set *s)
+{
+    if (s->nidx && s->nidx_epoch == s->epoch)
+        return 0;
+    size_t cap = 16;
+    while (cap < 2 * s->nent + 2)
+        cap <<= 1;
+    if (cap != s->nidx_cap) {
+        uint32_t *v = realloc(s->nidx, cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->nidx = v, s->nidx_cap = cap;
+    }
+    if (pcwq_grow((void **)&s->ent_key, &s->ent_key_cap, s->nent + 1, sizeof *s->ent_key))
+        return -1;
+    memset(s->nidx, 0, cap * sizeof *s->nidx);
+    /* In entry order: entries of one key are then met in that order along
+     * its probe sequence, so a lookup lists them as the scan did. */
+    for (size_t e = 0; e < s->nent; e++) {
+        uint32_t len, dup;
+        const char *name = entry_name(s, s->ent[e], &len, &dup);
+        uint64_t k = s->ent_key[e] = ent_key(name, len, dup);
+        size_t i = k & (cap - 1);
+        while (s->nidx[i])
+            i = (i + 1) & (cap - 1);
+        s->nidx[i] = (uint32_t)e + 1;
+    }
+    q->entry_tests += s->nent;
+    s->nidx_epoch = s->epoch;
+    return 0;
+}
+
+/* The entries p (names_one) selects, into mt->ents (grown as they are
+ * found: a handle per instance must not hold room for every entry).
+ * 0 or -1 (out of memory). */
+static int match_by_name(pcw_pdh *q, const pcwq_set *s, const pcw_path *p, pcwq_match *mt)
+{
+    uint32_t want_dup = p->has_index ? p->index : 0;
+    uint64_t k = ent_key(p->instance, (uint32_t)strlen(p->instance), want_dup);
+    for (size_t i = k & (s->nidx_cap - 1); s->nidx[i]; i = (i + 1) & (s->nidx_cap - 1)) {
+        uint32_t e = s->nidx[i] - 1, len, dup;
+        q->entry_tests++;
+        if (s->ent_key[e] != k)
+            continue;
+        const char *name = entry_name(s, s->ent[e], &len, &dup);
+        if (!entry_matches(p, name, len, dup))
+            continue;
+        if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, mt->nents + 1, sizeof *mt->ents))
+            return -1;
+        mt->ents[mt->nents++] = e;
+    }
+    return 0;
+}
+
 /* Is counter k of s selected by pattern `c` at detail level `level`?
  * Wildcards skip base counters (used, never shown), PERF_COUNTER_NODATA
  * and counters above the level (pcw_counter_in_wildcard). */
@@ -113,20 +191,29 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
     for (uint32_t k = 0; k < s->ncounters; k++)
         if (pcwq_counter_selected(s, &h->path, h->detail, k))
             mt->ctr[mt->nctr++] = k;
+    /* Keep only what was selected: a handle per counter (pcwstat's
+     * columns) must not hold room for every counter of the set. */
+    if (mt->nctr + 1 < s->ncounters && (ctr = realloc(mt->ctr, (mt->nctr + 1) * sizeof *ctr)))
+        mt->ctr = ctr;
     /* Entries. */
     const pcw_path *p = &h->path;
     mt->all = p->instance && strcmp(p->instance, "*") == 0 && !p->has_index &&
               (s->it.named || s->it.global);
     mt->nents = 0;
     if (!mt->all) {
-        if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
-            return PCW_E_NO_MEMORY;
-        h->q->entry_tests += s->nent;
-        for (size_t e = 0; e < s->nent; e++) {
-            uint32_t len, dup;
-            const char *name = entry_name(s, s->ent[e], &len, &dup);
-            if (entry_matches(p, name, len, dup))
-                mt->ents[mt->nents++] = (uint32_t)e;
+        if (names_one(p)) {
+            if (name_index(h->q, s) || match_by_name(h->q, s, p, mt))
+                return PCW_E_NO_MEMORY;
+        } else {
+            if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
+                return PCW_E_NO_MEMORY;
+            h->q->entry_tests += s->nent;
+            for (size_t e = 0; e < s->nent; e++) {
+                uint32_t len, dup;
+                const char *name = entry_name(s, s->ent[e], &len, &dup);
+                if (entry_matches(p, name, len, dup))
+                    mt->ents[mt->nents++] = (uint32_t)e;
+            }
         }
     } else {
         mt->nents = s->nent;

@@ -16,7 +16,7 @@
  * Exit status: 0 success, 1 failure (a bad path, an unknown counterset, no
  * provider, an output file that exists without -y), 2 usage error.
  * Ctrl-C (SIGINT) or SIGTERM ends the run after the current sample with
- * the output complete.
+ * the output complete; during the set-up, at once with status 130.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -129,10 +129,8 @@ static double parse_interval(const char *s)
 
 static int add_path(options *o, const char *p)
 {
-    const char **v = realloc(o->paths, (o->npaths + 1) * sizeof *v);
-    if (!v)
+    if (grow(&o->paths, &o->paths_cap, o->npaths + 1, sizeof *o->paths))
         return -1;
-    o->paths = v;
     o->paths[o->npaths++] = p;
     return 0;
 }
@@ -178,11 +176,9 @@ static int read_counter_file(options *o, const char *file)
         if (!line[start] || line[start] == '#')
             continue;
         char *copy = strdup(line + start);
-        char **ow = copy ? realloc(o->owned, (o->nowned + 1) * sizeof *ow) : NULL;
-        if (ow) {
-            o->owned = ow;
+        int ow = copy && grow(&o->owned, &o->owned_cap, o->nowned + 1, sizeof *o->owned) == 0;
+        if (ow)
             o->owned[o->nowned++] = copy;
-        }
         if (!copy || !ow || add_path(o, copy)) {
             if (!ow)
                 free(copy);
@@ -416,18 +412,6 @@ static void strset_free(strset *s)
     free(s->v);
 }
 
-static int report_new(const char *path, void *arg)
-{
-    strset *known = arg;
-    if (!strset_has(known, path)) {
-        char shown[PCW_PATH_MAX];
-        fprintf(stderr, "pcwstat: new: %s (not a column: columns are fixed at start)\n",
-                show(shown, sizeof shown, path));
-        (void)strset_add(known, path);
-    }
-    return 0;
-}
-
 /* Say once per path (in `told`), on stderr, why value i of h has no
  * number when the reason lies with the provider rather than the moment: a
  * _Total of a counter without an aggregate attribute stays empty for as
@@ -459,19 +443,21 @@ static void explain_handles(strset *told, pcw_pdh_counter *const *hs, size_t n)
             explain(told, hs[j], i);
 }
 
-/* Expand every path into concrete columns (each its own handle). */
+/* Expand every path into concrete columns (each its own handle): 0, -1
+ * (out of memory), or 1 when Ctrl-C (SIGINT, SIGTERM) came meanwhile - a
+ * set-up of many columns must not make the user wait. */
 static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column **out,
-                        size_t *nout, strset *known)
+                        size_t *nout, newmatch *known)
 {
     column *cols = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     for (size_t u = 0; u < nuser; u++) {
         size_t nv = pcw_pdh_value_count(user[u]);
         char shown[PCW_PATH_MAX], why[1024];
         if (!nv)
             fprintf(stderr, "pcwstat: %s matches nothing now\n",
                     show(shown, sizeof shown, pcw_pdh_counter_path(user[u])));
-        for (size_t i = 0; i < nv; i++) {
+        for (size_t i = 0; i < nv && !stopping; i++) {
             char bare[8192], full[8192];
             pcw_pdh_value v;
             pcw_pdh_get_value(user[u], i, 0, &v);
@@ -480,24 +466,22 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
             if (v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE)
                 fprintf(stderr, "pcwstat: %s: %s (an empty column until it appears)\n",
                         show(shown, sizeof shown, bare), pcw_cstatus_str(v.status));
-            column *c = realloc(cols, (n + 1) * sizeof *c);
-            if (!c)
+            if (grow(&cols, &cap, n + 1, sizeof *cols))
                 goto nomem;
-            cols = c;
             pcw_path_error err;
             if (pcw_pdh_add_counter(q, bare, &cols[n].h, &err) != PCW_OK) {
                 fprintf(stderr, "pcwstat: %s: %s\n", show(shown, sizeof shown, bare),
                         show(why, sizeof why, err.message));
                 continue;
             }
-            if (!(cols[n].path = strdup(full)) || strset_add(known, bare))
+            if (!(cols[n].path = strdup(full)) || nm_add_column(known, bare))
                 goto nomem;
             n++;
         }
     }
     *out = cols;
     *nout = n;
-    return 0;
+    return stopping ? 1 : 0;
 nomem:
     fprintf(stderr, "pcwstat: out of memory\n");
     *out = cols;
@@ -576,21 +560,27 @@ static int run(const options *o)
     }
     column *cols = NULL;
     size_t ncols = 0;
-    strset known = {0}, told = {0};
+    newmatch known = {0};
+    strset told = {0};
     int status = 0;
     if (o->format != FMT_JSON) {
-        if (make_columns(q, user, o->npaths, &cols, &ncols, &known) != 0)
+        int r = make_columns(q, user, o->npaths, &cols, &ncols, &known);
+        if (r > 0) {
+            fprintf(stderr, "pcwstat: interrupted during the set-up; nothing written\n");
+            status = 130;
+        } else if (r < 0)
             status = 1;
         else if (!ncols) {
             fprintf(stderr, "pcwstat: no valid counters\n");
             status = 1;
         }
+        nm_columns_done(&known);
         /* The user's paths are only expanded again to report new matches. */
         for (size_t i = 0; i < o->npaths; i++)
             pcw_pdh_remove_counter(q, user[i]);
     }
     FILE *out = status == 0 ? open_output(o) : NULL;
-    if (!out)
+    if (!out && status == 0)
         status = 1;
     unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
     if (status == 0) {
@@ -618,7 +608,8 @@ static int run(const options *o)
                     explain(&told, cols[i].h, 0);
                 write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
                 for (size_t i = 0; i < o->npaths; i++)
-                    (void)pcw_pdh_expand(q, o->paths[i], report_new, &known, NULL);
+                    (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
+                nm_sample_end(&known, stderr);
             }
             if (fflush(out) != 0) {
                 out_end_if_reader_gone(errno);
@@ -635,7 +626,7 @@ static int run(const options *o)
     for (size_t i = 0; i < ncols; i++)
         free(cols[i].path);
     free(cols);
-    strset_free(&known);
+    nm_free(&known);
     strset_free(&told);
     free(user);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */

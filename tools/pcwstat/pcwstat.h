@@ -17,9 +17,9 @@ enum { FMT_CSV, FMT_TSV, FMT_JSON };
 
 typedef struct options {
     const char **paths; /* counter paths, from the command line and -cf */
-    size_t npaths;
+    size_t npaths, paths_cap;
     char **owned; /* the ones read from -cf files (to free) */
-    size_t nowned;
+    size_t nowned, owned_cap;
     double interval;    /* seconds between samples (-si) */
     long samples;       /* -sc; 0 = until Ctrl-C */
     int format;         /* FMT_* */
@@ -32,6 +32,12 @@ typedef struct options {
     const char *dir;
     int all_users;
 } options;
+
+/* ---- grow.c ----------------------------------------------------------- */
+
+/* Make room for `need` elements of `elem` bytes in the array *v points to
+ * (capacity *cap), doubling. 0, or -1 out of memory. */
+int grow(void *v, size_t *cap, size_t need, size_t elem);
 
 /* ---- output.c ---------------------------------------------------------- */
 
@@ -62,6 +68,30 @@ static inline const char *show(char *buf, size_t cap, const char *s)
 {
     return esc_str(buf, cap, s, ESC_BACKSLASH_LITERAL);
 }
+
+/* ---- newmatch.c: matches that appear after the start ---------------- */
+
+typedef struct newmatch {
+    char **cols; /* the columns' paths (without \\host), sorted */
+    size_t ncols, cols_cap;
+    char **prev; /* the previous sample's matches that are not columns, sorted */
+    size_t nprev, prev_cap;
+    char **cur; /* this sample's, as nm_see gathers them */
+    size_t ncur, cur_cap;
+    int failed;        /* out of memory once: the report missed some */
+    uint64_t compares; /* string comparisons: the cost tests count them */
+} newmatch;
+
+/* Add a column's path (before nm_columns_done); 0 or -1 out of memory. */
+int nm_add_column(newmatch *t, const char *path);
+void nm_columns_done(newmatch *t);
+/* pcw_pdh_expand's callback (arg: the newmatch): gathers one match. */
+int nm_see(const char *path, void *arg);
+/* The sample's matches are all seen: write one line naming the new ones
+ * (not in the previous sample; in the first, every match that is not a
+ * column) to err (if not NULL and there are any); returns how many. */
+size_t nm_sample_end(newmatch *t, FILE *err);
+void nm_free(newmatch *t);
 
 /* ---- list.c ------------------------------------------------------------ */
 
