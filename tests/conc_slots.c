@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/conc_slots.c - consumers contending for a provider's control
  * channel slots (built and run under TSan too): the listener sheds silent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_memory.c - pcw-exporter's memory under clients that
  * do not read (issue 23, item 3): concurrent requests of one collection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_names.c - pcw-exporter's metric names on real
  * counter names: every counterset of the CTRPP manifests in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_silent.c - a provider that never answers its
  * control channel costs only its own series (issue 23, item 10): another

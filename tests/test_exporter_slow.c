@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_slow.c - pcw-exporter against slow clients (issue
  * 23, item 2): connections that send a partial request and then a byte

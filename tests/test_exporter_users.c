@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_users.c - pcw-exporter as its own user, reading
  * other users' providers (--collector.all-users), as the packaged unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_cost.c - the query layer's cost model, counted, not
  * timed (issue 23 item 5): adding a counter handle for one named instance

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_detail.c - counters' detail levels (the manifest's
  * detailLevel, issue 24 item 6), as perfmon treats them: a wildcard counter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_parent.c - parent instances (PDH's
  * "(ParentInstance/ObjectInstance#InstanceIndex)", issue 24 item 4): a pcw

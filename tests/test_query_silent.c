@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_silent.c - a provider that never answers its control
  * channel costs a query only its own part (issue 23, item 10): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_totals.c - what a total (_Total, a global or per-name
  * aggregate) shows across the life of its members (docs/query.md,

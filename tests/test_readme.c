@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_readme.c - the README's provider, built from the README as a
  * reader would build it (its web.h, web.c and main.c blocks, cc -std=c11

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_term_inject.c - names that attack the terminal (issue 23,
  * item 1). A provider (tests/helpers/hostile_provider) names its

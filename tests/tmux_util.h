@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/tmux_util.h - a real terminal for the tests of programs that write
  * to one (test_pcwtop.c, test_term_inject.c): tmux on a private socket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/hostile_provider.c - a provider whose every name is an
  * attack on the terminal of whoever looks at it (test_term_inject).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/helpers/manifest_provider.c - a provider that publishes every
  * counterset of a CTRPP manifest, read at run time with pcwgen's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/common/escape.c - the one rule for names from other processes,
  * and its terminal and JSON escapes (escape.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/common/escape.h - how every pcw tool writes a name it did not
  * choose (a counterset, instance, counter or provider name comes from

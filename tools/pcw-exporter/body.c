@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/body.c - scrape bodies shared by the requests of one
  * collection, under a memory limit (body.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/body.h - scrape bodies: one per collection, shared by
  * every request that arrives while it is under way, and bounded in the

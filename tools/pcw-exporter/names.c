@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/names.c - metric-name parts from pcw names (names.h).
  *

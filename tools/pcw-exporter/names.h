@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/names.h - the parts of metric names made from pcw
  * names (names.c): the rule docs/exporter.md writes down ("Metric names

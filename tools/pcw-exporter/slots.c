@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/slots.c - connection slots that slow clients cannot
  * keep (slots.h).

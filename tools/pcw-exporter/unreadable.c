@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/unreadable.c - the providers the exporter cannot read
  * (unreadable.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcw-exporter/unreadable.h - the providers the exporter cannot read
  * (unreadable.c): segments, or whole provider folders, that discovery

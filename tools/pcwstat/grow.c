@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwstat/grow.c - arrays that grow by doubling (pcwstat.h).
  */

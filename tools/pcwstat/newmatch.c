@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwstat/newmatch.c - which matches of the user's paths are new
  * this sample (they cannot become CSV columns: columns are fixed at start,
