@@ -65,6 +65,21 @@ def strip_comment(line):
     return line.rstrip()
 
 
+def commands(lines):
+    """(first line number, command) of numbered lines: a line ending in a
+    backslash continues on the next; trailing comments are dropped."""
+    joined, start = "", None
+    for n, t in lines:
+        t = t.rstrip()
+        if start is None:
+            start = n
+        if t.endswith("\\"):
+            joined += t[:-1] + " "
+            continue
+        yield start, strip_comment((joined + t).strip())
+        joined, start = "", None
+
+
 class Example:
     def __init__(self, where, cmd, kind="run", sample=None):
         self.where, self.cmd, self.kind, self.sample = where, cmd, kind, sample
@@ -93,21 +108,11 @@ def from_markdown(path):
                 first = next((t for _, t in body if t.strip()), "")
                 out.append(Example("%s:%d" % (path, marker[2]), marker[1], kind, first))
             elif info == "sh":
-                joined, start = "", None
-                for n, t in body:
-                    t = t.rstrip()
-                    if start is None:
-                        start = n
-                    if t.endswith("\\"):
-                        joined += t[:-1] + " "
-                        continue
-                    joined += t
-                    cmd = strip_comment(joined.strip())
+                for start, cmd in commands(body):
                     if cmd.startswith("$ "):
                         cmd = cmd[2:]
                     if TOOL_RE.match(cmd):
                         out.append(Example("%s:%d" % (path, start), cmd))
-                    joined, start = "", None
             marker = None
             i = j + 1
             continue
@@ -130,25 +135,17 @@ def from_man(path):
     text = subprocess.run(["man", "--nj", "--nh", "-l", path], capture_output=True, text=True,
                           env=env, check=True).stdout
     text = re.sub(r".\x08", "", text)
-    out, in_examples, joined, start = [], False, "", None
+    out, in_examples, lines = [], False, []
     for n, line in enumerate(text.split("\n"), 1):
         if re.match(r"^[A-Z][A-Z ]+$", line):
             in_examples = line.strip() == "EXAMPLES"
             continue
-        if not in_examples:
-            continue
-        t = line.strip()
-        if start is None:
-            start = n
-        if t.endswith("\\"):
-            joined += t[:-1] + " "
-            continue
-        joined += t
-        cmd = strip_comment(joined.strip())
+        if in_examples:
+            lines.append((n, line.strip()))
+    for start, cmd in commands(lines):
         # A Makefile recipe shown in a man page ($@, $<) is make's, not the shell's.
         if TOOL_RE.match(cmd) and not re.search(r"\$[@<^]", cmd):
             out.append(Example("%s (EXAMPLES, rendered line %d)" % (path, start), cmd))
-        joined, start = "", None
     return out
 
 
