@@ -355,8 +355,8 @@ Test(table, messages_name_field_and_rule)
     "    PCW_COUNTER(1, \"Ok\", PERF_COUNTER_LARGE_RAWCOUNT, struct s, big),\n"                    \
     "    PCW_COUNTER(2, \"Tried\", %s, struct s, %s),\n"                                           \
     "};\n"
-static void compile_fails(const char *compiler, const char *ext, const char *bad,
-                          const char *good, const char *field, const char *want)
+static void compile_fails(const char *compiler, const char *ext, const char *bad, const char *good,
+                          const char *field, const char *want)
 {
     char dir[] = "/tmp/pcw-ctc-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));

@@ -607,10 +607,10 @@ Test(recipe, tick_types_take_the_counterset_frequency)
     uint64_t v;
     v = 1000, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
     v = 2, memcpy(row0 + 40, &v, 8), memcpy(row1 + 40, &v, 8);
-    v = 3000, memcpy(row1 + 0, &v, 8); /* 3 s of summed latency, in ms */
-    v = 4, memcpy(row1 + 8, &v, 4);    /* over 4 requests */
-    v = 1000, memcpy(row1 + 24, &v, 8); /* 1 s busy, in ms */
-    v = 2000, memcpy(row1 + 32, &v, 8); /* 2 s busy over 2 items, in ms */
+    v = 3000, memcpy(row1 + 0, &v, 8);    /* 3 s of summed latency, in ms */
+    v = 4, memcpy(row1 + 8, &v, 4);       /* over 4 requests */
+    v = 1000, memcpy(row1 + 24, &v, 8);   /* 1 s busy, in ms */
+    v = 2000, memcpy(row1 + 32, &v, 8);   /* 2 s busy over 2 items, in ms */
     v = 3 * TB, memcpy(row1 + 48, &v, 8); /* 3 s in ns (the default) */
     v = 4, memcpy(row1 + 56, &v, 4);
     pcwq_layout l = layout();

@@ -300,18 +300,30 @@ static inline const char *pcw__counter_type_name(uint32_t type)
  * for every other. A constant expression. */
 #define PCW_COUNTER_NATURAL_SIZE(type) (((type)&PCW_PERF_SIZE_LARGE) ? 8u : 4u)
 
+/* Does a counter of this type count ticks of a clock in a 32-bit field -
+ * PERF_AVERAGE_TIMER and PERF_COUNTER_QUEUELEN_TYPE - which at pcw's
+ * default 10^9 ticks per second (nanoseconds, pcw_time_ns) wraps after
+ * 4.3 s of summed time? Such a counter may be 8 bytes (a pcw extension),
+ * and pcw_register refuses it in 4 bytes unless perf_freq_ref gives it a
+ * coarser clock (docs/query.md, "pcw's time base"). */
+#define PCW_COUNTER_TYPE_TICKS_32(type)                                                            \
+    ((type) == PERF_AVERAGE_TIMER || (type) == PERF_COUNTER_QUEUELEN_TYPE)
+
 /* May a counter of this type be `size` bytes? Its natural size always; and
  * 8 bytes for the 32-bit plain numbers PERF_COUNTER_RAWCOUNT and
  * PERF_COUNTER_RAWCOUNT_HEX, which are shown as stored (Windows providers
  * declare UINT64 fields under perf_counter_rawcount, e.g.
- * microsoft/xdp-for-windows). Any other mismatch is refused: a 64-bit type
+ * microsoft/xdp-for-windows), and for the 32-bit tick types
+ * (PCW_COUNTER_TYPE_TICKS_32), whose formulas take differences and so read
+ * 8 bytes as they read 4. Any other mismatch is refused: a 64-bit type
  * in 4 bytes wraps at 2^32 where consumers expect 2^64, and a 32-bit rate,
  * fraction or base in 8 bytes is not what its type tells consumers. The
  * rule pcw_register applies and PCW_COUNTER checks at compile time; a
  * constant expression. */
 #define PCW_COUNTER_SIZE_OK(type, size)                                                            \
     ((size) == PCW_COUNTER_NATURAL_SIZE(type) ||                                                   \
-     ((size) == 8u && ((type)&0x00000F00u) == (PCW_PERF_SIZE_DWORD | PCW_PERF_TYPE_NUMBER)))
+     ((size) == 8u && (((type)&0x00000F00u) == (PCW_PERF_SIZE_DWORD | PCW_PERF_TYPE_NUMBER) ||     \
+                       PCW_COUNTER_TYPE_TICKS_32(type))))
 
 /* Does a counter of this type need a base counter (a *_BASE type) to be
  * cooked? Windows takes the counter registered right after it, or baseID. */
@@ -568,9 +580,10 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
     "PERF_COUNTER_LARGE_RAWCOUNT, PERF_100NSEC_TIMER, PERF_COUNTER_TIMER, PERF_ELAPSED_TIME, ...): " \
     "declare the field uint64_t (PCW_COUNTER_SIZE_OK)"
 #define PCW__MSG_NEEDS_32                                                                          \
-    "this type is 32-bit (only PERF_COUNTER_RAWCOUNT and PERF_COUNTER_RAWCOUNT_HEX may also be "   \
-    "8 bytes): declare the field uint32_t, or take the type's 64-bit form (PERF_COUNTER_COUNTER "  \
-    "-> PERF_COUNTER_BULK_COUNT, PERF_RAW_FRACTION -> PERF_LARGE_RAW_FRACTION, ...; "             \
+    "this type is 32-bit (only PERF_COUNTER_RAWCOUNT, PERF_COUNTER_RAWCOUNT_HEX and the tick "     \
+    "types PERF_AVERAGE_TIMER and PERF_COUNTER_QUEUELEN_TYPE may also be 8 bytes): declare the "   \
+    "field uint32_t, or take the type's 64-bit form (PERF_COUNTER_COUNTER "                        \
+    "-> PERF_COUNTER_BULK_COUNT, PERF_RAW_FRACTION -> PERF_LARGE_RAW_FRACTION, ...; "              \
     "PCW_COUNTER_SIZE_OK)"
 #define PCW__MSG_4_OR_8 "a counter field is 4 or 8 bytes (uint32_t or uint64_t)"
 #ifndef __cplusplus

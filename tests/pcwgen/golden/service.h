@@ -86,7 +86,7 @@ typedef struct SvcServiceRequests_values {
     uint32_t SamplesSec; /* id 10, perf_sample_counter */
     _Alignas(8) uint64_t LastStatus; /* id 11, perf_counter_large_rawcount_hex */
     uint32_t LatencyHistogram; /* id 12, perf_counter_histogram_type */
-    uint32_t QueueLength; /* id 13, perf_counter_queuelen_type */
+    _Alignas(8) uint64_t QueueLength; /* id 13, perf_counter_queuelen_type */
     _Alignas(8) uint64_t QueueLength100ns; /* id 14, perf_counter_100ns_queuelen_type */
     _Alignas(8) uint64_t QueueLengthObjectClock; /* id 15, perf_counter_obj_time_queuelen_type */
 } SvcServiceRequests_values;

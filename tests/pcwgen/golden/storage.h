@@ -70,7 +70,7 @@ static inline pcw_provider_options StorContosoStorageProvider_ProviderOptions(vo
 typedef struct StorContosoDisk_values {
     uint32_t DiskReadsPerSec; /* id 1, perf_counter_counter */
     _Alignas(8) uint64_t DiskReadBytesSec; /* id 2, perf_counter_bulk_count */
-    uint32_t AvgDiskSecRead; /* id 3, perf_average_timer */
+    _Alignas(8) uint64_t AvgDiskSecRead; /* id 3, perf_average_timer */
     uint32_t AvgDiskSecReadBase; /* id 4, perf_average_base */
     _Alignas(8) uint64_t AvgDiskBytesRead; /* id 5, perf_average_bulk */
     uint32_t AvgDiskBytesReadBase; /* id 6, perf_average_base */
