@@ -404,6 +404,18 @@ Test(table, pcw_counter_checks_sizes_at_compile_time_c)
                   "or 8 bytes");
 }
 
+/* A 4-byte tick type in PCW_COUNTER (which sets no perf_freq_ref) would be
+ * refused by pcw_register: the compiler says so first, and what to do. */
+Test(table, pcw_counter_refuses_a_4_byte_tick_type_at_compile_time)
+{
+    static const char *const want =
+        "a 4-byte PERF_AVERAGE_TIMER or PERF_COUNTER_QUEUELEN_TYPE counts nanoseconds and wraps "
+        "after 4.3 s of summed time: declare the field uint64_t";
+    compile_fails("cc", "c", "PERF_AVERAGE_TIMER", "PERF_COUNTER_RAWCOUNT", "small", want);
+    compile_fails("cc", "c", "PERF_COUNTER_QUEUELEN_TYPE", NULL, "small", want);
+    compile_fails("c++", "cc", "PERF_AVERAGE_TIMER", "PERF_COUNTER_RAWCOUNT", "small", want);
+}
+
 Test(table, pcw_counter_checks_sizes_at_compile_time_cxx)
 {
     compile_fails("c++", "cc", "PERF_COUNTER_BULK_COUNT", "PERF_COUNTER_COUNTER", "small",
