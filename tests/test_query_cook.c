@@ -649,6 +649,28 @@ Test(recipe, tick_types_take_the_counterset_frequency)
     cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
     cr_assert_eq(d, 0.75);
 
+    /* A hostile frequency: 0 is a bad time base, not a division by zero;
+     * 2^64 - 1 gives some status, never a trap (UBSan: no overflowing
+     * conversion). */
+    v = 0, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
+    pcwq_recipe_build(&cset, 0, &r);
+    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_BAD_TIMEBASE);
+    for (int k = 3; k <= 4; k++) {
+        pcwq_recipe_build(&cset, (uint32_t)k, &r);
+        pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+        pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+        cr_assert_neq(pcw_cook(ctrs[k].type, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
+    }
+    v = UINT64_MAX, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
+    for (int k = 0; k <= 4; k += 4) {
+        pcwq_recipe_build(&cset, (uint32_t)k, &r);
+        pcwq_raw_from_row(&r, row0, &l, 1 * TB + 999999999, &s0);
+        pcwq_raw_from_row(&r, row1, &l, 3 * TB + 999999999, &s1);
+        (void)pcw_cook(ctrs[k].type, &s1, &s0, 0, 0, &d);
+    }
+
     /* A frequency counter named but missing: no base, not a guess. */
     ctrs[0].perf_freq_id = 99;
     pcwq_recipe_build(&cset, 0, &r);
