@@ -3,8 +3,8 @@
  * tests/readme_build.h - the README's provider, built from the README as a
  * reader would build it: its web.h, web.c and main.c blocks extracted and
  * compiled with cc -std=c11 -Wall -Wextra -Werror against lib/
- * (test_readme.c, test_exporter_prometheus.c). Include after testutil.h
- * and criterion.h.
+ * (test_readme.c, test_readme_latency.c, test_exporter_prometheus.c).
+ * Include after testutil.h and criterion.h.
  */
 #ifndef PCW_TESTS_README_BUILD_H
 #define PCW_TESTS_README_BUILD_H
