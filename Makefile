@@ -281,7 +281,7 @@ check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx c
 # promtool, openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
 TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_exporter_names test_pcwtop \
-                      test_term_inject test_exporter_silent
+                      test_term_inject test_exporter_silent test_readme_latency
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests

@@ -16,6 +16,9 @@
  *   update/pcw_atomic  pcw_u64_add_atomic() through that block pointer: the
  *                      update for a counter several threads share (an
  *                      atomic read-modify-write, `lock add` on x86)
+ *   update/pcw_time_ns  (extra) one pcw_time_ns() added into the counter
+ *                      with pcw_u64_add: a latency numerator's update costs
+ *                      two of these clock reads and the add (issue 27)
  *   update/pcw_plain_fetch  (extra) the block pointer fetched again with
  *                      pcw_instance_block() on every update: what a provider
  *                      pays if it keeps only the pcw_instance
@@ -105,6 +108,25 @@ static void bm_raw_store(gb_state *st, void *arg)
             *p += 1;
             gb_clobber_memory();
         }
+    gb_set_items_processed(st, gb_state_iterations(st));
+}
+
+/* pcw_time_ns(): clock_gettime(CLOCK_MONOTONIC) through the vDSO, its
+ * result added into the counter so that the read is not optimised away. */
+static void bm_pcw_time_ns(gb_state *st, void *arg)
+{
+    (void)arg;
+    bu_pin(BU_CPU_MAIN);
+    pcw_instance *in = pcw_counter_instance();
+    if (!in) {
+        gb_skip_with_error(st, "cannot create the pcw instance");
+        return;
+    }
+    uint64_t *c = (uint64_t *)pcw_instance_block(in, 0);
+    int64_t k;
+    while ((k = gb_keep_running_batch(st, BATCH)) > 0)
+        for (int64_t i = 0; i < k; i++)
+            pcw_u64_add(c, pcw_time_ns());
     gb_set_items_processed(st, gb_state_iterations(st));
 }
 
@@ -347,4 +369,5 @@ void bench_update_register(void)
     gb_unit_ns(gb_register("update/raw_atomic", bm_raw_atomic, NULL));
     gb_unit_ns(gb_register("update/pcw_atomic", bm_pcw_atomic, NULL));
     gb_unit_ns(gb_register("update/pcw_plain_fetch", bm_pcw_plain_fetch, NULL));
+    gb_unit_ns(gb_register("update/pcw_time_ns", bm_pcw_time_ns, NULL));
 }

@@ -215,6 +215,56 @@ Test(table, size_must_suit_the_type)
     pcw_segment_close(seg);
 }
 
+/* Register `c` as "Ticks", return the size its counter 0 is published
+ * with, and unregister. */
+static uint32_t published_size(const pcw_counter_desc *c, uint32_t n)
+{
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .name = "Ticks",
+                                  .instance_type = PCW_MULTI_INSTANCE,
+                                  .counter_count = n,
+                                  .counters = c};
+    pcw_registration *r;
+    char why[256];
+    int rc = pcw_register(&r, prov, &info);
+    cr_assert_eq(rc, PCW_OK, "%s", pcw_register_error(rc, &info, why, sizeof why));
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Ticks");
+    cr_assert_not_null(cs);
+    uint32_t size = cs->counters[0].size;
+    pcw_segment_close(seg);
+    pcw_unregister(r);
+    return size;
+}
+
+/* Issue 27: a tick type whose 4-byte field wraps in seconds (4.3 s of
+ * summed time at the default 10^9 ticks per second) may be 8 bytes - a pcw
+ * extension - and is refused in 4 bytes unless the counterset gives it a
+ * coarser clock (perf_freq_ref), with a message that says both. */
+Test(table, tick_types_may_be_8_bytes_and_4_must_not_wrap)
+{
+    static const uint32_t ticks[] = {PERF_AVERAGE_TIMER, PERF_COUNTER_QUEUELEN_TYPE};
+    for (size_t i = 0; i < sizeof ticks / sizeof ticks[0]; i++) {
+        pcw_counter_desc c[3];
+        memset(c, 0, sizeof c);
+        c[0].id = 1, c[0].name = "Latency", c[0].type = ticks[i], c[0].size = 8;
+        c[1].id = 2, c[1].name = "Latency Base", c[1].type = PERF_AVERAGE_BASE, c[1].offset = 8;
+        c[2].id = 3, c[2].name = "Ticks Per Second", c[2].type = PERF_COUNTER_LARGE_RAWCOUNT;
+        c[2].offset = 16;
+        cr_assert_eq(published_size(c, 3), 8, "%s in 8 bytes", pcw__counter_type_name(ticks[i]));
+        c[0].size = 4;
+        refused(c, 3, PCW_E_INVALID_PARAMETER,
+                (const char *const[]){"\"Latency\"", pcw__counter_type_name(ticks[i]), "4.3 s",
+                                      "uint64_t", "perf_freq_ref", NULL});
+        c[0].size = 0; /* the natural size is 4 */
+        refused(c, 3, PCW_E_INVALID_PARAMETER, (const char *const[]){"uint64_t", NULL});
+        /* With a frequency counter the provider chose its ticks: 4 bytes. */
+        c[0].perf_freq_ref = PCW_REF(3);
+        cr_assert_eq(published_size(c, 3), 4);
+    }
+}
+
 Test(table, a_type_that_needs_a_base)
 {
     pcw_counter_desc c[3];
@@ -305,8 +355,8 @@ Test(table, messages_name_field_and_rule)
     "    PCW_COUNTER(1, \"Ok\", PERF_COUNTER_LARGE_RAWCOUNT, struct s, big),\n"                    \
     "    PCW_COUNTER(2, \"Tried\", %s, struct s, %s),\n"                                           \
     "};\n"
-static void compile_fails(const char *compiler, const char *ext, const char *bad,
-                          const char *good, const char *field, const char *want)
+static void compile_fails(const char *compiler, const char *ext, const char *bad, const char *good,
+                          const char *field, const char *want)
 {
     char dir[] = "/tmp/pcw-ctc-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -344,9 +394,26 @@ Test(table, pcw_counter_checks_sizes_at_compile_time_c)
                   "(PCW_PERF_SIZE_LARGE: PERF_COUNTER_BULK_COUNT");
     compile_fails("cc", "c", "PERF_COUNTER_COUNTER", "PERF_COUNTER_BULK_COUNT", "big",
                   "struct s.big: its size does not suit the counter type: this type is 32-bit");
+    /* A tick type may be 8 bytes (issue 27): PERF_AVERAGE_TIMER compiles in big. */
+    compile_fails("cc", "c", "PERF_AVERAGE_BASE", "PERF_AVERAGE_TIMER", "big",
+                  "this type is 32-bit (only PERF_COUNTER_RAWCOUNT, PERF_COUNTER_RAWCOUNT_HEX and "
+                  "the tick types PERF_AVERAGE_TIMER and PERF_COUNTER_QUEUELEN_TYPE may also be 8 "
+                  "bytes)");
     compile_fails("cc", "c", "PERF_COUNTER_RAWCOUNT", NULL, "tiny",
                   "struct s.tiny: its size does not suit the counter type: a counter field is 4 "
                   "or 8 bytes");
+}
+
+/* A 4-byte tick type in PCW_COUNTER (which sets no perf_freq_ref) would be
+ * refused by pcw_register: the compiler says so first, and what to do. */
+Test(table, pcw_counter_refuses_a_4_byte_tick_type_at_compile_time)
+{
+    static const char *const want =
+        "a 4-byte PERF_AVERAGE_TIMER or PERF_COUNTER_QUEUELEN_TYPE counts nanoseconds and wraps "
+        "after 4.3 s of summed time: declare the field uint64_t";
+    compile_fails("cc", "c", "PERF_AVERAGE_TIMER", "PERF_COUNTER_RAWCOUNT", "small", want);
+    compile_fails("cc", "c", "PERF_COUNTER_QUEUELEN_TYPE", NULL, "small", want);
+    compile_fails("c++", "cc", "PERF_AVERAGE_TIMER", "PERF_COUNTER_RAWCOUNT", "small", want);
 }
 
 Test(table, pcw_counter_checks_sizes_at_compile_time_cxx)

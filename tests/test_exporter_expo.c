@@ -211,3 +211,21 @@ Test(exporter_expo, mapping_covers_every_type)
     }
     cr_expect_null(mapping_find(0x12345678u));
 }
+
+/* A _seconds family is a time in seconds: X or B divided by its ticks per
+ * second, never a raw tick count (issue 27: PERF_COUNTER_MULTI_TIMER's X
+ * is ticks, and exported as it was it read 10^9 times too high). */
+Test(exporter_expo, seconds_families_divide_ticks_by_the_frequency)
+{
+#define PCW__SECONDS_CHECK(t)                                                                      \
+    {                                                                                              \
+        const type_rule *r = mapping_find(t);                                                      \
+        for (int j = 0; r && j < r->nfam; j++)                                                     \
+            if (strcmp(r->fam[j].unit, "_seconds") == 0)                                           \
+                cr_expect(r->fam[j].value == V_X_TB || r->fam[j].value == V_B_TB ||                \
+                              r->fam[j].value == V_ELAPSED,                                        \
+                          "%s family %d is _seconds but not divided by TB", #t, j);                \
+    }
+    PCW_COUNTER_TYPE_LIST(PCW__SECONDS_CHECK)
+#undef PCW__SECONDS_CHECK
+}

@@ -18,6 +18,7 @@
 #include <sched.h>
 
 #include "helpers/exporter_test.h"
+#include "readme_build.h"
 
 TestSuite(exporter_prometheus, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 240);
 
@@ -237,6 +238,54 @@ Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
     ep_stop(&pv);
     tu_send(&names, "quit");
     tu_finish(&names, 10000);
+}
+
+/* Issue 27: the README's provider - 1,000 requests a second, each timed
+ * with pcw_time_ns() into an 8-byte PERF_AVERAGE_TIMER and its base, each
+ * a 250 us busy wait - scraped by Prometheus for more than a minute:
+ * rate(_sum[1m]) / rate(_count[1m]) is the latency, with no counter reset
+ * (a 4-byte numerator wrapped every 17 s here, and read 1.4x to 8x low). */
+Test(exporter_prometheus, readme_latency_over_a_minute)
+{
+    char dir[64], exe[600];
+    readme_build_web(dir, sizeof dir);
+    snprintf(exe, sizeof exe, "%s/web", dir);
+    pid_t web = fork();
+    cr_assert_geq(web, 0);
+    if (web == 0) {
+        execl(exe, "web", "150", (char *)NULL);
+        _exit(127);
+    }
+    exporter e;
+    ex_start(&e, NULL);
+    prom p;
+    prom_start(&p, e.port);
+    long long deadline = tu_now_ms() + 170000;
+#define SITE "{instance_name=\"example.org\"}"
+    /* 71 scrapes 1 s apart: the 1 m windows below are covered. */
+    double n =
+        poll_query(&p, "count_over_time(pcw_web_server_avg_latency_seconds_sum" SITE "[71s])",
+                   deadline, 71, 1e9, NULL, 0);
+    cr_assert_geq(n, 71, "too few samples: %g; Prometheus' log: %s", n, ex_slurp(p.log, NULL));
+    double lat = poll_query(&p,
+                            "rate(pcw_web_server_avg_latency_seconds_sum" SITE "[1m]) / "
+                            "rate(pcw_web_server_avg_latency_seconds_count" SITE "[1m])",
+                            deadline, 0, 1, NULL, 0);
+    double rps = poll_query(&p, "rate(pcw_web_server_requests_total" SITE "[1m])", deadline, 0, 1e9,
+                            NULL, 0);
+    double resets = poll_query(&p, "resets(pcw_web_server_avg_latency_seconds_sum" SITE "[70s])",
+                               deadline, 0, 1e9, NULL, 0);
+#undef SITE
+    cr_log_info("Prometheus: latency %g s at %g requests/s, %g resets", lat, rps, resets);
+    /* Each request busy-waits 250 us; a loaded machine preempts some. */
+    cr_expect(lat >= 250e-6 && lat <= 500e-6, "rate(sum)/rate(count) = %g s, want 250 us", lat);
+    cr_expect(fabs(rps - 1000) <= 100, "rate(requests) = %g/s, want 1000", rps);
+    cr_expect_eq(resets, 0, "the numerator was reset (wrapped) %g times", resets);
+    prom_stop(&p);
+    ex_stop(&e);
+    kill(web, SIGTERM);
+    waitpid(web, NULL, 0);
+    readme_remove(dir);
 }
 
 /* Prometheus' own scrapes are all served while 100 slow connections from

@@ -163,19 +163,22 @@ Test(formula, nsec100_timer_inv)
 
 Test(formula, counter_multi_timer)
 {
-    /* 100*((X1-X0)/((Y1-Y0)/TB))/B1: X counts seconds of busy time summed
-     * over B = 4 items; Y is 2 s (2e9 ns) apart.
-     * (3-0)/(2e9/1e9) = 1.5; 1.5/4 = 0.375; x100 = 37.5 % */
+    /* 100*((X1-X0)/(Y1-Y0))/B1 with X and Y in ticks of the same clock (the
+     * Server 2003 reference: "time in units of ticks of the system
+     * performance timer"): 3 s of busy time (3e9 ns) summed over B = 4
+     * items in 2 s (2e9 ns). 3e9/2e9 = 1.5; 1.5/4 = 0.375; x100 = 37.5 %.
+     * (Read as seconds, X/((Y1-Y0)/TB), a ported provider's ticks would
+     * show 10^9 times too high.) */
     pcw_raw p = raw(0, 5 * TB, 4, TB);
-    golden(PERF_COUNTER_MULTI_TIMER, raw(3, 7 * TB, 4, TB), &p, 37.5);
+    golden(PERF_COUNTER_MULTI_TIMER, raw(3 * TB, 7 * TB, 4, TB), &p, 37.5);
 }
 
 Test(formula, counter_multi_timer_inv)
 {
-    /* 100*(B1-((X1-X0)/((Y1-Y0)/TB)))/B1: 6 idle seconds over 2 s, B = 4.
-     * 6/2 = 3; (4-3)/4 = 0.25; x100 = 25 % */
+    /* 100*(B1-((X1-X0)/(Y1-Y0)))/B1: 6 idle seconds (6e9 ticks) over 2 s,
+     * B = 4. 6/2 = 3; (4-3)/4 = 0.25; x100 = 25 % */
     pcw_raw p = raw(10, 5 * TB, 4, TB);
-    golden(PERF_COUNTER_MULTI_TIMER_INV, raw(16, 7 * TB, 4, TB), &p, 25.0);
+    golden(PERF_COUNTER_MULTI_TIMER_INV, raw(10 + 6 * TB, 7 * TB, 4, TB), &p, 25.0);
 }
 
 Test(formula, nsec100_multi_timer)
@@ -581,6 +584,96 @@ Test(recipe, multi_count_and_precision)
     pcwq_raw_from_row(&r, row, &l, 9 * TB, &s);
     cr_assert_eq(s.second, 9 * TB, "without a timestamp: the system time");
     pcwq_recipe_build(&cset, 7, &r);
+    cr_assert_eq(r.status, PCW_CSTATUS_NO_BASE);
+}
+
+/* Issue 27: the tick-counting types take their ticks per second from the
+ * counterset's frequency counter (perf_freq_id) when it names one, as PDH
+ * takes PerfFreq; the system time (Y) is then read in those ticks. Here
+ * the provider counts milliseconds: F = 1000. */
+Test(recipe, tick_types_take_the_counterset_frequency)
+{
+    reset_set();
+    add_counter(1, PERF_AVERAGE_TIMER, 8, 0);
+    add_counter(2, PERF_AVERAGE_BASE, 4, 8);
+    add_counter(3, PERF_COUNTER_LARGE_RAWCOUNT, 8, 16); /* the frequency */
+    add_counter(4, PERF_COUNTER_TIMER, 8, 24);
+    add_counter(5, PERF_COUNTER_MULTI_TIMER, 8, 32);
+    add_counter(6, PERF_COUNTER_MULTI_BASE, 8, 40);
+    add_counter(7, PERF_AVERAGE_TIMER, 8, 48); /* no frequency counter */
+    add_counter(8, PERF_AVERAGE_BASE, 4, 56);
+    ctrs[0].perf_freq_id = 3, ctrs[3].perf_freq_id = 3, ctrs[4].perf_freq_id = 3;
+    unsigned char row0[64] = {0}, row1[64] = {0};
+    uint64_t v;
+    v = 1000, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
+    v = 2, memcpy(row0 + 40, &v, 8), memcpy(row1 + 40, &v, 8);
+    v = 3000, memcpy(row1 + 0, &v, 8);    /* 3 s of summed latency, in ms */
+    v = 4, memcpy(row1 + 8, &v, 4);       /* over 4 requests */
+    v = 1000, memcpy(row1 + 24, &v, 8);   /* 1 s busy, in ms */
+    v = 2000, memcpy(row1 + 32, &v, 8);   /* 2 s busy over 2 items, in ms */
+    v = 3 * TB, memcpy(row1 + 48, &v, 8); /* 3 s in ns (the default) */
+    v = 4, memcpy(row1 + 56, &v, 4);
+    pcwq_layout l = layout();
+    pcwq_recipe r;
+    pcw_raw s0, s1;
+    double d;
+
+    pcwq_recipe_build(&cset, 0, &r);
+    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    cr_assert_eq(s1.freq, 1000, "PERF_AVERAGE_TIMER: TB is the frequency counter's value");
+    /* ((3000 - 0)/1000)/(4 - 0) = 0.75 s */
+    cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
+    cr_assert_eq(d, 0.75);
+
+    pcwq_recipe_build(&cset, 3, &r);
+    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    cr_assert_eq(s1.second - s0.second, 2000, "Y: the system time in the provider's ticks");
+    /* 100 * (1000 - 0)/(3000 - 1000) = 50 % */
+    cr_assert_eq(pcw_cook(PERF_COUNTER_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
+    cr_assert_eq(d, 50.0);
+
+    pcwq_recipe_build(&cset, 4, &r);
+    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    /* 100 * ((2000 - 0)/(3000 - 1000))/2 = 50 % */
+    cr_assert_eq(pcw_cook(PERF_COUNTER_MULTI_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
+    cr_assert_eq(d, 50.0);
+
+    pcwq_recipe_build(&cset, 6, &r);
+    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    cr_assert_eq(s1.freq, TB, "without a frequency counter: 10^9 (nanoseconds)");
+    /* (3e9/1e9)/4 = 0.75 s */
+    cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
+    cr_assert_eq(d, 0.75);
+
+    /* A hostile frequency: 0 is a bad time base, not a division by zero;
+     * 2^64 - 1 gives some status, never a trap (UBSan: no overflowing
+     * conversion). */
+    v = 0, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
+    pcwq_recipe_build(&cset, 0, &r);
+    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_BAD_TIMEBASE);
+    for (int k = 3; k <= 4; k++) {
+        pcwq_recipe_build(&cset, (uint32_t)k, &r);
+        pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+        pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+        cr_assert_neq(pcw_cook(ctrs[k].type, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
+    }
+    v = UINT64_MAX, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
+    for (int k = 0; k <= 4; k += 4) {
+        pcwq_recipe_build(&cset, (uint32_t)k, &r);
+        pcwq_raw_from_row(&r, row0, &l, 1 * TB + 999999999, &s0);
+        pcwq_raw_from_row(&r, row1, &l, 3 * TB + 999999999, &s1);
+        (void)pcw_cook(ctrs[k].type, &s1, &s0, 0, 0, &d);
+    }
+
+    /* A frequency counter named but missing: no base, not a guess. */
+    ctrs[0].perf_freq_id = 99;
+    pcwq_recipe_build(&cset, 0, &r);
     cr_assert_eq(r.status, PCW_CSTATUS_NO_BASE);
 }
 

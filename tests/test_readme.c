@@ -13,55 +13,14 @@
 #include <time.h>
 
 #include "pcw/query.h"
-
-#ifndef PCW_SOURCE_DIR
-#define PCW_SOURCE_DIR "."
-#endif
+#include "readme_build.h"
 
 TestSuite(readme, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
 
-/* Write each README code block preceded by "<!-- file: NAME -->" to
- * dir/NAME, as scripts/install-test.sh does; returns how many. */
-static int extract(const char *dir)
-{
-    FILE *in = fopen(PCW_SOURCE_DIR "/README.md", "r");
-    cr_assert_not_null(in, "README.md: %s", strerror(errno));
-    char line[1024], name[256] = "", path[600];
-    FILE *out = NULL;
-    int files = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (!out && sscanf(line, "<!-- file: %255s -->", name) == 1)
-            continue;
-        if (!out && name[0] && strcmp(line, "```c\n") == 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, name);
-            out = fopen(path, "w");
-            cr_assert_not_null(out, "%s: %s", path, strerror(errno));
-            files++;
-        } else if (out && strcmp(line, "```\n") == 0) {
-            fclose(out);
-            out = NULL;
-            name[0] = 0;
-        } else if (out) {
-            fputs(line, out);
-        }
-    }
-    fclose(in);
-    cr_assert_null(out, "README.md: a code block does not end");
-    return files;
-}
-
 Test(readme, provider_gets_a_total)
 {
-    char dir[] = "/tmp/pcw-readme-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    cr_assert_geq(extract(dir), 3);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "cd %s && cc -std=c11 -Wall -Wextra -Werror -I%s/lib main.c web.c -o web "
-             "-lurcu-bp -lurcu-cds -lurcu-common -lpthread",
-             dir, PCW_SOURCE_DIR);
-    cr_assert_eq(system(cmd), 0, "the README's provider does not build: %s", cmd);
-
+    char dir[64], cmd[2048];
+    readme_build_web(dir, sizeof dir);
     snprintf(cmd, sizeof cmd, "%s/web", dir);
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
@@ -91,8 +50,7 @@ Test(readme, provider_gets_a_total)
     }
     kill(pid, SIGTERM);
     waitpid(pid, NULL, 0);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    readme_remove(dir);
     cr_assert_not_null(h, "\\Web Server(_Total)\\Requests: %d %s", rc, err.message);
     cr_assert_eq(v.status, PCW_CSTATUS_VALID, "\\Web Server(_Total)\\Requests: %s",
                  pcw_cstatus_str(v.status));

@@ -20,7 +20,13 @@
  * (PERF_OBJ_TIME_TIMER, PERF_ELAPSED_TIME, PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE,
  * PERF_PRECISION_OBJECT_TIMER) takes it from the counter its perf_time_id
  * names, in ticks of the counter its perf_freq_id names; without them, from
- * the system time. docs/query.md has the table of every formula.
+ * the system time. A type that counts ticks of the system clock
+ * (PERF_AVERAGE_TIMER, PERF_COUNTER_TIMER(_INV), PERF_COUNTER_MULTI_TIMER(_INV),
+ * PERF_COUNTER_(LARGE_)QUEUELEN_TYPE, PERF_PRECISION_SYSTEM_TIMER) counts
+ * them at the frequency of the counter its perf_freq_id names, as PDH uses
+ * PerfFreq, and its raw samples carry the system time in those ticks;
+ * without one, at 10^9 (nanoseconds: pcw_time_ns). docs/query.md has the
+ * table of every formula.
  *
  * Instances are identified across collections by (provider, instance id,
  * name): an id that now carries another name is a new instance. Names that

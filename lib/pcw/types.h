@@ -303,18 +303,30 @@ static inline const char *pcw__counter_type_name(uint32_t type)
  * for every other. A constant expression. */
 #define PCW_COUNTER_NATURAL_SIZE(type) (((type)&PCW_PERF_SIZE_LARGE) ? 8u : 4u)
 
+/* Does a counter of this type count ticks of a clock in a 32-bit field -
+ * PERF_AVERAGE_TIMER and PERF_COUNTER_QUEUELEN_TYPE - which at pcw's
+ * default 10^9 ticks per second (nanoseconds, pcw_time_ns) wraps after
+ * 4.3 s of summed time? Such a counter may be 8 bytes (a pcw extension),
+ * and pcw_register refuses it in 4 bytes unless perf_freq_ref gives it a
+ * coarser clock (docs/query.md, "pcw's time base"). */
+#define PCW_COUNTER_TYPE_TICKS_32(type)                                                            \
+    ((type) == PERF_AVERAGE_TIMER || (type) == PERF_COUNTER_QUEUELEN_TYPE)
+
 /* May a counter of this type be `size` bytes? Its natural size always; and
  * 8 bytes for the 32-bit plain numbers PERF_COUNTER_RAWCOUNT and
  * PERF_COUNTER_RAWCOUNT_HEX, which are shown as stored (Windows providers
  * declare UINT64 fields under perf_counter_rawcount, e.g.
- * microsoft/xdp-for-windows). Any other mismatch is refused: a 64-bit type
+ * microsoft/xdp-for-windows), and for the 32-bit tick types
+ * (PCW_COUNTER_TYPE_TICKS_32), whose formulas take differences and so read
+ * 8 bytes as they read 4. Any other mismatch is refused: a 64-bit type
  * in 4 bytes wraps at 2^32 where consumers expect 2^64, and a 32-bit rate,
  * fraction or base in 8 bytes is not what its type tells consumers. The
  * rule pcw_register applies and PCW_COUNTER checks at compile time; a
  * constant expression. */
 #define PCW_COUNTER_SIZE_OK(type, size)                                                            \
     ((size) == PCW_COUNTER_NATURAL_SIZE(type) ||                                                   \
-     ((size) == 8u && ((type)&0x00000F00u) == (PCW_PERF_SIZE_DWORD | PCW_PERF_TYPE_NUMBER)))
+     ((size) == 8u && (((type)&0x00000F00u) == (PCW_PERF_SIZE_DWORD | PCW_PERF_TYPE_NUMBER) ||     \
+                       PCW_COUNTER_TYPE_TICKS_32(type))))
 
 /* Does a counter of this type need a base counter (a *_BASE type) to be
  * cooked? Windows takes the counter registered right after it, or baseID. */
@@ -522,8 +534,9 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
  *   };
  *
  * offset and size come from offsetof and sizeof; the field's size is
- * checked against the type (PCW_COUNTER_SIZE_OK) and its offset against its
- * size at compile time (C11 _Static_assert, C++ static_assert). Everything
+ * checked against the type (PCW_COUNTER_SIZE_OK; and a 32-bit tick type
+ * must be 8 bytes here, PCW_COUNTER_TYPE_TICKS_32) and its offset against
+ * its size at compile time (C11 _Static_assert, C++ static_assert). Everything
  * else is zero: no aggregate, standard detail level, no description, the
  * default base (the counter after it, for the types that need one).
  * PCW_COUNTER_IN_BLOCK(block, ...) is the same for data block `block`.
@@ -562,20 +575,29 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
 /* PCW_COUNTER_SIZE_OK split by the rule a field breaks, so that the
  * compiler's message names that rule (the three together are exactly
  * PCW_COUNTER_SIZE_OK): a 64-bit type in 4 bytes, a 32-bit type in 8, or
- * a field of another size. */
+ * a field of another size. PCW__SIZE_TICKS_FIT adds pcw_register's rule
+ * for a tick type without perf_freq_ref, which PCW_COUNTER cannot set. */
 #define PCW__SIZE_FITS_64(type, size) ((size) != 4u || PCW_COUNTER_NATURAL_SIZE(type) == 4u)
 #define PCW__SIZE_FITS_32(type, size) ((size) != 8u || PCW_COUNTER_SIZE_OK(type, 8u))
 #define PCW__SIZE_4_OR_8(size) ((size) == 4u || (size) == 8u)
+/* PCW_COUNTER sets no perf_freq_ref, so a 4-byte tick type there counts
+ * nanoseconds and pcw_register would refuse it (PCW_COUNTER_TYPE_TICKS_32). */
+#define PCW__SIZE_TICKS_FIT(type, size) ((size) != 4u || !PCW_COUNTER_TYPE_TICKS_32(type))
 #define PCW__MSG_NEEDS_64                                                                          \
     "this type is 64-bit (PCW_PERF_SIZE_LARGE: PERF_COUNTER_BULK_COUNT, "                          \
     "PERF_COUNTER_LARGE_RAWCOUNT, PERF_100NSEC_TIMER, PERF_COUNTER_TIMER, PERF_ELAPSED_TIME, ...): " \
     "declare the field uint64_t (PCW_COUNTER_SIZE_OK)"
 #define PCW__MSG_NEEDS_32                                                                          \
-    "this type is 32-bit (only PERF_COUNTER_RAWCOUNT and PERF_COUNTER_RAWCOUNT_HEX may also be "   \
-    "8 bytes): declare the field uint32_t, or take the type's 64-bit form (PERF_COUNTER_COUNTER "  \
-    "-> PERF_COUNTER_BULK_COUNT, PERF_RAW_FRACTION -> PERF_LARGE_RAW_FRACTION, ...; "             \
+    "this type is 32-bit (only PERF_COUNTER_RAWCOUNT, PERF_COUNTER_RAWCOUNT_HEX and the tick "     \
+    "types PERF_AVERAGE_TIMER and PERF_COUNTER_QUEUELEN_TYPE may also be 8 bytes): declare the "   \
+    "field uint32_t, or take the type's 64-bit form (PERF_COUNTER_COUNTER "                        \
+    "-> PERF_COUNTER_BULK_COUNT, PERF_RAW_FRACTION -> PERF_LARGE_RAW_FRACTION, ...; "              \
     "PCW_COUNTER_SIZE_OK)"
 #define PCW__MSG_4_OR_8 "a counter field is 4 or 8 bytes (uint32_t or uint64_t)"
+#define PCW__MSG_TICKS_64                                                                          \
+    "a 4-byte PERF_AVERAGE_TIMER or PERF_COUNTER_QUEUELEN_TYPE counts nanoseconds and wraps "      \
+    "after 4.3 s of summed time: declare the field uint64_t (or, for a coarser clock, describe "   \
+    "the counter with perf_freq_ref instead of PCW_COUNTER)"
 #ifndef __cplusplus
 /* A _Static_assert inside an expression: the declaration of an unnamed
  * struct in sizeof (standard C11, accepted by gcc and clang with
@@ -583,15 +605,17 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
 #define PCW__CHECKED_SIZE(type, struct_type, field, what)                                          \
     ((uint32_t)(PCW__FIELD_SIZE(struct_type, field) +                                              \
                 0 * sizeof(struct {                                                                \
-                    _Static_assert(PCW__SIZE_FITS_64(type, PCW__FIELD_SIZE(struct_type, field)),  \
-                                   what ": its size does not suit the counter type: "              \
-                                        PCW__MSG_NEEDS_64);                                        \
-                    _Static_assert(PCW__SIZE_FITS_32(type, PCW__FIELD_SIZE(struct_type, field)),  \
-                                   what ": its size does not suit the counter type: "              \
-                                        PCW__MSG_NEEDS_32);                                        \
-                    _Static_assert(PCW__SIZE_4_OR_8(PCW__FIELD_SIZE(struct_type, field)),          \
-                                   what ": its size does not suit the counter type: "              \
-                                        PCW__MSG_4_OR_8);                                          \
+                    _Static_assert(                                                                \
+                        PCW__SIZE_FITS_64(type, PCW__FIELD_SIZE(struct_type, field)),              \
+                        what ": its size does not suit the counter type: " PCW__MSG_NEEDS_64);     \
+                    _Static_assert(                                                                \
+                        PCW__SIZE_FITS_32(type, PCW__FIELD_SIZE(struct_type, field)),              \
+                        what ": its size does not suit the counter type: " PCW__MSG_NEEDS_32);     \
+                    _Static_assert(PCW__SIZE_4_OR_8(PCW__FIELD_SIZE(struct_type, field)), what     \
+                                   ": its size does not suit the counter type: " PCW__MSG_4_OR_8); \
+                    _Static_assert(                                                                \
+                        PCW__SIZE_TICKS_FIT(type, PCW__FIELD_SIZE(struct_type, field)),            \
+                        what ": its size does not suit the counter type: " PCW__MSG_TICKS_64);     \
                     _Static_assert(                                                                \
                         offsetof(struct_type, field) % PCW__FIELD_SIZE(struct_type, field) == 0,   \
                         what ": a counter must be aligned to its size");                           \
@@ -616,6 +640,9 @@ template <uint32_t Type, size_t Size, size_t Offset> struct pcw__counter_field {
                   "PCW_COUNTER: the field's size does not suit the counter type: " PCW__MSG_NEEDS_32);
     static_assert(PCW__SIZE_4_OR_8(Size),
                   "PCW_COUNTER: the field's size does not suit the counter type: " PCW__MSG_4_OR_8);
+    static_assert(
+        PCW__SIZE_TICKS_FIT(Type, Size),
+        "PCW_COUNTER: the field's size does not suit the counter type: " PCW__MSG_TICKS_64);
     static_assert(Size != 0 && Offset % Size == 0,
                   "PCW_COUNTER: a counter must be aligned to its size");
     static constexpr uint32_t size = (uint32_t)Size;

@@ -107,12 +107,10 @@ int pcwq_formula(uint32_t type)
     case PERF_COUNTER_TIMER_INV:
     case PERF_100NSEC_TIMER_INV:
         return PCWQ_F_INVERSE;
-    case PERF_COUNTER_MULTI_TIMER:
-        return PCWQ_F_MULTI_TB;
+    case PERF_COUNTER_MULTI_TIMER: /* X in ticks of Y's clock (docs/query.md) */
     case PERF_100NSEC_MULTI_TIMER:
         return PCWQ_F_MULTI;
     case PERF_COUNTER_MULTI_TIMER_INV:
-        return PCWQ_F_MULTI_INV_TB;
     case PERF_100NSEC_MULTI_TIMER_INV:
         return PCWQ_F_MULTI_INV;
     }
@@ -242,24 +240,18 @@ int pcwq_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part
         return PCW_CSTATUS_VALID;
     case PCWQ_F_INVERSE: /* 100 * (1 - (X1 - X0) / (Y1 - Y0)) */
         return inverse(1.0 - num / den, part);
-    case PCWQ_F_MULTI_TB: /* 100 * ((X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
-    case PCWQ_F_MULTI:    /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
-        if (f == PCWQ_F_MULTI_TB && now->freq == 0)
+    case PCWQ_F_MULTI:      /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
+        if (now->freq == 0) /* a frequency counter at 0: no clock to tick */
             return PCW_CSTATUS_BAD_TIMEBASE;
         if (now->multi == 0)
             return PCW_CSTATUS_ZERO_DENOMINATOR;
-        if (f == PCWQ_F_MULTI_TB)
-            den /= (double)now->freq;
         *part = num / den, *whole = (double)now->multi;
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_MULTI_INV_TB: /* 100 * (B1 - ((X1 - X0) / ((Y1 - Y0) / TB))) / B1 */
-    case PCWQ_F_MULTI_INV:    /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
-        if (f == PCWQ_F_MULTI_INV_TB && now->freq == 0)
+    case PCWQ_F_MULTI_INV: /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
+        if (now->freq == 0)
             return PCW_CSTATUS_BAD_TIMEBASE;
         if (now->multi == 0)
             return PCW_CSTATUS_ZERO_DENOMINATOR;
-        if (f == PCWQ_F_MULTI_INV_TB)
-            den /= (double)now->freq;
         *whole = (double)now->multi;
         return inverse((double)now->multi - num / den, part);
     }
@@ -314,6 +306,35 @@ static int find_base(const pcw_counterset *cs, uint32_t k)
     return -1;
 }
 
+/* A type that counts ticks of the system clock (PCW_PERF_TIMER_TICK: the
+ * timers, queue lengths, PERF_AVERAGE_TIMER) counts them at the
+ * counterset's frequency - the counter perf_freq_id names, Windows'
+ * PerfFreq - when it names one, as PDH takes PerfFreq; else at pcw's
+ * system frequency, 10^9 (nanoseconds, pcw_time_ns()). The system time
+ * is then read in those ticks (pcwq_raw_from_row), so that X and Y share
+ * a clock as the formulas expect. A named counter that is not there is
+ * PCW_CSTATUS_NO_BASE, not a guess. */
+static void tick_freq(pcwq_recipe *r, const pcw_counter *c, int obj_freq)
+{
+    if (c->perf_freq_id == PCW_NO_COUNTER)
+        return;
+    r->freq_ctr = obj_freq;
+    if (obj_freq < 0)
+        r->status = PCW_CSTATUS_NO_BASE;
+}
+
+/* CLOCK_MONOTONIC nanoseconds in ticks of `freq` per second: exact for
+ * 10^9, and otherwise whole seconds exactly and the fraction in double
+ * (a hostile frequency wraps, never traps). */
+static uint64_t ns_to_ticks(uint64_t ns, uint64_t freq)
+{
+    if (freq == PCWQ_SYS_FREQ)
+        return ns;
+    uint64_t s = ns / PCWQ_SYS_FREQ, rem = ns % PCWQ_SYS_FREQ;
+    double frac = (double)rem * (double)freq / (double)PCWQ_SYS_FREQ; /* < freq */
+    return s * freq + (frac < 0x1p64 ? (uint64_t)frac : 0);
+}
+
 void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
 {
     const pcw_counter *c = &cs->counters[k];
@@ -331,11 +352,14 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
     case PERF_COUNTER_COUNTER:
     case PERF_COUNTER_BULK_COUNT:
     case PERF_SAMPLE_COUNTER:
+        r->second = PCWQ_Y_SYSTIME;
+        break;
     case PERF_COUNTER_TIMER:
     case PERF_COUNTER_TIMER_INV:
     case PERF_COUNTER_QUEUELEN_TYPE:
     case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
         r->second = PCWQ_Y_SYSTIME;
+        tick_freq(r, c, obj_freq);
         break;
     case PERF_100NSEC_TIMER:
     case PERF_100NSEC_TIMER_INV:
@@ -349,7 +373,7 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
         if (c->type == PERF_100NSEC_MULTI_TIMER || c->type == PERF_100NSEC_MULTI_TIMER_INV)
             r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
         else
-            r->second = PCWQ_Y_SYSTIME;
+            r->second = PCWQ_Y_SYSTIME, tick_freq(r, c, obj_freq);
         r->multi = c->multi_id != PCW_NO_COUNTER ? find_counter(cs, c->multi_id) : base;
         if (r->multi < 0)
             r->status = PCW_CSTATUS_NO_BASE;
@@ -384,6 +408,8 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
             r->second = PCWQ_Y_COUNTER, r->time = obj_time, r->freq_ctr = obj_freq;
         } else {
             r->second = PCWQ_Y_SYSTIME;
+            if (c->type == PERF_PRECISION_SYSTEM_TIMER)
+                tick_freq(r, c, obj_freq);
         }
         break;
     case PERF_SAMPLE_FRACTION:
@@ -394,6 +420,8 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
         r->second = PCWQ_Y_BASE, r->base = base;
         if (base < 0)
             r->status = PCW_CSTATUS_NO_BASE;
+        if (c->type == PERF_AVERAGE_TIMER)
+            tick_freq(r, c, obj_freq);
         break;
     default:
         r->second = PCWQ_Y_NONE;
@@ -410,9 +438,11 @@ void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcw
     out->multi = 1;
     out->freq = r->freq;
     out->time_ns = time_ns;
+    if (r->freq_ctr >= 0)
+        out->freq = pcwq_load(row, lay, (uint32_t)r->freq_ctr);
     switch (r->second) {
-    case PCWQ_Y_SYSTIME:
-        out->second = time_ns;
+    case PCWQ_Y_SYSTIME: /* in the counterset's ticks when it has a frequency */
+        out->second = r->freq_ctr >= 0 ? ns_to_ticks(time_ns, out->freq) : time_ns;
         break;
     case PCWQ_Y_100NS:
         out->second = time_ns / 100;
@@ -425,8 +455,6 @@ void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcw
             out->second = pcwq_load(row, lay, (uint32_t)r->base);
         break;
     }
-    if (r->freq_ctr >= 0)
-        out->freq = pcwq_load(row, lay, (uint32_t)r->freq_ctr);
     if (r->multi >= 0)
         out->multi = pcwq_load(row, lay, (uint32_t)r->multi);
 }

@@ -50,9 +50,7 @@ enum {
     PCWQ_F_RATIO,         /* (X1 - X0) / (Y1 - Y0) */
     PCWQ_F_AVERAGE_TIMER, /* ((X1 - X0) / TB) / (B1 - B0) */
     PCWQ_F_INVERSE,       /* 1 - (X1 - X0) / (Y1 - Y0) */
-    PCWQ_F_MULTI_TB,      /* ((X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
     PCWQ_F_MULTI,         /* ((X1 - X0) / (Y1 - Y0)) / B1 */
-    PCWQ_F_MULTI_INV_TB,  /* (B1 - (X1 - X0) / ((Y1 - Y0) / TB)) / B1 */
     PCWQ_F_MULTI_INV,     /* (B1 - (X1 - X0) / (Y1 - Y0)) / B1 */
 };
 int pcwq_formula(uint32_t type);

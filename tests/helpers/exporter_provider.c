@@ -75,7 +75,8 @@
 #include <unistd.h>
 
 /* The "kinds" counterset: counter i at 8 * i, in its type's natural size
- * (4 or 8 bytes; the commands write it in that size). */
+ * (4 or 8 bytes; the commands write it in that size), 8 for a 32-bit tick
+ * type (PCW_COUNTER_TYPE_TICKS_32). */
 static const struct kind {
     const char *name, *description;
     uint32_t type;
@@ -277,6 +278,9 @@ static int do_register(set *s, const char *name, int type, int with_callback, in
             c[n].id = n + 1, c[n].name = kinds[n].name, c[n].type = kinds[n].type;
             c[n].description = kinds[n].description;
             c[n].offset = 8 * n;
+            /* A 32-bit tick type is 8 bytes (issue 27: 4 would wrap in 4.3 s). */
+            if (PCW_COUNTER_TYPE_TICKS_32(c[n].type))
+                c[n].size = 8;
         }
     }
     snprintf(s->name, sizeof s->name, "%s", name);
@@ -285,7 +289,7 @@ static int do_register(set *s, const char *name, int type, int with_callback, in
     s->ncounters = n;
     for (uint32_t i = 0; i < n; i++) {
         /* Size 0: the type's natural size; the block ends with the last. */
-        s->size[i] = PCW_COUNTER_NATURAL_SIZE(c[i].type);
+        s->size[i] = c[i].size ? c[i].size : PCW_COUNTER_NATURAL_SIZE(c[i].type);
         s->data_size = 8 * i + s->size[i];
     }
     pcw_registration_info info = {.version = PCW_VERSION_1,

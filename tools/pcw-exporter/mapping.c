@@ -5,8 +5,9 @@
  *
  * The time base TB is the raw sample's `freq`: 10^9 for pcw's system
  * time (CLOCK_MONOTONIC nanoseconds), 10^7 for the 100 ns types, the
- * perf_freq_id counter for object time (docs/query.md, "pcw's time base").
- * PERF_COUNTER_MULTI_TIMER's value already counts seconds (query.md).
+ * perf_freq_id counter for object time and, when it names one, for the
+ * types that count ticks of the system clock (docs/query.md, "pcw's time
+ * base"). PERF_COUNTER_MULTI_TIMER's X counts ticks, as every timer's.
  */
 #include <stddef.h>
 
@@ -63,11 +64,11 @@ static const type_rule rules[] = {
     /* Multi timers: time summed over items, and the items. */
     {PERF_COUNTER_MULTI_TIMER,
      2,
-     {FAM("", "_seconds", MT_COUNTER, V_X, NONE, NULL),
+     {FAM("", "_seconds", MT_COUNTER, V_X_TB, NONE, NULL),
       FAM("_base", "", MT_GAUGE, V_MULTI, NONE, ITEMS_HELP)}},
     {PERF_COUNTER_MULTI_TIMER_INV,
      2,
-     {FAM("", "_seconds", MT_COUNTER, V_X, NONE, NULL),
+     {FAM("", "_seconds", MT_COUNTER, V_X_TB, NONE, NULL),
       FAM("_base", "", MT_GAUGE, V_MULTI, NONE, ITEMS_HELP)}},
     {PERF_100NSEC_MULTI_TIMER,
      2,

@@ -540,6 +540,13 @@ static int start_counter(ctx *c, const XML_Char **atts)
         ref_attr(c, atts, "perfFreqID", &k->has_freq_attr, &k->freq_attr_value) ||
         ref_attr(c, atts, "multiCounterID", &k->has_multi_attr, &k->multi_attr_value))
         return -1;
+    /* A 32-bit tick type without a perfFreqID counts nanoseconds and would
+     * wrap after 4.3 s of summed time in 4 bytes (pcw_register refuses it):
+     * its field is 8 bytes, pcw's extension (PCW_COUNTER_TYPE_TICKS_32). A
+     * ported provider's assignments to it widen; nothing to write in the
+     * manifest. */
+    if (PCW_COUNTER_TYPE_TICKS_32(k->type) && !k->has_freq_attr)
+        k->size = 8;
     if (k->field &&
         (!mf_is_c_ident(k->field) || mf_is_c_keyword(k->field) || strlen(k->field) > MF_MAX_IDENT))
         return fail(c, "<counter> field=\"%s\" is not a C member name", k->field);

@@ -130,8 +130,19 @@ static int pcw__validate_counter(const pcw_registration_info *in, uint32_t i, ui
         else
             pcw__why(why, len,
                      "%s: %s is a 32-bit type, so its field must be 4 bytes, not %u (or use the "
-                     "type's LARGE form; only PERF_COUNTER_RAWCOUNT and _HEX may be 8)",
+                     "type's LARGE form; only PERF_COUNTER_RAWCOUNT and _HEX, PERF_AVERAGE_TIMER "
+                     "and PERF_COUNTER_QUEUELEN_TYPE may be 8)",
                      who, tname, size);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    if (size == 4 && PCW_COUNTER_TYPE_TICKS_32(c->type) && !c->perf_freq_ref) {
+        /* Issue 27: at 10^9 ticks per second 2^32 ticks are 4.3 s of summed
+         * time, so consumers would see a wrap (a reset) every few samples. */
+        pcw__why(why, len,
+                 "%s: a 4-byte %s counts nanoseconds by default and wraps after 4.3 s of summed "
+                 "time: declare the field uint64_t (8 bytes), or set perf_freq_ref to a counter "
+                 "holding a coarser frequency (e.g. 1000000 for microseconds: 71 min)",
+                 who, tname);
         return PCW_E_INVALID_PARAMETER;
     }
     if (c->offset % size != 0 || c->offset > PCW_MAX_BLOCK_SIZE - size) {

@@ -26,7 +26,8 @@
 #ifndef PCWGEN_CHECK_FIELD
 /* pcw_register's rules for a counter's field, checked at compile time:
  * its size suits its counter type (PCW_COUNTER_SIZE_OK: 8 bytes for a
- * LARGE type, else 4) and it is aligned to its size. */
+ * LARGE type, else 4, or 8 where pcw allows it) and it is aligned to its
+ * size. */
 #define PCWGEN_CHECK_FIELD(type, member, counter_type)                                  \
     _Static_assert(PCW_COUNTER_SIZE_OK(counter_type, PCWGEN_FIELD_SIZE(type, member)),  \
                    #type "." #member ": its size does not suit " #counter_type);        \

@@ -22,7 +22,8 @@
 #ifndef PCWGEN_CHECK_FIELD
 /* pcw_register's rules for a counter's field, checked at compile time:
  * its size suits its counter type (PCW_COUNTER_SIZE_OK: 8 bytes for a
- * LARGE type, else 4) and it is aligned to its size. */
+ * LARGE type, else 4, or 8 where pcw allows it) and it is aligned to its
+ * size. */
 #define PCWGEN_CHECK_FIELD(type, member, counter_type)                                  \
     _Static_assert(PCW_COUNTER_SIZE_OK(counter_type, PCWGEN_FIELD_SIZE(type, member)),  \
                    #type "." #member ": its size does not suit " #counter_type);        \
@@ -86,7 +87,7 @@ typedef struct SvcServiceRequests_values {
     uint32_t SamplesSec; /* id 10, perf_sample_counter */
     _Alignas(8) uint64_t LastStatus; /* id 11, perf_counter_large_rawcount_hex */
     uint32_t LatencyHistogram; /* id 12, perf_counter_histogram_type */
-    uint32_t QueueLength; /* id 13, perf_counter_queuelen_type */
+    _Alignas(8) uint64_t QueueLength; /* id 13, perf_counter_queuelen_type */
     _Alignas(8) uint64_t QueueLength100ns; /* id 14, perf_counter_100ns_queuelen_type */
     _Alignas(8) uint64_t QueueLengthObjectClock; /* id 15, perf_counter_obj_time_queuelen_type */
 } SvcServiceRequests_values;

@@ -22,7 +22,8 @@
 #ifndef PCWGEN_CHECK_FIELD
 /* pcw_register's rules for a counter's field, checked at compile time:
  * its size suits its counter type (PCW_COUNTER_SIZE_OK: 8 bytes for a
- * LARGE type, else 4) and it is aligned to its size. */
+ * LARGE type, else 4, or 8 where pcw allows it) and it is aligned to its
+ * size. */
 #define PCWGEN_CHECK_FIELD(type, member, counter_type)                                  \
     _Static_assert(PCW_COUNTER_SIZE_OK(counter_type, PCWGEN_FIELD_SIZE(type, member)),  \
                    #type "." #member ": its size does not suit " #counter_type);        \
@@ -70,7 +71,7 @@ static inline pcw_provider_options StorContosoStorageProvider_ProviderOptions(vo
 typedef struct StorContosoDisk_values {
     uint32_t DiskReadsPerSec; /* id 1, perf_counter_counter */
     _Alignas(8) uint64_t DiskReadBytesSec; /* id 2, perf_counter_bulk_count */
-    uint32_t AvgDiskSecRead; /* id 3, perf_average_timer */
+    _Alignas(8) uint64_t AvgDiskSecRead; /* id 3, perf_average_timer */
     uint32_t AvgDiskSecReadBase; /* id 4, perf_average_base */
     _Alignas(8) uint64_t AvgDiskBytesRead; /* id 5, perf_average_bulk */
     uint32_t AvgDiskBytesReadBase; /* id 6, perf_average_base */
