@@ -237,12 +237,14 @@ static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, u
     /* Reuse a slot no longer shown (a name whose instances all left, in a
      * set without history). */
     size_t a = s->nagg;
-    for (size_t i = 0; i < s->nagg; i++)
+    for (size_t i = 0; i < s->nagg; i++) {
+        s->agg_tests++;
         if (!s->aggs[i].active && s->aggs[i].nlive == 0 && s->aggs[i].kind == kind &&
             !s->aggs[i].hist) {
             a = i;
             break;
         }
+    }
     if (a == s->nagg && pcwq_grow((void **)&s->aggs, &s->agg_cap, s->nagg + 1, sizeof *s->aggs))
         return -1;
     pcwq_agg *g = &s->aggs[a];

@@ -330,6 +330,10 @@ typedef struct pcwq_set {
     uint64_t epoch;   /* bumps whenever the entries change */
     uint64_t src_sig; /* its providers when last bound (pcwq_bind) */
     size_t refs;      /* matches that use it: fetched only when > 0 */
+    /* Aggregate slots agg_new examined to find one to reuse: a count of
+     * work, not API, that tests/test_query_cost.c holds to the cost model
+     * (one name's aggregate costs the same whatever the set's size). */
+    uint64_t agg_tests;
 } pcwq_set;
 
 /* One counterset a counter handle matches, and what it selects there. */
