@@ -315,6 +315,9 @@ typedef struct pcwq_set {
     /* Totals. */
     pcwq_agg *aggs;
     size_t nagg, agg_cap;
+    uint32_t *agg_free; /* min-heap of slots given back (instanceAggregate) */
+    uint32_t nagg_free;
+    size_t agg_free_cap;
     pcwq_acc *acc; /* scratch [nagg * ncounters] */
     size_t acc_cap;
     uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
