@@ -44,35 +44,36 @@ static uint64_t inst_key(uint64_t provider, uint32_t id, const char *name, uint3
 
 /* ---- name groups (#n) ----------------------------------------------------- */
 
-static void heap_push(pcwq_group *g, uint32_t v)
+/* A min-heap of indexes given back (a group's #n, the set's aggregate
+ * slots): the lowest is taken again first. heap[*n] must have room. */
+static void heap_push(uint32_t *heap, uint32_t *n, uint32_t v)
 {
-    uint32_t i = g->nfreed++;
+    uint32_t i = (*n)++;
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (g->freed[p] <= v)
+        if (heap[p] <= v)
             break;
-        g->freed[i] = g->freed[p];
+        heap[i] = heap[p];
         i = p;
     }
-    g->freed[i] = v;
+    heap[i] = v;
 }
-
-static uint32_t heap_pop(pcwq_group *g)
+static uint32_t heap_pop(uint32_t *heap, uint32_t *n)
 {
-    uint32_t top = g->freed[0], v = g->freed[--g->nfreed], i = 0;
+    uint32_t top = heap[0], v = heap[--*n], i = 0;
     for (;;) {
         uint32_t c = 2 * i + 1;
-        if (c >= g->nfreed)
+        if (c >= *n)
             break;
-        if (c + 1 < g->nfreed && g->freed[c + 1] < g->freed[c])
+        if (c + 1 < *n && heap[c + 1] < heap[c])
             c++;
-        if (g->freed[c] >= v)
+        if (heap[c] >= v)
             break;
-        g->freed[i] = g->freed[c];
+        heap[i] = heap[c];
         i = c;
     }
-    if (g->nfreed)
-        g->freed[i] = v;
+    if (*n)
+        heap[i] = v;
     return top;
 }
 
@@ -156,7 +157,7 @@ static int group_join(pcwq_set *s, uint32_t gi, uint32_t *dup)
         g->agg = a;
     }
     if (g->nfreed) {
-        *dup = heap_pop(g);
+        *dup = heap_pop(g->freed, &g->nfreed);
     } else {
         *dup = g->next++;
     }
@@ -177,7 +178,7 @@ static void group_leave(pcwq_set *s, uint32_t gi, uint32_t dup)
         g->next--; /* the newest: give it back to the counter */
     } else if (pcwq_grow((void **)&g->freed, &g->freed_cap, g->nfreed + 1u, sizeof *g->freed) ==
                0) {
-        heap_push(g, dup);
+        heap_push(g->freed, &g->nfreed, dup);
     }
     /* (Out of memory: the index is simply not reused.) */
     if (--g->nlive == 0) {
@@ -188,8 +189,12 @@ static void group_leave(pcwq_set *s, uint32_t gi, uint32_t dup)
             pcwq_agg *a = &s->aggs[g->agg];
             a->nlive = 0;
             if (!s->it.history) {
-                /* Its slot may now go to another name: forget it. */
+                /* Its slot may now go to another name: forget it. (Out of
+                 * memory: the slot is simply not reused.) */
                 a->active = 0;
+                if (pcwq_grow((void **)&s->agg_free, &s->agg_free_cap, s->nagg_free + 1u,
+                              sizeof *s->agg_free) == 0)
+                    heap_push(s->agg_free, &s->nagg_free, g->agg);
                 g->agg = UINT32_MAX;
             }
         }
@@ -235,14 +240,12 @@ static int compact_groups(pcwq_set *s)
 static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, uint32_t *out)
 {
     /* Reuse a slot no longer shown (a name whose instances all left, in a
-     * set without history). */
+     * set without history: group_leave gave it back), the lowest first. */
     size_t a = s->nagg;
-    for (size_t i = 0; i < s->nagg; i++)
-        if (!s->aggs[i].active && s->aggs[i].nlive == 0 && s->aggs[i].kind == kind &&
-            !s->aggs[i].hist) {
-            a = i;
-            break;
-        }
+    if (kind == PCW_PDH_AGGREGATE && s->nagg_free) {
+        s->agg_tests++;
+        a = heap_pop(s->agg_free, &s->nagg_free);
+    }
     if (a == s->nagg && pcwq_grow((void **)&s->aggs, &s->agg_cap, s->nagg + 1, sizeof *s->aggs))
         return -1;
     pcwq_agg *g = &s->aggs[a];
@@ -425,6 +428,8 @@ void pcwq_instances_free(pcwq_set *s)
     }
     free(s->inst), free(s->free_inst), free(s->hash), free(s->groups), free(s->ghash);
     free(s->aggs), free(s->acc), free(s->order), free(s->ent), free(s->nidx), free(s->ent_key);
+    free(s->agg_free);
+    s->agg_free = NULL, s->nagg_free = 0, s->agg_free_cap = 0;
     s->inst = NULL, s->free_inst = NULL, s->hash = NULL, s->groups = NULL, s->ghash = NULL;
     s->aggs = NULL, s->acc = NULL, s->order = NULL, s->ent = NULL, s->nidx = NULL;
     s->ent_key = NULL;

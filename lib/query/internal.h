@@ -315,6 +315,9 @@ typedef struct pcwq_set {
     /* Totals. */
     pcwq_agg *aggs;
     size_t nagg, agg_cap;
+    uint32_t *agg_free; /* min-heap of slots given back (instanceAggregate) */
+    uint32_t nagg_free;
+    size_t agg_free_cap;
     pcwq_acc *acc; /* scratch [nagg * ncounters] */
     size_t acc_cap;
     uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
@@ -330,6 +333,10 @@ typedef struct pcwq_set {
     uint64_t epoch;   /* bumps whenever the entries change */
     uint64_t src_sig; /* its providers when last bound (pcwq_bind) */
     size_t refs;      /* matches that use it: fetched only when > 0 */
+    /* Aggregate slots agg_new examined to find one to reuse: a count of
+     * work, not API, that tests/test_query_cost.c holds to the cost model
+     * (one name's aggregate costs the same whatever the set's size). */
+    uint64_t agg_tests;
 } pcwq_set;
 
 /* One counterset a counter handle matches, and what it selects there. */
