@@ -51,6 +51,8 @@
  *   block SET           SET's callback holds every COLLECT_DATA until...
  *   release SET         ...this (it also gives up after 60 s)
  *   collects SET        "ok <COLLECT_DATA calls so far>"
+ *   held                "ok <notifications --silent has begun to hold so far>"
+ *                       (a consumer is waiting on the silent channel)
  *   quit
  *
  * It closes the provider and exits 0 on "quit", at end of stdin, or on
@@ -198,10 +200,14 @@ static int callback(pcw_callback_type type, const pcw_callback_info *info, void 
     return PCW_OK;
 }
 
+/* --silent: notifications it has begun to hold ("held"). */
+static atomic_int held;
+
 /* --silent: hold every control notification until the provider stops. */
 static int silent_control(pcw_control_request req, const pcw_control_info *info, void *ctx)
 {
     (void)req, (void)info, (void)ctx;
+    atomic_fetch_add(&held, 1);
     for (int t = 0; t < 6000 && !atomic_load(&stop); t++) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -504,6 +510,8 @@ int main(int argc, char **argv)
             printf("ok\n");
         } else if (n == 2 && s && strcmp(cmd, "collects") == 0) {
             printf("ok %d\n", atomic_load(&s->collects));
+        } else if (n == 1 && strcmp(cmd, "held") == 0) {
+            printf("ok %d\n", atomic_load(&held));
         } else {
             printf("err bad command: %s", line);
             if (!strchr(line, '\n'))

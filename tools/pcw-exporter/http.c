@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pcw/version.h>
@@ -50,6 +51,14 @@ struct http_server {
     char *landing;
     size_t landing_len;
     bodies *bodies;
+    /* Stopping (http_drain): requests in route() and whether new ones are
+     * turned away. Written by connection threads and the stopping thread,
+     * always under drain_lock; drained is broadcast when busy reaches 0. */
+    pthread_mutex_t drain_lock;
+    pthread_cond_t drained;
+    unsigned busy;
+    int stopping;
+    int quiesced[MAX_LISTEN]; /* listen sockets taken back (MHD_quiesce_daemon), or -1 */
 };
 
 /* ---- negotiation ------------------------------------------------------------- */
@@ -319,7 +328,21 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return MHD_YES;
     }
     slots_serving(s->slots, conn); /* the request is whole */
-    enum MHD_Result rc = route(s, conn, url, method);
+    pthread_mutex_lock(&s->drain_lock);
+    int stopping = s->stopping;
+    s->busy += !stopping;
+    pthread_mutex_unlock(&s->drain_lock);
+    enum MHD_Result rc;
+    if (stopping) { /* no new scrape once http_drain has begun */
+        rc = simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                    "pcw-exporter is stopping\n");
+    } else {
+        rc = route(s, conn, url, method);
+        pthread_mutex_lock(&s->drain_lock);
+        if (--s->busy == 0)
+            pthread_cond_broadcast(&s->drained);
+        pthread_mutex_unlock(&s->drain_lock);
+    }
     slots_sending(s->slots, conn);
     return rc;
 }
@@ -511,6 +534,14 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
         return -1;
     }
     s->o = *o;
+    pthread_mutex_init(&s->drain_lock, NULL);
+    pthread_condattr_t ca; /* the drain's deadline is CLOCK_MONOTONIC (mono_ns) */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->drained, &ca);
+    pthread_condattr_destroy(&ca);
+    for (size_t i = 0; i < MAX_LISTEN; i++)
+        s->quiesced[i] = -1;
     landing_page(s);
     const web_config *w = o->web;
     int tls = web_config_tls(w);
@@ -558,8 +589,9 @@ int http_start(http_server **out, const http_options *o, char *err, size_t errle
         if (parse_listen(o->listen[i], &ss, &any, err, errlen) ||
             (fd = listen_socket(o->listen[i], &ss, any, err, errlen)) < 0)
             goto fail;
+        /* MHD_USE_ITC: MHD_quiesce_daemon needs it in this mode (http_drain). */
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                         MHD_USE_POLL | MHD_USE_ERROR_LOG;
+                         MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
         if (ss.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         if (any)
@@ -623,12 +655,36 @@ fail:
     return -1;
 }
 
+int http_drain(http_server *s, uint64_t grace_ns)
+{
+    /* Refuse new connections first: a quiesced daemon no longer accepts,
+     * and its socket is ours to close once it has stopped (http_stop);
+     * shutdown(2) of a listening socket makes Linux stop listening on it,
+     * so connects are refused rather than left in the backlog. */
+    for (size_t i = 0; i < s->nd; i++)
+        if (s->quiesced[i] < 0 && (s->quiesced[i] = MHD_quiesce_daemon(s->d[i])) >= 0)
+            shutdown(s->quiesced[i], SHUT_RDWR);
+    uint64_t until = mono_ns() + grace_ns;
+    struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+    pthread_mutex_lock(&s->drain_lock);
+    s->stopping = 1;
+    int rc = 0;
+    while (s->busy && rc == 0)
+        rc = pthread_cond_timedwait(&s->drained, &s->drain_lock, &ts);
+    unsigned left = s->busy;
+    pthread_mutex_unlock(&s->drain_lock);
+    return (int)left;
+}
+
 void http_stop(http_server *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->nd; i++)
+    for (size_t i = 0; i < s->nd; i++) {
         MHD_stop_daemon(s->d[i]);
+        if (s->quiesced[i] >= 0)
+            close(s->quiesced[i]);
+    }
     slots_close(s->slots); /* after the daemons: no connection is left */
     auth_close(s->auth);
     bodies_close(s->bodies); /* every response is done with its body */
@@ -639,5 +695,7 @@ void http_stop(http_server *s)
     free(s->ca);
     free(s->priorities);
     free(s->landing);
+    pthread_cond_destroy(&s->drained);
+    pthread_mutex_destroy(&s->drain_lock);
     free(s);
 }

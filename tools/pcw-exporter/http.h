@@ -12,6 +12,7 @@
 #define PCW_EXPORTER_HTTP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collector.h"
 #include "webconfig.h"
@@ -34,6 +35,14 @@ typedef struct http_server http_server;
 /* Start serving; logs "Listening on" with each bound address (the actual
  * port when 0 was asked). Returns 0, or -1 with a sentence in err. */
 int http_start(http_server **out, const http_options *o, char *err, size_t errlen);
+/* Stopping, step 1: stop accepting connections, answer requests that
+ * come in on open ones with 503, and wait up to grace_ns for the requests
+ * being served (a scrape waiting on its collection) to finish. Returns how
+ * many are still being served: 0, or more when the grace ran out - then
+ * the caller exits without http_stop, which would wait for them. */
+int http_drain(http_server *s, uint64_t grace_ns);
+/* Stop serving and free the server: waits for every connection's thread
+ * (after http_drain returned 0, none is in a collection). */
 void http_stop(http_server *s);
 
 /* Parse an Accept header: EXPO_OPENMETRICS when it prefers OpenMetrics

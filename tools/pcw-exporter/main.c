@@ -17,7 +17,8 @@
  *   log.c        logfmt / JSON logging
  *
  * README.md and docs/exporter.md document it. Exit status: 0 after SIGINT
- * or SIGTERM, 1 when it cannot start (the log says why), 2 usage error.
+ * or SIGTERM (within STOP_GRACE_NS and the time to close its connections),
+ * 1 when it cannot start (the log says why), 2 usage error.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <pcw/types.h>
 #include <pcw/version.h>
@@ -42,6 +44,10 @@
  * (docs/exporter.md says why this one). */
 #define DEFAULT_LISTEN "127.0.0.1:10158"
 #define MAX_PATTERNS   64
+/* On SIGINT/SIGTERM, how long requests being served (a scrape waiting on
+ * its collection) may take to finish before the exporter exits without
+ * them (docs/exporter.md, "Stopping"; docs/design.md's limits). */
+#define STOP_GRACE_NS (1000 * 1000000ull)
 
 static const char usage_text[] =
     "Usage: pcw-exporter [FLAGS]\n"
@@ -347,6 +353,18 @@ int main(int argc, char **argv)
     int sig = 0;
     sigwait(&stop, &sig);
     xlog(LOG_INFO, "Stopping", "signal", sig == SIGINT ? "SIGINT" : "SIGTERM", NULL);
+    int busy = http_drain(srv, STOP_GRACE_NS);
+    if (busy > 0) {
+        /* A scrape still waits on its collection (a provider that does not
+         * answer holds it up to --collector.timeout): its thread cannot be
+         * stopped, and waiting for it is what SIGTERM must not do. Exit
+         * now; the kernel closes its connection, and the providers see
+         * the control channel close as after any consumer's exit. */
+        char n[16];
+        snprintf(n, sizeof n, "%d", busy);
+        xlog(LOG_WARN, "Stopped without waiting for scrapes still collecting", "scrapes", n, NULL);
+        _exit(0);
+    }
     http_stop(srv);
     collector_close(coll);
     web_config_free(&wc);
