@@ -941,3 +941,24 @@ Test(pcwstat, ctrl_c_in_the_set_up_stops_the_set_up)
     free(err);
     qp_stop(&p);
 }
+
+/* The "no total" explanation quotes the path, whose counterset name is
+ * another process's: escaped by the one rule of every tool
+ * (tools/common/escape.h), a bidirectional override included. It had a
+ * sanitiser of its own that let U+202E through. */
+Test(pcwstat, total_explanation_escapes_the_names)
+{
+    tu_child p;
+    qp_start(&p, "Agg\xe2\x80\xaeX", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create a");
+    const char *err = file("stderr");
+    const char *args[] = {"\\Agg\xe2\x80\xaeX(_Total)\\Plain", "-si", "0.1", "-sc", "2", "-o",
+                          file("out"), "-y", NULL};
+    cr_assert_eq(run_pcwstat(args, file("stdout"), err), 0);
+    char *e = slurp(err);
+    cr_assert(strstr(e, "no total"), "stderr:\n%s", e);
+    cr_assert_null(strstr(e, "\xe2\x80\xae"), "a raw U+202E on stderr:\n%s", e);
+    cr_assert(strstr(e, "Agg\\u202eX(_Total)"), "stderr:\n%s", e);
+    free(e);
+    qp_stop(&p);
+}
