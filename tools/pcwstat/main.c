@@ -426,11 +426,11 @@ static void explain(strset *told, pcw_pdh_counter *h, size_t i)
     if (strset_has(told, path) || strset_add(told, path))
         return;
     fputs("pcwstat: ", stderr);
-    put_escaped(stderr, path);
+    esc_put(stderr, path, strlen(path), ESC_BACKSLASH_LITERAL);
     fputs(": no total: counter \"", stderr);
-    put_escaped(stderr, v.counter);
+    esc_put(stderr, v.counter, strlen(v.counter), 0);
     fputs("\" has no aggregate attribute (sum, avg, min or max), so its ", stderr);
-    put_escaped(stderr, v.instance);
+    esc_put(stderr, v.instance, strlen(v.instance), 0);
     fputs(" combines nothing and stays empty; the provider sets one (manifest aggregate=, or "
           "PCW_COUNTER_EX)\n",
           stderr);

@@ -138,20 +138,3 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
         }
     fputs("]}\n", f);
 }
-
-void put_escaped(FILE *f, const char *s)
-{
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        size_t at = i;
-        int32_t c = pcw_utf8_next(s, n, &i);
-        if (c < 0) { /* not UTF-8: this byte, escaped */
-            fprintf(f, "\\x%02X", (unsigned char)s[at]);
-            i = at + 1;
-        } else if (c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0)) {
-            fprintf(f, "\\x%02X", (unsigned)c);
-        } else {
-            fwrite(s + at, 1, i - at, f);
-        }
-    }
-}

@@ -58,9 +58,6 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
                 size_t n, unsigned fmt_flags);
 /* A string as a JSON string literal. */
 void json_string(FILE *f, const char *s);
-/* A name from another process, for a terminal: control characters (C0,
- * DEL, C1) and bytes that are not UTF-8 as \xNN, the rest as it is. */
-void put_escaped(FILE *f, const char *s);
 
 /* A name (or a message quoting one) for stderr: escaped as every tool
  * escapes names (tools/common/escape.h), '\' kept (path separator). */
