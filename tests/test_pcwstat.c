@@ -962,3 +962,22 @@ Test(pcwstat, total_explanation_escapes_the_names)
     free(e);
     qp_stop(&p);
 }
+
+/* -q and -qx report a write error as every output does: into /dev/full
+ * they exit 1 naming it (they exited 0: the listing's writes were never
+ * checked). */
+Test(pcwstat, query_listing_reports_write_errors)
+{
+    tu_child p;
+    qp_start(&p, "Full", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    const char *forms[][3] = {{"-q", NULL}, {"-qx", NULL}, {"-q", "Full", NULL}};
+    for (size_t i = 0; i < 3; i++) {
+        int st = run_pcwstat(forms[i], "/dev/full", file("full.err"));
+        char *e = slurp(file("full.err"));
+        cr_assert_eq(st, 1, "form %zu: exit %d: %s", i, st, e);
+        cr_assert(strstr(e, "write error"), "form %zu: %s", i, e);
+        free(e);
+    }
+    qp_stop(&p);
+}
