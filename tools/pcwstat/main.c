@@ -530,6 +530,11 @@ static int run(const options *o)
     pcw_pdh_set_detail(q, detail);
     if (o->query) {
         rc = list_paths(q, o->query == 2, o->query_set, detail, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            out_end_if_reader_gone(errno);
+            fprintf(stderr, "pcwstat: write error: %s\n", strerror(errno));
+            rc = 1;
+        }
         pcw_pdh_close(q);
         return rc;
     }
