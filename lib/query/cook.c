@@ -326,13 +326,21 @@ static void tick_freq(pcwq_recipe *r, const pcw_counter *c, int obj_freq)
 /* CLOCK_MONOTONIC nanoseconds in ticks of `freq` per second: exact for
  * 10^9, and otherwise whole seconds exactly and the fraction in double
  * (a hostile frequency wraps, never traps). */
-static uint64_t ns_to_ticks(uint64_t ns, uint64_t freq)
+/* 0, or -1 when the ticks do not fit 64 bits (a frequency from the
+ * segment, so any value: 2^64-1 ticks a second wrap within a second). */
+static int ns_to_ticks(uint64_t ns, uint64_t freq, uint64_t *ticks)
 {
-    if (freq == PCWQ_SYS_FREQ)
-        return ns;
+    if (freq == PCWQ_SYS_FREQ) {
+        *ticks = ns;
+        return 0;
+    }
     uint64_t s = ns / PCWQ_SYS_FREQ, rem = ns % PCWQ_SYS_FREQ;
     double frac = (double)rem * (double)freq / (double)PCWQ_SYS_FREQ; /* < freq */
-    return s * freq + (frac < 0x1p64 ? (uint64_t)frac : 0);
+    uint64_t whole = frac < 0x1p64 ? (uint64_t)frac : UINT64_MAX;
+    if (freq && s > (UINT64_MAX - whole) / freq)
+        return -1;
+    *ticks = s * freq + whole;
+    return 0;
 }
 
 void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
@@ -442,7 +450,9 @@ void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcw
         out->freq = pcwq_load(row, lay, (uint32_t)r->freq_ctr);
     switch (r->second) {
     case PCWQ_Y_SYSTIME: /* in the counterset's ticks when it has a frequency */
-        out->second = r->freq_ctr >= 0 ? ns_to_ticks(time_ns, out->freq) : time_ns;
+        out->second = time_ns;
+        if (r->freq_ctr >= 0 && ns_to_ticks(time_ns, out->freq, &out->second) != 0)
+            out->status = PCW_CSTATUS_OVERFLOW; /* no clock at that frequency */
         break;
     case PCWQ_Y_100NS:
         out->second = time_ns / 100;
