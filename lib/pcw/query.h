@@ -87,8 +87,9 @@ typedef enum pcw_cstatus {
                                              (PDH_CALC_NEGATIVE_TIMEBASE) */
     PCW_CSTATUS_RESET = 9,                /* a cumulative value went down: the counter was
                                              reset (PDH_CALC_NEGATIVE_VALUE) */
-    PCW_CSTATUS_OVERFLOW = 10,            /* a total does not fit 64 bits, or the
-                                             result is not a finite number */
+    PCW_CSTATUS_OVERFLOW = 10,            /* a total does not fit 64 bits, nor the
+                                             time in the counterset's ticks, or
+                                             the result is not a finite number */
     PCW_CSTATUS_NOT_AGGREGATED = 11,      /* a total of a counter whose aggregate
                                              attribute is undefined */
 } pcw_cstatus;
