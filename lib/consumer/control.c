@@ -202,7 +202,8 @@ static void forget_added(pcw__ctl_conn *k, const void *payload, size_t len)
         }
 }
 
-/* A new connection: add the remembered counters again, in order, not
+/* A new connection: add the remembered counters again (in the list's
+ * order, which drop_added does not keep: the provider does not care), not
  * awaited (their answers are dropped by id), before anything else goes on
  * it. */
 static int readd(pcw__ctl_conn *k, long long deadline)
