@@ -154,7 +154,7 @@ TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lm
 
 # pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
 TOOL_LIBS_pcwtop = -lncursesw -lm
-$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.c tools/pcwtop/*.h)
+$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch])
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).

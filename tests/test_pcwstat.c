@@ -24,7 +24,7 @@
 
 /* Compiled in: the new-match report and what it uses. */
 #include "../tools/common/escape.c"
-#include "../tools/pcwstat/grow.c"
+#include "../tools/common/grow.c"
 #include "../tools/pcwstat/newmatch.c"
 
 TestSuite(pcwstat, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 90);

@@ -27,6 +27,7 @@
 #include <wchar.h>
 
 #include "../tools/common/escape.c"
+#include "../tools/common/grow.c"
 #include "../tools/pcwtop/format.c"
 #include "../tools/pcwtop/model.c"
 #include "../tools/pcwtop/view.c"

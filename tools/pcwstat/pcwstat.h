@@ -12,6 +12,7 @@
 #include <pcw/query.h>
 
 #include "../common/escape.h"
+#include "../common/grow.h"
 
 enum { FMT_CSV, FMT_TSV, FMT_JSON };
 
@@ -32,12 +33,6 @@ typedef struct options {
     const char *dir;
     int all_users;
 } options;
-
-/* ---- grow.c ----------------------------------------------------------- */
-
-/* Make room for `need` elements of `elem` bytes in the array *v points to
- * (capacity *cap), doubling. 0, or -1 out of memory. */
-int grow(void *v, size_t *cap, size_t need, size_t elem);
 
 /* ---- output.c ---------------------------------------------------------- */
 

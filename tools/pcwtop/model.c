@@ -28,6 +28,7 @@
 #include <pcw/layout.h>
 #include <pcw/name.h>
 
+#include "../common/grow.h"
 #include "model.h"
 
 /* Providers remembered for exit reports; beyond this the oldest exited
@@ -74,21 +75,6 @@ static uint64_t clock_ns(clockid_t id)
     struct timespec ts;
     clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int model_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*v, n * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = n;
-    return 0;
 }
 
 /* ---- tables ------------------------------------------------------------- */
@@ -323,7 +309,7 @@ static top_table *build_table(top_model *m, top_column *cols, uint32_t ncols, ui
             memset(&v, 0, sizeof v), v.instance = v.instance_name = "";
         size_t len = strlen(v.instance);
         if (len > UINT32_MAX / 4 || t->names_len + len + 1 > UINT32_MAX ||
-            model_grow((void **)&t->names, &names_cap, t->names_len + len + 1, 1)) {
+            grow((void **)&t->names, &names_cap, t->names_len + len + 1, 1)) {
             free(q);
             free(matched);
             goto fail;
@@ -429,7 +415,7 @@ static top_table *build_table(top_model *m, top_column *cols, uint32_t ncols, ui
             top_row *r = &t->rows[n++];
             size_t len = o->name_len;
             if (t->names_len + len + 1 > UINT32_MAX ||
-                model_grow((void **)&t->names, &names_cap, t->names_len + len + 1, 1)) {
+                grow((void **)&t->names, &names_cap, t->names_len + len + 1, 1)) {
                 free(order), free(count), free(gone), free(attach), free(q), free(matched);
                 goto fail;
             }
@@ -496,7 +482,7 @@ static void scan_providers(top_model *m, top_frame *f)
                 m->nknown--;
                 m->exited_forgotten++;
             }
-            if (model_grow((void **)&m->known, &m->known_cap, m->nknown + 1, sizeof *m->known))
+            if (grow((void **)&m->known, &m->known_cap, m->nknown + 1, sizeof *m->known))
                 continue;
             k = &m->known[m->nknown++];
             memset(k, 0, sizeof *k);
@@ -512,7 +498,7 @@ static void scan_providers(top_model *m, top_frame *f)
         continue;
     report:
         k->seen = m->seq;
-        if (!model_grow((void **)&f->exits, &f->exits_cap, f->nexits + 1, sizeof *f->exits)) {
+        if (!grow((void **)&f->exits, &f->exits_cap, f->nexits + 1, sizeof *f->exits)) {
             top_exit *e = &f->exits[f->nexits++];
             e->pid = k->pid;
             snprintf(e->name, sizeof e->name, "%s", k->name);
@@ -523,7 +509,7 @@ static void scan_providers(top_model *m, top_frame *f)
         known_provider *k = &m->known[i];
         if (k->alive && k->seen != m->seq) { /* its segment went away */
             k->alive = 0;
-            if (!model_grow((void **)&f->exits, &f->exits_cap, f->nexits + 1, sizeof *f->exits)) {
+            if (!grow((void **)&f->exits, &f->exits_cap, f->nexits + 1, sizeof *f->exits)) {
                 top_exit *e = &f->exits[f->nexits++];
                 e->pid = k->pid;
                 snprintf(e->name, sizeof e->name, "%s", k->name);
@@ -563,7 +549,7 @@ static int list_sets(top_model *m, top_frame *f)
     pcw_consumer *c = pcw_pdh_consumer(m->q);
     size_t n = pcw_consumer_counterset_count(c);
     sets_clear(f);
-    if (model_grow((void **)&f->sets, &f->sets_cap, n + 1, sizeof *f->sets))
+    if (grow((void **)&f->sets, &f->sets_cap, n + 1, sizeof *f->sets))
         return -1;
     for (size_t i = 0; i < n; i++) {
         const pcw_merged_counterset *ms = pcw_consumer_counterset(c, i);

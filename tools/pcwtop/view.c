@@ -28,6 +28,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/grow.h"
 #include "model.h"
 
 /* Windows ending within this many rows are found in one pass over the
@@ -80,21 +81,6 @@ int view_filter_match(const char *pattern, const char *name, size_t len)
     return pcw_wildcard_match(buf, m + 2, name, len);
 }
 
-static int view_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* The filtered rows of the table (again only when table or filter moved). */
 static int filter(top_view *v, const top_table *t)
 {
@@ -103,10 +89,10 @@ static int filter(top_view *v, const top_table *t)
     v->nfiltered = v->nshown_totals = 0;
     v->k_valid = 0;
     v->f_table = 0;
-    if (view_grow((void **)&v->filtered, &v->filtered_cap, t->nrows + 1, sizeof *v->filtered) ||
-        view_grow((void **)&v->filtered_qi, &v->filtered_qi_cap, t->nrows + 1,
+    if (grow((void **)&v->filtered, &v->filtered_cap, t->nrows + 1, sizeof *v->filtered) ||
+        grow((void **)&v->filtered_qi, &v->filtered_qi_cap, t->nrows + 1,
                   sizeof *v->filtered_qi) ||
-        view_grow((void **)&v->shown_totals, &v->shown_totals_cap, t->ntotals + 1,
+        grow((void **)&v->shown_totals, &v->shown_totals_cap, t->ntotals + 1,
                   sizeof *v->shown_totals))
         return -1;
     if (v->totals)
@@ -344,7 +330,7 @@ static int order_window(top_view *v, top_model *m, size_t lo, size_t hi)
          * (rows sorted by the sort column, as ids often are, would
          * otherwise all pass). O(rows). */
         size_t cap = 4 * hi > 4096 ? 4 * hi : 4096;
-        if (view_grow(&v->keys, &v->keys_cap, (cap + 1) * elem, 1))
+        if (grow(&v->keys, &v->keys_cap, (cap + 1) * elem, 1))
             return -1;
         size_t h = 0, step = n > cap ? n / cap : 0;
         if (names) {
@@ -401,7 +387,7 @@ static int order_window(top_view *v, top_model *m, size_t lo, size_t hi)
     }
     /* Every key, then a quickselect to each end of the window. */
     if (!v->all_keys) {
-        if (view_grow(&v->keys, &v->keys_cap, (n + 1) * elem, 1))
+        if (grow(&v->keys, &v->keys_cap, (n + 1) * elem, 1))
             return -1;
         if (names) {
             memcpy(v->keys, v->filtered, n * sizeof(uint32_t));

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/pcwstat/grow.c - arrays that grow by doubling (pcwstat.h).
+ * tools/common/grow.c - arrays that grow by doubling (grow.h).
  */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 
-#include "pcwstat.h"
+#include "grow.h"
 
-/* One element more each time made reading 65,536 paths or setting up
- * 150,000 columns copy n^2/2 pointers (realloc moves the block, always
- * under ASan). */
+/* One element more each time made pcwstat's reading of 65,536 paths or
+ * set-up of 150,000 columns copy n^2/2 pointers (realloc moves the block,
+ * always under ASan). */
 int grow(void *v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
