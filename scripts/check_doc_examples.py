@@ -165,7 +165,7 @@ class Env:
         self.env = dict(os.environ, PCW_DIR=self.root,
                         PATH=self.build + os.pathsep + os.environ.get("PATH", ""))
         self.procs = []
-        self.tmux = "pcw-doc-examples-%d" % os.getpid()
+        self.screens = 0  # one tmux server (socket) per screen read
 
     def start_providers(self):
         self.waves = self.spawn([os.path.join(self.build, "examples", "geometric_waves")])
@@ -243,7 +243,11 @@ class Env:
 
     def screen(self, cmd):
         """The first line of cmd's screen in a 200x50 tmux pane, once it shows."""
-        t = ["tmux", "-L", self.tmux]
+        # A socket of its own each time: a new session on the socket of a
+        # server that kill-server is still taking down fails ("server
+        # exited unexpectedly").
+        self.screens += 1
+        t = ["tmux", "-L", "pcw-doc-examples-%d-%d" % (os.getpid(), self.screens)]
         shell = "cd %s && export PCW_DIR=%s PATH=%s && %s; sleep 30" % (
             shlex.quote(self.work), shlex.quote(self.root), shlex.quote(self.env["PATH"]), cmd)
         subprocess.run(t + ["-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
