@@ -981,3 +981,21 @@ Test(pcwstat, query_listing_reports_write_errors)
     }
     qp_stop(&p);
 }
+
+/* A NUL inside a counter file's line is refused, naming the line, not
+ * taken as the end of a shorter path (fgets' length could not see it). */
+Test(pcwstat, counter_file_refuses_a_nul_inside_a_line)
+{
+    tu_child p;
+    qp_start(&p, "Nul", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    static const char text[] = "# one path\n\\Nul(a)\\Level\0\\Nul(a)\\Peak\n";
+    cr_assert_eq(tu_write_file(file("nul.txt"), text, sizeof text - 1, 0600), 0);
+    const char *args[] = {"-cf", file("nul.txt"), "-sc", "1", "-si", "0.1", NULL};
+    int st = run_pcwstat(args, file("n.out"), file("n.err"));
+    char *e = slurp(file("n.err"));
+    cr_assert_eq(st, 1, "exit %d: %s", st, e);
+    cr_assert(strstr(e, "line 2") && strstr(e, "NUL"), "%s", e);
+    free(e);
+    qp_stop(&p);
+}
