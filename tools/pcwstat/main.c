@@ -141,6 +141,29 @@ static int add_path(options *o, const char *p)
 #define CF_MAX_BYTES (1u << 20)
 #define CF_MAX_LINE  PCW_PATH_MAX
 
+/* One line of f into line (room for CF_MAX_LINE bytes and a NUL; its '\n'
+ * not kept), *used counting the bytes read: its length, -1 at the end of
+ * the file, -2 for a line longer than CF_MAX_LINE or holding a NUL byte
+ * (read no further: the work stays bounded). fgets could not tell a NUL
+ * inside a line from the end of a shorter one. */
+static long read_line(FILE *f, char *line, size_t *used)
+{
+    size_t len = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        (*used)++;
+        if (c == '\n')
+            break;
+        if (c == 0 || len == CF_MAX_LINE)
+            return -2;
+        line[len++] = (char)c;
+    }
+    if (c == EOF && len == 0)
+        return -1;
+    line[len] = 0;
+    return (long)len;
+}
+
 static int read_counter_file(options *o, const char *file)
 {
     FILE *f = fopen(file, "r");
@@ -148,15 +171,13 @@ static int read_counter_file(options *o, const char *file)
         fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
         return 1;
     }
-    char *line = malloc(CF_MAX_LINE + 2);
+    char *line = malloc(CF_MAX_LINE + 1);
     size_t total = 0, lineno = 0;
+    long n;
     int rc = line ? 0 : -1;
-    while (rc == 0 && fgets(line, CF_MAX_LINE + 2, f)) {
-        size_t len = strlen(line);
+    while (rc == 0 && (n = read_line(f, line, &total)) != -1) {
         lineno++;
-        total += len;
-        if (len > CF_MAX_LINE || (len == CF_MAX_LINE + 1 && line[len - 1] != '\n') ||
-            memchr(line, 0, len) != NULL || (len == 0 && !feof(f))) {
+        if (n == -2) {
             fprintf(stderr,
                     "pcwstat: %s: line %zu is longer than %u bytes or holds a NUL byte (not a "
                     "counter path)\n",
@@ -170,7 +191,8 @@ static int read_counter_file(options *o, const char *file)
             rc = 1;
             break;
         }
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        size_t len = (size_t)n;
+        while (len > 0 && line[len - 1] == '\r')
             line[--len] = 0;
         size_t start = strspn(line, " \t");
         if (!line[start] || line[start] == '#')
