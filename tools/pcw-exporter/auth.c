@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "collector.h" /* mono_ns */
 
 #define DIGEST 32
 
@@ -46,13 +47,6 @@ struct auth {
     unsigned char key[32]; /* random per process: digests mean nothing elsewhere */
     bucket buckets[AUTH_ADDRESSES];
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Constant-time comparison of n bytes. */
 static int same(const void *a, const void *b, size_t n)
@@ -160,7 +154,7 @@ static int take_token(auth *a, const struct sockaddr *from)
         key[10] = key[11] = 0xff;
         memcpy(key + 12, &((const struct sockaddr_in *)from)->sin_addr, 4);
     }
-    uint64_t now = now_ns();
+    uint64_t now = mono_ns();
     bucket *b = NULL, *lru = &a->buckets[0];
     for (size_t i = 0; i < AUTH_ADDRESSES && !b; i++) {
         bucket *x = &a->buckets[i];

@@ -39,13 +39,6 @@ struct slots {
     collector *coll;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void unlink_slot(slots *s, slot *x)
 {
     if (x->prev)
@@ -102,7 +95,7 @@ static void *reaper_main(void *arg)
     slots *s = arg;
     pthread_mutex_lock(&s->lock);
     while (!s->stop) {
-        uint64_t now = now_ns();
+        uint64_t now = mono_ns();
         slot *x;
         while ((x = oldest_waiting(s)) != NULL && x->since_ns + s->timeout_ns <= now)
             close_slot(s, x, CAUSE_REQUEST_TIMEOUT);
@@ -184,7 +177,7 @@ void slots_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
     if (!x)
         return; /* untracked: libmicrohttpd's own limits still hold */
     x->fd = ci->connect_fd;
-    x->since_ns = now_ns();
+    x->since_ns = mono_ns();
     pthread_mutex_lock(&s->lock);
     append(s, x);
     s->open++;
@@ -219,7 +212,7 @@ static void set_state(slots *s, struct MHD_Connection *conn, int serving, int se
     x->serving = serving;
     x->sending = sending;
     if (restart) {
-        x->since_ns = now_ns();
+        x->since_ns = mono_ns();
         unlink_slot(s, x);
         append(s, x);
         pthread_cond_signal(&s->wake);
