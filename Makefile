@@ -80,7 +80,7 @@ HEADERS  = $(PUBLIC_HEADERS) $(IMPL_HEADERS)
 LIBPCW_A = $(BUILD)/libpcw.a
 LIBPCW_SO = $(BUILD)/libpcw.so
 UNINSTALLED_PC = $(BUILD)/pkgconfig/pcw-uninstalled.pc $(BUILD)/pkgconfig/pcw-provider-uninstalled.pc
-SOVERSION = 1
+SOVERSION = 2
 
 # ---- tools, examples, tests ----------------------------------------------
 TOOLS     = $(filter-out pcwgen common,$(notdir $(wildcard tools/*)))
@@ -116,7 +116,7 @@ $(LIBPCW_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # The shared library exports only the public API: lib/consumer/libpcw.map
-# (version node PCW_1) hides the internal pcw__/pcwq_ functions; check-abi
+# (version node PCW_2) hides the internal pcw__/pcwq_ functions; check-abi
 # tests it. The soname policy is in docs/building.md.
 LIBPCW_MAP = lib/consumer/libpcw.map
 $(LIBPCW_SO): $(LIB_PIC) $(LIBPCW_MAP)

@@ -8,7 +8,7 @@
 #      directory (the .debs land in the parent of the tree it builds, so
 #      nothing is written beside this checkout);
 #   3. lintian on the .changes: any error fails (warnings are printed);
-#   4. apt-get install ./libpcw1_*.deb ./libpcw-dev_*.deb ./pcw-tools_*.deb;
+#   4. apt-get install ./libpcw2_*.deb ./libpcw-dev_*.deb ./pcw-tools_*.deb;
 #   5. smoke test of the installed files: the README's provider (web.c,
 #      main.c) built with `pkg-config --cflags --libs pcw-provider`, its
 #      consumer with `pkg-config ... pcw`, run; read with the installed
@@ -26,7 +26,7 @@ installed=
 cleanup() {
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
     if [ -n "$installed" ]; then
-        apt-get purge -y -qq pcw-tools libpcw-dev libpcw1 >/dev/null || true
+        apt-get purge -y -qq pcw-tools libpcw-dev libpcw2 >/dev/null || true
     fi
     rm -rf "$tmp"
 }
@@ -61,7 +61,7 @@ lintian --fail-on error --info "$changes" || { echo "package-test: lintian found
 
 # 4. Install the three packages as a user would.
 installed=1
-apt-get install -y -qq --no-install-recommends "$tmp"/src/libpcw1_*.deb "$tmp"/src/libpcw-dev_*.deb \
+apt-get install -y -qq --no-install-recommends "$tmp"/src/libpcw2_*.deb "$tmp"/src/libpcw-dev_*.deb \
     "$tmp"/src/pcw-tools_*.deb >/dev/null
 
 # 5. The smoke test, against /usr only.
@@ -107,7 +107,7 @@ out=$(pcwstat '\Web Server(*)\Requests' -sc 1 -si 0.2)
 echo "$out" | grep -q 'example.org' || { echo "package-test: pcwstat:" >&2; echo "$out" >&2; exit 1; }
 out=$(./consumer)
 echo "$out" | grep -q 'example.org\\Requests = [0-9]' || { echo "package-test: consumer:" >&2; echo "$out" >&2; exit 1; }
-ldd ./consumer | grep -q '/libpcw\.so\.1 ' || { echo "package-test: consumer not linked with libpcw.so.1" >&2; exit 1; }
+ldd ./consumer | grep -q '/libpcw\.so\.2 ' || { echo "package-test: consumer not linked with libpcw.so.2" >&2; exit 1; }
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 cd "$root"
 echo "package-test: built, lintian-clean, installed, smoke test passed; removing the packages"

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pcw/histogram.h"
 #include "pcw/name.h"
 #include "pcw/naming.h"
 
@@ -266,7 +267,15 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
     for (uint32_t i = 0; i < counter_count; i++) {
         pcw_seg_counter c;
         memcpy(&c, &scn[i], sizeof c);
-        if ((c.size != 4 && c.size != 8) || c.block >= block_count || c.offset % c.size ||
+        int hist = c.type == PERF_PCW_HISTOGRAM;
+        if (hist ? !pcw_hist_shape_valid(c.histogram) || c.size != pcw_hist_bytes(c.histogram)
+                 : c.histogram != 0)
+            return pcw__corrupt(a->seg,
+                                "counterset \"%s\": counter %u has a bad histogram shape "
+                                "0x%08x for its type and size",
+                                cs->name, i, c.histogram);
+        if ((!hist && c.size != 4 && c.size != 8) || c.block >= block_count ||
+            c.offset % (hist ? 8u : c.size) ||
             (uint64_t)c.offset + c.size > cs->block_sizes[c.block])
             return pcw__corrupt(a->seg, "counterset \"%s\": counter %u is outside its block",
                                 cs->name, i);
@@ -277,6 +286,7 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         o->default_scale = c.default_scale, o->detail_level = c.detail_level;
         o->aggregate = c.aggregate, o->attributes = c.attributes;
         o->data_offset = cs->block_offsets[c.block] + c.offset;
+        o->histogram = c.histogram;
         if ((rc = copy_str(a, &scn[i].name, &o->name)) ||
             (rc = copy_str(a, &scn[i].description, &o->description)) ||
             (rc = copy_str(a, &scn[i].uri, &o->uri)) ||

@@ -55,6 +55,9 @@ typedef struct pcw_counter {
     int32_t default_scale;
     uint32_t detail_level, aggregate, attributes;
     uint32_t data_offset; /* byte offset in a snapshot row: block + offset */
+    uint32_t histogram;   /* PERF_PCW_HISTOGRAM: its shape (pcw/histogram.h),
+                             checked valid and matching size; else 0 */
+    uint32_t reserved0;
     const char *name, *description, *uri, *symbol; /* "" when absent */
 } pcw_counter;
 

@@ -203,7 +203,7 @@ typedef struct pcw_seg_counter {
     uint32_t base_id, perf_time_id, perf_freq_id, multi_id;
     int32_t default_scale;
     uint32_t detail_level, aggregate, attributes;
-    uint32_t reserved0;
+    uint32_t histogram; /* PERF_PCW_HISTOGRAM: its shape (pcw/histogram.h); else 0 */
     pcw_seg_str name, description, uri, symbol;
 } pcw_seg_counter;
 

@@ -68,6 +68,7 @@
 #include <time.h>
 
 #include "callback.h"
+#include "histogram.h"
 #include "types.h"
 
 #ifdef __cplusplus

@@ -249,6 +249,12 @@ static inline const char *pcw_status_describe(int status, char *buf, size_t len)
 #define PERF_PRECISION_100NS_TIMER  (PCW_PERF_SIZE_LARGE | PCW_PERF_TYPE_COUNTER | PCW_PERF_COUNTER_PRECISION | PCW_PERF_TIMER_100NS | PCW_PERF_DELTA_COUNTER | PCW_PERF_DISPLAY_PERCENT)
 #define PERF_PRECISION_OBJECT_TIMER (PCW_PERF_SIZE_LARGE | PCW_PERF_TYPE_COUNTER | PCW_PERF_COUNTER_PRECISION | PCW_PERF_OBJECT_TIMER | PCW_PERF_DELTA_COUNTER | PCW_PERF_DISPLAY_PERCENT)
 #define PERF_PRECISION_TIMESTAMP    PERF_LARGE_RAW_BASE
+/* pcw's extension: an exponential histogram, a run of 64-bit words whose
+ * shape pcw_counter_desc.histogram gives (pcw/histogram.h). Built from
+ * winperf.h's reserved PERF_COUNTER_HISTOGRAM subtype, which no Windows
+ * type uses; a variable-length counter, so consumers that do not know it
+ * read no number from it. */
+#define PERF_PCW_HISTOGRAM          (PCW_PERF_SIZE_VARIABLE_LEN | PCW_PERF_TYPE_COUNTER | PCW_PERF_COUNTER_HISTOGRAM | PCW_PERF_DISPLAY_NO_SUFFIX)
 /* clang-format on */
 
 /* Every counter type above, once: X(PERF_...) for each. The list behind
@@ -268,7 +274,7 @@ static inline const char *pcw_status_describe(int status, char *buf, size_t len)
     X(PERF_RAW_FRACTION) X(PERF_LARGE_RAW_FRACTION) X(PERF_RAW_BASE) X(PERF_LARGE_RAW_BASE) \
     X(PERF_ELAPSED_TIME) X(PERF_COUNTER_HISTOGRAM_TYPE) X(PERF_COUNTER_DELTA) \
     X(PERF_COUNTER_LARGE_DELTA) X(PERF_PRECISION_SYSTEM_TIMER) X(PERF_PRECISION_100NS_TIMER) \
-    X(PERF_PRECISION_OBJECT_TIMER)
+    X(PERF_PRECISION_OBJECT_TIMER) X(PERF_PCW_HISTOGRAM)
 /* clang-format on */
 
 /* Is `type` one of the counter types above? */
@@ -513,6 +519,9 @@ typedef struct pcw_counter_desc {
     const char *description PCW__ZERO; /* UTF-8 or NULL */
     const char *uri PCW__ZERO;         /* or NULL */
     const char *symbol PCW__ZERO;      /* or NULL */
+    uint32_t histogram PCW__ZERO;      /* PERF_PCW_HISTOGRAM: its shape
+                                          (PCW_HISTOGRAM_SHAPE, pcw/histogram.h);
+                                          0 for every other type */
 } pcw_counter_desc;
 
 /* A descriptor with the defaults: zero everywhere (see above), and the type
@@ -568,7 +577,8 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
         (uint32_t)(id), (uint32_t)(type), (uint32_t)(block),                                       \
             (uint32_t)offsetof(struct_type, field),                                                \
             PCW__CHECKED_SIZE(type, struct_type, field, #struct_type "." #field), 0, 0, 0, 0, 0,   \
-            (uint32_t)(detail_level), (uint32_t)(aggregate), 0, (name), (description), NULL, NULL  \
+            (uint32_t)(detail_level), (uint32_t)(aggregate), 0, (name), (description), NULL, NULL, \
+            0                                                                                      \
     }
 
 #define PCW__FIELD_SIZE(struct_type, field) sizeof(((struct_type *)0)->field)

@@ -40,7 +40,7 @@
 #endif
 #endif
 #ifndef PCW_VERSION_STRING
-#define PCW_VERSION_STRING "0.2.0"
+#define PCW_VERSION_STRING "0.3.0"
 #endif
 
 static const char usage_text[] =

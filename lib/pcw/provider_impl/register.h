@@ -40,7 +40,51 @@ static const char *pcw__string_fault(const char *s, int required)
 /* The counter's size: as given, or its type's natural size for 0. */
 static uint32_t pcw__counter_size(const pcw_counter_desc *c)
 {
-    return c->size ? c->size : PCW_COUNTER_NATURAL_SIZE(c->type);
+    if (c->size)
+        return c->size;
+    if (c->type == PERF_PCW_HISTOGRAM)
+        return pcw_hist_shape_valid(c->histogram) ? pcw_hist_bytes(c->histogram) : 0;
+    return PCW_COUNTER_NATURAL_SIZE(c->type);
+}
+
+/* A histogram counter's own rules (pcw/histogram.h): a valid shape, its
+ * size, 8-byte alignment, no references, aggregate sum or none. */
+static int pcw__validate_histogram(const pcw_counter_desc *c, uint32_t size, const char *who,
+                                   char *why, size_t len)
+{
+    if (!pcw_hist_shape_valid(c->histogram)) {
+        pcw__why(why, len,
+                 "%s: histogram shape 0x%08x is not valid: make it with PCW_HISTOGRAM_SHAPE(unit, "
+                 "schema -4..8, min_exp, max_exp) with -64 <= min_exp < max_exp <= 63 and at most "
+                 "8192 buckets (pcw/histogram.h)",
+                 who, c->histogram);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    if (size != pcw_hist_bytes(c->histogram)) {
+        pcw__why(why, len, "%s: size %u; a histogram of this shape is %u bytes (0: that size)", who,
+                 size, pcw_hist_bytes(c->histogram));
+        return PCW_E_INVALID_PARAMETER;
+    }
+    if (c->offset % 8 != 0 || c->offset > PCW_MAX_BLOCK_SIZE - size) {
+        pcw__why(why, len,
+                 c->offset % 8 ? "%s: offset %u is not a multiple of 8"
+                               : "%s: offset %u puts the histogram past the largest data block "
+                                 "(1 MiB)",
+                 who, c->offset);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    if (c->base_ref || c->perf_time_ref || c->perf_freq_ref || c->multi_ref) {
+        pcw__why(why, len, "%s: a histogram refers to no other counter (base_ref... must be 0)",
+                 who);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    if (c->aggregate != PCW_AGGREGATE_UNDEFINED && c->aggregate != PCW_AGGREGATE_TOTAL) {
+        pcw__why(why, len,
+                 "%s: a histogram's aggregate is PCW_AGGREGATE_TOTAL (merge the buckets) or none",
+                 who);
+        return PCW_E_INVALID_PARAMETER;
+    }
+    return PCW_OK;
 }
 
 static int pcw__find_counter(const pcw_registration_info *in, uint32_t id)
@@ -116,12 +160,20 @@ static int pcw__validate_counter(const pcw_registration_info *in, uint32_t i, ui
                  c->type);
         return PCW_E_INVALID_PARAMETER;
     }
-    if (size != 4 && size != 8) {
+    if (c->type == PERF_PCW_HISTOGRAM) {
+        int rc = pcw__validate_histogram(c, size, who, why, len);
+        if (rc != PCW_OK)
+            return rc;
+    } else if (c->histogram) {
+        pcw__why(why, len, "%s: histogram is set but the type is %s, not PERF_PCW_HISTOGRAM", who,
+                 tname);
+        return PCW_E_INVALID_PARAMETER;
+    } else if (size != 4 && size != 8) {
         pcw__why(why, len, "%s: size %u; a counter is 4 or 8 bytes (0: its type's size)", who,
                  c->size);
         return PCW_E_INVALID_PARAMETER;
     }
-    if (!PCW_COUNTER_SIZE_OK(c->type, size)) {
+    if (c->type != PERF_PCW_HISTOGRAM && !PCW_COUNTER_SIZE_OK(c->type, size)) {
         if (PCW_COUNTER_NATURAL_SIZE(c->type) == 8)
             pcw__why(why, len,
                      "%s: %s is a 64-bit type, so its field must be 8 bytes, not %u (or use the "
@@ -145,7 +197,8 @@ static int pcw__validate_counter(const pcw_registration_info *in, uint32_t i, ui
                  who, tname);
         return PCW_E_INVALID_PARAMETER;
     }
-    if (c->offset % size != 0 || c->offset > PCW_MAX_BLOCK_SIZE - size) {
+    if (c->type != PERF_PCW_HISTOGRAM &&
+        (c->offset % size != 0 || c->offset > PCW_MAX_BLOCK_SIZE - size)) {
         pcw__why(why, len,
                  c->offset % size ? "%s: offset %u is not a multiple of its size"
                                   : "%s: offset %u is past the largest data block (1 MiB)",
@@ -477,6 +530,7 @@ int pcw_register(pcw_registration **out, pcw_provider *ph, const pcw_registratio
             sc[i].default_scale = c->default_scale;
             sc[i].detail_level = c->detail_level ? c->detail_level : (uint32_t)PCW_DETAIL_STANDARD;
             sc[i].aggregate = c->aggregate, sc[i].attributes = c->attributes;
+            sc[i].histogram = c->histogram;
             rc = pcw__arena_str(p, c->name, &sc[i].name);
             if (rc == PCW_OK)
                 rc = pcw__arena_str(p, c->description, &sc[i].description);
