@@ -2,8 +2,9 @@
 /*
  * tests/test_pidns.c - callback countersets across pid namespaces: a
  * provider started with `unshare --pid` (and one in a user namespace too)
- * is collected by a consumer in this, the parent, namespace
- * (docs/control-channel.md, "Who may answer").
+ * is collected by a consumer in this, the parent, namespace, and an
+ * impostor in another pid namespace listening at its socket is refused at
+ * once (docs/control-channel.md, "Who may answer").
  *
  * The providers share this test's PCW_DIR (a directory both sides see);
  * finding providers through other mount namespaces is not this file's.
@@ -12,6 +13,9 @@
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 
+#include <grp.h>
+
+#include "consumer_util.h"
 #include "pcw/collect.h"
 #include "pcw/consumer.h"
 #include "testutil.h"
@@ -45,36 +49,73 @@ static void spawn_provider(tu_child *c, const char *const *ns, const char *prefi
     memcpy(seg, line + 6, strlen(line + 6) + 1);
 }
 
+/* The impostor (tests/helpers/impostor_peer) in a pid namespace of its
+ * own, listening in place of seg's provider. */
+static void spawn_impostor(tu_child *c, const char *seg, const char *mode)
+{
+    const char *args[] = {seg, mode, NULL};
+    cr_assert_eq(tu_spawn_wrapped(c, PIDNS, "impostor_peer", args), 0);
+    char line[64];
+    cr_assert_geq(tu_readline(c, line, sizeof line, 10000), 0, "the impostor did not start");
+    cr_assert_str_eq(line, "ready");
+}
+
 /* Collect "Callback Test" twice: the callback's instances PREFIX-0..2 with
- * ids BASE+i, A = 100 (i + 1), and B counting the collections. */
-static void assert_collected(const char *prefix, uint32_t base)
+ * ids BASE+i, A = 100 (i + 1), and B counting the collections. 0, or -1
+ * with what is wrong in why. (Plain checks: it also runs in a child that
+ * has become another user.) */
+static int check_collected(const char *prefix, uint32_t base, char *why, size_t cap)
 {
     pcw_consumer *c;
-    cr_assert_eq(pcw_consumer_open(&c, NULL), PCW_OK);
-    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
-    cr_assert_eq(pcw_consumer_segment_count(c), 1);
-    cr_assert_eq(pcw_segment_provider(pcw_consumer_segment(c, 0))->pid, 1,
-                 "the provider is pid 1 of its own namespace");
-    const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, "Callback Test");
-    cr_assert(m);
+    int rc = pcw_consumer_open(&c, NULL), bad = 0;
+    if (rc != PCW_OK) {
+        snprintf(why, cap, "pcw_consumer_open: %d", rc);
+        return -1;
+    }
+    const pcw_merged_counterset *m = NULL;
+    if ((rc = pcw_consumer_refresh(c, NULL)) != PCW_OK || pcw_consumer_segment_count(c) != 1 ||
+        !(m = pcw_consumer_find_counterset(c, "Callback Test"))) {
+        snprintf(why, cap, "refresh %d, %zu segments, counterset %s", rc,
+                 pcw_consumer_segment_count(c), m ? "found" : "missing");
+        bad = 1;
+    } else if (pcw_segment_provider(pcw_consumer_segment(c, 0))->pid != 1) {
+        snprintf(why, cap, "the provider is pid %d, not 1 of its own namespace",
+                 (int)pcw_segment_provider(pcw_consumer_segment(c, 0))->pid);
+        bad = 1;
+    }
     pcw_snapshot s = PCW_SNAPSHOT_INIT;
-    for (uint64_t round = 1; round <= 2; round++) {
+    for (uint64_t round = 1; !bad && round <= 2; round++) {
         pcw_collect_report rep = {0};
-        cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
-        cr_assert_eq(rep.failed, 0, "status %d (%s)", rep.first_error, pcw_error_detail());
-        cr_assert_eq(s.count, 3);
-        for (size_t i = 0; i < 3; i++) {
+        rc = pcw_consumer_collect(c, m, NULL, &s, 0, &rep);
+        if (rc != PCW_OK || rep.failed || s.count != 3) {
+            snprintf(why, cap, "collect %d: status %d (%s), %zu instances", rc, rep.first_error,
+                     pcw_error_detail(), s.count);
+            bad = 1;
+        }
+        for (size_t i = 0; !bad && i < 3; i++) {
             char name[64];
             snprintf(name, sizeof name, "%s-%zu", prefix, i);
-            cr_assert_str_eq(pcw_snapshot_name(&s, i), name);
-            cr_assert_eq(pcw_snapshot_id(&s, i), base + i);
-            cr_assert_eq(pcw_snapshot_value(&s, i, &m->meta->counters[0]), 100 * (i + 1));
-            cr_assert_eq(pcw_snapshot_value(&s, i, &m->meta->counters[1]), round,
-                         "the callback ran for this collection");
+            uint64_t a = pcw_snapshot_value(&s, i, &m->meta->counters[0]);
+            uint64_t b = pcw_snapshot_value(&s, i, &m->meta->counters[1]);
+            if (strcmp(pcw_snapshot_name(&s, i), name) != 0 || pcw_snapshot_id(&s, i) != base + i ||
+                a != 100 * (i + 1) || b != round) {
+                /* B: the callback ran for this collection. */
+                snprintf(why, cap, "round %llu row %zu: %s id %u A %llu B %llu",
+                         (unsigned long long)round, i, pcw_snapshot_name(&s, i),
+                         pcw_snapshot_id(&s, i), (unsigned long long)a, (unsigned long long)b);
+                bad = 1;
+            }
         }
     }
     pcw_snapshot_free(&s);
     pcw_consumer_close(c);
+    return bad ? -1 : 0;
+}
+
+static void assert_collected(const char *prefix, uint32_t base)
+{
+    char why[512] = "";
+    cr_assert_eq(check_collected(prefix, base, why, sizeof why), 0, "%s", why);
 }
 
 Test(pidns, callback_provider_in_a_pid_namespace_is_collected)
@@ -94,5 +135,83 @@ Test(pidns, callback_provider_in_a_user_namespace_is_collected)
     char seg[PATH_MAX];
     spawn_provider(&p, USERNS, "user", "700", seg, sizeof seg);
     assert_collected("user", 700);
+    cr_assert_eq(tu_finish(&p, 5000), 0);
+}
+
+/* A callback provider in a pid namespace, and an impostor_peer in `mode`
+ * in another taking its socket over: the consumer refuses the impostor at
+ * once, saying why (`why` in pcw_error_detail). */
+static void assert_impostor_refused(const char *mode, const char *why)
+{
+    need_root();
+    tu_child p, imp;
+    char seg[PATH_MAX];
+    spawn_provider(&p, PIDNS, "ns", "500", seg, sizeof seg);
+    spawn_impostor(&imp, seg, mode);
+    pcw_consumer *c = open_consumer(0);
+    const pcw_merged_counterset *m = find_set(c, "Callback Test");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    pcw_collect_report rep = {0};
+    long long t0 = tu_now_ms();
+    cr_assert_eq(pcw_consumer_collect(c, m, NULL, &s, 0, &rep), PCW_OK);
+    cr_assert_lt(tu_now_ms() - t0, 500, "refused at once, no waiting for an answer");
+    cr_assert_eq(rep.first_error, PCW_E_PERMISSION, "status %d", rep.first_error);
+    cr_assert_eq(s.count, 0);
+    cr_assert(strstr(pcw_error_detail(), why), "%s", pcw_error_detail());
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
+    cr_assert_eq(tu_finish(&imp, 5000), 0);
+    cr_assert_eq(tu_finish(&p, 5000), 0);
+}
+
+/* Pid 1 of another namespace, so the pid the header names, and able to
+ * read (and map) the segment: not its provider all the same. */
+Test(pidns, impostor_with_the_providers_pid_that_can_read_the_segment_is_refused)
+{
+    assert_impostor_refused("reader", "mapped for writing");
+}
+
+/* Mapping the segment for writing is not enough either: the listener must
+ * also be the process the header names. */
+Test(pidns, impostor_with_the_segment_mapped_for_writing_but_another_pid_is_refused)
+{
+    assert_impostor_refused("writer", "in its own pid namespace");
+}
+
+/* Rootless: an unprivileged user's provider in a user and pid namespace
+ * of its own (uid mapped to itself), collected by a consumer of that same
+ * user in the parent namespaces: it may read the provider's
+ * /proc/<pid>/maps (its own process, in a namespace it owns). */
+Test(pidns, unprivileged_consumer_collects_its_provider_in_a_user_namespace)
+{
+    need_root();
+    const uid_t U = 43219; /* nobody's */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", tu_provider_dir(U));
+    cr_assert_eq(chown(dir, U, U), 0);
+    cr_assert_eq(chmod(tu_root, 0755), 0);
+    static const char *const ROOTLESS[] = {
+        "setpriv", "--reuid=43219", "--regid=43219",      "--clear-groups",
+        "unshare", "--user",        "--map-current-user", "--pid",
+        "--fork",  "--kill-child",  "--mount-proc",       "--",
+        NULL};
+    tu_child p;
+    char seg[PATH_MAX];
+    spawn_provider(&p, ROOTLESS, "rootless", "900", seg, sizeof seg);
+    cr_assert(strncmp(seg, dir, strlen(dir)) == 0, "%s", seg);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char why[512] = "";
+        if (setgroups(0, NULL) != 0 || setgid(U) != 0 || setuid(U) != 0)
+            _exit(2);
+        int rc = check_collected("rootless", 900, why, sizeof why);
+        if (rc != 0)
+            fprintf(stderr, "unprivileged consumer: %s\n", why);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    int st = -1;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the consumer of uid %u failed (stderr)",
+              (unsigned)U);
     cr_assert_eq(tu_finish(&p, 5000), 0);
 }
