@@ -99,7 +99,7 @@ static int ns_pids(int proc, pid_t pid, long out[NS_LEVELS])
 
 /* Does /proc/<pid>/maps (proc: its directory) have a shared writable
  * mapping of the file (dev, ino)? 1 yes, 0 no, -1 cannot tell (errno:
- * EACCES when we may not read it, ETIMEDOUT at the deadline). Work: one
+ * EACCES when we may not read it, ETIMEDOUT at the deadline, EIO). Work: one
  * line per mapping of the process, at most vm.max_map_count of them. */
 static int mapped_for_writing(int proc, dev_t dev, ino_t ino, long long deadline)
 {
@@ -112,12 +112,12 @@ static int mapped_for_writing(int proc, dev_t dev, ino_t ino, long long deadline
     }
     char *line = NULL;
     size_t cap = 0;
-    int found = 0;
+    int found = 0, late = 0;
     unsigned long lines = 0;
-    errno = 0;
-    while (!found && getline(&line, &cap, f) > 0) {
+    while (!found && !late && getline(&line, &cap, f) > 0) {
         /* start-end perms offset major:minor inode [path]: the path is the
-         * process's to choose, never parsed. */
+         * process's to choose (the kernel escapes newlines in it), never
+         * parsed. */
         char perms[5];
         unsigned int maj, min;
         unsigned long long off, inode;
@@ -125,18 +125,14 @@ static int mapped_for_writing(int proc, dev_t dev, ino_t ino, long long deadline
             perms[1] == 'w' && perms[3] == 's' && maj == major(dev) && min == minor(dev) &&
             inode == (unsigned long long)ino)
             found = 1;
-        if (++lines % MAPS_BATCH == 0 && pcw__ctl_now_ms() >= deadline) {
-            errno = ETIMEDOUT;
-            break;
-        }
+        late = ++lines % MAPS_BATCH == 0 && pcw__ctl_now_ms() >= deadline;
     }
-    int e = found ? 0 : errno ? errno : ferror(f) ? EIO : 0;
+    /* getline's -1 is the end or an error: only ferror tells them apart. */
+    int failed = !found && !late && ferror(f);
     free(line);
     fclose(f);
-    if (found)
-        return 1;
-    errno = e;
-    return e ? -1 : 0;
+    errno = late ? ETIMEDOUT : EIO;
+    return found ? 1 : late || failed ? -1 : 0;
 }
 
 int pcw__ctl_peer_check(int fd, const pcw__ctl_conn *k, long long deadline)
@@ -192,9 +188,9 @@ int pcw__ctl_peer_check(int fd, const pcw__ctl_conn *k, long long deadline)
             rc = PCW_E_TIMEOUT;
         else if (m < 0)
             rc = pcw__fail_detail(PCW_E_PERMISSION,
-                                  "cannot read /proc/%d/maps (%s) to prove its pid %d, in another "
-                                  "pid namespace, is the segment's provider",
-                                  (int)cr.pid, strerror(errno), (int)cr.pid);
+                                  "cannot read /proc/%d/maps (%s) to prove that this listener, in "
+                                  "another pid namespace, is the segment's provider",
+                                  (int)cr.pid, strerror(errno));
     }
     if (proc >= 0)
         close(proc);
