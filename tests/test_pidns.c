@@ -215,3 +215,51 @@ Test(pidns, unprivileged_consumer_collects_its_provider_in_a_user_namespace)
               (unsigned)U);
     cr_assert_eq(tu_finish(&p, 5000), 0);
 }
+
+/* Field 22 of /proc/<pid>/stat as this process reads it, 0 if none. */
+static unsigned long long start_time_of(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    size_t n;
+    unsigned char *b = tu_read_file(path, 4096, &n);
+    unsigned long long v = 0;
+    char *p = b && n < 4096 ? (b[n] = 0, strrchr((char *)b, ')')) : NULL;
+    for (int field = 2; p && *p && field < 22; p++)
+        field += *p == ' ';
+    if (p)
+        v = strtoull(p, NULL, 10);
+    free(b);
+    return v;
+}
+
+/* A provider in a pid namespace that kept its parent's /proc (`unshare
+ * --pid --fork` without --mount-proc): /proc/<its pid> there is another
+ * process (its pid 1 is the host's init), so the header's start time must
+ * come from /proc/self, which is always the caller. */
+Test(pidns, provider_without_its_own_proc_records_its_own_start_time)
+{
+    need_root();
+    static const char *const BARE[] = {"unshare", "--pid", "--fork", "--kill-child", "--", NULL};
+    tu_child p;
+    char seg[PATH_MAX];
+    spawn_provider(&p, BARE, "bare", "100", seg, sizeof seg);
+    /* The provider is unshare's only child. */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)p.pid, (int)p.pid);
+    size_t n;
+    char *kids = (char *)tu_read_file(path, 64, &n);
+    cr_assert(kids && n > 0 && n < 64);
+    kids[n] = 0;
+    pid_t host_pid = (pid_t)strtol(kids, NULL, 10);
+    free(kids);
+    pcw_segment *s;
+    cr_assert_eq(pcw_segment_open(&s, seg), PCW_OK);
+    cr_assert_eq(pcw_segment_provider(s)->pid, 1);
+    cr_assert_neq(start_time_of(host_pid), 0);
+    cr_assert_eq(pcw_segment_provider(s)->start_time, start_time_of(host_pid),
+                 "the header holds the start time of another process (host pid 1: %llu)",
+                 start_time_of(1));
+    pcw_segment_close(s);
+    cr_assert_eq(tu_finish(&p, 5000), 0);
+}
