@@ -14,10 +14,13 @@
 #include <criterion/criterion.h>
 
 #include <grp.h>
+#include <sched.h>
+#include <stddef.h>
 
 #include "consumer_util.h"
 #include "pcw/collect.h"
 #include "pcw/consumer.h"
+#include "pcw/layout.h"
 #include "testutil.h"
 
 TestSuite(pidns, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
@@ -261,5 +264,61 @@ Test(pidns, provider_without_its_own_proc_records_its_own_start_time)
                  "the header holds the start time of another process (host pid 1: %llu)",
                  start_time_of(1));
     pcw_segment_close(s);
+    cr_assert_eq(tu_finish(&p, 5000), 0);
+}
+
+/* In a child of ours that made a pid namespace and kept our /proc: collect
+ * "Callback Test" once; 0 if refused with PCW_E_PERMISSION for a listener
+ * outside its namespace, else 1 (what happened on stderr). */
+static int refused_from_a_child_namespace(void)
+{
+    pcw_consumer *c;
+    const pcw_merged_counterset *m = NULL;
+    if (pcw_consumer_open(&c, NULL) != PCW_OK)
+        return 1;
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    pcw_collect_report rep = {0};
+    int rc = pcw_consumer_refresh(c, NULL) == PCW_OK &&
+                     (m = pcw_consumer_find_counterset(c, "Callback Test")) != NULL
+                 ? pcw_consumer_collect(c, m, NULL, &s, 0, &rep)
+                 : PCW_E_NOT_FOUND;
+    int ok = rc == PCW_OK && rep.first_error == PCW_E_PERMISSION && s.count == 0 &&
+             strstr(pcw_error_detail(), "outside this consumer's pid namespace");
+    if (!ok)
+        fprintf(stderr, "collect %d: status %d (%s), %zu instances\n", rc, rep.first_error,
+                pcw_error_detail(), s.count);
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
+    return !ok;
+}
+
+/* A consumer in a pid namespace below the provider's sees the listener as
+ * pid 0 (SO_PEERCRED: not visible here). A header claiming pid 0 must not
+ * make that an equality: nothing is proven, refused. */
+Test(pidns, listener_outside_the_consumers_pid_namespace_is_refused)
+{
+    need_root();
+    tu_child p;
+    char seg[PATH_MAX];
+    spawn_provider(&p, NULL, "up", "100", seg, sizeof seg);
+    /* The header's pid, as only the segment's owner could write it. */
+    int fd = open(seg, O_RDWR | O_CLOEXEC);
+    int32_t zero = 0;
+    cr_assert_eq(pwrite(fd, &zero, sizeof zero, offsetof(pcw_seg_header, pid)), sizeof zero);
+    close(fd);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (unshare(CLONE_NEWPID) != 0)
+            _exit(2);
+        pid_t inner = fork(); /* pid 1 of the new namespace */
+        if (inner == 0)
+            _exit(refused_from_a_child_namespace());
+        int st = -1;
+        _exit(inner > 0 && waitpid(inner, &st, 0) == inner && WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+    }
+    int st = -1;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d (stderr says what happened)",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     cr_assert_eq(tu_finish(&p, 5000), 0);
 }
