@@ -18,10 +18,12 @@
  *     its /proc/<pid>/maps). Those who can write the segment already
  *     decide everything a consumer reads from it; nobody else has such a
  *     mapping, whatever pid it has in whatever namespace.
- *   - anything that cannot be proven (a /proc that is not this pid
- *     namespace's, maps this consumer may not read, a listener outside
- *     this namespace) is refused, except that without /proc at all the
- *     rule is the one before namespaces (the pids equal).
+ *   - a listener outside this namespace (SO_PEERCRED pid 0), or one in a
+ *     namespace below whose maps this consumer may not read, is refused;
+ *     where /proc cannot tell the levels (none mounted, another pid
+ *     namespace's, status unreadable) the rule is the one from before
+ *     namespaces, the pids equal, so a listener below is refused there
+ *     too unless its pid here happens to be the header's (as before).
  *
  * /proc/<pid> is opened once and status and maps are read through that
  * descriptor, so both describe one process (a reused pid makes the reads
