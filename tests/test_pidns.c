@@ -184,7 +184,8 @@ Test(pidns, impostor_with_the_segment_mapped_for_writing_but_another_pid_is_refu
 /* Rootless: an unprivileged user's provider in a user and pid namespace
  * of its own (uid mapped to itself), collected by a consumer of that same
  * user in the parent namespaces: it may read the provider's
- * /proc/<pid>/maps (its own process, in a namespace it owns). */
+ * /proc/<pid>/maps (its own process, in a namespace it owns). Root, which
+ * that namespace does not map, is refused by the provider. */
 Test(pidns, unprivileged_consumer_collects_its_provider_in_a_user_namespace)
 {
     need_root();
@@ -216,6 +217,21 @@ Test(pidns, unprivileged_consumer_collects_its_provider_in_a_user_namespace)
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the consumer of uid %u failed (stderr)",
               (unsigned)U);
+    /* Root here is not mapped in the provider's user namespace: the
+     * provider sees the overflow uid and refuses it, and the consumer
+     * says so (its own check would have passed: root may read maps). */
+    pcw_consumer *c;
+    pcw_consumer_options o = {.all_users = 1};
+    cr_assert_eq(pcw_consumer_open(&c, &o), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    pcw_collect_report rep = {0};
+    cr_assert_eq(pcw_consumer_collect(c, find_set(c, "Callback Test"), NULL, &s, 0, &rep), PCW_OK);
+    cr_assert_eq(rep.first_error, PCW_E_PERMISSION, "status %d", rep.first_error);
+    cr_assert(strstr(pcw_error_detail(), "the provider refused this consumer"), "'%s'",
+              pcw_error_detail());
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
     cr_assert_eq(tu_finish(&p, 5000), 0);
 }
 
