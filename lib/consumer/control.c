@@ -393,6 +393,12 @@ static void deliver(pcw__ctl_conn *k)
         k->refused = h->status == PCW_E_CONNECTIONS_FULL || h->status == PCW_E_BUSY
                          ? PCW_E_CONNECTIONS_FULL
                          : PCW_E_PERMISSION;
+        if (k->refused == PCW_E_PERMISSION)
+            pcw__fail_detail(PCW_E_PERMISSION,
+                             "the provider refused this consumer: it serves its own uid, root and "
+                             "an opted-in group, as its user namespace sees them (uid %u here is "
+                             "not one)",
+                             (unsigned)geteuid());
         fail(k, k->refused);
         return;
     }
