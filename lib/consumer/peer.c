@@ -10,20 +10,20 @@
  *
  *   - same uid, always (the header's uid is the file's owner: checked when
  *     the segment was opened);
- *   - a listener in this pid namespace (its /proc/<pid>/status NSpid has
- *     one level) must have the header's pid, as before namespaces;
+ *   - a listener whose pid here is the header's is taken, as before
+ *     namespaces, without reading /proc;
+ *   - any other in this pid namespace (its /proc/<pid>/status NSpid has one
+ *     level) is refused;
  *   - a listener in a pid namespace below this one must have the header's
  *     pid in its own (NSpid's last level) AND have the segment mapped for
  *     writing (a shared writable mapping of the same device and inode in
  *     its /proc/<pid>/maps). Those who can write the segment already
  *     decide everything a consumer reads from it; nobody else has such a
  *     mapping, whatever pid it has in whatever namespace.
- *   - a listener outside this namespace (SO_PEERCRED pid 0), or one in a
- *     namespace below whose maps this consumer may not read, is refused;
- *     where /proc cannot tell the levels (none mounted, another pid
- *     namespace's, status unreadable) the rule is the one from before
- *     namespaces, the pids equal, so a listener below is refused there
- *     too unless its pid here happens to be the header's (as before).
+ *   - a listener outside this namespace (SO_PEERCRED pid 0), one in a
+ *     namespace below whose maps this consumer may not read, and any
+ *     other where /proc cannot tell the levels (none mounted, another pid
+ *     namespace's, status unreadable) is refused.
  *
  * /proc/<pid> is opened once and status and maps are read through that
  * descriptor, so both describe one process (a reused pid makes the reads
@@ -151,6 +151,11 @@ int pcw__ctl_peer_check(int fd, const pcw__ctl_conn *k, long long deadline)
         return pcw__fail_detail(PCW_E_PERMISSION,
                                 "control socket served by a process outside this consumer's pid "
                                 "namespace");
+    /* The process the header names, in this namespace: the rule from before
+     * namespaces, and no /proc to read (a new connection for every
+     * pcw_segment_collect: reading status would double its cost). */
+    if (cr.pid == k->pid)
+        return PCW_OK;
     char dir[32];
     snprintf(dir, sizeof dir, "/proc/%d", (int)cr.pid);
     int proc = proc_is_ours() ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -158,22 +163,20 @@ int pcw__ctl_peer_check(int fd, const pcw__ctl_conn *k, long long deadline)
     int levels = proc >= 0 ? ns_pids(proc, cr.pid, ns) : 0;
     int rc = PCW_OK;
     if (levels == 0) {
-        /* No /proc of ours to look through: only the rule that needs none. */
-        if (cr.pid != k->pid)
-            rc = pcw__fail_detail(PCW_E_PERMISSION,
-                                  "control socket served by pid %d, not the segment's provider "
-                                  "(pid %d), and no /proc of this pid namespace to look further",
-                                  (int)cr.pid, (int)k->pid);
+        /* No /proc of ours to look through: nothing more to prove it. */
+        rc = pcw__fail_detail(PCW_E_PERMISSION,
+                              "control socket served by pid %d, not the segment's provider (pid "
+                              "%d), and no /proc of this pid namespace to look further",
+                              (int)cr.pid, (int)k->pid);
     } else if (ns[0] != cr.pid) {
         rc = pcw__fail_detail(PCW_E_PERMISSION, "/proc/%d/status names pid %ld: not this process",
                               (int)cr.pid, ns[0]);
     } else if (levels == 1) {
-        /* In our pid namespace: the header's pid is ours too. */
-        if (cr.pid != k->pid)
-            rc = pcw__fail_detail(PCW_E_PERMISSION,
-                                  "control socket served by pid %d, not the segment's provider "
-                                  "(pid %d)",
-                                  (int)cr.pid, (int)k->pid);
+        /* In our pid namespace, where the header's pid is another's. */
+        rc = pcw__fail_detail(PCW_E_PERMISSION,
+                              "control socket served by pid %d, not the segment's provider (pid "
+                              "%d)",
+                              (int)cr.pid, (int)k->pid);
     } else if (ns[levels - 1] != k->pid) {
         rc = pcw__fail_detail(PCW_E_PERMISSION,
                               "control socket served by pid %d (pid %ld in its own pid "
