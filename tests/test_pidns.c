@@ -63,14 +63,17 @@ static void spawn_impostor(tu_child *c, const char *seg, const char *mode)
     cr_assert_str_eq(line, "ready");
 }
 
-/* Collect "Callback Test" twice: the callback's instances PREFIX-0..2 with
- * ids BASE+i, A = 100 (i + 1), and B counting the collections. 0, or -1
+/* Collect "Callback Test" twice from the providers in DIR (NULL:
+ * $PCW_DIR): the callback's instances PREFIX-0..2 with ids BASE+i,
+ * A = 100 (i + 1), and B counting the collections. 0, or -1
  * with what is wrong in why. (Plain checks: it also runs in a child that
  * has become another user.) */
-static int check_collected(const char *prefix, uint32_t base, char *why, size_t cap)
+static int check_collected(const char *dir, const char *prefix, uint32_t base, char *why,
+                           size_t cap)
 {
     pcw_consumer *c;
-    int rc = pcw_consumer_open(&c, NULL), bad = 0;
+    pcw_consumer_options o = {.dir = dir};
+    int rc = pcw_consumer_open(&c, &o), bad = 0;
     if (rc != PCW_OK) {
         snprintf(why, cap, "pcw_consumer_open: %d", rc);
         return -1;
@@ -118,7 +121,7 @@ static int check_collected(const char *prefix, uint32_t base, char *why, size_t 
 static void assert_collected(const char *prefix, uint32_t base)
 {
     char why[512] = "";
-    cr_assert_eq(check_collected(prefix, base, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(check_collected(NULL, prefix, base, why, sizeof why), 0, "%s", why);
 }
 
 Test(pidns, callback_provider_in_a_pid_namespace_is_collected)
@@ -208,7 +211,7 @@ Test(pidns, unprivileged_consumer_collects_its_provider_in_a_user_namespace)
         char why[512] = "";
         if (setgroups(0, NULL) != 0 || setgid(U) != 0 || setuid(U) != 0)
             _exit(2);
-        int rc = check_collected("rootless", 900, why, sizeof why);
+        int rc = check_collected(NULL, "rootless", 900, why, sizeof why);
         if (rc != 0)
             fprintf(stderr, "unprivileged consumer: %s\n", why);
         _exit(rc == 0 ? 0 : 1);
@@ -235,12 +238,26 @@ Test(pidns, unprivileged_consumer_collects_its_provider_in_a_user_namespace)
     cr_assert_eq(tu_finish(&p, 5000), 0);
 }
 
+/* The pid here of unshare's (pid's) only child: the provider. */
+static pid_t only_child(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    size_t n = 0;
+    char *kids = (char *)tu_read_file(path, 64, &n);
+    cr_assert(kids && n > 0 && n < 64);
+    kids[n] = 0;
+    pid_t child = (pid_t)strtol(kids, NULL, 10);
+    free(kids);
+    return child;
+}
+
 /* Field 22 of /proc/<pid>/stat as this process reads it, 0 if none. */
 static unsigned long long start_time_of(pid_t pid)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    size_t n;
+    size_t n = 0;
     unsigned char *b = tu_read_file(path, 4096, &n);
     unsigned long long v = 0;
     char *p = b && n < 4096 ? (b[n] = 0, strrchr((char *)b, ')')) : NULL;
@@ -263,15 +280,7 @@ Test(pidns, provider_without_its_own_proc_records_its_own_start_time)
     tu_child p;
     char seg[PATH_MAX];
     spawn_provider(&p, BARE, "bare", "100", seg, sizeof seg);
-    /* The provider is unshare's only child. */
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)p.pid, (int)p.pid);
-    size_t n;
-    char *kids = (char *)tu_read_file(path, 64, &n);
-    cr_assert(kids && n > 0 && n < 64);
-    kids[n] = 0;
-    pid_t host_pid = (pid_t)strtol(kids, NULL, 10);
-    free(kids);
+    pid_t host_pid = only_child(p.pid);
     pcw_segment *s;
     cr_assert_eq(pcw_segment_open(&s, seg), PCW_OK);
     cr_assert_eq(pcw_segment_provider(s)->pid, 1);
@@ -336,5 +345,29 @@ Test(pidns, listener_outside_the_consumers_pid_namespace_is_refused)
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d (stderr says what happened)",
               WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    cr_assert_eq(tu_finish(&p, 5000), 0);
+}
+
+/* As a container: the provider in a mount and pid namespace of its own,
+ * with its own tmpfs over the directory, which this namespace therefore
+ * does not see; the consumer reads it through /proc/<pid>/root (finding
+ * such providers is discovery's, not this test's). */
+Test(pidns, callback_provider_in_a_mount_and_pid_namespace_is_collected_through_proc_root)
+{
+    need_root();
+    char script[PATH_MAX + 64];
+    snprintf(script, sizeof script, "mount -t tmpfs pcw-test \"$PCW_DIR\" && exec \"$0\" \"$@\"");
+    const char *const CONTAINER[] = {"unshare",      "--mount",      "--pid", "--fork",
+                                     "--kill-child", "--mount-proc", "--",    "sh",
+                                     "-c",           script,         NULL};
+    tu_child p;
+    char seg[PATH_MAX];
+    spawn_provider(&p, CONTAINER, "box", "300", seg, sizeof seg);
+    struct stat st;
+    cr_assert_eq(stat(seg, &st), -1, "the segment is on the provider's own tmpfs, not here");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "/proc/%d/root%s", (int)only_child(p.pid), tu_root);
+    char why[512] = "";
+    cr_assert_eq(check_collected(dir, "box", 300, why, sizeof why), 0, "%s", why);
     cr_assert_eq(tu_finish(&p, 5000), 0);
 }
