@@ -4,7 +4,7 @@
  * open and refresh one, find a counterset, and find an instance's row or
  * a counter's value in a snapshot by name. For tests that read callback
  * and segment countersets through libpcw (test_collect_many,
- * test_fidelity). Include after <criterion/criterion.h>.
+ * test_fidelity, test_pidns). Include after <criterion/criterion.h>.
  */
 #ifndef PCW_TESTS_CONSUMER_UTIL_H
 #define PCW_TESTS_CONSUMER_UTIL_H

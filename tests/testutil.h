@@ -8,6 +8,8 @@
  *   tu_spawn / tu_readline / tu_send / tu_finish
  *                                     run $PCW_BUILD/tests/helpers/NAME with
  *                                     pipes on its stdin and stdout
+ *                                     (tu_spawn_wrapped: under a command
+ *                                     such as unshare)
  *   tu_read_file / tu_write_file      whole-file I/O for crafting segments
  *   tu_alloc_count_start / _stop      count the process's allocations
  *                                     (ASan builds: TU_HAVE_MALLOC_HOOKS)
@@ -98,9 +100,12 @@ typedef struct tu_child {
     size_t len;
 } tu_child;
 
-/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated).
- * Returns 0 or -1. */
-static inline int tu_spawn(tu_child *c, const char *name, const char *const *args)
+/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated),
+ * through `wrapper` if not NULL: a NULL-terminated command line (found on
+ * PATH) that runs the rest, such as {"unshare", "--pid", "--fork", "--",
+ * NULL}. Returns 0 or -1. */
+static inline int tu_spawn_wrapped(tu_child *c, const char *const *wrapper, const char *name,
+                                   const char *const *args)
 {
     const char *build = getenv("PCW_BUILD");
     char path[PATH_MAX];
@@ -108,9 +113,11 @@ static inline int tu_spawn(tu_child *c, const char *name, const char *const *arg
              name);
     const char *argv[64];
     size_t n = 0;
+    for (; wrapper && wrapper[n] && n < 32; n++)
+        argv[n] = wrapper[n];
     argv[n++] = path;
-    for (; args && args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
+    for (const char *const *a = args; a && *a && n < 63; a++)
+        argv[n++] = *a;
     argv[n] = NULL;
     int pin[2], pout[2];
     if (pipe2(pin, O_CLOEXEC) != 0)
@@ -126,7 +133,7 @@ static inline int tu_spawn(tu_child *c, const char *name, const char *const *arg
     if (c->pid == 0) {
         dup2(pin[0], 0);
         dup2(pout[1], 1);
-        execv(path, (char *const *)argv);
+        execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(pin[0]);
@@ -134,6 +141,11 @@ static inline int tu_spawn(tu_child *c, const char *name, const char *const *arg
     c->in = pin[1];
     c->out = pout[0];
     return 0;
+}
+
+static inline int tu_spawn(tu_child *c, const char *name, const char *const *args)
+{
+    return tu_spawn_wrapped(c, NULL, name, args);
 }
 
 /* Read one line (without its newline) into line; waits at most timeout_ms.

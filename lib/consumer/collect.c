@@ -488,7 +488,7 @@ static pcw__ctl_conn *conn_for(pcw__ctl_table *t, pcw_segment *seg)
             return NULL;
         t->v = v, t->cap = cap;
     }
-    pcw__ctl_conn *k = pcw__ctl_new(info);
+    pcw__ctl_conn *k = pcw__ctl_new(seg);
     if (k)
         t->v[t->n++] = k;
     return k;
@@ -772,7 +772,7 @@ int pcw_segment_collect(pcw_segment *seg, const pcw_counterset *cs, const pcw_qu
     pcw__ctl_conn *k = NULL; /* a connection for this call only */
     int control = pcw_segment_provider(seg)->flags & PCW_SEG_F_CONTROL;
     if ((cs->flags & PCW_CSET_F_CALLBACK) || control) {
-        if (!(k = j.k = pcw__ctl_new(pcw_segment_provider(seg))))
+        if (!(k = j.k = pcw__ctl_new(seg)))
             return PCW_E_NO_MEMORY;
         j.want_hold = !enumerate && control;
     }

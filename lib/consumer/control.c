@@ -7,9 +7,10 @@
  * Everything is non-blocking and bounded by the caller's deadline: a
  * provider whose callback hangs, or which stops reading, costs a consumer
  * at most its time limit. The provider is treated as untrusted input like
- * its segment: its identity is checked with SO_PEERCRED (it must be the
- * process the segment names, running as the segment's owner), reply sizes
- * are capped and every field is bounds-checked by the decoder.
+ * its segment: its identity is checked (peer.c: it must be the process
+ * the segment names, in this pid namespace or one below it, running as
+ * the segment's owner), reply sizes are capped and every field is
+ * bounds-checked by the decoder.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,13 +35,19 @@ long long pcw__ctl_now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info)
+pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg)
 {
+    const pcw_provider_info *info = pcw_segment_provider(seg);
+    struct stat st;
+    if (fstat(seg->fd, &st) != 0)
+        return NULL;
     pcw__ctl_conn *k = calloc(1, sizeof *k);
     if (!k || !(k->seg_path = strdup(info->path))) {
         free(k);
         return NULL;
     }
+    k->seg_dev = st.st_dev;
+    k->seg_ino = st.st_ino;
     k->fd = -1;
     k->pid = info->pid;
     k->uid = info->uid;
@@ -243,12 +251,7 @@ int pcw__ctl_connect(pcw__ctl_conn *k, long long deadline)
     } else {
         /* Whoever listens there must be the provider the segment names:
          * never send our queries to (or take data from) an impostor. */
-        struct ucred cr;
-        socklen_t l = sizeof cr;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 || l != sizeof cr)
-            rc = PCW_E_IO;
-        else if ((uint32_t)cr.uid != k->uid || cr.pid != k->pid)
-            rc = PCW_E_PERMISSION;
+        rc = pcw__ctl_peer_check(fd, k, deadline);
     }
     if (dirfd >= 0)
         close(dirfd);
@@ -390,6 +393,12 @@ static void deliver(pcw__ctl_conn *k)
         k->refused = h->status == PCW_E_CONNECTIONS_FULL || h->status == PCW_E_BUSY
                          ? PCW_E_CONNECTIONS_FULL
                          : PCW_E_PERMISSION;
+        if (k->refused == PCW_E_PERMISSION)
+            pcw__fail_detail(PCW_E_PERMISSION,
+                             "the provider refused this consumer: it serves its own uid, root and "
+                             "an opted-in group, as its user namespace sees them (uid %u here is "
+                             "not one)",
+                             (unsigned)geteuid());
         fail(k, k->refused);
         return;
     }

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "internal.h"
 #include "pcw/collect.h"
@@ -71,6 +72,8 @@ typedef struct pcw__ctl_conn {
     int32_t pid;    /* its provider, as the segment header says */
     uint32_t uid;
     uint64_t start_time;
+    dev_t seg_dev; /* the segment file this consumer has open (peer.c) */
+    ino_t seg_ino;
     uint32_t next_id;
     uint32_t epoch;      /* bumped at every connect: a COLLECT_END is owed
                             only on the connection its COLLECT went on */
@@ -100,8 +103,9 @@ typedef struct pcw__ctl_conn {
     size_t slot; /* scratch for pcw__ctl_wait */
 } pcw__ctl_conn;
 
-/* A connection for this provider (not connected yet). NULL: no memory. */
-pcw__ctl_conn *pcw__ctl_new(const pcw_provider_info *info);
+/* A connection for seg's provider (not connected yet). NULL: no memory,
+ * or seg's file cannot be stat'ed. */
+pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg);
 /* Close and free it; requests awaited on it fail with PCW_E_IO. */
 void pcw__ctl_free(pcw__ctl_conn *k);
 /* Connect if not connected, or if the connection cannot be trusted to be
@@ -110,7 +114,7 @@ void pcw__ctl_free(pcw__ctl_conn *k);
  * provider may close it at any moment; one it closed earlier is
  * reconnected by pcw__ctl_send when the send fails). A connection with
  * requests awaited is in use and kept as it is. Checks the peer is the
- * segment's provider (SO_PEERCRED pid and uid). On a new connection, the
+ * segment's provider (pcw__ctl_peer_check). On a new connection, the
  * counters added through the old ones are added again first (not awaited;
  * by `deadline`). PCW_OK, PCW_E_NOT_FOUND (no socket),
  * PCW_E_PROVIDER_EXITED (refused: nobody listens), PCW_E_CONNECTIONS_FULL
@@ -138,6 +142,12 @@ size_t pcw__ctl_wait(pcw__ctl_req *const *rs, size_t n, long long deadline, int 
  * will be dropped when it comes). r may then be reused or freed. */
 void pcw__ctl_req_release(pcw__ctl_req *r);
 long long pcw__ctl_now_ms(void);
+
+/* peer.c: is the process listening on the connected socket fd the
+ * provider of k's segment (in this pid namespace or one below it)? PCW_OK;
+ * PCW_E_PERMISSION when it is not, or cannot be proven to be (the reason
+ * in pcw_error_detail); PCW_E_TIMEOUT at the deadline; PCW_E_IO. */
+int pcw__ctl_peer_check(int fd, const pcw__ctl_conn *k, long long deadline);
 
 /* The consumer's connections (consumer.c keeps the pointer). */
 typedef struct pcw__ctl_table {

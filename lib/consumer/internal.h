@@ -100,6 +100,11 @@ int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const c
 /* Record why the segment is corrupt (seg->why) and return PCW_E_CORRUPT. */
 int pcw__corrupt(pcw_segment *seg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Record why a call failed for pcw_error_detail (the calling thread's),
+ * where no segment keeps it: a control socket's listener refused (peer.c).
+ * Returns `status`. */
+int pcw__fail_detail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Claim [off, off+len) for a structure: PCW_OK, or PCW_E_CORRUPT (with
  * seg->why) if any of its 64-byte lines is taken already, or
  * PCW_E_NO_MEMORY. `what` names the structure in the reason. */

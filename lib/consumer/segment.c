@@ -98,6 +98,15 @@ int pcw__corrupt(pcw_segment *seg, const char *fmt, ...)
     return PCW_E_CORRUPT;
 }
 
+int pcw__fail_detail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error_detail, sizeof error_detail, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
 /* Every structure the reader follows (the header, countersets, counter and
  * block arrays, strings, chunks) is allocated by the provider on its own
  * 64-byte lines (PCW_SEG_ALIGN), so in a well-formed segment no line holds

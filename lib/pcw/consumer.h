@@ -125,7 +125,10 @@ const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const 
 /* Why the calling thread's last libpcw call that met a malformed segment
  * returned PCW_E_CORRUPT: a sentence naming the structure and what is
  * wrong with it (for example "a counter array at offset 4416 overlaps
- * another structure"), or "" if none did. Read it right after the failing
+ * another structure"), or "" if none did. Also why a collection refused a
+ * provider's control socket with PCW_E_PERMISSION (for example "control
+ * socket served by pid 48230 (pid 1 in its own pid namespace), which does
+ * not have the segment mapped for writing"). Read it right after the failing
  * call; later calls may replace it. Any thread. */
 const char *pcw_error_detail(void);
 

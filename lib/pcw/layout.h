@@ -129,8 +129,9 @@ typedef struct pcw_seg_header {
     int32_t pid;             /* provider process, in its own pid namespace */
     uint32_t uid;            /* provider's effective uid */
     uint32_t reserved_h;
-    uint64_t start_time;    /* /proc/<pid>/stat field 22 (clock ticks after
-                               boot): with pid, tells a restarted pid apart */
+    uint64_t start_time;    /* /proc/self/stat field 22 (clock ticks after
+                               boot, in the provider's time namespace): with
+                               pid, tells a restarted pid apart */
     uint64_t provider_id;   /* random, per pcw_provider_open; also in the file
                                name: the provider's identity across pid
                                namespaces and restarts */

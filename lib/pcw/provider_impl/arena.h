@@ -12,12 +12,14 @@ static uint64_t pcw__align(uint64_t x, uint64_t a)
     return (x + a - 1) & ~(a - 1);
 }
 
-/* /proc/self/stat field 22: the process start time in clock ticks. */
-static uint64_t pcw__proc_start_time(pid_t pid)
+/* /proc/self/stat field 22: the process start time in clock ticks. Not
+ * /proc/<getpid()>: in a pid namespace that kept its parent's /proc, that
+ * is another process (our pid 1 is the parent namespace's init there);
+ * /proc/self is the caller in every /proc. */
+static uint64_t pcw__proc_start_time(void)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     ssize_t n = read(fd, buf, sizeof buf - 1);

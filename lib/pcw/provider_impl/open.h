@@ -111,7 +111,7 @@ int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt)
         (o.share_with_group ? PCW_SEG_F_GROUP : 0) | (o.control_callback ? PCW_SEG_F_CONTROL : 0);
     h->pid = (int32_t)getpid();
     h->uid = (uint32_t)geteuid();
-    h->start_time = pcw__proc_start_time(getpid());
+    h->start_time = pcw__proc_start_time();
     h->arena_off = pcw__align(sizeof *h, PCW_SEG_ALIGN);
     h->max_size = max;
     pname = o.name;
