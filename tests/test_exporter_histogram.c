@@ -21,9 +21,8 @@
 
 TestSuite(exporter_histogram, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
 
-#define PROTO_ACCEPT                                                                               \
-    "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"
-#define LAT "pcw_hist_test_latency_seconds"
+#define PROTO_ACCEPT EX_PROTO_TYPE
+#define LAT          "pcw_hist_test_latency_seconds"
 
 typedef struct fixture {
     uint64_t *v;
@@ -110,7 +109,8 @@ Test(exporter_histogram, accept_negotiates_protobuf)
          "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; "
          "encoding=delimited"},
         {PROTO_ACCEPT, "application/vnd.google.protobuf;"},
-        {"text/plain;version=0.0.4;q=0.5, " PROTO_ACCEPT ";q=0.5", "application/vnd.google.protobuf;"},
+        {"text/plain;version=0.0.4;q=0.5, " PROTO_ACCEPT ";q=0.5",
+         "application/vnd.google.protobuf;"},
         {PROTO_ACCEPT ";q=0.2,text/plain;version=0.0.4;q=0.9", "text/plain; version=0.0.4"},
         {PROTO_ACCEPT ";q=0.5,application/openmetrics-text;version=1.0.0",
          "application/openmetrics-text; version=1.0.0"},
@@ -233,7 +233,7 @@ Test(exporter_histogram, protobuf_decodes)
     fixture f;
     start(&f, NULL);
     http_resp r;
-    cr_assert_eq(http_get(f.e.port, "/metrics", "Accept: " PROTO_ACCEPT "\r\n", &r), 200);
+    cr_assert_eq(http_get(f.e.port, "/metrics", EX_PROTO_ACCEPT, &r), 200);
     uint64_t *ref = reference(f.v);
     const uint8_t *p = (const uint8_t *)r.body, *end = p + r.body_len;
     int families = 0, seen_hist = 0, seen_counter = 0, seen_gauge = 0, seen_errors = 0;

@@ -413,6 +413,12 @@ static inline void ex_attack_stop(ex_attack *a)
     "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;"             \
     "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
 
+/* The media type of the protobuf exposition, as Prometheus asks for it
+ * with native histograms (docs/exporter.md, "Routes"), and the header. */
+#define EX_PROTO_TYPE                                                                              \
+    "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"
+#define EX_PROTO_ACCEPT "Accept: " EX_PROTO_TYPE "\r\n"
+
 /* The value of the first series line that starts with `prefix` (a metric
  * name with its labels), or NAN. */
 static inline double ex_value(const char *text, const char *prefix)
