@@ -90,6 +90,24 @@ static void curl_type(const exporter *e, const char *accept, char *type, size_t 
     free(t);
 }
 
+/* The next length-delimited MetricFamily of a protobuf body at *p (before
+ * end), decoded by the generated protobuf-c code; *p moves past it. */
+static Io__Prometheus__Client__MetricFamily *next_family(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t len = 0;
+    int shift = 0;
+    while (*p < end && (**p & 0x80) && shift < 63)
+        len |= (uint64_t)(*(*p)++ & 0x7f) << shift, shift += 7;
+    cr_assert(*p < end, "truncated length");
+    len |= (uint64_t) * (*p)++ << shift;
+    cr_assert_leq(len, (uint64_t)(end - *p), "a message past the body's end");
+    Io__Prometheus__Client__MetricFamily *mf =
+        io__prometheus__client__metric_family__unpack(NULL, len, *p);
+    cr_assert_not_null(mf, "a family does not decode");
+    *p += len;
+    return mf;
+}
+
 /* The Accept header picks the format: the protobuf stream when it ranks
  * first (or equal first), as Prometheus with native histograms asks;
  * the text format or OpenMetrics when they rank higher, when the
@@ -237,17 +255,7 @@ Test(exporter_histogram, protobuf_decodes)
     const uint8_t *p = (const uint8_t *)r.body, *end = p + r.body_len;
     int families = 0, seen_hist = 0, seen_counter = 0, seen_gauge = 0, seen_errors = 0;
     while (p < end) {
-        uint64_t len = 0;
-        int shift = 0;
-        while (p < end && (*p & 0x80) && shift < 63)
-            len |= (uint64_t)(*p++ & 0x7f) << shift, shift += 7;
-        cr_assert(p < end, "truncated length");
-        len |= (uint64_t)*p++ << shift;
-        cr_assert_leq(len, (uint64_t)(end - p), "a message past the body's end");
-        Io__Prometheus__Client__MetricFamily *mf =
-            io__prometheus__client__metric_family__unpack(NULL, len, p);
-        cr_assert_not_null(mf, "family %d does not decode", families);
-        p += len;
+        Io__Prometheus__Client__MetricFamily *mf = next_family(&p, end);
         families++;
         cr_expect(mf->n_metric > 0, "%s: no metric", mf->name);
         if (strcmp(mf->name, "pcw_hist_test_requests_total") == 0) {
@@ -319,6 +327,42 @@ Test(exporter_histogram, protobuf_decodes)
               "families: histogram %d, counter %d, gauge %d, errors %d (of %d)", seen_hist,
               seen_counter, seen_gauge, seen_errors, families);
     free(ref);
+    http_free(&r);
+    stop(&f);
+}
+
+/* A histogram whose words count 2^63 observations or more - only a
+ * hostile or corrupt segment holds that - is left out for that instance
+ * in every format (its counts cannot be written as they are); the
+ * scrape, the other counters and the other histogram are served, the
+ * text still passes promtool and the protobuf still decodes. */
+Test(exporter_histogram, hostile_counts_left_out)
+{
+    fixture f;
+    start(&f, NULL);
+    char reply[64];
+    cr_assert(tu_command(&f.pv, reply, sizeof reply, "poke latency 2 9223372036854775808") > 0 &&
+                  strcmp(reply, "ok") == 0,
+              "poke: %s", reply);
+    http_resp r;
+    cr_assert_eq(http_get(f.e.port, "/metrics", NULL, &r), 200);
+    cr_expect(ex_has_line(r.body, "# TYPE " LAT " histogram"), "the family's lines stay");
+    cr_expect_null(strstr(r.body, LAT "_bucket{"), "the hostile histogram was written");
+    cr_expect_null(strstr(r.body, LAT "_count{"), "the hostile histogram was written");
+    cr_expect_not_null(strstr(r.body, "pcw_hist_test_size_bucket{"), "Size left out too");
+    cr_expect_not_null(strstr(r.body, "pcw_hist_test_requests_total{"), "Requests left out");
+    ex_promtool_ok(&r, "a hostile histogram");
+    http_free(&r);
+    cr_assert_eq(http_get(f.e.port, "/metrics", EX_PROTO_ACCEPT, &r), 200);
+    const uint8_t *p = (const uint8_t *)r.body, *end = p + r.body_len;
+    int size = 0;
+    while (p < end) {
+        Io__Prometheus__Client__MetricFamily *mf = next_family(&p, end);
+        cr_expect_str_neq(mf->name, LAT, "the hostile histogram was encoded");
+        size += strcmp(mf->name, "pcw_hist_test_size") == 0;
+        io__prometheus__client__metric_family__free_unpacked(mf, NULL);
+    }
+    cr_expect_eq(size, 1, "the Size histogram is there");
     http_free(&r);
     stop(&f);
 }

@@ -113,7 +113,7 @@ static size_t full_scrape(const exporter *e, const char *extra, double *scrapes)
  * memory grows by about one body, not 20 (the clients do not read). The
  * old exporter collected for each in turn, and all but the first gave up
  * (503) waiting for the collector. */
-Test(exporter_memory, concurrent_scrapes_share_one_body)
+static void share_one_body(const char *accept)
 {
     tu_child p, cb;
     big_provider(&p);
@@ -122,9 +122,13 @@ Test(exporter_memory, concurrent_scrapes_share_one_body)
     ep_cmd(&cb, NULL, "block Slow");
     exporter e;
     ex_start(&e, NULL);
-    const char *hold = "X-Prometheus-Scrape-Timeout-Seconds: 3\r\n";
+    char hold[256];
+    snprintf(hold, sizeof hold, "X-Prometheus-Scrape-Timeout-Seconds: 3\r\n%s",
+             accept ? accept : "");
     double s0;
-    size_t body = full_scrape(&e, hold, &s0);
+    size_t body = full_scrape(&e, "X-Prometheus-Scrape-Timeout-Seconds: 3\r\n", &s0);
+    if (accept) /* the body of the format asked for */
+        body = full_scrape(&e, hold, NULL), s0++;
     double hwm0 = proc_status(e.pid, "VmHWM");
     int fd[20], st[20];
     for (int i = 0; i < 20; i++)
@@ -149,6 +153,18 @@ Test(exporter_memory, concurrent_scrapes_share_one_body)
     ex_stop(&e);
     ep_stop(&cb);
     ep_stop(&p);
+}
+
+Test(exporter_memory, concurrent_scrapes_share_one_body)
+{
+    share_one_body(NULL);
+}
+
+/* The same for the protobuf format (issue 27): its requests share their
+ * own collection. */
+Test(exporter_memory, concurrent_protobuf_scrapes_share_one_body)
+{
+    share_one_body(EX_PROTO_ACCEPT);
 }
 
 /* 8 clients in turn that do not read, each its own collection: when they

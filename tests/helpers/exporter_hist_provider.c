@@ -16,6 +16,9 @@
  * and creates the instance "api". Prints "ready <pid>", then serves one
  * command per stdin line:
  *   round   observe every value of the file once ("ok <observations so far>")
+ *   poke latency|size WORD VALUE
+ *           store VALUE in word WORD of that histogram, as a hostile or
+ *           corrupt segment could hold it ("ok")
  *   quit
  * It exits 0 on "quit" or at the end of stdin.
  */
@@ -99,6 +102,20 @@ int main(int argc, char **argv)
                 __atomic_store_n(&b->requests, b->requests + 1, __ATOMIC_RELAXED);
             }
             printf("ok %llu\n", (unsigned long long)b->requests);
+        } else if (strncmp(line, "poke ", 5) == 0) {
+            char which[16];
+            unsigned word;
+            unsigned long long value;
+            int lat = 0;
+            if (sscanf(line + 5, "%15s %u %llu", which, &word, &value) == 3 &&
+                ((lat = strcmp(which, "latency") == 0) || strcmp(which, "size") == 0) &&
+                word < (lat ? sizeof b->latency : sizeof b->size) / 8) {
+                uint64_t *w = lat ? b->latency.words : b->size.words;
+                __atomic_store_n(&w[word], (uint64_t)value, __ATOMIC_RELAXED);
+                printf("ok\n");
+            } else {
+                printf("err bad poke\n");
+            }
         } else {
             printf("err unknown command\n");
         }
