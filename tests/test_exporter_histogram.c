@@ -112,7 +112,7 @@ static Io__Prometheus__Client__MetricFamily *next_family(const uint8_t **p, cons
  * first (or equal first), as Prometheus with native histograms asks;
  * the text format or OpenMetrics when they rank higher, when the
  * protobuf entry is not the delimited MetricFamily stream, and without
- * a header. */
+ * a header. gzip applies to the protobuf body as to the others. */
 Test(exporter_histogram, accept_negotiates_protobuf)
 {
     fixture f;
@@ -146,6 +146,18 @@ Test(exporter_histogram, accept_negotiates_protobuf)
                   "Accept: %s\n  Content-Type %s, want %s...", cases[i].accept, type,
                   cases[i].type);
     }
+    /* gzip, as Prometheus asks for it, applies to the protobuf body too. */
+    http_resp r;
+    cr_assert_eq(http_get(f.e.port, "/metrics", EX_PROTO_ACCEPT "Accept-Encoding: gzip\r\n", &r),
+                 200);
+    char h[256];
+    cr_expect_str_eq(http_header(&r, "Content-Encoding", h, sizeof h), "gzip");
+    cr_expect(strncmp(http_header(&r, "Content-Type", h, sizeof h),
+                      "application/vnd.google.protobuf;", 32) == 0,
+              "Content-Type %s", h);
+    cr_expect(r.body_len > 2 && (uint8_t)r.body[0] == 0x1f && (uint8_t)r.body[1] == 0x8b,
+              "not a gzip body");
+    http_free(&r);
     stop(&f);
 }
 
