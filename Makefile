@@ -149,8 +149,27 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COM
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
-# pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS (docs/exporter.md).
-TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lm
+# pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
+TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
+# Its protobuf exposition: the encoder protoc-c generates from client_model's
+# metrics.proto as Debian installs it (golang-github-prometheus-client-model-dev;
+# never copied into this tree), and the google/protobuf/timestamp.proto it
+# imports (libprotobuf-dev).
+PROM_PROTO_DIR ?= /usr/share/gocode/src/github.com/prometheus/client_model
+PROTO_INC_DIR  ?= /usr/include
+PROTO_GEN = $(BUILD)/gen/proto
+PROTO_OBJ = $(PROTO_GEN)/io/prometheus/client/metrics.pb-c.o \
+            $(PROTO_GEN)/google/protobuf/timestamp.pb-c.o
+$(PROTO_GEN)/.stamp: $(PROM_PROTO_DIR)/io/prometheus/client/metrics.proto
+	@mkdir -p $(PROTO_GEN)
+	protoc-c --proto_path=$(PROM_PROTO_DIR) --proto_path=$(PROTO_INC_DIR) --c_out=$(PROTO_GEN) \
+	    io/prometheus/client/metrics.proto google/protobuf/timestamp.proto
+	touch $@
+$(PROTO_GEN)/%.pb-c.o: $(PROTO_GEN)/.stamp
+	$(CC) $(CFLAGS) -I$(PROTO_GEN) -c $(PROTO_GEN)/$*.pb-c.c -o $@
+$(BUILD)/tools/pcw-exporter/proto.o: $(PROTO_GEN)/.stamp
+$(BUILD)/tools/pcw-exporter/proto.o: private override CFLAGS += -I$(PROTO_GEN)
+$(BUILD)/pcw-exporter: $(PROTO_OBJ)
 
 # pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
 TOOL_LIBS_pcwtop = -lncursesw -lm
@@ -184,6 +203,11 @@ $(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch]
 $(BUILD)/tests/test_pcwtop: $(wildcard tools/common/*.[ch] tools/pcwtop/*.[ch])
 $(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
 $(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
+# tests/test_exporter_histogram.c decodes the protobuf exposition with the
+# code protoc-c generates (as pcw-exporter encodes it).
+$(BUILD)/tests/test_exporter_histogram: $(PROTO_OBJ)
+$(BUILD)/tests/test_exporter_histogram: private override CFLAGS += -I$(PROTO_GEN)
+$(BUILD)/tests/test_exporter_histogram: private TEST_LIBS += -lprotobuf-c
 
 # ---- C++ (issue 12) ---------------------------------------------------------
 # A provider in two translation units (tests/cxx/provider_main.cc holds the
@@ -281,7 +305,8 @@ check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx c
 # promtool, openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
 TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_exporter_names test_pcwtop \
-                      test_term_inject test_exporter_silent test_readme_latency
+                      test_term_inject test_exporter_silent test_readme_latency \
+                      test_exporter_histogram
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
@@ -385,7 +410,9 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
                unicode-data spin libncurses-dev tmux \
                libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
-               prometheus openssl curl python3-prometheus-client jq
+               prometheus openssl curl python3-prometheus-client jq \
+               protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
+               golang-github-prometheus-client-model-dev
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

@@ -73,63 +73,6 @@ static void kinds_provider(tu_child *p)
     ep_cmd(p, NULL, "set Solo - 0 9");
 }
 
-/* Write body to a file of the root; its path into buf. */
-static const char *save(const http_resp *r, const char *name, char *buf, size_t cap)
-{
-    ex_path(buf, cap, name);
-    cr_assert_eq(tu_write_file(buf, r->body, r->body_len, 0600), 0);
-    return buf;
-}
-
-/* promtool check metrics passes on the text format. */
-static void promtool_ok(const http_resp *r, const char *what)
-{
-    char f[400], out[400];
-    save(r, "metrics.txt", f, sizeof f);
-    ex_path(out, sizeof out, "promtool.out");
-    int rc = ex_sh("promtool check metrics < %s > %s 2>&1", f, out);
-    char *msg = ex_slurp(out, NULL);
-    cr_expect_eq(rc, 0, "%s: promtool check metrics: %s", what, msg ? msg : "?");
-    free(msg);
-}
-
-/* The OpenMetrics format passes the Prometheus client library's strict
- * OpenMetrics parser, and promtool - whose parser reads the text format
- * only - finds nothing but what OpenMetrics names differently: a counter
- * family "x" (its HELP and TYPE) whose samples are "x_total". */
-static void openmetrics_ok(const http_resp *r, const char *what)
-{
-    char f[400], out[400];
-    save(r, "metrics.om", f, sizeof f);
-    ex_path(out, sizeof out, "om.out");
-    int rc = ex_sh("/usr/bin/python3 -c 'import sys; from prometheus_client.openmetrics.parser "
-                   "import text_string_to_metric_families as p; "
-                   "n = len(list(p(open(sys.argv[1], encoding=\"utf-8\").read()))); "
-                   "print(n, \"families\")' %s > %s 2>&1",
-                   f, out);
-    char *msg = ex_slurp(out, NULL);
-    cr_expect_eq(rc, 0, "%s: the OpenMetrics parser refused it: %s", what, msg ? msg : "?");
-    free(msg);
-    rc = ex_sh("promtool check metrics < %s > %s 2>&1", f, out);
-    msg = ex_slurp(out, NULL);
-    cr_assert(msg);
-    for (char *line = strtok(msg, "\n"); line; line = strtok(NULL, "\n")) {
-        char name[256] = "";
-        size_t n = 0;
-        if (sscanf(line, "%255s no help text", name) != 1 || !strstr(line, "no help text") ||
-            (n = strlen(name)) <= 6 || strcmp(name + n - 6, "_total") != 0) {
-            cr_expect_fail("%s: promtool: %s", what, line);
-            continue;
-        }
-        name[n - 6] = 0;
-        char want[320];
-        snprintf(want, sizeof want, "# TYPE %s counter", name);
-        cr_expect(strstr(r->body, want), "%s: promtool: %s (not an OpenMetrics counter)", what,
-                  line);
-    }
-    free(msg);
-}
-
 static void scrape(const exporter *e, const char *extra, http_resp *r)
 {
     cr_assert_eq(http_get(e->port, "/metrics", extra, r), 200);
@@ -206,7 +149,7 @@ Test(exporter, text_format_maps_every_kind)
     cr_expect_eq(ex_value(r.body, "pcw_exporter_countersets"), 2);
     cr_expect_eq(ex_value(r.body, "pcw_exporter_late_countersets"), 0);
     cr_expect_geq(ex_value(r.body, "pcw_exporter_scrape_duration_seconds"), 0);
-    promtool_ok(&r, "text format");
+    ex_promtool_ok(&r, "text format");
     http_free(&r);
     ex_stop(&e);
     ep_stop(&p);
@@ -234,7 +177,7 @@ Test(exporter, openmetrics_format)
     cr_expect(ex_has_line(r.body, "# TYPE pcw_kinds_busy_seconds counter"));
     cr_expect(ex_has_line(r.body, "# UNIT pcw_kinds_busy_seconds seconds"));
     cr_expect(ex_has_line(r.body, "# TYPE pcw_exporter_scrapes counter"));
-    openmetrics_ok(&r, "OpenMetrics");
+    ex_openmetrics_ok(&r, "OpenMetrics");
     http_free(&r);
     ex_stop(&e);
     ep_stop(&p);
@@ -249,10 +192,10 @@ Test(exporter, no_providers)
     scrape(&e, NULL, &r);
     cr_expect_eq(ex_value(r.body, "pcw_exporter_providers"), 0);
     cr_expect_eq(ex_value(r.body, "pcw_exporter_series"), 0);
-    promtool_ok(&r, "no providers, text");
+    ex_promtool_ok(&r, "no providers, text");
     http_free(&r);
     scrape(&e, OM_ACCEPT, &r);
-    openmetrics_ok(&r, "no providers, OpenMetrics");
+    ex_openmetrics_ok(&r, "no providers, OpenMetrics");
     http_free(&r);
     ex_stop(&e);
 }
@@ -290,7 +233,7 @@ Test(exporter, negotiation_and_gzip)
     scrape(&e, "Accept-Encoding: gzip, deflate\r\n", &r);
     cr_expect_str_eq(http_header(&r, "Content-Encoding", h, sizeof h), "gzip");
     char f[400], out[400];
-    save(&r, "metrics.gz", f, sizeof f);
+    ex_save(&r, "metrics.gz", f, sizeof f);
     ex_path(out, sizeof out, "gunzipped.txt");
     cr_assert_eq(ex_sh("gzip -dc < %s > %s", f, out), 0, "not gzip");
     size_t n;
@@ -344,10 +287,10 @@ Test(exporter, hostile_names)
         "0",
         p.pid);
     cr_expect(ex_has_line(r.body, line), "valid UTF-8 kept: %s", line);
-    promtool_ok(&r, "hostile names, text");
+    ex_promtool_ok(&r, "hostile names, text");
     http_free(&r);
     scrape(&e, OM_ACCEPT, &r);
-    openmetrics_ok(&r, "hostile names, OpenMetrics");
+    ex_openmetrics_ok(&r, "hostile names, OpenMetrics");
     http_free(&r);
     ex_stop(&e);
     ep_stop(&p);
@@ -432,7 +375,7 @@ Test(exporter, late_callback_provider_left_out)
     cr_expect_geq(ex_value(r.body, "pcw_exporter_callback_timeouts_total"), 1);
     cr_expect_lt(ex_value(r.body, "pcw_exporter_scrape_budget_seconds"), 0.6);
     cr_log_info("a scrape with a provider that never answered took %lld ms", took);
-    promtool_ok(&r, "late provider");
+    ex_promtool_ok(&r, "late provider");
     http_free(&r);
     ep_cmd(&cb, NULL, "release Slow");
     /* Answering again: back in. */
@@ -475,10 +418,10 @@ Test(exporter, collisions_and_duplicates)
          s = strstr(s + 1, "\npcw_dup_items_per_run{"))
         series++;
     cr_expect_eq(series, 1, "x\\xff and x\\xfe are one label value: one series");
-    promtool_ok(&r, "collisions");
+    ex_promtool_ok(&r, "collisions");
     http_free(&r);
     scrape(&e, OM_ACCEPT, &r);
-    openmetrics_ok(&r, "collisions, OpenMetrics");
+    ex_openmetrics_ok(&r, "collisions, OpenMetrics");
     http_free(&r);
     ex_stop(&e);
     ep_stop(&p);

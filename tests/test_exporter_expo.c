@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_expo.c - pcw-exporter's pure pieces, directly:
- * metric-name parts, numbers, escaping, and the type mapping table
- * (tools/pcw-exporter/expo.c, mapping.c, names.c, compiled in here).
+ * metric-name parts, numbers, escaping, the type mapping table and a
+ * histogram's classic buckets (tools/pcw-exporter/expo.c, mapping.c,
+ * names.c, classic.c, compiled in here).
  */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
 
+#include "../tools/pcw-exporter/classic.c"
 #include "../tools/pcw-exporter/expo.c"
 #include "../tools/pcw-exporter/mapping.c"
 #include "../tools/pcw-exporter/names.c"
@@ -215,8 +217,7 @@ Test(exporter_expo, mapping_covers_every_type)
 /* A _seconds family is a time in seconds: X or B divided by its ticks per
  * second, never a raw tick count (issue 27: PERF_COUNTER_MULTI_TIMER's X
  * is ticks, and exported as it was it read 10^9 times too high). */
-Test(exporter_expo, seconds_families_divide_ticks_by_the_frequency)
-{
+Test(exporter_expo, seconds_families_divide_ticks_by_the_frequency){
 #define PCW__SECONDS_CHECK(t)                                                                      \
     {                                                                                              \
         const type_rule *r = mapping_find(t);                                                      \
@@ -228,4 +229,90 @@ Test(exporter_expo, seconds_families_divide_ticks_by_the_frequency)
     }
     PCW_COUNTER_TYPE_LIST(PCW__SECONDS_CHECK)
 #undef PCW__SECONDS_CHECK
+}
+
+/* The classic bounds of the usual latency shape (1 ns .. 1 h at schema 3):
+ * at most 30 is schema -1, 2^-30 s and every 2nd power of two below
+ * 2^12 s (which only +Inf may count: the last bucket holds the overflow);
+ * at most 45 is schema 0; each bound's word range and label. */
+Test(exporter_expo, classic_bounds_of_a_latency_shape)
+{
+    uint32_t shape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_NS, 3, -30, 12);
+    classic p;
+    cr_assert_eq(classic_plan(&p, shape, 30), 0);
+    cr_expect_eq(p.schema, -1);
+    cr_assert_eq(p.n, 21);
+    for (uint32_t k = 0; k < p.n; k++) {
+        cr_expect_eq(p.bound[k], exp2(-30 + 2 * (int)k));
+        /* Bound 2^e counts the zero bucket and the buckets up to index
+         * 8e: words 1 .. 2 + (8e - (-240) - 1). */
+        cr_expect_eq(p.end[k], (uint32_t)(16 * k + 2));
+        cr_expect_eq(strtod(p.le + p.le_off[k], NULL), p.bound[k], "le %s", p.le + p.le_off[k]);
+    }
+    cr_expect_str_eq(p.le + p.le_off[0], "9.313225746154785e-10");
+    cr_expect_str_eq(p.le + p.le_off[20], "1024");
+    cr_expect_str_eq(p.le + p.le_off[21], "+Inf");
+    cr_expect_eq(p.end[21], 2 + 336);
+    classic_free(&p);
+    cr_assert_eq(classic_plan(&p, shape, 45), 0);
+    cr_expect_eq(p.schema, 0);
+    cr_expect_eq(p.n, 42);
+    classic_free(&p);
+    /* The limit is exact: 1 .. 2^20 at schema 0 has 20 bounds below 2^20. */
+    shape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_ONE, 0, 0, 20);
+    cr_assert_eq(classic_plan(&p, shape, 20), 0);
+    cr_expect(p.schema == 0 && p.n == 20, "schema %d, %u bounds", p.schema, p.n);
+    classic_free(&p);
+    cr_assert_eq(classic_plan(&p, shape, 19), 0);
+    cr_expect(p.schema == -1 && p.n == 10, "schema %d, %u bounds", p.schema, p.n);
+    classic_free(&p);
+}
+
+/* Every shape has a plan within its limit: at most `max` finite bounds,
+ * rising, each a bound of the plan's schema and of the histogram's own,
+ * the first the zero bucket's, word ranges rising to all of them; 8 is
+ * enough even for the widest range. */
+Test(exporter_expo, classic_plans_stay_within_the_limit)
+{
+    static const int ranges[][2] = {{-64, 63}, {-30, 12}, {0, 20}, {-32, 32}, {-8, 8}, {5, 6}};
+    static const unsigned maxes[] = {CLASSIC_MIN, 30, 100};
+    for (int s = PCW_HIST_SCHEMA_MIN; s <= PCW_HIST_SCHEMA_MAX; s++)
+        for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+            for (size_t m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+                uint32_t shape = PCW_HISTOGRAM_SHAPE(0, s, ranges[r][0], ranges[r][1]);
+                if (!pcw_hist_shape_valid(shape))
+                    continue;
+                classic p;
+                cr_assert_eq(classic_plan(&p, shape, maxes[m]), 0);
+                cr_expect_leq(p.n, maxes[m], "schema %d %d..%d: %u bounds", s, ranges[r][0],
+                              ranges[r][1], p.n);
+                cr_expect_leq(p.schema, s);
+                cr_expect_eq(p.bound[0], exp2(ranges[r][0]));
+                cr_expect_eq(p.end[0], 2u);
+                for (uint32_t k = 1; k <= p.n; k++) {
+                    cr_expect_gt(p.bound[k], p.bound[k - 1]);
+                    cr_expect_gt(p.end[k], p.end[k - 1]);
+                }
+                cr_expect_eq(p.end[p.n], 2 + pcw_hist_nbuckets(shape));
+                cr_expect(isinf(p.bound[p.n]));
+                classic_free(&p);
+            }
+}
+
+/* Cumulative counts from the words; counts that overflow 64 bits (a
+ * hostile segment) are refused, not wrapped. */
+Test(exporter_expo, classic_counts_and_overflow)
+{
+    uint32_t shape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_ONE, 0, 0, 4); /* 1, 2, 4, 8, 16 */
+    classic p;
+    cr_assert_eq(classic_plan(&p, shape, 30), 0);
+    cr_assert_eq(p.n, 4); /* 1 2 4 8, +Inf */
+    uint64_t w[6] = {100, 1, 2, 3, 4, 5}, cum[5];
+    cr_assert_eq(classic_counts(&p, w, 6, cum), 0);
+    uint64_t want[5] = {1, 3, 6, 10, 15};
+    for (int k = 0; k < 5; k++)
+        cr_expect_eq(cum[k], want[k], "bound %d", k);
+    w[3] = UINT64_MAX - 2;
+    cr_expect_eq(classic_counts(&p, w, 6, cum), -1);
+    classic_free(&p);
 }

@@ -113,7 +113,7 @@ static size_t full_scrape(const exporter *e, const char *extra, double *scrapes)
  * memory grows by about one body, not 20 (the clients do not read). The
  * old exporter collected for each in turn, and all but the first gave up
  * (503) waiting for the collector. */
-Test(exporter_memory, concurrent_scrapes_share_one_body)
+static void share_one_body(const char *accept)
 {
     tu_child p, cb;
     big_provider(&p);
@@ -122,9 +122,13 @@ Test(exporter_memory, concurrent_scrapes_share_one_body)
     ep_cmd(&cb, NULL, "block Slow");
     exporter e;
     ex_start(&e, NULL);
-    const char *hold = "X-Prometheus-Scrape-Timeout-Seconds: 3\r\n";
+    char hold[256];
+    snprintf(hold, sizeof hold, "X-Prometheus-Scrape-Timeout-Seconds: 3\r\n%s",
+             accept ? accept : "");
     double s0;
-    size_t body = full_scrape(&e, hold, &s0);
+    size_t body = full_scrape(&e, "X-Prometheus-Scrape-Timeout-Seconds: 3\r\n", &s0);
+    if (accept) /* the body of the format asked for */
+        body = full_scrape(&e, hold, NULL), s0++;
     double hwm0 = proc_status(e.pid, "VmHWM");
     int fd[20], st[20];
     for (int i = 0; i < 20; i++)
@@ -149,6 +153,18 @@ Test(exporter_memory, concurrent_scrapes_share_one_body)
     ex_stop(&e);
     ep_stop(&cb);
     ep_stop(&p);
+}
+
+Test(exporter_memory, concurrent_scrapes_share_one_body)
+{
+    share_one_body(NULL);
+}
+
+/* The same for the protobuf format (issue 27): its requests share their
+ * own collection. */
+Test(exporter_memory, concurrent_protobuf_scrapes_share_one_body)
+{
+    share_one_body(EX_PROTO_ACCEPT);
 }
 
 /* 8 clients in turn that do not read, each its own collection: when they
@@ -253,24 +269,29 @@ Test(exporter_memory, response_memory_limit)
  * --web.max-response-memory, do not keep an honest scraper out: its
  * scrape is served, and the stalled responses waiting longest are cut
  * (counted as cause="memory") to make room, the peak staying within the
- * limit plus about two bodies. */
-Test(exporter_memory, stalled_readers_do_not_lock_out_scrapes)
+ * limit plus about two bodies. The stalled clients and the scraper ask for
+ * `stalled` and `honest` (Accept headers): the text formats, or the
+ * protobuf one (issue 27), whose bodies count against the same limit. */
+static void stalled_readers(const char *stalled, const char *honest)
 {
     tu_child p;
     big_provider(&p);
     exporter e;
     const char *args[] = {"--web.max-response-memory=32MB", NULL};
     ex_start(&e, args);
-    size_t body = full_scrape(&e, NULL, NULL);
+    size_t body = full_scrape(&e, NULL, NULL), proto = full_scrape(&e, EX_PROTO_ACCEPT, NULL);
+    body = proto > body ? proto : body;
     double hwm0 = proc_status(e.pid, "VmHWM");
     int fd[6], st;
     for (int i = 0; i < 6; i++) {
-        fd[i] = stalled_client(e.port, NULL, &st);
+        fd[i] = stalled_client(e.port, stalled, &st);
         read_status(fd[i]);
     }
     http_resp r;
-    int code = http_request(e.port, "GET", "/metrics", EX_PROM_ACCEPT, 30000, &r);
+    int code = http_request(e.port, "GET", "/metrics", honest, 30000, &r);
     cr_expect_eq(code, 200, "an honest scrape got %d while stalled clients held the memory", code);
+    http_free(&r);
+    cr_assert_eq(http_request(e.port, "GET", "/metrics", EX_PROM_ACCEPT, 30000, &r), 200);
     cr_expect_geq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"memory\"}"), 1);
     http_free(&r);
     double hwm = proc_status(e.pid, "VmHWM");
@@ -282,4 +303,15 @@ Test(exporter_memory, stalled_readers_do_not_lock_out_scrapes)
         close(fd[i]);
     ex_stop(&e);
     ep_stop(&p);
+}
+
+Test(exporter_memory, stalled_readers_do_not_lock_out_scrapes)
+{
+    stalled_readers(NULL, EX_PROM_ACCEPT);
+}
+
+Test(exporter_memory, stalled_protobuf_readers_do_not_lock_out_scrapes)
+{
+    stalled_readers(EX_PROTO_ACCEPT, EX_PROM_ACCEPT);
+    stalled_readers(NULL, EX_PROTO_ACCEPT);
 }

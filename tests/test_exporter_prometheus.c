@@ -17,6 +17,7 @@
 #include <criterion/criterion.h>
 #include <sched.h>
 
+#include "helpers/exporter_hist.h"
 #include "helpers/exporter_test.h"
 #include "readme_build.h"
 
@@ -63,13 +64,16 @@ static void prom_stop(prom *p)
 }
 
 /* Start Prometheus scraping target every second; wait until it is ready
- * (GET /-/ready). A port taken between free_port() and its bind is tried
- * again with another. */
-static void prom_start(prom *p, int target_port)
+ * (GET /-/ready). `name` names its files in the test's root (several may
+ * run at once); `feature` is an --enable-feature value, or NULL. A port
+ * taken between free_port() and its bind is tried again with another. */
+static void prom_start_as(prom *p, int target_port, const char *name, const char *feature)
 {
-    char cfg[400], data[400];
-    ex_path(cfg, sizeof cfg, "prometheus.yml");
-    ex_path(data, sizeof data, "prometheus-data");
+    char cfg[400], data[400], file[64];
+    snprintf(file, sizeof file, "%s.yml", name);
+    ex_path(cfg, sizeof cfg, file);
+    snprintf(file, sizeof file, "%s-data", name);
+    ex_path(data, sizeof data, file);
     char yml[512];
     int n = snprintf(yml, sizeof yml,
                      "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
@@ -80,8 +84,10 @@ static void prom_start(prom *p, int target_port)
     for (int attempt = 0; attempt < 5; attempt++) {
         memset(p, 0, sizeof *p);
         p->port = free_port();
-        ex_path(p->log, sizeof p->log, "prometheus.log");
-        char listen[64], cfgarg[440], dataarg[440];
+        snprintf(file, sizeof file, "%s.log", name);
+        ex_path(p->log, sizeof p->log, file);
+        char listen[64], cfgarg[440], dataarg[440], featarg[128];
+        snprintf(featarg, sizeof featarg, "--enable-feature=%s", feature ? feature : "");
         snprintf(listen, sizeof listen, "--web.listen-address=127.0.0.1:%d", p->port);
         snprintf(cfgarg, sizeof cfgarg, "--config.file=%s", cfg);
         snprintf(dataarg, sizeof dataarg, "--storage.tsdb.path=%s", data);
@@ -92,7 +98,8 @@ static void prom_start(prom *p, int target_port)
             dup2(fd, 1), dup2(fd, 2);
             int nul = open("/dev/null", O_RDONLY);
             dup2(nul, 0);
-            execlp("prometheus", "prometheus", cfgarg, dataarg, listen, (char *)NULL);
+            execlp("prometheus", "prometheus", cfgarg, dataarg, listen, feature ? featarg : NULL,
+                   (char *)NULL);
             _exit(127);
         }
         long long deadline = tu_now_ms() + 60000;
@@ -117,6 +124,11 @@ static void prom_start(prom *p, int target_port)
         free(log);
     }
     cr_assert_fail("no free port for Prometheus");
+}
+
+static void prom_start(prom *p, int target_port)
+{
+    prom_start_as(p, target_port, "prometheus", NULL);
 }
 
 /* GET /api/v1/query?query=... (URL-encoded here); the body. */
@@ -319,4 +331,65 @@ Test(exporter_prometheus, prometheus_served_during_slow_client_attack)
                   atomic_load(&a.closed));
     prom_stop(&p);
     ex_stop(&e);
+}
+
+/* Issue 27: a histogram whose observations are known (log-normal, median
+ * 2 ms, from a fixed seed) scraped by two Prometheus servers: one with
+ * native histograms (it negotiates the protobuf format) and one without
+ * (OpenMetrics: classic buckets). histogram_quantile(0.99, ...) of the
+ * rate over the scrapes before and after one round of 20,000
+ * observations lies in the bucket that holds the true p99: the native
+ * bucket (schema 3, 9 % wide) and the classic one (the default 30 bounds
+ * over 2^-30 .. 2^12 s are schema -1: a factor 4). Prometheus 2.42 keeps
+ * only the native form of a histogram that has one, hence two servers. */
+Test(exporter_prometheus, histogram_quantile_classic_and_native)
+{
+    uint64_t *v = malloc(EH_N * sizeof *v);
+    cr_assert_not_null(v);
+    eh_values(v, EH_N);
+    uint64_t p99 = eh_quantile(v, EH_N, 0.99);
+    tu_child pv;
+    eh_provider(&pv, v, EH_N);
+    exporter e;
+    ex_start(&e, NULL);
+    prom nat, cls;
+    prom_start_as(&nat, e.port, "prom-native", "native-histograms");
+    prom_start_as(&cls, e.port, "prom-classic", NULL);
+    long long deadline = tu_now_ms() + 120000;
+#define LAT "pcw_hist_test_latency_seconds"
+    /* A sample before the round in both: rate() sees all of it and only it
+     * (its first sample in the window is before, its last after). */
+    double n0 = poll_query(&nat, "histogram_count(" LAT ")", deadline, 0, 0, NULL, 0);
+    double c0 = poll_query(&cls, LAT "_count", deadline, 0, 0, NULL, 0);
+    cr_assert(n0 == 0 && c0 == 0, "no sample before the round: native %g, classic %g; logs: %s %s",
+              n0, c0, ex_slurp(nat.log, NULL), ex_slurp(cls.log, NULL));
+    char reply[64];
+    cr_assert(tu_command(&pv, reply, sizeof reply, "round") > 0 && strcmp(reply, "ok 20000") == 0,
+              "round: %s", reply);
+    double n1 = poll_query(&nat, "histogram_count(" LAT ")", deadline, EH_N, EH_N, NULL, 0);
+    double c1 = poll_query(&cls, LAT "_count", deadline, EH_N, EH_N, NULL, 0);
+    cr_assert(n1 == EH_N && c1 == EH_N, "after the round: native %g, classic %g", n1, c1);
+    double qn =
+        poll_query(&nat, "histogram_quantile(0.99, rate(" LAT "[1m]))", deadline, 0, 1e9, NULL, 0);
+    double qc = poll_query(&cls, "histogram_quantile(0.99, rate(" LAT "_bucket[1m]))", deadline, 0,
+                           1e9, NULL, 0);
+    /* The native server has no classic series, the classic no native one. */
+    char *none = prom_query(&nat, "count(" LAT "_bucket)");
+    cr_expect(none && strstr(none, "\"result\":[]"), "native server: %s", none);
+    free(none);
+#undef LAT
+    double nlo, nhi, clo, chi;
+    eh_bucket(3, p99, &nlo, &nhi);
+    eh_bucket(-1, p99, &clo, &chi);
+    cr_log_info("p99: true %.9g s; native %.9g in (%.9g, %.9g]; classic %.9g in (%.9g, %.9g]",
+                (double)p99 / 1e9, qn, nlo, nhi, qc, clo, chi);
+    cr_expect(qn >= nlo * (1 - 1e-12) && qn <= nhi * (1 + 1e-12),
+              "native p99 %.9g outside the true p99's bucket (%.9g, %.9g]", qn, nlo, nhi);
+    cr_expect(qc >= clo * (1 - 1e-12) && qc <= chi * (1 + 1e-12),
+              "classic p99 %.9g outside the true p99's classic bucket (%.9g, %.9g]", qc, clo, chi);
+    prom_stop(&nat);
+    prom_stop(&cls);
+    ex_stop(&e);
+    ep_stop(&pv);
+    free(v);
 }

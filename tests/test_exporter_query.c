@@ -2,7 +2,8 @@
 /*
  * tests/test_exporter_query.c - what the query layer gives pcw-exporter:
  * one time limit for a whole collection, whatever the number of callback
- * countersets (pcw_pdh_set_timeout).
+ * countersets (pcw_pdh_set_timeout); the raw view (pcw_pdh_raw_*),
+ * histograms' words too.
  *
  * Providers are real processes (tests/helpers/exporter_provider.c).
  */
@@ -11,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "pcw/query.h"
+#include "helpers/exporter_hist.h"
 #include "helpers/exporter_test.h"
 #include "query_provider.h"
 
@@ -296,4 +298,47 @@ Test(exporter_query, refresh_lists_new_countersets)
     pcw_pdh_close(q);
     cr_expect_eq(pcw_pdh_refresh(NULL), PCW_E_INVALID_PARAMETER);
     cr_expect_eq(pcw_pdh_set_timeout(NULL, 1), PCW_E_INVALID_PARAMETER);
+}
+
+/* pcw_pdh_raw_histogram hands on a histogram counter's words as the
+ * provider wrote them (the same as the core's observe of the same values
+ * gives), and refuses what is not a histogram of that size: another
+ * counter, more words than the row holds after it, an instance or a
+ * counter out of range. */
+Test(exporter_query, raw_histogram_words)
+{
+    uint64_t *v = malloc(EH_N * sizeof *v);
+    cr_assert_not_null(v);
+    eh_values(v, EH_N);
+    tu_child pv;
+    eh_provider(&pv, v, EH_N);
+    char reply[64];
+    cr_assert(tu_command(&pv, reply, sizeof reply, "round") > 0 && strcmp(reply, "ok 20000") == 0);
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_path_error err;
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Hist Test(*)\\*", &h, &err), PCW_OK, "%s", err.message);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_raw_count(h), 1);
+    size_t nw = pcw_hist_bytes(EH_SHAPE) / 8;
+    uint64_t *want = calloc(nw, sizeof *want), *got = calloc(nw + 64, sizeof *got);
+    cr_assert(want && got);
+    for (size_t i = 0; i < EH_N; i++)
+        pcw_histogram_observe(want, EH_SHAPE, v[i]);
+    /* Counters: Requests (0), Latency (1), Size (2). */
+    cr_assert_eq(pcw_pdh_raw_histogram(h, 1, 0, got, nw), PCW_OK);
+    cr_expect_arr_eq(got, want, nw * sizeof *got);
+    cr_expect_eq(pcw_pdh_raw_histogram(h, 0, 0, got, 2), PCW_E_INVALID_PARAMETER, "Requests");
+    cr_expect_eq(pcw_pdh_raw_histogram(h, 2, 0, got, nw + 64), PCW_E_INVALID_PARAMETER,
+                 "Size is last: no words after it");
+    cr_expect_eq(pcw_pdh_raw_histogram(h, 1, 1, got, nw), PCW_E_INVALID_PARAMETER, "instance 1");
+    cr_expect_eq(pcw_pdh_raw_histogram(h, 3, 0, got, nw), PCW_E_INVALID_PARAMETER, "counter 3");
+    cr_expect_eq(pcw_pdh_raw_histogram(h, 1, 0, NULL, nw), PCW_E_INVALID_PARAMETER);
+    cr_expect_eq(pcw_pdh_raw_histogram(NULL, 1, 0, got, nw), PCW_E_INVALID_PARAMETER);
+    free(want);
+    free(got);
+    pcw_pdh_close(q);
+    ep_stop(&pv);
+    free(v);
 }

@@ -565,6 +565,21 @@ int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_in
  * pcw_pdh_value.raw (PdhGetRawCounterArray). */
 int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_raw *out);
 
+/* The raw words of histogram counter `counter_index` (PERF_PCW_HISTOGRAM,
+ * shape pcw_counter.histogram) of instance i (below pcw_pdh_raw_count) in
+ * the last collection, as the provider wrote them (pcw/histogram.h: the
+ * sum, the zero bucket, the buckets; cumulative since the instance began),
+ * copied into words[nwords]; nwords is the shape's 2 + nbuckets. An
+ * exporter hands them on (Prometheus computes rates); the words come from
+ * a segment and are not checked. Returns PCW_OK; PCW_E_INVALID_PARAMETER
+ * when the handle does not match one counterset, the counter is not a
+ * histogram, i is out of range or nwords words do not fit in the row
+ * after the counter's offset; or
+ * PCW_E_NOT_FOUND when the instance has no row (only after a collection
+ * that failed half-way). O(nwords). */
+int pcw_pdh_raw_histogram(const pcw_pdh_counter *ctr, uint32_t counter_index, size_t i,
+                          uint64_t *words, size_t nwords);
+
 /* One provider of a counterset a handle matches, in the last collection. */
 typedef struct pcw_pdh_source {
     int32_t pid;

@@ -95,6 +95,28 @@ int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_r
     return PCW_OK;
 }
 
+int pcw_pdh_raw_histogram(const pcw_pdh_counter *ctr, uint32_t counter_index, size_t i,
+                          uint64_t *words, size_t nwords)
+{
+    const pcwq_set *s = one_set(ctr);
+    if (!s || !words || counter_index >= s->ncounters || i >= s->nread ||
+        s->counter_types[counter_index] != PERF_PCW_HISTOGRAM || nwords < 2 ||
+        s->off[counter_index] > s->data_size || nwords > (s->data_size - s->off[counter_index]) / 8)
+        return PCW_E_INVALID_PARAMETER;
+    int b = s->cur;
+    const pcw_snapshot *snap = pcwq_snap(s, b);
+    size_t row = i;
+    if (!s->in_order) {
+        const pcwq_inst *x = &s->inst[s->order[i]];
+        if (x->row < 0 || (size_t)x->row >= snap->count)
+            return PCW_E_NOT_FOUND; /* only after a collection that failed half-way */
+        row = (size_t)x->row;
+    }
+    /* memcpy: the row is 8-byte aligned, the offset a segment's (hostile). */
+    memcpy(words, pcwq_row(snap, row) + s->off[counter_index], nwords * 8);
+    return PCW_OK;
+}
+
 size_t pcw_pdh_source_count(const pcw_pdh_counter *ctr)
 {
     size_t n = 0;

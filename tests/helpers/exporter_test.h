@@ -413,6 +413,12 @@ static inline void ex_attack_stop(ex_attack *a)
     "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;"             \
     "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
 
+/* The media type of the protobuf exposition, as Prometheus asks for it
+ * with native histograms (docs/exporter.md, "Routes"), and the header. */
+#define EX_PROTO_TYPE                                                                              \
+    "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited"
+#define EX_PROTO_ACCEPT "Accept: " EX_PROTO_TYPE "\r\n"
+
 /* The value of the first series line that starts with `prefix` (a metric
  * name with its labels), or NAN. */
 static inline double ex_value(const char *text, const char *prefix)
@@ -432,6 +438,65 @@ static inline int ex_has_line(const char *text, const char *line)
         if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == 0))
             return 1;
     return 0;
+}
+
+/* ---- checking an exposition ---------------------------------------------- */
+
+/* Write body to a file of the root; its path into buf. */
+static inline const char *ex_save(const http_resp *r, const char *name, char *buf, size_t cap)
+{
+    ex_path(buf, cap, name);
+    cr_assert_eq(tu_write_file(buf, r->body, r->body_len, 0600), 0);
+    return buf;
+}
+
+/* promtool check metrics passes on the text format. */
+static inline void ex_promtool_ok(const http_resp *r, const char *what)
+{
+    char f[400], out[400];
+    ex_save(r, "metrics.txt", f, sizeof f);
+    ex_path(out, sizeof out, "promtool.out");
+    int rc = ex_sh("promtool check metrics < %s > %s 2>&1", f, out);
+    char *msg = ex_slurp(out, NULL);
+    cr_expect_eq(rc, 0, "%s: promtool check metrics: %s", what, msg ? msg : "?");
+    free(msg);
+}
+
+/* The OpenMetrics format passes the Prometheus client library's strict
+ * OpenMetrics parser, and promtool - whose parser reads the text format
+ * only - finds nothing but what OpenMetrics names differently: a counter
+ * family "x" (its HELP and TYPE) whose samples are "x_total". */
+static inline void ex_openmetrics_ok(const http_resp *r, const char *what)
+{
+    char f[400], out[400];
+    ex_save(r, "metrics.om", f, sizeof f);
+    ex_path(out, sizeof out, "om.out");
+    int rc = ex_sh("/usr/bin/python3 -c 'import sys; from prometheus_client.openmetrics.parser "
+                   "import text_string_to_metric_families as p; "
+                   "n = len(list(p(open(sys.argv[1], encoding=\"utf-8\").read()))); "
+                   "print(n, \"families\")' %s > %s 2>&1",
+                   f, out);
+    char *msg = ex_slurp(out, NULL);
+    cr_expect_eq(rc, 0, "%s: the OpenMetrics parser refused it: %s", what, msg ? msg : "?");
+    free(msg);
+    rc = ex_sh("promtool check metrics < %s > %s 2>&1", f, out);
+    msg = ex_slurp(out, NULL);
+    cr_assert(msg);
+    for (char *line = strtok(msg, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[256] = "";
+        size_t n = 0;
+        if (sscanf(line, "%255s no help text", name) != 1 || !strstr(line, "no help text") ||
+            (n = strlen(name)) <= 6 || strcmp(name + n - 6, "_total") != 0) {
+            cr_expect_fail("%s: promtool: %s", what, line);
+            continue;
+        }
+        name[n - 6] = 0;
+        char want[320];
+        snprintf(want, sizeof want, "# TYPE %s counter", name);
+        cr_expect(strstr(r->body, want), "%s: promtool: %s (not an OpenMetrics counter)", what,
+                  line);
+    }
+    free(msg);
 }
 
 #endif /* PCW_TESTS_EXPORTER_TEST_H */

@@ -31,10 +31,10 @@ struct scrape_body {
 
 struct bodies {
     pthread_mutex_t lock;
-    pthread_cond_t done;      /* a collection finished (broadcast) */
-    pthread_cond_t freed;     /* a body was freed: held went down (broadcast) */
-    scrape_body *building[2]; /* the collection under way, per format */
-    size_t held, limit;       /* bytes of bodies alive */
+    pthread_cond_t done;                 /* a collection finished (broadcast) */
+    pthread_cond_t freed;                /* a body was freed: held went down (broadcast) */
+    scrape_body *building[EXPO_FORMATS]; /* the collection under way, per format */
+    size_t held, limit;                  /* bytes of bodies alive */
     collector *coll;
     int (*make_room)(void *); /* cut the response sending longest (slots_cut_sender) */
     void *room_arg;

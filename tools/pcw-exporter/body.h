@@ -4,7 +4,7 @@
  * every request that arrives while it is under way, and bounded in the
  * memory that responses in flight hold (body.c).
  *
- * A request for a format (text or OpenMetrics) joins the collection of
+ * A request for a format (text, OpenMetrics or protobuf) joins the collection of
  * that format under way, if there is one, and waits for it to finish;
  * otherwise it starts one. When the bodies that responses still hold
  * (clients that have not read them yet) reach the limit, the responses

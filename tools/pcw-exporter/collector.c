@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <pcw/histogram.h>
 #include <pcw/name.h>
 #include <pcw/query.h>
 #include <pcw/version.h>
@@ -42,6 +43,7 @@
 #include "log.h"
 #include "mapping.h"
 #include "names.h"
+#include "proto.h"
 #include "unreadable.h"
 
 /* ---- structures ------------------------------------------------------------ */
@@ -50,11 +52,16 @@
 typedef struct xfam {
     uint32_t counter; /* its counter's index in the counterset */
     const fam_rule *rule;
-    char *name;    /* the family: pcw_<set>_<counter><infix><unit> */
-    char *s1, *s2; /* sample names: the value (name, name_total or
-                      name_sum) and a summary's name_count */
-    size_t s1_len, s2_len;
-    ebuf head[2]; /* HELP and TYPE (and UNIT) lines, per format */
+    char *name;         /* the family: pcw_<set>_<counter><infix><unit> */
+    char *s1, *s2, *s3; /* sample names: the value (name, name_total or
+                           name_sum), a summary's or histogram's name_count,
+                           a histogram's name_bucket */
+    size_t s1_len, s2_len, s3_len;
+    ebuf head[2]; /* HELP and TYPE (and UNIT) lines, per text format */
+    char *help;   /* the help text as UTF-8 (the protobuf format) */
+    /* A histogram: its shape and classic buckets. */
+    uint32_t shape;
+    classic plan;
 } xfam;
 
 /* One exported counterset. */
@@ -73,6 +80,11 @@ typedef struct xset {
     int labels_valid;
     ebuf lab;
     uint32_t *lab_off, *lab_len;
+    /* The same labels' values as UTF-8 strings for the protobuf format:
+     * instance i's are at plab.p + plab_off[i], each NUL-terminated:
+     * instance_name (named sets only), provider, pid. */
+    ebuf plab;
+    uint32_t *plab_off;
     uint8_t *dup;
     size_t lab_cap, nlab, ndup;
 } xset;
@@ -86,6 +98,11 @@ struct collector {
     int synced;   /* sets have been matched to the published ones */
     pcw_raw *col; /* one counter's raw values for every instance */
     size_t col_cap;
+    /* A histogram's words and classic cumulative counts (one instance's),
+     * and the protobuf family being built. */
+    uint64_t *words, *cum;
+    size_t words_cap, cum_cap;
+    proto_fam *pf;
     /* Name registry (family and sample names in use), open addressing. */
     const char **names;
     size_t names_cap, nnames;
@@ -186,6 +203,9 @@ static void fam_free(xfam *f)
     free(f->name);
     free(f->s1);
     free(f->s2);
+    free(f->s3);
+    free(f->help);
+    classic_free(&f->plan);
     eb_free(&f->head[0]);
     eb_free(&f->head[1]);
 }
@@ -201,7 +221,10 @@ static void set_free_fams(xset *s)
 
 static const char *type_word(int t)
 {
-    return t == MT_COUNTER ? "counter" : t == MT_SUMMARY ? "summary" : "gauge";
+    return t == MT_COUNTER     ? "counter"
+           : t == MT_SUMMARY   ? "summary"
+           : t == MT_HISTOGRAM ? "histogram"
+                               : "gauge";
 }
 
 /* The HELP and TYPE lines of f in `format`. */
@@ -228,17 +251,17 @@ static void fam_head(xfam *f, int format, const char *help, size_t help_len)
 }
 
 /* The names a family makes: the family, its value sample (x, x_total or
- * x_sum) and a summary's count sample ("" for the others). */
+ * x_sum), a summary's or histogram's count sample and a histogram's
+ * bucket sample ("" for the others). */
 static void fam_names(const xset *s, const char *part, const fam_rule *fr, char *name, char *s1,
-                      char *s2, size_t cap)
+                      char *s2, char *s3, size_t cap)
 {
+    int sum = fr->type == MT_SUMMARY || fr->type == MT_HISTOGRAM;
     snprintf(name, cap, "%s_%s%s%s", s->stem, part, fr->infix, fr->unit);
-    snprintf(s1, cap, "%s%s", name,
-             fr->type == MT_COUNTER   ? "_total"
-             : fr->type == MT_SUMMARY ? "_sum"
-                                      : "");
-    snprintf(s2, cap, "%s%s", fr->type == MT_SUMMARY ? name : "",
-             fr->type == MT_SUMMARY ? "_count" : "");
+    snprintf(s1, cap, "%s%s", name, fr->type == MT_COUNTER ? "_total" : sum ? "_sum" : "");
+    snprintf(s2, cap, "%s%s", sum ? name : "", sum ? "_count" : "");
+    snprintf(s3, cap, "%s%s", fr->type == MT_HISTOGRAM ? name : "",
+             fr->type == MT_HISTOGRAM ? "_bucket" : "");
 }
 
 #define FAM_NAME_MAX (4 + NAMES_PART_MAX + 16 + NAMES_PART_MAX + 48)
@@ -247,9 +270,10 @@ static void fam_names(const xset *s, const char *part, const fam_rule *fr, char 
 static int part_taken(const collector *c, const xset *s, const char *part, const type_rule *r)
 {
     for (uint8_t j = 0; j < r->nfam; j++) {
-        char name[FAM_NAME_MAX], s1[FAM_NAME_MAX], s2[FAM_NAME_MAX];
-        fam_names(s, part, &r->fam[j], name, s1, s2, FAM_NAME_MAX);
-        if (names_has(c, name) || names_has(c, s1) || (s2[0] && names_has(c, s2)))
+        char name[FAM_NAME_MAX], s1[FAM_NAME_MAX], s2[FAM_NAME_MAX], s3[FAM_NAME_MAX];
+        fam_names(s, part, &r->fam[j], name, s1, s2, s3, FAM_NAME_MAX);
+        if (names_has(c, name) || names_has(c, s1) || (s2[0] && names_has(c, s2)) ||
+            (s3[0] && names_has(c, s3)))
             return 1;
     }
     return 0;
@@ -267,18 +291,28 @@ static int add_fams(collector *c, xset *s, uint32_t k, const pcw_counter *ctr, c
         memset(&f, 0, sizeof f);
         f.counter = k;
         f.rule = fr;
-        char name[FAM_NAME_MAX], s1[FAM_NAME_MAX], s2[FAM_NAME_MAX];
-        fam_names(s, part, fr, name, s1, s2, FAM_NAME_MAX);
+        char name[FAM_NAME_MAX], s1[FAM_NAME_MAX], s2[FAM_NAME_MAX], s3[FAM_NAME_MAX];
+        fam_names(s, part, fr, name, s1, s2, s3, FAM_NAME_MAX);
         f.name = strdup(name);
         f.s1 = strdup(s1);
         f.s2 = s2[0] ? strdup(s2) : NULL;
-        if (!f.name || !f.s1 || (s2[0] && !f.s2)) {
+        f.s3 = s3[0] ? strdup(s3) : NULL;
+        if (!f.name || !f.s1 || (s2[0] && !f.s2) || (s3[0] && !f.s3)) {
             fam_free(&f);
             return -1;
         }
         f.s1_len = strlen(f.s1);
         f.s2_len = f.s2 ? strlen(f.s2) : 0;
-        if (names_add(c, f.name) || names_add(c, f.s1) || (f.s2 && names_add(c, f.s2))) {
+        f.s3_len = f.s3 ? strlen(f.s3) : 0;
+        if (fr->type == MT_HISTOGRAM) {
+            f.shape = ctr->histogram;
+            if (classic_plan(&f.plan, f.shape, c->opt.classic_buckets)) {
+                fam_free(&f);
+                return -1;
+            }
+        }
+        if (names_add(c, f.name) || names_add(c, f.s1) || (f.s2 && names_add(c, f.s2)) ||
+            (f.s3 && names_add(c, f.s3))) {
             fam_free(&f);
             return -1;
         }
@@ -298,7 +332,11 @@ static int add_fams(collector *c, xset *s, uint32_t k, const pcw_counter *ctr, c
         }
         for (int fmt = 0; fmt < 2; fmt++)
             fam_head(&f, fmt, help.p ? help.p : "", help.len);
-        int bad = help.failed || f.head[0].failed || f.head[1].failed;
+        ebuf utf8 = {0};
+        expo_utf8(&utf8, help.p ? help.p : "", help.len);
+        eb_put(&utf8, "", 1);
+        f.help = utf8.p;
+        int bad = help.failed || f.head[0].failed || f.head[1].failed || utf8.failed;
         eb_free(&help);
         s->fam[s->nfam++] = f;
         if (bad)
@@ -329,7 +367,7 @@ static int build_fams(collector *c, xset *s, const pcw_counterset *cs)
     s->named = pcw_instance_type_is_multi(cs->instance_type);
     size_t cap = 0;
     for (uint32_t k = 0; k < cs->counter_count; k++) {
-        const type_rule *r = mapping_find(cs->counters[k].type);
+        const type_rule *r = mapping_counter(cs->counters[k].type, cs->counters[k].histogram);
         cap += r ? r->nfam : 0;
     }
     s->fam = calloc(cap ? cap : 1, sizeof *s->fam);
@@ -338,7 +376,7 @@ static int build_fams(collector *c, xset *s, const pcw_counterset *cs)
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t k = 0; k < cs->counter_count; k++) {
             const pcw_counter *ctr = &cs->counters[k];
-            const type_rule *r = mapping_find(ctr->type);
+            const type_rule *r = mapping_counter(ctr->type, ctr->histogram);
             if (!r)
                 continue;
             char part[NAMES_PART_MAX + 1], full[NAMES_PART_MAX + 1];
@@ -376,6 +414,8 @@ static void set_free(collector *c, xset *s)
         pcw_pdh_remove_counter(c->q, s->h);
     set_free_fams(s);
     eb_free(&s->lab);
+    eb_free(&s->plab);
+    free(s->plab_off);
     free(s->lab_off);
     free(s->lab_len);
     free(s->dup);
@@ -538,6 +578,10 @@ static int grow_labels(xset *s, size_t n)
     if (!d)
         return -1;
     s->dup = d;
+    uint32_t *po = realloc(s->plab_off, cap * sizeof *po);
+    if (!po)
+        return -1;
+    s->plab_off = po;
     s->lab_cap = cap;
     return 0;
 }
@@ -550,6 +594,7 @@ static int build_labels(xset *s)
     if (grow_labels(s, n ? n : 1))
         return -1;
     s->lab.len = 0;
+    s->plab.len = 0;
     s->nlab = n;
     s->ndup = 0;
     /* Duplicates: a hash table of label strings, only while building. */
@@ -577,7 +622,17 @@ static int build_labels(xset *s)
         char pid[32];
         snprintf(pid, sizeof pid, "\",pid=\"%d\"}", (int)ri.pid);
         eb_str(&s->lab, pid);
-        if (s->lab.failed || s->lab.len - at > UINT32_MAX || s->lab.len > UINT32_MAX) {
+        s->plab_off[i] = (uint32_t)s->plab.len;
+        if (s->named) {
+            expo_utf8(&s->plab, ri.name, ri.name_len);
+            eb_put(&s->plab, "", 1);
+        }
+        expo_utf8(&s->plab, ri.provider, strlen(ri.provider));
+        eb_put(&s->plab, "", 1);
+        snprintf(pid, sizeof pid, "%d", (int)ri.pid);
+        eb_put(&s->plab, pid, strlen(pid) + 1);
+        if (s->lab.failed || s->lab.len - at > UINT32_MAX || s->lab.len > UINT32_MAX ||
+            s->plab.failed || s->plab.len > UINT32_MAX) {
             free(ht);
             return -1;
         }
@@ -654,6 +709,177 @@ static inline int series(ebuf *out, const char *sample, size_t slen, const char 
     return 1;
 }
 
+/* The number a value rule gives, as Prometheus reads it from the text
+ * format: the same digits, parsed. 0 when it has none. */
+static int value_num(int v, const pcw_raw *r, double *out)
+{
+    char buf[EXPO_NUM_MAX];
+    char *end = value(buf, v, r);
+    if (!end)
+        return 0;
+    *end = 0;
+    *out = strtod(buf, NULL);
+    return 1;
+}
+
+/* A histogram's sum (word 0) in the exported unit: seconds for observed
+ * nanoseconds. */
+static char *hist_sum(char *at, const xfam *x, uint64_t w0)
+{
+    return pcw_hist_unit(x->shape) == PCW_HIST_UNIT_NS ? expo_ratio(at, w0, 1000000000u, 0)
+                                                       : expo_u64(at, w0);
+}
+
+/* Make room for n entries of v (elements of `elem` bytes). 0 or -1. */
+static int room(void *vp, size_t *cap, size_t n, size_t elem)
+{
+    void **v = vp;
+    if (n <= *cap)
+        return 0;
+    void *p = realloc(*v, n * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
+
+/* Instance i's histogram of family x: its words into c->words and the
+ * classic cumulative counts into c->cum (the count last). 1; 0 when it
+ * has none this time (not readable, or more than 2^63 observations: a
+ * hostile segment's words); -1 when out of memory. */
+static int hist_load(collector *c, const xset *s, const xfam *x, size_t i)
+{
+    size_t nw = pcw_hist_bytes(x->shape) / 8;
+    if (room(&c->words, &c->words_cap, nw, sizeof *c->words) ||
+        room(&c->cum, &c->cum_cap, x->plan.n + 1, sizeof *c->cum))
+        return -1;
+    if (pcw_pdh_raw_histogram(s->h, x->counter, i, c->words, nw) != PCW_OK ||
+        classic_counts(&x->plan, c->words, nw, c->cum) != 0 || c->cum[x->plan.n] > INT64_MAX)
+        return 0;
+    return 1;
+}
+
+/* A histogram's series in the text formats: _bucket{le} (classic), _sum,
+ * _count. lab is "{...}" (never "{}": provider and pid are always there). */
+static void hist_text(ebuf *out, const xfam *x, const char *lab, size_t llen, const uint64_t *cum,
+                      uint64_t w0)
+{
+    const classic *p = &x->plan;
+    for (uint32_t k = 0; k <= p->n; k++) {
+        const char *le = p->le + p->le_off[k];
+        size_t lel = strlen(le);
+        if (!eb_need(out, x->s3_len + llen + lel + 8 + EXPO_NUM_MAX))
+            return;
+        char *at = out->p + out->len;
+        memcpy(at, x->s3, x->s3_len);
+        at += x->s3_len;
+        memcpy(at, lab, llen - 1);
+        at += llen - 1;
+        memcpy(at, ",le=\"", 5);
+        memcpy(at + 5, le, lel);
+        at += 5 + lel;
+        memcpy(at, "\"} ", 3);
+        at = expo_u64(at + 3, cum[k]);
+        *at++ = '\n';
+        out->len = (size_t)(at - out->p);
+    }
+    if (!eb_need(out, x->s1_len + x->s2_len + 2 * llen + 2 * EXPO_NUM_MAX + 4))
+        return;
+    char *at = out->p + out->len;
+    memcpy(at, x->s1, x->s1_len);
+    memcpy(at + x->s1_len, lab, llen);
+    at += x->s1_len + llen;
+    *at++ = ' ';
+    at = hist_sum(at, x, w0);
+    *at++ = '\n';
+    memcpy(at, x->s2, x->s2_len);
+    memcpy(at + x->s2_len, lab, llen);
+    at += x->s2_len + llen;
+    *at++ = ' ';
+    at = expo_u64(at, cum[p->n]);
+    *at++ = '\n';
+    out->len = (size_t)(at - out->p);
+}
+
+/* A histogram's metric in the protobuf format: the classic buckets and
+ * the native ones, which are the words themselves. */
+static int hist_proto(proto_fam *pf, const xfam *x, const proto_label *l, size_t nl,
+                      const uint64_t *words, const uint64_t *cum)
+{
+    char buf[EXPO_NUM_MAX];
+    *hist_sum(buf, x, words[0]) = 0;
+    proto_hist h = {
+        .count = cum[x->plan.n],
+        .sum = strtod(buf, NULL),
+        .plan = &x->plan,
+        .cum = cum,
+        .schema = pcw_hist_schema(x->shape),
+        .zero_threshold = classic_bucket_bound(0, pcw_hist_min_exp(x->shape)),
+        .zero_count = words[1],
+        .buckets = words + 2,
+        .nbuckets = pcw_hist_nbuckets(x->shape),
+        .first_index = pcw_hist_min_index(x->shape) + 1,
+    };
+    return proto_add_histogram(pf, l, nl, &h);
+}
+
+/* Instance i's labels in the protobuf format; how many. */
+static size_t proto_labels(const xset *s, size_t i, proto_label *l)
+{
+    const char *p = s->plab.p + s->plab_off[i];
+    size_t n = 0;
+    if (s->named) {
+        l[n++] = (proto_label){"instance_name", p};
+        p += strlen(p) + 1;
+    }
+    l[n++] = (proto_label){"provider", p};
+    p += strlen(p) + 1;
+    l[n++] = (proto_label){"pid", p};
+    return n;
+}
+
+/* Family x's series of instance i in `format`; 1 if written, 0 if the
+ * instance has none, -1 when out of memory. */
+static int write_one(collector *c, const xset *s, const xfam *x, size_t i, const pcw_raw *raw,
+                     ebuf *out, int format)
+{
+    const fam_rule *r = x->rule;
+    if (format != EXPO_PROTO) {
+        const char *lab = s->lab.p + s->lab_off[i];
+        if (r->type == MT_HISTOGRAM) {
+            int h = hist_load(c, s, x, i);
+            if (h > 0)
+                hist_text(out, x, lab, s->lab_len[i], c->cum, c->words[0]);
+            return h;
+        }
+        if (!series(out, x->s1, x->s1_len, lab, s->lab_len[i], r->value, raw))
+            return 0;
+        if (r->type == MT_SUMMARY)
+            series(out, x->s2, x->s2_len, lab, s->lab_len[i], r->count, raw);
+        return 1;
+    }
+    proto_label l[3];
+    size_t nl = proto_labels(s, i, l);
+    double v, n;
+    switch (r->type) {
+    case MT_HISTOGRAM: {
+        int h = hist_load(c, s, x, i);
+        if (h <= 0)
+            return h;
+        return hist_proto(c->pf, x, l, nl, c->words, c->cum) ? -1 : 1;
+    }
+    case MT_SUMMARY:
+        if (!value_num(r->value, raw, &v) || !value_num(r->count, raw, &n))
+            return 0;
+        return proto_add_summary(c->pf, l, nl, (uint64_t)n, v) ? -1 : 1;
+    default:
+        if (!value_num(r->value, raw, &v))
+            return 0;
+        return proto_add_number(c->pf, l, nl, v) ? -1 : 1;
+    }
+}
+
 /* Every family of s with the values of its first n instances (0: the
  * HELP and TYPE lines only); returns the series written. */
 static size_t write_set(collector *c, xset *s, ebuf *out, int format, size_t n)
@@ -671,26 +897,31 @@ static size_t write_set(collector *c, xset *s, ebuf *out, int format, size_t n)
     uint32_t have = UINT32_MAX; /* the counter c->col holds */
     for (size_t f = 0; f < s->nfam; f++) {
         const xfam *x = &s->fam[f];
-        eb_put(out, x->head[format].p, x->head[format].len);
-        if (!n)
-            continue;
-        if (have != x->counter) {
+        if (format == EXPO_PROTO)
+            proto_fam_begin(c->pf, x->rule->type == MT_COUNTER ? x->s1 : x->name, x->help,
+                            x->rule->type);
+        else
+            eb_put(out, x->head[format].p, x->head[format].len);
+        if (n && have != x->counter) {
             if (pcw_pdh_raw_column(s->h, x->counter, c->col) != PCW_OK)
                 continue;
             have = x->counter;
         }
-        const fam_rule *r = x->rule;
         for (size_t i = 0; i < n; i++) {
             const pcw_raw *raw = &c->col[i];
-            if (s->dup[i] || raw->status != PCW_CSTATUS_VALID)
+            /* A histogram's status says nothing (its words are read
+             * apart: hist_load). */
+            if (s->dup[i] || (raw->status != PCW_CSTATUS_VALID && x->rule->type != MT_HISTOGRAM))
                 continue;
-            const char *lab = s->lab.p + s->lab_off[i];
-            if (series(out, x->s1, x->s1_len, lab, s->lab_len[i], r->value, raw)) {
-                written++;
-                if (r->type == MT_SUMMARY)
-                    series(out, x->s2, x->s2_len, lab, s->lab_len[i], r->count, raw);
+            int w = write_one(c, s, x, i, raw, out, format);
+            if (w < 0) {
+                out->failed = 1;
+                return written;
             }
+            written += (size_t)w;
         }
+        if (format == EXPO_PROTO)
+            proto_fam_end(c->pf, out);
     }
     return written;
 }
@@ -710,12 +941,48 @@ static void self_head(ebuf *b, int format, const char *name, const char *type, c
         eb_printf(b, "# UNIT %s seconds\n", name);
 }
 
-static void self_u64(ebuf *b, int format, const char *name, const char *type, const char *help,
-                     uint64_t v)
+/* A self-metric in the protobuf format: n values, value k labelled
+ * lname=lvals[k] (no label when lname is NULL). */
+static void self_proto(collector *c, ebuf *b, const char *name, const char *type, const char *help,
+                       const char *lname, const char *const *lvals, const double *v, size_t n)
 {
+    int counter = strcmp(type, "counter") == 0;
+    char total[96];
+    snprintf(total, sizeof total, "%s_total", name);
+    proto_fam_begin(c->pf, counter ? total : name, help, counter ? MT_COUNTER : MT_GAUGE);
+    for (size_t k = 0; k < n; k++) {
+        proto_label l = {lname, lname ? lvals[k] : NULL};
+        if (proto_add_number(c->pf, &l, lname ? 1 : 0, v[k])) {
+            b->failed = 1;
+            return;
+        }
+    }
+    proto_fam_end(c->pf, b);
+}
+
+static void self_u64(collector *c, ebuf *b, int format, const char *name, const char *type,
+                     const char *help, uint64_t v)
+{
+    if (format == EXPO_PROTO) {
+        double d = (double)v;
+        self_proto(c, b, name, type, help, NULL, NULL, &d, 1);
+        return;
+    }
     self_head(b, format, name, type, help);
     eb_printf(b, "%s%s %llu\n", name, strcmp(type, "counter") == 0 ? "_total" : "",
               (unsigned long long)v);
+}
+
+/* A self-metric in seconds: a gauge, to `decimals` places in text. */
+static void self_seconds(collector *c, ebuf *b, int format, const char *name, const char *help,
+                         double v, int decimals)
+{
+    if (format == EXPO_PROTO) {
+        self_proto(c, b, name, "gauge", help, NULL, NULL, &v, 1);
+        return;
+    }
+    self_head(b, format, name, "gauge", help);
+    eb_printf(b, "%s %.*f\n", name, decimals, v);
 }
 
 /* Count n errors of `cause`: under count_lock, which the HTTP threads take
@@ -823,48 +1090,63 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
     size_t providers = pcw_consumer_segment_count(con), up = 0;
     for (size_t i = 0; i < providers; i++)
         up += pcw_segment_alive(pcw_consumer_segment(con, i)) == PCW_OK;
-    self_head(out, format, "pcw_exporter_build_info", "gauge",
-              "The exporter's version; the value is 1.");
-    eb_printf(out, "pcw_exporter_build_info{version=\"%s\"} 1\n", PCW_VERSION_STRING);
-    self_u64(out, format, "pcw_exporter_providers", "gauge",
+    static const char build_help[] = "The exporter's version; the value is 1.";
+    if (format == EXPO_PROTO) {
+        static const char *const version[] = {PCW_VERSION_STRING};
+        static const double one = 1;
+        self_proto(c, out, "pcw_exporter_build_info", "gauge", build_help, "version", version, &one,
+                   1);
+    } else {
+        self_head(out, format, "pcw_exporter_build_info", "gauge", build_help);
+        eb_printf(out, "pcw_exporter_build_info{version=\"%s\"} 1\n", PCW_VERSION_STRING);
+    }
+    self_u64(c, out, format, "pcw_exporter_providers", "gauge",
              "pcw providers (segments) the exporter sees.", providers);
-    self_u64(out, format, "pcw_exporter_providers_up", "gauge",
+    self_u64(c, out, format, "pcw_exporter_providers_up", "gauge",
              "pcw providers whose process is running.", up);
-    self_u64(out, format, "pcw_exporter_providers_unreadable", "gauge",
+    self_u64(c, out, format, "pcw_exporter_providers_unreadable", "gauge",
              "pcw providers (segments) and provider folders the exporter may not read, "
              "each logged once: most often a provider that did not share with its group.",
              unreadable_count(c->unread));
-    self_u64(out, format, "pcw_exporter_countersets", "gauge", "Countersets exported.", exported);
-    self_u64(out, format, "pcw_exporter_series", "gauge", "Series of pcw counters in this scrape.",
-             series_n);
-    self_u64(out, format, "pcw_exporter_late_countersets", "gauge",
+    self_u64(c, out, format, "pcw_exporter_countersets", "gauge", "Countersets exported.",
+             exported);
+    self_u64(c, out, format, "pcw_exporter_series", "gauge",
+             "Series of pcw counters in this scrape.", series_n);
+    self_u64(c, out, format, "pcw_exporter_late_countersets", "gauge",
              "Countersets with a callback provider left out of this scrape: it did not answer "
              "within the scrape's time.",
              late_sets);
-    self_u64(out, format, "pcw_exporter_callback_timeouts", "counter",
+    self_u64(c, out, format, "pcw_exporter_callback_timeouts", "counter",
              "Callback providers' parts left out of scrapes because they did not answer in time.",
              c->timeouts);
-    self_u64(out, format, "pcw_exporter_scrapes", "counter",
+    self_u64(c, out, format, "pcw_exporter_scrapes", "counter",
              "Collections made (requests that arrive during one share it).", c->scrapes);
-    self_head(out, format, "pcw_exporter_errors", "counter",
-              "Errors by cause: collect, provider (a provider's part failed), name_collision "
-              "(a family left out), duplicate_series (a series left out), busy (a scrape waited "
-              "past its time for another), encoding, auth (refused credentials), auth_limited "
-              "(refused: too many bcrypts from its address), request_timeout (a connection "
-              "closed: no whole request in time), shed (a connection closed for a newer one), "
-              "memory (a scrape refused: the response memory limit).");
+    static const char errors_help[] =
+        "Errors by cause: collect, provider (a provider's part failed), name_collision "
+        "(a family left out), duplicate_series (a series left out), busy (a scrape waited "
+        "past its time for another), encoding, auth (refused credentials), auth_limited "
+        "(refused: too many bcrypts from its address), request_timeout (a connection "
+        "closed: no whole request in time), shed (a connection closed for a newer one), "
+        "memory (a scrape refused: the response memory limit).";
+    double errors[CAUSE_COUNT_];
     pthread_mutex_lock(&c->count_lock);
     for (int k = 0; k < CAUSE_COUNT_; k++)
-        eb_printf(out, "pcw_exporter_errors_total{cause=\"%s\"} %llu\n", cause_names[k],
-                  (unsigned long long)c->errors[k]);
+        errors[k] = (double)c->errors[k];
+    if (format != EXPO_PROTO) {
+        self_head(out, format, "pcw_exporter_errors", "counter", errors_help);
+        for (int k = 0; k < CAUSE_COUNT_; k++)
+            eb_printf(out, "pcw_exporter_errors_total{cause=\"%s\"} %llu\n", cause_names[k],
+                      (unsigned long long)c->errors[k]);
+    }
     pthread_mutex_unlock(&c->count_lock);
-    self_head(out, format, "pcw_exporter_scrape_budget_seconds", "gauge",
-              "Time this scrape could wait for callback providers.");
-    eb_printf(out, "pcw_exporter_scrape_budget_seconds %.3f\n", (double)budget_ns / 1e9);
-    self_head(out, format, "pcw_exporter_scrape_duration_seconds", "gauge",
-              "Time this scrape took to collect and write the series above.");
-    eb_printf(out, "pcw_exporter_scrape_duration_seconds %.6f\n",
-              (double)(mono_ns() - start) / 1e9);
+    if (format == EXPO_PROTO)
+        self_proto(c, out, "pcw_exporter_errors", "counter", errors_help, "cause", cause_names,
+                   errors, CAUSE_COUNT_);
+    self_seconds(c, out, format, "pcw_exporter_scrape_budget_seconds",
+                 "Time this scrape could wait for callback providers.", (double)budget_ns / 1e9, 3);
+    self_seconds(c, out, format, "pcw_exporter_scrape_duration_seconds",
+                 "Time this scrape took to collect and write the series above.",
+                 (double)(mono_ns() - start) / 1e9, 6);
     if (format == EXPO_OPENMETRICS)
         eb_str(out, "# EOF\n");
     pthread_mutex_unlock(&c->lock);
@@ -884,6 +1166,8 @@ int collector_open(collector **out, const collector_options *o)
     if (!c)
         return PCW_E_NO_MEMORY;
     c->opt = *o;
+    if (!c->opt.classic_buckets) /* not given (bench/export.c): the default */
+        c->opt.classic_buckets = CLASSIC_DEFAULT;
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->count_lock, NULL);
     pcw_consumer_options co = {0};
@@ -896,9 +1180,12 @@ int collector_open(collector **out, const collector_options *o)
         rc = pcw_pdh_set_detail(c->q, PCW_DETAIL_WIZARD);
     if (rc == PCW_OK && !(c->unread = unreadable_open()))
         rc = PCW_E_NO_MEMORY;
+    if (rc == PCW_OK && !(c->pf = proto_fam_new()))
+        rc = PCW_E_NO_MEMORY;
     if (rc != PCW_OK) { /* the query, if it opened, is closed here once */
         if (c->q)
             pcw_pdh_close(c->q);
+        unreadable_close(c->unread);
         pthread_mutex_destroy(&c->lock);
         pthread_mutex_destroy(&c->count_lock);
         free(c);
@@ -920,6 +1207,9 @@ void collector_close(collector *c)
     free(c->sets);
     free(c->names);
     free(c->col);
+    free(c->words);
+    free(c->cum);
+    proto_fam_free(c->pf);
     unreadable_close(c->unread);
     pcw_pdh_close(c->q);
     pthread_mutex_destroy(&c->lock);

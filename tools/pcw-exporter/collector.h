@@ -25,6 +25,8 @@ typedef struct collector_options {
     size_t ninclude;
     const char **exclude; /* counterset wildcards left out */
     size_t nexclude;
+    unsigned classic_buckets; /* a histogram's finite classic bounds, at most
+                                 (CLASSIC_MIN.. CLASSIC_MAX: classic.h) */
 } collector_options;
 
 typedef struct collector collector;
@@ -48,8 +50,8 @@ enum {
 int collector_open(collector **out, const collector_options *o);
 void collector_close(collector *c);
 
-/* One scrape into `out` (appended) in `format` (EXPO_TEXT or
- * EXPO_OPENMETRICS): catch up with providers, collect, write every series,
+/* One scrape into `out` (appended) in `format` (EXPO_TEXT,
+ * EXPO_OPENMETRICS or EXPO_PROTO): catch up with providers, collect, write every series,
  * then the exporter's own metrics. Callback countersets are waited for
  * until `deadline_ns` (CLOCK_MONOTONIC); what is late is left out and
  * counted. Returns 0; -1 when out of memory; -2 when another scrape held

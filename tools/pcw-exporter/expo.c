@@ -137,9 +137,11 @@ char *expo_ratio(char *at, uint64_t x, uint64_t tb, int negative)
 
 static const char replacement[3] = {(char)0xEF, (char)0xBF, (char)0xBD}; /* U+FFFD */
 
-/* s escaped into b: backslash, newline, and '"' when `quote`. */
+/* s escaped into b: backslash, newline, and '"' when `quote`; with
+ * `quote` < 0, nothing is escaped (the protobuf format's strings). */
 static void escaped(ebuf *b, const char *s, size_t n, int quote)
 {
+    int raw = quote < 0;
     /* Worst case: every byte becomes U+FFFD (3 bytes). */
     if (!eb_need(b, 3 * n))
         return;
@@ -147,12 +149,12 @@ static void escaped(ebuf *b, const char *s, size_t n, int quote)
     size_t i = 0;
     while (i < n) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c < 0x80 && c != '\\' && c != '"') {
+        if ((c >= 0x20 && c < 0x80 && c != '\\' && c != '"') || (raw && c > 0 && c < 0x80)) {
             *o++ = (char)c;
             i++;
             continue;
         }
-        if (c == '\\' || (c == '"' && quote)) {
+        if (c == '\\' || (c == '"' && quote > 0)) {
             *o++ = '\\';
             *o++ = (char)c;
             i++;
@@ -192,4 +194,9 @@ void expo_label_value(ebuf *b, const char *s, size_t n)
 void expo_help_text(ebuf *b, const char *s, size_t n, int format)
 {
     escaped(b, s, n, format == EXPO_OPENMETRICS);
+}
+
+void expo_utf8(ebuf *b, const char *s, size_t n)
+{
+    escaped(b, s, n, -1);
 }

@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The two formats. */
-enum { EXPO_TEXT = 0, EXPO_OPENMETRICS = 1 };
+/* The formats: text 0.0.4, OpenMetrics 1.0.0, and Prometheus' protobuf
+ * exposition (proto.h). */
+enum { EXPO_TEXT = 0, EXPO_OPENMETRICS = 1, EXPO_PROTO = 2, EXPO_FORMATS = 3 };
 
 /* A growable output buffer. `failed` is set when growing failed (out of
  * memory); the writes after it are dropped, so a writer checks once. */
@@ -57,6 +58,9 @@ char *expo_ratio(char *at, uint64_t x, uint64_t tb, int negative);
 /* A label value (without its quotes), escaped ('\\', '"' and newline),
  * invalid UTF-8 and NUL replaced by U+FFFD; at most 3 * n bytes. */
 void expo_label_value(ebuf *b, const char *s, size_t n);
+/* s as valid UTF-8 without escapes (a protobuf string): invalid UTF-8
+ * and NUL replaced by U+FFFD; at most 3 * n bytes. */
+void expo_utf8(ebuf *b, const char *s, size_t n);
 /* A HELP text: newline and '\\' escaped, and in OpenMetrics '"' too;
  * invalid UTF-8 replaced. */
 void expo_help_text(ebuf *b, const char *s, size_t n, int format);

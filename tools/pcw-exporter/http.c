@@ -34,6 +34,7 @@
 #include "body.h"
 #include "http.h"
 #include "log.h"
+#include "proto.h"
 #include "slots.h"
 
 #define MAX_LISTEN  16
@@ -63,11 +64,18 @@ struct http_server {
 
 /* ---- negotiation ------------------------------------------------------------- */
 
-/* Walk a header's comma-separated entries: for each, fn(type, type_len,
- * q, version or NULL). */
-static void each_entry(const char *h,
-                       void (*fn)(const char *, size_t, double, const char *, size_t, void *),
-                       void *arg)
+/* One entry of an Accept or Accept-Encoding header: its type, q-value
+ * and the parameters negotiation looks at (NULL when absent). */
+typedef struct entry {
+    const char *type;
+    size_t type_len;
+    double q;
+    const char *version, *proto, *encoding;
+    size_t version_len, proto_len, encoding_len;
+} entry;
+
+/* Walk a header's comma-separated entries: fn(entry) for each. */
+static void each_entry(const char *h, void (*fn)(const entry *, void *), void *arg)
 {
     while (h && *h) {
         const char *end = strchr(h, ',');
@@ -76,13 +84,13 @@ static void each_entry(const char *h,
         const char *p = h;
         while (p < end && (*p == ' ' || *p == '\t'))
             p++;
-        const char *t = p;
+        entry e;
+        memset(&e, 0, sizeof e);
+        e.type = p;
         while (p < end && *p != ';' && *p != ' ' && *p != '\t')
             p++;
-        size_t tl = (size_t)(p - t);
-        double q = 1.0;
-        const char *ver = NULL;
-        size_t vl = 0;
+        e.type_len = (size_t)(p - e.type);
+        e.q = 1.0;
         while (p < end) {
             while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
                 p++;
@@ -98,19 +106,25 @@ static void each_entry(const char *h,
                 while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
                     vlen--;
                 if (kl == 1 && (*k == 'q' || *k == 'Q'))
-                    q = strtod(v, NULL);
+                    e.q = strtod(v, NULL);
                 else if (kl == 7 && strncasecmp(k, "version", 7) == 0)
-                    ver = v, vl = vlen;
+                    e.version = v, e.version_len = vlen;
+                else if (kl == 5 && strncasecmp(k, "proto", 5) == 0)
+                    e.proto = v, e.proto_len = vlen;
+                else if (kl == 8 && strncasecmp(k, "encoding", 8) == 0)
+                    e.encoding = v, e.encoding_len = vlen;
             }
         }
-        if (tl)
-            fn(t, tl, isfinite(q) ? q : 0, ver, vl, arg);
+        if (!isfinite(e.q))
+            e.q = 0;
+        if (e.type_len)
+            fn(&e, arg);
         h = *end ? end + 1 : end;
     }
 }
 
 typedef struct neg {
-    double om, text;
+    double om, text, proto;
     const char *om_version;
 } neg;
 
@@ -119,35 +133,47 @@ static int is(const char *t, size_t n, const char *s)
     return n == strlen(s) && strncasecmp(t, s, n) == 0;
 }
 
-static void neg_entry(const char *t, size_t n, double q, const char *v, size_t vl, void *arg)
+static void neg_entry(const entry *e, void *arg)
 {
     neg *g = arg;
-    if (is(t, n, "application/openmetrics-text")) {
+    const char *v = e->version;
+    size_t vl = e->version_len;
+    if (is(e->type, e->type_len, "application/openmetrics-text")) {
         const char *ver = !v || (vl == 5 && strncmp(v, "1.0.0", 5) == 0) ? "1.0.0"
                           : vl == 5 && strncmp(v, "0.0.1", 5) == 0       ? "0.0.1"
                                                                          : NULL;
-        if (ver && q > g->om) {
-            g->om = q;
+        if (ver && e->q > g->om) {
+            g->om = e->q;
             g->om_version = ver;
         }
-    } else if (is(t, n, "text/plain") || is(t, n, "text/*") || is(t, n, "*/*")) {
-        if ((!v || (vl == 5 && strncmp(v, "0.0.4", 5) == 0)) && q > g->text)
-            g->text = q;
+    } else if (is(e->type, e->type_len, PROTO_MEDIA_TYPE)) {
+        /* Only the delimited MetricFamily stream (not the protobuf text
+         * or compact-text encodings Prometheus once knew). */
+        if (e->proto && is(e->proto, e->proto_len, "io.prometheus.client.MetricFamily") &&
+            e->encoding && is(e->encoding, e->encoding_len, "delimited") && e->q > g->proto)
+            g->proto = e->q;
+    } else if (is(e->type, e->type_len, "text/plain") || is(e->type, e->type_len, "text/*") ||
+               is(e->type, e->type_len, "*/*")) {
+        if ((!v || (vl == 5 && strncmp(v, "0.0.4", 5) == 0)) && e->q > g->text)
+            g->text = e->q;
     }
 }
 
 int http_negotiate(const char *accept, const char **om_version)
 {
-    neg g = {0, 0, "1.0.0"};
+    neg g = {0, 0, 0, "1.0.0"};
     each_entry(accept, neg_entry, &g);
     *om_version = g.om_version;
+    /* The highest q; at equal q the richer format (protobuf carries native
+     * histograms, OpenMetrics units and an end marker). */
+    if (g.proto > 0 && g.proto >= g.om && g.proto >= g.text)
+        return EXPO_PROTO;
     return g.om > 0 && g.om >= g.text ? EXPO_OPENMETRICS : EXPO_TEXT;
 }
 
-static void gzip_entry(const char *t, size_t n, double q, const char *v, size_t vl, void *arg)
+static void gzip_entry(const entry *e, void *arg)
 {
-    (void)v, (void)vl;
-    if (is(t, n, "gzip") && q > 0)
+    if (is(e->type, e->type_len, "gzip") && e->q > 0)
         *(int *)arg = 1;
 }
 
@@ -237,8 +263,10 @@ static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
         body_unref(b);
         return MHD_NO;
     }
-    char type[96];
-    if (format == EXPO_OPENMETRICS)
+    char type[128];
+    if (format == EXPO_PROTO)
+        snprintf(type, sizeof type, "%s", PROTO_CONTENT_TYPE);
+    else if (format == EXPO_OPENMETRICS)
         snprintf(type, sizeof type, "application/openmetrics-text; version=%s; charset=utf-8", omv);
     else
         snprintf(type, sizeof type, "text/plain; version=0.0.4; charset=utf-8");

@@ -2,8 +2,9 @@
 /*
  * tools/pcw-exporter/http.h - the HTTP side (libmicrohttpd): the landing
  * page at "/", the metrics at the telemetry path in the format the
- * scraper's Accept header asks for, gzip when it accepts it, TLS and
- * basic authentication from --web.config.file.
+ * scraper's Accept header asks for (text, OpenMetrics or protobuf),
+ * gzip when it accepts it, TLS and basic authentication from
+ * --web.config.file.
  *
  * Threads: libmicrohttpd's, one per connection (at most max_requests,
  * slow clients shed: slots.h); scrapes are serialised by the collector.
@@ -45,9 +46,11 @@ int http_drain(http_server *s, uint64_t grace_ns);
  * (after http_drain returned 0, none is in a collection). */
 void http_stop(http_server *s);
 
-/* Parse an Accept header: EXPO_OPENMETRICS when it prefers OpenMetrics
- * (1.0.0 or 0.0.1) to the text format, else EXPO_TEXT; *om_version gets
- * the OpenMetrics version to answer with. Exposed for the tests' sake. */
+/* Parse an Accept header: EXPO_PROTO when it prefers (or ranks as high as
+ * the others) the protobuf format's delimited MetricFamily stream,
+ * EXPO_OPENMETRICS when it prefers OpenMetrics (1.0.0 or 0.0.1) to the
+ * text format, else EXPO_TEXT; *om_version gets the OpenMetrics version to
+ * answer with. Exposed for the tests' sake. */
 int http_negotiate(const char *accept, const char **om_version);
 /* Does an Accept-Encoding header accept gzip? */
 int http_accepts_gzip(const char *accept_encoding);

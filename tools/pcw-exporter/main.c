@@ -35,6 +35,7 @@
 #include <pcw/types.h>
 #include <pcw/version.h>
 
+#include "classic.h"
 #include "collector.h"
 #include "http.h"
 #include "log.h"
@@ -77,6 +78,8 @@ static const char usage_text[] =
     "                                /dev/shm)\n"
     "  --collector.all-users         also other users' providers (those sharing with a group\n"
     "                                the exporter is in, or all when run as root)\n"
+    "  --histogram.classic-buckets=N  finite le bounds of a histogram's classic buckets,\n"
+    "                                at most (default 30; 8 to 8193): docs/exporter.md\n"
     "  --log.level=LEVEL             debug, info, warn or error (default info)\n"
     "  --log.format=FORMAT           logfmt or json (default logfmt)\n"
     "  -h, --help                    this help\n"
@@ -98,6 +101,7 @@ typedef struct options {
     double timeout, offset;
     const char *dir;
     int all_users;
+    unsigned classic_buckets;
     int log_level, log_json;
 } options;
 
@@ -158,6 +162,7 @@ static int parse(int argc, char **argv, options *o)
     o->max_response_memory = (size_t)256 << 20;
     o->timeout = 10;
     o->offset = 0.5;
+    o->classic_buckets = CLASSIC_DEFAULT;
     o->log_level = LOG_INFO;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -192,7 +197,7 @@ static int parse(int argc, char **argv, options *o)
             "--collector.counterset", "--collector.exclude",
             "--collector.timeout",    "--collector.timeout-offset",
             "--collector.dir",        "--log.level",
-            "--log.format",
+            "--log.format",           "--histogram.classic-buckets",
         };
         size_t k = 0;
         while (k < sizeof valued / sizeof valued[0] && strcmp(name, valued[k]) != 0)
@@ -225,6 +230,15 @@ static int parse(int argc, char **argv, options *o)
             if (!*v || *end || errno || n > 100000 || v[0] == '-')
                 return usage_error("--web.max-requests needs a number, not \"%s\"", v);
             o->max_requests = (unsigned)n;
+        } else if (strcmp(name, "--histogram.classic-buckets") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || errno || v[0] == '-' || n < CLASSIC_MIN || n > CLASSIC_MAX)
+                return usage_error("--histogram.classic-buckets needs a number from %u to %u, "
+                                   "not \"%s\"",
+                                   CLASSIC_MIN, CLASSIC_MAX, v);
+            o->classic_buckets = (unsigned)n;
         } else if (strcmp(name, "--collector.counterset") == 0 ||
                    strcmp(name, "--collector.exclude") == 0) {
             int inc = name[12] == 'c';
@@ -325,7 +339,8 @@ int main(int argc, char **argv)
                             .include = o.include,
                             .ninclude = o.ninclude,
                             .exclude = o.exclude,
-                            .nexclude = o.nexclude};
+                            .nexclude = o.nexclude,
+                            .classic_buckets = o.classic_buckets};
     collector *coll;
     if ((rc = collector_open(&coll, &co)) != PCW_OK) {
         xlog(LOG_ERROR, "cannot read pcw providers", "err", pcw_status_str(rc), NULL);

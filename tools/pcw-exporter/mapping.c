@@ -11,6 +11,7 @@
  */
 #include <stddef.h>
 
+#include <pcw/histogram.h>
 #include <pcw/types.h>
 
 #include "mapping.h"
@@ -99,7 +100,15 @@ static const type_rule rules[] = {
     {PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE, 1, {FAM("", "_seconds", MT_COUNTER, V_X_TB, NONE, NULL)}},
     /* Elapsed time: seconds since the start the counter holds. */
     {PERF_ELAPSED_TIME, 1, {FAM("", "_seconds", MT_GAUGE, V_ELAPSED, NONE, NULL)}},
+    /* Histograms: _bucket{le}, _sum and _count from the raw words, classic
+     * and native (collector.c, classic.c, proto.c); the value fields are
+     * unused. In the observed unit, or seconds when nanoseconds were
+     * observed (hist_seconds below). */
+    {PERF_PCW_HISTOGRAM, 1, {FAM("", "", MT_HISTOGRAM, V_X, NONE, NULL)}},
 };
+
+static const type_rule hist_seconds = {
+    PERF_PCW_HISTOGRAM, 1, {FAM("", "_seconds", MT_HISTOGRAM, V_X, NONE, NULL)}};
 
 const type_rule *mapping_find(uint32_t type)
 {
@@ -107,4 +116,11 @@ const type_rule *mapping_find(uint32_t type)
         if (rules[i].type == type)
             return &rules[i];
     return NULL;
+}
+
+const type_rule *mapping_counter(uint32_t type, uint32_t shape)
+{
+    if (type == PERF_PCW_HISTOGRAM && pcw_hist_unit(shape) == PCW_HIST_UNIT_NS)
+        return &hist_seconds;
+    return mapping_find(type);
 }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* Prometheus metric types. */
-enum { MT_GAUGE, MT_COUNTER, MT_SUMMARY };
+enum { MT_GAUGE, MT_COUNTER, MT_SUMMARY, MT_HISTOGRAM };
 
 /* Where a sample's value comes from (pcw_raw: X = first, Y/B = second,
  * multi, TB = freq). */
@@ -46,8 +46,13 @@ typedef struct type_rule {
 } type_rule;
 
 /* The rule for a counter type; NULL when it is not exported (bases, which
- * appear as the _base family of the counter that uses them; text, nodata,
- * histogram; unknown types). */
+ * appear as the _base family of the counter that uses them; text, nodata;
+ * unknown types). PERF_PCW_HISTOGRAM: the rule of a histogram of unit
+ * PCW_HIST_UNIT_ONE (mapping_counter says which unit). */
 const type_rule *mapping_find(uint32_t type);
+/* The rule for a counter of `type` with histogram shape `shape` (0 unless
+ * a histogram): a PCW_HIST_UNIT_NS histogram is a family in seconds
+ * (_seconds), any other as mapping_find. */
+const type_rule *mapping_counter(uint32_t type, uint32_t shape);
 
 #endif /* PCW_EXPORTER_MAPPING_H */
