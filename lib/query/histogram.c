@@ -27,6 +27,13 @@ const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT] = {
     {PCW_HSTAT_MAX, 0},
 };
 
+const pcw_hist_stat *pcw_hist_default_stats(size_t *n)
+{
+    if (n)
+        *n = PCWQ_HIST_NDEFAULT;
+    return pcwq_hist_defaults;
+}
+
 static const struct {
     const char *name;
     int kind;
