@@ -256,7 +256,6 @@ static int sum_consistent(const pcw_hist_dist *d, double sum)
 
 int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value)
 {
-    double v = 0.0;
     if (value)
         *value = 0.0;
     if (!d || !st)
@@ -266,11 +265,53 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
     if (!pcw_hist_shape_valid(d->shape) || d->nbuckets != pcw_hist_nbuckets(d->shape) ||
         (d->nbuckets && !d->buckets))
         return PCW_CSTATUS_NO_DATA;
-    /* The count again from the buckets (the struct may be anyone's). */
-    uint64_t count = d->zero;
+    /* The count again from the buckets: the struct may be anyone's. */
+    pcw_hist_dist c = *d;
+    c.count = d->zero;
     for (uint32_t j = 0; j < d->nbuckets; j++)
-        if (__builtin_add_overflow(count, d->buckets[j], &count))
+        if (__builtin_add_overflow(c.count, d->buckets[j], &c.count))
             return PCW_CSTATUS_OVERFLOW;
+    return pcwq_hist_cook(&c, st, value);
+}
+
+/* The quantile's bucket: the first j whose cumulative count reaches the
+ * rank, and the count below it. From the top for a high quantile (p99
+ * looks at the few buckets above it, not the many below). */
+static uint32_t rank_bucket(const pcw_hist_dist *d, double rank, double *below)
+{
+    uint32_t last = d->nbuckets - 1;
+    double count = (double)d->count;
+    if (rank <= 0.5 * count) {
+        double b = (double)d->zero;
+        uint32_t j = 0;
+        for (; j < last; j++) {
+            double n = (double)d->buckets[j];
+            if (n > 0.0 && b + n >= rank)
+                break;
+            b += n;
+        }
+        *below = b;
+        return j;
+    }
+    /* cum(j) >= rank <=> above(j) <= count - rank, above(j) growing as j
+     * goes down: the lowest such j (it is non-empty, or it would not be
+     * the lowest). */
+    double above = 0.0, room = count - rank;
+    uint32_t j = last;
+    while (j > 0 && above + (double)d->buckets[j] <= room)
+        above += (double)d->buckets[j--];
+    *below = count - above - (double)d->buckets[j];
+    return j;
+}
+
+int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value)
+{
+    double v = 0.0;
+    if (value)
+        *value = 0.0;
+    if (d->status != PCW_CSTATUS_VALID)
+        return d->status;
+    uint64_t count = d->count;
     int s = pcw_hist_schema(d->shape), rc = PCW_CSTATUS_VALID;
     int64_t i0 = pcw_hist_min_index(d->shape);
     uint32_t last = d->nbuckets - 1;
@@ -322,14 +363,8 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
             v = index_upper(s, i0) * (rank / (double)d->zero); /* linear from 0 */
             break;
         }
-        double below = (double)d->zero;
-        uint32_t j = 0;
-        for (; j < last; j++) {
-            double n = (double)d->buckets[j];
-            if (n > 0.0 && below + n >= rank)
-                break;
-            below += n;
-        }
+        double below;
+        uint32_t j = rank_bucket(d, rank, &below);
         if (j == last) {
             v = index_upper(s, i0 + (int64_t)d->nbuckets);
             rc = PCW_CSTATUS_ABOVE_RANGE;
@@ -357,27 +392,29 @@ int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
     d->shape = shape, d->nbuckets = n, d->buckets = buckets;
-    uint64_t went_down = 0, count = 0;
-    int over = 0;
+    uint64_t went_down = 0, count = 0, over = 0, c;
+    /* Every word is read once, in one pass with the count; a bucket that
+     * went down is a reset (the provider restarted its instance, or a
+     * hostile writer). */
+    d->sum = prev ? now[0] - prev[0] : now[0];
+    d->zero = prev ? now[1] - prev[1] : now[1];
+    went_down |= prev && now[1] < prev[1];
+    count = d->zero;
     if (prev) {
-        /* Every word is read once; a bucket that went down is a reset
-         * (the provider restarted its instance, or a hostile writer). */
-        d->sum = now[0] - prev[0];
-        d->zero = now[1] - prev[1];
-        went_down |= now[1] < prev[1];
         for (uint32_t j = 0; j < n; j++) {
             uint64_t a = now[2 + j], b = prev[2 + j];
             went_down |= a < b;
             buckets[j] = a - b;
+            over |= __builtin_add_overflow(count, a - b, &c);
+            count = c;
         }
     } else {
-        d->sum = now[0];
-        d->zero = now[1];
-        memcpy(buckets, now + 2, (size_t)n * sizeof *buckets);
+        for (uint32_t j = 0; j < n; j++) {
+            buckets[j] = now[2 + j];
+            over |= __builtin_add_overflow(count, now[2 + j], &c);
+            count = c;
+        }
     }
-    count = d->zero;
-    for (uint32_t j = 0; j < n; j++)
-        over |= __builtin_add_overflow(count, buckets[j], &count);
     d->count = count;
     d->status = went_down ? PCW_CSTATUS_RESET : over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     return d->status;
