@@ -17,17 +17,19 @@
  *       (rate mean p50 p90 p99 p99.9 max) of each instance, from one
  *       distribution per instance (the handle keeps it).
  *
- * The provider is this process (its segment is read as any other's). Each
- * instance observes ten values between two collections (outside the timed
- * part: gb_pause), so every interval has observations and the quantile
- * walks its buckets; the _Total (multipleAggregate) is left out of the
- * paths' instances by the counterset's type (multiple instances, no
- * total), so the figure is per instance.
+ * The provider is a child process pinned to the other CPU (as every
+ * provider of the suite). Each instance observes ten values between two
+ * reads (outside the timed part: gb_pause; the child answers when it is
+ * done), so every interval has observations and the quantile walks its
+ * buckets. The counterset has no _Total (multiple instances), so the
+ * figure is per instance.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "benchutil.h"
 #include "pcw/consumer.h"
@@ -45,56 +47,90 @@ static const pcw_counter_desc hb_counters[] = {
     PCW_HISTOGRAM_COUNTER(1, "Latency", hb_data, latency, hb_latency),
 };
 
-static struct {
-    int64_t n;
-    pcw_provider *p;
-    hb_data **data;
-    uint64_t x; /* the observations' PRNG */
-} hb;
+#define HB_MAX 100000
 
-/* The provider of n instances (this process), made once per n. */
-static int hb_provider(int64_t n)
+/* The provider child (pinned to the other CPU, as every provider of the
+ * suite): n instances; prints "ready <segment path>", then for each line
+ * on stdin makes ten observations per instance (100 ns .. 52 ms,
+ * log-spread) and answers "ok". */
+int bench_histogram_child(int64_t n)
 {
-    if (hb.p && hb.n == n)
-        return 0;
-    if (hb.p) {
-        pcw_provider_close(hb.p);
-        free(hb.data);
-        hb.p = NULL;
+    if (n < 1 || n > HB_MAX) {
+        printf("error instances\n");
+        return 2;
     }
     pcw_registration_info info = {.version = PCW_VERSION_1,
                                   .name = "HBench",
                                   .instance_type = PCW_MULTI_INSTANCE,
                                   .counter_count = 1,
                                   .counters = hb_counters};
+    pcw_provider *p;
     pcw_registration *r;
-    if (pcw_provider_open(&hb.p, NULL) != PCW_OK)
-        return -1;
-    hb.data = calloc((size_t)n, sizeof *hb.data);
-    if (!hb.data || pcw_register(&r, hb.p, &info) != PCW_OK)
-        return -1;
+    hb_data **data = calloc((size_t)n, sizeof *data);
+    if (!data || pcw_provider_open(&p, NULL) != PCW_OK || pcw_register(&r, p, &info) != PCW_OK) {
+        printf("error provider\n");
+        return 1;
+    }
     for (int64_t i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "i%lld", (long long)i);
         pcw_instance *in;
         pcw_data d = {NULL, sizeof(hb_data)};
-        if (pcw_create_instance(&in, r, name, 1, &d) != PCW_OK)
-            return -1;
-        hb.data[i] = pcw_instance_block(in, 0);
+        if (pcw_create_instance(&in, r, name, 1, &d) != PCW_OK) {
+            printf("error instance\n");
+            return 1;
+        }
+        data[i] = pcw_instance_block(in, 0);
     }
-    hb.n = n;
+    printf("ready %s\n", pcw_provider_path(p));
+    fflush(stdout);
+    uint64_t x = 1;
+    char line[64];
+    while (fgets(line, sizeof line, stdin)) {
+        for (int64_t i = 0; i < n; i++)
+            for (int k = 0; k < 10; k++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                uint64_t v = 100ull << ((x >> 59) % 20);
+                hb_latency_observe(&data[i]->latency, v + (x >> 40) % v);
+            }
+        printf("ok\n");
+        fflush(stdout);
+    }
+    pcw_provider_close(p);
+    free(data);
     return 0;
 }
 
-/* Ten observations per instance, 100 ns .. 100 ms, log-spread. */
-static void hb_observe(void)
+/* The child of n instances, started once per n. */
+static bu_child hb_child;
+static int64_t hb_n;
+
+static const char *hb_provider(int64_t n)
 {
-    for (int64_t i = 0; i < hb.n; i++)
-        for (int k = 0; k < 10; k++) {
-            hb.x = hb.x * 6364136223846793005ull + 1442695040888963407ull;
-            uint64_t v = 100ull << ((hb.x >> 59) % 20); /* 100 ns .. 52 ms */
-            hb_latency_observe(&hb.data[i]->latency, v + (hb.x >> 40) % v);
-        }
+    if (hb_n != n) {
+        if (hb_n)
+            bu_stop(&hb_child);
+        hb_n = 0;
+        char ns[32];
+        snprintf(ns, sizeof ns, "%lld", (long long)n);
+        const char *args[] = {"histogram-provider", ns, NULL};
+        if (bu_spawn(&hb_child, BU_CPU_OTHER, args) != 0)
+            return NULL;
+        hb_n = n;
+    }
+    return hb_child.line + 6; /* "ready <path>" */
+}
+
+/* One round of observations in the child; 0 or -1. */
+static int hb_observe(void)
+{
+    char c = 0;
+    if (write(hb_child.in, "observe\n", 8) != 8)
+        return -1;
+    while (c != '\n')
+        if (read(hb_child.out, &c, 1) != 1)
+            return -1;
+    return 0;
 }
 
 static void report(gb_state *st, int64_t n)
@@ -113,7 +149,8 @@ static void bm_snapshot(gb_state *st, void *arg)
     int64_t n = gb_range(st, 0);
     pcw_segment *seg = NULL;
     const pcw_counterset *cs;
-    if (hb_provider(n) || pcw_segment_open(&seg, pcw_provider_path(hb.p)) != PCW_OK ||
+    const char *path = hb_provider(n);
+    if (!path || pcw_segment_open(&seg, path) != PCW_OK ||
         !(cs = pcw_segment_find_counterset(seg, "HBench"))) {
         gb_skip_with_error(st, "cannot publish or open the histograms");
         if (seg)
@@ -124,7 +161,7 @@ static void bm_snapshot(gb_state *st, void *arg)
     int bad = pcw_segment_read(seg, cs, &snap, PCW_READ_NO_NAMES) != PCW_OK;
     while (gb_keep_running(st)) {
         gb_pause(st);
-        hb_observe();
+        bad |= hb_observe();
         gb_resume(st);
         bad |= pcw_segment_read(seg, cs, &snap, PCW_READ_NO_NAMES) != PCW_OK ||
                (int64_t)snap.count != n;
@@ -145,23 +182,21 @@ static void bm_query(gb_state *st, void *arg)
     pcw_pdh *q = NULL;
     pcw_pdh_counter *h;
     pcw_path_error err;
-    if (hb_provider(n) || pcw_pdh_open(&q, NULL) != PCW_OK ||
+    if (!hb_provider(n) || pcw_pdh_open(&q, NULL) != PCW_OK ||
         pcw_pdh_add_counter(q, path, &h, &err) != PCW_OK) {
         gb_skip_with_error(st, "cannot publish or query the histograms");
         pcw_pdh_close(q);
         return;
     }
-    hb_observe();
-    pcw_pdh_collect(q, NULL);
-    hb_observe();
-    pcw_pdh_collect(q, NULL);
+    int bad = hb_observe() || pcw_pdh_collect(q, NULL) != PCW_OK || hb_observe() ||
+              pcw_pdh_collect(q, NULL) != PCW_OK;
     size_t nv = pcw_pdh_value_count(h);
     double *v = malloc((nv ? nv : 1) * sizeof *v);
     uint8_t *s = malloc(nv ? nv : 1);
-    int bad = !v || !s || nv < (size_t)n;
+    bad |= !v || !s || nv < (size_t)n;
     while (!bad && gb_keep_running(st)) {
         gb_pause(st);
-        hb_observe();
+        bad |= hb_observe();
         gb_resume(st);
         bad |= pcw_pdh_collect(q, NULL) != PCW_OK;
         pcw_pdh_cook_all(h, 0, v, s);
