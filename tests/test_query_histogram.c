@@ -397,6 +397,10 @@ Test(query_histogram, paths_select_statistics)
     cr_assert_eq(err.part, PCW_PATH_COUNTER);
     cr_assert(strstr(err.message, "\"p101\" is not a statistic of histogram \"Latency\""), "%s",
               err.message);
+    /* Statistics have no wildcards. */
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\HQ Names(a)\\Latency:*", &bad, &err),
+                 PCW_E_INVALID_NAME);
+    cr_assert(strstr(err.message, "\"*\" is not a statistic"), "%s", err.message);
     /* A statistic of a counter that is no histogram is no counter. */
     cr_assert_eq(pcw_pdh_add_counter(q, "\\HQ Names(a)\\Requests:p99", &bad, &err),
                  PCW_E_NOT_FOUND);
