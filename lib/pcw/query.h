@@ -62,9 +62,10 @@ extern "C" {
 
 /* ---- value status (PDH's CStatus) --------------------------------------- */
 
-/* Every value carries one of these. Only PCW_CSTATUS_VALID has a number;
- * every other status leaves value 0 and says why there is none, so a
- * reset, a zero interval or a missing base is never shown as a number. */
+/* Every value carries one of these. Only PCW_CSTATUS_VALID has a number
+ * (and PCW_CSTATUS_ABOVE_RANGE a lower bound); every other status leaves
+ * value 0 and says why there is none, so a reset, a zero interval or a
+ * missing base is never shown as a number. */
 typedef enum pcw_cstatus {
     PCW_CSTATUS_VALID = 0,                /* PDH_CSTATUS_VALID_DATA / NEW_DATA
                                              (pcw_cstatus_pdh) */
@@ -92,7 +93,18 @@ typedef enum pcw_cstatus {
                                              the result is not a finite number */
     PCW_CSTATUS_NOT_AGGREGATED = 11,      /* a total of a counter whose aggregate
                                              attribute is undefined */
+    PCW_CSTATUS_ABOVE_RANGE = 12,         /* a histogram quantile or max in its
+                                             last bucket, which also holds every
+                                             value above the range: the one status
+                                             with a number, 2^max_exp, a lower
+                                             bound of the true value */
+    PCW_CSTATUS_INCONSISTENT = 13,        /* the data disagree with themselves: a
+                                             histogram's sum outside what its
+                                             buckets allow (a hostile or torn
+                                             segment) */
 } pcw_cstatus;
+/* The highest pcw_cstatus (for tables indexed by status). */
+#define PCW_CSTATUS_LAST PCW_CSTATUS_INCONSISTENT
 
 /* A short English phrase for a pcw_cstatus; never NULL. */
 const char *pcw_cstatus_str(int cstatus);
@@ -116,8 +128,9 @@ const char *pcw_cstatus_str(int cstatus);
  * `changed` says which (the raw value differs from the previous sample's:
  * the caller keeps that). pcw's statuses PDH does not have map to the PDH
  * status that means "no usable number": NO_BASE to PDH_CSTATUS_NO_COUNTER,
- * ZERO_DENOMINATOR (PDH would show 0), OVERFLOW and NOT_AGGREGATED to
- * PDH_CSTATUS_INVALID_DATA, as do unknown statuses. */
+ * ZERO_DENOMINATOR (PDH would show 0), OVERFLOW, NOT_AGGREGATED,
+ * ABOVE_RANGE and INCONSISTENT to PDH_CSTATUS_INVALID_DATA, as do unknown
+ * statuses. */
 static inline uint32_t pcw_cstatus_pdh(int cstatus, int changed)
 {
     switch (cstatus) {
@@ -138,7 +151,8 @@ static inline uint32_t pcw_cstatus_pdh(int cstatus, int changed)
     case PCW_CSTATUS_RESET:
         return PCW_PDH_CALC_NEGATIVE_VALUE;
     default: /* NEW_DATA_NEEDED (PDH's first sample), ZERO_DENOMINATOR,
-                OVERFLOW, NOT_AGGREGATED, unknown */
+                OVERFLOW, NOT_AGGREGATED, ABOVE_RANGE, INCONSISTENT,
+                unknown */
         return PCW_PDH_CSTATUS_INVALID_DATA;
     }
 }
@@ -585,6 +599,114 @@ int pcw_pdh_get_source(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_source *out
  * (PDH_MIN_SCALE..PDH_MAX_SCALE); anything else is PCW_E_INVALID_PARAMETER
  * and leaves the scale as it was. */
 int pcw_pdh_set_scale(pcw_pdh_counter *ctr, int32_t scale);
+
+/* ---- histograms (PERF_PCW_HISTOGRAM, pcw/histogram.h) -------------------
+ *
+ * A histogram counter is read through statistics of the interval's
+ * distribution (the per-bucket difference of the two last samples, as a
+ * rate is the difference of two counts), each a value of its own with its
+ * status: "\Set(inst)\Latency:p99". The bare name "\Set(inst)\Latency"
+ * (and a wildcard counter part) selects the default statistics, in this
+ * order: rate mean p50 p90 p99 p99.9 max. pcw_pdh_value.counter is then
+ * "Latency:p99". docs/query.md, "Histograms", has the rules; in short:
+ *
+ *   rate     observations per second over the interval (0 when none)
+ *   count    observations in the interval
+ *   mean     interval sum / count, in the exported unit (seconds for
+ *            PCW_HIST_UNIT_NS)
+ *   pNN[.N]  quantile NN % (0 < NN <= 100): the bucket that holds the
+ *            rank, log-linear interpolation inside it (linear in the zero
+ *            bucket); relative error below 2^(2^-schema) - 1
+ *   max      upper bound of the highest non-empty bucket
+ *   sum      interval sum, exported unit
+ *
+ * Statuses: NEW_DATA_NEEDED on the first sample; NO_DATA for mean,
+ * quantiles and max of an interval without observations; RESET when any
+ * bucket went down; ABOVE_RANGE for a quantile or max in the last bucket
+ * (value 2^max_exp); INCONSISTENT for a mean outside the non-empty
+ * buckets' bounds; OVERFLOW when a count does not fit 64 bits. A _Total
+ * (or aggregate) of a counter whose aggregate is PCW_AGGREGATE_TOTAL
+ * merges the members' interval buckets; otherwise NOT_AGGREGATED. Work is
+ * O(buckets) per value. */
+
+/* A statistic of a histogram: the part of a path after ':'. */
+typedef enum pcw_hist_stat_kind {
+    PCW_HSTAT_RATE = 1,
+    PCW_HSTAT_COUNT = 2,
+    PCW_HSTAT_MEAN = 3,
+    PCW_HSTAT_QUANTILE = 4, /* q in (0, 1] */
+    PCW_HSTAT_MAX = 5,
+    PCW_HSTAT_SUM = 6,
+} pcw_hist_stat_kind;
+
+typedef struct pcw_hist_stat {
+    int kind; /* pcw_hist_stat_kind */
+    double q; /* PCW_HSTAT_QUANTILE: 0.99 for "p99"; else 0 */
+} pcw_hist_stat;
+
+/* Parse a statistic's name ("rate", "count", "mean", "max", "sum", "p99",
+ * "p99.9", "p100"; exactly these spellings, lower case). Returns PCW_OK,
+ * PCW_E_INVALID_NAME (not a statistic, or a quantile outside (0, 100]) or
+ * PCW_E_INVALID_PARAMETER. */
+int pcw_hist_stat_parse(const char *text, pcw_hist_stat *out);
+/* The name of a statistic into buf (len bytes, like snprintf): "p99.9". */
+size_t pcw_hist_stat_name(const pcw_hist_stat *st, char *buf, size_t len);
+
+/* One interval's distribution of one histogram of one instance (or a
+ * total's merged one). Bucket j (0 <= j < nbuckets) is Prometheus' native
+ * bucket of index pcw_hist_min_index(shape) + 1 + j, in the exported unit
+ * (pcw_hist_bucket_upper says its bounds); `zero` the zero bucket (values
+ * <= 2^min_exp). */
+typedef struct pcw_hist_dist {
+    int status;              /* pcw_cstatus of the distribution as a whole:
+                                VALID, NEW_DATA_NEEDED (first sample), RESET
+                                (a bucket went down), NO_INSTANCE,
+                                PROVIDER_GONE, NOT_AGGREGATED, OVERFLOW (a
+                                merged bucket or the count does not fit 64
+                                bits), NO_DATA (not a histogram). The fields
+                                below are 0 / NULL unless VALID */
+    uint32_t shape;          /* pcw/histogram.h shape word */
+    uint32_t nbuckets;       /* pcw_hist_nbuckets(shape) */
+    uint64_t zero;           /* observations in the zero bucket */
+    const uint64_t *buckets; /* [nbuckets] observations per bucket */
+    uint64_t count;          /* zero + every bucket */
+    uint64_t sum;            /* sum of the observed values, in the observed
+                                unit (nanoseconds for PCW_HIST_UNIT_NS), mod
+                                2^64 as the provider keeps it */
+    uint64_t interval_ns;    /* the interval's length (0 with
+                                PCW_HIST_CUMULATIVE) */
+} pcw_hist_dist;
+
+/* pcw_pdh_get_histogram's flags. */
+enum {
+    PCW_HIST_CUMULATIVE = 1u << 0, /* the newer sample as it stands (every
+                                      observation since the instance
+                                      started) instead of the interval */
+};
+
+/* The distribution behind value i of a handle (as pcw_pdh_get_value's i;
+ * the value must be a statistic of a histogram counter - any statistic of
+ * it gives the same distribution). out->buckets points into storage of
+ * the handle, valid until the next pcw_pdh_get_histogram on it or the
+ * next collect, refresh or remove. Returns PCW_OK (out->status says
+ * whether there is a distribution), PCW_E_INVALID_PARAMETER (i out of
+ * range, NULL out) or PCW_E_NO_MEMORY. O(buckets) (a total: O(members x
+ * buckets)). */
+int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags,
+                          pcw_hist_dist *out);
+
+/* A statistic of a distribution (d->status VALID; otherwise that status is
+ * returned), as the query cooks it: returns the pcw_cstatus and *value
+ * (0 unless VALID or ABOVE_RANGE). For PCW_HSTAT_RATE and a
+ * cumulative distribution (interval_ns 0): ZERO_DENOMINATOR. Pure: any
+ * thread; O(nbuckets). */
+int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value);
+
+/* Bounds of bucket j of a shape in the exported unit: lower (exclusive)
+ * and upper (inclusive); j == UINT32_MAX is the zero bucket (0 ..
+ * 2^min_exp). The last bucket's upper bound is 2^max_exp although it also
+ * holds the values above. */
+void pcw_hist_bucket_bounds(uint32_t shape, uint32_t j, double *lower, double *upper);
 
 /* Expand a wildcard path into the concrete paths that exist now, as the
  * query names them (PdhExpandWildCardPath): fn is called once per path

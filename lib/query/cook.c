@@ -58,6 +58,10 @@ const char *pcw_cstatus_str(int s)
         return "overflow";
     case PCW_CSTATUS_NOT_AGGREGATED:
         return "not aggregated (aggregate function undefined)";
+    case PCW_CSTATUS_ABOVE_RANGE:
+        return "above range (at least the histogram's top bound)";
+    case PCW_CSTATUS_INCONSISTENT:
+        return "inconsistent data (sum outside the buckets' bounds)";
     }
     return "unknown status";
 }
