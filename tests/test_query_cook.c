@@ -381,7 +381,7 @@ Test(status, inverse_timers_clamp_rounding_only)
 
 Test(status, strings)
 {
-    for (int s = 0; s <= PCW_CSTATUS_NOT_AGGREGATED; s++)
+    for (int s = 0; s <= PCW_CSTATUS_LAST; s++)
         cr_assert(strcmp(pcw_cstatus_str(s), "unknown status") != 0, "%d", s);
     cr_assert_str_eq(pcw_cstatus_str(999), "unknown status");
 }

@@ -463,6 +463,8 @@ Test(query_totals, status_mapping_to_pdh)
         {PCW_CSTATUS_RESET, 0x800007D8u, 0x800007D8u},
         {PCW_CSTATUS_OVERFLOW, 0xC0000BBAu, 0xC0000BBAu},
         {PCW_CSTATUS_NOT_AGGREGATED, 0xC0000BBAu, 0xC0000BBAu},
+        {PCW_CSTATUS_ABOVE_RANGE, 0xC0000BBAu, 0xC0000BBAu},
+        {PCW_CSTATUS_INCONSISTENT, 0xC0000BBAu, 0xC0000BBAu},
         {99, 0xC0000BBAu, 0xC0000BBAu},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {

@@ -692,8 +692,7 @@ enum {
  * whether there is a distribution), PCW_E_INVALID_PARAMETER (i out of
  * range, NULL out) or PCW_E_NO_MEMORY. O(buckets) (a total: O(members x
  * buckets)). */
-int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags,
-                          pcw_hist_dist *out);
+int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_hist_dist *out);
 
 /* A statistic of a distribution (d->status VALID; otherwise that status is
  * returned), as the query cooks it: returns the pcw_cstatus and *value

@@ -147,7 +147,8 @@ static void free_meta(pcwq_set *s)
         free(s->counter_names[k]);
     free(s->counter_names), free(s->counter_types), free(s->default_scale), free(s->detail);
     free(s->recipes), free(s->aggfn), free(s->off), free(s->woff), free(s->size), free(s->wsize);
-    free(s->counter_ids);
+    free(s->counter_ids), free(s->hshape);
+    s->hshape = NULL;
     s->counter_names = NULL, s->counter_types = NULL, s->default_scale = NULL, s->detail = NULL;
     s->recipes = NULL, s->aggfn = NULL, s->off = s->woff = NULL, s->size = s->wsize = NULL;
     s->counter_ids = NULL;
@@ -173,6 +174,13 @@ void pcwq_set_free(pcwq_set *s)
     free(s);
 }
 
+/* A counter's size as s->size holds it: a histogram (words the query
+ * reads itself, hist_query.c) as 8, its first word. */
+static uint8_t row_size(const pcw_counter *c)
+{
+    return c->histogram ? 8 : (uint8_t)c->size;
+}
+
 /* Do the set's bound counters match cs's? */
 static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
 {
@@ -183,7 +191,8 @@ static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
         const pcw_counter *c = &cs->counters[k];
         if (s->counter_ids[k] != c->id || s->counter_types[k] != c->type ||
             s->detail[k] != c->detail_level || s->off[k] != c->data_offset ||
-            s->size[k] != c->size || strcmp(s->counter_names[k], c->name) != 0)
+            s->size[k] != row_size(c) || s->hshape[k] != c->histogram ||
+            strcmp(s->counter_names[k], c->name) != 0)
             return 0;
     }
     return 1;
@@ -204,8 +213,10 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
     s->woff = calloc(n ? n : 1, sizeof *s->woff);
     s->size = calloc(n ? n : 1, 1);
     s->wsize = calloc(n ? n : 1, 1);
-    if (!s->counter_names || !s->counter_types || !s->counter_ids || !s->default_scale ||
-        !s->detail || !s->recipes || !s->aggfn || !s->off || !s->woff || !s->size || !s->wsize) {
+    s->hshape = calloc(n ? n : 1, sizeof *s->hshape);
+    if (!s->hshape || !s->counter_names || !s->counter_types || !s->counter_ids ||
+        !s->default_scale || !s->detail || !s->recipes || !s->aggfn || !s->off || !s->woff ||
+        !s->size || !s->wsize) {
         free_meta(s);
         return PCW_E_NO_MEMORY;
     }
@@ -221,7 +232,8 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
         s->default_scale[k] = c->default_scale;
         s->detail[k] = c->detail_level;
         s->off[k] = c->data_offset;
-        s->size[k] = (uint8_t)c->size;
+        s->size[k] = row_size(c);
+        s->hshape[k] = c->histogram;
         s->woff[k] = 8 * k;
         s->wsize[k] = 8;
         pcwq_recipe_build(cs, k, &s->recipes[k]);
@@ -229,7 +241,7 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
     pcwq_aggregate_functions(cs, s->aggfn);
     s->two = 0;
     for (uint32_t k = 0; k < n; k++)
-        s->two |= pcw_cook_needs_two(s->counter_types[k]);
+        s->two |= pcw_cook_needs_two(s->counter_types[k]) || s->hshape[k];
     s->data_size = cs->data_size;
     s->instance_type = cs->instance_type;
     s->flags = cs->flags;

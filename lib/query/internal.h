@@ -103,6 +103,32 @@ static inline uint64_t pcwq_load(const unsigned char *row, const pcwq_layout *l,
 void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcwq_layout *lay,
                        uint64_t time_ns, pcw_raw *out);
 
+/* ---- histogram.c --------------------------------------------------------- */
+
+/* The statistics a bare histogram name (or a wildcard) selects, in order:
+ * rate mean p50 p90 p99 p99.9 max. */
+#define PCWQ_HIST_NDEFAULT 7
+extern const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT];
+/* How the counter part `pat` (with wildcards when `wild`) selects the
+ * counter `name` of `type`: 0 not at all; 1 as itself (st[0].kind 0: not
+ * a histogram) or one statistic of a histogram ("Latency:p99", st[0]);
+ * PCWQ_HIST_NDEFAULT, the default statistics of a histogram the whole
+ * pattern names (st[PCWQ_HIST_NDEFAULT]). The whole name is tried first,
+ * so a counter named "a:max" is itself. *bad_stat (may be NULL) is set
+ * when the pattern names the histogram but what follows ':' is no
+ * statistic. */
+int pcwq_hist_select(const char *pat, int wild, const char *name, uint32_t type, pcw_hist_stat *st,
+                     int *bad_stat);
+/* The distribution between two copies of a histogram's words (prev NULL:
+ * now as it stands) into d, its buckets into `buckets` (nbuckets of the
+ * shape): RESET if a bucket went down, OVERFLOW if the count does not fit
+ * 64 bits. Returns d->status. */
+int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
+                       pcw_hist_dist *d);
+/* acc += d (same shape; acc's buckets are acc_buckets, writable): VALID
+ * or OVERFLOW (a bucket or the count wrapped). */
+int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, const pcw_hist_dist *d);
+
 /* ---- aggregate.c -------------------------------------------------------- */
 
 /* An accumulator of raw values for one counter of one total. */
@@ -261,6 +287,7 @@ typedef struct pcwq_set {
     uint32_t *off, *woff;
     uint8_t *size, *wsize;
     uint32_t *counter_ids; /* to tell a re-registration with other counters */
+    uint32_t *hshape;      /* PERF_PCW_HISTOGRAM: its shape; else 0 */
     pcwq_itype it;
     int callback; /* collected over the control channel */
     /* The sources read this time (alive providers only). */
@@ -342,8 +369,13 @@ typedef struct pcwq_set {
 /* One counterset a counter handle matches, and what it selects there. */
 typedef struct pcwq_match {
     pcwq_set *set;
-    uint32_t *ctr; /* selected counter indexes */
+    uint32_t *ctr; /* selected counter indexes: the columns */
     uint32_t nctr;
+    /* Per column: the histogram statistic (kind 0: not a histogram) and
+     * its name, "Latency:p99" (NULL: not a histogram; the counter's). A
+     * histogram's statistics are consecutive columns of the same k. */
+    pcw_hist_stat *hst;
+    char **cname;
     uint32_t *ents; /* selected entries; NULL with all = 1 */
     size_t nents, ents_cap;
     int all;         /* every entry (an instance part of "*") */
@@ -356,8 +388,22 @@ typedef struct pcwq_match {
     size_t ntold, told_cap;
 } pcwq_match;
 
+/* The last distribution a handle computed (hist_query.c): a value's
+ * statistics, cooked one after the other, share it, and
+ * pcw_pdh_get_histogram hands out its buckets. */
+typedef struct pcwq_hcache {
+    int have;
+    uint64_t collections, epoch; /* of the query and set it was made in */
+    const void *set;
+    uint32_t e, k, cumulative;
+    pcw_hist_dist d;
+    uint64_t *buf, *tmp; /* d's buckets; a member's (totals) */
+    size_t cap;
+} pcwq_hcache;
+
 struct pcw_pdh_counter {
     pcw_pdh *q;
+    pcwq_hcache *hc; /* made when a match selects a histogram */
     char *text;
     pcw_path path;
     int32_t scale;
@@ -485,8 +531,19 @@ void pcwq_entry_rows(const pcwq_set *s, uint32_t e, pcwq_rows *w);
 void pcwq_rows_raw(const pcwq_set *s, const pcwq_rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev);
 /* values.c */
 size_t pcwq_entry_count(const pcwq_set *s);
-int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k);
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k,
+                          pcw_hist_stat *st);
+/* Free a match's columns (ctr, hst, cname). */
+void pcwq_match_free(pcwq_match *mt);
 int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt);
+/* hist_query.c: the distribution of counter k (a histogram) of entry e
+ * of s, in h's cache (NULL: out of memory); and value (e, k) as statistic
+ * st, with `flags` (PCW_FMT_RAW: of the distribution since the start). */
+const pcw_hist_dist *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,
+                                     uint32_t k, int cumulative);
+int pcwq_hist_value(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e, uint32_t k,
+                    const pcw_hist_stat *st, unsigned flags, double *v);
+void pcwq_hcache_free(pcwq_hcache *hc);
 /* notify.c */
 void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);
 void pcwq_notify_forget(pcwq_match *mt);

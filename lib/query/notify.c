@@ -75,6 +75,8 @@ void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
         pcw_merged_counterset sub = {s->m->meta, k, segs, css, 0};
         pcw_query mask = {~0ull, PCW_ANY_INSTANCE_ID, mask_of(h, s)};
         for (uint32_t c = 0; c < mt->nctr; c++) {
+            if (c && mt->ctr[c] == mt->ctr[c - 1])
+                continue; /* another statistic of the same histogram */
             /* Within the call's time limit for notifications (half of it
              * in a collection: internal.h); a request is always sent (the
              * provider must hear it), only the wait for its answer is cut

@@ -55,11 +55,12 @@ static void handle_free(pcw_pdh_counter *h)
         pcwq_match *mt = &h->m[j];
         if (mt->set->refs)
             mt->set->refs--;
-        free(mt->ctr);
+        pcwq_match_free(mt);
         free(mt->ents);
         free(mt->told);
     }
     free(h->m);
+    pcwq_hcache_free(h->hc);
     pcw_path_free(&h->path);
     free(h->text);
     free(h);
@@ -113,20 +114,25 @@ static int set_name_matches(const pcw_path *p, const char *name)
  * which error if not: a base counter named, or a pattern that only
  * counters above the level match)? */
 static int counters_fit(const pcw_path *p, const pcw_counterset *cs, uint32_t level,
-                        int *base_named, int *above_level)
+                        int *base_named, int *above_level, const char **bad_stat)
 {
-    size_t cl = strlen(p->counter);
+    int wild = (p->wild & PCW_PATH_WILD_COUNTER) != 0;
     *base_named = 0;
     for (uint32_t k = 0; k < cs->counter_count; k++) {
         const pcw_counter *c = &cs->counters[k];
-        if (p->wild & PCW_PATH_WILD_COUNTER) {
-            if (!pcw_wildcard_match(p->counter, cl, c->name, strlen(c->name)))
-                continue;
+        pcw_hist_stat st[PCWQ_HIST_NDEFAULT];
+        int bad = 0;
+        if (!pcwq_hist_select(p->counter, wild, c->name, c->type, st, &bad)) {
+            if (bad)
+                *bad_stat = c->name; /* "Latency:p101" */
+            continue;
+        }
+        if (wild) {
             if (pcw_counter_in_wildcard(c->type, c->detail_level, level))
                 return 1;
             if (pcw_counter_in_wildcard(c->type, c->detail_level, PCW_DETAIL_WIZARD))
                 *above_level = 1;
-        } else if (pcw_name_equal(p->counter, cl, c->name, strlen(c->name))) {
+        } else {
             if (pcw_counter_type_is_base(c->type)) {
                 *base_named = 1;
                 return 0;
@@ -158,7 +164,7 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
     const pcw_path *p = &h->path;
     size_t nsets = pcw_consumer_counterset_count(q->c), named_sets = 0, fitting = 0;
     int base_named = 0, above_level = 0;
-    const char *form_set = NULL, *ctr_set = NULL;
+    const char *form_set = NULL, *ctr_set = NULL, *bad_stat = NULL;
     for (size_t i = 0; i < nsets; i++) {
         const pcw_merged_counterset *m = pcw_consumer_counterset(q->c, i);
         const pcw_counterset *cs = m->meta;
@@ -170,7 +176,7 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
             continue;
         }
         int b = 0;
-        if (!counters_fit(p, cs, h->detail, &b, &above_level)) {
+        if (!counters_fit(p, cs, h->detail, &b, &above_level, &bad_stat)) {
             ctr_set = cs->name;
             base_named |= b;
             continue;
@@ -217,6 +223,13 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
         /* The counter is what follows the last '\' of the text. */
         const char *t = h->text, *last = strrchr(t, '\\');
         ctr_at = last ? (size_t)(last - t) + 1 : 0;
+    }
+    if (bad_stat) {
+        const char *colon = strrchr(p->counter, ':');
+        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
+                         "\"%.200s\" is not a statistic of histogram \"%.200s\": use rate, "
+                         "count, mean, sum, max or pNN (a quantile, 0 < NN <= 100: p50, p99.9)",
+                         colon ? colon + 1 : "", bad_stat);
     }
     if (base_named)
         return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,

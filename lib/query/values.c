@@ -150,18 +150,90 @@ static int match_by_name(pcw_pdh *q, const pcwq_set *s, const pcw_path *p, pcwq_
     return 0;
 }
 
-/* Is counter k of s selected by pattern `c` at detail level `level`?
+/* How many columns counter k of s gives for pattern `c` at detail level
+ * `level` (0: not selected), their statistics into st (pcwq_hist_select).
  * Wildcards skip base counters (used, never shown), PERF_COUNTER_NODATA
  * and counters above the level (pcw_counter_in_wildcard). */
-int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k)
+int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k,
+                          pcw_hist_stat *st)
 {
-    const char *name = s->counter_names[k];
-    if (p->wild & PCW_PATH_WILD_COUNTER) {
-        if (!pcw_counter_in_wildcard(s->counter_types[k], s->detail[k], level))
-            return 0;
-        return pcw_wildcard_match(p->counter, strlen(p->counter), name, strlen(name));
+    int wild = (p->wild & PCW_PATH_WILD_COUNTER) != 0;
+    if (wild && !pcw_counter_in_wildcard(s->counter_types[k], s->detail[k], level))
+        return 0;
+    return pcwq_hist_select(p->counter, wild, s->counter_names[k], s->counter_types[k], st, NULL);
+}
+
+/* Column names of a histogram's statistics: "Latency:p99". */
+static void free_cnames(pcwq_match *mt)
+{
+    if (mt->cname)
+        for (uint32_t c = 0; c < mt->nctr; c++)
+            free(mt->cname[c]);
+}
+
+static char *column_name(const char *counter, const pcw_hist_stat *st)
+{
+    char stat[32];
+    pcw_hist_stat_name(st, stat, sizeof stat);
+    size_t n = strlen(counter), m = strlen(stat);
+    char *t = malloc(n + m + 2);
+    if (t) {
+        memcpy(t, counter, n);
+        t[n] = ':';
+        memcpy(t + n + 1, stat, m + 1);
     }
-    return pcw_name_equal(p->counter, strlen(p->counter), name, strlen(name));
+    return t;
+}
+
+/* mt's columns: every counter the path selects, a histogram's statistics
+ * each a column. */
+static int select_columns(pcw_pdh_counter *h, pcwq_match *mt)
+{
+    pcwq_set *s = mt->set;
+    pcw_hist_stat st[PCWQ_HIST_NDEFAULT];
+    size_t n = 0, hist = 0;
+    for (uint32_t k = 0; k < s->ncounters; k++) {
+        int c = pcwq_counter_selected(s, &h->path, h->detail, k, st);
+        n += (size_t)c;
+        hist |= c && st[0].kind;
+    }
+    free_cnames(mt);
+    mt->nctr = 0;
+    /* Exactly what was selected: a handle per counter (pcwstat's columns)
+     * must not hold room for every counter of the set. */
+    uint32_t *ctr = realloc(mt->ctr, (n ? n : 1) * sizeof *ctr);
+    if (ctr)
+        mt->ctr = ctr;
+    pcw_hist_stat *hst = realloc(mt->hst, (n ? n : 1) * sizeof *hst);
+    if (hst)
+        mt->hst = hst;
+    char **cname = calloc(n ? n : 1, sizeof *cname);
+    free(mt->cname);
+    mt->cname = cname;
+    if (!ctr || !hst || !cname)
+        return PCW_E_NO_MEMORY;
+    if (hist && !h->hc && !(h->hc = calloc(1, sizeof *h->hc)))
+        return PCW_E_NO_MEMORY;
+    for (uint32_t k = 0; k < s->ncounters; k++) {
+        int c = pcwq_counter_selected(s, &h->path, h->detail, k, st);
+        for (int i = 0; i < c; i++) {
+            mt->ctr[mt->nctr] = k;
+            mt->hst[mt->nctr] = st[i];
+            if (st[i].kind && !(mt->cname[mt->nctr] = column_name(s->counter_names[k], &st[i])))
+                return PCW_E_NO_MEMORY;
+            mt->nctr++;
+        }
+    }
+    return PCW_OK;
+}
+
+void pcwq_match_free(pcwq_match *mt)
+{
+    free_cnames(mt);
+    free(mt->cname);
+    free(mt->hst);
+    free(mt->ctr);
+    mt->cname = NULL, mt->hst = NULL, mt->ctr = NULL, mt->nctr = 0;
 }
 
 /* Is a previously matched instance's provider still among s's live ones? */
@@ -183,18 +255,8 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
         return PCW_OK;
     h->epoch++; /* what value i names may change: pcw_pdh_instance_epoch */
     /* Counters (they may differ after the set was registered again). */
-    uint32_t *ctr = realloc(mt->ctr, (s->ncounters ? s->ncounters : 1) * sizeof *ctr);
-    if (!ctr)
+    if (select_columns(h, mt) != PCW_OK)
         return PCW_E_NO_MEMORY;
-    mt->ctr = ctr;
-    mt->nctr = 0;
-    for (uint32_t k = 0; k < s->ncounters; k++)
-        if (pcwq_counter_selected(s, &h->path, h->detail, k))
-            mt->ctr[mt->nctr++] = k;
-    /* Keep only what was selected: a handle per counter (pcwstat's
-     * columns) must not hold room for every counter of the set. */
-    if (mt->nctr + 1 < s->ncounters && (ctr = realloc(mt->ctr, (mt->nctr + 1) * sizeof *ctr)))
-        mt->ctr = ctr;
     /* Entries. */
     const pcw_path *p = &h->path;
     mt->all = p->instance && strcmp(p->instance, "*") == 0 && !p->has_index &&
@@ -241,6 +303,7 @@ typedef struct locus {
     const pcwq_match *mt;
     size_t ent; /* index into the set's entries; SIZE_MAX: placeholder */
     uint32_t k; /* counter index in the set */
+    uint32_t c; /* column in the match */
 } locus;
 
 static size_t match_values(const pcwq_match *mt)
@@ -261,7 +324,8 @@ static int locate(const pcw_pdh_counter *h, size_t i, locus *l)
         }
         l->mt = mt;
         size_t e = i / mt->nctr;
-        l->k = mt->ctr[i % mt->nctr];
+        l->c = (uint32_t)(i % mt->nctr);
+        l->k = mt->ctr[l->c];
         l->ent = mt->placeholder ? SIZE_MAX : (mt->all ? e : mt->ents[e]);
         return 0;
     }
@@ -354,9 +418,15 @@ static int32_t scale_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k)
  * pcw_cook's of its two samples; a total's was computed from its members'
  * when it was collected (totals.c) and is finished here. */
 static int cook_one(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows *w, uint32_t e,
-                    uint32_t k, unsigned flags, pcw_raw *now, double *v)
+                    uint32_t k, const pcw_hist_stat *hs, unsigned flags, pcw_raw *now, double *v)
 {
     pcw_raw prev;
+    if (hs && hs->kind) {
+        memset(now, 0, sizeof *now);
+        now->status = w->row ? PCW_CSTATUS_VALID : w->status;
+        now->time_ns = w->t;
+        return pcwq_hist_value(h, s, e, k, hs, flags, v);
+    }
     pcwq_rows_raw(s, w, k, now, &prev);
     if (!(e & PCWQ_ENT_AGG))
         return pcw_cook(s->counter_types[k], now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
@@ -381,7 +451,7 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
     const pcwq_set *s = l.mt->set;
     memset(out, 0, sizeof *out);
     out->counterset = s->name;
-    out->counter = s->counter_names[l.k];
+    out->counter = l.mt->cname[l.c] ? l.mt->cname[l.c] : s->counter_names[l.k];
     out->counter_index = l.k;
     out->counter_type = s->counter_types[l.k];
     out->instance_id = PCW_ANY_INSTANCE_ID;
@@ -395,7 +465,8 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
     uint32_t e = s->ent[l.ent];
     pcwq_rows w;
     pcwq_entry_rows(s, e, &w);
-    out->status = cook_one(ctr, s, &w, e, l.k, flags, &out->raw, &out->value);
+    out->status = cook_one(ctr, s, &w, e, l.k, &l.mt->hst[l.c], flags, &out->raw, &out->value);
+
     if (e & PCWQ_ENT_AGG) {
         const pcwq_agg *a = &s->aggs[e & ~PCWQ_ENT_AGG];
         out->instance = out->instance_name = a->name;
@@ -439,7 +510,8 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
      * parentheses and the others as (#n). */
     if (!s->it.named && inst && !inst[0] && dup == 0)
         inst = NULL;
-    return pcw_path_build(buf, len, host, s->name, inst, dup, s->counter_names[l.k]);
+    return pcw_path_build(buf, len, host, s->name, inst, dup,
+                          l.mt->cname[l.c] ? l.mt->cname[l.c] : s->counter_names[l.k]);
 }
 
 /* ---- the fast way -------------------------------------------------------- */
@@ -555,16 +627,18 @@ enum { K_GENERIC, K_RAW, K_RATE };
 typedef struct kernel {
     uint8_t kind, size;
     uint32_t k, off;
-    double scale; /* 10^scale, or 1 */
+    const pcw_hist_stat *hs; /* a histogram's statistic, else NULL */
+    double scale;            /* 10^scale, or 1 */
     int scaled, x1000;
 } kernel;
 
-static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k, unsigned flags,
-                      kernel *kn)
+static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k,
+                      const pcw_hist_stat *hs, unsigned flags, kernel *kn)
 {
     const pcwq_recipe *r = &s->recipes[k];
     int32_t sc = scale_of(h, s, k);
     kn->k = k;
+    kn->hs = hs->kind ? hs : NULL;
     kn->off = s->off[k];
     kn->size = s->size[k];
     kn->scaled = !(flags & PCW_FMT_NOSCALE) && sc != 0;
@@ -612,7 +686,7 @@ static inline int finish_fast(const kernel *kn, double v, double *out)
 
 /* Entry e's counters cols[0..nc), the general way. */
 static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const uint32_t *cols,
-                      uint32_t nc, uint32_t e, unsigned flags, sink *k)
+                      const pcw_hist_stat *hs, uint32_t nc, uint32_t e, unsigned flags, sink *k)
 {
     pcwq_rows w;
     pcwq_entry_rows(s, e, &w);
@@ -620,7 +694,7 @@ static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const uint32_
     uint8_t *st = sink_status(k);
     for (uint32_t c = 0; c < nc; c++) {
         pcw_raw now;
-        int r = cook_one(h, s, &w, e, cols[c], flags, &now, &v[c]);
+        int r = cook_one(h, s, &w, e, cols[c], &hs[c], flags, &now, &v[c]);
         if (st)
             st[c] = (uint8_t)r;
     }
@@ -957,7 +1031,7 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
                     pcwq_rows w;
                     pcwq_entry_rows(s, s->order[r], &w);
                     pcw_raw now;
-                    rs = cook_one(h, s, &w, s->order[r], q->k, flags, &now, &v[c]);
+                    rs = cook_one(h, s, &w, s->order[r], q->k, q->hs, flags, &now, &v[c]);
                 }
                 if (st)
                     st[c] = (uint8_t)rs;
@@ -989,6 +1063,7 @@ static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sin
         const pcwq_match *mt = &ctr->m[j];
         const pcwq_set *s = mt->set;
         const uint32_t *cols = col < 0 ? mt->ctr : &mt->ctr[col];
+        const pcw_hist_stat *hs = col < 0 ? mt->hst : &mt->hst[col];
         uint32_t nc = col < 0 ? mt->nctr : 1;
         if (mt->placeholder) {
             double *v = sink_values(k, nc);
@@ -1005,14 +1080,14 @@ static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sin
         if (steady(mt, nc, &naggs)) {
             kernel kn[64];
             for (uint32_t c = 0; c < nc; c++)
-                kernel_of(ctr, s, cols[c], flags, &kn[c]);
+                kernel_of(ctr, s, cols[c], &hs[c], flags, &kn[c]);
             for (; i < naggs && !k->stop; i++)
-                cook_entry(ctr, s, cols, nc, s->ent[i], flags, k);
+                cook_entry(ctr, s, cols, hs, nc, s->ent[i], flags, k);
             cook_rows_fast(ctr, s, kn, nc, flags, k);
             continue;
         }
         for (; i < mt->nents && !k->stop; i++)
-            cook_entry(ctr, s, cols, nc, s->ent[mt->all ? i : mt->ents[i]], flags, k);
+            cook_entry(ctr, s, cols, hs, nc, s->ent[mt->all ? i : mt->ents[i]], flags, k);
     }
 }
 
@@ -1207,7 +1282,7 @@ static const pcwq_match *contig_match(const pcw_pdh_counter *ctr, unsigned flags
         return NULL;
     kernel kn[64]; /* steady: at most 64 */
     for (uint32_t c = 0; c < mt->nctr; c++)
-        kernel_of(ctr, s, mt->ctr[c], flags, &kn[c]);
+        kernel_of(ctr, s, mt->ctr[c], &mt->hst[c], flags, &kn[c]);
     if (kernels_plain(kn, mt->nctr) != PLAIN_CONTIG)
         return NULL;
     *off = kn[0].off;
@@ -1298,5 +1373,33 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
     sink k = {.fn = fn, .arg = arg, .rv = bl.v, .rs = bl.s};
     cook_handle(ctr, -1, flags, &k);
     block_close(&bl);
+    return PCW_OK;
+}
+
+/* ---- histograms ------------------------------------------------------------ */
+
+int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_hist_dist *out)
+{
+    locus l;
+    if (!ctr || !out || locate(ctr, i, &l))
+        return PCW_E_INVALID_PARAMETER;
+    memset(out, 0, sizeof *out);
+    const pcwq_set *s = l.mt->set;
+    if (!l.mt->hst[l.c].kind) {
+        out->status = PCW_CSTATUS_NO_DATA; /* not a histogram */
+        return PCW_OK;
+    }
+    if (l.ent == SIZE_MAX) {
+        out->status = l.mt->placeholder_status;
+        return PCW_OK;
+    }
+    const pcw_hist_dist *d =
+        pcwq_hist_entry(ctr, s, s->ent[l.ent], l.k, (flags & PCW_HIST_CUMULATIVE) != 0);
+    if (!d)
+        return PCW_E_NO_MEMORY;
+    if (d->status == PCW_CSTATUS_VALID)
+        *out = *d;
+    else
+        out->status = d->status;
     return PCW_OK;
 }

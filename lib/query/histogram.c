@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/query/histogram.c - a histogram's statistics (pcw/query.h,
+ * "histograms"): their names, which a counter part selects, a bucket's
+ * bounds, and the statistics of one distribution (pcw_hist_cook). Pure
+ * functions; the distributions of a query's instances and totals are
+ * hist_query.c's.
+ *
+ * Every word of a distribution comes from shared memory (hostile): counts
+ * that overflow give PCW_CSTATUS_OVERFLOW, a sum the buckets cannot explain
+ * PCW_CSTATUS_INCONSISTENT, and every statistic costs one pass over the
+ * buckets at most.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "pcw/histogram.h"
+#include "pcw/name.h"
+
+/* The statistics a bare histogram name stands for, in column order. */
+const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT] = {
+    {PCW_HSTAT_RATE, 0},       {PCW_HSTAT_MEAN, 0},        {PCW_HSTAT_QUANTILE, 0.5},
+    {PCW_HSTAT_QUANTILE, 0.9}, {PCW_HSTAT_QUANTILE, 0.99}, {PCW_HSTAT_QUANTILE, 0.999},
+    {PCW_HSTAT_MAX, 0},
+};
+
+static const struct {
+    const char *name;
+    int kind;
+} stat_names[] = {
+    {"rate", PCW_HSTAT_RATE}, {"count", PCW_HSTAT_COUNT}, {"mean", PCW_HSTAT_MEAN},
+    {"max", PCW_HSTAT_MAX},   {"sum", PCW_HSTAT_SUM},
+};
+
+/* "p" then digits, optionally '.' and digits: 0 < NN <= 100. At most 12
+ * characters after the 'p' (p99.999999999 is finer than any bucket). */
+static int parse_quantile(const char *t, double *q)
+{
+    if (t[0] != 'p' || !t[1] || strlen(t + 1) > 12)
+        return -1;
+    const char *p = t + 1;
+    size_t ndig = 0, nfrac = 0;
+    while (*p >= '0' && *p <= '9')
+        p++, ndig++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++, nfrac++;
+        if (!nfrac)
+            return -1;
+    }
+    if (*p || !ndig)
+        return -1;
+    /* "99.9e-2": strtod rounds q itself, so "p99.9" is exactly 0.999. */
+    char buf[24];
+    snprintf(buf, sizeof buf, "%se-2", t + 1);
+    double pct = strtod(buf, NULL) * 100.0;
+    if (!(pct > 0.0) || pct > 100.0)
+        return -1;
+    *q = strtod(buf, NULL);
+    return 0;
+}
+
+int pcw_hist_stat_parse(const char *text, pcw_hist_stat *out)
+{
+    if (!text || !out)
+        return PCW_E_INVALID_PARAMETER;
+    for (size_t i = 0; i < sizeof stat_names / sizeof stat_names[0]; i++)
+        if (strcmp(text, stat_names[i].name) == 0) {
+            out->kind = stat_names[i].kind, out->q = 0;
+            return PCW_OK;
+        }
+    double q;
+    if (parse_quantile(text, &q))
+        return PCW_E_INVALID_NAME;
+    out->kind = PCW_HSTAT_QUANTILE, out->q = q;
+    return PCW_OK;
+}
+
+size_t pcw_hist_stat_name(const pcw_hist_stat *st, char *buf, size_t len)
+{
+    char tmp[32] = "";
+    if (st && st->kind == PCW_HSTAT_QUANTILE) {
+        /* The shortest decimal that reads back as the same q. */
+        for (int prec = 0; prec <= 12; prec++) {
+            snprintf(tmp, sizeof tmp, "p%.*f", prec, st->q * 100.0);
+            pcw_hist_stat back;
+            if (pcw_hist_stat_parse(tmp, &back) == PCW_OK && back.q - st->q < 1e-15 &&
+                st->q - back.q < 1e-15)
+                break;
+        }
+    } else if (st) {
+        for (size_t i = 0; i < sizeof stat_names / sizeof stat_names[0]; i++)
+            if (stat_names[i].kind == st->kind)
+                snprintf(tmp, sizeof tmp, "%s", stat_names[i].name);
+    }
+    size_t n = strlen(tmp);
+    if (buf && len) {
+        size_t c = n < len - 1 ? n : len - 1;
+        memcpy(buf, tmp, c);
+        buf[c] = 0;
+    }
+    return n;
+}
+
+static int name_matches(const char *pat, size_t pl, int wild, const char *name, size_t nl)
+{
+    return wild ? pcw_wildcard_match(pat, pl, name, nl) : pcw_name_equal(pat, pl, name, nl);
+}
+
+int pcwq_hist_select(const char *pat, int wild, const char *name, uint32_t type, pcw_hist_stat *st,
+                     int *bad_stat)
+{
+    size_t pl = strlen(pat), nl = strlen(name);
+    int hist = type == PERF_PCW_HISTOGRAM;
+    if (bad_stat)
+        *bad_stat = 0;
+    /* The whole name first: a counter whose own name holds ':' is matched
+     * exactly before any statistic is looked for. */
+    if (name_matches(pat, pl, wild, name, nl)) {
+        if (!hist) {
+            st[0].kind = 0, st[0].q = 0;
+            return 1;
+        }
+        memcpy(st, pcwq_hist_defaults, sizeof pcwq_hist_defaults);
+        return PCWQ_HIST_NDEFAULT;
+    }
+    const char *colon = strrchr(pat, ':');
+    if (!hist || !colon || !name_matches(pat, (size_t)(colon - pat), wild, name, nl))
+        return 0;
+    if (pcw_hist_stat_parse(colon + 1, &st[0]) != PCW_OK) {
+        if (bad_stat)
+            *bad_stat = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- bounds --------------------------------------------------------------- */
+
+/* 2^x without libm (libpcw links nothing but libc and pthread, and the
+ * static library's users link no -lm): 2^e from the exponent bits, and
+ * 2^(j/256) from pcw/histogram.h's own table of those mantissas (the
+ * numbers the provider's bucket index compares with, so a bucket's bounds
+ * here are the ones it was counted in), the rest below 1/256 of a
+ * doubling by its series (5 terms: below 2^-50 relative). */
+static double pow2i(int64_t e)
+{
+    if (e < -1022)
+        return 0.0;
+    if (e > 1023)
+        return INFINITY;
+    union {
+        uint64_t u;
+        double d;
+    } x = {(uint64_t)(e + 1023) << 52};
+    return x.d;
+}
+
+static double pow2(double x)
+{
+    if (!(x > -1100.0 && x < 1100.0))
+        return x > 0 ? INFINITY : 0.0;
+    int64_t e = (int64_t)x;
+    if ((double)e > x)
+        e--;
+    double fr = x - (double)e; /* [0, 1) */
+    int m = (int)(fr * 256.0);
+    if (m > 255)
+        m = 255;
+    double y = (fr - m / 256.0) * 0.69314718055994530942; /* ln 2 */
+    double series = 1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6 + y * (1.0 / 24))));
+    double mant = (double)pcw__hist_table_one.th[m] * (1.0 / 9223372036854775808.0);
+    return pow2i(e) * mant * series;
+}
+
+/* The upper bound of Prometheus bucket index i at schema s: 2^(i / 2^s). */
+static double index_upper(int s, int64_t i)
+{
+    if (s <= 0)
+        return pow2i(i * (1 << -s));
+    int64_t n = (int64_t)1 << s, r = ((i % n) + n) % n, e = (i - r) / n; /* i = e 2^s + r */
+    return pow2i(e) *
+           ((double)pcw__hist_table_one.th[r << (8 - s)] * (1.0 / 9223372036854775808.0));
+}
+
+/* 2^((i + f) / 2^s): a point f of the way through bucket i + 1, on the
+ * log scale (log-linear interpolation). */
+static double index_point(int s, int64_t i, double f)
+{
+    return pow2(s >= 0 ? ((double)i + f) / (double)(1 << s) : ((double)i + f) * (double)(1 << -s));
+}
+
+void pcw_hist_bucket_bounds(uint32_t shape, uint32_t j, double *lower, double *upper)
+{
+    double lo = 0.0, hi = 0.0;
+    if (pcw_hist_shape_valid(shape)) {
+        int s = pcw_hist_schema(shape);
+        int64_t i0 = pcw_hist_min_index(shape); /* the zero bucket's top */
+        if (j == UINT32_MAX) {
+            hi = index_upper(s, i0);
+        } else if (j < pcw_hist_nbuckets(shape)) {
+            lo = index_upper(s, i0 + (int64_t)j);
+            hi = index_upper(s, i0 + (int64_t)j + 1);
+        }
+    }
+    if (lower)
+        *lower = lo;
+    if (upper)
+        *upper = hi;
+}
+
+/* ---- statistics of one distribution ----------------------------------------- */
+
+/* The sum in the exported unit. */
+static double exported(uint32_t shape, uint64_t v)
+{
+    return pcw_hist_unit(shape) == PCW_HIST_UNIT_NS ? (double)v * 1e-9 : (double)v;
+}
+
+/* Is `sum` (exported unit) one the buckets can hold? Each observation of
+ * bucket j lies in (lower_j, upper_j], so the sum lies between the sums of
+ * the bounds - give or take two observations of the highest non-empty
+ * bucket: a provider's bucket and sum are two stores, and a copy may see
+ * one without the other at either end of the interval (pcw/histogram.h).
+ * Anything above the last bucket's bound is possible once it holds any. */
+static int sum_consistent(const pcw_hist_dist *d, double sum)
+{
+    int s = pcw_hist_schema(d->shape);
+    int64_t i0 = pcw_hist_min_index(d->shape);
+    double lo = 0.0, hi = 0.0, top = 0.0;
+    if (d->zero)
+        hi = (double)d->zero * index_upper(s, i0), top = index_upper(s, i0);
+    for (uint32_t j = 0; j < d->nbuckets; j++) {
+        if (!d->buckets[j])
+            continue;
+        double n = (double)d->buckets[j];
+        top = index_upper(s, i0 + (int64_t)j + 1);
+        lo += n * index_upper(s, i0 + (int64_t)j);
+        hi += n * top;
+    }
+    if (d->nbuckets && d->buckets[d->nbuckets - 1])
+        hi = INFINITY;
+    return sum >= lo - 2.0 * top && sum <= hi + 2.0 * top;
+}
+
+int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value)
+{
+    double v = 0.0;
+    if (value)
+        *value = 0.0;
+    if (!d || !st)
+        return PCW_CSTATUS_NO_DATA;
+    if (d->status != PCW_CSTATUS_VALID)
+        return d->status;
+    if (!pcw_hist_shape_valid(d->shape) || d->nbuckets != pcw_hist_nbuckets(d->shape) ||
+        (d->nbuckets && !d->buckets))
+        return PCW_CSTATUS_NO_DATA;
+    /* The count again from the buckets (the struct may be anyone's). */
+    uint64_t count = d->zero;
+    for (uint32_t j = 0; j < d->nbuckets; j++)
+        if (__builtin_add_overflow(count, d->buckets[j], &count))
+            return PCW_CSTATUS_OVERFLOW;
+    int s = pcw_hist_schema(d->shape), rc = PCW_CSTATUS_VALID;
+    int64_t i0 = pcw_hist_min_index(d->shape);
+    uint32_t last = d->nbuckets - 1;
+    switch (st->kind) {
+    case PCW_HSTAT_RATE:
+        if (!d->interval_ns)
+            return PCW_CSTATUS_ZERO_DENOMINATOR;
+        v = (double)count / ((double)d->interval_ns / (double)PCWQ_SYS_FREQ);
+        break;
+    case PCW_HSTAT_COUNT:
+        v = (double)count;
+        break;
+    case PCW_HSTAT_SUM:
+    case PCW_HSTAT_MEAN: {
+        double sum = exported(d->shape, d->sum);
+        if (st->kind == PCW_HSTAT_MEAN && !count)
+            return PCW_CSTATUS_NO_DATA;
+        if (!sum_consistent(d, sum))
+            return PCW_CSTATUS_INCONSISTENT;
+        v = st->kind == PCW_HSTAT_SUM ? sum : sum / (double)count;
+        break;
+    }
+    case PCW_HSTAT_MAX: {
+        if (!count)
+            return PCW_CSTATUS_NO_DATA;
+        uint32_t j = d->nbuckets;
+        while (j > 0 && !d->buckets[j - 1])
+            j--;
+        if (j == 0)
+            v = index_upper(s, i0); /* the zero bucket only */
+        else
+            v = index_upper(s, i0 + (int64_t)j);
+        if (j == last + 1)
+            rc = PCW_CSTATUS_ABOVE_RANGE;
+        break;
+    }
+    case PCW_HSTAT_QUANTILE: {
+        if (!(st->q > 0.0) || st->q > 1.0)
+            return PCW_CSTATUS_NO_DATA;
+        if (!count)
+            return PCW_CSTATUS_NO_DATA;
+        /* The bucket that holds observation number ceil(q * count), and
+         * where in it: the same bucket as the true quantile's, so the
+         * relative error is below the bucket's width, 2^(2^-s) - 1. */
+        double rank = st->q * (double)count;
+        if (rank > (double)count)
+            rank = (double)count;
+        if (rank <= (double)d->zero) {
+            v = index_upper(s, i0) * (rank / (double)d->zero); /* linear from 0 */
+            break;
+        }
+        double below = (double)d->zero;
+        uint32_t j = 0;
+        for (; j < last; j++) {
+            double n = (double)d->buckets[j];
+            if (n > 0.0 && below + n >= rank)
+                break;
+            below += n;
+        }
+        if (j == last) {
+            v = index_upper(s, i0 + (int64_t)d->nbuckets);
+            rc = PCW_CSTATUS_ABOVE_RANGE;
+            break;
+        }
+        double f = (rank - below) / (double)d->buckets[j];
+        v = index_point(s, i0 + (int64_t)j, f > 1.0 ? 1.0 : f);
+        break;
+    }
+    default:
+        return PCW_CSTATUS_NO_DATA;
+    }
+    if (!isfinite(v))
+        return PCW_CSTATUS_OVERFLOW;
+    if (value)
+        *value = v;
+    return rc;
+}
+
+/* ---- distributions from words ---------------------------------------------- */
+
+int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
+                       pcw_hist_dist *d)
+{
+    uint32_t n = pcw_hist_nbuckets(shape);
+    memset(d, 0, sizeof *d);
+    d->shape = shape, d->nbuckets = n, d->buckets = buckets;
+    uint64_t went_down = 0, count = 0;
+    int over = 0;
+    if (prev) {
+        /* Every word is read once; a bucket that went down is a reset
+         * (the provider restarted its instance, or a hostile writer). */
+        d->sum = now[0] - prev[0];
+        d->zero = now[1] - prev[1];
+        went_down |= now[1] < prev[1];
+        for (uint32_t j = 0; j < n; j++) {
+            uint64_t a = now[2 + j], b = prev[2 + j];
+            went_down |= a < b;
+            buckets[j] = a - b;
+        }
+    } else {
+        d->sum = now[0];
+        d->zero = now[1];
+        memcpy(buckets, now + 2, (size_t)n * sizeof *buckets);
+    }
+    count = d->zero;
+    for (uint32_t j = 0; j < n; j++)
+        over |= __builtin_add_overflow(count, buckets[j], &count);
+    d->count = count;
+    d->status = went_down ? PCW_CSTATUS_RESET : over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
+    return d->status;
+}
+
+int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, const pcw_hist_dist *d)
+{
+    int over = __builtin_add_overflow(acc->zero, d->zero, &acc->zero);
+    for (uint32_t j = 0; j < acc->nbuckets; j++)
+        over |= __builtin_add_overflow(acc_buckets[j], d->buckets[j], &acc_buckets[j]);
+    over |= __builtin_add_overflow(acc->count, d->count, &acc->count);
+    acc->sum += d->sum; /* mod 2^64, as the provider's */
+    return over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
+}
