@@ -1087,9 +1087,9 @@ Test(pcwdump, histogram_text_shows_shape_sum_zero_and_buckets)
     tu_child c;
     hist_start(&c);
     hist_cmd(&c, "create web");
-    hist_cmd(&c, "observe web 1000000 980");   /* 1 ms: bucket -79 (2^-10, 2^-9.875] s */
-    hist_cmd(&c, "observe web 20000000 20");   /* 20 ms: bucket -45 */
-    hist_cmd(&c, "observe web 0 3");           /* the zero bucket */
+    hist_cmd(&c, "observe web 1000000 980");     /* 1 ms: bucket -79 (2^-10, 2^-9.875] s */
+    hist_cmd(&c, "observe web 20000000 20");     /* 20 ms: bucket -45 */
+    hist_cmd(&c, "observe web 0 3");             /* the zero bucket */
     hist_cmd(&c, "observe web 9000000000000 1"); /* 9000 s: above 2^12, the last bucket */
     result r = run((const char *[]){"-c", "Hist Test", NULL});
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);

@@ -9,7 +9,7 @@
  * Registers counterset NAME (default "Hist Test", multipleAggregate) with
  *
  *   index id name      type                 notes
- *   0     1  Requests  PERF_COUNTER_BULK_COUNT   observations so far
+ *   0     1  Requests  PERF_COUNTER_BULK_COUNT   observations so far (sum)
  *   1     2  Latency   PERF_PCW_HISTOGRAM   PCW_HIST_UNIT_NS, schema 3,
  *                                           2^-30 .. 2^12 s (336 buckets)
  *
@@ -51,7 +51,7 @@ typedef struct hist_values {
     hist_latency latency;
 } hist_values;
 
-#define MAX_PAIRS 8
+#define MAX_PAIRS     8
 #define MAX_INSTANCES 64
 
 typedef struct entry {
@@ -156,7 +156,8 @@ int main(int argc, char **argv)
         return 1;
     }
     static const pcw_counter_desc c[] = {
-        PCW_COUNTER(1, "Requests", PERF_COUNTER_BULK_COUNT, hist_values, requests),
+        PCW_COUNTER_EX(1, "Requests", PERF_COUNTER_BULK_COUNT, hist_values, requests,
+                       PCW_AGGREGATE_TOTAL, 0, NULL),
         PCW_HISTOGRAM_COUNTER(2, "Latency", hist_values, latency, hist_latency),
     };
     pcw_registration_info info = {.version = PCW_VERSION_1,
