@@ -1694,3 +1694,18 @@ Test(pcwtop, batch_prints_a_histogram_distribution)
     cr_assert(strstr(err, "-H: no histogram counter \"Requests\" in this counterset"), "%s", err);
     top_stop(&p);
 }
+
+/* A histogram column's title keeps its statistic when the counter's name
+ * is cut to the column's width. */
+Test(pcwtop, histogram_titles_keep_their_statistic)
+{
+    char b[64];
+    fmt_col_title(b, sizeof b, "Request Latency:p99.9", 6, 14);
+    cr_assert_str_eq(b, "Request\xe2\x80\xa6:p99.9");
+    fmt_col_title(b, sizeof b, "Latency:p99", 4, 14);
+    cr_assert_str_eq(b, "Latency:p99");
+    fmt_col_title(b, sizeof b, "Plain counter name longer", 0, 14);
+    cr_assert_str_eq(b, "Plain counter name longer", "not a histogram: cut by utf8_pad");
+    fmt_cell(b, sizeof b, 4096, PCW_CSTATUS_ABOVE_RANGE, "s", 0);
+    cr_assert_str_eq(b, ">4.096ks", "at or above the range: a lower bound");
+}

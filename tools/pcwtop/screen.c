@@ -64,6 +64,11 @@ void screen_init_colors(top_ui *ui)
                                                COLOR_WHITE,   COLOR_GREEN};
     for (int i = 0; i < GRAPH_MAX_SERIES; i++)
         init_pair((short)(PAIR_SERIES0 + i), big ? c256[i] : c8[i], -1);
+    /* The heatmap's shades: cold to hot. */
+    static const short h256[HEAT_LEVELS] = {24, 37, 214, 196};
+    static const short h8[HEAT_LEVELS] = {COLOR_BLUE, COLOR_CYAN, COLOR_YELLOW, COLOR_RED};
+    for (int i = 0; i < HEAT_LEVELS; i++)
+        init_pair((short)(PAIR_HEAT0 + i), big ? h256[i] : h8[i], -1);
 }
 
 /* The attribute for a role: its colour pair, or `mono` without colours. */
@@ -476,8 +481,11 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
     cx += 8;
     for (int i = first; i <= last; i++) {
         uint32_t k = vis[i];
+        char name[CELL_BYTES - 8]; /* and the arrow */
+        fmt_col_title(name, sizeof name, t->cols[k].name, t->cols[k].stat_len,
+                      cw[k] - (ui->view.sort == (int)k));
         snprintf(label, sizeof label, "%s%s", ui->view.sort == (int)k ? (desc ? down : up) : "",
-                 t->cols[k].name);
+                 name);
         /* One column before the title stays blank: titles never touch. */
         text(y, cx + 1, cw[k] + 1, right, label, title, 1);
         ui->hdr_x[ui->nhdr] = cx, ui->hdr_sort[ui->nhdr++] = (int)k;
@@ -567,6 +575,7 @@ static const char *const help_lines[] = {
     "  a                 show / hide advanced counters (hidden, as in perfmon)",
     "  d                 details: the counters' metadata, the selected instance",
     "  g                 graph of a counter over time (Left/Right: counter)",
+    "  H                 heatmap of a histogram over time (Left/Right: histogram)",
     "  m U               mark the instance for the graph, unmark all",
     "  F10 q             quit",
     "",
@@ -681,6 +690,9 @@ void screen_draw(top_ui *ui)
         break;
     case MODE_GRAPH:
         graph_draw(ui, y, 0, h, COLS);
+        break;
+    case MODE_HEAT:
+        heat_draw(ui, y, 0, h, COLS);
         break;
     default: {
         int lw = 0;
