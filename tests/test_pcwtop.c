@@ -1709,3 +1709,26 @@ Test(pcwtop, histogram_titles_keep_their_statistic)
     fmt_cell(b, sizeof b, 4096, PCW_CSTATUS_ABOVE_RANGE, "s", 0);
     cr_assert_str_eq(b, ">4.096ks", "at or above the range: a lower bound");
 }
+
+/* Hostile words under the heatmap: buckets that jump by nearly 2^64 (the
+ * interval's count overflows), then go back (a reset), then count on as
+ * before. The heatmap says what each interval is, draws what it can, and
+ * pcwtop neither crashes nor stops. */
+Test(pcwtop, the_heatmap_survives_hostile_buckets)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    session(80, 24);
+    start_top("-d 0.2 -c 'Hist Test' -H Latency");
+    WAIT_FOR("\\Hist Test(_Total)\\Latency  distribution per refresh");
+    WAIT_RE("last interval: [0-9]+ obs");
+    top_cmd(&p, "poke web 2 18446744073709551000");
+    top_cmd(&p, "poke web 300 18446744073709551000");
+    WAIT_FOR("last interval: overflow");
+    top_cmd(&p, "poke web 2 5");
+    WAIT_FOR("last interval: counter reset");
+    WAIT_RE("last interval: [0-9]+ obs .* p99 [0-9.]+ms");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
