@@ -1062,21 +1062,28 @@ Test(pcwdump, typos_get_the_nearest_names)
 
 /* ---- histogram counters (PERF_PCW_HISTOGRAM) ------------------------------ */
 
-/* tests/helpers/top_hist_provider with one instance "web"; commands are
- * answered "ok ...". */
+static void hist_cmd(tu_child *c, const char *cmd)
+{
+    char reply[256];
+    cr_assert(tu_command(c, reply, sizeof reply, cmd) > 0, "no reply to %s", cmd);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", cmd, reply);
+}
+
+/* tests/helpers/top_hist_provider with one instance "web", without
+ * observations. */
 static void hist_start(tu_child *c)
 {
     cr_assert_eq(tu_spawn(c, "top_hist_provider", (const char *[]){NULL}), 0);
     char line[256];
     cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
     cr_assert(strncmp(line, "ready", 5) == 0, "%s", line);
+    hist_cmd(c, "create web");
 }
 
-static void hist_cmd(tu_child *c, const char *cmd)
+static void hist_stop(tu_child *c)
 {
-    char reply[256];
-    cr_assert(tu_command(c, reply, sizeof reply, cmd) > 0, "no reply to %s", cmd);
-    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", cmd, reply);
+    tu_send(c, "quit");
+    cr_assert_eq(tu_finish(c, 10000), 0);
 }
 
 /* A histogram's raw words: its type by name, its shape in the NOTES, its
@@ -1086,7 +1093,6 @@ Test(pcwdump, histogram_text_shows_shape_sum_zero_and_buckets)
 {
     tu_child c;
     hist_start(&c);
-    hist_cmd(&c, "create web");
     hist_cmd(&c, "observe web 1000000 980");     /* 1 ms: bucket -79 (2^-10, 2^-9.875] s */
     hist_cmd(&c, "observe web 20000000 20");     /* 20 ms: bucket -45 */
     hist_cmd(&c, "observe web 0 3");             /* the zero bucket */
@@ -1115,15 +1121,13 @@ Test(pcwdump, histogram_text_shows_shape_sum_zero_and_buckets)
         n++;
     cr_assert_eq(n, 3, "%s", b);
     result_free(&r);
-    tu_send(&c, "quit");
-    tu_finish(&c, 10000);
+    hist_stop(&c);
 }
 
 Test(pcwdump, histogram_json_has_shape_and_buckets)
 {
     tu_child c;
     hist_start(&c);
-    hist_cmd(&c, "create web");
     hist_cmd(&c, "observe web 1000000 980");
     hist_cmd(&c, "observe web 0 3");
     result r = run((const char *[]){"-c", "Hist Test", "--json", "--compact", NULL});
@@ -1140,8 +1144,7 @@ Test(pcwdump, histogram_json_has_shape_and_buckets)
                             "\"count\":980}]}}"),
               "%s", r.out);
     result_free(&r);
-    tu_send(&c, "quit");
-    tu_finish(&c, 10000);
+    hist_stop(&c);
 }
 
 /* Hostile words: buckets whose sum does not fit 64 bits, a sum that
@@ -1151,7 +1154,6 @@ Test(pcwdump, histogram_hostile_words_saturate_the_count)
 {
     tu_child c;
     hist_start(&c);
-    hist_cmd(&c, "create web");
     hist_cmd(&c, "poke web 0 7");
     hist_cmd(&c, "poke web 2 18446744073709551615");
     hist_cmd(&c, "poke web 337 18446744073709551615");
@@ -1172,6 +1174,5 @@ Test(pcwdump, histogram_hostile_words_saturate_the_count)
                             "\"count_overflow\":true,\"buckets\":[{\"index\":-239,"),
               "%s", r.out);
     result_free(&r);
-    tu_send(&c, "quit");
-    tu_finish(&c, 10000);
+    hist_stop(&c);
 }

@@ -703,7 +703,7 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
                                ? ui->view.sort
                                : heat_next_column(ui->table, -1, 1);
             if (ui->heat_col < 0)
-                say(ui, "%s", "no histogram counter in this counterset (H shows one)");
+                say(ui, "%s", "no histogram counter in this counterset");
             else
                 ui->mode = MODE_HEAT;
             ui->resync = 1;
