@@ -413,9 +413,9 @@ void heat_print(FILE *out, top_model *m, const uint32_t *rows, size_t n, int k)
             int len = (int)ceil(40.0 * (double)cnt / (double)big);
             memset(bar, '#', (size_t)len);
             bar[len] = 0;
+            int pad = 22 - (int)strlen(l) - (int)strlen(u); /* the counts in a column */
             fprintf(out, "    %s%s, %s]%*s %12llu  %s\n", b ? "(" : "[", b ? l : "0", u,
-                    (int)(22 - strlen(l) - strlen(u)) > 0 ? (int)(22 - strlen(l) - strlen(u)) : 0,
-                    "", (unsigned long long)cnt, bar);
+                    pad > 0 ? pad : 0, "", (unsigned long long)cnt, bar);
         }
     }
 }
