@@ -104,5 +104,7 @@ int bench_mmv_child(int argc, char **argv);
 /* callback.c's children ("--bu-child callback-KIND ..."): the callback
  * provider, the socket echo server and the concurrent consumers. */
 int bench_callback_child(int argc, char **argv);
+/* bench/histogram_query.c's provider child: `instances` histograms. */
+int bench_histogram_child(int64_t instances);
 
 #endif /* PCW_BENCH_BENCHUTIL_H */

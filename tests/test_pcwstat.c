@@ -20,6 +20,7 @@
 #include <regex.h>
 
 #include "pcw/query.h"
+#include "hist_dist.h"
 #include "query_provider.h"
 
 /* Compiled in: the new-match report and what it uses. */
@@ -998,4 +999,137 @@ Test(pcwstat, counter_file_refuses_a_nul_inside_a_line)
     cr_assert(strstr(e, "line 2") && strstr(e, "NUL"), "%s", e);
     free(e);
     qp_stop(&p);
+}
+
+/* ---- histograms (tests/helpers/hist_provider) ----------------------------- */
+
+static void hist_start(tu_child *c, const char *set, const char *instances)
+{
+    const char *args[] = {"--set", set, "--instances", instances, NULL};
+    cr_assert_eq(tu_spawn(c, "hist_provider", args), 0);
+    char line[256];
+    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "hist_provider did not start");
+    cr_assert(strncmp(line, "ready", 5) == 0, "hist_provider: %s", line);
+}
+
+static void hist_cmd(tu_child *c, const char *cmd)
+{
+    char reply[256];
+    cr_assert(tu_command(c, reply, sizeof reply, cmd) > 0, "no reply to %s", cmd);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", cmd, reply);
+}
+
+/* Field k (0: the time) of a CSV row of quoted fields, as a number; NAN
+ * for an empty field. */
+static double csv_field(const char *row, int k)
+{
+    const char *p = row;
+    for (int i = 0; i < k; i++) {
+        p = strstr(p, "\",\"");
+        cr_assert(p, "row has no field %d: %s", k, row);
+        p += 2;
+    }
+    cr_assert_eq(*p, '"');
+    return p[1] == '"' ? NAN : atof(p + 1);
+}
+
+/* A histogram path prints its default statistics, typeperf-style headers
+ * "\\host\Set(inst)\Latency:p99"; the quantiles of the interval's
+ * observations are within the schema's error of the exact ones (the same
+ * draws, tests/hist_dist.h); a quantile above the range prints the top
+ * bound and says so once; -q lists the statistics; TSV has the same
+ * columns. pcwstat's first row is its file's signal to observe: the
+ * observations then fall in the second row's interval. */
+Test(pcwstat, histogram_quantile_columns)
+{
+    tu_child p;
+    hist_start(&p, "Hist Stat", "2");
+    const char *out = file("hist.csv");
+    const char *args[] = {"\\Hist Stat(inst0)\\Latency",
+                          "\\Hist Stat(inst1)\\Latency:max",
+                          "-si",
+                          "2",
+                          "-sc",
+                          "2",
+                          "-o",
+                          out,
+                          NULL};
+    pid_t pid = spawn_pcwstat(args, file("hist.stdout"), file("hist.stderr"));
+    wait_lines(out, 2); /* the header and the first sample (no interval yet) */
+    hist_cmd(&p, "observe 0 Latency lognormal:2000000:1 20000 11");
+    hist_cmd(&p, "observe 1 Latency const:5000000000000 3 1"); /* 5000 s */
+    cr_assert_eq(wait_exit(pid), 0, "%s", slurp(file("hist.stderr")));
+    char *csv = slurp(out), *l[8];
+    size_t n = lines(csv, l, 8);
+    cr_assert_eq(n, 3, "header + 2 rows: %s", csv);
+    static const char *const stats[] = {"rate", "mean", "p50", "p90", "p99", "p99.9", "max"};
+    const char *host = pcw_path_local_host();
+    char header[4096];
+    int at = snprintf(header, sizeof header, "\"(PDH-CSV 4.0)\"");
+    for (size_t i = 0; i < 7; i++)
+        at += snprintf(header + at, sizeof header - (size_t)at,
+                       ",\"\\\\%s\\Hist Stat(inst0)\\Latency:%s\"", host, stats[i]);
+    snprintf(header + at, sizeof header - (size_t)at, ",\"\\\\%s\\Hist Stat(inst1)\\Latency:max\"",
+             host);
+    cr_assert_str_eq(l[0], header);
+    /* The first row: no observations yet (pcwstat primed its columns with
+     * a sample: a rate of 0, no quantile). */
+    match("^" TIME_RE ",\"0\\.000000\"(,\"\"){7}$", l[1]);
+    uint64_t *obs = hd_sorted("lognormal:2000000:1", 20000, 11);
+    cr_assert(obs);
+    double sum = 0;
+    for (size_t i = 0; i < 20000; i++)
+        sum += (double)obs[i] * 1e-9;
+    cr_assert_gt(csv_field(l[2], 1), 0.0, "rate: %s", l[2]);
+    cr_assert(fabs(csv_field(l[2], 2) - sum / 20000) <= 1e-6, "mean: %s", l[2]);
+    static const double q[] = {0.5, 0.9, 0.99, 0.999};
+    for (int k = 0; k < 4; k++) {
+        double want = (double)hd_quantile(obs, 20000, q[k]) * 1e-9, got = csv_field(l[2], 3 + k);
+        /* the bound, and the 6 decimals pcwstat writes */
+        cr_assert(fabs(got - want) <= want * hd_bound(3) + 5e-7, "p%g: %.6f, exact %.9f (%s)",
+                  q[k] * 100, got, want, l[2]);
+    }
+    cr_assert_geq(csv_field(l[2], 7), (double)obs[19999] * 1e-9, "max: %s", l[2]);
+    cr_assert_eq(csv_field(l[2], 8), 4096.0, "above the range: the top bound: %s", l[2]);
+    char *err = slurp(file("hist.stderr"));
+    const char *say = "Hist Stat(inst1)\\Latency:max: at or above the histogram's range: 4096 is "
+                      "its top bound";
+    cr_assert(strstr(err, say), "%s", err);
+    cr_assert_null(strstr(strstr(err, say) + 1, say), "said once: %s", err);
+    free(err);
+    free(obs);
+    free(csv);
+    /* TSV: the same columns. */
+    const char *tsv_args[] = {"\\Hist Stat(inst0)\\Latency:p99.9",
+                              "-f",
+                              "TSV",
+                              "-si",
+                              "0.1",
+                              "-sc",
+                              "1",
+                              "-o",
+                              file("hist.tsv"),
+                              NULL};
+    cr_assert_eq(run_pcwstat(tsv_args, file("t.out"), file("t.err")), 0);
+    char *tsv = slurp(file("hist.tsv"));
+    snprintf(header, sizeof header,
+             "\"(PDH-TSV 4.0)\"\t\"\\\\%s\\Hist Stat(inst0)\\Latency:p99.9\"\n", host);
+    cr_assert(strncmp(tsv, header, strlen(header)) == 0, "%s", tsv);
+    free(tsv);
+    /* -q: a histogram's statistics. */
+    const char *q_args[] = {"-q", "Hist Stat", NULL};
+    cr_assert_eq(run_pcwstat(q_args, file("q.out"), file("q.err")), 0);
+    char *list = slurp(file("q.out"));
+    cr_assert_str_eq(list, "\\Hist Stat(*)\\Requests\n"
+                           "\\Hist Stat(*)\\Latency:rate\n\\Hist Stat(*)\\Latency:mean\n"
+                           "\\Hist Stat(*)\\Latency:p50\n\\Hist Stat(*)\\Latency:p90\n"
+                           "\\Hist Stat(*)\\Latency:p99\n\\Hist Stat(*)\\Latency:p99.9\n"
+                           "\\Hist Stat(*)\\Latency:max\n"
+                           "\\Hist Stat(*)\\Size:rate\n\\Hist Stat(*)\\Size:mean\n"
+                           "\\Hist Stat(*)\\Size:p50\n\\Hist Stat(*)\\Size:p90\n"
+                           "\\Hist Stat(*)\\Size:p99\n\\Hist Stat(*)\\Size:p99.9\n"
+                           "\\Hist Stat(*)\\Size:max\n");
+    free(list);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
 }

@@ -30,6 +30,7 @@
 
 #include "pcw/histogram.h"
 #include "pcw/provider.h"
+#include "hist_dist.h"
 #include "pcw/query.h"
 
 TestSuite(query_histogram, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
@@ -119,73 +120,25 @@ static pcw_pdh_value value(const pcw_pdh_counter *h, const char *inst, const cha
 
 /* ---- known distributions ------------------------------------------------- */
 
-static uint64_t rng_state;
-static uint64_t rng(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static double uniform01(void)
-{
-    return ((double)(rng() >> 11) + 0.5) / 9007199254740992.0;
-}
-static double normal(void) /* Box-Muller */
-{
-    return sqrt(-2.0 * log(uniform01())) * cos(2.0 * M_PI * uniform01());
-}
-
+/* Known distributions (tests/hist_dist.h), in ns: uniform 1 us .. 100
+ * ms; log-normal around 2 ms (sigma 1); bimodal: 80 % around 300 us, 20 %
+ * around 40 ms. */
 enum { D_UNIFORM, D_LOGNORMAL, D_BIMODAL, D_N };
-static const char *const dist_names[D_N] = {"uniform", "log-normal", "bimodal"};
+static const char *const dists[D_N] = {"uniform:1000:100000000", "lognormal:2000000:1",
+                                       "bimodal:300000:40000000:0.8"};
 
-/* An observation in ns: uniform 1 us .. 100 ms; log-normal around 2 ms
- * (sigma 1); bimodal: 80 % around 300 us, 20 % around 40 ms. */
-static uint64_t draw(int d)
-{
-    double x;
-    switch (d) {
-    case D_UNIFORM:
-        x = 1e3 + uniform01() * (1e8 - 1e3);
-        break;
-    case D_LOGNORMAL:
-        x = exp(log(2e6) + normal());
-        break;
-    default:
-        x = uniform01() < 0.8 ? 3e5 * exp(0.2 * normal()) : 4e7 * exp(0.3 * normal());
-        break;
-    }
-    return x < 1 ? 1 : (uint64_t)x;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The exact q-quantile of sorted data: observation number ceil(q * n). */
 static double exact_quantile(const uint64_t *sorted, size_t n, double q)
 {
-    size_t r = (size_t)ceil(q * (double)n);
-    if (r < 1)
-        r = 1;
-    return (double)sorted[r - 1] * 1e-9;
+    return (double)hd_quantile(sorted, n, q) * 1e-9;
 }
 
 static const double qs[] = {0.5, 0.9, 0.99, 0.999};
 
-/* Relative error bound of schema 3 (docs/query.md): 2^(1/8) - 1. */
-static double bound(int schema)
-{
-    return exp2(exp2(-schema)) - 1.0;
-}
-
 static void check_quantile(const char *what, double got, double want, int schema)
 {
     double err = fabs(got / want - 1.0);
-    cr_assert(err <= bound(schema) + 1e-12, "%s: %.9g, exact %.9g: error %.4f > bound %.4f", what,
-              got, want, err, bound(schema));
+    cr_assert(err <= hd_bound(schema) + 1e-12, "%s: %.9g, exact %.9g: error %.4f > bound %.4f",
+              what, got, want, err, hd_bound(schema));
 }
 
 Test(query_histogram, quantiles_of_known_distributions_within_the_bound)
@@ -201,13 +154,13 @@ Test(query_histogram, quantiles_of_known_distributions_within_the_bound)
         uint64_t *w = calloc(nw, sizeof *w);
         cr_assert(w);
         for (int d = 0; d < D_N; d++) {
-            rng_state = 42 + (uint64_t)d;
             memset(w, 0, nw * sizeof *w);
+            hd_rng r = {42 + (uint64_t)d};
             for (size_t i = 0; i < N; i++) {
-                obs[i] = draw(d);
+                cr_assert_eq(hd_draw(&r, dists[d], &obs[i]), 0);
                 pcw_histogram_observe(w, shape, obs[i]);
             }
-            qsort(obs, N, sizeof *obs, cmp_u64);
+            qsort(obs, N, sizeof *obs, hd_cmp_u64);
             pcw_hist_dist dist = {PCW_CSTATUS_VALID, shape, nw - 2, w[1], w + 2, N, w[0],
                                   1000000000};
             for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
@@ -215,7 +168,7 @@ Test(query_histogram, quantiles_of_known_distributions_within_the_bound)
                 double v;
                 cr_assert_eq(pcw_hist_cook(&dist, &st, &v), PCW_CSTATUS_VALID);
                 char what[64];
-                snprintf(what, sizeof what, "schema %d %s p%g", s, dist_names[d], qs[k] * 100);
+                snprintf(what, sizeof what, "schema %d %s p%g", s, dists[d], qs[k] * 100);
                 check_quantile(what, v, exact_quantile(obs, N, qs[k]), s);
             }
             /* The mean is exact (the sum is), the max the top bucket's bound. */
@@ -234,6 +187,54 @@ Test(query_histogram, quantiles_of_known_distributions_within_the_bound)
     free(obs);
 }
 
+/* The interpolation itself: log-linear in a bucket, linear in the zero
+ * bucket, the top bound for max, 2^max_exp above the range. */
+Test(query_histogram, interpolation_is_log_linear)
+{
+    /* unit one, schema 0, 2^0 .. 2^4: zero bucket [0, 1], buckets (1,2]
+     * (2,4] (4,8] (8,16] */
+    uint32_t shape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_ONE, 0, 0, 4);
+    uint64_t b[4] = {0, 4, 0, 0};
+    pcw_hist_dist d = {PCW_CSTATUS_VALID, shape, 4, 0, b, 4, 12, 0};
+    pcw_hist_stat p50 = {PCW_HSTAT_QUANTILE, 0.5}, p100 = {PCW_HSTAT_QUANTILE, 1.0};
+    pcw_hist_stat p25 = {PCW_HSTAT_QUANTILE, 0.25}, max = {PCW_HSTAT_MAX, 0};
+    double v;
+    /* rank 2 of 4 in (2, 4]: half way on the log scale, 2 * 2^0.5 */
+    cr_assert_eq(pcw_hist_cook(&d, &p50, &v), PCW_CSTATUS_VALID);
+    cr_assert(fabs(v - 2.0 * sqrt(2.0)) < 1e-12, "p50 %.17g", v);
+    cr_assert_eq(pcw_hist_cook(&d, &p25, &v), PCW_CSTATUS_VALID);
+    cr_assert(fabs(v - 2.0 * pow(2.0, 0.25)) < 1e-12, "p25 %.17g", v);
+    cr_assert_eq(pcw_hist_cook(&d, &p100, &v), PCW_CSTATUS_VALID);
+    cr_assert_eq(v, 4.0);
+    cr_assert_eq(pcw_hist_cook(&d, &max, &v), PCW_CSTATUS_VALID);
+    cr_assert_eq(v, 4.0);
+    /* the zero bucket: linear from 0 to 2^min_exp */
+    uint64_t z[4] = {0, 0, 0, 0};
+    pcw_hist_dist dz = {PCW_CSTATUS_VALID, shape, 4, 4, z, 4, 2, 0};
+    cr_assert_eq(pcw_hist_cook(&dz, &p50, &v), PCW_CSTATUS_VALID);
+    cr_assert_eq(v, 0.5);
+    cr_assert_eq(pcw_hist_cook(&dz, &max, &v), PCW_CSTATUS_VALID);
+    cr_assert_eq(v, 1.0);
+    /* the last bucket: 2^max_exp, above the range */
+    uint64_t t[4] = {0, 0, 0, 3};
+    pcw_hist_dist dt = {PCW_CSTATUS_VALID, shape, 4, 0, t, 3, 100, 0};
+    cr_assert_eq(pcw_hist_cook(&dt, &p50, &v), PCW_CSTATUS_ABOVE_RANGE);
+    cr_assert_eq(v, 16.0);
+    /* a count the struct gets wrong is counted again */
+    d.count = 1000;
+    cr_assert_eq(pcw_hist_cook(&d, &p50, &v), PCW_CSTATUS_VALID);
+    cr_assert(fabs(v - 2.0 * sqrt(2.0)) < 1e-12, "p50 %.17g", v);
+    /* bounds */
+    double lo, hi;
+    pcw_hist_bucket_bounds(shape, 2, &lo, &hi);
+    cr_assert(lo == 4.0 && hi == 8.0, "%g %g", lo, hi);
+    pcw_hist_bucket_bounds(shape, UINT32_MAX, &lo, &hi);
+    cr_assert(lo == 0.0 && hi == 1.0, "%g %g", lo, hi);
+    pcw_hist_bucket_bounds(PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_NS, 3, -30, 12), 0, &lo, &hi);
+    cr_assert(fabs(lo - exp2(-30)) < 1e-24 && fabs(hi / exp2(-30 + 0.125) - 1) < 1e-15, "%g %g", lo,
+              hi);
+}
+
 /* The same through counter paths: a provider's instance observes a
  * log-normal sample in an interval; the query's p50..p99.9 are within the
  * bound of the interval's exact quantiles (and the observations before the
@@ -244,17 +245,19 @@ Test(query_histogram, quantiles_through_paths_are_the_intervals)
     prov v = open_set("HQ Paths");
     pcw_instance *in;
     hdata *a = create(&v, "a", &in);
-    rng_state = 7;
     for (int i = 0; i < 5000; i++)
         lat_hist_observe(&a->latency, 1000000000ull); /* 1 s, before the interval */
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\HQ Paths(a)\\Latency");
     collect(q);
     uint64_t *obs = malloc(N * sizeof *obs);
-    for (size_t i = 0; i < N; i++)
-        lat_hist_observe(&a->latency, obs[i] = draw(D_LOGNORMAL));
+    hd_rng rg = {7};
+    for (size_t i = 0; i < N; i++) {
+        hd_draw(&rg, dists[D_LOGNORMAL], &obs[i]);
+        lat_hist_observe(&a->latency, obs[i]);
+    }
     collect(q);
-    qsort(obs, N, sizeof *obs, cmp_u64);
+    qsort(obs, N, sizeof *obs, hd_cmp_u64);
     static const char *const cols[] = {"Latency:p50", "Latency:p90", "Latency:p99",
                                        "Latency:p99.9"};
     for (size_t k = 0; k < 4; k++) {
@@ -504,17 +507,17 @@ Test(query_histogram, hostile_words_give_statuses)
     pcw_pdh *q = open_query();
     pcw_pdh_counter *h = add(q, "\\HQ Hostile(*)\\*");
     collect(q);
-    rng_state = 99;
+    hd_rng rg = {99};
     for (int round = 0; round < 20; round++) {
         for (int k = 0; k < 4; k++) {
             uint64_t *w = x[k]->latency.words;
             size_t nw = sizeof x[k]->latency.words / sizeof w[0];
             for (int j = 0; j < 8; j++) {
-                uint64_t r = rng();
+                uint64_t r = hd_next(&rg);
                 size_t at = r % nw;
                 switch ((r >> 32) % 4) {
                 case 0:
-                    w[at] = rng(); /* anything */
+                    w[at] = hd_next(&rg); /* anything */
                     break;
                 case 1:
                     w[at] = UINT64_MAX - (r & 3);
@@ -527,7 +530,7 @@ Test(query_histogram, hostile_words_give_statuses)
                 }
             }
             uint64_t *s = x[k]->size.words;
-            s[rng() % (sizeof x[k]->size.words / sizeof s[0])] = rng();
+            s[hd_next(&rg) % (sizeof x[k]->size.words / sizeof s[0])] = hd_next(&rg);
         }
         collect(q);
         size_t n = pcw_pdh_value_count(h);
@@ -561,9 +564,10 @@ Test(query_histogram, total_is_the_histogram_of_the_union)
     collect(q);
     cr_assert_eq(status_of(h, "_Total", "Latency:p99", NULL), PCW_CSTATUS_NEW_DATA_NEEDED);
     lat_hist union_h = {{0}};
-    rng_state = 5;
+    hd_rng r = {5};
     for (int i = 0; i < 30000; i++) {
-        uint64_t ns = draw(i % 2 ? D_LOGNORMAL : D_UNIFORM);
+        uint64_t ns;
+        hd_draw(&r, dists[i % 2 ? D_LOGNORMAL : D_UNIFORM], &ns);
         lat_hist_observe(i % 2 ? &a->latency : &b->latency, ns);
         lat_hist_observe(&union_h, ns);
     }

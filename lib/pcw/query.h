@@ -649,6 +649,9 @@ typedef struct pcw_hist_stat {
  * PCW_E_INVALID_NAME (not a statistic, or a quantile outside (0, 100]) or
  * PCW_E_INVALID_PARAMETER. */
 int pcw_hist_stat_parse(const char *text, pcw_hist_stat *out);
+/* The default statistics (what a bare histogram name selects), in column
+ * order: rate mean p50 p90 p99 p99.9 max; *n (may be NULL) their number. */
+const pcw_hist_stat *pcw_hist_default_stats(size_t *n);
 /* The name of a statistic into buf (len bytes, like snprintf): "p99.9". */
 size_t pcw_hist_stat_name(const pcw_hist_stat *st, char *buf, size_t len);
 

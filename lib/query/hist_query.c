@@ -149,7 +149,7 @@ int pcwq_hist_value(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e, uin
         return PCW_CSTATUS_OVERFLOW; /* out of memory: no number */
     if ((flags & PCW_FMT_RAW) && st->kind == PCW_HSTAT_RATE && d->status == PCW_CSTATUS_VALID)
         return PCW_CSTATUS_NO_DATA; /* no rate since the start */
-    int rc = pcw_hist_cook(d, st, v);
+    int rc = pcwq_hist_cook(d, st, v);
     if ((rc == PCW_CSTATUS_VALID || rc == PCW_CSTATUS_ABOVE_RANGE) && (flags & PCW_FMT_1000))
         *v *= 1000.0;
     return rc;

@@ -27,6 +27,13 @@ const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT] = {
     {PCW_HSTAT_MAX, 0},
 };
 
+const pcw_hist_stat *pcw_hist_default_stats(size_t *n)
+{
+    if (n)
+        *n = PCWQ_HIST_NDEFAULT;
+    return pcwq_hist_defaults;
+}
+
 static const struct {
     const char *name;
     int kind;
@@ -249,7 +256,6 @@ static int sum_consistent(const pcw_hist_dist *d, double sum)
 
 int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value)
 {
-    double v = 0.0;
     if (value)
         *value = 0.0;
     if (!d || !st)
@@ -259,11 +265,55 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
     if (!pcw_hist_shape_valid(d->shape) || d->nbuckets != pcw_hist_nbuckets(d->shape) ||
         (d->nbuckets && !d->buckets))
         return PCW_CSTATUS_NO_DATA;
-    /* The count again from the buckets (the struct may be anyone's). */
-    uint64_t count = d->zero;
+    /* The count again from the buckets: the struct may be anyone's. */
+    pcw_hist_dist c = *d;
+    c.count = d->zero;
     for (uint32_t j = 0; j < d->nbuckets; j++)
-        if (__builtin_add_overflow(count, d->buckets[j], &count))
+        if (__builtin_add_overflow(c.count, d->buckets[j], &c.count))
             return PCW_CSTATUS_OVERFLOW;
+    return pcwq_hist_cook(&c, st, value);
+}
+
+/* The quantile's bucket: the first j whose cumulative count reaches the
+ * rank, and the count below it. In integers (a cumulative count reaches
+ * the rank when it reaches its ceiling), and from the top for a high
+ * quantile (p99 looks at the few buckets above it, not the many below). */
+static uint32_t rank_bucket(const pcw_hist_dist *d, double rank, uint64_t *below)
+{
+    uint32_t last = d->nbuckets - 1;
+    uint64_t r = (uint64_t)rank;
+    r += (double)r < rank;
+    if (r <= d->count / 2) {
+        uint64_t b = d->zero;
+        uint32_t j = 0;
+        for (; j < last; j++) {
+            uint64_t n = d->buckets[j];
+            if (n && b + n >= r)
+                break;
+            b += n;
+        }
+        *below = b;
+        return j;
+    }
+    /* cum(j) >= r <=> above(j) <= count - r, above(j) growing as j goes
+     * down: the lowest such j (it is non-empty, or it would not be the
+     * lowest). */
+    uint64_t above = 0, room = d->count - r;
+    uint32_t j = last;
+    while (j > 0 && above + d->buckets[j] <= room)
+        above += d->buckets[j--];
+    *below = d->count - above - d->buckets[j];
+    return j;
+}
+
+int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value)
+{
+    double v = 0.0;
+    if (value)
+        *value = 0.0;
+    if (d->status != PCW_CSTATUS_VALID)
+        return d->status;
+    uint64_t count = d->count;
     int s = pcw_hist_schema(d->shape), rc = PCW_CSTATUS_VALID;
     int64_t i0 = pcw_hist_min_index(d->shape);
     uint32_t last = d->nbuckets - 1;
@@ -315,14 +365,8 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
             v = index_upper(s, i0) * (rank / (double)d->zero); /* linear from 0 */
             break;
         }
-        double below = (double)d->zero;
-        uint32_t j = 0;
-        for (; j < last; j++) {
-            double n = (double)d->buckets[j];
-            if (n > 0.0 && below + n >= rank)
-                break;
-            below += n;
-        }
+        uint64_t below;
+        uint32_t j = rank_bucket(d, rank, &below);
         if (j == last) {
             v = index_upper(s, i0 + (int64_t)d->nbuckets);
             rc = PCW_CSTATUS_ABOVE_RANGE;
@@ -350,27 +394,51 @@ int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
     d->shape = shape, d->nbuckets = n, d->buckets = buckets;
-    uint64_t went_down = 0, count = 0;
-    int over = 0;
+    /* Every word is read once, in one pass that also counts; a bucket
+     * that went down is a reset (the provider restarted its instance, or
+     * a hostile writer). The count is kept as two sums of 32-bit halves
+     * (each below 2^46 for 8,194 words), so that nothing in the loop
+     * depends on the previous word's carry: it runs at the speed of the
+     * loads. */
+    uint64_t went_down = 0, lo = 0, hi = 0;
+    d->sum = prev ? now[0] - prev[0] : now[0];
+    d->zero = prev ? now[1] - prev[1] : now[1];
+    went_down |= prev && now[1] < prev[1];
     if (prev) {
-        /* Every word is read once; a bucket that went down is a reset
-         * (the provider restarted its instance, or a hostile writer). */
-        d->sum = now[0] - prev[0];
-        d->zero = now[1] - prev[1];
-        went_down |= now[1] < prev[1];
-        for (uint32_t j = 0; j < n; j++) {
-            uint64_t a = now[2 + j], b = prev[2 + j];
+        /* Two words per SSE2 operation (x86-64's baseline; GCC's generic
+         * vectors elsewhere): a - b, and its borrow (a < b) from bits. */
+        typedef uint64_t u64x2 __attribute__((vector_size(16)));
+        u64x2 vdown = {0, 0}, vlo = {0, 0}, vhi = {0, 0};
+        const u64x2 m32 = {0xFFFFFFFFu, 0xFFFFFFFFu};
+        uint32_t j = 0;
+        for (; j + 2 <= n; j += 2) {
+            u64x2 a, b;
+            memcpy(&a, now + 2 + j, 16);
+            memcpy(&b, prev + 2 + j, 16);
+            u64x2 x = a - b;
+            vdown |= (~a & b) | (~(a ^ b) & x);
+            memcpy(buckets + j, &x, 16);
+            vlo += x & m32, vhi += x >> 32;
+        }
+        went_down |= (vdown[0] | vdown[1]) >> 63;
+        lo += vlo[0] + vlo[1], hi += vhi[0] + vhi[1];
+        for (; j < n; j++) {
+            uint64_t a = now[2 + j], b = prev[2 + j], x = a - b;
             went_down |= a < b;
-            buckets[j] = a - b;
+            buckets[j] = x;
+            lo += x & 0xFFFFFFFFu, hi += x >> 32;
         }
     } else {
-        d->sum = now[0];
-        d->zero = now[1];
-        memcpy(buckets, now + 2, (size_t)n * sizeof *buckets);
+        for (uint32_t j = 0; j < n; j++) {
+            uint64_t x = now[2 + j];
+            buckets[j] = x;
+            lo += x & 0xFFFFFFFFu, hi += x >> 32;
+        }
     }
-    count = d->zero;
-    for (uint32_t j = 0; j < n; j++)
-        over |= __builtin_add_overflow(count, buckets[j], &count);
+    hi += lo >> 32;
+    uint64_t count = 0;
+    int over =
+        hi >> 32 != 0 || __builtin_add_overflow((hi << 32) | (lo & 0xFFFFFFFFu), d->zero, &count);
     d->count = count;
     d->status = went_down ? PCW_CSTATUS_RESET : over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     return d->status;

@@ -125,6 +125,9 @@ int pcwq_hist_select(const char *pat, int wild, const char *name, uint32_t type,
  * 64 bits. Returns d->status. */
 int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
                        pcw_hist_dist *d);
+/* pcw_hist_cook of a distribution the query made (shape and count
+ * trusted: pcwq_hist_interval's, pcwq_hist_add's). */
+int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value);
 /* acc += d (same shape; acc's buckets are acc_buckets, writable): VALID
  * or OVERFLOW (a bucket or the count wrapped). */
 int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, const pcw_hist_dist *d);

@@ -73,6 +73,19 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, uint32_t detail,
             if (!pcw_counter_in_wildcard(ctr->type, ctr->detail_level, detail))
                 continue;
             char path[8192];
+            if (ctr->type == PERF_PCW_HISTOGRAM) {
+                /* A histogram: the statistics "\Set(*)\Latency" selects. */
+                size_t nst;
+                const pcw_hist_stat *st = pcw_hist_default_stats(&nst);
+                for (size_t s = 0; s < nst; s++) {
+                    char name[4096], stat[32];
+                    pcw_hist_stat_name(&st[s], stat, sizeof stat);
+                    snprintf(name, sizeof name, "%s:%s", ctr->name, stat);
+                    pcw_path_build(path, sizeof path, NULL, cs->name, named ? "*" : NULL, 0, name);
+                    print_path(path, out);
+                }
+                continue;
+            }
             pcw_path_build(path, sizeof path, NULL, cs->name, named ? "*" : NULL, 0, ctr->name);
             print_path(path, out);
         }

@@ -434,21 +434,40 @@ static void strset_free(strset *s)
     free(s->v);
 }
 
-/* Say once per path (in `told`), on stderr, why value i of h has no
- * number when the reason lies with the provider rather than the moment: a
- * _Total of a counter without an aggregate attribute stays empty for as
- * long as the provider runs (docs/query.md, "Totals"). */
+/* Say once per path and reason (in `told`), on stderr, why value i of h
+ * has no number - or a bound rather than the number - when the reason
+ * lies with the provider rather than the moment: a _Total of a counter
+ * without an aggregate attribute stays empty for as long as the provider
+ * runs (docs/query.md, "Totals"); a histogram's statistic at the top of
+ * its range is the top bound; a histogram whose sum its buckets cannot
+ * hold has no mean (docs/query.md, "Histograms"). */
 static void explain(strset *told, pcw_pdh_counter *h, size_t i)
 {
     pcw_pdh_value v;
-    if (pcw_pdh_get_value(h, i, 0, &v) != PCW_OK || v.status != PCW_CSTATUS_NOT_AGGREGATED)
+    if (pcw_pdh_get_value(h, i, 0, &v) != PCW_OK ||
+        (v.status != PCW_CSTATUS_NOT_AGGREGATED && v.status != PCW_CSTATUS_ABOVE_RANGE &&
+         v.status != PCW_CSTATUS_INCONSISTENT))
         return;
-    char path[8192];
+    char path[8192], key[8256];
     pcw_pdh_value_path(h, i, 1, path, sizeof path);
-    if (strset_has(told, path) || strset_add(told, path))
+    snprintf(key, sizeof key, "%d %s", v.status, path);
+    if (strset_has(told, key) || strset_add(told, key))
         return;
     fputs("pcwstat: ", stderr);
     esc_put(stderr, path, strlen(path), ESC_BACKSLASH_LITERAL);
+    if (v.status == PCW_CSTATUS_ABOVE_RANGE) {
+        fprintf(stderr,
+                ": at or above the histogram's range: %g is its top bound, the true value may "
+                "be higher (the provider can raise the histogram's max_exp)\n",
+                v.value);
+        return;
+    }
+    if (v.status == PCW_CSTATUS_INCONSISTENT) {
+        fputs(": the histogram's sum disagrees with its buckets (a damaged or hostile segment): "
+              "no mean or sum\n",
+              stderr);
+        return;
+    }
     fputs(": no total: counter \"", stderr);
     esc_put(stderr, v.counter, strlen(v.counter), 0);
     fputs("\" has no aggregate attribute (sum, avg, min or max), so its ", stderr);

@@ -68,6 +68,14 @@ void write_header(FILE *f, int format, const column *cols, size_t n)
     fputc('\n', f);
 }
 
+/* A value with a number to write: a valid one, or a histogram's quantile
+ * or max at the top of its range - the top bound, a lower bound of the
+ * true value (pcwstat says so once on stderr, main.c's explain). */
+static int has_number(int status)
+{
+    return status == PCW_CSTATUS_VALID || status == PCW_CSTATUS_ABOVE_RANGE;
+}
+
 void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
                unsigned fmt_flags)
 {
@@ -78,8 +86,7 @@ void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, si
         fputc(sep, f);
         pcw_pdh_value v;
         if (pcw_pdh_value_count(cols[i].h) > 0 &&
-            pcw_pdh_get_value(cols[i].h, 0, fmt_flags, &v) == PCW_OK &&
-            v.status == PCW_CSTATUS_VALID)
+            pcw_pdh_get_value(cols[i].h, 0, fmt_flags, &v) == PCW_OK && has_number(v.status))
             fprintf(f, "\"%.6f\"", v.value);
         else
             fputs("\"\"", f);
@@ -128,7 +135,7 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
             json_string(f, v.counter);
             fprintf(f, ",\"kind\":\"%s\",\"pid\":%d,\"provider_id\":\"%016llx\"", kind_name(v.kind),
                     (int)v.pid, (unsigned long long)v.provider_id);
-            if (v.status == PCW_CSTATUS_VALID)
+            if (has_number(v.status))
                 fprintf(f, ",\"value\":%.17g", v.value);
             else
                 fputs(",\"value\":null", f);
