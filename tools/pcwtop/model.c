@@ -197,13 +197,6 @@ static char *dup_or_empty(const char *s)
     return strdup(s ? s : "");
 }
 
-/* The query's default statistics of a histogram (TOP_HIST_STATS). */
-static const pcw_hist_stat hist_stats[TOP_HIST_STATS] = {
-    {PCW_HSTAT_RATE, 0},       {PCW_HSTAT_MEAN, 0},        {PCW_HSTAT_QUANTILE, 0.5},
-    {PCW_HSTAT_QUANTILE, 0.9}, {PCW_HSTAT_QUANTILE, 0.99}, {PCW_HSTAT_QUANTILE, 0.999},
-    {PCW_HSTAT_MAX, 0},
-};
-
 /* Fill col for counter i of cs (statistic st of a histogram, or NULL).
  * 0, or -1 out of memory. */
 static int make_column(const pcw_counterset *cs, uint32_t i, const pcw_hist_stat *st,
@@ -256,12 +249,13 @@ static int make_column(const pcw_counterset *cs, uint32_t i, const pcw_hist_stat
 /* The columns of cs: the counters "\Set(*)\*" selects at detail level
  * `detail` (pcw_counter_in_wildcard), in the order the handle has them
  * (every one but bases and PERF_COUNTER_NODATA); a histogram counter
- * gives one column per default statistic. */
+ * gives one column per default statistic (pcw_hist_default_stats). */
 static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **out, uint32_t *n)
 {
-    size_t cap = 1;
+    size_t nstats, cap = 1;
+    const pcw_hist_stat *stats = pcw_hist_default_stats(&nstats);
     for (uint32_t i = 0; i < cs->counter_count; i++)
-        cap += cs->counters[i].type == PERF_PCW_HISTOGRAM ? TOP_HIST_STATS : 1;
+        cap += cs->counters[i].type == PERF_PCW_HISTOGRAM ? nstats : 1;
     top_column *c = calloc(cap, sizeof *c);
     if (!c)
         return -1;
@@ -271,8 +265,8 @@ static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **
         if (!pcw_counter_in_wildcard(ctr->type, ctr->detail_level, detail))
             continue;
         int hist = ctr->type == PERF_PCW_HISTOGRAM;
-        for (int s = 0; s < (hist ? TOP_HIST_STATS : 1); s++)
-            if (make_column(cs, i, hist ? &hist_stats[s] : NULL, &c[k++]) != 0) {
+        for (size_t s = 0; s < (hist ? nstats : 1); s++)
+            if (make_column(cs, i, hist ? &stats[s] : NULL, &c[k++]) != 0) {
                 columns_free(c, k);
                 return -1;
             }

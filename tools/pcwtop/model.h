@@ -62,11 +62,6 @@ typedef struct top_column {
     uint32_t stat_len; /* ...and the bytes of ":STAT" ending `name` */
 } top_column;
 
-/* The statistics a histogram counter's columns show: the query's default
- * expansion of its bare name (pcw/query.h: rate mean p50 p90 p99 p99.9
- * max, in that order), which "\Set(*)\*" selects. */
-#define TOP_HIST_STATS 7
-
 /* One counterset in the list (merged across providers). */
 typedef struct top_setinfo {
     char *name;
