@@ -1546,6 +1546,9 @@ Test(pcwtop, histogram_quantile_columns_show_the_known_p99)
               f, line);
     cr_assert(field(line, 9, f, sizeof f), "%s", line);
     cr_assert(fabs(seconds_of(f) - P99_HI) < 1e-5, "max is the 20 ms bucket's bound: %s", line);
+    /* The bar offers the heatmap (the counterset has a histogram). */
+    cr_assert(line_of(screen(), "F10Quit", line, sizeof line) >= 0 && strstr(line, " HHeatmap "),
+              "%s", line);
     keys("q");
     assert_restored();
     top_stop(&p);
@@ -1641,8 +1644,10 @@ Test(pcwtop, at_80x24_the_heatmap_shades_the_populated_buckets)
     cr_assert(q, "%s", line);
     double p99 = seconds_of(q + 5);
     cr_assert(p99 > P99_LO && p99 <= P99_HI * 1.0005, "%s", line);
-    /* Every line fits 80 columns: the bar is on the last line. */
-    cr_assert_eq(line_of(s, "F1Help", NULL, 0), 23, "%s", s);
+    /* The bar on the last line: the heatmap's keys. */
+    cr_assert_eq(line_of(s, "<>Histogram", line, sizeof line), 23, "%s", s);
+    cr_assert(strstr(line, "Up/DnInstance") && strstr(line, "EscTable") && strstr(line, "F10Quit"),
+              "%s", line);
     /* Any other key returns to the table. */
     keys("Escape");
     WAIT_FOR("INSTANCE");
