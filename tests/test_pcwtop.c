@@ -108,8 +108,8 @@ static void waves_stop(pid_t pid)
 TestSuite(pcwtop, .init = setup, .fini = tmux_teardown, .timeout = 180);
 
 /* Start pcwtop in the session with these extra arguments (a shell
- * fragment) and wait for its header. */
-static void start_top(const char *args)
+ * fragment) and wait for `ready` on screen. */
+static void start_top_until(const char *args, const char *ready)
 {
     cr_assert(screen_wait("PCWTEST$", 0, 20000), "no shell prompt:\n%s", screen());
     char exe[PATH_MAX], cmd[PATH_MAX + 512];
@@ -117,7 +117,13 @@ static void start_top(const char *args)
     snprintf(cmd, sizeof cmd, "stty -g > %s/stty.before; %s %s; echo \"exit=$?\"", tu_root, exe,
              args);
     type(cmd);
-    WAIT_FOR("F1Help"); /* the function bar (at any width) */
+    WAIT_FOR(ready);
+}
+
+/* ...and wait for its function bar. */
+static void start_top(const char *args)
+{
+    start_top_until(args, "F1Help"); /* the function bar (at any width) */
 }
 
 /* The screen line holding `needle`, copied into line; its index, or -1. */
@@ -1724,7 +1730,7 @@ Test(pcwtop, the_heatmap_survives_hostile_buckets)
     tu_child p;
     hist_provider_start(&p);
     session(80, 24);
-    start_top("-d 0.2 -c 'Hist Test' -H Latency");
+    start_top_until("-d 0.2 -c 'Hist Test' -H Latency", "<>Histogram"); /* the heatmap's bar */
     WAIT_FOR("\\Hist Test(_Total)\\Latency  distribution per refresh");
     WAIT_RE("last interval: [0-9]+ obs");
     top_cmd(&p, "poke web 2 18446744073709551000");

@@ -210,6 +210,7 @@ static void draw_bar(top_ui *ui)
     }
     /* htop's order; F10Quit keeps its place at the end and the entries
      * that do not fit before it are left out (the help has them all). */
+    int hist = heat_next_column(ui->table, -1, 1) >= 0; /* H has something to show */
     const char *keys[][2] = {
         {"F1", "Help"},
         {"F2", "Setup"},
@@ -219,6 +220,7 @@ static void draw_bar(top_ui *ui)
         {"F6", "Sort"},
         {"v", ui->raw ? "Cooked" : "Raw"},
         {"g", "Graph"},
+        {hist ? "H" : "", hist ? "Heatmap" : ""},
         {"Spc", ui->paused ? "Run" : "Pause"},
         {"d", "Details"},
         {"c", "Sets"},
@@ -238,6 +240,15 @@ static void draw_bar(top_ui *ui)
             keys[4][1] = "Cooked";
         if (ui->paused)
             keys[5][1] = "Run";
+    } else if (ui->mode == MODE_HEAT) {
+        static const char *const heat[][2] = {
+            {"<>", "Histogram"}, {"Up/Dn", "Instance"}, {"Esc", "Table"},
+            {"Spc", "Pause"},    {"+-", "Delay"},
+        };
+        n = sizeof heat / sizeof heat[0];
+        memcpy(keys, heat, sizeof heat);
+        if (ui->paused)
+            keys[3][1] = "Run";
     } else if (ui->mode == MODE_SETUP) {
         static const char *const setup[][2] = {
             {"Spc", "Show/Hide"}, {"F7", "MoveUp"}, {"F8", "MoveDn"}, {"Esc", "Done"}};
@@ -247,6 +258,8 @@ static void draw_bar(top_ui *ui)
     const int quit_w = 9; /* "F10Quit " */
     int x = 0;
     for (size_t i = 0; i < n; i++) {
+        if (!keys[i][0][0])
+            continue; /* not for this counterset */
         int w = (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 2;
         if (x + w + quit_w > COLS)
             break;
