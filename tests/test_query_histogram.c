@@ -397,6 +397,10 @@ Test(query_histogram, paths_select_statistics)
     cr_assert_eq(err.part, PCW_PATH_COUNTER);
     cr_assert(strstr(err.message, "\"p101\" is not a statistic of histogram \"Latency\""), "%s",
               err.message);
+    /* Statistics have no wildcards. */
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\HQ Names(a)\\Latency:*", &bad, &err),
+                 PCW_E_INVALID_NAME);
+    cr_assert(strstr(err.message, "\"*\" is not a statistic"), "%s", err.message);
     /* A statistic of a counter that is no histogram is no counter. */
     cr_assert_eq(pcw_pdh_add_counter(q, "\\HQ Names(a)\\Requests:p99", &bad, &err),
                  PCW_E_NOT_FOUND);
@@ -612,4 +616,74 @@ Test(query_histogram, total_is_the_histogram_of_the_union)
     cr_assert_eq(d.count, 7);
     pcw_pdh_close(q);
     pcw_provider_close(v.p);
+}
+
+/* ---- a provider process (tests/helpers/hist_provider) ----------------------- */
+
+static void hp_cmd(tu_child *c, const char *cmd)
+{
+    char reply[256];
+    cr_assert(tu_command(c, reply, sizeof reply, cmd) > 0, "no reply to %s", cmd);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", cmd, reply);
+}
+
+/* Two instances of another process observe known distributions; each
+ * instance's quantiles and the _Total's (the union's) are within the bound
+ * of the exact ones, and every value of the first sample says so. */
+Test(query_histogram, a_provider_process_and_its_total)
+{
+    tu_child p;
+    const char *args[] = {"--set", "HQ Proc", "--instances", "2", NULL};
+    cr_assert_eq(tu_spawn(&p, "hist_provider", args), 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0 && strncmp(line, "ready", 5) == 0,
+              "hist_provider: %s", line);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\HQ Proc(*)\\Latency");
+    pcw_pdh_counter *count = add(q, "\\HQ Proc(*)\\Latency:count");
+    collect(q);
+    for (size_t i = 0; i < pcw_pdh_value_count(h); i++) {
+        pcw_pdh_value v;
+        cr_assert_eq(pcw_pdh_get_value(h, i, 0, &v), PCW_OK);
+        cr_assert_eq(v.status, PCW_CSTATUS_NEW_DATA_NEEDED, "%s %s", v.instance, v.counter);
+    }
+    static const char *const d0 = "lognormal:2000000:1", *const d1 = "bimodal:300000:40000000:0.8";
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "observe 0 Latency %s 30000 3", d0);
+    hp_cmd(&p, cmd);
+    snprintf(cmd, sizeof cmd, "observe 1 Latency %s 10000 4", d1);
+    hp_cmd(&p, cmd);
+    collect(q);
+    uint64_t *a = hd_sorted(d0, 30000, 3), *b = hd_sorted(d1, 10000, 4);
+    uint64_t *u = malloc(40000 * sizeof *u);
+    cr_assert(a && b && u);
+    memcpy(u, a, 30000 * sizeof *u);
+    memcpy(u + 30000, b, 10000 * sizeof *u);
+    qsort(u, 40000, sizeof *u, hd_cmp_u64);
+    static const struct {
+        const char *inst;
+        size_t n;
+    } who[] = {{"inst0", 30000}, {"inst1", 10000}, {"_Total", 40000}};
+    const uint64_t *sorted[] = {a, b, u};
+    static const char *const cols[] = {"Latency:p50", "Latency:p90", "Latency:p99",
+                                       "Latency:p99.9"};
+    for (size_t w = 0; w < 3; w++) {
+        for (size_t k = 0; k < 4; k++) {
+            pcw_pdh_value x = value(h, who[w].inst, cols[k], NULL);
+            cr_assert_eq(x.status, PCW_CSTATUS_VALID, "%s %s: %s", who[w].inst, cols[k],
+                         pcw_cstatus_str(x.status));
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", who[w].inst, cols[k]);
+            check_quantile(what, x.value, exact_quantile(sorted[w], who[w].n, qs[k]), 3);
+        }
+        pcw_pdh_value c = value(count, who[w].inst, "Latency:count", NULL);
+        cr_assert_eq(c.status, PCW_CSTATUS_VALID);
+        cr_assert_eq(c.value, (double)who[w].n, "%s count %g", who[w].inst, c.value);
+    }
+    free(a);
+    free(b);
+    free(u);
+    pcw_pdh_close(q);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
 }
