@@ -1568,10 +1568,17 @@ typedef struct heat_row {
     char line[1024];
 } heat_row;
 
-static int heat_rows(const char *s, heat_row *out, int cap)
+/* ascii: the locale is not UTF-8 (the axis is '|', the shades . : * #). */
+static int heat_rows(const char *s, heat_row *out, int cap, int ascii)
 {
     regex_t re;
-    cr_assert_eq(regcomp(&re, "^ *([0-9.]+[num]?s|\\+Inf) \xe2\x94\x82", REG_EXTENDED), 0);
+    cr_assert_eq(regcomp(&re, ascii ? "^ *([0-9.]+[num]?s|\\+Inf) \\|"
+                                    : "^ *([0-9.]+[num]?s|\\+Inf) \xe2\x94\x82",
+                         REG_EXTENDED),
+                 0);
+    static const char *const shades_u[] = {"\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
+                                           "\xe2\x96\x88"};
+    static const char *const shades_a[] = {".", ":", "*", "#"};
     int n = 0;
     for (const char *p = s; *p && n < cap;) {
         const char *nl = strchr(p, '\n');
@@ -1584,8 +1591,9 @@ static int heat_rows(const char *s, heat_row *out, int cap)
             r->upper =
                 strncmp(buf + m[1].rm_so, "+Inf", 4) == 0 ? INFINITY : seconds_of(buf + m[1].rm_so);
             const char *plot = buf + m[0].rm_eo;
-            r->shaded = strstr(plot, "\xe2\x96\x91") || strstr(plot, "\xe2\x96\x92") ||
-                        strstr(plot, "\xe2\x96\x93") || strstr(plot, "\xe2\x96\x88");
+            r->shaded = 0;
+            for (int i = 0; i < 4; i++)
+                r->shaded |= strstr(plot, ascii ? shades_a[i] : shades_u[i]) != NULL;
             snprintf(r->line, sizeof r->line, "%s", buf);
         }
         if (!nl)
@@ -1626,7 +1634,7 @@ Test(pcwtop, at_80x24_the_heatmap_shades_the_populated_buckets)
     int n = 0, ok = 0;
     long long deadline = tu_now_ms() + 20000;
     while (!ok && tu_now_ms() < deadline) {
-        n = heat_rows(screen(), rows, 32);
+        n = heat_rows(screen(), rows, 32, 0);
         int r1 = row_holding(rows, n, 0.001), r20 = row_holding(rows, n, 0.020);
         ok = n >= 3 && r1 >= 0 && r20 >= 0 && rows[r1].shaded && rows[r20].shaded &&
              strstr(screen(), "p99 ");
@@ -1741,5 +1749,42 @@ Test(pcwtop, the_heatmap_survives_hostile_buckets)
     WAIT_RE("last interval: [0-9]+ obs .* p99 [0-9.]+ms");
     keys("q");
     assert_restored();
+    top_stop(&p);
+}
+
+/* The heatmap in colour (its shades' colour pairs) and, with NO_COLOR in a
+ * locale without UTF-8, in ASCII without colours: the same rows shaded,
+ * with . : * #, the markers '<'. */
+Test(pcwtop, the_heatmap_in_colour_and_in_ascii_mono)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    session(80, 24);
+    start_top_until("-d 0.2 -c 'Hist Test' -H Latency", "<>Histogram");
+    WAIT_FOR("\xe2\x97\x80 p99");
+    char line[4096];
+    cr_assert(line_of(screen_escapes(), "\xe2\x97\x80 p99", line, sizeof line) >= 0);
+    cr_assert(has_colour(line), "the p99 row's cells in colour: %s", line);
+    keys("q");
+    assert_restored();
+    char exe[PATH_MAX], cmd[PATH_MAX + 128];
+    pcwtop_path(exe, sizeof exe);
+    snprintf(cmd, sizeof cmd,
+             "LANG=C NO_COLOR=1 %s -d 0.2 -c 'Hist Test' -H Latency; echo \"mono-exit=$?\"", exe);
+    type(cmd);
+    WAIT_FOR("< p99");
+    WAIT_FOR("< p50");
+    heat_row rows[32];
+    const char *s = screen();
+    int n = heat_rows(s, rows, 32, 1);
+    int r1 = row_holding(rows, n, 0.001), r20 = row_holding(rows, n, 0.020);
+    cr_assert(n >= 3 && r1 >= 0 && r20 >= 0, "%s", s);
+    for (int i = 0; i < n; i++)
+        cr_assert(rows[i].shaded == (i == r1 || i == r20), "row %d (%s) shaded wrongly:\n%s", i,
+                  rows[i].line, s);
+    cr_assert(strstr(rows[r1].line, "< p50") && strstr(rows[r20].line, "< p99"), "%s", s);
+    cr_assert(!has_colour(screen_escapes()), "colour despite NO_COLOR:\n%s", screen_escapes());
+    keys("q");
+    WAIT_FOR("mono-exit=0");
     top_stop(&p);
 }
