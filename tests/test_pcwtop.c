@@ -1572,8 +1572,9 @@ typedef struct heat_row {
 static int heat_rows(const char *s, heat_row *out, int cap, int ascii)
 {
     regex_t re;
-    cr_assert_eq(regcomp(&re, ascii ? "^ *([0-9.]+[num]?s|\\+Inf) \\|"
-                                    : "^ *([0-9.]+[num]?s|\\+Inf) \xe2\x94\x82",
+    cr_assert_eq(regcomp(&re,
+                         ascii ? "^ *([0-9.]+[num]?s|\\+Inf) \\|"
+                               : "^ *([0-9.]+[num]?s|\\+Inf) \xe2\x94\x82",
                          REG_EXTENDED),
                  0);
     static const char *const shades_u[] = {"\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
