@@ -1133,3 +1133,25 @@ Test(pcwstat, histogram_quantile_columns)
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
 }
+
+/* JSON: a histogram's statistics are values named "Latency:max", with the
+ * top bound and the status "above range" for a value above the range. */
+Test(pcwstat, histogram_json)
+{
+    tu_child p;
+    hist_start(&p, "Hist Json", "1");
+    const char *out = file("hist.json");
+    const char *args[] = {
+        "\\Hist Json(inst0)\\Latency:max", "-f", "json", "-si", "1", "-sc", "2", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("hj.stdout"), file("hj.stderr"));
+    wait_lines(out, 1);                                        /* the first sample */
+    hist_cmd(&p, "observe 0 Latency const:5000000000000 1 1"); /* 5000 s */
+    cr_assert_eq(wait_exit(pid), 0, "%s", slurp(file("hj.stderr")));
+    char *js = slurp(out), *l[4];
+    cr_assert_eq(lines(js, l, 4), 2, "%s", js);
+    match("\"counter\":\"Latency:max\",.*\"value\":null,\"status\":\"no data", l[0]);
+    match("\"counter\":\"Latency:max\",.*\"value\":4096,\"status\":\"above range", l[1]);
+    free(js);
+    tu_send(&p, "quit");
+    tu_finish(&p, 10000);
+}

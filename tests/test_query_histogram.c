@@ -618,6 +618,31 @@ Test(query_histogram, total_is_the_histogram_of_the_union)
     pcw_provider_close(v.p);
 }
 
+/* Another provider coming (a consumer refresh, which binds every set
+ * again) changes nothing of a set with a histogram: the same instances
+ * (pcw_pdh_instance_epoch), and the interval still there. (The set's bound
+ * counter sizes were kept in a byte, so a histogram's never matched the
+ * segment's again: every refresh made its set new, its samples lost.) */
+Test(query_histogram, a_refresh_keeps_a_histogram_set)
+{
+    prov v = open_set("HQ Refresh");
+    pcw_instance *in;
+    hdata *a = create(&v, "a", &in);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\HQ Refresh(a)\\Latency:p99");
+    collect(q);
+    collect(q);
+    uint64_t epoch = pcw_pdh_instance_epoch(h);
+    prov other = open_set("HQ Refresh Other");
+    lat_hist_observe(&a->latency, 1000000);
+    collect(q);
+    cr_assert_eq(pcw_pdh_instance_epoch(h), epoch, "the set was made new");
+    cr_assert_eq(status_of(h, "a", "Latency:p99", NULL), PCW_CSTATUS_VALID);
+    pcw_pdh_close(q);
+    pcw_provider_close(other.p);
+    pcw_provider_close(v.p);
+}
+
 /* ---- a provider process (tests/helpers/hist_provider) ----------------------- */
 
 static void hp_cmd(tu_child *c, const char *cmd)
