@@ -1059,3 +1059,120 @@ Test(pcwdump, typos_get_the_nearest_names)
     stop(&h);
     stop(&a);
 }
+
+/* ---- histogram counters (PERF_PCW_HISTOGRAM) ------------------------------ */
+
+static void hist_cmd(tu_child *c, const char *cmd)
+{
+    char reply[256];
+    cr_assert(tu_command(c, reply, sizeof reply, cmd) > 0, "no reply to %s", cmd);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", cmd, reply);
+}
+
+/* tests/helpers/top_hist_provider with one instance "web", without
+ * observations. */
+static void hist_start(tu_child *c)
+{
+    cr_assert_eq(tu_spawn(c, "top_hist_provider", (const char *[]){NULL}), 0);
+    char line[256];
+    cr_assert(tu_readline(c, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
+    cr_assert(strncmp(line, "ready", 5) == 0, "%s", line);
+    hist_cmd(c, "create web");
+}
+
+static void hist_stop(tu_child *c)
+{
+    tu_send(c, "quit");
+    cr_assert_eq(tu_finish(c, 10000), 0);
+}
+
+/* A histogram's raw words: its type by name, its shape in the NOTES, its
+ * count as the cell, and under the instances the sum, the zero bucket and
+ * each non-empty bucket with its Prometheus index and bounds in seconds. */
+Test(pcwdump, histogram_text_shows_shape_sum_zero_and_buckets)
+{
+    tu_child c;
+    hist_start(&c);
+    hist_cmd(&c, "observe web 1000000 980");     /* 1 ms: bucket -79 (2^-10, 2^-9.875] s */
+    hist_cmd(&c, "observe web 20000000 20");     /* 20 ms: bucket -45 */
+    hist_cmd(&c, "observe web 0 3");             /* the zero bucket */
+    hist_cmd(&c, "observe web 9000000000000 1"); /* 9000 s: above 2^12, the last bucket */
+    result r = run((const char *[]){"-c", "Hist Test", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    char line[1024];
+    cr_assert(line_with(r.out, "PERF_PCW_HISTOGRAM", line, sizeof line), "%s", r.out);
+    cr_assert(strstr(line, "Latency") && strstr(line, "2704") &&
+                  strstr(line, "histogram=unit:ns,schema:3,range:2^-30..2^12,buckets:336"),
+              "%s", line);
+    cr_assert(line_with(r.out, " web ", line, sizeof line), "%s", r.out);
+    unsigned long long requests, count;
+    cr_assert_eq(sscanf(line, " 0 web %llu %llu", &requests, &count), 2, "%s", line);
+    cr_assert_eq(count, 1004, "%s", line);
+    cr_assert(line_with(r.out, "Latency of 0 \"web\":", line, sizeof line), "%s", r.out);
+    cr_assert(strstr(line, "count 1004  sum 9001380000000 ns  zero 3"), "%s", line);
+    cr_assert(strstr(r.out, "zero      [0, 9.31323e-10 s]  3\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bucket -79  (0.000976562 s, 0.00106495 s]  980\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bucket -45  (0.0185814 s, 0.0202631 s]  20\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "bucket 96   (3756.05 s, 4096 s] and above  1\n"), "%s", r.out);
+    /* Only the non-empty buckets. */
+    const char *b = strstr(r.out, "histograms:");
+    int n = 0;
+    for (const char *p = b; p && (p = strstr(p, "bucket ")); p++)
+        n++;
+    cr_assert_eq(n, 3, "%s", b);
+    result_free(&r);
+    hist_stop(&c);
+}
+
+Test(pcwdump, histogram_json_has_shape_and_buckets)
+{
+    tu_child c;
+    hist_start(&c);
+    hist_cmd(&c, "observe web 1000000 980");
+    hist_cmd(&c, "observe web 0 3");
+    result r = run((const char *[]){"-c", "Hist Test", "--json", "--compact", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(json_documents(r.out), 1, "%s", r.out);
+    cr_assert(strstr(r.out, "\"type_name\":\"PERF_PCW_HISTOGRAM\",\"size\":2704,"), "%s", r.out);
+    cr_assert(strstr(r.out, "\"histogram\":{\"shape\":1277296907,\"unit\":\"ns\",\"schema\":3,"
+                            "\"min_exp\":-30,\"max_exp\":12,\"buckets\":336,\"min_index\":-240,"
+                            "\"zero_threshold\":9.3132257461547852e-10}"),
+              "%s", r.out);
+    cr_assert(strstr(r.out, "\"values\":{\"Requests\":983,\"Latency\":{\"sum\":980000000,"
+                            "\"zero\":3,\"count\":983,\"buckets\":[{\"index\":-79,"
+                            "\"lower\":0.0009765625,\"upper\":0.0010649489576809157,"
+                            "\"count\":980}]}}"),
+              "%s", r.out);
+    result_free(&r);
+    hist_stop(&c);
+}
+
+/* Hostile words: buckets whose sum does not fit 64 bits, a sum that
+ * disagrees with them. pcwdump shows them as they are, the count
+ * saturated and said to be, and does not crash. */
+Test(pcwdump, histogram_hostile_words_saturate_the_count)
+{
+    tu_child c;
+    hist_start(&c);
+    hist_cmd(&c, "poke web 0 7");
+    hist_cmd(&c, "poke web 2 18446744073709551615");
+    hist_cmd(&c, "poke web 337 18446744073709551615");
+    result r = run((const char *[]){"-c", "Hist Test", NULL});
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    char line[1024];
+    cr_assert(line_with(r.out, "Latency of 0 \"web\":", line, sizeof line), "%s", r.out);
+    cr_assert(strstr(line, "count >=18446744073709551615  sum 7 ns  zero 0"), "%s", line);
+    cr_assert(strstr(r.out, "bucket -239 (9.31323e-10 s, 1.01561e-09 s]  18446744073709551615\n"),
+              "%s", r.out);
+    cr_assert(strstr(r.out, "bucket 96   (3756.05 s, 4096 s] and above  18446744073709551615\n"),
+              "%s", r.out);
+    result_free(&r);
+    r = run((const char *[]){"-c", "Hist Test", "--json", "--compact", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(json_documents(r.out), 1, "%s", r.out);
+    cr_assert(strstr(r.out, "\"Latency\":{\"sum\":7,\"zero\":0,\"count\":18446744073709551615,"
+                            "\"count_overflow\":true,\"buckets\":[{\"index\":-239,"),
+              "%s", r.out);
+    result_free(&r);
+    hist_stop(&c);
+}

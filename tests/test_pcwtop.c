@@ -108,8 +108,8 @@ static void waves_stop(pid_t pid)
 TestSuite(pcwtop, .init = setup, .fini = tmux_teardown, .timeout = 180);
 
 /* Start pcwtop in the session with these extra arguments (a shell
- * fragment) and wait for its header. */
-static void start_top(const char *args)
+ * fragment) and wait for `ready` on screen. */
+static void start_top_until(const char *args, const char *ready)
 {
     cr_assert(screen_wait("PCWTEST$", 0, 20000), "no shell prompt:\n%s", screen());
     char exe[PATH_MAX], cmd[PATH_MAX + 512];
@@ -117,7 +117,13 @@ static void start_top(const char *args)
     snprintf(cmd, sizeof cmd, "stty -g > %s/stty.before; %s %s; echo \"exit=$?\"", tu_root, exe,
              args);
     type(cmd);
-    WAIT_FOR("F1Help"); /* the function bar (at any width) */
+    WAIT_FOR(ready);
+}
+
+/* ...and wait for its function bar. */
+static void start_top(const char *args)
+{
+    start_top_until(args, "F1Help"); /* the function bar (at any width) */
 }
 
 /* The screen line holding `needle`, copied into line; its index, or -1. */
@@ -1451,4 +1457,335 @@ Test(pcwtop, hides_advanced_counters)
     cr_assert(strstr(out, "Rate") && !strstr(out, "Plain"), "%s", out);
     tu_send(&p, "quit");
     tu_finish(&p, 10000);
+}
+
+/* ---- histograms: quantile columns, the heatmap, -b -H ------------------------- */
+
+/* tests/helpers/top_hist_provider with instance "web" observing, every
+ * millisecond, 49 times 1 ms and once 20 ms: 98 % in the bucket of 1 ms,
+ * (2^-10, 2^-9.875] s, and 2 % in the bucket of 20 ms, (2^-5.75,
+ * 2^-5.625] s. So p50 and p90 lie in the first, p99 in the second (its
+ * rank, 99 %, is above the 98 % below it): within the bucket is the
+ * schema's error (2^(1/8) - 1 = 9 %). */
+#define P99_LO 0.018581361171917516 /* 2^-5.75 */
+#define P99_HI 0.020263118041422026 /* 2^-5.625 */
+#define P50_LO 0.0009765625         /* 2^-10 */
+#define P50_HI 0.0010649489576809157
+
+static void hist_provider_start(tu_child *p)
+{
+    helper_start(p, "top_hist_provider", (const char *const[]){NULL});
+    top_cmd(p, "create web");
+    top_cmd(p, "pattern web 1000000 49 20000000 1");
+}
+
+/* "19.56ms" -> 0.01956 (the units pcwtop writes seconds in); NAN if not. */
+static double seconds_of(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return NAN;
+    static const struct {
+        const char *sfx;
+        double f;
+    } u[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (strncmp(end, u[i].sfx, strlen(u[i].sfx)) == 0)
+            return v * u[i].f;
+    return NAN;
+}
+
+/* The whitespace-separated field n (from 0) of line, into buf. */
+static int field(const char *line, int n, char *buf, size_t cap)
+{
+    const char *p = line;
+    for (int i = 0;; i++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return 0;
+        size_t len = strcspn(p, " ");
+        if (i == n) {
+            snprintf(buf, cap, "%.*s", (int)len, p);
+            return 1;
+        }
+        p += len;
+    }
+}
+
+/* A histogram counter is its default statistics' columns (rate mean p50
+ * p90 p99 p99.9 max), seconds written as times; p99 and p50 of a known
+ * distribution are right within the schema's error. */
+Test(pcwtop, histogram_quantile_columns_show_the_known_p99)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    session(170, 30);
+    start_top("-d 0.3 -c 'Hist Test'");
+    WAIT_FOR("Latency:p99.9");
+    const char *s = screen();
+    char line[4096];
+    cr_assert(line_of(s, "Latency:p99.9", line, sizeof line) >= 0);
+    regex_t re;
+    cr_assert_eq(regcomp(&re,
+                         "INSTANCE +PID +Requests +Latency:rate +Latency:mean +Latency:p50 "
+                         "+Latency:p90 +Latency:p99 +Latency:p99\\.9 +Latency:max",
+                         REG_EXTENDED),
+                 0);
+    cr_assert_eq(regexec(&re, line, 0, NULL, 0), 0, "the titles: %s", line);
+    regfree(&re);
+    /* The web row once its values are there: name pid requests rate mean
+     * p50 p90 p99 p99.9 max. */
+    WAIT_RE(" web +[0-9]+ +[0-9.]+k/s +[0-9.]+k/s +[0-9.]+ms +[0-9.]+[mu]s +[0-9.]+[mu]s "
+            "+[0-9.]+ms ");
+    cr_assert(line_of(screen(), " web ", line, sizeof line) >= 0);
+    memmove(line, strstr(line, " web "), strlen(strstr(line, " web ")) + 1); /* after the list */
+    char f[64];
+    cr_assert(field(line, 7, f, sizeof f), "%s", line);
+    double p99 = seconds_of(f);
+    cr_assert(p99 > P99_LO && p99 <= P99_HI * 1.0005, "p99 %s not in the 20 ms bucket: %s", f,
+              line);
+    cr_assert(field(line, 5, f, sizeof f), "%s", line);
+    double p50 = seconds_of(f);
+    cr_assert(p50 > P50_LO * 0.9995 && p50 <= P50_HI * 1.0005, "p50 %s not in the 1 ms bucket: %s",
+              f, line);
+    cr_assert(field(line, 9, f, sizeof f), "%s", line);
+    cr_assert(fabs(seconds_of(f) - P99_HI) < 1e-5, "max is the 20 ms bucket's bound: %s", line);
+    /* The bar offers the heatmap (the counterset has a histogram). */
+    cr_assert(line_of(screen(), "F10Quit", line, sizeof line) >= 0 && strstr(line, " HHeatmap "),
+              "%s", line);
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+/* The heatmap rows of the screen: each row's label (its upper bound, in
+ * seconds) and whether any cell of it is shaded, top to bottom. */
+typedef struct heat_row {
+    double upper;
+    int shaded;
+    char line[1024];
+} heat_row;
+
+/* ascii: the locale is not UTF-8 (the axis is '|', the shades . : * #). */
+static int heat_rows(const char *s, heat_row *out, int cap, int ascii)
+{
+    regex_t re;
+    cr_assert_eq(regcomp(&re,
+                         ascii ? "^ *([0-9.]+[num]?s|\\+Inf) \\|"
+                               : "^ *([0-9.]+[num]?s|\\+Inf) \xe2\x94\x82",
+                         REG_EXTENDED),
+                 0);
+    static const char *const shades_u[] = {"\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
+                                           "\xe2\x96\x88"};
+    static const char *const shades_a[] = {".", ":", "*", "#"};
+    int n = 0;
+    for (const char *p = s; *p && n < cap;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        regmatch_t m[2];
+        if (regexec(&re, buf, 2, m, 0) == 0) {
+            heat_row *r = &out[n++];
+            r->upper =
+                strncmp(buf + m[1].rm_so, "+Inf", 4) == 0 ? INFINITY : seconds_of(buf + m[1].rm_so);
+            const char *plot = buf + m[0].rm_eo;
+            r->shaded = 0;
+            for (int i = 0; i < 4; i++)
+                r->shaded |= strstr(plot, ascii ? shades_a[i] : shades_u[i]) != NULL;
+            snprintf(r->line, sizeof r->line, "%s", buf);
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    regfree(&re);
+    return n;
+}
+
+/* The row (index) whose range - above the next row's label, up to its own
+ * - holds v, or -1. */
+static int row_holding(const heat_row *r, int n, double v)
+{
+    for (int i = 0; i < n; i++)
+        if (v <= r[i].upper && (i + 1 == n || v > r[i + 1].upper))
+            return i;
+    return -1;
+}
+
+/* H on the histogram: at 80x24, the rows holding 1 ms and 20 ms - and only
+ * they - are shaded, p50 and p99 are marked on them, and the legend says
+ * the last interval's statistics. */
+Test(pcwtop, at_80x24_the_heatmap_shades_the_populated_buckets)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    session(80, 24);
+    start_top("-d 0.2 -c 'Hist Test'");
+    WAIT_FOR("web");
+    keys("Down"); /* from _Total to web */
+    keys("H");
+    WAIT_FOR("\\Hist Test(web)\\Latency  distribution per refresh");
+    WAIT_FOR("last interval: ");
+    WAIT_FOR("p99");
+    /* Once a few columns are drawn. */
+    heat_row rows[32];
+    int n = 0, ok = 0;
+    long long deadline = tu_now_ms() + 20000;
+    while (!ok && tu_now_ms() < deadline) {
+        n = heat_rows(screen(), rows, 32, 0);
+        int r1 = row_holding(rows, n, 0.001), r20 = row_holding(rows, n, 0.020);
+        ok = n >= 3 && r1 >= 0 && r20 >= 0 && rows[r1].shaded && rows[r20].shaded &&
+             strstr(screen(), "p99 ");
+        if (!ok)
+            usleep(50 * 1000);
+    }
+    const char *s = screen();
+    cr_assert(ok, "no shaded rows for 1 ms and 20 ms:\n%s", s);
+    int r1 = row_holding(rows, n, 0.001), r20 = row_holding(rows, n, 0.020);
+    cr_assert_lt(r20, r1, "larger values above:\n%s", s);
+    for (int i = 0; i < n; i++)
+        cr_assert(rows[i].shaded == (i == r1 || i == r20), "row %d (%s) shaded wrongly:\n%s", i,
+                  rows[i].line, s);
+    cr_assert(strstr(rows[r1].line, "p50"), "p50 marked on the 1 ms row:\n%s", s);
+    cr_assert(strstr(rows[r20].line, "p99"), "p99 marked on the 20 ms row:\n%s", s);
+    cr_assert(strstr(s, "now"), "the time axis:\n%s", s);
+    cr_assert(strstr(s, "shades (observations a cell, log):"), "the legend:\n%s", s);
+    char line[4096];
+    cr_assert(line_of(s, "last interval:", line, sizeof line) >= 0);
+    const char *q = strstr(line, " p99 ");
+    cr_assert(q, "%s", line);
+    double p99 = seconds_of(q + 5);
+    cr_assert(p99 > P99_LO && p99 <= P99_HI * 1.0005, "%s", line);
+    /* The bar on the last line: the heatmap's keys. */
+    cr_assert_eq(line_of(s, "<>Histogram", line, sizeof line), 23, "%s", s);
+    cr_assert(strstr(line, "Up/DnInstance") && strstr(line, "EscTable") && strstr(line, "F10Quit"),
+              "%s", line);
+    /* Any other key returns to the table. */
+    keys("Escape");
+    WAIT_FOR("INSTANCE");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+/* -b -H: the distribution as text after each table: the row's count,
+ * rate, p50, p99, max, and a line per non-empty bucket with its bounds.
+ * An -H that names no histogram is refused. */
+Test(pcwtop, batch_prints_a_histogram_distribution)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    char exe[PATH_MAX], out[1 << 16], err[4096];
+    pcwtop_path(exe, sizeof exe);
+    int rc = run((const char *const[]){exe, "-b", "-n", "2", "-d", "0.3", "-c", "Hist Test", "-H",
+                                       "latency", NULL},
+                 out, sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 0, "pcwtop -b -H failed: %s", err);
+    char *second = strstr(out + 1, "\npcwtop ");
+    cr_assert(second, "two refreshes:\n%s", out);
+    cr_assert(strstr(second, "Latency:p99.9"), "%s", second);
+    const char *d =
+        strstr(second, "\nDistribution of Latency (the interval's non-empty buckets):\n");
+    cr_assert(d, "%s", second);
+    char line[4096];
+    cr_assert(line_of(d, "  web: ", line, sizeof line) >= 0, "%s", d);
+    const char *q = strstr(line, " p99 ");
+    cr_assert(q, "%s", line);
+    double p99 = seconds_of(q + 5);
+    cr_assert(p99 > P99_LO && p99 <= P99_HI * 1.0005, "%s", line);
+    /* Under web (after _Total's block): its two buckets, nothing else. */
+    const char *w = strstr(d, "  web: ");
+    regex_t re;
+    cr_assert_eq(regcomp(&re,
+                         "^  web: [0-9]+ obs [^\n]*\n"
+                         "    \\(976\\.6us, 1\\.065ms\\] +[0-9]+  #+\n"
+                         "    \\(18\\.58ms, 20\\.26ms\\] +[0-9]+  #+\n",
+                         REG_EXTENDED | REG_NEWLINE),
+                 0);
+    cr_assert_eq(regexec(&re, w, 0, NULL, 0), 0, "%s", w);
+    regfree(&re);
+    rc = run((const char *const[]){exe, "-b", "-n", "1", "-d", "0.1", "-c", "Hist Test", "-H",
+                                   "Requests", NULL},
+             out, sizeof out, err, sizeof err);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(err, "-H: no histogram counter \"Requests\" in this counterset"), "%s", err);
+    top_stop(&p);
+}
+
+/* A histogram column's title keeps its statistic when the counter's name
+ * is cut to the column's width. */
+Test(pcwtop, histogram_titles_keep_their_statistic)
+{
+    char b[64];
+    fmt_col_title(b, sizeof b, "Request Latency:p99.9", 6, 14);
+    cr_assert_str_eq(b, "Request\xe2\x80\xa6:p99.9");
+    fmt_col_title(b, sizeof b, "Latency:p99", 4, 14);
+    cr_assert_str_eq(b, "Latency:p99");
+    fmt_col_title(b, sizeof b, "Plain counter name longer", 0, 14);
+    cr_assert_str_eq(b, "Plain counter name longer", "not a histogram: cut by utf8_pad");
+    fmt_cell(b, sizeof b, 4096, PCW_CSTATUS_ABOVE_RANGE, "s", 0);
+    cr_assert_str_eq(b, ">4.096ks", "at or above the range: a lower bound");
+}
+
+/* Hostile words under the heatmap: buckets that jump by nearly 2^64 (the
+ * interval's count overflows), then go back (a reset), then count on as
+ * before. The heatmap says what each interval is, draws what it can, and
+ * pcwtop neither crashes nor stops. */
+Test(pcwtop, the_heatmap_survives_hostile_buckets)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    session(80, 24);
+    start_top_until("-d 0.2 -c 'Hist Test' -H Latency", "<>Histogram"); /* the heatmap's bar */
+    WAIT_FOR("\\Hist Test(_Total)\\Latency  distribution per refresh");
+    WAIT_RE("last interval: [0-9]+ obs");
+    top_cmd(&p, "poke web 2 18446744073709551000");
+    top_cmd(&p, "poke web 300 18446744073709551000");
+    WAIT_FOR("last interval: overflow");
+    top_cmd(&p, "poke web 2 5");
+    WAIT_FOR("last interval: counter reset");
+    WAIT_RE("last interval: [0-9]+ obs .* p99 [0-9.]+ms");
+    keys("q");
+    assert_restored();
+    top_stop(&p);
+}
+
+/* The heatmap in colour (its shades' colour pairs) and, with NO_COLOR in a
+ * locale without UTF-8, in ASCII without colours: the same rows shaded,
+ * with . : * #, the markers '<'. */
+Test(pcwtop, the_heatmap_in_colour_and_in_ascii_mono)
+{
+    tu_child p;
+    hist_provider_start(&p);
+    session(80, 24);
+    start_top_until("-d 0.2 -c 'Hist Test' -H Latency", "<>Histogram");
+    WAIT_FOR("\xe2\x97\x80 p99");
+    char line[4096];
+    cr_assert(line_of(screen_escapes(), "\xe2\x97\x80 p99", line, sizeof line) >= 0);
+    cr_assert(has_colour(line), "the p99 row's cells in colour: %s", line);
+    keys("q");
+    assert_restored();
+    char exe[PATH_MAX], cmd[PATH_MAX + 128];
+    pcwtop_path(exe, sizeof exe);
+    snprintf(cmd, sizeof cmd,
+             "LANG=C NO_COLOR=1 %s -d 0.2 -c 'Hist Test' -H Latency; echo \"mono-exit=$?\"", exe);
+    type(cmd);
+    WAIT_FOR("< p99");
+    WAIT_FOR("< p50");
+    heat_row rows[32];
+    const char *s = screen();
+    int n = heat_rows(s, rows, 32, 1);
+    int r1 = row_holding(rows, n, 0.001), r20 = row_holding(rows, n, 0.020);
+    cr_assert(n >= 3 && r1 >= 0 && r20 >= 0, "%s", s);
+    for (int i = 0; i < n; i++)
+        cr_assert(rows[i].shaded == (i == r1 || i == r20), "row %d (%s) shaded wrongly:\n%s", i,
+                  rows[i].line, s);
+    cr_assert(strstr(rows[r1].line, "< p50") && strstr(rows[r20].line, "< p99"), "%s", s);
+    cr_assert(!has_colour(screen_escapes()), "colour despite NO_COLOR:\n%s", screen_escapes());
+    keys("q");
+    WAIT_FOR("mono-exit=0");
+    top_stop(&p);
 }

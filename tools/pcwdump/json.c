@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pcw/histogram.h>
+#include <pcw/query.h>
 #include <pcw/types.h>
 
 #include "json_writer.h"
@@ -118,6 +120,55 @@ static void counter(jw *w, const pcw_counter *c)
     jw_kv_i64(w, "default_scale", c->default_scale);
     optional_string(w, "uri", c->uri);
     optional_string(w, "symbol", c->symbol);
+    if (c->histogram) {
+        double lo, zero_threshold;
+        pcw_hist_bucket_bounds(c->histogram, UINT32_MAX, &lo, &zero_threshold);
+        jw_key(w, "histogram");
+        jw_begin_object(w);
+        jw_kv_u64(w, "shape", c->histogram);
+        jw_kv_string(w, "unit", dump_hist_unit(c->histogram));
+        jw_kv_i64(w, "schema", pcw_hist_schema(c->histogram));
+        jw_kv_i64(w, "min_exp", pcw_hist_min_exp(c->histogram));
+        jw_kv_i64(w, "max_exp", pcw_hist_max_exp(c->histogram));
+        jw_kv_u64(w, "buckets", pcw_hist_nbuckets(c->histogram));
+        jw_kv_i64(w, "min_index", pcw_hist_min_index(c->histogram));
+        jw_kv_double(w, "zero_threshold", zero_threshold);
+        jw_end_object(w);
+    }
+    jw_end_object(w);
+}
+
+/* A histogram counter's value: its words as an object (O(buckets)). */
+static void histogram_value(jw *w, const cset_view *v, size_t x, const pcw_counter *c)
+{
+    dump_hist h;
+    if (dump_hist_read(v->snap, x, c, &h) != 0) {
+        jw_null(w);
+        return;
+    }
+    jw_begin_object(w);
+    jw_kv_u64(w, "sum", h.sum);
+    jw_kv_u64(w, "zero", h.zero);
+    jw_kv_u64(w, "count", h.count);
+    if (h.count_overflow)
+        jw_kv_bool(w, "count_overflow", 1);
+    jw_key(w, "buckets");
+    jw_begin_array(w);
+    int32_t base = pcw_hist_min_index(h.shape) + 1;
+    for (uint32_t j = 0; j < h.nbuckets; j++) {
+        uint64_t n = dump_hist_bucket(&h, j);
+        if (!n)
+            continue;
+        double lo, hi;
+        pcw_hist_bucket_bounds(h.shape, j, &lo, &hi);
+        jw_begin_object(w);
+        jw_kv_i64(w, "index", base + (int32_t)j);
+        jw_kv_double(w, "lower", lo);
+        jw_kv_double(w, "upper", hi);
+        jw_kv_u64(w, "count", n);
+        jw_end_object(w);
+    }
+    jw_end_array(w);
     jw_end_object(w);
 }
 
@@ -207,10 +258,17 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
         if (!o->no_values) {
             jw_key(w, "values");
             jw_begin_object(w);
-            for (uint32_t i = 0; i < cs->counter_count; i++)
-                if (v->shown[i])
+            for (uint32_t i = 0; i < cs->counter_count; i++) {
+                if (!v->shown[i])
+                    continue;
+                if (cs->counters[i].type == PERF_PCW_HISTOGRAM) {
+                    jw_key(w, cs->counters[i].name);
+                    histogram_value(w, v, x, &cs->counters[i]);
+                } else {
                     jw_kv_u64(w, cs->counters[i].name,
                               pcw_snapshot_value(v->snap, x, &cs->counters[i]));
+                }
+            }
             jw_end_object(w);
         }
         jw_end_object(w);

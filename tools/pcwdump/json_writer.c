@@ -5,6 +5,9 @@
 #include "json_writer.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pcw/name.h>
@@ -133,6 +136,21 @@ void jw_i64(jw *w, int64_t v)
     fprintf(w->out, "%" PRId64, v);
 }
 
+void jw_double(jw *w, double v)
+{
+    if (!isfinite(v)) {
+        jw_null(w);
+        return;
+    }
+    before_item(w, 0);
+    /* %.17g round-trips; %.15g first, when it does, reads better. */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    fputs(buf, w->out);
+}
+
 void jw_bool(jw *w, int v)
 {
     before_item(w, 0);
@@ -154,6 +172,11 @@ void jw_kv_u64(jw *w, const char *key, uint64_t v)
 {
     jw_key(w, key);
     jw_u64(w, v);
+}
+void jw_kv_double(jw *w, const char *key, double v)
+{
+    jw_key(w, key);
+    jw_double(w, v);
 }
 void jw_kv_i64(jw *w, const char *key, int64_t v)
 {

@@ -52,6 +52,9 @@ void jw_string(jw *w, const char *s); /* NULL writes null */
 void jw_string_n(jw *w, const char *s, size_t n);
 void jw_u64(jw *w, uint64_t v);
 void jw_i64(jw *w, int64_t v);
+/* A finite double, shortest round-trip form ("0.0009765625"); not finite:
+ * null (JSON has no NaN or infinity). */
+void jw_double(jw *w, double v);
 void jw_bool(jw *w, int v);
 void jw_null(jw *w);
 
@@ -59,6 +62,7 @@ void jw_null(jw *w);
 void jw_kv_string(jw *w, const char *key, const char *s);
 void jw_kv_u64(jw *w, const char *key, uint64_t v);
 void jw_kv_i64(jw *w, const char *key, int64_t v);
+void jw_kv_double(jw *w, const char *key, double v);
 void jw_kv_bool(jw *w, const char *key, int v);
 
 /* End the document (a newline) and report: 0 if every container was closed

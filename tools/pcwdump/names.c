@@ -59,6 +59,7 @@ static const struct {
     T(PERF_PRECISION_SYSTEM_TIMER),
     T(PERF_PRECISION_100NS_TIMER),
     T(PERF_PRECISION_OBJECT_TIMER),
+    T(PERF_PCW_HISTOGRAM),
 };
 
 const char *name_counter_type(uint32_t type)

@@ -76,6 +76,24 @@ const char *name_cset_flag_bit(unsigned bit);
 /* Is the counter's raw value best shown in hex? */
 int counter_is_hex(const pcw_counter *c);
 
+/* ---- histogram.c: a histogram counter's raw words ---------------------- */
+
+typedef struct dump_hist {
+    uint32_t shape, nbuckets;
+    uint64_t sum, zero;           /* words 0 and 1 */
+    uint64_t count;               /* zero + every bucket, saturated at UINT64_MAX */
+    int count_overflow;           /* ...which it was */
+    const unsigned char *buckets; /* [nbuckets] words, in the snapshot */
+} dump_hist;
+
+/* The histogram counter c of a snapshot's row: 0, or -1 when c is not a
+ * histogram with a valid shape that fits the row. */
+int dump_hist_read(const pcw_snapshot *snap, size_t row, const pcw_counter *c, dump_hist *out);
+/* Bucket j's count (j < nbuckets). */
+uint64_t dump_hist_bucket(const dump_hist *h, uint32_t j);
+/* "ns" (PCW_HIST_UNIT_NS: bounds in seconds) or "one". */
+const char *dump_hist_unit(uint32_t shape);
+
 /* ---- the walk (dump.c) and its outputs --------------------------------- */
 
 /* The segment index (pcw_consumer_segment) a snapshot row came from. */

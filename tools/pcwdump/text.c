@@ -16,7 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <pcw/histogram.h>
 #include <pcw/name.h>
+#include <pcw/query.h>
 
 #include "../common/escape.h"
 #include "pcwdump.h"
@@ -130,6 +132,11 @@ static void counter_notes(FILE *out, const pcw_counter *c)
         fprintf(out, "multi=%" PRIu32 " ", c->multi_id);
     if (c->default_scale)
         fprintf(out, "scale=%" PRId32 " ", c->default_scale);
+    if (c->histogram)
+        fprintf(out, "histogram=unit:%s,schema:%d,range:2^%d..2^%d,buckets:%" PRIu32 " ",
+                dump_hist_unit(c->histogram), pcw_hist_schema(c->histogram),
+                pcw_hist_min_exp(c->histogram), pcw_hist_max_exp(c->histogram),
+                pcw_hist_nbuckets(c->histogram));
     if (!d)
         fprintf(out, "detail=%" PRIu32 " ", c->detail_level);
     else if (c->detail_level > PCW_DETAIL_NOVICE)
@@ -225,10 +232,17 @@ static void print_counters(FILE *out, const cset_view *v, const char *indent)
     }
 }
 
+/* A value's cell; a histogram's is its count of observations (its buckets
+ * follow the instances: print_histograms). */
 static void value_text(char *buf, size_t cap, const cset_view *v, size_t x, const pcw_counter *c)
 {
     uint64_t val = pcw_snapshot_value(v->snap, x, c);
-    if (counter_is_hex(c))
+    dump_hist h;
+    if (c->type == PERF_PCW_HISTOGRAM && dump_hist_read(v->snap, x, c, &h) != 0)
+        snprintf(buf, cap, "invalid");
+    else if (c->type == PERF_PCW_HISTOGRAM)
+        snprintf(buf, cap, "%s%" PRIu64, h.count_overflow ? ">=" : "", h.count);
+    else if (counter_is_hex(c))
         snprintf(buf, cap, "0x%" PRIx64, val);
     else
         snprintf(buf, cap, "%" PRIu64, val);
@@ -341,6 +355,61 @@ static void print_instances(FILE *out, const dump_opts *o, const cset_view *v, c
     free(wval);
 }
 
+/* One bound in the histogram's exported unit ("0.00106495 s"). */
+static void bound_text(char *buf, size_t cap, double b, uint32_t shape)
+{
+    snprintf(buf, cap, "%.6g%s", b, pcw_hist_unit(shape) == PCW_HIST_UNIT_NS ? " s" : "");
+}
+
+/* Under the instances: each histogram counter of each instance, its sum,
+ * zero bucket and count, and one line per non-empty bucket with its
+ * Prometheus index and bounds (O(buckets) each). */
+static void print_histograms(FILE *out, const dump_opts *o, const cset_view *v, const char *indent)
+{
+    const pcw_counterset *cs = v->cs;
+    int any = 0;
+    for (uint32_t i = 0; !o->no_values && i < cs->counter_count; i++) {
+        const pcw_counter *c = &cs->counters[i];
+        if (!v->shown[i] || c->type != PERF_PCW_HISTOGRAM)
+            continue;
+        for (size_t k = 0; k < v->ninst; k++) {
+            size_t x = v->order[k];
+            if (!any++)
+                fprintf(out, "%shistograms:\n", indent);
+            fprintf(out, "%s  ", indent);
+            esc_put(out, c->name, strlen(c->name), 0);
+            fprintf(out, " of %" PRIu32 " ", pcw_snapshot_id(v->snap, x));
+            quoted(out, pcw_snapshot_name(v->snap, x), pcw_snapshot_name_len(v->snap, x));
+            dump_hist h;
+            if (dump_hist_read(v->snap, x, c, &h) != 0) {
+                fputs(": invalid histogram\n", out);
+                continue;
+            }
+            fprintf(out, ": count %s%" PRIu64 "  sum %" PRIu64 "%s  zero %" PRIu64 "\n",
+                    h.count_overflow ? ">=" : "", h.count, h.sum,
+                    pcw_hist_unit(h.shape) == PCW_HIST_UNIT_NS ? " ns" : "", h.zero);
+            char lo[48], hi[48];
+            double l, u;
+            if (h.zero) {
+                pcw_hist_bucket_bounds(h.shape, UINT32_MAX, &l, &u);
+                bound_text(hi, sizeof hi, u, h.shape);
+                fprintf(out, "%s    zero      [0, %s]  %" PRIu64 "\n", indent, hi, h.zero);
+            }
+            int32_t base = pcw_hist_min_index(h.shape) + 1;
+            for (uint32_t j = 0; j < h.nbuckets; j++) {
+                uint64_t n = dump_hist_bucket(&h, j);
+                if (!n)
+                    continue;
+                pcw_hist_bucket_bounds(h.shape, j, &l, &u);
+                bound_text(lo, sizeof lo, l, h.shape);
+                bound_text(hi, sizeof hi, u, h.shape);
+                fprintf(out, "%s    bucket %-4" PRId32 " (%s, %s]%s  %" PRIu64 "\n", indent,
+                        base + (int32_t)j, lo, hi, j + 1 == h.nbuckets ? " and above" : "", n);
+            }
+        }
+    }
+}
+
 static void text_cset(void *p, const dump_opts *o, const cset_view *v)
 {
     text_st *t = p;
@@ -402,6 +471,7 @@ static void text_cset(void *p, const dump_opts *o, const cset_view *v)
         fprintf(out, "%s(instances could not be read: %s)\n", indent, dump_status(v->read_rc));
     } else {
         print_instances(out, o, v, indent);
+        print_histograms(out, o, v, indent);
         if (v->snap->busy)
             fprintf(out, "%s(%" PRIu32 " instances left out: they kept changing during the read)\n",
                     indent, v->snap->busy);

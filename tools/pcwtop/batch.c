@@ -18,8 +18,11 @@
  * first collection is not printed, so that every rate printed covers a
  * whole interval.
  *
- * Exit status: 0, or 1 when the counterset (-c) or the sort column (-s)
- * does not exist at the start.
+ * With -H COUNTER, the histogram counter's interval distribution follows
+ * each table (heatmap.c, heat_print).
+ *
+ * Exit status: 0, or 1 when the counterset (-c), the sort column (-s) or
+ * the histogram (-H) does not exist at the start.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -147,7 +150,9 @@ void batch_print(FILE *out, top_model *m, top_view *v, long refresh)
     utf8_pad(cell, 4 * 256 + 8, "INSTANCE", 8, namew, 0);
     fprintf(out, "  %s %7s", cell, "PID");
     for (uint32_t k = 0; k < nc; k++) {
-        utf8_pad(cell, 4 * 256 + 8, t->cols[k].name, strlen(t->cols[k].name), widths[k], 1);
+        char title[4 * 256 + 8];
+        fmt_col_title(title, sizeof title, t->cols[k].name, t->cols[k].stat_len, widths[k]);
+        utf8_pad(cell, 4 * 256 + 8, title, strlen(title), widths[k], 1);
         fprintf(out, "  %s", cell);
     }
     fputc('\n', out);
@@ -172,6 +177,22 @@ void batch_print(FILE *out, top_model *m, top_view *v, long refresh)
         fputc('\n', out);
     }
     free(rows), free(val), free(st), free(widths), free(cell);
+}
+
+/* -H: the histogram's distribution for each row of the view. */
+static void print_heat(FILE *out, top_model *m, top_view *v, const char *name)
+{
+    const top_frame *f = top_model_frame(m);
+    int k = f->table ? heat_find_column(f->table, name) : -1;
+    size_t count = view_count(v, m);
+    uint32_t *rows = malloc((count ? count : 1) * sizeof *rows);
+    if (k < 0 || !rows) {
+        free(rows);
+        return;
+    }
+    count = view_rows(v, m, 0, count, rows);
+    heat_print(out, m, rows, count, k);
+    free(rows);
 }
 
 static uint64_t mono_ns(void)
@@ -222,6 +243,11 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
         }
         sort_pending = 0;
     }
+    if (o->heat && f->table && heat_find_column(f->table, o->heat) < 0) {
+        say("-H: no histogram counter \"", o->heat, "\" in this counterset");
+        view_free(&v);
+        return 1;
+    }
     uint64_t deadline = mono_ns() + step;
     for (long n = 0; !*signalled && (o->count == 0 || n < o->count); n++) {
         if (sleep_until(deadline, signalled) != 0)
@@ -240,6 +266,8 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
             sort_pending = 0;
         }
         batch_print(stdout, m, &v, n + 1);
+        if (o->heat)
+            print_heat(stdout, m, &v, o->heat);
         fputc('\n', stdout);
         if (fflush(stdout) != 0) {
             out_end_if_reader_gone(errno);

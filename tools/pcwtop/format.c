@@ -89,6 +89,8 @@ const char *fmt_status(int status)
         return "reset";
     case PCW_CSTATUS_OVERFLOW:
         return "overflow";
+    case PCW_CSTATUS_INCONSISTENT:
+        return "invalid";
     default:
         return "-";
     }
@@ -215,10 +217,28 @@ int fmt_col_width(const char *name)
     return w < FMT_MIN_CELL ? FMT_MIN_CELL : w > FMT_MAX_CELL ? FMT_MAX_CELL : w;
 }
 
+size_t fmt_col_title(char *buf, size_t cap, const char *name, uint32_t stat_len, int cols)
+{
+    size_t len = strlen(name);
+    int w = utf8_width(name, len);
+    if (w <= cols || stat_len == 0 || stat_len >= len || cols <= (int)stat_len + 1)
+        return (size_t)snprintf(buf, cap, "%s", name);
+    /* The counter's name cut with an ellipsis, so the statistic stays. */
+    char head[4 * 512 + 8];
+    if (cols > 512)
+        cols = 512;
+    utf8_pad(head, sizeof head, name, len - stat_len, cols - (int)stat_len, 0);
+    return (size_t)snprintf(buf, cap, "%s%s", head, name + len - stat_len);
+}
+
 size_t fmt_cell(char *buf, size_t cap, double v, int status, const char *unit, int raw)
 {
     if (status == PCW_CSTATUS_VALID)
         return fmt_value(buf, cap, v, unit, raw);
+    if (status == PCW_CSTATUS_ABOVE_RANGE) { /* v is a lower bound */
+        buf[0] = '>';
+        return cap > 1 ? 1 + fmt_value(buf + 1, cap - 1, v, unit, raw) : 0;
+    }
     return (size_t)snprintf(buf, cap, "%s", fmt_status(status));
 }
 

@@ -67,7 +67,13 @@ size_t utf8_pad(char *buf, size_t cap, const char *s, size_t len, int cols, int 
 #define FMT_MIN_CELL 9
 #define FMT_MAX_CELL 14
 int fmt_col_width(const char *name);
-/* A cell: the value with its unit, or what its status says. */
+/* A column's title within `cols` columns (the screen and batch pad it): a
+ * histogram statistic's ("Request Latency:p99.9", stat_len 6) keeps its
+ * ":STAT" and cuts the counter's name ("Request…:p99.9"); any other is
+ * left whole (utf8_pad cuts it at its end). */
+size_t fmt_col_title(char *buf, size_t cap, const char *name, uint32_t stat_len, int cols);
+/* A cell: the value with its unit, or what its status says (">4.096ks":
+ * a histogram quantile at or above its range, PCW_CSTATUS_ABOVE_RANGE). */
 size_t fmt_cell(char *buf, size_t cap, double v, int status, const char *unit, int raw);
 /* The one-character mark of a row state (TOP_ROW_*) and newness:
  * ' ' live, '+' new, '-' gone, 'x' provider exited, '!' no answer. */

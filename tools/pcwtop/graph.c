@@ -21,7 +21,7 @@
 
 #include "pcwtop.h"
 
-#define AXIS_W 10 /* value labels and the axis line */
+#define AXIS_W GRAPH_AXIS_W
 
 typedef struct point {
     int x;    /* dot column, 0 = oldest shown */
@@ -96,6 +96,30 @@ static size_t series_points(const top_ui *ui, const hist_series *s, int ndots, p
         out[n - 1 - i] = p;
     }
     return n;
+}
+
+void graph_time_axis(const top_ui *ui, int y, int px, int pw, int per_col)
+{
+    attrset(ui->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
+    for (int c = 0; c < pw; c++)
+        mvaddstr(y, px + c, ui->utf8 ? "\xe2\x94\x80" : "-");
+    int marks = pw / 20 > 4 ? 4 : pw / 20;
+    for (int i = 0; i <= marks; i++) {
+        int c = marks ? pw - 1 - i * (pw - 1) / marks : pw - 1;
+        char label[32];
+        if (i == 0)
+            snprintf(label, sizeof label, "now");
+        else {
+            char iv[24];
+            fmt_interval(iv, sizeof iv, (uint64_t)(per_col * (pw - 1 - c)) * ui->interval_ns);
+            snprintf(label, sizeof label, "-%s", iv);
+        }
+        int lx = px + c - (int)strlen(label) + 1;
+        if (lx < px)
+            lx = px;
+        mvaddstr(y, lx, label);
+    }
+    attrset(A_NORMAL);
 }
 
 void graph_draw(top_ui *ui, int y, int x, int h, int w)
@@ -207,26 +231,7 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
     }
     /* The time axis: seconds before now. */
     int ay = py + ph;
-    attrset(ui->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
-    for (int c = 0; c < pw; c++)
-        mvaddstr(ay, px + c, ui->utf8 ? "\xe2\x94\x80" : "-");
-    int marks = pw / 20 > 4 ? 4 : pw / 20;
-    for (int i = 0; i <= marks; i++) {
-        int c = marks ? pw - 1 - i * (pw - 1) / marks : pw - 1;
-        char label[32];
-        if (i == 0)
-            snprintf(label, sizeof label, "now");
-        else {
-            char iv[24];
-            fmt_interval(iv, sizeof iv, (uint64_t)(2 * (pw - 1 - c)) * ui->interval_ns);
-            snprintf(label, sizeof label, "-%s", iv);
-        }
-        int lx = px + c - (int)strlen(label) + 1;
-        if (lx < px)
-            lx = px;
-        mvaddstr(ay, lx, label);
-    }
-    attrset(A_NORMAL);
+    graph_time_axis(ui, ay, px, pw, 2);
     /* The legend: perfmon's Last, Minimum, Average, Maximum. */
     int ly = ay + 1;
     attrset(A_UNDERLINE);

@@ -236,6 +236,14 @@ static void take_refresh(top_ui *ui, const top_frame *f)
     }
     if (ui->table && ui->graph_col >= (int)ui->table->ncols)
         ui->graph_col = 0;
+    if (ui->heat_pending && ui->table) { /* -H */
+        ui->heat_col = heat_find_column(ui->table, ui->opt->heat);
+        if (ui->heat_col >= 0)
+            ui->mode = MODE_HEAT;
+        else
+            say(ui, "-H: no histogram counter \"%s\" in this counterset", ui->opt->heat);
+        ui->heat_pending = 0;
+    }
     ui->refreshes++;
     if (ui->opt->count && ui->refreshes >= ui->opt->count)
         ui->last_frame = 1;
@@ -322,6 +330,8 @@ void ui_sync(top_ui *ui, top_model *m)
                      e->st[k] == PCW_CSTATUS_VALID ? e->v[k] : NAN);
         }
     }
+    if (ui->mode == MODE_HEAT)
+        heat_sync(ui, m);
     ui->stale = 0;
     ui->resync = 0;
     ui->dirty = 1;
@@ -686,6 +696,18 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
                 ui->graph_col = ui->view.sort;
             ui->resync = 1;
             break;
+        case L'H': /* the heatmap: the sort column's histogram, else the first */
+            ui->heat_col = ui->view.sort >= 0 && ui->table &&
+                                   ui->view.sort < (int)ui->table->ncols &&
+                                   ui->table->cols[ui->view.sort].shape
+                               ? ui->view.sort
+                               : heat_next_column(ui->table, -1, 1);
+            if (ui->heat_col < 0)
+                say(ui, "%s", "no histogram counter in this counterset");
+            else
+                ui->mode = MODE_HEAT;
+            ui->resync = 1;
+            break;
         case L'm':
             toggle_mark(ui);
             ui->resync = 1;
@@ -776,32 +798,47 @@ static void key_setup(top_ui *ui, int is_key, wint_t c)
     ui->resync = 1;
 }
 
+/* The keys the graph and the heatmap share: Up/Down another instance,
+ * Space pause, + - the interval, the mouse ignored. 1 if c was one. */
+static int plot_key(top_ui *ui, int is_key, wint_t c)
+{
+    if (is_key && (c == KEY_UP || c == KEY_DOWN)) {
+        move_cursor(&ui->cursor, ui->count, c == KEY_UP ? -1 : 1);
+    } else if (!is_key && c == L' ') {
+        ui->paused = !ui->paused;
+        collector_pause(ui->col, ui->paused);
+    } else if (!is_key && (c == L'+' || c == L'-')) {
+        set_interval(ui, c == L'+' ? 1 : -1);
+    } else if (is_key && c == KEY_MOUSE) {
+        MEVENT ev;
+        getmouse(&ev);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static void key_mode(top_ui *ui, int is_key, wint_t c)
 {
     /* Help and details: any key returns (q and F10 quit); the graph keeps
      * its own keys. */
     int quit = (is_key && c == KEY_F(10)) || (!is_key && c == L'q');
-    if (ui->mode == MODE_GRAPH) {
+    if (ui->mode == MODE_HEAT) {
+        if (is_key && (c == KEY_LEFT || c == KEY_RIGHT))
+            ui->heat_col = heat_next_column(ui->table, ui->heat_col, c == KEY_LEFT ? -1 : 1);
+        else if (!plot_key(ui, is_key, c))
+            ui->mode = MODE_TABLE;
+    } else if (ui->mode == MODE_GRAPH) {
         uint32_t nc = ui->table ? ui->table->ncols : 0;
         if (is_key && c == KEY_LEFT && nc)
             ui->graph_col = (ui->graph_col + (int)nc - 1) % (int)nc;
         else if (is_key && c == KEY_RIGHT && nc)
             ui->graph_col = (ui->graph_col + 1) % (int)nc;
-        else if (is_key && (c == KEY_UP || c == KEY_DOWN))
-            move_cursor(&ui->cursor, ui->count, c == KEY_UP ? -1 : 1);
         else if (!is_key && c == L'm')
             toggle_mark(ui);
         else if (!is_key && c == L'U')
             ui->nmarks = 0;
-        else if (!is_key && c == L' ') {
-            ui->paused = !ui->paused;
-            collector_pause(ui->col, ui->paused);
-        } else if (!is_key && (c == L'+' || c == L'-'))
-            set_interval(ui, c == L'+' ? 1 : -1);
-        else if (is_key && c == KEY_MOUSE) {
-            MEVENT ev;
-            getmouse(&ev);
-        } else
+        else if (!plot_key(ui, is_key, c))
             ui->mode = MODE_TABLE;
     } else if (ui->mode == MODE_HELP && is_key &&
                (c == KEY_UP || c == KEY_DOWN || c == KEY_PPAGE || c == KEY_NPAGE || c == KEY_HOME ||

@@ -55,6 +55,8 @@ static const char usage_text[] =
     "  -b, --batch              no curses: print each refresh as text (top -b)\n"
     "  -a, --advanced           show advanced counters too (hidden by default, as\n"
     "                           in perfmon; the a key toggles them)\n"
+    "  -H, --heatmap COUNTER    a histogram counter's distribution: start in its\n"
+    "                           heatmap (H); with -b, print it after each table\n"
     "      --timeout SECONDS    how long a callback provider has to answer each\n"
     "                           refresh (default: the delay, at most 1)\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
@@ -66,7 +68,8 @@ static const char usage_text[] =
     "list and the table; Left/Right scroll the columns; c hides the list; F2 setup\n"
     "(columns); F3 search; F4, / or \\ filter; F5 refresh now; F6 or s sort;\n"
     "r reverse; +/- interval; space pause; t totals; v raw/cooked; a advanced\n"
-    "counters; d details; g graph; m mark for the graph; h, F1 or ? help; q or F10 quit.\n"
+    "counters; d details; g graph; H heatmap of a histogram; m mark for the graph;\n"
+    "h, F1 or ? help; q or F10 quit.\n"
     "\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
@@ -180,6 +183,7 @@ static int parse(int argc, char **argv, top_options *o)
         {"iterations", required_argument, NULL, 'n'},
         {"batch", no_argument, NULL, 'b'},
         {"advanced", no_argument, NULL, 'a'},
+        {"heatmap", required_argument, NULL, 'H'},
         {"dir", required_argument, NULL, OPT_DIR},
         {"all-users", no_argument, NULL, OPT_ALL_USERS},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -190,7 +194,7 @@ static int parse(int argc, char **argv, top_options *o)
     o->interval = 1.0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:c:f:s:n:abh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:c:f:s:n:abhH:", longs, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'd':
@@ -226,6 +230,11 @@ static int parse(int argc, char **argv, top_options *o)
             break;
         case 'a':
             o->advanced = 1;
+            break;
+        case 'H':
+            if (!*optarg)
+                return usage_error("-H needs a histogram counter's name");
+            o->heat = optarg;
             break;
         case OPT_DIR:
             o->dir = optarg;
@@ -337,6 +346,8 @@ static int interactive(const top_options *o, top_model *m)
     if (o->filter)
         snprintf(ui->view.filter, sizeof ui->view.filter, "%s", o->filter);
     ui->sort_pending = o->sort != NULL;
+    ui->heat_pending = o->heat != NULL;
+    ui->heat_col = -1;
     ui->want = o->set ? strdup(o->set) : NULL;
     screen_init_colors(ui);
     top_model_want(m, o->set, o->set == NULL);
@@ -372,6 +383,7 @@ out:
         free(ui->rows);
         free(ui->marks);
         free(ui->want);
+        heat_free(&ui->heat);
     }
     if (hist)
         hist_free(hist);

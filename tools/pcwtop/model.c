@@ -25,6 +25,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include <pcw/histogram.h>
 #include <pcw/layout.h>
 #include <pcw/name.h>
 
@@ -196,13 +197,66 @@ static char *dup_or_empty(const char *s)
     return strdup(s ? s : "");
 }
 
-/* The counters the query shows for "\Set(*)\*" (every one but bases and
- * PERF_COUNTER_NODATA, in order), as columns. */
+/* Fill col for counter i of cs (statistic st of a histogram, or NULL).
+ * 0, or -1 out of memory. */
+static int make_column(const pcw_counterset *cs, uint32_t i, const pcw_hist_stat *st,
+                       top_column *col)
+{
+    const pcw_counter *ctr = &cs->counters[i];
+    col->index = i;
+    col->id = ctr->id;
+    col->type = ctr->type;
+    col->aggregate = ctr->aggregate;
+    col->detail_level = ctr->detail_level;
+    col->attributes = ctr->attributes;
+    col->scale = ctr->default_scale;
+    col->unit = unit_of(ctr->type);
+    /* The base: the counter base_id names, else the next counter when
+     * it has a base type (Windows' rule, docs/query.md). */
+    const char *base = "";
+    if (pcw_counter_type_needs_base(ctr->type)) {
+        for (uint32_t j = 0; ctr->base_id != PCW_NO_COUNTER && j < cs->counter_count; j++)
+            if (cs->counters[j].id == ctr->base_id)
+                base = cs->counters[j].name;
+        if (!*base && i + 1 < cs->counter_count &&
+            pcw_counter_type_is_base(cs->counters[i + 1].type))
+            base = cs->counters[i + 1].name;
+    }
+    if (st) {
+        /* "Latency:p99": a rate per second, a count, or a value in the
+         * histogram's exported unit (seconds for nanosecond histograms). */
+        char stat[32];
+        pcw_hist_stat_name(st, stat, sizeof stat);
+        const char *name = ctr->name ? ctr->name : "";
+        size_t len = strlen(name) + 1 + strlen(stat) + 1;
+        col->name = malloc(len);
+        if (col->name)
+            snprintf(col->name, len, "%s:%s", name, stat);
+        col->shape = ctr->histogram;
+        col->stat_len = (uint32_t)strlen(stat) + 1;
+        col->unit = st->kind == PCW_HSTAT_RATE                          ? "/s"
+                    : st->kind == PCW_HSTAT_COUNT                       ? ""
+                    : pcw_hist_unit(ctr->histogram) == PCW_HIST_UNIT_NS ? "s"
+                                                                        : "";
+    } else {
+        col->name = dup_or_empty(ctr->name);
+    }
+    col->description = dup_or_empty(ctr->description);
+    col->base = dup_or_empty(base);
+    return col->name && col->description && col->base ? 0 : -1;
+}
+
 /* The columns of cs: the counters "\Set(*)\*" selects at detail level
- * `detail` (pcw_counter_in_wildcard), in the order the handle has them. */
+ * `detail` (pcw_counter_in_wildcard), in the order the handle has them
+ * (every one but bases and PERF_COUNTER_NODATA); a histogram counter
+ * gives one column per default statistic (pcw_hist_default_stats). */
 static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **out, uint32_t *n)
 {
-    top_column *c = calloc(cs->counter_count ? cs->counter_count : 1, sizeof *c);
+    size_t nstats, cap = 1;
+    const pcw_hist_stat *stats = pcw_hist_default_stats(&nstats);
+    for (uint32_t i = 0; i < cs->counter_count; i++)
+        cap += cs->counters[i].type == PERF_PCW_HISTOGRAM ? nstats : 1;
+    top_column *c = calloc(cap, sizeof *c);
     if (!c)
         return -1;
     uint32_t k = 0;
@@ -210,33 +264,12 @@ static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **
         const pcw_counter *ctr = &cs->counters[i];
         if (!pcw_counter_in_wildcard(ctr->type, ctr->detail_level, detail))
             continue;
-        top_column *col = &c[k++];
-        col->index = i;
-        col->id = ctr->id;
-        col->type = ctr->type;
-        col->aggregate = ctr->aggregate;
-        col->detail_level = ctr->detail_level;
-        col->attributes = ctr->attributes;
-        col->scale = ctr->default_scale;
-        col->unit = unit_of(ctr->type);
-        /* The base: the counter base_id names, else the next counter when
-         * it has a base type (Windows' rule, docs/query.md). */
-        const char *base = "";
-        if (pcw_counter_type_needs_base(ctr->type)) {
-            for (uint32_t j = 0; ctr->base_id != PCW_NO_COUNTER && j < cs->counter_count; j++)
-                if (cs->counters[j].id == ctr->base_id)
-                    base = cs->counters[j].name;
-            if (!*base && i + 1 < cs->counter_count &&
-                pcw_counter_type_is_base(cs->counters[i + 1].type))
-                base = cs->counters[i + 1].name;
-        }
-        col->name = dup_or_empty(ctr->name);
-        col->description = dup_or_empty(ctr->description);
-        col->base = dup_or_empty(base);
-        if (!col->name || !col->description || !col->base) {
-            columns_free(c, k);
-            return -1;
-        }
+        int hist = ctr->type == PERF_PCW_HISTOGRAM;
+        for (size_t s = 0; s < (hist ? nstats : 1); s++)
+            if (make_column(cs, i, hist ? &stats[s] : NULL, &c[k++]) != 0) {
+                columns_free(c, k);
+                return -1;
+            }
     }
     *out = c;
     *n = k;
@@ -863,6 +896,13 @@ void top_model_row_values(top_model *m, const top_row *r, double *v, uint8_t *st
             st[k] = PCW_CSTATUS_NO_INSTANCE;
         }
     }
+}
+
+int top_model_histogram(top_model *m, const top_row *r, uint32_t k, pcw_hist_dist *out)
+{
+    if (!lined_up(m) || r->qi == UINT32_MAX || k >= m->table->ncols || !m->table->cols[k].shape)
+        return PCW_E_INVALID_PARAMETER;
+    return pcw_pdh_get_histogram(m->h, (size_t)r->qi * m->table->ncols + k, 0, out);
 }
 
 int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t **st)

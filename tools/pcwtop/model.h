@@ -54,8 +54,12 @@ typedef struct top_column {
     char *base;     /* the base counter's name, "" if none */
     uint32_t index; /* in the counterset's counters */
     uint32_t id, type, aggregate, detail_level, attributes;
-    int32_t scale;    /* default_scale */
-    const char *unit; /* "/s", "%", "s" or "" (from the type) */
+    int32_t scale;     /* default_scale */
+    const char *unit;  /* "/s", "%", "s" or "" (from the type; a histogram's
+                          from its statistic and unit) */
+    uint32_t shape;    /* a histogram statistic's column: the shape
+                          (pcw/histogram.h); else 0 */
+    uint32_t stat_len; /* ...and the bytes of ":STAT" ending `name` */
 } top_column;
 
 /* One counterset in the list (merged across providers). */
@@ -193,6 +197,12 @@ void top_model_row_values(top_model *m, const top_row *r, double *v, uint8_t *st
  * collection, cooked in one pass and kept until the next collection or
  * raw/cooked switch. PCW_OK, PCW_E_NO_MEMORY or PCW_E_INVALID_PARAMETER. */
 int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t **st);
+/* The interval's distribution behind column k (a histogram statistic) of
+ * row r in the last collection (pcw_pdh_get_histogram): out->buckets is
+ * valid until the next call or collection. PCW_OK (out->status says
+ * whether there is one) or PCW_E_INVALID_PARAMETER (not a histogram
+ * column, a gone row, a table that does not line up). */
+int top_model_histogram(top_model *m, const top_row *r, uint32_t k, pcw_hist_dist *out);
 
 /* ---- the view (view.c) ------------------------------------------------------ */
 

@@ -11,6 +11,8 @@
  *   screen.c             drawing: header, counterset list, table, help,
  *                        details, function bar
  *   graph.c              drawing the graph view (braille / ASCII)
+ *   heatmap.c            a histogram's distribution over time: its ring,
+ *                        the heatmap view, batch mode's text form
  *   input.c              keys and mouse: the event loop
  *   batch.c              -b: each refresh as text
  *   main.c               options, terminal set-up and restore, signals
@@ -44,6 +46,8 @@ typedef struct top_options {
     int all_users;      /* --all-users */
     double timeout;     /* --timeout: seconds a callback provider has */
     int advanced;       /* -a: advanced counters are columns too */
+    const char *heat;   /* -H: the histogram counter whose distribution is
+                           shown (interactive: the heatmap; -b: text) */
 } top_options;
 
 /* Intervals +/- step through (seconds). */
@@ -119,7 +123,7 @@ void collector_unlock(top_collector *c);
 /* ---- the interactive UI ------------------------------------------------------ */
 
 enum { FOCUS_SETS, FOCUS_TABLE };
-enum { MODE_TABLE, MODE_HELP, MODE_DETAILS, MODE_GRAPH, MODE_SORT, MODE_SETUP };
+enum { MODE_TABLE, MODE_HELP, MODE_DETAILS, MODE_GRAPH, MODE_SORT, MODE_SETUP, MODE_HEAT };
 /* The prompt on the bottom line: none, the filter (F4, /, \), the search (F3). */
 enum { EDIT_NONE, EDIT_FILTER, EDIT_SEARCH };
 /* Narrower terminals hide the counterset list unless `c` showed it. */
@@ -141,6 +145,35 @@ enum {
     PAIR_SERIES0, /* graph series: PAIR_SERIES0 + i */
 };
 #define GRAPH_MAX_SERIES 8
+/* The heatmap's shades, lightest first: PAIR_HEAT0 + level - 1. */
+#define PAIR_HEAT0  (PAIR_SERIES0 + GRAPH_MAX_SERIES)
+#define HEAT_LEVELS 4
+/* ---- heatmap.c: a histogram's distribution per refresh ---------------------- */
+
+/* Refreshes a heatmap keeps: wider than a screen's plot. Memory: HEAT_COLS
+ * x (buckets + 1) x 8 bytes (2.7 MB at 1 ns .. 1 h, schema 3; at most
+ * 16.8 MB at 8192 buckets), one ring at a time. */
+#define HEAT_COLS 256u
+
+typedef struct heat_col {
+    uint64_t seq;     /* refresh; 0: none */
+    uint64_t mono_ns; /* its time */
+    int status;       /* pcw_cstatus of its distribution */
+    uint64_t count;   /* observations in the interval */
+    double rate, p50, p99, max;
+    uint8_t p50_st, p99_st, max_st;
+} heat_col;
+
+/* One histogram of one instance, refresh after refresh (the UI thread's). */
+typedef struct top_heat {
+    uint64_t key;    /* ui_series_key of the instance */
+    uint32_t index;  /* the counter's index in its counterset */
+    uint32_t shape;  /* 0: nothing recorded */
+    uint32_t nb;     /* buckets + 1: cell 0 is the zero bucket */
+    uint64_t *cells; /* [HEAT_COLS][nb]: column seq % HEAT_COLS */
+    heat_col col[HEAT_COLS];
+} top_heat;
+
 /* Counter columns kept per row on screen (wider sets are cut). */
 #define UI_MAX_COLS 64
 
@@ -211,8 +244,11 @@ typedef struct top_ui {
     uint64_t message_seq; /* refresh the message was set at */
     int paused, raw, advanced;
     uint64_t interval_ns;
-    int graph_col;   /* counter column the graph shows */
-    uint64_t *marks; /* instance keys marked for the graph */
+    int graph_col;    /* counter column the graph shows */
+    int heat_col;     /* a column of the histogram the heatmap shows */
+    top_heat heat;    /* ...its ring, for the instance under the cursor */
+    int heat_pending; /* -H: open the heatmap once the table is there */
+    uint64_t *marks;  /* instance keys marked for the graph */
     size_t nmarks, marks_cap;
     int colors, colors256;
     int utf8; /* braille and box-drawing characters available */
@@ -251,7 +287,29 @@ size_t screen_sort_choices(const top_ui *ui, int *out, size_t cap);
 const char *screen_sort_label(const top_ui *ui, int sort);
 
 /* graph.c */
+#define GRAPH_AXIS_W 10 /* value labels and the axis line */
 void graph_draw(top_ui *ui, int y, int x, int h, int w);
+/* The time axis under a plot at px of pw columns, each per_col refreshes
+ * (the graph: 2 dots a character; the heatmap: 1), labelled in time
+ * before now. */
+void graph_time_axis(const top_ui *ui, int y, int px, int pw, int per_col);
+
+/* heatmap.c */
+/* The first column at or after k (wrapping; dir -1: before) that is a
+ * statistic of another histogram counter than column k's (of any, when k
+ * is not one); -1 when the table has none. */
+int heat_next_column(const top_table *t, int k, int dir);
+/* The column of histogram counter `name` (its first statistic), or -1. */
+int heat_find_column(const top_table *t, const char *name);
+/* Record the last collection's distribution of ui->heat_col for the
+ * instance under the cursor (the model locked), starting a new ring when
+ * the instance or the counter changed. */
+void heat_sync(top_ui *ui, top_model *m);
+void heat_free(top_heat *h);
+void heat_draw(top_ui *ui, int y, int x, int h, int w);
+/* -b -H: the distribution of column k of each row of the view (rows[n]):
+ * its count, rate, p50 and p99, and a line per non-empty bucket. */
+void heat_print(FILE *out, top_model *m, const uint32_t *rows, size_t n, int k);
 /* The history key of an instance key (with counterset and raw/cooked). */
 uint64_t ui_series_key(const top_ui *ui, uint64_t key);
 

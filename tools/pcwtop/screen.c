@@ -64,6 +64,11 @@ void screen_init_colors(top_ui *ui)
                                                COLOR_WHITE,   COLOR_GREEN};
     for (int i = 0; i < GRAPH_MAX_SERIES; i++)
         init_pair((short)(PAIR_SERIES0 + i), big ? c256[i] : c8[i], -1);
+    /* The heatmap's shades: cold to hot. */
+    static const short h256[HEAT_LEVELS] = {24, 37, 214, 196};
+    static const short h8[HEAT_LEVELS] = {COLOR_BLUE, COLOR_CYAN, COLOR_YELLOW, COLOR_RED};
+    for (int i = 0; i < HEAT_LEVELS; i++)
+        init_pair((short)(PAIR_HEAT0 + i), big ? h256[i] : h8[i], -1);
 }
 
 /* The attribute for a role: its colour pair, or `mono` without colours. */
@@ -205,6 +210,7 @@ static void draw_bar(top_ui *ui)
     }
     /* htop's order; F10Quit keeps its place at the end and the entries
      * that do not fit before it are left out (the help has them all). */
+    int hist = heat_next_column(ui->table, -1, 1) >= 0; /* H has something to show */
     const char *keys[][2] = {
         {"F1", "Help"},
         {"F2", "Setup"},
@@ -214,6 +220,7 @@ static void draw_bar(top_ui *ui)
         {"F6", "Sort"},
         {"v", ui->raw ? "Cooked" : "Raw"},
         {"g", "Graph"},
+        {hist ? "H" : "", hist ? "Heatmap" : ""},
         {"Spc", ui->paused ? "Run" : "Pause"},
         {"d", "Details"},
         {"c", "Sets"},
@@ -233,6 +240,15 @@ static void draw_bar(top_ui *ui)
             keys[4][1] = "Cooked";
         if (ui->paused)
             keys[5][1] = "Run";
+    } else if (ui->mode == MODE_HEAT) {
+        static const char *const heat[][2] = {
+            {"<>", "Histogram"}, {"Up/Dn", "Instance"}, {"Esc", "Table"},
+            {"Spc", "Pause"},    {"+-", "Delay"},
+        };
+        n = sizeof heat / sizeof heat[0];
+        memcpy(keys, heat, sizeof heat);
+        if (ui->paused)
+            keys[3][1] = "Run";
     } else if (ui->mode == MODE_SETUP) {
         static const char *const setup[][2] = {
             {"Spc", "Show/Hide"}, {"F7", "MoveUp"}, {"F8", "MoveDn"}, {"Esc", "Done"}};
@@ -242,6 +258,8 @@ static void draw_bar(top_ui *ui)
     const int quit_w = 9; /* "F10Quit " */
     int x = 0;
     for (size_t i = 0; i < n; i++) {
+        if (!keys[i][0][0])
+            continue; /* not for this counterset */
         int w = (int)(strlen(keys[i][0]) + strlen(keys[i][1])) + 2;
         if (x + w + quit_w > COLS)
             break;
@@ -476,8 +494,11 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
     cx += 8;
     for (int i = first; i <= last; i++) {
         uint32_t k = vis[i];
+        char name[CELL_BYTES - 8]; /* and the arrow */
+        fmt_col_title(name, sizeof name, t->cols[k].name, t->cols[k].stat_len,
+                      cw[k] - (ui->view.sort == (int)k));
         snprintf(label, sizeof label, "%s%s", ui->view.sort == (int)k ? (desc ? down : up) : "",
-                 t->cols[k].name);
+                 name);
         /* One column before the title stays blank: titles never touch. */
         text(y, cx + 1, cw[k] + 1, right, label, title, 1);
         ui->hdr_x[ui->nhdr] = cx, ui->hdr_sort[ui->nhdr++] = (int)k;
@@ -567,6 +588,7 @@ static const char *const help_lines[] = {
     "  a                 show / hide advanced counters (hidden, as in perfmon)",
     "  d                 details: the counters' metadata, the selected instance",
     "  g                 graph of a counter over time (Left/Right: counter)",
+    "  H                 heatmap of a histogram over time (Left/Right: histogram)",
     "  m U               mark the instance for the graph, unmark all",
     "  F10 q             quit",
     "",
@@ -681,6 +703,9 @@ void screen_draw(top_ui *ui)
         break;
     case MODE_GRAPH:
         graph_draw(ui, y, 0, h, COLS);
+        break;
+    case MODE_HEAT:
+        heat_draw(ui, y, 0, h, COLS);
         break;
     default: {
         int lw = 0;
