@@ -108,6 +108,43 @@ static int callback(pcw_callback_type type, const pcw_callback_info *info, void 
     return PCW_OK;
 }
 
+PCW_HISTOGRAM_TYPE(seed_latency, PCW_HIST_UNIT_NS, 2, -20, -4);
+PCW_HISTOGRAM_TYPE(seed_sizes, PCW_HIST_UNIT_ONE, -1, 0, 16);
+struct seed_hist {
+    uint64_t requests;
+    seed_latency latency;
+    seed_sizes sizes;
+};
+
+static int histograms(pcw_provider *p)
+{
+    static const pcw_counter_desc c[] = {
+        PCW_COUNTER(1, "Requests", PERF_COUNTER_BULK_COUNT, struct seed_hist, requests),
+        PCW_HISTOGRAM_COUNTER(2, "Latency", struct seed_hist, latency, seed_latency),
+        PCW_HISTOGRAM_COUNTER_EX(3, "Sizes", struct seed_hist, sizes, seed_sizes,
+                                 PCW_AGGREGATE_UNDEFINED, PCW_DETAIL_ADVANCED, "bytes"),
+    };
+    pcw_registration_info info = {.version = PCW_VERSION_1,
+                                  .name = "Histograms",
+                                  .instance_type = PCW_MULTI_AGGREGATE,
+                                  .counter_count = 3,
+                                  .counters = c};
+    pcw_registration *r;
+    int rc = pcw_register(&r, p, &info);
+    for (int i = 0; rc == PCW_OK && i < 2; i++) {
+        static struct seed_hist h[2];
+        for (uint64_t v = 0; v < 40; v++) {
+            seed_latency_observe(&h[i].latency, v * v * 997 * (uint64_t)(i + 1));
+            seed_sizes_observe(&h[i].sizes, v << v % 20);
+        }
+        h[i].requests = 40;
+        pcw_data d = {&h[i], sizeof h[i]};
+        pcw_instance *in;
+        rc = pcw_create_instance(&in, r, i ? "h1" : "h0", 1, &d);
+    }
+    return rc;
+}
+
 /* Remove the private root and the provider folder made in it. */
 static void remove_root(const pcw_provider_options *o)
 {
@@ -254,6 +291,15 @@ int main(int argc, char **argv)
     if (pcw_create_instance(&in, r, "mixed", 1, &d) != PCW_OK)
         return 1;
     save(p, argv[1], "callback.seg");
+    pcw_provider_close(p);
+
+    /* 7: histogram counters (pcw/histogram.h) beside a plain one: two
+     * instances with observations in the zero, regular and overflow
+     * buckets, so the fuzzer bends shape words, sizes and bucket words. */
+    pcw_provider_open(&p, &o);
+    if (histograms(p) != PCW_OK)
+        return 1;
+    save(p, argv[1], "histogram.seg");
     pcw_provider_close(p);
     remove_root(&o);
     return 0;
