@@ -224,3 +224,40 @@ Test(histogram, registration_rules, .init = setup, .fini = teardown)
     cr_assert_eq(try_register(c, 1, why, sizeof why), PCW_E_INVALID_PARAMETER);
     cr_assert(strstr(why, "aggregate"), "%s", why);
 }
+
+/* Two providers register "Web" with histograms of the same size at the same
+ * offset but different shapes (here the unit): a consumer must not merge
+ * them, or it would read one's buckets with the other's bounds. */
+PCW_HISTOGRAM_TYPE(web_sizes, PCW_HIST_UNIT_ONE, 3, -30, 12);
+struct web_other {
+    uint64_t requests;
+    web_sizes latency;
+    uint32_t active;
+};
+static const pcw_counter_desc other_counters[] = {
+    PCW_COUNTER(1, "Requests", PERF_COUNTER_BULK_COUNT, struct web_other, requests),
+    PCW_HISTOGRAM_COUNTER(2, "Latency", struct web_other, latency, web_sizes),
+    PCW_COUNTER(3, "Active", PERF_COUNTER_RAWCOUNT, struct web_other, active),
+};
+
+Test(histogram, other_shape_is_not_merged, .init = setup, .fini = teardown)
+{
+    char why[512];
+    cr_assert_eq(try_register(web_counters, 3, why, sizeof why), PCW_OK, "%s", why);
+    pcw_provider *first = prov;
+    pcw_provider_options o = {.name = "second"};
+    cr_assert_eq(pcw_provider_open(&prov, &o), PCW_OK);
+    cr_assert_eq(sizeof(struct web_other), sizeof(struct web));
+    cr_assert_eq(try_register(other_counters, 3, why, sizeof why), PCW_OK, "%s", why);
+    pcw_consumer *c;
+    cr_assert_eq(pcw_consumer_open(&c, NULL), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    cr_assert_eq(pcw_consumer_segment_count(c), 2);
+    const pcw_merged_counterset *m = pcw_consumer_find_counterset(c, "Web");
+    cr_assert_not_null(m);
+    cr_assert_eq(m->source_count, 1);
+    cr_assert_eq(m->mismatched, 1, "a histogram of another shape is another layout");
+    pcw_consumer_close(c);
+    pcw_provider_close(prov);
+    prov = first;
+}
