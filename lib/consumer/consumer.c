@@ -249,8 +249,10 @@ static int same_counters(const pcw_counterset *a, const pcw_counterset *b)
         return 0;
     for (uint32_t i = 0; i < a->counter_count; i++) {
         const pcw_counter *x = &a->counters[i], *y = &b->counters[i];
+        /* A histogram's shape gives its words' bounds: same size is not
+         * enough. */
         if (x->id != y->id || x->type != y->type || x->size != y->size ||
-            x->data_offset != y->data_offset)
+            x->data_offset != y->data_offset || x->histogram != y->histogram)
             return 0;
     }
     return 1;
