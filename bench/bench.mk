@@ -68,9 +68,23 @@ $(BENCH_BUILD)/obj/tools/%.o: tools/%.c $(HEADERS) $(wildcard tools/pcw-exporter
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c $< -o $@
 
-$(BENCH_BIN): $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_HAVE_MMV)
-	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(GBENCH_SHIM_LIBS) \
-	    $(PROVIDER_LIBS) $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lm
+# The lzcnt variant of the histogram observer (x86-64 only: elsewhere clz
+# needs no flag).
+$(BENCH_BUILD)/obj/histogram_lzcnt.o: BENCH_CFLAGS += $(if $(filter x86_64,$(shell uname -m)),-mlzcnt)
+$(BENCH_BUILD)/obj/histogram.o $(BENCH_BUILD)/obj/histogram_lzcnt.o: bench/histogram.h
+
+# prometheus-cpp's Histogram, the baseline of update/pcw_histogram_observe
+# (Debian's prometheus-cpp-dev), behind the C interface bench/promcpp.h.
+BENCH_PROMCPP_OBJ = $(BENCH_BUILD)/obj/promcpp.o
+$(BENCH_PROMCPP_OBJ): bench/promcpp.cc bench/promcpp.h
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O2 -g $(WERROR) -Wall -Wextra -Ibench -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_PROMCPP_OBJ) \
+    $(BENCH_HAVE_MMV)
+	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_PROMCPP_OBJ) \
+	    $(GBENCH_SHIM_LIBS) $(PROVIDER_LIBS) -lprometheus-cpp-core \
+	    $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lm
 
 .PHONY: bench bench-build bench-probe-force
 bench-probe-force:
