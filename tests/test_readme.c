@@ -139,3 +139,52 @@ Test(readme, latency_histogram)
     pcw_snapshot_free(&snap);
     pcw_consumer_close(c);
 }
+
+/* Querying the README's histogram by path as pcwstat does: the query layer
+ * kept a counter's size in a byte, so a 2,704-byte histogram never matched
+ * its own bound metadata, adding a counter re-bound the set, and the
+ * wildcard's next value was read from freed memory (pcwstat "\Web
+ * Server(*)\Latency" -sc 2 died of SIGSEGV in check-doc-examples). */
+Test(readme, latency_histogram_query_as_pcwstat)
+{
+    char dir[64], cmd[2048];
+    readme_build_web(dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "%s/web", dir);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        execl(cmd, "web", (char *)NULL);
+        _exit(127);
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = NULL;
+    pcw_path_error err;
+    long long deadline = tu_now_ms() + 10000;
+    int rc = PCW_E_NOT_FOUND, collected = 0;
+    while (tu_now_ms() < deadline && collected < 4) {
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL); /* pace the poll */
+        if (!h && (rc = pcw_pdh_add_counter(q, "\\Web Server(*)\\Latency", &h, &err)) != PCW_OK)
+            continue;
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        /* What pcwstat does to make its columns: each value of the
+         * wildcard path becomes a counter of its own, added while the
+         * wildcard's values are read. */
+        for (size_t i = 0; i < pcw_pdh_value_count(h) && i < 8; i++) {
+            pcw_pdh_value v;
+            char bare[PCW_PATH_MAX];
+            pcw_pdh_counter *one;
+            cr_assert_eq(pcw_pdh_get_value(h, i, 0, &v), PCW_OK);
+            cr_assert_gt(pcw_pdh_value_path(h, i, 0, bare, sizeof bare), 0);
+            cr_assert_eq(pcw_pdh_add_counter(q, bare, &one, &err), PCW_OK, "%s: %s", bare,
+                         err.message);
+        }
+        collected += pcw_pdh_value_count(h) > 0;
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    readme_remove(dir);
+    cr_assert_not_null(h, "\\Web Server(*)\\Latency: %d %s", rc, err.message);
+    cr_assert_eq(collected, 4);
+    pcw_pdh_close(q);
+}
