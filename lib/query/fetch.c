@@ -183,7 +183,10 @@ static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
         const pcw_counter *c = &cs->counters[k];
         if (s->counter_ids[k] != c->id || s->counter_types[k] != c->type ||
             s->detail[k] != c->detail_level || s->off[k] != c->data_offset ||
-            s->size[k] != c->size || strcmp(s->counter_names[k], c->name) != 0)
+            /* copy_meta keeps the size in a byte (the load width; a
+             * histogram's 2,704 bytes do not fit): compare it the same way,
+             * or a set with a histogram is re-bound on every call. */
+            s->size[k] != (uint8_t)c->size || strcmp(s->counter_names[k], c->name) != 0)
             return 0;
     }
     return 1;
