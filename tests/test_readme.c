@@ -25,15 +25,9 @@ TestSuite(readme, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 12
 
 Test(readme, provider_gets_a_total)
 {
-    char dir[64], cmd[2048];
+    char dir[64];
     readme_build_web(dir, sizeof dir);
-    snprintf(cmd, sizeof cmd, "%s/web", dir);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        execl(cmd, "web", (char *)NULL);
-        _exit(127);
-    }
+    pid_t pid = readme_start_web(dir, NULL);
     pcw_pdh *q;
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
     pcw_pdh_counter *h = NULL;
@@ -72,15 +66,9 @@ Test(readme, provider_gets_a_total)
  * wait's 250 us (up to twice that on a loaded machine). */
 Test(readme, latency_histogram)
 {
-    char dir[64], cmd[2048];
+    char dir[64];
     readme_build_web(dir, sizeof dir);
-    snprintf(cmd, sizeof cmd, "%s/web", dir);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        execl(cmd, "web", (char *)NULL);
-        _exit(127);
-    }
+    pid_t pid = readme_start_web(dir, NULL);
     pcw_consumer *c;
     cr_assert_eq(pcw_consumer_open(&c, NULL), PCW_OK);
     pcw_snapshot snap = PCW_SNAPSHOT_INIT;
@@ -147,15 +135,9 @@ Test(readme, latency_histogram)
  * Server(*)\Latency" -sc 2 died of SIGSEGV in check-doc-examples). */
 Test(readme, latency_histogram_query_as_pcwstat)
 {
-    char dir[64], cmd[2048];
+    char dir[64];
     readme_build_web(dir, sizeof dir);
-    snprintf(cmd, sizeof cmd, "%s/web", dir);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        execl(cmd, "web", (char *)NULL);
-        _exit(127);
-    }
+    pid_t pid = readme_start_web(dir, NULL);
     pcw_pdh *q;
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
     pcw_pdh_counter *h = NULL;
