@@ -17,8 +17,9 @@
 /* The counters schema's namespace (schemaVersion 1.x and 2.0 share it). */
 #define MF_COUNTERS_NS "http://schemas.microsoft.com/win/2005/12/counters"
 /* pcw's namespace for extension attributes on <counter> (pcw:histogram,
- * pcw:schema, pcw:minExp, pcw:maxExp). CTRPP ignores attributes of other
- * namespaces, so a manifest that uses them still builds on Windows. */
+ * pcw:schema, pcw:minExp, pcw:maxExp): attributes of their own namespace,
+ * which cannot clash with the schema's and which a reader that does not
+ * know them skips (tools/pcwgen/README.md, "Histograms"). */
 #define MF_PCW_NS "urn:pcw"
 
 /* <struct name="..." type="..."/>: one data block of a kernel-style set. */
