@@ -43,8 +43,9 @@
  * Concurrency: the observe functions follow the counter rule (pcw/provider.h):
  * one thread writes an instance's counters with plain (relaxed) stores, and
  * consumers read them while it does. A histogram's words are each exact; the
- * sum may be one observation ahead of or behind the buckets in a consumer's
- * copy, which a consumer's mean tolerates. *_observe_atomic may be called
+ * sum may be an observation ahead of or behind the buckets in a consumer's
+ * copy (more if the consumer is preempted mid-row: docs/design.md section
+ * 15), which a consumer's mean tolerates and the next copy corrects. *_observe_atomic may be called
  * from any number of threads at once (relaxed read-modify-writes, no lock);
  * for a hot multi-threaded path prefer one instance per thread (consumers
  * sum them: _Total merges buckets). Nothing here calls into a library, locks
