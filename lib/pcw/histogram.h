@@ -442,25 +442,28 @@ static const pcw__hist_table pcw__hist_table_ns = {
  * slowly: on the bench machine (AMD EPYC) it was 5 of the 6.8 ns an
  * observation took (docs/performance.md, "Histograms: observe"). There the
  * bits below the top one are smeared and a De Bruijn multiply names it:
- * nine one-cycle operations, a multiply and a load from a 64-byte table. */
-#if defined(__x86_64__) && !defined(__LZCNT__)
+ * nine one-cycle operations, a multiply and a load from a 64-byte table.
+ * (Asking the CPU at run time would need cpuid: clang's
+ * __builtin_cpu_supports does not know lzcnt.) */
 static const uint8_t pcw__hist_clz_table[64] = {
     /* [(2^(i+1) - 1) * 0x03f79d71b4cb0a89 >> 58] = 63 - i */
     63, 16, 62, 7,  15, 36, 61, 3,  6,  14, 22, 26, 35, 47, 60, 2,  9,  5,  28, 11, 13, 21,
     42, 19, 25, 31, 34, 40, 46, 52, 59, 1,  17, 8,  37, 4,  23, 27, 48, 10, 29, 12, 43, 20,
     32, 41, 53, 18, 38, 24, 49, 30, 44, 33, 54, 39, 50, 45, 55, 51, 56, 57, 58, 0,
 };
-static inline int pcw__hist_clz64(uint64_t v)
+static inline int pcw__hist_clz64_portable(uint64_t v)
 {
     v |= v >> 1, v |= v >> 2, v |= v >> 4, v |= v >> 8, v |= v >> 16, v |= v >> 32;
     return pcw__hist_clz_table[(v * 0x03f79d71b4cb0a89ull) >> 58];
 }
-#else
 static inline int pcw__hist_clz64(uint64_t v)
 {
+#if defined(__x86_64__) && !defined(__LZCNT__)
+    return pcw__hist_clz64_portable(v);
+#else
     return __builtin_clzll(v);
-}
 #endif
+}
 
 /* The bucket index of v > 0 at schema 8: ceil(256 * log2(x)). */
 static inline int32_t pcw__hist_index8(unsigned unit, uint64_t v)
