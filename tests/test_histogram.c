@@ -243,3 +243,40 @@ Test(histogram, registration_rules, .init = setup, .fini = teardown)
     cr_assert_eq(try_register(c, 1, why, sizeof why), PCW_E_INVALID_PARAMETER);
     cr_assert(strstr(why, "aggregate"), "%s", why);
 }
+
+/* A histogram type declared in a source file (not a header), of which the
+ * file uses one observer only, compiles clean with every compiler's
+ * -Wall -Wextra -Werror: clang warns about an unused static inline function
+ * defined in the main file (gcc does not), so PCW_HISTOGRAM_TYPE's
+ * observers are marked unused-is-fine. */
+Test(histogram, type_in_a_source_file_compiles_clean)
+{
+    static const char *const src =
+        "#include <pcw/provider.h>\n"
+        "PCW_HISTOGRAM_TYPE(lat, PCW_HIST_UNIT_NS, 3, -30, 12);\n"
+        "struct w { uint64_t n; lat latency; };\n"
+        "void f(struct w *w, uint64_t ns);\n"
+        "void f(struct w *w, uint64_t ns) { lat_observe(&w->latency, ns); }\n";
+    static const char *const compilers[][2] = {
+        {"cc", "c"}, {"clang", "c"}, {"c++", "cc"}, {"clang++", "cc"}};
+    char dir[] = "/tmp/pcw-hist-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof compilers / sizeof compilers[0]; i++) {
+        char file[64], log[64], cmd[1024];
+        snprintf(file, sizeof file, "%s/t.%s", dir, compilers[i][1]);
+        snprintf(log, sizeof log, "%s/log", dir);
+        cr_assert_eq(tu_write_file(file, src, strlen(src), 0600), 0);
+        snprintf(cmd, sizeof cmd,
+                 "%s -std=%s -Wall -Wextra -Werror -fsyntax-only -I%s/lib %s > %s 2>&1",
+                 compilers[i][0], strcmp(compilers[i][1], "c") ? "c++17" : "c11", PCW_SOURCE_DIR,
+                 file, log);
+        int st = system(cmd);
+        size_t len;
+        char *out = (char *)tu_read_file(log, 1 << 20, &len);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s:\n%s", compilers[i][0],
+                  out ? out : "");
+        free(out);
+        unlink(file), unlink(log);
+    }
+    rmdir(dir);
+}
