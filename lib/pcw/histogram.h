@@ -533,7 +533,9 @@ static inline void pcw_histogram_observe_atomic(uint64_t *words, uint32_t shape,
  *
  * The shape's constants fold into the observers: a bucket costs a count of
  * leading zeros, two table loads, a compare and a few shifts. The shape is
- * checked at compile time. Use at file scope, once per name. */
+ * checked at compile time. Use at file scope, once per name, in a header or
+ * a source file: the observers are marked unused (clang warns about an
+ * unused static inline function of the main file). */
 #define PCW_HISTOGRAM_TYPE(name, unit, schema, min_exp, max_exp)                                   \
     PCW__HIST_STATIC_ASSERT(PCW_HISTOGRAM_SHAPE_OK(unit, schema, min_exp, max_exp),                \
                             #name ": invalid histogram shape (pcw/histogram.h: schema -4..8, "     \
@@ -542,11 +544,11 @@ static inline void pcw_histogram_observe_atomic(uint64_t *words, uint32_t shape,
         uint64_t words[PCW_HISTOGRAM_WORDS(schema, min_exp, max_exp)];                             \
     } name;                                                                                        \
     enum { name##_shape = (int)PCW_HISTOGRAM_SHAPE(unit, schema, min_exp, max_exp) };              \
-    static inline void name##_observe(name *h, uint64_t v)                                         \
+    __attribute__((unused)) static inline void name##_observe(name *h, uint64_t v)                 \
     {                                                                                              \
         pcw_histogram_observe(h->words, (uint32_t)name##_shape, v);                                \
     }                                                                                              \
-    static inline void name##_observe_atomic(name *h, uint64_t v)                                  \
+    __attribute__((unused)) static inline void name##_observe_atomic(name *h, uint64_t v)          \
     {                                                                                              \
         pcw_histogram_observe_atomic(h->words, (uint32_t)name##_shape, v);                         \
     }                                                                                              \
