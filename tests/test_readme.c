@@ -170,3 +170,43 @@ Test(readme, latency_histogram_query_as_pcwstat)
     cr_assert_eq(collected, 4);
     pcw_pdh_close(q);
 }
+
+/* pcwdump on the README's provider: the histogram counter's type is named
+ * (it printed 0x00060700, its own table of names lacking the type) and its
+ * value is the count of observations, which follows Requests (it printed
+ * the low 4 bytes of the sum: a counter's value is read as 4 bytes unless
+ * it is 8). */
+Test(readme, pcwdump_shows_the_histogram)
+{
+    char dir[64];
+    readme_build_web(dir, sizeof dir);
+    pid_t pid = readme_start_web(dir, NULL);
+    char cmd[PATH_MAX + 64], out[1 << 16];
+    snprintf(cmd, sizeof cmd, "%s/pcwdump --counterset 'Web Server' --json --compact",
+             PCW_BUILD_DIR);
+    unsigned long long requests = 0, latency = 0;
+    const char *at = NULL;
+    long long deadline = tu_now_ms() + 10000;
+    while (tu_now_ms() < deadline && requests < 100) {
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL); /* pace the poll */
+        FILE *f = popen(cmd, "r");
+        cr_assert_not_null(f);
+        size_t n = fread(out, 1, sizeof out - 1, f);
+        out[n] = 0;
+        pclose(f);
+        if ((at = strstr(out, "\"values\":{\"Requests\":")) != NULL)
+            sscanf(at, "\"values\":{\"Requests\":%llu", &requests);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    readme_remove(dir);
+    cr_assert_geq(requests, 100, "pcwdump:\n%s", out);
+    cr_assert_not_null(strstr(out, "\"name\":\"Latency\",\"type\":395008,\"type_name\":"
+                                   "\"PERF_PCW_HISTOGRAM\""),
+                       "%s", out);
+    const char *l = strstr(at, "\"Latency\":");
+    cr_assert_not_null(l, "%s", out);
+    sscanf(l, "\"Latency\":%llu", &latency);
+    cr_assert(latency == requests || latency == requests + 1, "Latency %llu, Requests %llu",
+              latency, requests);
+}
