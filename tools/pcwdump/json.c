@@ -209,8 +209,7 @@ static void json_cset(void *p, const dump_opts *o, const cset_view *v)
             jw_begin_object(w);
             for (uint32_t i = 0; i < cs->counter_count; i++)
                 if (v->shown[i])
-                    jw_kv_u64(w, cs->counters[i].name,
-                              pcw_snapshot_value(v->snap, x, &cs->counters[i]));
+                    jw_kv_u64(w, cs->counters[i].name, counter_value(v->snap, x, &cs->counters[i]));
             jw_end_object(w);
         }
         jw_end_object(w);

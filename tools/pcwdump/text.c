@@ -227,7 +227,7 @@ static void print_counters(FILE *out, const cset_view *v, const char *indent)
 
 static void value_text(char *buf, size_t cap, const cset_view *v, size_t x, const pcw_counter *c)
 {
-    uint64_t val = pcw_snapshot_value(v->snap, x, c);
+    uint64_t val = counter_value(v->snap, x, c);
     if (counter_is_hex(c))
         snprintf(buf, cap, "0x%" PRIx64, val);
     else
