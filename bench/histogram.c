@@ -166,6 +166,7 @@ void bench_histogram_register(void)
 {
     gb_unit_ns(gb_register("update/pcw_histogram_observe", bm_observe, NULL));
     gb_unit_ns(gb_register("update/pcw_histogram_observe_atomic", bm_observe_atomic, NULL));
-    gb_unit_ns(gb_register("update/promcpp_histogram_observe", bm_promcpp, NULL));
+    if (promcpp_available())
+        gb_unit_ns(gb_register("update/promcpp_histogram_observe", bm_promcpp, NULL));
     bench_histogram_lzcnt_register();
 }

@@ -16,6 +16,10 @@ extern "C" {
 
 typedef struct promcpp_histogram promcpp_histogram;
 
+/* Was the suite built with prometheus-cpp? (If not, the functions below
+ * do nothing and update/promcpp_histogram_observe is not registered.) */
+int promcpp_available(void);
+
 /* A histogram with these n ascending upper bounds (plus prometheus-cpp's
  * +Inf bucket). Never NULL (allocation failure aborts). */
 promcpp_histogram *promcpp_histogram_new(const double *bounds, size_t n);
