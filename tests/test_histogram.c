@@ -263,6 +263,12 @@ Test(histogram, type_in_a_source_file_compiles_clean)
     cr_assert_not_null(mkdtemp(dir));
     for (size_t i = 0; i < sizeof compilers / sizeof compilers[0]; i++) {
         char file[64], log[64], cmd[1024];
+        /* A package build has gcc only (make test); make check has clang. */
+        snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", compilers[i][0]);
+        if (system(cmd) != 0) {
+            cr_log_info("%s is not installed: not tried", compilers[i][0]);
+            continue;
+        }
         snprintf(file, sizeof file, "%s/t.%s", dir, compilers[i][1]);
         snprintf(log, sizeof log, "%s/log", dir);
         cr_assert_eq(tu_write_file(file, src, strlen(src), 0600), 0);
