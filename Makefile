@@ -405,11 +405,12 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 # clang's sanitizer and libFuzzer runtimes are in libclang-rt-14-dev (clang
 # only recommends them); libpcp-mmv1-dev lets make bench compare with PCP;
 # unicode-data has CaseFolding.txt (make casefold-table, make check).
-# man-db renders the man pages (make check-man).
+# man-db renders the man pages (make check-man); prometheus-cpp-dev is the
+# baseline of make bench's update/pcw_histogram_observe (bench/promcpp.cc).
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev man-db \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
                unicode-data spin libncurses-dev tmux \
-               libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev \
+               libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev prometheus-cpp-dev \
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
                golang-github-prometheus-client-model-dev

@@ -91,6 +91,7 @@ void bu_provider_stop_all(void);
 /* ---- registration, one per file ----------------------------------------- */
 
 void bench_update_register(void);
+void bench_histogram_register(void);
 void bench_snapshot_register(void);
 void bench_lifecycle_register(void);
 void bench_lookup_register(void);

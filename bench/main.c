@@ -55,6 +55,7 @@ int main(int argc, char **argv)
     bu_pin(BU_CPU_MAIN);
 
     bench_update_register();
+    bench_histogram_register();
     bench_snapshot_register();
     bench_lifecycle_register();
     bench_lookup_register();

@@ -83,6 +83,23 @@ def rows(figs):
         a, b = get("update/pcw_time_ns"), get("update/raw_store")
         out.append(("update/pcw_time_ns", t(a["ns"]) + "/read", "update/raw_store", t(b["ns"]),
                     f"{a['ns'] / b['ns']:.2f}x", "(a clock read: a latency costs two)", ""))
+    # Histograms (issue 27): an observation beside a plain store, the atomic
+    # form beside an atomic add, and prometheus-cpp's Observe with the same
+    # buckets beside pcw's.
+    for fig, base, target, limit in (
+            ("update/pcw_histogram_observe", "update/raw_store", "<= 2x", 2.0),
+            ("update/pcw_histogram_observe_lzcnt", "update/raw_store", "(built with -mlzcnt)", None),
+            ("update/pcw_histogram_observe_atomic", "update/raw_atomic", "(two atomic adds)", None)):
+        a, b = get(fig), get(base)
+        if a and b:
+            r = a["ns"] / b["ns"]
+            out.append((fig, t(a["ns"]) + "/observe", base, t(b["ns"]), f"{r:.2f}x", target,
+                        verdict(r <= limit) if limit else ""))
+    a, b = get("update/promcpp_histogram_observe"), get("update/pcw_histogram_observe")
+    if a and b:
+        r = a["ns"] / b["ns"]
+        out.append(("update/pcw_histogram_observe", t(b["ns"]) + "/observe", "update/promcpp_histogram_observe",
+                    t(a["ns"]), f"{r:.2f}x faster", ">= 5x faster", verdict(r >= 5)))
     if get("mmv/update") and get("update/raw_store"):
         a, b = get("mmv/update"), get("update/raw_store")
         out.append(("mmv/update", t(a["ns"]) + "/update", "update/raw_store", t(b["ns"]),

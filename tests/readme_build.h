@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef PCW_SOURCE_DIR
 #define PCW_SOURCE_DIR "."
@@ -59,6 +60,21 @@ static inline void readme_build_web(char *dir, size_t cap)
              "-lurcu-bp -lurcu-cds -lurcu-common -lpthread",
              dir, PCW_SOURCE_DIR);
     cr_assert_eq(system(cmd), 0, "the README's provider does not build: %s", cmd);
+}
+
+/* Start dir/web (built by readme_build_web) as a child process, with the
+ * argument `seconds` (its run time; NULL: the README's default, 3 s). */
+static inline pid_t readme_start_web(const char *dir, const char *seconds)
+{
+    char exe[600];
+    snprintf(exe, sizeof exe, "%s/web", dir);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        execl(exe, "web", seconds, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
 }
 
 /* Remove what readme_build_web made. */

@@ -39,7 +39,9 @@ static void provider_and_consumer(const char *provider)
                           "Active = 1 base=-1 agg=0 detail=100 \"\"",
                           "Hit Ratio = 21 base=4 agg=0 detail=100 \"\"", /* the counter after it */
                           "Hit Ratio Base = 42 base=-1 agg=0 detail=100 \"\"",
-                          "Errors = 0 base=-1 agg=1 detail=200 \"Failed requests\""};
+                          "Errors = 0 base=-1 agg=1 detail=200 \"Failed requests\"",
+                          /* 21 hits of 1 us, 21 misses of 1 ms */
+                          "Latency = 42 in 336 buckets sum=21021000 agg=1 detail=100 \"\""};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         cr_assert(tu_readline(&c, line, sizeof line, 10000) >= 0, "consumer: no line %zu", i);
         cr_assert_str_eq(line, want[i]);

@@ -84,6 +84,25 @@ Test(histogram, index_matches_log2_everywhere)
     }
 }
 
+/* The De Bruijn count of leading zeros (baseline x86-64) and the one the
+ * build selected agree with the builtin at every bit length, with all
+ * lower bits clear, set, and mixed. */
+Test(histogram, leading_zeros_both_ways)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    for (int b = 0; b < 64; b++) {
+        uint64_t top = 1ull << b;
+        s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+        uint64_t v[] = {top, top | (top - 1), top | ((s * 0x2545F4914F6CDD1Dull) & (top - 1))};
+        for (int i = 0; i < 3; i++) {
+            cr_assert_eq(pcw__hist_clz64_portable(v[i]), __builtin_clzll(v[i]), "%llx",
+                         (unsigned long long)v[i]);
+            cr_assert_eq(pcw__hist_clz64(v[i]), __builtin_clzll(v[i]), "%llx",
+                         (unsigned long long)v[i]);
+        }
+    }
+}
+
 Test(histogram, words_zero_bucket_and_clamping)
 {
     /* unit ns, schema 0, 2^-30 s .. 2^2 s: 32 buckets */
@@ -260,4 +279,47 @@ Test(histogram, other_shape_is_not_merged, .init = setup, .fini = teardown)
     pcw_consumer_close(c);
     pcw_provider_close(prov);
     prov = first;
+}
+
+/* A histogram type declared in a source file (not a header), of which the
+ * file uses one observer only, compiles clean with every compiler's
+ * -Wall -Wextra -Werror: clang warns about an unused static inline function
+ * defined in the main file (gcc does not), so PCW_HISTOGRAM_TYPE's
+ * observers are marked unused-is-fine. */
+Test(histogram, type_in_a_source_file_compiles_clean)
+{
+    static const char *const src =
+        "#include <pcw/provider.h>\n"
+        "PCW_HISTOGRAM_TYPE(lat, PCW_HIST_UNIT_NS, 3, -30, 12);\n"
+        "struct w { uint64_t n; lat latency; };\n"
+        "void f(struct w *w, uint64_t ns);\n"
+        "void f(struct w *w, uint64_t ns) { lat_observe(&w->latency, ns); }\n";
+    static const char *const compilers[][2] = {
+        {"cc", "c"}, {"clang", "c"}, {"c++", "cc"}, {"clang++", "cc"}};
+    char dir[] = "/tmp/pcw-hist-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof compilers / sizeof compilers[0]; i++) {
+        char file[64], log[64], cmd[1024];
+        /* A package build has gcc only (make test); make check has clang. */
+        snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", compilers[i][0]);
+        if (system(cmd) != 0) {
+            cr_log_info("%s is not installed: not tried", compilers[i][0]);
+            continue;
+        }
+        snprintf(file, sizeof file, "%s/t.%s", dir, compilers[i][1]);
+        snprintf(log, sizeof log, "%s/log", dir);
+        cr_assert_eq(tu_write_file(file, src, strlen(src), 0600), 0);
+        snprintf(cmd, sizeof cmd,
+                 "%s -std=%s -Wall -Wextra -Werror -fsyntax-only -I%s/lib %s > %s 2>&1",
+                 compilers[i][0], strcmp(compilers[i][1], "c") ? "c++17" : "c11", PCW_SOURCE_DIR,
+                 file, log);
+        int st = system(cmd);
+        size_t len;
+        char *out = (char *)tu_read_file(log, 1 << 20, &len);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s:\n%s", compilers[i][0],
+                  out ? out : "");
+        free(out);
+        unlink(file), unlink(log);
+    }
+    rmdir(dir);
 }

@@ -24,19 +24,6 @@
 #define LAT_LO 250e-6
 #define LAT_HI 500e-6
 
-static pid_t start_web(const char *dir, const char *seconds)
-{
-    char exe[600];
-    snprintf(exe, sizeof exe, "%s/web", dir);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        execl(exe, "web", seconds, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
 static void latency_setup(void)
 {
     tu_root_setup();
@@ -51,7 +38,7 @@ Test(readme_latency, reads_back_in_the_query_pcwstat_and_pcwtop)
 {
     char dir[64];
     readme_build_web(dir, sizeof dir);
-    pid_t pid = start_web(dir, "20");
+    pid_t pid = readme_start_web(dir, "20");
     pcw_pdh *q;
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
     pcw_pdh_counter *h = NULL;

@@ -43,8 +43,9 @@
  * Concurrency: the observe functions follow the counter rule (pcw/provider.h):
  * one thread writes an instance's counters with plain (relaxed) stores, and
  * consumers read them while it does. A histogram's words are each exact; the
- * sum may be one observation ahead of or behind the buckets in a consumer's
- * copy, which a consumer's mean tolerates. *_observe_atomic may be called
+ * sum may be an observation ahead of or behind the buckets in a consumer's
+ * copy (more if the consumer is preempted mid-row: docs/design.md section
+ * 15), which a consumer's mean tolerates and the next copy corrects. *_observe_atomic may be called
  * from any number of threads at once (relaxed read-modify-writes, no lock);
  * for a hot multi-threaded path prefer one instance per thread (consumers
  * sum them: _Total merges buckets). Nothing here calls into a library, locks
@@ -435,12 +436,41 @@ static const pcw__hist_table pcw__hist_table_ns = {
 /* END GENERATED */
 /* clang-format on */
 
+/* The leading zeros of v > 0. Where the target has lzcnt (-mlzcnt,
+ * -march=x86-64-v3, and every non-x86 target's clz) the builtin is one
+ * cheap instruction. Baseline x86-64 would get bsr, which AMD's cores run
+ * slowly: on the bench machine (AMD EPYC) it was 5 of the 6.8 ns an
+ * observation took (docs/performance.md, "Histograms: observe"). There the
+ * bits below the top one are smeared and a De Bruijn multiply names it:
+ * nine one-cycle operations, a multiply and a load from a 64-byte table.
+ * (Asking the CPU at run time would need cpuid: clang's
+ * __builtin_cpu_supports does not know lzcnt.) */
+static const uint8_t pcw__hist_clz_table[64] = {
+    /* [(2^(i+1) - 1) * 0x03f79d71b4cb0a89 >> 58] = 63 - i */
+    63, 16, 62, 7,  15, 36, 61, 3,  6,  14, 22, 26, 35, 47, 60, 2,  9,  5,  28, 11, 13, 21,
+    42, 19, 25, 31, 34, 40, 46, 52, 59, 1,  17, 8,  37, 4,  23, 27, 48, 10, 29, 12, 43, 20,
+    32, 41, 53, 18, 38, 24, 49, 30, 44, 33, 54, 39, 50, 45, 55, 51, 56, 57, 58, 0,
+};
+static inline int pcw__hist_clz64_portable(uint64_t v)
+{
+    v |= v >> 1, v |= v >> 2, v |= v >> 4, v |= v >> 8, v |= v >> 16, v |= v >> 32;
+    return pcw__hist_clz_table[(v * 0x03f79d71b4cb0a89ull) >> 58];
+}
+static inline int pcw__hist_clz64(uint64_t v)
+{
+#if defined(__x86_64__) && !defined(__LZCNT__)
+    return pcw__hist_clz64_portable(v);
+#else
+    return __builtin_clzll(v);
+#endif
+}
+
 /* The bucket index of v > 0 at schema 8: ceil(256 * log2(x)). */
 static inline int32_t pcw__hist_index8(unsigned unit, uint64_t v)
 {
     const pcw__hist_table *t =
         unit == PCW_HIST_UNIT_NS ? &pcw__hist_table_ns : &pcw__hist_table_one;
-    int lz = __builtin_clzll(v);
+    int lz = pcw__hist_clz64(v);
     uint64_t m = v << lz;
     unsigned k = t->lo[(m >> 54) & 511u];
     k += m > t->th[k];
@@ -503,7 +533,9 @@ static inline void pcw_histogram_observe_atomic(uint64_t *words, uint32_t shape,
  *
  * The shape's constants fold into the observers: a bucket costs a count of
  * leading zeros, two table loads, a compare and a few shifts. The shape is
- * checked at compile time. Use at file scope, once per name. */
+ * checked at compile time. Use at file scope, once per name, in a header or
+ * a source file: the observers are marked unused (clang warns about an
+ * unused static inline function of the main file). */
 #define PCW_HISTOGRAM_TYPE(name, unit, schema, min_exp, max_exp)                                   \
     PCW__HIST_STATIC_ASSERT(PCW_HISTOGRAM_SHAPE_OK(unit, schema, min_exp, max_exp),                \
                             #name ": invalid histogram shape (pcw/histogram.h: schema -4..8, "     \
@@ -512,11 +544,11 @@ static inline void pcw_histogram_observe_atomic(uint64_t *words, uint32_t shape,
         uint64_t words[PCW_HISTOGRAM_WORDS(schema, min_exp, max_exp)];                             \
     } name;                                                                                        \
     enum { name##_shape = (int)PCW_HISTOGRAM_SHAPE(unit, schema, min_exp, max_exp) };              \
-    static inline void name##_observe(name *h, uint64_t v)                                         \
+    __attribute__((unused)) static inline void name##_observe(name *h, uint64_t v)                 \
     {                                                                                              \
         pcw_histogram_observe(h->words, (uint32_t)name##_shape, v);                                \
     }                                                                                              \
-    static inline void name##_observe_atomic(name *h, uint64_t v)                                  \
+    __attribute__((unused)) static inline void name##_observe_atomic(name *h, uint64_t v)          \
     {                                                                                              \
         pcw_histogram_observe_atomic(h->words, (uint32_t)name##_shape, v);                         \
     }                                                                                              \

@@ -7,6 +7,7 @@
  */
 #include <pcw/collect.h>
 #include <pcw/consumer.h>
+#include <pcw/histogram.h>
 #include <pcw/query.h>
 
 #include <stdio.h>
@@ -30,6 +31,21 @@ int main()
         found = 1;
         for (uint32_t k = 0; k < web->meta->counter_count; k++) {
             const pcw_counter *ctr = &web->meta->counters[k];
+            if (ctr->type == PERF_PCW_HISTOGRAM) {
+                /* The words: sum, zero bucket, buckets; count = their sum. */
+                const unsigned char *row = pcw_snapshot_row(&snap, i) + ctr->data_offset;
+                uint32_t n = pcw_hist_nbuckets(ctr->histogram);
+                uint64_t sum, count = 0, w;
+                memcpy(&sum, row, 8);
+                for (uint32_t b = 1; b < 2 + n; b++) {
+                    memcpy(&w, row + 8 * b, 8);
+                    count += w;
+                }
+                printf("%s = %llu in %u buckets sum=%llu agg=%u detail=%u \"%s\"\n", ctr->name,
+                       (unsigned long long)count, (unsigned)n, (unsigned long long)sum,
+                       (unsigned)ctr->aggregate, (unsigned)ctr->detail_level, ctr->description);
+                continue;
+            }
             printf("%s = %llu base=%d agg=%u detail=%u \"%s\"\n", ctr->name,
                    (unsigned long long)pcw_snapshot_value(&snap, i, ctr),
                    ctr->base_id == PCW_NO_COUNTER ? -1 : (int)ctr->base_id,

@@ -4,7 +4,8 @@
  * provider: no PCW_PROVIDER_IMPLEMENTATION here. A static counter table
  * of PCW_COUNTER and PCW_COUNTER_EX entries (offsetof/sizeof, checked against the types at
  * compile time), a registration with designated initialisers where the
- * language has them (C++20), and updates with the inline fast paths.
+ * language has them (C++20), and updates with the inline fast paths,
+ * a histogram's typed observer among them.
  */
 #include "web.h"
 
@@ -18,6 +19,9 @@ static const pcw_counter_desc web_table[] = {
     /* With the manifest's aggregate, detail level and description. */
     PCW_COUNTER_EX(5, "Errors", PERF_COUNTER_RAWCOUNT, web_counters, errors, PCW_AGGREGATE_TOTAL,
                    PCW_DETAIL_ADVANCED, "Failed requests"),
+    /* A histogram: its type and alignment checked at compile time (a
+     * template in C++), aggregate PCW_AGGREGATE_TOTAL. */
+    PCW_HISTOGRAM_COUNTER(6, "Latency", web_counters, latency, cxx_latency),
 };
 
 int web_register(pcw_provider *prov, pcw_registration **reg, char *why, size_t len)
@@ -52,4 +56,5 @@ void web_serve(web_counters *w, uint32_t hit)
     pcw_u32_set(&w->active, 1);
     pcw_u32_add(&w->hits, hit);
     pcw_u32_add(&w->lookups, 1);
+    cxx_latency_observe(&w->latency, hit ? 1000 : 1000000);
 }

@@ -44,6 +44,16 @@ struct net_uptime {
     uint32_t Resets;
 };
 
+/* tests/pcwgen/manifests/histogram.man: a kernel-style histogram field,
+ * declared before the generated header as an array of its words (pcwgen
+ * checks the size: schema -1, 2^-20 .. 2^4 s is 12 buckets, 14 words). */
+#include <pcw/histogram.h>
+typedef struct WEB_QUEUE_VALUES {
+    uint32_t Depth;
+    uint32_t Pad;
+    uint64_t Wait[PCW_HISTOGRAM_WORDS(-1, -20, 4)];
+} WEB_QUEUE_VALUES;
+
 /* xdppcw.man (microsoft/xdp-for-windows; tests/pcwgen/manifests has a
  * stand-in): one struct per counterset, UINT64 fields under
  * perf_counter_rawcount counters, as XDP's xdppcw.h declares them. The

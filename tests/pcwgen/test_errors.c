@@ -97,6 +97,26 @@ ERROR_TEST(duplicate_counterset, 8, "has the same name as counterSet \"Requests\
 ERROR_TEST(unsupported_schema, 5, "unsupported counters schemaVersion \"3.0\"")
 ERROR_TEST(doctype, 2, "DOCTYPE declaration is not allowed")
 
+/* Histogram counters (pcw's extension attributes, namespace urn:pcw). */
+ERROR_TEST(histogram_bad_unit, 10, "pcw:histogram=\"us\" is not ns (nanoseconds observed")
+ERROR_TEST(histogram_missing_schema, 10, "\"Lat\": pcw:histogram needs pcw:schema too")
+ERROR_TEST(histogram_bad_schema, 10, "pcw:schema=\"9\" is not an integer from -4 to 8")
+ERROR_TEST(histogram_bad_range, 10, "pcw:minExp=\"5\" is not below pcw:maxExp=\"5\"")
+ERROR_TEST(histogram_bad_exp, 10, "pcw:maxExp=\"1e3\" must be integers from -64 to 63")
+ERROR_TEST(histogram_negative_schema_range, 10,
+           "at pcw:schema=\"-2\" pcw:minExp and pcw:maxExp must be multiples of 4")
+ERROR_TEST(histogram_too_many_buckets, 10, "32512 buckets ((maxExp - minExp) * 2^schema)")
+ERROR_TEST(histogram_wrong_type, 10,
+           "type must be perf_counter_large_rawcount (what CTRPP sees: the sum of the "
+           "observations), not \"perf_counter_bulk_count\"")
+ERROR_TEST(histogram_unknown_attribute, 10, "unknown attribute pcw:schem (urn:pcw has")
+ERROR_TEST(histogram_attribute_alone, 10, "without pcw:histogram")
+ERROR_TEST(histogram_bad_aggregate, 10, "a histogram's aggregate is sum")
+ERROR_TEST(histogram_base_id, 10, "a histogram refers to no other counter")
+ERROR_TEST(histogram_name_collision, 11,
+           "counter \"Lat hist\" and counter \"Lat\" (line 10) both make the C name "
+           "BadSet_Lat_hist_observe")
+
 Test(errors, unreadable_file)
 {
     const char *args[] = {BAD "does-not-exist.man", NULL};

@@ -32,4 +32,8 @@ int extra_tu2_add_adapter(pcw_buffer *buffer, const char *name, uint32_t id, int
 pcw_registration *xdp_tu2_rx_queue_handle(void);
 int xdp_tu2_create_rx_queue(pcw_instance **inst, const char *name, uint64_t delivered);
 
+/* hist_tu2.c */
+pcw_registration *hist_tu2_handle(void);
+void hist_tu2_observe_latency(pcw_instance *inst, uint64_t ns);
+
 #endif

@@ -4,70 +4,18 @@
  * winperf.h macro names of counter types, and the counters manifest's
  * spellings of instance types, aggregates, detail levels and attributes.
  */
+#include <string.h>
+
 #include <pcw/layout.h>
 #include <pcw/types.h>
 
 #include "pcwdump.h"
 
-#define T(macro)                                                                                   \
-    {                                                                                              \
-        macro, #macro                                                                              \
-    }
-
-/* First match wins: PERF_PRECISION_TIMESTAMP is PERF_LARGE_RAW_BASE's
- * alias, so it is left out. */
-static const struct {
-    uint32_t type;
-    const char *name;
-} counter_types[] = {
-    T(PERF_COUNTER_COUNTER),
-    T(PERF_COUNTER_TIMER),
-    T(PERF_COUNTER_QUEUELEN_TYPE),
-    T(PERF_COUNTER_LARGE_QUEUELEN_TYPE),
-    T(PERF_COUNTER_100NS_QUEUELEN_TYPE),
-    T(PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE),
-    T(PERF_COUNTER_BULK_COUNT),
-    T(PERF_COUNTER_TEXT),
-    T(PERF_COUNTER_RAWCOUNT),
-    T(PERF_COUNTER_LARGE_RAWCOUNT),
-    T(PERF_COUNTER_RAWCOUNT_HEX),
-    T(PERF_COUNTER_LARGE_RAWCOUNT_HEX),
-    T(PERF_SAMPLE_FRACTION),
-    T(PERF_SAMPLE_COUNTER),
-    T(PERF_COUNTER_NODATA),
-    T(PERF_COUNTER_TIMER_INV),
-    T(PERF_SAMPLE_BASE),
-    T(PERF_AVERAGE_TIMER),
-    T(PERF_AVERAGE_BASE),
-    T(PERF_AVERAGE_BULK),
-    T(PERF_OBJ_TIME_TIMER),
-    T(PERF_100NSEC_TIMER),
-    T(PERF_100NSEC_TIMER_INV),
-    T(PERF_COUNTER_MULTI_TIMER),
-    T(PERF_COUNTER_MULTI_TIMER_INV),
-    T(PERF_COUNTER_MULTI_BASE),
-    T(PERF_100NSEC_MULTI_TIMER),
-    T(PERF_100NSEC_MULTI_TIMER_INV),
-    T(PERF_RAW_FRACTION),
-    T(PERF_LARGE_RAW_FRACTION),
-    T(PERF_RAW_BASE),
-    T(PERF_LARGE_RAW_BASE),
-    T(PERF_ELAPSED_TIME),
-    T(PERF_COUNTER_HISTOGRAM_TYPE),
-    T(PERF_COUNTER_DELTA),
-    T(PERF_COUNTER_LARGE_DELTA),
-    T(PERF_PRECISION_SYSTEM_TIMER),
-    T(PERF_PRECISION_100NS_TIMER),
-    T(PERF_PRECISION_OBJECT_TIMER),
-    T(PERF_PCW_HISTOGRAM),
-};
-
+/* types.h's one list of counter types (PERF_PRECISION_TIMESTAMP, an alias
+ * of PERF_LARGE_RAW_BASE, is not in it), PERF_PCW_HISTOGRAM included. */
 const char *name_counter_type(uint32_t type)
 {
-    for (size_t i = 0; i < sizeof counter_types / sizeof counter_types[0]; i++)
-        if (counter_types[i].type == type)
-            return counter_types[i].name;
-    return NULL;
+    return pcw__counter_type_name(type);
 }
 
 const char *name_instance_type(uint32_t t)
@@ -114,6 +62,21 @@ const char *name_cset_flag_bit(unsigned bit)
 {
     static const char *const n[] = {"seqcount", "callback"};
     return bit < sizeof n / sizeof n[0] ? n[bit] : NULL;
+}
+
+uint64_t counter_value(const pcw_snapshot *snap, size_t row, const pcw_counter *c)
+{
+    if (c->type != PERF_PCW_HISTOGRAM)
+        return pcw_snapshot_value(snap, row, c);
+    /* The consumer library checked the shape and that size = 8 x (2 +
+     * buckets): words 1 .. are the zero bucket and the buckets. */
+    const unsigned char *w = pcw_snapshot_row(snap, row) + c->data_offset;
+    uint64_t count = 0, b;
+    for (uint32_t i = 1; i < c->size / 8; i++) {
+        memcpy(&b, w + 8 * i, 8);
+        count += b;
+    }
+    return count;
 }
 
 int counter_is_hex(const pcw_counter *c)

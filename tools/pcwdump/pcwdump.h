@@ -75,6 +75,9 @@ const char *name_seg_flag_bit(unsigned bit);
 const char *name_cset_flag_bit(unsigned bit);
 /* Is the counter's raw value best shown in hex? */
 int counter_is_hex(const pcw_counter *c);
+/* The raw value shown for a counter of row `row`: its value, or for a
+ * histogram the count of observations (its buckets' sum; mod 2^64). */
+uint64_t counter_value(const pcw_snapshot *snap, size_t row, const pcw_counter *c);
 
 /* ---- histogram.c: a histogram counter's raw words ---------------------- */
 

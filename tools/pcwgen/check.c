@@ -124,6 +124,48 @@ static int check_structs(mf_counterset *s, mf_error *err)
     return 0;
 }
 
+/* What the header names after P<Set>_<counter ident> (emit.c): every
+ * counter its _ID macro; a histogram also its type (PCW_HISTOGRAM_TYPE
+ * makes _hist, _hist_shape, _hist_observe, _hist_observe_atomic) and the
+ * block's observers _observe, _observe_atomic. */
+static const char *const id_suffixes[] = {"_ID"};
+static const char *const hist_suffixes[] = {
+    "_ID",      "_hist",           "_hist_shape", "_hist_observe", "_hist_observe_atomic",
+    "_observe", "_observe_atomic",
+};
+
+static size_t suffixes(const mf_counter *k, const char *const **out)
+{
+    *out = k->histogram ? hist_suffixes : id_suffixes;
+    return k->histogram ? sizeof hist_suffixes / sizeof *hist_suffixes : 1;
+}
+
+/* Do counters a and b (different identifiers) make the same name? Only if
+ * one identifier starts the other, so most pairs cost one comparison. */
+static const char *same_generated_name(const mf_counter *a, const mf_counter *b)
+{
+    size_t la = strlen(a->ident), lb = strlen(b->ident);
+    if (strncmp(a->ident, b->ident, la < lb ? la : lb) != 0)
+        return NULL;
+    if (la > lb) {
+        const mf_counter *t = a;
+        a = b, b = t;
+        size_t tl = la;
+        la = lb, lb = tl;
+    }
+    /* a's identifier is a prefix of b's: a's name ident_a + sa equals b's
+     * ident_b + sb when sa = (the rest of ident_b) + sb. */
+    const char *rest = b->ident + la;
+    const char *const *sa, *const *sb;
+    size_t na = suffixes(a, &sa), nb = suffixes(b, &sb);
+    size_t lr = strlen(rest);
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            if (strncmp(sa[i], rest, lr) == 0 && strcmp(sa[i] + lr, sb[j]) == 0)
+                return sa[i];
+    return NULL;
+}
+
 int mf_check_counterset(mf_manifest *m, mf_counterset *s, mf_error *err)
 {
     (void)m;
@@ -150,6 +192,15 @@ int mf_check_counterset(mf_manifest *m, mf_counterset *s, mf_error *err)
                              "counter \"%s\" and counter \"%s\" (line %lu) both get the C "
                              "identifier %s; give one a symbol attribute",
                              k->name, o->name, o->line, k->ident);
+                return -1;
+            }
+            const char *suf;
+            if ((k->histogram || o->histogram) && (suf = same_generated_name(k, o)) != NULL) {
+                const mf_counter *x = strlen(k->ident) <= strlen(o->ident) ? k : o;
+                mf_set_error(err, k->line,
+                             "counter \"%s\" and counter \"%s\" (line %lu) both make the C "
+                             "name %s_%s%s (after the prefix); give one a symbol attribute",
+                             k->name, o->name, o->line, s->ident, x->ident, suf);
                 return -1;
             }
         }

@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include <pcw/histogram.h>
 #include <pcw/types.h>
 
 #include "emit.h"
@@ -157,6 +158,22 @@ static const char *counter_field(const mf_counter *k)
     return k->field ? k->field : k->ident;
 }
 
+static int has_histogram(const mf_manifest *m)
+{
+    for (size_t p = 0; p < m->nproviders; p++)
+        for (size_t i = 0; i < m->providers[p].nsets; i++)
+            for (size_t j = 0; j < m->providers[p].sets[i].ncounters; j++)
+                if (m->providers[p].sets[i].counters[j].histogram)
+                    return 1;
+    return 0;
+}
+
+/* A histogram counter's type, made by PCW_HISTOGRAM_TYPE: P<Set>_<C>_hist. */
+static void hist_type(em *e, const mf_counterset *s, const mf_counter *k)
+{
+    out(e, "%s%s_%s_hist", e->P, s->ident, k->ident);
+}
+
 /* ---- file prologue ------------------------------------------------------ */
 
 static void prologue(em *e, const mf_manifest *m, const emit_options *opt)
@@ -235,6 +252,20 @@ static void prologue(em *e, const mf_manifest *m, const emit_options *opt)
         "#define PCWGEN_CHECK_BLOCK(type) \\\n"
         "    _Static_assert(_Alignof(type) <= 8, #type \": pcw data blocks are 8-byte aligned\")\n"
         "#endif\n\n");
+    if (has_histogram(m))
+        out(e, "#ifndef PCWGEN_CHECK_HISTOGRAM\n"
+               "/* A histogram field (pcw/histogram.h): exactly its histogram type's size,\n"
+               " * 8-byte aligned. */\n"
+               "#define PCWGEN_CHECK_HISTOGRAM(type, member, hist_type)                            "
+               "  \\\n"
+               "    _Static_assert(PCWGEN_FIELD_SIZE(type, member) == sizeof(hist_type),           "
+               " \\\n"
+               "                   #type \".\" #member \": not the size of \" #hist_type);         "
+               "       \\\n"
+               "    _Static_assert(offsetof(type, member) %% 8 == 0,                               "
+               "  \\\n"
+               "                   #type \".\" #member \": a histogram is 8-byte aligned\")\n"
+               "#endif\n\n");
 }
 
 /* ---- provider ----------------------------------------------------------- */
@@ -284,6 +315,21 @@ static void counter_ids(em *e, const mf_counterset *s)
 static void block_types(em *e, const mf_counterset *s)
 {
     const char *P = e->P, *S = s->ident;
+    for (size_t i = 0; i < s->ncounters; i++) {
+        const mf_counter *k = &s->counters[i];
+        if (!k->histogram)
+            continue;
+        int ns = k->hist_unit == PCW_HIST_UNIT_NS;
+        out(e,
+            "/* Histogram %s (id %u, pcw/histogram.h): %s, schema %d,\n"
+            " * buckets 2^%d .. 2^%d%s, %u bytes. */\n",
+            k->ident, k->id, ns ? "nanoseconds observed" : "values as observed", k->hist_schema,
+            k->hist_min_exp, k->hist_max_exp, ns ? " s" : "", k->size);
+        out(e, "PCW_HISTOGRAM_TYPE(");
+        hist_type(e, s, k);
+        out(e, ", %s, %d, %d, %d);\n\n", ns ? "PCW_HIST_UNIT_NS" : "PCW_HIST_UNIT_ONE",
+            k->hist_schema, k->hist_min_exp, k->hist_max_exp);
+    }
     if (!s->kernel_style) {
         out(e, "/* The instance's data block: one field per counter, sized by its type. */\n");
         out(e, "typedef struct %s%s_values {\n", P, S);
@@ -291,8 +337,15 @@ static void block_types(em *e, const mf_counterset *s)
             const mf_counter *k = &s->counters[i];
             /* _Alignas keeps 8-byte counters 8-aligned even where the ABI
              * aligns uint64_t to 4 (i386); pcw_register requires it. */
-            out(e, "    %s %s; /* id %u, %s */\n",
-                k->size == 8 ? "_Alignas(8) uint64_t" : "uint32_t", k->ident, k->id, k->type_name);
+            if (k->histogram) {
+                out(e, "    _Alignas(8) ");
+                hist_type(e, s, k);
+                out(e, " %s; /* id %u, histogram */\n", k->ident, k->id);
+            } else {
+                out(e, "    %s %s; /* id %u, %s */\n",
+                    k->size == 8 ? "_Alignas(8) uint64_t" : "uint32_t", k->ident, k->id,
+                    k->type_name);
+            }
         }
         out(e, "} %s%s_values;\n\n", P, S);
     }
@@ -303,9 +356,14 @@ static void block_types(em *e, const mf_counterset *s)
            " * aligned to its size. */\n");
     for (size_t i = 0; i < s->ncounters; i++) {
         const mf_counter *k = &s->counters[i];
-        out(e, "PCWGEN_CHECK_FIELD(");
+        out(e, k->histogram ? "PCWGEN_CHECK_HISTOGRAM(" : "PCWGEN_CHECK_FIELD(");
         block_type(e, s, (size_t)k->block);
-        out(e, ", %s, %s);\n", counter_field(k), k->type_macro);
+        out(e, ", %s, ", counter_field(k));
+        if (k->histogram)
+            hist_type(e, s, k);
+        else
+            out(e, "%s", k->type_macro);
+        out(e, ");\n");
     }
     for (size_t b = 0; b < block_count(s); b++) {
         out(e, "PCWGEN_CHECK_BLOCK(");
@@ -319,7 +377,13 @@ static void counter_desc(em *e, const mf_counterset *s, const mf_counter *k)
 {
     out(e, "        {\n");
     out(e, "            .id = %u,\n", k->id);
-    out(e, "            .type = %s, /* %s */\n", k->type_macro, k->type_name);
+    out(e, "            .type = %s, /* %s%s */\n", k->type_macro, k->type_name,
+        k->histogram ? ", pcw:histogram" : "");
+    if (k->histogram) {
+        out(e, "            .histogram = (uint32_t)");
+        hist_type(e, s, k);
+        out(e, "_shape,\n");
+    }
     out(e, "            .block = %d,\n", k->block);
     out(e, "            .offset = (uint32_t)offsetof(");
     block_type(e, s, (size_t)k->block);
@@ -422,6 +486,37 @@ static void fill_data(em *e, const mf_counterset *s)
     }
 }
 
+/* A histogram's typed observers on the block that holds it. In kernel
+ * style the provider's field may be declared as any 8-byte aligned object
+ * of the right size (uint64_t[PCW_HISTOGRAM_WORDS(...)]), hence the cast;
+ * PCWGEN_CHECK_HISTOGRAM has checked size and alignment. */
+static void observers(em *e, const mf_counterset *s, const mf_counter *k)
+{
+    if (!k->histogram)
+        return;
+    static const char *const forms[] = {"", "_atomic"};
+    out(e,
+        "/* Count v (%s) in histogram %s of the instance's %s\n"
+        " * block: _observe from the instance's one writer thread (plain stores),\n"
+        " * _observe_atomic from any number of threads (pcw/histogram.h). */\n",
+        k->hist_unit == PCW_HIST_UNIT_NS ? "nanoseconds" : "as observed", k->ident,
+        block_param(s, (size_t)k->block));
+    for (size_t f = 0; f < 2; f++) {
+        out(e, "static inline void %s%s_%s_observe%s(", e->P, s->ident, k->ident, forms[f]);
+        block_type(e, s, (size_t)k->block);
+        out(e, " *%s, uint64_t v)\n{\n    ", block_param(s, (size_t)k->block));
+        hist_type(e, s, k);
+        out(e, "_observe%s(", forms[f]);
+        if (s->kernel_style) {
+            out(e, "(");
+            hist_type(e, s, k);
+            out(e, " *)(void *)");
+        }
+        out(e, "&%s->%s, v);\n}\n", block_param(s, (size_t)k->block), counter_field(k));
+    }
+    out(e, "\n");
+}
+
 static void functions(em *e, const mf_counterset *s)
 {
     const char *P = e->P, *S = s->ident;
@@ -510,6 +605,8 @@ static void functions(em *e, const mf_counterset *s)
         block_type(e, s, b);
         out(e, " *)pcw_instance_block(inst, %zu);\n}\n\n", b);
     }
+    for (size_t i = 0; i < s->ncounters; i++)
+        observers(e, s, &s->counters[i]);
 }
 
 static void counterset(em *e, const mf_counterset *s)

@@ -18,6 +18,7 @@
 
 #include <expat.h>
 
+#include <pcw/histogram.h>
 #include <pcw/types.h>
 
 #include "internal.h"
@@ -176,14 +177,15 @@ static int parse_u32(const char *v, unsigned long *out)
     return 0;
 }
 
-static int parse_scale(const char *v, int32_t *out)
+/* A decimal integer from lo to hi, with an optional sign. */
+static int parse_int(const char *v, int lo, int hi, int *out)
 {
     char buf[64];
     const char *s = trim(v, buf, sizeof buf);
     int neg = 0;
     if (*s == '-' || *s == '+')
         neg = *s++ == '-';
-    if (!*s || strlen(s) > 2)
+    if (!*s || strlen(s) > 4)
         return -1;
     int x = 0;
     for (; *s; s++) {
@@ -191,9 +193,19 @@ static int parse_scale(const char *v, int32_t *out)
             return -1;
         x = x * 10 + (*s - '0');
     }
-    if (x > 10)
+    x = neg ? -x : x;
+    if (x < lo || x > hi)
         return -1;
-    *out = neg ? -x : x;
+    *out = x;
+    return 0;
+}
+
+static int parse_scale(const char *v, int32_t *out)
+{
+    int x;
+    if (parse_int(v, -10, 10, &x) != 0)
+        return -1;
+    *out = x;
     return 0;
 }
 
@@ -462,6 +474,93 @@ static int ref_attr(ctx *c, const XML_Char **atts, const char *name, int *has, u
     return 0;
 }
 
+/* pcw's extension attributes (namespace MF_PCW_NS), qualified names
+ * "urn:pcw|local" as expat reports them. */
+enum { PA_HISTOGRAM, PA_SCHEMA, PA_MIN_EXP, PA_MAX_EXP, PA_COUNT };
+static const char *const pcw_attr_names[PA_COUNT] = {"histogram", "schema", "minExp", "maxExp"};
+
+/* A histogram counter: pcw:histogram="ns|one" with pcw:schema, pcw:minExp
+ * and pcw:maxExp (tools/pcwgen/README.md, "Histograms"). The manifest's
+ * type is what CTRPP sees (perf_counter_large_rawcount: the sum of the
+ * observations, the histogram's first word); pcw's is PERF_PCW_HISTOGRAM.
+ * Everything pcw_register checks of a histogram is checked here. */
+static int histogram_attrs(ctx *c, const XML_Char **atts, mf_counter *k)
+{
+    const char *v[PA_COUNT] = {NULL};
+    const char *any = NULL;
+    size_t nslen = strlen(MF_PCW_NS);
+    for (size_t i = 0; atts[i]; i += 2) {
+        const char *q = atts[i];
+        if (strncmp(q, MF_PCW_NS, nslen) != 0 || q[nslen] != NS_SEP)
+            continue;
+        size_t a = 0;
+        while (a < PA_COUNT && strcmp(q + nslen + 1, pcw_attr_names[a]) != 0)
+            a++;
+        if (a == PA_COUNT)
+            return fail(c,
+                        "<counter> \"%s\": unknown attribute pcw:%s (" MF_PCW_NS
+                        " has histogram, schema, minExp, maxExp)",
+                        k->name, q + nslen + 1);
+        v[a] = atts[i + 1];
+        any = pcw_attr_names[a];
+    }
+    if (!any)
+        return 0;
+    if (!v[PA_HISTOGRAM])
+        return fail(c, "<counter> \"%s\": pcw:%s without pcw:histogram", k->name, any);
+    char buf[64];
+    const char *u = trim(v[PA_HISTOGRAM], buf, sizeof buf);
+    if (strcmp(u, "ns") == 0)
+        k->hist_unit = PCW_HIST_UNIT_NS;
+    else if (strcmp(u, "one") == 0)
+        k->hist_unit = PCW_HIST_UNIT_ONE;
+    else
+        return fail(c,
+                    "<counter> \"%s\": pcw:histogram=\"%s\" is not ns (nanoseconds observed, "
+                    "seconds exported) or one (values as observed)",
+                    k->name, v[PA_HISTOGRAM]);
+    for (size_t a = PA_SCHEMA; a < PA_COUNT; a++)
+        if (!v[a])
+            return fail(c, "<counter> \"%s\": pcw:histogram needs pcw:%s too", k->name,
+                        pcw_attr_names[a]);
+    if (parse_int(v[PA_SCHEMA], PCW_HIST_SCHEMA_MIN, PCW_HIST_SCHEMA_MAX, &k->hist_schema) != 0)
+        return fail(c, "<counter> \"%s\": pcw:schema=\"%s\" is not an integer from %d to %d",
+                    k->name, v[PA_SCHEMA], PCW_HIST_SCHEMA_MIN, PCW_HIST_SCHEMA_MAX);
+    if (parse_int(v[PA_MIN_EXP], PCW_HIST_EXP_MIN, PCW_HIST_EXP_MAX, &k->hist_min_exp) != 0 ||
+        parse_int(v[PA_MAX_EXP], PCW_HIST_EXP_MIN, PCW_HIST_EXP_MAX, &k->hist_max_exp) != 0)
+        return fail(c,
+                    "<counter> \"%s\": pcw:minExp=\"%s\" and pcw:maxExp=\"%s\" must be "
+                    "integers from %d to %d",
+                    k->name, v[PA_MIN_EXP], v[PA_MAX_EXP], PCW_HIST_EXP_MIN, PCW_HIST_EXP_MAX);
+    int s = k->hist_schema, lo = k->hist_min_exp, hi = k->hist_max_exp;
+    if (lo >= hi)
+        return fail(c, "<counter> \"%s\": pcw:minExp=\"%d\" is not below pcw:maxExp=\"%d\"",
+                    k->name, lo, hi);
+    if (s < 0 && (lo % (1 << -s) != 0 || hi % (1 << -s) != 0))
+        return fail(c,
+                    "<counter> \"%s\": at pcw:schema=\"%d\" pcw:minExp and pcw:maxExp must be "
+                    "multiples of %d",
+                    k->name, s, 1 << -s);
+    long nb = s >= 0 ? (long)(hi - lo) << s : (long)(hi - lo) >> -s;
+    if (nb > (long)PCW_HIST_MAX_BUCKETS)
+        return fail(c,
+                    "<counter> \"%s\": %ld buckets ((maxExp - minExp) * 2^schema); a histogram "
+                    "has at most %u",
+                    k->name, nb, PCW_HIST_MAX_BUCKETS);
+    if (strcmp(k->type_name, "perf_counter_large_rawcount") != 0)
+        return fail(c,
+                    "<counter> \"%s\": a pcw:histogram counter's type must be "
+                    "perf_counter_large_rawcount (what CTRPP sees: the sum of the "
+                    "observations), not \"%s\"",
+                    k->name, k->type_name);
+    k->histogram = 1;
+    k->hist_shape = PCW_HISTOGRAM_SHAPE(k->hist_unit, s, lo, hi);
+    k->type = PERF_PCW_HISTOGRAM;
+    k->type_macro = "PERF_PCW_HISTOGRAM";
+    k->size = pcw_hist_bytes(k->hist_shape);
+    return 0;
+}
+
 static int start_counter(ctx *c, const XML_Char **atts)
 {
     mf_counterset *s = c->set;
@@ -510,6 +609,8 @@ static int start_counter(ctx *c, const XML_Char **atts)
     /* User-mode counters are DWORDs unless the type says LARGE (as PERFLIB
      * v2 sizes them); kernel-style ones take their field's size instead. */
     k->size = (ti->value & PCW_PERF_SIZE_LARGE) ? 8 : 4;
+    if (histogram_attrs(c, atts, k) != 0)
+        return -1;
 
     const char *dl = attr(atts, "detailLevel");
     if (dl) {
@@ -534,12 +635,26 @@ static int start_counter(ctx *c, const XML_Char **atts)
             return fail(c, "<counter> aggregate=\"%s\" is not one of undefined, sum, avg, min, max",
                         ag);
         k->aggregate = aggregates[i].v;
+    } else if (k->histogram) {
+        k->aggregate = PCW_AGGREGATE_TOTAL; /* a _Total merges the buckets */
     }
+    if (k->histogram && k->aggregate != PCW_AGGREGATE_TOTAL &&
+        k->aggregate != PCW_AGGREGATE_UNDEFINED)
+        return fail(c,
+                    "<counter> \"%s\": a histogram's aggregate is sum (merge the buckets, the "
+                    "default) or undefined, not \"%s\"",
+                    k->name, ag);
     if (ref_attr(c, atts, "baseID", &k->has_base_attr, &k->base_attr_value) ||
         ref_attr(c, atts, "perfTimeID", &k->has_time_attr, &k->time_attr_value) ||
         ref_attr(c, atts, "perfFreqID", &k->has_freq_attr, &k->freq_attr_value) ||
         ref_attr(c, atts, "multiCounterID", &k->has_multi_attr, &k->multi_attr_value))
         return -1;
+    if (k->histogram &&
+        (k->has_base_attr || k->has_time_attr || k->has_freq_attr || k->has_multi_attr))
+        return fail(c,
+                    "<counter> \"%s\": a histogram refers to no other counter (no baseID, "
+                    "perfTimeID, perfFreqID or multiCounterID)",
+                    k->name);
     /* A 32-bit tick type without a perfFreqID counts nanoseconds and would
      * wrap after 4.3 s of summed time in 4 bytes (pcw_register refuses it):
      * its field is 8 bytes, pcw's extension (PCW_COUNTER_TYPE_TICKS_32). A

@@ -16,6 +16,11 @@
 
 /* The counters schema's namespace (schemaVersion 1.x and 2.0 share it). */
 #define MF_COUNTERS_NS "http://schemas.microsoft.com/win/2005/12/counters"
+/* pcw's namespace for extension attributes on <counter> (pcw:histogram,
+ * pcw:schema, pcw:minExp, pcw:maxExp): attributes of their own namespace,
+ * which cannot clash with the schema's and which a reader that does not
+ * know them skips (tools/pcwgen/README.md, "Histograms"). */
+#define MF_PCW_NS "urn:pcw"
 
 /* <struct name="..." type="..."/>: one data block of a kernel-style set. */
 typedef struct mf_struct {
@@ -45,6 +50,14 @@ typedef struct mf_counter {
     const char *field;       /* kernel style: the member, else NULL */
     int block;               /* index into the set's structs; 0 in user mode */
     const char *ident;       /* C identifier: symbol, else made from name */
+    /* pcw's extension (MF_PCW_NS attributes): a histogram counter. Then
+     * type is PERF_PCW_HISTOGRAM, size its bytes, and hist_shape its
+     * PCW_HISTOGRAM_SHAPE of hist_unit, hist_schema, hist_min_exp,
+     * hist_max_exp. */
+    int histogram;
+    unsigned hist_unit; /* PCW_HIST_UNIT_NS or PCW_HIST_UNIT_ONE */
+    int hist_schema, hist_min_exp, hist_max_exp;
+    uint32_t hist_shape;
 } mf_counter;
 
 typedef struct mf_counterset {

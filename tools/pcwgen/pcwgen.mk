@@ -71,7 +71,7 @@ PCWGEN_T := $(BUILD)/tests/pcwgen
 PCWGEN_GEN := $(PCWGEN_T)/gen
 PCWGEN_TESTS := $(PCWGEN_T)/test_reader $(PCWGEN_T)/test_errors $(PCWGEN_T)/test_golden \
                 $(PCWGEN_T)/test_kcs $(PCWGEN_T)/test_ucs $(PCWGEN_T)/test_extra \
-                $(PCWGEN_T)/test_xdp
+                $(PCWGEN_T)/test_xdp $(PCWGEN_T)/test_hist
 
 PCWGEN_TEST_CFLAGS = $(CFLAGS) -Itools/pcwgen -Itests/pcwgen -I$(PCWGEN_GEN) \
                      -DPCWGEN_BIN='"$(BUILD)/pcwgen"' -DPCWGEN_SHARED='"$(PCWGEN_SHARED)"'
@@ -96,6 +96,9 @@ $(PCWGEN_GEN)/service.h: tests/pcwgen/manifests/service.man $(BUILD)/pcwgen
 $(PCWGEN_GEN)/instances.h: tests/pcwgen/manifests/instances.man $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Forms -o $@ $<
+$(PCWGEN_GEN)/histogram.h: tests/pcwgen/manifests/histogram.man $(BUILD)/pcwgen
+	@mkdir -p $(@D)
+	$(BUILD)/pcwgen -prefix Hist -o $@ $<
 $(PCWGEN_GEN)/xdppcw.h: $(PCWGEN_XDP_MAN) $(BUILD)/pcwgen
 	@mkdir -p $(@D)
 	$(BUILD)/pcwgen -prefix Xdp -o $@ $<
@@ -113,6 +116,7 @@ $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o: $(PCWGEN_GEN)/ucs.h
 $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o: $(PCWGEN_GEN)/storage.h \
     $(PCWGEN_GEN)/netstack.h $(PCWGEN_GEN)/service.h $(PCWGEN_GEN)/instances.h
 $(PCWGEN_T)/test_xdp.o $(PCWGEN_T)/xdp_tu2.o: $(PCWGEN_GEN)/xdppcw.h
+$(PCWGEN_T)/test_hist.o $(PCWGEN_T)/hist_tu2.o: $(PCWGEN_GEN)/histogram.h
 
 PCWGEN_PROVIDER_TEST_OBJS := $(PCWGEN_T)/testdir.o
 
@@ -130,6 +134,10 @@ $(PCWGEN_T)/test_kcs: $(PCWGEN_T)/test_kcs.o $(PCWGEN_T)/kcs_tu2.o $(PCWGEN_PROV
 $(PCWGEN_T)/test_ucs: $(PCWGEN_T)/test_ucs.o $(PCWGEN_T)/ucs_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 $(PCWGEN_T)/test_extra: $(PCWGEN_T)/test_extra.o $(PCWGEN_T)/extra_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
+    $(LIBPCW_A)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
+# test_hist reads the histograms it observed back through the consumer.
+$(PCWGEN_T)/test_hist: $(PCWGEN_T)/test_hist.o $(PCWGEN_T)/hist_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
     $(LIBPCW_A)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PCWGEN_CRITERION_LIBS) $(PROVIDER_LIBS)
 $(PCWGEN_T)/test_xdp: $(PCWGEN_T)/test_xdp.o $(PCWGEN_T)/xdp_tu2.o $(PCWGEN_PROVIDER_TEST_OBJS) \
