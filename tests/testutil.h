@@ -98,20 +98,17 @@ typedef struct tu_child {
     size_t len;
 } tu_child;
 
-/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated).
- * Returns 0 or -1. */
-static inline int tu_spawn(tu_child *c, const char *name, const char *const *args)
+/* The path of helper NAME (tests/helpers) into path. */
+static inline void tu_helper_path(const char *name, char *path, size_t cap)
 {
     const char *build = getenv("PCW_BUILD");
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/tests/helpers/%s", build && *build ? build : PCW_BUILD_DIR,
-             name);
-    const char *argv[64];
-    size_t n = 0;
-    argv[n++] = path;
-    for (; args && args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
+    snprintf(path, cap, "%s/tests/helpers/%s", build && *build ? build : PCW_BUILD_DIR, name);
+}
+
+/* Start program argv[0] (a path; argv NULL-terminated) with pipes to its
+ * stdin and from its stdout. Returns 0 or -1. */
+static inline int tu_spawn_argv(tu_child *c, const char *const *argv)
+{
     int pin[2], pout[2];
     if (pipe2(pin, O_CLOEXEC) != 0)
         return -1;
@@ -126,7 +123,7 @@ static inline int tu_spawn(tu_child *c, const char *name, const char *const *arg
     if (c->pid == 0) {
         dup2(pin[0], 0);
         dup2(pout[1], 1);
-        execv(path, (char *const *)argv);
+        execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(pin[0]);
@@ -134,6 +131,21 @@ static inline int tu_spawn(tu_child *c, const char *name, const char *const *arg
     c->in = pin[1];
     c->out = pout[0];
     return 0;
+}
+
+/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated).
+ * Returns 0 or -1. */
+static inline int tu_spawn(tu_child *c, const char *name, const char *const *args)
+{
+    char path[PATH_MAX];
+    tu_helper_path(name, path, sizeof path);
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = path;
+    for (; args && args[n - 1] && n < 63; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    return tu_spawn_argv(c, argv);
 }
 
 /* Read one line (without its newline) into line; waits at most timeout_ms.
