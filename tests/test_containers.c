@@ -22,89 +22,19 @@
 #include "consumer/containers.h"
 #include "pcw/consumer.h"
 #include "testutil.h"
-
-static char cg_base[PATH_MAX]; /* this test's cgroup folder; "" none */
-
-/* The cgroup v2 hierarchy: /sys/fs/cgroup itself, or a hybrid host's
- * /sys/fs/cgroup/unified. */
-static const char *cgroup2_root(void)
-{
-    return access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 ? "/sys/fs/cgroup"
-                                                                  : "/sys/fs/cgroup/unified";
-}
+#include "ctr_util.h"
 
 static void setup(void)
 {
-    cr_assert_eq(geteuid(), 0, "these tests make namespaces and cgroups: run them as root");
-    tu_root_setup();
-    snprintf(cg_base, sizeof cg_base, "%s/pcwtest-%d", cgroup2_root(), (int)getpid());
-    cr_assert_eq(mkdir(cg_base, 0755), 0, "mkdir %s: %s", cg_base, strerror(errno));
+    ctr_setup();
 }
 
 static void teardown(void)
 {
-    tu_root_teardown();
-    if (cg_base[0])
-        nftw(cg_base, tu__rm, 16, FTW_DEPTH | FTW_PHYS); /* rmdir: the files stay */
-    cg_base[0] = 0;
+    ctr_teardown();
 }
 
 TestSuite(containers, .init = setup, .fini = teardown, .timeout = 60);
-
-/* mkdir -p <cg_base>/<rel>; its path into out. */
-static void make_cgroup(const char *rel, char *out, size_t cap)
-{
-    cr_assert_lt((size_t)snprintf(out, cap, "%s/%s", cg_base, rel), cap);
-    for (char *p = out + strlen(cg_base) + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(out, 0755);
-            *p = '/';
-        }
-    cr_assert(mkdir(out, 0755) == 0 || errno == EEXIST, "mkdir %s", out);
-}
-
-/* The setup every container's shell runs first: its own tmpfs on
- * /dev/shm, and no PCW_DIR of ours. */
-#define CTR_SHM "mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 1; unset PCW_DIR; "
-
-/* Start a container: in cgroup `cg` (a path, or NULL), with extra unshare
- * flags `us` ("" or "--user --map-root-user"), running shell `script` (after
- * CTR_SHM) with "$@" = args. */
-static void ctr_spawn(tu_child *c, const char *cg, const char *us, const char *script,
-                      const char *const *args)
-{
-    static const char outer[] =
-        "cg=\"$1\"; us=\"$2\"; in=\"$3\"; shift 3; "
-        "if [ -n \"$cg\" ]; then echo $$ > \"$cg/cgroup.procs\" || exit 1; "
-        "fi; exec unshare $us --mount --pid --fork --mount-proc -- /bin/sh -c \"$in\" "
-        "sh \"$@\"";
-    char inner[4096];
-    snprintf(inner, sizeof inner, "%s%s", CTR_SHM, script);
-    const char *argv[32] = {"/bin/sh", "-c", outer, "sh", cg ? cg : "", us, inner};
-    size_t n = 7;
-    for (; args && *args && n < 31; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    cr_assert_eq(tu_spawn_argv(c, argv), 0);
-}
-
-/* Start top_provider in a container; wait for its "ready 1" (pid 1 of its
- * own pid namespace). */
-static void ctr_provider(tu_child *c, const char *cg, const char *us, const char *instances)
-{
-    char helper[PATH_MAX], line[256];
-    tu_helper_path("top_provider", helper, sizeof helper);
-    ctr_spawn(c, cg, us, "exec \"$@\"",
-              (const char *[]){helper, "--set", "Ctr Test", "--instances", instances, NULL});
-    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "the container did not start");
-    cr_assert_str_eq(line, "ready 1", "its provider is not pid 1 of its namespace: %s", line);
-}
-
-static const char id_docker[] = "d0c4e8d1a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a";
-static const char id_cri[] = "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819";
-static const char id_podman[] = "90d7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e";
-static const char pod_uid[] = "5f0e6a2c-3b1d-4e8f-9a7b-1c2d3e4f5a6b";
 
 /* The segment of the container whose id is `id`; NULL if none. */
 static pcw_segment *by_id(pcw_consumer *c, const char *id)

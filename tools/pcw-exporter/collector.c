@@ -38,6 +38,7 @@
 #include <pcw/query.h>
 #include <pcw/version.h>
 
+#include "../common/container.h"
 #include "collector.h"
 #include "log.h"
 #include "mapping.h"
@@ -542,10 +543,42 @@ static int grow_labels(xset *s, size_t n)
     return 0;
 }
 
+/* A container's labels (docs/containers.md, "Labels"): the id as
+ * Kubernetes writes it in a pod's status (<runtime>://<id>, so that
+ * kube_pod_container_info{container_id} joins it to its pod, namespace and
+ * container), the pod UID (kube_pod_info{uid}) and its pid in the
+ * exporter's pid namespace. None for a provider in the exporter's own
+ * namespace. */
+static void container_labels(ebuf *lab, const pcw_container_info *ci)
+{
+    if (!ci)
+        return;
+    if (ci->id[0]) {
+        eb_str(lab, ",container_id=\"");
+        if (ci->runtime[0]) {
+            expo_label_value(lab, ci->runtime, strlen(ci->runtime));
+            eb_str(lab, "://");
+        }
+        expo_label_value(lab, ci->id, strlen(ci->id));
+        eb_str(lab, "\"");
+    }
+    if (ci->pod_uid[0]) {
+        eb_str(lab, ",pod_uid=\"");
+        expo_label_value(lab, ci->pod_uid, strlen(ci->pod_uid));
+        eb_str(lab, "\"");
+    }
+    if (ci->host_pid) {
+        char pid[32];
+        snprintf(pid, sizeof pid, ",host_pid=\"%d\"", (int)ci->host_pid);
+        eb_str(lab, pid);
+    }
+}
+
 /* Build the label string of every raw instance of s; mark the ones whose
  * labels an earlier instance already has. 0 or -1. */
-static int build_labels(xset *s)
+static int build_labels(collector *c, xset *s)
 {
+    size_t hint = 0;
     size_t n = pcw_pdh_raw_count(s->h);
     if (grow_labels(s, n ? n : 1))
         return -1;
@@ -575,8 +608,12 @@ static int build_labels(xset *s)
         eb_str(&s->lab, "provider=\"");
         expo_label_value(&s->lab, ri.provider, strlen(ri.provider));
         char pid[32];
-        snprintf(pid, sizeof pid, "\",pid=\"%d\"}", (int)ri.pid);
+        snprintf(pid, sizeof pid, "\",pid=\"%d\"", (int)ri.pid);
         eb_str(&s->lab, pid);
+        if (c->opt.containers)
+            container_labels(&s->lab,
+                             tc_container(pcw_pdh_consumer(c->q), ri.provider_id, &hint));
+        eb_put(&s->lab, "}", 1);
         if (s->lab.failed || s->lab.len - at > UINT32_MAX || s->lab.len > UINT32_MAX) {
             free(ht);
             return -1;
@@ -808,7 +845,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         if (collected &&
             (!s->labels_valid || s->epoch != pcw_pdh_raw_epoch(s->h) ||
              s->nlab != pcw_pdh_raw_count(s->h)) &&
-            build_labels(s) != 0) {
+            build_labels(c, s) != 0) {
             s->labels_valid = 0;
             out->failed = 1;
             break;
@@ -889,6 +926,7 @@ int collector_open(collector **out, const collector_options *o)
     pcw_consumer_options co = {0};
     co.dir = o->dir;
     co.all_users = o->all_users;
+    co.containers = o->containers;
     int rc = pcw_pdh_open(&c->q, &co);
     /* Every counter is exported, advanced ones too: a scrape keeps what
      * queries ask for (docs/exporter.md). */
