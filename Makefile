@@ -154,7 +154,7 @@ TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lm
 
 # pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
 TOOL_LIBS_pcwtop = -lncursesw -lm
-$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch])
+$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch] tools/common/container.[ch])
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -283,7 +283,7 @@ check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx c
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
 TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_exporter_names test_pcwtop \
                       test_term_inject test_exporter_silent test_readme_latency \
-                      test_containers test_exporter_containers
+                      test_containers test_exporter_containers test_tools_containers
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests

@@ -71,11 +71,32 @@ static inline void ctr_provider(tu_child *c, const char *cg, const char *us, con
     cr_assert_str_eq(line, "ready 1", "its provider is not pid 1 of its namespace: %s", line);
 }
 
+/* Container ids and a pod UID of this test process's own: their first 8
+ * hex digits are its pid, so that tests running at once (each sees every
+ * container on the machine) never share one. Set by ctr_setup. */
+static char id_docker[65], id_cri[65], id_podman[65], pod_uid[37];
+static char short_docker[13], short_cri[13]; /* as pcwtop shows them */
+
+static inline void ctr_ids(void)
+{
+    unsigned p = (unsigned)getpid();
+    snprintf(id_docker, sizeof id_docker, "%08x%s", p,
+             "a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a");
+    snprintf(id_cri, sizeof id_cri, "%08x%s", p,
+             "6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819");
+    snprintf(id_podman, sizeof id_podman, "%08x%s", p,
+             "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e");
+    snprintf(pod_uid, sizeof pod_uid, "%08x-3b1d-4e8f-9a7b-1c2d3e4f5a6b", p);
+    snprintf(short_docker, sizeof short_docker, "%.12s", id_docker);
+    snprintf(short_cri, sizeof short_cri, "%.12s", id_cri);
+}
+
 /* Each test: root, a private PCW_DIR, and a cgroup folder of its own. */
 static inline void ctr_setup(void)
 {
     cr_assert_eq(geteuid(), 0, "these tests make namespaces and cgroups: run them as root");
     tu_root_setup();
+    ctr_ids();
     snprintf(cg_base, sizeof cg_base, "%s/pcwtest-%d", cgroup2_root(), (int)getpid());
     cr_assert_eq(mkdir(cg_base, 0755), 0, "mkdir %s: %s", cg_base, strerror(errno));
 }
@@ -87,10 +108,5 @@ static inline void ctr_teardown(void)
         nftw(cg_base, tu__rm, 16, FTW_DEPTH | FTW_PHYS); /* rmdir: the files stay */
     cg_base[0] = 0;
 }
-
-static const char id_docker[] = "d0c4e8d1a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a";
-static const char id_cri[] = "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819";
-static const char id_podman[] = "90d7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e";
-static const char pod_uid[] = "5f0e6a2c-3b1d-4e8f-9a7b-1c2d3e4f5a6b";
 
 #endif /* PCW_TESTS_CTR_UTIL_H */

@@ -447,6 +447,12 @@ Test(containers, symlink_inside_path_stays_inside)
 
 /* ---- identity from cgroup paths ------------------------------------------ */
 
+/* The ids the table below spells out. */
+static const char c_docker[] = "d0c4e8d1a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a";
+static const char c_cri[] = "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819";
+static const char c_podman[] = "90d7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e";
+static const char c_pod[] = "5f0e6a2c-3b1d-4e8f-9a7b-1c2d3e4f5a6b";
+
 Test(containers, cgroup_conventions)
 {
     static const struct {
@@ -455,28 +461,28 @@ Test(containers, cgroup_conventions)
         {"/system.slice/docker-"
          "d0c4e8d1a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a"
          ".scope",
-         "docker", id_docker, ""},
+         "docker", c_docker, ""},
         {"/docker/d0c4e8d1a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a", "docker",
-         id_docker, ""},
+         c_docker, ""},
         {"/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-"
          "90d7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e.scope/container",
-         "podman", id_podman, ""},
+         "podman", c_podman, ""},
         {"/machine.slice/libpod-conmon-"
          "90d7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e.scope",
          "", "", ""},
         {"/kubepods.slice/kubepods-burstable.slice/"
          "kubepods-burstable-pod5f0e6a2c_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/cri-containerd-"
          "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819.scope",
-         "containerd", id_cri, pod_uid},
+         "containerd", c_cri, c_pod},
         {"/kubepods.slice/kubepods-pod5f0e6a2c_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/crio-"
          "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819.scope",
-         "cri-o", id_cri, pod_uid},
+         "cri-o", c_cri, c_pod},
         {"/kubepods/besteffort/pod5f0e6a2c-3b1d-4e8f-9a7b-1c2d3e4f5a6b/"
          "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819",
-         "", id_cri, pod_uid},
+         "", c_cri, c_pod},
         {"/../../kubepods-besteffort-pod5f0e6a2c_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/"
          "cri-containerd-c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819.scope",
-         "containerd", id_cri, pod_uid},
+         "containerd", c_cri, c_pod},
         {"/", "", "", ""},
         {"/user.slice/user-1000.slice/session-2.scope", "", "", ""},
         {"/docker-XYZ.scope", "", "", ""},

@@ -74,8 +74,8 @@ Test(exporter_containers, three_containers_labelled_and_gone_on_exit)
     make_cgroup(rel, cg1, sizeof cg1);
     snprintf(rel, sizeof rel,
              "kubepods.slice/kubepods-besteffort.slice/"
-             "kubepods-besteffort-pod5f0e6a2c_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/crio-%s.scope",
-             id_cri);
+             "kubepods-besteffort-pod%.8s_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/crio-%s.scope",
+             pod_uid, id_cri);
     make_cgroup(rel, cg2, sizeof cg2);
     snprintf(rel, sizeof rel, "user.slice/libpod-%s.scope", id_podman);
     make_cgroup(rel, cg3, sizeof cg3);

@@ -28,18 +28,15 @@ void tc_container_name(const pcw_container_info *ci, char *buf, size_t cap)
     else if (ci->id[0])
         snprintf(buf, cap, "%.12s", ci->id);
     else
-        snprintf(buf, cap, "mntns:%llu", (unsigned long long)ci->mnt_ns);
+        snprintf(buf, cap, "ns:%llu", (unsigned long long)ci->mnt_ns);
 }
 
-int tc_container_match(const pcw_container_info *ci, const char *sel)
+int tc_name_match(const char *name, const char *sel)
 {
-    if (strcmp(sel, "host") == 0 || strcmp(sel, "-") == 0)
-        return ci == NULL;
-    if (!ci || !*sel)
-        return 0;
-    char name[64];
-    tc_container_name(ci, name, sizeof name);
+    if (strcmp(sel, "host") == 0)
+        return !*name;
     size_t n = strlen(sel);
-    return (ci->id[0] && strncmp(ci->id, sel, n) == 0) || strcmp(name, sel) == 0 ||
-           (ci->pod_uid[0] && strcmp(ci->pod_uid, sel) == 0);
+    if (!*name || !n)
+        return 0;
+    return strcmp(name, sel) == 0 || strncmp(name, sel, n < 12 ? n : 12) == 0;
 }

@@ -22,13 +22,14 @@
 const pcw_container_info *tc_container(pcw_consumer *c, uint64_t provider_id, size_t *hint);
 
 /* Its short name into buf: the runtime's id cut to 12 hex digits (as
- * `docker ps` shows it), else "mntns:<inode>" for a namespace no runtime
+ * `docker ps` shows it), else "ns:<inode of its mount namespace>" for one no runtime
  * named; "" for NULL (the consumer's own namespace). */
 void tc_container_name(const pcw_container_info *ci, char *buf, size_t cap);
 
-/* Does ci match the user's selector? "host" (or "-"): the consumer's own
- * namespace (ci NULL); else a prefix of the container id, or the short
- * name, or the pod UID. */
-int tc_container_match(const pcw_container_info *ci, const char *sel);
+/* Does a container of short name `name` (tc_container_name; "" for the
+ * consumer's own namespace) match the user's selector? "host": the
+ * consumer's own namespace; else a prefix of the container id (its first
+ * 12 digits are compared, as `docker ps` shows them) or the name. */
+int tc_name_match(const char *name, const char *sel);
 
 #endif /* PCW_TOOLS_CONTAINER_H */
