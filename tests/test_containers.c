@@ -17,9 +17,12 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "consumer/containers.h"
+#include "pcw/collect.h"
 #include "pcw/consumer.h"
 #include "testutil.h"
 #include "ctr_util.h"
@@ -299,11 +302,15 @@ static int status_of(const seen *s, const char *path)
     return 1000; /* not met */
 }
 
-/* A host provider; its segment's path into seg. */
-static void host_provider(tu_child *p, char *seg, size_t cap)
+/* A host provider (with callback counterset "Ctr Cb" if cb); its segment's
+ * path into seg. */
+static void host_provider_cb(tu_child *p, char *seg, size_t cap, int cb)
 {
     char line[256];
-    cr_assert_eq(tu_spawn(p, "top_provider", (const char *[]){"--set", "Host", NULL}), 0);
+    cr_assert_eq(tu_spawn(p, "top_provider",
+                          cb ? (const char *[]){"--set", "Host", "--callback", "Ctr Cb", NULL}
+                             : (const char *[]){"--set", "Host", NULL}),
+                 0);
     cr_assert(tu_readline(p, line, sizeof line, 30000) > 0);
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/pcw-0", tu_root);
@@ -316,6 +323,11 @@ static void host_provider(tu_child *p, char *seg, size_t cap)
             cr_assert_lt((size_t)snprintf(seg, cap, "%s/%s", dir, e->d_name), cap);
     closedir(d);
     cr_assert(seg[0]);
+}
+
+static void host_provider(tu_child *p, char *seg, size_t cap)
+{
+    host_provider_cb(p, seg, cap, 0);
 }
 
 /* The host pid of the container's shell: the unshare's only child (the
@@ -440,6 +452,82 @@ Test(containers, symlink_inside_path_stays_inside)
     for (size_t i = 0; i < pcw_consumer_segment_count(c); i++)
         cr_assert_null(pcw_segment_container(pcw_consumer_segment(c, i)), "%s",
                        pcw_segment_provider(pcw_consumer_segment(c, i))->path);
+    pcw_consumer_close(c);
+    tu_finish(&h, 10000);
+    tu_finish(&host, 10000);
+}
+
+/* A listening Unix socket at path (never accepted from); its fd. */
+static int trap_listener(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    cr_assert_lt(strlen(path), sizeof a.sun_path);
+    strcpy(a.sun_path, path);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(fd, 8), 0);
+    return fd;
+}
+
+/* The segment whose path ends with `suffix`; NULL if none. */
+static pcw_segment *by_suffix(pcw_consumer *c, const char *suffix)
+{
+    for (size_t i = 0; i < pcw_consumer_segment_count(c); i++) {
+        const char *p = pcw_segment_provider(pcw_consumer_segment(c, i))->path;
+        size_t n = strlen(p), k = strlen(suffix);
+        if (n >= k && strcmp(p + n - k, suffix) == 0)
+            return pcw_consumer_segment(c, i);
+    }
+    return NULL;
+}
+
+/* Copies of a live callback provider's segment, planted in a container
+ * (held alive by a read lock): one whose socket is a symlink to a socket
+ * of the host, one whose socket listens and never answers. Collecting
+ * from either fails within the time limit, and nothing ever connects to
+ * the host's socket: the socket is opened inside the container's root
+ * without following a symlink. */
+Test(containers, hostile_sockets_fail_cleanly)
+{
+    tu_child host, h;
+    char seg[PATH_MAX], trap[PATH_MAX], line[256];
+    host_provider_cb(&host, seg, sizeof seg, 1);
+    snprintf(trap, sizeof trap, "%s/trap.sock", tu_root);
+    int tfd = trap_listener(trap);
+    static const char script[] =
+        "cd /dev/shm && mkdir -m 700 pcw-0 && cd pcw-0 && "
+        "cp \"$1\" 1-00000000000000ee.seg && ln -s \"$2\" 1-00000000000000ee.sock && "
+        "cp \"$1\" 1-00000000000000ff.seg && exec /usr/bin/python3 -c '"
+        "import fcntl, socket, sys\n"
+        "held = [open(n, \"rb\") for n in (\"1-00000000000000ee.seg\", "
+        "\"1-00000000000000ff.seg\")]\n"
+        "for f in held: fcntl.lockf(f, fcntl.LOCK_SH)\n"
+        "s = socket.socket(socket.AF_UNIX); s.bind(\"1-00000000000000ff.sock\"); s.listen(8)\n"
+        "print(\"ready\", flush=True); sys.stdin.read()'";
+    ctr_spawn(&h, NULL, "", script, (const char *[]){seg, trap, NULL});
+    cr_assert(tu_readline(&h, line, sizeof line, 30000) > 0);
+    cr_assert_str_eq(line, "ready");
+
+    pcw_consumer *c = open_containers();
+    pcw_segment *planted[2] = {by_suffix(c, "/1-00000000000000ee.seg"),
+                               by_suffix(c, "/1-00000000000000ff.seg")};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_not_null(planted[i]);
+        cr_assert_not_null(pcw_segment_container(planted[i]));
+        cr_assert_eq(pcw_segment_alive(planted[i]), PCW_OK);
+        const pcw_counterset *cs = pcw_segment_find_counterset(planted[i], "Ctr Cb");
+        cr_assert_not_null(cs);
+        pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+        long long t0 = tu_now_ms();
+        int rc = pcw_segment_collect(planted[i], cs, NULL, &snap, 0, 0, 500, NULL);
+        cr_assert_neq(rc, PCW_OK, "%s", pcw_segment_provider(planted[i])->path);
+        cr_assert_lt(tu_now_ms() - t0, 5000);
+        pcw_snapshot_free(&snap);
+    }
+    cr_assert_eq(accept4(tfd, NULL, NULL, SOCK_NONBLOCK), -1,
+                 "a connection reached the host's socket through the container's symlink");
+    cr_assert_eq(errno, EAGAIN);
+    close(tfd);
     pcw_consumer_close(c);
     tu_finish(&h, 10000);
     tu_finish(&host, 10000);
