@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <search.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include "containers.h"
 #include "internal.h"
 #include "pcw/layout.h"
+#include "pcw/naming.h"
 
 int pcw__ctr_open(pcw__ctr **out, const char *dir)
 {
@@ -120,54 +120,6 @@ static pid_t parse_pid(const char *s)
             return 0;
     }
     return (pid_t)v;
-}
-
-/* ---- opening inside a root ------------------------------------------------ */
-
-/* Without openat2 (Linux before 5.6): one component at a time, each with
- * O_NOFOLLOW, refusing "..". */
-static int open_by_components(int rootfd, const char *rel, int flags)
-{
-    int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
-    for (const char *p = rel; fd >= 0;) {
-        while (*p == '/')
-            p++;
-        size_t n = strcspn(p, "/");
-        const char *rest = p + n;
-        while (*rest == '/')
-            rest++;
-        char comp[NAME_MAX + 1];
-        if (n == 0 || n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.')) {
-            close(fd);
-            errno = n == 2 ? EXDEV : EINVAL;
-            return -1;
-        }
-        memcpy(comp, p, n);
-        comp[n] = 0;
-        int last = !*rest;
-        int nfd = openat(fd, comp, (last ? flags : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
-        close(fd);
-        if (last)
-            return nfd;
-        fd = nfd, p = rest;
-    }
-    return -1;
-}
-
-int pcw__open_beneath(int rootfd, const char *rel, int flags)
-{
-    while (*rel == '/')
-        rel++;
-    if (!*rel)
-        rel = ".";
-    struct open_how how;
-    memset(&how, 0, sizeof how);
-    how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
-    if (fd < 0 && errno == ENOSYS)
-        return open_by_components(rootfd, rel, flags);
-    return (int)fd;
 }
 
 /* ---- the walk ------------------------------------------------------------- */

@@ -90,11 +90,6 @@ void pcw__ctr_stamp(pcw__ctr *t);
  * is not mapped. */
 uid_t pcw__ctr_map_uid(const pcw__mntns *ns, uid_t inner);
 
-/* Open `rel` (relative, no symlinks, no "..": resolved inside the
- * directory rootfd as if it were "/") with `flags` (O_NOFOLLOW and
- * O_CLOEXEC are added). -1 with errno. */
-int pcw__open_beneath(int rootfd, const char *rel, int flags);
-
 /* Who the provider of `seg`, found in ns, is: its container identity,
  * attached to the segment (pcw_segment_container). PCW_OK or
  * PCW_E_NO_MEMORY; what cannot be read is left "". */
