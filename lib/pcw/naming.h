@@ -338,8 +338,9 @@ static inline int pcw__ns_sock_addr(const char *path, size_t root_len, struct so
         close(dfd);
     struct stat st;
     if (*fd < 0)
-        return e == ENOENT ? PCW_E_NOT_FOUND : e == ELOOP || e == EXDEV ? PCW_E_PERMISSION
-                                                                         : PCW_E_IO;
+        return e == ENOENT                ? PCW_E_NOT_FOUND
+               : e == ELOOP || e == EXDEV ? PCW_E_PERMISSION
+                                          : PCW_E_IO;
     if (fstat(*fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
         close(*fd);
         *fd = -1;
