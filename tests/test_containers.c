@@ -571,6 +571,13 @@ Test(containers, cgroup_conventions)
         {"/../../kubepods-besteffort-pod5f0e6a2c_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/"
          "cri-containerd-c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819.scope",
          "containerd", c_cri, c_pod},
+        /* A container with a delegated cgroup (its own cgroup namespace,
+         * writable) may name a child cgroup after another container: the
+         * outermost id, the runtime's, is the one. */
+        {"/system.slice/docker-"
+         "d0c4e8d1a7b94f3c8e2a6b5d9c0f1e2a3b4c5d6e7f8091a2b3c4d5e6f708192a.scope/docker-"
+         "c81d0a5b6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819.scope",
+         "docker", c_docker, ""},
         {"/", "", "", ""},
         {"/user.slice/user-1000.slice/session-2.scope", "", "", ""},
         {"/docker-XYZ.scope", "", "", ""},
