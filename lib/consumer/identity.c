@@ -75,12 +75,16 @@ static int pod_uid_of(const char *c, size_t n, char *out, size_t cap)
     return 1;
 }
 
+/* The outermost component that names a container wins: those are the
+ * runtime's, while a container given a cgroup subtree of its own (a
+ * delegated cgroup namespace) may create children named as it likes,
+ * another container's id included. */
 void pcw__cgroup_ids(const char *cgroup, char *runtime, char *id, char *pod_uid, size_t cap)
 {
     runtime[0] = id[0] = pod_uid[0] = 0;
     const char *prev = NULL;
     size_t prev_n = 0;
-    for (const char *c = cgroup; *c;) {
+    for (const char *c = cgroup; *c && !id[0];) {
         while (*c == '/')
             c++;
         size_t n = strcspn(c, "/");
