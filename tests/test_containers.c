@@ -82,20 +82,6 @@ static pid_t ppid_of(pid_t pid)
     return ppid;
 }
 
-/* Date the container's /dev/shm and /dev/shm/pcw-0 (reached through the
- * root of `pid`, its unshare) a minute back. */
-static void age_folders(pid_t pid)
-{
-    struct timespec ts[2];
-    clock_gettime(CLOCK_REALTIME, &ts[0]);
-    ts[0].tv_sec -= 60, ts[1] = ts[0];
-    char path[128];
-    snprintf(path, sizeof path, "/proc/%d/root/dev/shm/pcw-0", (int)pid);
-    cr_assert_eq(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), 0, "%s", path);
-    snprintf(path, sizeof path, "/proc/%d/root/dev/shm", (int)pid);
-    cr_assert_eq(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), 0, "%s", path);
-}
-
 static pcw_consumer *open_containers(void)
 {
     pcw_consumer *c;
@@ -194,12 +180,23 @@ static void steady_state_child(void)
     pcw_consumer_options o = {.containers = 1};
     CHILD_CHECK(pcw_consumer_open(&c, &o) == PCW_OK);
     CHILD_CHECK(pcw_consumer_refresh(c, NULL) == PCW_OK);
-    /* Date its folders a minute back: one changed within a clock tick of
-     * a look is looked at again (containers.c). Then look. */
-    age_folders(a.pid);
-    CHILD_CHECK(pcw_consumer_refresh(c, NULL) == PCW_OK);
     CHILD_CHECK(pcw_consumer_segment_count(c) == 1);
     CHILD_CHECK(pcw__consumer_containers_changed(c) == 0);
+    CHILD_CHECK(pcw__consumer_containers_changed(c) == 0);
+    /* A file appears in its provider folder (as a new provider's segment
+     * would): due. After the refresh, not. */
+    char path[128];
+    snprintf(path, sizeof path, "/proc/%d/root/dev/shm/pcw-0/new", (int)a.pid);
+    int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    CHILD_CHECK(fd >= 0);
+    close(fd);
+    CHILD_CHECK(pcw__consumer_containers_changed(c) == 1);
+    CHILD_CHECK(pcw_consumer_refresh(c, NULL) == PCW_OK);
+    CHILD_CHECK(pcw__consumer_containers_changed(c) == 0);
+    /* A new provider folder in its PCW_DIR: due. */
+    snprintf(path, sizeof path, "/proc/%d/root/dev/shm/pcw-4242", (int)a.pid);
+    CHILD_CHECK(mkdir(path, 0700) == 0);
+    CHILD_CHECK(pcw__consumer_containers_changed(c) == 1);
     pcw_consumer_close(c);
     tu_finish(&a, 10000);
     _exit(0);

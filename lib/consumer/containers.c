@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,14 @@ int pcw__ctr_open(pcw__ctr **out, const char *dir)
         free(t);
         return PCW_E_NO_MEMORY;
     }
+    /* Without them (the inotify limits reached), every check says "changed":
+     * container folders are then scanned at each refresh, /proc walked
+     * no more often than with them. */
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    t->infd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN};
+    if (t->epfd >= 0 && t->infd >= 0)
+        (void)epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->infd, &ev);
     *out = t;
     return PCW_OK;
 }
@@ -66,6 +76,10 @@ void pcw__ctr_free(pcw__ctr *t)
         ns_free(t->ns[i]);
     free(t->ns);
     free(t->dir);
+    if (t->epfd >= 0)
+        close(t->epfd);
+    if (t->infd >= 0)
+        close(t->infd);
     free(t);
 }
 
@@ -260,10 +274,12 @@ static void ns_reach(pcw__ctr *t, pcw__mntns *ns)
         }
         ns->pid = pid;
         snprintf(ns->root, sizeof ns->root, "/proc/%d/root", (int)pid);
+        struct epoll_event ev = {.events = EPOLLIN};
+        if (t->epfd >= 0) /* closing the pidfd takes it out again */
+            (void)epoll_ctl(t->epfd, EPOLL_CTL_ADD, pidfd, &ev);
         ns->dirfd = pcw__open_beneath(rootfd, t->dir, O_RDONLY | O_DIRECTORY);
         close(rootfd);
         read_uid_map(ns, pid);
-        ns->stamp = 0;
         return;
     }
 }
@@ -343,53 +359,40 @@ int pcw__ctr_update(pcw__ctr *t, int force)
         return rc;
     settle(t);
     t->last_pid = lp;
-    t->walked_ns = mono_ns();
+    t->walked_ns = t->checked_ns = mono_ns();
     return PCW_OK;
 }
 
 /* ---- change detection ----------------------------------------------------- */
 
-static uint64_t stat_stamp(const struct stat *st, int *recent, uint64_t now)
-{
-    uint64_t mt = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
-    /* A change within a coarse clock tick of now might be followed by
-     * another with the same mtime: look again next time. */
-    if (now - mt < 100000000ull)
-        *recent = 1;
-    return (mt * 31) ^ ((uint64_t)st->st_ino << 1) ^ (uint64_t)st->st_ctim.tv_nsec;
-}
+/* What changes a namespace's folders: a provider's segment (or socket, or
+ * folder) made, renamed into place, or removed. */
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF)
 
-static uint64_t realtime_ns(void)
+/* Watch the directory open on fd (through our own /proc/self/fd link,
+ * which leads to the directory opened inside the root, not to a path the
+ * container could change). */
+static void watch_fd(pcw__ctr *t, int fd)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The change stamp of ns's PCW_DIR and the provider folders recorded in
- * it; *recent set if one changed too recently to be sure. */
-static uint64_t ns_stamp(const pcw__mntns *ns, int *recent)
-{
-    uint64_t now = realtime_ns(), s = 0;
-    struct stat st;
-    if (ns->dirfd < 0 || fstat(ns->dirfd, &st) != 0)
-        return 0;
-    s = stat_stamp(&st, recent, now);
-    for (size_t i = 0; i < ns->nfolders; i++) {
-        if (fstatat(ns->dirfd, ns->folders[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
-            s = s * 1000003u + stat_stamp(&st, recent, now);
-        else
-            s = s * 1000003u + 1;
-    }
-    return s;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    (void)inotify_add_watch(t->infd, path, WATCH_MASK | IN_ONLYDIR);
 }
 
 void pcw__ctr_stamp(pcw__ctr *t)
 {
+    if (t->infd < 0)
+        return;
+    /* Drain first: what happens from now on is seen next time. */
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    while (read(t->infd, buf, sizeof buf) > 0)
+        ;
     for (size_t i = 0; i < t->n; i++) {
         pcw__mntns *ns = t->ns[i];
-        ns->nfolders = 0;
-        int fd = ns->dirfd >= 0 ? openat(ns->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (ns->dirfd < 0)
+            continue;
+        watch_fd(t, ns->dirfd);
+        int fd = openat(ns->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
         if (!d) {
             if (fd >= 0)
@@ -397,37 +400,35 @@ void pcw__ctr_stamp(pcw__ctr *t)
             continue;
         }
         struct dirent *e;
-        while ((e = readdir(d)) != NULL && ns->nfolders < PCW__CTR_MAX_FOLDERS)
-            if (strncmp(e->d_name, "pcw-", 4) == 0 && strlen(e->d_name) < sizeof ns->folders[0])
-                strcpy(ns->folders[ns->nfolders++], e->d_name);
+        size_t k = 0;
+        while ((e = readdir(d)) != NULL && k < PCW__CTR_MAX_FOLDERS) {
+            if (strncmp(e->d_name, "pcw-", 4) != 0)
+                continue;
+            int ffd = openat(ns->dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (ffd >= 0) {
+                watch_fd(t, ffd); /* the watch stays on the folder */
+                close(ffd);
+                k++;
+            }
+        }
         closedir(d);
-        int recent = 0;
-        ns->stamp = ns_stamp(ns, &recent);
-        if (recent)
-            ns->stamp = 0; /* never matches: looked at again */
     }
 }
 
 int pcw__ctr_changed(pcw__ctr *t)
 {
-    if (!t->walked_ns)
+    if (!t->walked_ns || t->epfd < 0 || t->infd < 0)
         return 1;
-    /* One poll over every namespace's process. */
-    struct pollfd p[64];
-    for (size_t i = 0; i < t->n; i += 64) {
-        size_t k = 0;
-        for (size_t j = i; j < t->n && k < 64; j++)
-            if (t->ns[j]->pidfd >= 0)
-                p[k++] = (struct pollfd){t->ns[j]->pidfd, POLLIN, 0};
-        if (k && poll(p, k, 0) > 0)
-            return 1;
-    }
-    if (mono_ns() - t->walked_ns >= PCW__CTR_WALK_GAP_NS && last_pid() != t->last_pid)
+    /* One call for every namespace: a folder changed (inotify), or a
+     * process a namespace was reached by exited (its pidfd). */
+    struct epoll_event ev[4];
+    if (epoll_wait(t->epfd, ev, 4, 0) > 0)
         return 1;
-    for (size_t i = 0; i < t->n; i++) {
-        int recent = 0;
-        if (t->ns[i]->dirfd >= 0 && (ns_stamp(t->ns[i], &recent) != t->ns[i]->stamp || recent))
-            return 1;
-    }
-    return 0;
+    /* New namespaces: only if a process was created since the walk, looked
+     * at once per PCW__CTR_WALK_GAP_NS. */
+    uint64_t now = mono_ns();
+    if (now - t->checked_ns < PCW__CTR_WALK_GAP_NS)
+        return 0;
+    t->checked_ns = now;
+    return last_pid() != t->last_pid;
 }

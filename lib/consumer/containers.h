@@ -8,12 +8,13 @@
  * Cost: a walk of /proc stats /proc/<pid>/ns/mnt once per process
  * (O(processes)) and opens each namespace's root and PCW_DIR once, when the
  * namespace is first met (O(namespaces)). Walks happen at a consumer's
- * refresh only when something says one is due (pcw__ctr_changed): a
- * process was created since the last walk (the last pid of /proc/loadavg
- * moved; at most once per PCW__CTR_WALK_GAP_NS), or the process a
- * namespace was reached by has exited (its pidfd polls readable). A
- * steady-state check is one read of /proc/loadavg, one poll() over the
- * namespaces' pidfds and one fstat per namespace and provider folder.
+ * refresh only when one is due: a process was created since the last walk
+ * (the last pid of /proc/loadavg moved), or the process a namespace was
+ * reached by has exited (its pidfd). The steady-state check the query
+ * layer makes at each collection (pcw__ctr_changed) is O(1) whatever the
+ * number of namespaces: one epoll_wait over an inotify descriptor watching
+ * every namespace's PCW_DIR and provider folders and over the pidfds, and
+ * once per PCW__CTR_WALK_GAP_NS one read of /proc/loadavg.
  *
  * Concurrency: a pcw__ctr belongs to its pcw_consumer (one thread at a
  * time); nothing in it is shared.
@@ -30,11 +31,12 @@
 /* The kernel's limit on lines of a uid_map (user_namespaces(7)). */
 #define PCW__MAX_UID_EXTENTS 340
 /* The most provider folders watched per namespace (pcw-<uid>: one per
- * user that ran a provider there); more are scanned but not watched. */
+ * user that ran a provider there); more are scanned, but a change in one
+ * of those is seen only at the next refresh something else causes. */
 #define PCW__CTR_MAX_FOLDERS 64
-/* Walks of /proc started by process creation are at least this far
- * apart (1 s): a host that creates processes all the time is walked once
- * a second at most, never once per collection. */
+/* /proc/loadavg is looked at (has a process been created?) at most once
+ * per this (1 s): a host that creates processes all the time is walked
+ * once a second at most, never once per collection. */
 #define PCW__CTR_WALK_GAP_NS 1000000000ull
 /* The most bytes read of one /proc/<pid>/{cgroup,status,uid_map}. */
 #define PCW__CTR_PROC_FILE_MAX 65536
@@ -55,9 +57,6 @@ typedef struct pcw__mntns {
     pid_t *pids;           /* its processes at the last walk */
     pid_t *inner;          /* [npids] their innermost pids (NSpid); 0: unread */
     size_t npids, pids_cap;
-    uint64_t stamp;                         /* its folders' change stamp at the last scan */
-    char folders[PCW__CTR_MAX_FOLDERS][24]; /* provider folders seen */
-    size_t nfolders;
     int seen; /* met by the walk in progress */
 } pcw__mntns;
 
@@ -68,6 +67,9 @@ typedef struct pcw__ctr {
     uint64_t self_ino, self_dev; /* the consumer's own mount namespace */
     long last_pid;               /* /proc/loadavg's last pid at the last walk */
     uint64_t walked_ns;          /* CLOCK_MONOTONIC of the last walk; 0: never */
+    uint64_t checked_ns;         /* ...of the last look at /proc/loadavg */
+    int epfd;                    /* epoll: infd and every namespace's pidfd; -1 */
+    int infd;                    /* inotify: PCW_DIRs and provider folders; -1 */
 } pcw__ctr;
 
 /* A table for PCW_DIR `dir` inside each namespace (NULL: /dev/shm). */
@@ -78,12 +80,12 @@ void pcw__ctr_free(pcw__ctr *t);
  * gone, reach the new. PCW_E_IO if /proc cannot be listed. */
 int pcw__ctr_update(pcw__ctr *t, int force);
 
-/* Cheap: 1 if a refresh would find something new (a walk is due, or a
+/* Cheap: 1 if a refresh may find something new (a walk is due, or a
  * namespace's folders changed since pcw__ctr_stamp), else 0. */
 int pcw__ctr_changed(pcw__ctr *t);
 
-/* Record each namespace's folders as they are now (call before scanning
- * them, so a change made during the scan is seen next time). */
+/* Watch each namespace's folders from now on (call before scanning them,
+ * so that a change made during the scan is seen next time). */
 void pcw__ctr_stamp(pcw__ctr *t);
 
 /* The uid outside of uid `inner` of ns's user namespace; (uid_t)-1 if it
