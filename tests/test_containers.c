@@ -15,6 +15,7 @@
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <grp.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -218,6 +219,81 @@ Test(containers, steady_state_needs_no_walk)
     int st;
     cr_assert_eq(waitpid(k, &st, 0), k);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+}
+
+/* Write `text` to /proc/<pid>/<file> (a uid_map or gid_map). */
+static void write_map(pid_t pid, const char *file, const char *text)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    cr_assert_geq(fd, 0, "%s", path);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text), "%s: %s", path,
+                 strerror(errno));
+    close(fd);
+}
+
+/* A provider that runs as uid 1000 of a user namespace where 1000 is the
+ * host's 100000 (as rootless podman maps): its folder pcw-1000 is owned by
+ * 100000 here, its header says 1000. Found, read, its uid as it sees it. */
+Test(containers, user_namespace_uids_are_mapped)
+{
+    int ready[2], go[2], pin[2], pout[2];
+    cr_assert(pipe2(ready, O_CLOEXEC) == 0 && pipe2(go, O_CLOEXEC) == 0 &&
+              pipe2(pin, O_CLOEXEC) == 0 && pipe2(pout, O_CLOEXEC) == 0);
+    char helper[PATH_MAX];
+    tu_helper_path("top_provider", helper, sizeof helper);
+    pid_t k = fork();
+    cr_assert_neq(k, -1);
+    if (k == 0) {
+        /* Only the provider keeps its stdin: it ends when ours closes. */
+        close(pin[1]), close(pout[0]), close(ready[0]), close(go[1]);
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0)
+            _exit(10);
+        char b = 'u';
+        if (write(ready[1], &b, 1) != 1 || read(go[0], &b, 1) != 1)
+            _exit(11); /* the parent writes our maps meanwhile */
+        pid_t g = fork();
+        if (g == 0) {
+            if (setresgid(0, 0, 0) || setresuid(0, 0, 0) ||
+                mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+                mount("tmpfs", "/dev/shm", "tmpfs", 0, "mode=1777"))
+                _exit(12);
+            unsetenv("PCW_DIR");
+            if (setgroups(0, NULL) || setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+                _exit(13);
+            dup2(pin[0], 0), dup2(pout[1], 1);
+            execl(helper, helper, "--set", "Ctr Test", "--instances", "2", (char *)NULL);
+            _exit(14);
+        }
+        int st;
+        _exit(g > 0 && waitpid(g, &st, 0) == g && WIFEXITED(st) ? WEXITSTATUS(st) : 15);
+    }
+    close(pin[0]), close(pout[1]);
+    char b;
+    cr_assert_eq(read(ready[0], &b, 1), 1);
+    write_map(k, "uid_map", "0 0 1\n1000 100000 1\n");
+    write_map(k, "gid_map", "0 0 1\n1000 100000 1\n");
+    cr_assert_eq(write(go[1], "g", 1), 1);
+    tu_child p = {.pid = k, .in = pin[1], .out = pout[0]};
+    char line[64];
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "the provider did not start");
+    cr_assert_str_eq(line, "ready 1");
+
+    pcw_consumer *c = open_containers();
+    pcw_segment *s = NULL;
+    for (size_t i = 0; i < pcw_consumer_segment_count(c); i++) {
+        pcw_segment *x = pcw_consumer_segment(c, i);
+        if (pcw_segment_container(x) && strstr(pcw_segment_provider(x)->path, "/pcw-1000/"))
+            s = x;
+    }
+    cr_assert_not_null(s, "the provider of uid 1000 (100000 here) was not found");
+    cr_assert_eq(pcw_segment_provider(s)->uid, 1000);
+    cr_assert_eq(read_instances(s), 2);
+    pcw_consumer_close(c);
+    int st = tu_finish(&p, 10000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    close(ready[0]), close(ready[1]), close(go[0]), close(go[1]);
 }
 
 /* Without the option, nothing in a container is seen. */
