@@ -323,7 +323,10 @@ void pcw_consumer_close(pcw_consumer *c);
 
 /* Rescan the directory: open new segments, drop removed ones, refresh the
  * rest, rebuild the merged counterset list. Segments that fail to open are
- * skipped and counted in *skipped (may be NULL). */
+ * skipped and counted in *skipped (may be NULL). With `containers`, every
+ * other mount namespace's PCW_DIR too; /proc is walked again only when a
+ * process was created since the last walk or the process a namespace is
+ * reached by exited (docs/containers.md, "Cost"). */
 int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped);
 
 size_t pcw_consumer_segment_count(const pcw_consumer *c);
