@@ -611,8 +611,7 @@ static int build_labels(collector *c, xset *s)
         snprintf(pid, sizeof pid, "\",pid=\"%d\"", (int)ri.pid);
         eb_str(&s->lab, pid);
         if (c->opt.containers)
-            container_labels(&s->lab,
-                             tc_container(pcw_pdh_consumer(c->q), ri.provider_id, &hint));
+            container_labels(&s->lab, tc_container(pcw_pdh_consumer(c->q), ri.provider_id, &hint));
         eb_put(&s->lab, "}", 1);
         if (s->lab.failed || s->lab.len - at > UINT32_MAX || s->lab.len > UINT32_MAX) {
             free(ht);
