@@ -21,9 +21,15 @@ static inline const char *cgroup2_root(void)
                                                                   : "/sys/fs/cgroup/unified";
 }
 
-/* mkdir -p <cg_base>/<rel>; its path into out. */
+/* mkdir -p <cg_base>/<rel>; its path into out. A test that needs a cgroup
+ * is skipped (saying why) where the cgroup v2 hierarchy cannot be written
+ * (a CI runner inside a container with a read-only /sys/fs/cgroup). */
 static inline void make_cgroup(const char *rel, char *out, size_t cap)
 {
+    if (!cg_base[0])
+        cr_skip_test("no writable cgroup v2 hierarchy here (%s): the runtime's cgroup cannot "
+                     "be made",
+                     cgroup2_root());
     cr_assert_lt((size_t)snprintf(out, cap, "%s/%s", cg_base, rel), cap);
     for (char *p = out + strlen(cg_base) + 1; *p; p++)
         if (*p == '/') {
@@ -98,7 +104,8 @@ static inline void ctr_setup(void)
     tu_root_setup();
     ctr_ids();
     snprintf(cg_base, sizeof cg_base, "%s/pcwtest-%d", cgroup2_root(), (int)getpid());
-    cr_assert_eq(mkdir(cg_base, 0755), 0, "mkdir %s: %s", cg_base, strerror(errno));
+    if (mkdir(cg_base, 0755) != 0)
+        cg_base[0] = 0; /* make_cgroup skips the tests that need one */
 }
 
 static inline void ctr_teardown(void)
