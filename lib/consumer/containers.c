@@ -284,12 +284,16 @@ static void ns_reach(pcw__ctr *t, pcw__mntns *ns)
     }
 }
 
+/* A walk is due: never made, a process created since, or a reached
+ * namespace's process gone. (One that could not be reached - none of its
+ * processes let us in - is tried again at the next walk, not a cause of
+ * one: else it would make every refresh walk.) */
 static int walk_due(const pcw__ctr *t)
 {
     if (!t->walked_ns || last_pid() != t->last_pid)
         return 1;
     for (size_t i = 0; i < t->n; i++)
-        if (ns_rep_gone(t->ns[i]))
+        if (t->ns[i]->pidfd >= 0 && ns_rep_gone(t->ns[i]))
             return 1;
     return 0;
 }
