@@ -173,7 +173,7 @@ $(BUILD)/pcw-exporter: $(PROTO_OBJ)
 
 # pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
 TOOL_LIBS_pcwtop = -lncursesw -lm
-$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch])
+$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch] tools/common/container.[ch])
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -301,12 +301,14 @@ check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx c
 # make test: the quick subset a distribution runs while it builds the package
 # (debian/rules): gcc, no sanitizers, no clang, no fuzzing, about a minute.
 # Every Criterion suite and conctest binary built as the package is, except
-# those that need programs a package build does not have (Prometheus and
-# promtool, openssl and curl, tmux); pcwgen's tests; the ABI and the man pages.
+# those that need programs or rights a package build does not have (Prometheus and
+# promtool, openssl and curl, tmux; root, for namespaces and cgroups: the
+# container tests); pcwgen's tests; the ABI and the man pages.
 # make check runs all of it (and these suites under ASan/UBSan and TSan).
 TESTS_NEED_PROGRAMS = test_exporter_prometheus test_exporter_tls test_exporter_names test_pcwtop \
                       test_term_inject test_exporter_silent test_readme_latency \
-                      test_exporter_histogram
+                      test_exporter_histogram test_containers test_exporter_containers \
+                      test_tools_containers
 QUICK_TESTS = $(filter-out $(TESTS_NEED_PROGRAMS:%=$(BUILD)/tests/%),$(TESTS))
 test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests

@@ -100,6 +100,7 @@ void bench_callback_register(void);
 void bench_mmv_register(void);
 void bench_query_register(void);
 void bench_export_register(void);
+void bench_containers_register(void);
 /* mmv.c's child: an MMV writer with N instances. */
 int bench_mmv_child(int argc, char **argv);
 /* callback.c's children ("--bu-child callback-KIND ..."): the callback

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     bench_histogram_query_register();
     bench_pcwtop_register();
     bench_export_register();
+    bench_containers_register();
 
     int rc = gb_main(argc, argv);
     bu_provider_stop_all();

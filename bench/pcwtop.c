@@ -17,7 +17,7 @@
  *
  * The data layer's files are compiled into this one (no terminal code is
  * in them), so the suite needs no other build rule; the top-level Makefile
- * makes this object depend on tools/pcwtop/ and tools/common/grow.c.
+ * makes this object depend on tools/pcwtop/ and tools/common/grow.c and container.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -26,6 +26,7 @@
 
 #include "benchutil.h"
 
+#include "../tools/common/container.c"
 #include "../tools/common/grow.c"
 #include "../tools/pcwtop/model.c"
 #include "../tools/pcwtop/view.c"

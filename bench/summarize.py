@@ -240,6 +240,20 @@ def rows(figs):
         out.append(("pcwtop/refresh/1000000", f"{t(a['ns'])}/refresh", "snapshot/pcw/1000000/4",
                     t(b["ns"]) if b else "-", f"{r:.2f}x" if r else "-", "<= 3x",
                     verdict(r is not None and r <= 3)))
+    # Containers (bench/containers.c): the option's steady-state cost, the
+    # collection beside the same collection without it; discovery and the
+    # walk beside nothing (figures of their own).
+    a, b = get("containers/collect_on/1000/4"), get("containers/collect_off/1000/4")
+    if a:
+        r = a["ns"] / b["ns"] if b else None
+        out.append(("containers/collect_on/1000/4", f"{t(a['ns'])}/collection",
+                    "containers/collect_off/1000/4", t(b["ns"]) if b else "-",
+                    f"{r:.2f}x" if r else "-", "<= 1.1x", verdict(r is not None and r <= 1.1)))
+    for name, unit in (("containers/discover/100", "discovery"), ("containers/walk/100", "walk"),
+                       ("containers/check/100", "check")):
+        a = get(name)
+        if a:
+            out.append((name, f"{t(a['ns'])}/{unit}", "-", "-", "-", "", ""))
     a = get("segment/bytes_per_instance")
     if a:
         v = a.get("bytes_per_instance", 0)

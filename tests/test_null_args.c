@@ -94,6 +94,7 @@ Test(null_args, consumer_h)
     cr_assert_eq(pcw_segment_refresh(NULL, &changed), INVALID);
     cr_assert_eq(pcw_segment_refresh(e.seg, NULL), PCW_OK); /* documented optional */
     cr_assert_null(pcw_segment_provider(NULL));
+    cr_assert_null(pcw_segment_container(NULL));
     cr_assert_eq(pcw_segment_alive(NULL), INVALID);
     cr_assert_eq(pcw_segment_generation(NULL), 0);
     cr_assert_eq(pcw_segment_counterset_count(NULL), 0);

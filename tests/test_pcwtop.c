@@ -26,6 +26,7 @@
 #include <regex.h>
 #include <wchar.h>
 
+#include "../tools/common/container.c"
 #include "../tools/common/escape.c"
 #include "../tools/common/grow.c"
 #include "../tools/pcwtop/format.c"

@@ -100,25 +100,18 @@ typedef struct tu_child {
     size_t len;
 } tu_child;
 
-/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated),
- * through `wrapper` if not NULL: a NULL-terminated command line (found on
- * PATH) that runs the rest, such as {"unshare", "--pid", "--fork", "--",
- * NULL}. Returns 0 or -1. */
-static inline int tu_spawn_wrapped(tu_child *c, const char *const *wrapper, const char *name,
-                                   const char *const *args)
+/* The path of helper NAME (tests/helpers) into path. */
+static inline void tu_helper_path(const char *name, char *path, size_t cap)
 {
     const char *build = getenv("PCW_BUILD");
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/tests/helpers/%s", build && *build ? build : PCW_BUILD_DIR,
-             name);
-    const char *argv[64];
-    size_t n = 0;
-    for (; wrapper && wrapper[n] && n < 32; n++)
-        argv[n] = wrapper[n];
-    argv[n++] = path;
-    for (const char *const *a = args; a && *a && n < 63; a++)
-        argv[n++] = *a;
-    argv[n] = NULL;
+    snprintf(path, cap, "%s/tests/helpers/%s", build && *build ? build : PCW_BUILD_DIR, name);
+}
+
+/* Start program argv[0] (a path, or a name found on PATH; argv
+ * NULL-terminated) with pipes to its stdin and from its stdout. Returns 0
+ * or -1. */
+static inline int tu_spawn_argv(tu_child *c, const char *const *argv)
+{
     int pin[2], pout[2];
     if (pipe2(pin, O_CLOEXEC) != 0)
         return -1;
@@ -143,6 +136,28 @@ static inline int tu_spawn_wrapped(tu_child *c, const char *const *wrapper, cons
     return 0;
 }
 
+/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated),
+ * through `wrapper` if not NULL: a NULL-terminated command line (found on
+ * PATH) that runs the rest, such as {"unshare", "--pid", "--fork", "--",
+ * NULL}. Returns 0 or -1. */
+static inline int tu_spawn_wrapped(tu_child *c, const char *const *wrapper, const char *name,
+                                   const char *const *args)
+{
+    char path[PATH_MAX];
+    tu_helper_path(name, path, sizeof path);
+    const char *argv[64];
+    size_t n = 0;
+    for (; wrapper && wrapper[n] && n < 32; n++)
+        argv[n] = wrapper[n];
+    argv[n++] = path;
+    for (const char *const *a = args; a && *a && n < 63; a++)
+        argv[n++] = *a;
+    argv[n] = NULL;
+    return tu_spawn_argv(c, argv);
+}
+
+/* Start helper NAME with argv (argv[0] is filled in; NULL-terminated).
+ * Returns 0 or -1. */
 static inline int tu_spawn(tu_child *c, const char *name, const char *const *args)
 {
     return tu_spawn_wrapped(c, NULL, name, args);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "containers.h"
 #include "control.h"
 #include "internal.h"
 #include "pcw/name.h"
@@ -35,6 +36,7 @@ struct pcw_consumer {
     uint32_t *src_seg; /* storage behind merged[].source_segment */
     const pcw_counterset **src_cset;
     pcw__ctl_table *ctl; /* control connections (control.c), lazily */
+    pcw__ctr *ctr;       /* other mount namespaces (containers.c); NULL: off */
 };
 
 int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
@@ -53,6 +55,14 @@ int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt)
     }
     c->all_users = o.all_users;
     c->timeout_ms = o.timeout_ms ? o.timeout_ms : 1000;
+    if (o.containers) {
+        int rc = pcw__ctr_open(&c->ctr, o.container_dir);
+        if (rc != PCW_OK) {
+            free(c->root);
+            free(c);
+            return rc;
+        }
+    }
     *out = c;
     return PCW_OK;
 }
@@ -79,6 +89,7 @@ void pcw_consumer_close(pcw_consumer *c)
     free(c->segs);
     free_merged(c);
     pcw__ctl_table_free(c->ctl);
+    pcw__ctr_free(c->ctr);
     free(c->root);
     free(c);
 }
@@ -101,20 +112,33 @@ void pcw_consumer_set_timeout(pcw_consumer *c, uint32_t ms)
         c->timeout_ms = ms ? ms : 1000;
 }
 
-/* Open the provider folder `name` of root if it may be trusted
- * (pcw/naming.h); *uid gets the uid its name gives. -1 if it is not a
- * provider folder's name (*refused = 0), does not exist (0), or may not be
- * trusted (*refused = 1, and why says so). */
-static int open_provider_dir(const char *root, const char *name, uid_t *uid, int *refused,
-                             char *why, size_t why_len)
+/* A root to look in for provider folders: the consumer's own, or a
+ * container's PCW_DIR (containers.c). */
+typedef struct root_ref {
+    int fd;           /* the container's PCW_DIR; AT_FDCWD: open `path` */
+    const char *path; /* what paths and messages say */
+    pcw__mntns *ns;   /* NULL: the consumer's own mount namespace */
+} root_ref;
+
+/* Open the provider folder `name` of r if it may be trusted
+ * (pcw/naming.h); *uid gets the uid its name gives as this consumer sees
+ * it (a container's user namespace mapped), *hdr_uid as its providers do.
+ * -1 if it is not a provider folder's name (*refused = 0), does not exist
+ * (0), or may not be trusted (*refused = 1, and why says so). */
+static int open_provider_dir(const root_ref *r, const char *name, uid_t *uid, uid_t *hdr_uid,
+                             int *refused, char *why, size_t why_len)
 {
     *refused = 0;
-    if (!pcw__parse_dir_name(name, uid))
+    if (!pcw__parse_dir_name(name, hdr_uid))
         return -1;
+    *uid = r->ns ? pcw__ctr_map_uid(r->ns, *hdr_uid) : *hdr_uid;
     char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", root, name) >= sizeof path)
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", r->path, name) >= sizeof path)
         return -1;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    /* In a container's PCW_DIR, one component below a descriptor opened
+     * inside its root: nothing can lead out of it. */
+    int fd = r->ns ? openat(r->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                   : open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT) {
             *refused = 1;
@@ -123,6 +147,12 @@ static int open_provider_dir(const char *root, const char *name, uid_t *uid, int
         return -1;
     }
     struct stat st;
+    if (*uid == (uid_t)-1) {
+        *refused = 1;
+        pcw__say(why, why_len, path, " names a uid its container does not map", (char *)NULL);
+        close(fd);
+        return -1;
+    }
     if (fstat(fd, &st) != 0 || pcw__dir_check(&st, *uid, path, why, why_len) != PCW_OK) {
         *refused = 1;
         close(fd);
@@ -132,11 +162,13 @@ static int open_provider_dir(const char *root, const char *name, uid_t *uid, int
 }
 
 /* One entry of a trusted provider folder: its name, its path, the folder
- * (dfd) and the uid it belongs to. */
+ * (dfd), the uid it belongs to (as owner of its files, and as its
+ * providers' headers say) and its container's namespace (NULL: ours). */
 typedef struct dir_entry {
     int dfd;
-    uid_t uid;
+    uid_t uid, hdr_uid;
     const char *name, *path;
+    pcw__mntns *ns;
 } dir_entry;
 
 /* What to do in each provider folder: fn for every entry of a trusted one,
@@ -144,13 +176,14 @@ typedef struct dir_entry {
  * PCW_OK to go on. */
 typedef struct dir_visit {
     int (*fn)(pcw_consumer *, const dir_entry *, void *);
-    int (*refused)(pcw_consumer *, const char *name, uid_t, const char *why, void *);
+    int (*refused)(pcw_consumer *, const char *path, uid_t, const char *why, void *);
     void *arg;
 } dir_visit;
 
-static int visit_entries(pcw_consumer *c, int dfd, const char *dname, uid_t uid, const dir_visit *v)
+static int visit_entries(pcw_consumer *c, int dfd, const char *dpath, const dir_entry *tmpl,
+                         const dir_visit *v)
 {
-    int fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    int fd2 = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
     if (!d) {
         if (fd2 >= 0)
@@ -161,46 +194,88 @@ static int visit_entries(pcw_consumer *c, int dfd, const char *dname, uid_t uid,
     int rc = PCW_OK;
     while (rc == PCW_OK && (e = readdir(d)) != NULL) {
         char path[PATH_MAX];
-        if ((size_t)snprintf(path, sizeof path, "%s/%s/%s", c->root, dname, e->d_name) >=
-            sizeof path)
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dpath, e->d_name) >= sizeof path)
             continue;
-        dir_entry de = {dfd, uid, e->d_name, path};
+        dir_entry de = *tmpl;
+        de.dfd = dfd, de.name = e->d_name, de.path = path;
         rc = v->fn(c, &de, v->arg);
     }
     closedir(d);
     return rc;
 }
 
-static int visit_dir(pcw_consumer *c, const char *name, const dir_visit *v)
+static int visit_dir(pcw_consumer *c, const root_ref *r, const char *name, const dir_visit *v)
 {
-    uid_t uid;
+    uid_t uid, hdr_uid;
     int refused;
-    char why[PATH_MAX + 512];
-    int fd = open_provider_dir(c->root, name, &uid, &refused, why, sizeof why);
+    char why[PATH_MAX + 512], dpath[PATH_MAX];
+    int fd = open_provider_dir(r, name, &uid, &hdr_uid, &refused, why, sizeof why);
+    snprintf(dpath, sizeof dpath, "%s/%s", r->path, name);
     if (fd < 0)
-        return refused && v->refused ? v->refused(c, name, uid, why, v->arg) : PCW_OK;
-    int rc = visit_entries(c, fd, name, uid, v);
+        return refused && v->refused ? v->refused(c, dpath, uid, why, v->arg) : PCW_OK;
+    dir_entry tmpl = {fd, uid, r->ns ? hdr_uid : (uid_t)-1, NULL, NULL, r->ns};
+    int rc = visit_entries(c, fd, dpath, &tmpl, v);
     close(fd);
     return rc;
 }
 
-/* Visit every provider folder this consumer reads. */
-static int for_each_dir(pcw_consumer *c, const dir_visit *v)
+/* Visit every provider folder of a container's PCW_DIR. */
+static int visit_container(pcw_consumer *c, pcw__mntns *ns, const dir_visit *v)
 {
-    if (!c->all_users) {
-        char own[32];
-        if (pcw__dir_name(own, sizeof own, geteuid()) != 0)
-            return PCW_E_INVALID_PARAMETER;
-        return visit_dir(c, own, v); /* none yet: no provider has run */
+    char path[PATH_MAX];
+    if (ns->dirfd < 0 ||
+        (size_t)snprintf(path, sizeof path, "%s%s", ns->root, c->ctr->dir) >= sizeof path)
+        return PCW_OK;
+    root_ref r = {ns->dirfd, path, ns};
+    int fd = openat(ns->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return PCW_OK; /* its PCW_DIR is no longer listable: nothing there */
     }
-    DIR *d = opendir(c->root);
-    if (!d)
-        return PCW_E_IO;
     struct dirent *e;
     int rc = PCW_OK;
     while (rc == PCW_OK && (e = readdir(d)) != NULL)
-        rc = visit_dir(c, e->d_name, v);
+        rc = visit_dir(c, &r, e->d_name, v);
     closedir(d);
+    return rc;
+}
+
+/* Visit every provider folder this consumer reads: its own root's, and
+ * with `containers` those of every other mount namespace. */
+static int for_each_dir(pcw_consumer *c, const dir_visit *v, int containers)
+{
+    root_ref own = {AT_FDCWD, c->root, NULL};
+    int rc = PCW_OK;
+    if (!c->all_users) {
+        char name[32];
+        if (pcw__dir_name(name, sizeof name, geteuid()) != 0)
+            return PCW_E_INVALID_PARAMETER;
+        rc = visit_dir(c, &own, name, v); /* none yet: no provider has run */
+    } else {
+        DIR *d = opendir(c->root);
+        if (!d)
+            return PCW_E_IO;
+        struct dirent *e;
+        while (rc == PCW_OK && (e = readdir(d)) != NULL)
+            rc = visit_dir(c, &own, e->d_name, v);
+        closedir(d);
+    }
+    for (size_t i = 0; containers && c->ctr && rc == PCW_OK && i < c->ctr->n; i++)
+        rc = visit_container(c, c->ctr->ns[i], v);
+    return rc;
+}
+
+/* Open the segment an entry names, as discovery does; a container's gets
+ * its identity. */
+static int open_entry(const dir_entry *de, pcw_segment **seg)
+{
+    int rc = pcw__segment_open_as(seg, de->dfd, de->name, de->path, de->uid, de->hdr_uid);
+    if (rc == PCW_OK && de->ns && (rc = pcw__ctr_identify(de->ns, *seg)) != PCW_OK) {
+        pcw_segment_close(*seg);
+        *seg = NULL;
+    }
     return rc;
 }
 
@@ -224,8 +299,12 @@ static int scan_entry(pcw_consumer *c, const dir_entry *de, void *arg)
         s->next = v, s->cap = cap;
     }
     pcw_segment *seg = NULL;
+    /* The same path in the same namespace (a pid in a path may have been
+     * reused by another container's process). */
+    uint64_t ns = de->ns ? de->ns->ino : 0;
     for (size_t i = 0; i < c->nsegs; i++)
-        if (!s->seen[i] && strcmp(c->segs[i]->path, de->path) == 0) {
+        if (!s->seen[i] && strcmp(c->segs[i]->path, de->path) == 0 &&
+            (c->segs[i]->container ? c->segs[i]->container->mnt_ns : 0) == ns) {
             s->seen[i] = 1;
             if (pcw_segment_refresh(c->segs[i], NULL) == PCW_OK)
                 seg = c->segs[i];
@@ -233,7 +312,7 @@ static int scan_entry(pcw_consumer *c, const dir_entry *de, void *arg)
                 s->seen[i] = 0, s->skipped++; /* closed below */
             break;
         }
-    if (!seg && pcw__segment_open_at(&seg, de->dfd, de->name, de->path, de->uid) != PCW_OK) {
+    if (!seg && open_entry(de, &seg) != PCW_OK) {
         s->skipped++;
         return PCW_OK;
     }
@@ -330,7 +409,11 @@ int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped)
     if (!s.seen)
         return PCW_E_NO_MEMORY;
     dir_visit v = {scan_entry, NULL, &s};
-    int rc = for_each_dir(c, &v);
+    int rc = PCW_OK;
+    if (c->ctr && (rc = pcw__ctr_update(c->ctr, 0)) == PCW_OK)
+        pcw__ctr_stamp(c->ctr); /* before the scan: a change during it is seen next time */
+    if (rc == PCW_OK)
+        rc = for_each_dir(c, &v, 1);
     if (rc != PCW_OK) {
         /* Keep the old state; close only what this scan opened anew. */
         for (size_t i = 0; i < s.n; i++) {
@@ -493,7 +576,9 @@ int pcw_consumer_remove_stale(pcw_consumer *c, size_t *removed)
         return PCW_E_INVALID_PARAMETER;
     struct stale st = {0};
     dir_visit v = {stale_entry, NULL, &st};
-    int rc = for_each_dir(c, &v);
+    /* Not in containers: their files are their own providers' and
+     * consumers' to clean up (docs/containers.md). */
+    int rc = for_each_dir(c, &v, 0);
     if (removed)
         *removed = st.removed;
     return rc;
@@ -506,12 +591,11 @@ struct discover {
     void *arg;
 };
 
-static int discover_refused(pcw_consumer *c, const char *name, uid_t uid, const char *why,
+static int discover_refused(pcw_consumer *c, const char *path, uid_t uid, const char *why,
                             void *arg)
 {
+    (void)c;
     struct discover *dv = (struct discover *)arg;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", c->root, name);
     pcw_discovered d = {path, uid, 0, 1, PCW_E_PERMISSION, why, NULL};
     return dv->fn(&d, dv->arg);
 }
@@ -523,7 +607,7 @@ static int discover_entry(pcw_consumer *c, const dir_entry *de, void *arg)
     if (!pcw__is_seg_name(de->name))
         return PCW_OK;
     pcw_discovered x = {de->path, de->uid, pcw__name_pid(de->name), 0, PCW_OK, NULL, NULL};
-    x.status = pcw__segment_open_at(&x.seg, de->dfd, de->name, de->path, de->uid);
+    x.status = open_entry(de, &x.seg);
     if (x.status != PCW_OK)
         x.why = pcw_status_str(x.status);
     int rc = dv->fn(&x, dv->arg);
@@ -537,5 +621,15 @@ int pcw_consumer_discover(pcw_consumer *c, pcw_discover_fn fn, void *arg)
         return PCW_E_INVALID_PARAMETER;
     struct discover dv = {fn, arg};
     dir_visit v = {discover_entry, discover_refused, &dv};
-    return for_each_dir(c, &v);
+    if (c->ctr) {
+        int rc = pcw__ctr_update(c->ctr, 0);
+        if (rc != PCW_OK)
+            return rc;
+    }
+    return for_each_dir(c, &v, 1);
+}
+
+int pcw__consumer_containers_changed(pcw_consumer *c)
+{
+    return c && c->ctr ? pcw__ctr_changed(c->ctr) : 0;
 }

@@ -68,6 +68,9 @@ struct pcw_segment {
     size_t owned_words;
     /* Why the last PCW_E_CORRUPT was returned (pcw_segment_check). */
     char why[160];
+    /* Its container, when found in another mount namespace (identity.c);
+     * NULL otherwise. One allocation with its strings. */
+    pcw_container_info *container;
 };
 
 /* Is [off, off+len) inside [0, limit)? Overflow-safe. */
@@ -96,6 +99,11 @@ int pcw__segment_sync(pcw_segment *seg, uint64_t *size);
  * pcw_provider_info.path will say. */
 int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const char *path,
                          uid_t owner);
+/* The same, for a segment whose header's uid is `hdr_uid` (the provider's
+ * uid in its own user namespace) while the file is owned by `owner` (that
+ * uid as this consumer's namespace sees it): a container's. */
+int pcw__segment_open_as(pcw_segment **out, int dirfd, const char *name, const char *path,
+                         uid_t owner, uid_t hdr_uid);
 
 /* Record why the segment is corrupt (seg->why) and return PCW_E_CORRUPT. */
 int pcw__corrupt(pcw_segment *seg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -487,6 +487,12 @@ int pcw_segment_open(pcw_segment **out, const char *path)
 int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const char *path,
                          uid_t owner)
 {
+    return pcw__segment_open_as(out, dirfd, name, path, owner, (uid_t)-1);
+}
+
+int pcw__segment_open_as(pcw_segment **out, int dirfd, const char *name, const char *path,
+                         uid_t owner, uid_t hdr_uid)
+{
     if (!out || !name || !path)
         return PCW_E_INVALID_PARAMETER;
     *out = NULL;
@@ -524,7 +530,7 @@ int pcw__segment_open_at(pcw_segment **out, int dirfd, const char *name, const c
         rc = pcw__guarded(seg->map, seg->map_len, copy_header, &ha);
     if (rc == PCW_OK)
         rc = check_header(&ha.h);
-    if (rc == PCW_OK && ha.h.uid != (uint32_t)st.st_uid)
+    if (rc == PCW_OK && ha.h.uid != (uint32_t)(hdr_uid == (uid_t)-1 ? st.st_uid : hdr_uid))
         rc = PCW_E_PERMISSION; /* claims to be someone else's */
     if (rc == PCW_OK)
         rc = reload(seg, NULL);
@@ -556,6 +562,7 @@ void pcw_segment_close(pcw_segment *seg)
     if (seg->fd >= 0)
         close(seg->fd);
     free(seg->path);
+    free(seg->container);
     free(seg);
 }
 
@@ -571,6 +578,11 @@ int pcw_segment_refresh(pcw_segment *seg, int *changed)
 const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg)
 {
     return seg ? &seg->info : NULL;
+}
+
+const pcw_container_info *pcw_segment_container(const pcw_segment *seg)
+{
+    return seg ? seg->container : NULL;
 }
 
 struct state_args {

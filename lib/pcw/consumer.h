@@ -112,6 +112,27 @@ const pcw_provider_info *pcw_segment_provider(const pcw_segment *seg);
  * provider's own namespace's and is not consulted. */
 int pcw_segment_alive(const pcw_segment *seg);
 
+/* Which container a provider runs in (docs/containers.md, "Identity"):
+ * for segments found in another mount namespace (options' containers).
+ * Strings are "" when not known; they were read from /proc at discovery
+ * and are the kernel's, not the provider's, except where noted. */
+typedef struct pcw_container_info {
+    uint64_t mnt_ns;     /* inode number of its mount namespace */
+    int32_t host_pid;    /* its pid in this consumer's pid namespace (found by
+                            NSpid in /proc/<pid>/status); 0: not found */
+    int32_t ns_pid;      /* its pid in its own pid namespace (the segment's) */
+    const char *root;    /* "/proc/<pid>/root": the process it was reached by */
+    const char *cgroup;  /* its cgroup (v2 path, or v1's first hierarchy's) */
+    const char *runtime; /* "docker", "podman", "containerd", "cri-o", "" */
+    const char *id;      /* the runtime's container id (hex), from the cgroup */
+    const char *pod_uid; /* Kubernetes pod UID, from a kubepods cgroup */
+} pcw_container_info;
+
+/* The container of a segment found in another mount namespace; NULL for
+ * one in the consumer's own (or opened with pcw_segment_open), or NULL
+ * seg. Valid as long as the segment. */
+const pcw_container_info *pcw_segment_container(const pcw_segment *seg);
+
 /* The segment's instance-list generation: changes whenever an instance or
  * counterset appears or disappears. One load; poll it. 0 on error. */
 uint64_t pcw_segment_generation(pcw_segment *seg);
@@ -287,6 +308,16 @@ typedef struct pcw_consumer_options { /* PCW__ZERO: pcw/types.h */
     int all_users PCW__ZERO;          /* 1: also scan other users' provider folders
                                          (needs their group opt-in, or root) */
     uint32_t timeout_ms PCW__ZERO;    /* callback countersets: default 1000 */
+    /* 1: also find providers in other mount namespaces (containers), through
+     * /proc/<pid>/root of their processes (docs/containers.md). Needs the
+     * privilege to read other processes' roots (root, or CAP_SYS_PTRACE and
+     * CAP_DAC_READ_SEARCH); without it a consumer finds what it could
+     * reach before, and no more. */
+    int containers PCW__ZERO;
+    /* The root providers use inside each other namespace; default
+     * PCW_DEFAULT_ROOT (/dev/shm): a container's $PCW_DIR cannot be known
+     * from outside it. */
+    const char *container_dir PCW__ZERO;
 } pcw_consumer_options;
 
 int pcw_consumer_open(pcw_consumer **out, const pcw_consumer_options *opt);
@@ -298,7 +329,10 @@ void pcw_consumer_close(pcw_consumer *c);
 
 /* Rescan the directory: open new segments, drop removed ones, refresh the
  * rest, rebuild the merged counterset list. Segments that fail to open are
- * skipped and counted in *skipped (may be NULL). */
+ * skipped and counted in *skipped (may be NULL). With `containers`, every
+ * other mount namespace's PCW_DIR too; /proc is walked again only when a
+ * process was created since the last walk or the process a namespace is
+ * reached by exited (docs/containers.md, "Cost"). */
 int pcw_consumer_refresh(pcw_consumer *c, size_t *skipped);
 
 size_t pcw_consumer_segment_count(const pcw_consumer *c);

@@ -47,8 +47,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -242,14 +244,126 @@ static inline int pcw__sibling(const char *seg, const char *suffix, char *out, s
     return 0;
 }
 
+/* ---- another mount namespace's files ------------------------------------ */
+
+/* Without openat2 (Linux before 5.6): one component at a time, each with
+ * O_NOFOLLOW, refusing "..". */
+static inline int pcw__open_by_components(int rootfd, const char *rel, int flags)
+{
+    int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+    for (const char *p = rel; fd >= 0;) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        const char *rest = p + n;
+        while (*rest == '/')
+            rest++;
+        char comp[NAME_MAX + 1];
+        if (n == 0 || n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.')) {
+            close(fd);
+            errno = n == 2 ? EXDEV : EINVAL;
+            return -1;
+        }
+        memcpy(comp, p, n);
+        comp[n] = 0;
+        int last = !*rest;
+        int nfd = openat(fd, comp, (last ? flags : O_PATH | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        if (last)
+            return nfd;
+        fd = nfd, p = rest;
+    }
+    return -1;
+}
+
+/* Open `rel` inside the directory rootfd - another mount namespace's root
+ * (/proc/<pid>/root), hostile - as if it were "/": no symbolic link is
+ * followed (a container's absolute symlink would resolve against our
+ * root) and ".." stays inside. O_NOFOLLOW and O_CLOEXEC are added to
+ * flags. -1 with errno. docs/containers.md, "Security". */
+static inline int pcw__open_beneath(int rootfd, const char *rel, int flags)
+{
+    while (*rel == '/')
+        rel++;
+    if (!*rel)
+        rel = ".";
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+    if (fd < 0 && errno == ENOSYS)
+        return pcw__open_by_components(rootfd, rel, flags);
+    return (int)fd;
+}
+
+/* Is `path` one under another mount namespace's root, "/proc/<pid>/root/..."
+ * (as container discovery names segments)? The length of that root
+ * ("/proc/<pid>/root"), or 0. */
+static inline size_t pcw__ns_root_len(const char *path)
+{
+    if (strncmp(path, "/proc/", 6) != 0)
+        return 0;
+    const char *p = path + 6;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == path + 6 || strncmp(p, "/root/", 6) != 0)
+        return 0;
+    return (size_t)(p + 5 - path);
+}
+
+/* A connectable address for an existing socket under another namespace's
+ * root: the socket opened O_PATH beneath that root, without following a
+ * symlink, checked to be a socket, and named /proc/self/fd/<fd> (*fd:
+ * close it after connect). */
+static inline int pcw__ns_sock_addr(const char *path, size_t root_len, struct sockaddr_un *a,
+                                    int *fd)
+{
+    char root[64], dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (root_len >= sizeof root || (size_t)(slash - path) < root_len ||
+        (size_t)(slash - path - root_len) >= sizeof dir)
+        return PCW_E_INVALID_PARAMETER;
+    memcpy(root, path, root_len), root[root_len] = 0;
+    memcpy(dir, path + root_len, (size_t)(slash - path) - root_len);
+    dir[slash - path - root_len] = 0;
+    int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int dfd = rfd >= 0 ? pcw__open_beneath(rfd, dir, O_PATH | O_DIRECTORY) : -1;
+    int e = errno;
+    if (rfd >= 0)
+        close(rfd);
+    *fd = dfd >= 0 ? openat(dfd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
+    e = dfd >= 0 ? errno : e;
+    if (dfd >= 0)
+        close(dfd);
+    struct stat st;
+    if (*fd < 0)
+        return e == ENOENT                ? PCW_E_NOT_FOUND
+               : e == ELOOP || e == EXDEV ? PCW_E_PERMISSION
+                                          : PCW_E_IO;
+    if (fstat(*fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+        close(*fd);
+        *fd = -1;
+        return PCW_E_PERMISSION; /* a symlink, a FIFO, a file: not a socket */
+    }
+    snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d", *fd);
+    return PCW_OK;
+}
+
 /* Fill a sockaddr_un for the socket at `path`; a path too long for
  * sun_path goes through /proc/self/fd/<dirfd>/<name> (*dirfd is opened
- * then: close it after bind or connect; else it is -1). */
+ * then: close it after bind or connect; else it is -1). A path under
+ * another mount namespace's root (a container's provider) must name an
+ * existing socket, reached without leaving that root
+ * (pcw__ns_sock_addr; *dirfd is then the socket's). */
 static inline int pcw__sock_addr(const char *path, struct sockaddr_un *a, int *dirfd)
 {
     memset(a, 0, sizeof *a);
     a->sun_family = AF_UNIX;
     *dirfd = -1;
+    size_t root_len = pcw__ns_root_len(path);
+    if (root_len)
+        return pcw__ns_sock_addr(path, root_len, a, dirfd);
     size_t n = strlen(path);
     if (n < sizeof a->sun_path) {
         memcpy(a->sun_path, path, n + 1);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../consumer/containers.h"
 #include "internal.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
@@ -328,7 +329,9 @@ static int dirs_changed(pcw_pdh *q)
     for (size_t i = 0; i < q->ndirs; i++)
         if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCWQ_DIR_SETTLE_NS)
             return 1;
-    return 0;
+    /* Containers' folders, and whether a walk of /proc is due: cheap
+     * (lib/consumer/containers.h), never a walk itself. */
+    return pcw__consumer_containers_changed(q->c);
 }
 
 static void free_dirs(pcw_pdh *q)

@@ -39,6 +39,7 @@
 #include <pcw/query.h>
 #include <pcw/version.h>
 
+#include "../common/container.h"
 #include "collector.h"
 #include "log.h"
 #include "mapping.h"
@@ -586,10 +587,54 @@ static int grow_labels(xset *s, size_t n)
     return 0;
 }
 
+/* A container's labels (docs/containers.md, "Labels"): the id as
+ * Kubernetes writes it in a pod's status (<runtime>://<id>, so that
+ * kube_pod_container_info{container_id} joins it to its pod, namespace and
+ * container), the pod UID (kube_pod_info{uid}) and its pid in the
+ * exporter's pid namespace. None for a provider in the exporter's own
+ * namespace. */
+static void container_label(ebuf *lab, ebuf *plab, const char *name, const char *const *parts)
+{
+    eb_put(lab, ",", 1);
+    eb_str(lab, name);
+    eb_str(lab, "=\"");
+    eb_put(plab, name, strlen(name) + 1);
+    for (; *parts; parts++) {
+        expo_label_value(lab, *parts, strlen(*parts));
+        expo_utf8(plab, *parts, strlen(*parts));
+    }
+    eb_put(lab, "\"", 1);
+    eb_put(plab, "", 1);
+}
+
+/* ... into lab (the text formats' label string) and plab (the protobuf
+ * format's: name and value pairs, each NUL-terminated, that proto_labels
+ * reads up to an empty name, which the caller writes). */
+static void container_labels(ebuf *lab, ebuf *plab, const pcw_container_info *ci)
+{
+    if (!ci)
+        return;
+    if (ci->id[0]) {
+        const char *id[] = {ci->runtime, ci->runtime[0] ? "://" : "", ci->id, NULL};
+        container_label(lab, plab, "container_id", id);
+    }
+    if (ci->pod_uid[0]) {
+        const char *uid[] = {ci->pod_uid, NULL};
+        container_label(lab, plab, "pod_uid", uid);
+    }
+    if (ci->host_pid) {
+        char pid[32];
+        snprintf(pid, sizeof pid, "%d", (int)ci->host_pid);
+        const char *hp[] = {pid, NULL};
+        container_label(lab, plab, "host_pid", hp);
+    }
+}
+
 /* Build the label string of every raw instance of s; mark the ones whose
  * labels an earlier instance already has. 0 or -1. */
-static int build_labels(xset *s)
+static int build_labels(collector *c, xset *s)
 {
+    size_t hint = 0;
     size_t n = pcw_pdh_raw_count(s->h);
     if (grow_labels(s, n ? n : 1))
         return -1;
@@ -620,7 +665,7 @@ static int build_labels(xset *s)
         eb_str(&s->lab, "provider=\"");
         expo_label_value(&s->lab, ri.provider, strlen(ri.provider));
         char pid[32];
-        snprintf(pid, sizeof pid, "\",pid=\"%d\"}", (int)ri.pid);
+        snprintf(pid, sizeof pid, "\",pid=\"%d\"", (int)ri.pid);
         eb_str(&s->lab, pid);
         s->plab_off[i] = (uint32_t)s->plab.len;
         if (s->named) {
@@ -631,6 +676,11 @@ static int build_labels(xset *s)
         eb_put(&s->plab, "", 1);
         snprintf(pid, sizeof pid, "%d", (int)ri.pid);
         eb_put(&s->plab, pid, strlen(pid) + 1);
+        if (c->opt.containers)
+            container_labels(&s->lab, &s->plab,
+                             tc_container(pcw_pdh_consumer(c->q), ri.provider_id, &hint));
+        eb_put(&s->lab, "}", 1);
+        eb_put(&s->plab, "", 1); /* the end of the container labels */
         if (s->lab.failed || s->lab.len - at > UINT32_MAX || s->lab.len > UINT32_MAX ||
             s->plab.failed || s->plab.len > UINT32_MAX) {
             free(ht);
@@ -824,6 +874,9 @@ static int hist_proto(proto_fam *pf, const xfam *x, const proto_label *l, size_t
     return proto_add_histogram(pf, l, nl, &h);
 }
 
+/* At most: instance_name, provider, pid and container_labels' three. */
+#define PROTO_MAX_LABELS 6
+
 /* Instance i's labels in the protobuf format; how many. */
 static size_t proto_labels(const xset *s, size_t i, proto_label *l)
 {
@@ -836,6 +889,13 @@ static size_t proto_labels(const xset *s, size_t i, proto_label *l)
     l[n++] = (proto_label){"provider", p};
     p += strlen(p) + 1;
     l[n++] = (proto_label){"pid", p};
+    p += strlen(p) + 1;
+    while (*p && n < PROTO_MAX_LABELS) { /* container_labels' pairs */
+        const char *name = p;
+        p += strlen(p) + 1;
+        l[n++] = (proto_label){name, p};
+        p += strlen(p) + 1;
+    }
     return n;
 }
 
@@ -859,7 +919,7 @@ static int write_one(collector *c, const xset *s, const xfam *x, size_t i, const
             series(out, x->s2, x->s2_len, lab, s->lab_len[i], r->count, raw);
         return 1;
     }
-    proto_label l[3];
+    proto_label l[PROTO_MAX_LABELS];
     size_t nl = proto_labels(s, i, l);
     double v, n;
     switch (r->type) {
@@ -1075,7 +1135,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         if (collected &&
             (!s->labels_valid || s->epoch != pcw_pdh_raw_epoch(s->h) ||
              s->nlab != pcw_pdh_raw_count(s->h)) &&
-            build_labels(s) != 0) {
+            build_labels(c, s) != 0) {
             s->labels_valid = 0;
             out->failed = 1;
             break;
@@ -1173,6 +1233,7 @@ int collector_open(collector **out, const collector_options *o)
     pcw_consumer_options co = {0};
     co.dir = o->dir;
     co.all_users = o->all_users;
+    co.containers = o->containers;
     int rc = pcw_pdh_open(&c->q, &co);
     /* Every counter is exported, advanced ones too: a scrape keeps what
      * queries ask for (docs/exporter.md). */

@@ -21,6 +21,7 @@
 typedef struct collector_options {
     const char *dir;      /* providers' root: NULL = $PCW_DIR or /dev/shm */
     int all_users;        /* also other users' providers (their opt-in) */
+    int containers;       /* also other mount namespaces', labelled */
     const char **include; /* counterset wildcards; none = every counterset */
     size_t ninclude;
     const char **exclude; /* counterset wildcards left out */

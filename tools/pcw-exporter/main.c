@@ -80,6 +80,9 @@ static const char usage_text[] =
     "                                the exporter is in, or all when run as root)\n"
     "  --histogram.classic-buckets=N  finite le bounds of a histogram's classic buckets,\n"
     "                                at most (default 30; 8 to 8193): docs/exporter.md\n"
+    "  --collector.containers        also providers in other mount namespaces (containers),\n"
+    "                                labelled container_id, pod_uid and host_pid (needs\n"
+    "                                root, or CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)\n"
     "  --log.level=LEVEL             debug, info, warn or error (default info)\n"
     "  --log.format=FORMAT           logfmt or json (default logfmt)\n"
     "  -h, --help                    this help\n"
@@ -102,6 +105,7 @@ typedef struct options {
     const char *dir;
     int all_users;
     unsigned classic_buckets;
+    int containers;
     int log_level, log_json;
 } options;
 
@@ -184,10 +188,11 @@ static int parse(int argc, char **argv, options *o)
             return usage_error("unknown flag %s", arg);
         memcpy(name, arg, nl);
         name[nl] = 0;
-        if (strcmp(name, "--collector.all-users") == 0) {
+        if (strcmp(name, "--collector.all-users") == 0 ||
+            strcmp(name, "--collector.containers") == 0) {
             if (eq)
                 return usage_error("%s takes no value", name);
-            o->all_users = 1;
+            *(strcmp(name, "--collector.containers") == 0 ? &o->containers : &o->all_users) = 1;
             continue;
         }
         static const char *const valued[] = {
@@ -336,6 +341,7 @@ int main(int argc, char **argv)
     }
     collector_options co = {.dir = o.dir,
                             .all_users = o.all_users,
+                            .containers = o.containers,
                             .include = o.include,
                             .ninclude = o.ninclude,
                             .exclude = o.exclude,

@@ -77,7 +77,8 @@ static int collect(entry_list *l, const dump_opts *o)
         return PCW_OK;
     }
     pcw_consumer *c;
-    pcw_consumer_options co = {.dir = o->dir, .all_users = o->all_users};
+    pcw_consumer_options co = {
+        .dir = o->dir, .all_users = o->all_users, .containers = o->containers};
     int rc = pcw_consumer_open(&c, &co);
     if (rc == PCW_OK) {
         rc = pcw_consumer_discover(c, on_discovered, l);
@@ -191,7 +192,8 @@ int check_run(const dump_opts *o)
 int remove_stale_run(const dump_opts *o)
 {
     pcw_consumer *c;
-    pcw_consumer_options co = {.dir = o->dir, .all_users = o->all_users};
+    pcw_consumer_options co = {
+        .dir = o->dir, .all_users = o->all_users, .containers = o->containers};
     int rc = pcw_consumer_open(&c, &co);
     size_t removed = 0;
     if (rc == PCW_OK) {

@@ -405,7 +405,7 @@ static int show(pass *p, size_t i, int *group_started, const prov_group *g)
     v.read_rc = rc;
     v.order = p->order;
     if (g && !*group_started) {
-        p->sink->provider_begin(p->st, pcw_segment_provider(g->seg),
+        p->sink->provider_begin(p->st, pcw_segment_provider(g->seg), pcw_segment_container(g->seg),
                                 pcw_segment_alive(g->seg) == PCW_OK);
         *group_started = 1;
     }
@@ -428,6 +428,7 @@ static void show_listing(pass *p)
         int started = 0;
         if (!lazy) {
             p->sink->provider_begin(p->st, pcw_segment_provider(g->seg),
+                                    pcw_segment_container(g->seg),
                                     pcw_segment_alive(g->seg) == PCW_OK);
             started = 1;
         }
@@ -571,8 +572,10 @@ int dump_run(const dump_opts *o)
             p.nsegs++;
         }
     } else {
-        pcw_consumer_options co = {
-            .dir = o->dir, .all_users = o->all_users, .timeout_ms = o->timeout_ms};
+        pcw_consumer_options co = {.dir = o->dir,
+                                   .all_users = o->all_users,
+                                   .timeout_ms = o->timeout_ms,
+                                   .containers = o->containers};
         int rc = pcw_consumer_open(&p.consumer, &co);
         if (rc != PCW_OK) {
             fprintf(stderr, "pcwdump: %s: %s\n", dump_root(o), pcw_status_str(rc));

@@ -62,11 +62,23 @@ static void provider_fields(jw *w, const pcw_provider_info *pi)
     jw_kv_u64(w, "start_time", pi->start_time);
 }
 
-static void json_provider_begin(void *p, const pcw_provider_info *pi, int alive)
+static void json_provider_begin(void *p, const pcw_provider_info *pi, const pcw_container_info *ci,
+                                int alive)
 {
     json_st *j = p;
     jw_begin_object(&j->w);
     provider_fields(&j->w, pi);
+    if (ci) {
+        jw_key(&j->w, "container");
+        jw_begin_object(&j->w);
+        jw_kv_string(&j->w, "runtime", ci->runtime);
+        jw_kv_string(&j->w, "id", ci->id);
+        jw_kv_string(&j->w, "pod_uid", ci->pod_uid);
+        jw_kv_string(&j->w, "cgroup", ci->cgroup);
+        jw_kv_i64(&j->w, "host_pid", ci->host_pid);
+        jw_kv_u64(&j->w, "mnt_ns", ci->mnt_ns);
+        jw_end_object(&j->w);
+    }
     jw_kv_bool(&j->w, "alive", alive);
     flags_array(&j->w, "flags", pi->flags, name_seg_flag_bit);
     jw_key(&j->w, "countersets");

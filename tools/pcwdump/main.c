@@ -32,6 +32,8 @@ static const char usage_text[] =
     "Where to look:\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
     "      --all-users          also other users' providers (needs their opt-in, or root)\n"
+    "      --containers         also providers in other mount namespaces (containers;\n"
+    "                           needs root), each shown with its container\n"
     "      --segment PATH       read this segment file only (repeatable)\n"
     "\n"
     "What to show (repeat an option for alternatives; different options must all match):\n"
@@ -62,6 +64,7 @@ static const char usage_text[] =
 enum {
     OPT_DIR = 256,
     OPT_ALL_USERS,
+    OPT_CONTAINERS,
     OPT_ID,
     OPT_COUNTERS,
     OPT_SEGMENT,
@@ -79,6 +82,7 @@ enum {
 static const struct option long_opts[] = {
     {"dir", required_argument, NULL, OPT_DIR},
     {"all-users", no_argument, NULL, OPT_ALL_USERS},
+    {"containers", no_argument, NULL, OPT_CONTAINERS},
     {"provider", required_argument, NULL, 'p'},
     {"counterset", required_argument, NULL, 'c'},
     {"instance", required_argument, NULL, 'i'},
@@ -200,6 +204,9 @@ int main(int argc, char **argv)
             break;
         case OPT_ALL_USERS:
             o.all_users = 1;
+            break;
+        case OPT_CONTAINERS:
+            o.containers = 1;
             break;
         case 'p':
             add_nonempty(&o.providers, "--provider", optarg);

@@ -28,6 +28,7 @@ typedef struct str_list {
 typedef struct dump_opts {
     const char *dir;    /* --dir, else $PCW_DIR, else /dev/shm */
     int all_users;      /* --all-users */
+    int containers;     /* --containers */
     str_list providers; /* -p: PID or name wildcard */
     str_list csets;     /* -c: name wildcard */
     str_list instances; /* -i: instance-name wildcard */
@@ -129,7 +130,9 @@ typedef struct cset_view {
 
 typedef struct dump_sink {
     void (*doc_begin)(void *st, const dump_opts *o, unsigned sample, uint64_t time_ns);
-    void (*provider_begin)(void *st, const pcw_provider_info *p, int alive);
+    /* ci: its container (NULL: in pcwdump's own mount namespace) */
+    void (*provider_begin)(void *st, const pcw_provider_info *p, const pcw_container_info *ci,
+                           int alive);
     void (*cset)(void *st, const dump_opts *o, const cset_view *v);
     void (*provider_end)(void *st);
     /* Returns 0, or -1 if writing failed. */

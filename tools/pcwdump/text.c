@@ -95,7 +95,8 @@ static void text_doc_begin(void *p, const dump_opts *o, unsigned sample, uint64_
     }
 }
 
-static void text_provider_begin(void *p, const pcw_provider_info *pi, int alive)
+static void text_provider_begin(void *p, const pcw_provider_info *pi, const pcw_container_info *ci,
+                                int alive)
 {
     text_st *t = p;
     fputs("Provider ", t->out);
@@ -110,6 +111,19 @@ static void text_provider_begin(void *p, const pcw_provider_info *pi, int alive)
         put_flags(t->out, pi->flags, name_seg_flag_bit);
     }
     putc('\n', t->out);
+    if (ci) {
+        /* The cgroup is the kernel's, but its last parts may be named by
+         * the container itself (a delegated subtree): escaped. */
+        fprintf(t->out, "  container: %s %s", ci->runtime[0] ? ci->runtime : "-",
+                ci->id[0] ? ci->id : "-");
+        if (ci->pod_uid[0])
+            fprintf(t->out, "  pod uid %s", ci->pod_uid);
+        fprintf(t->out,
+                "  host pid %" PRId32 "  mount namespace %" PRIu64 "\n  cgroup: ", ci->host_pid,
+                ci->mnt_ns);
+        esc_put(t->out, ci->cgroup, strlen(ci->cgroup), 0);
+        putc('\n', t->out);
+    }
 }
 
 static void text_provider_end(void *p)

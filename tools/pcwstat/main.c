@@ -66,6 +66,8 @@ static const char usage_text[] =
     "       --no-scale            do not apply counters' default scale\n"
     "       --dir DIR             root directory (default: $PCW_DIR, else /dev/shm)\n"
     "       --all-users           also other users' providers (needs their opt-in)\n"
+    "       --containers          also providers in other mount namespaces (containers;\n"
+    "                             needs root); JSON gives each value its \"container\"\n"
     "  -h,  --help                this help\n"
     "       --version             version\n"
     "\n"
@@ -320,6 +322,8 @@ static int parse(int argc, char **argv, options *o)
                 return usage_error("%s needs a directory", name);
         } else if (is(name, NULL, "--all-users")) {
             o->all_users = 1;
+        } else if (is(name, NULL, "--containers")) {
+            o->containers = 1;
         } else {
             return usage_error("unknown option %s", arg);
         }
@@ -559,6 +563,7 @@ static int run(const options *o)
     pcw_consumer_options co = {0};
     co.dir = o->dir;
     co.all_users = o->all_users;
+    co.containers = o->containers;
     pcw_pdh *q;
     int rc = pcw_pdh_open(&q, &co);
     if (rc != PCW_OK) {
@@ -648,7 +653,8 @@ static int run(const options *o)
             }
             if (o->format == FMT_JSON) {
                 explain_handles(&told, user, o->npaths);
-                write_json(out, pcw_pdh_realtime_ns(q), (uint64_t)n + 1, user, o->npaths, flags);
+                write_json(out, pcw_pdh_realtime_ns(q), (uint64_t)n + 1, user, o->npaths, flags,
+                           o->containers ? pcw_pdh_consumer(q) : NULL);
             } else {
                 for (size_t i = 0; i < ncols; i++)
                     explain(&told, cols[i].h, 0);

@@ -22,6 +22,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/container.h"
 #include "pcwstat.h"
 
 void format_time(uint64_t realtime_ns, char *buf, size_t len)
@@ -105,8 +106,9 @@ static const char *kind_name(uint32_t k)
 }
 
 void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter *const *hs,
-                size_t n, unsigned fmt_flags)
+                size_t n, unsigned fmt_flags, pcw_consumer *containers)
 {
+    size_t hint = 0;
     char ts[64];
     time_t secs = (time_t)(realtime_ns / 1000000000ull);
     struct tm tm;
@@ -135,6 +137,15 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
             json_string(f, v.counter);
             fprintf(f, ",\"kind\":\"%s\",\"pid\":%d,\"provider_id\":\"%016llx\"", kind_name(v.kind),
                     (int)v.pid, (unsigned long long)v.provider_id);
+            const pcw_container_info *ci =
+                containers ? tc_container(containers, v.provider_id, &hint) : NULL;
+            if (ci) {
+                char name[64];
+                tc_container_name(ci, name, sizeof name);
+                fputs(",\"container\":", f);
+                json_string(f, name);
+                fprintf(f, ",\"host_pid\":%d", (int)ci->host_pid);
+            }
             if (has_number(v.status))
                 fprintf(f, ",\"value\":%.17g", v.value);
             else

@@ -32,6 +32,7 @@ typedef struct options {
     int advanced; /* -a: wildcards include advanced counters */
     const char *dir;
     int all_users;
+    int containers; /* --containers */
 } options;
 
 /* ---- output.c ---------------------------------------------------------- */
@@ -48,9 +49,11 @@ void format_time(uint64_t realtime_ns, char *buf, size_t len);
 void write_header(FILE *f, int format, const column *cols, size_t n);
 void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
                unsigned fmt_flags);
-/* One JSON object for this sample: every value of every handle. */
+/* One JSON object for this sample: every value of every handle; with
+ * `containers` (the query's consumer, or NULL) each value of a provider
+ * in a container names it ("container": its short id). */
 void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter *const *hs,
-                size_t n, unsigned fmt_flags);
+                size_t n, unsigned fmt_flags, pcw_consumer *containers);
 /* A string as a JSON string literal. */
 void json_string(FILE *f, const char *s);
 

@@ -103,6 +103,11 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
         put_name(out, col);
         fprintf(out, ", %s", desc ? "descending" : "ascending");
     }
+    if (v->container[0]) {
+        fputs(", container \"", out);
+        put_name(out, v->container);
+        fputs("\"", out);
+    }
     if (v->filter[0]) {
         fputs(", filter \"", out);
         put_name(out, v->filter);
@@ -149,6 +154,8 @@ void batch_print(FILE *out, top_model *m, top_view *v, long refresh)
     fputc('\n', out);
     utf8_pad(cell, 4 * 256 + 8, "INSTANCE", 8, namew, 0);
     fprintf(out, "  %s %7s", cell, "PID");
+    if (f->containers)
+        fprintf(out, " %-13s", "CONTAINER");
     for (uint32_t k = 0; k < nc; k++) {
         char title[4 * 256 + 8];
         fmt_col_title(title, sizeof title, t->cols[k].name, t->cols[k].stat_len, widths[k]);
@@ -166,6 +173,8 @@ void batch_print(FILE *out, top_model *m, top_view *v, long refresh)
             fprintf(out, "%c %s %7d", fmt_mark(state, is_new), cell, (int)r->pid);
         else
             fprintf(out, "%c %s %7s", fmt_mark(state, is_new), cell, "-");
+        if (f->containers) /* hex digits or "ns:<n>": nothing to escape */
+            fprintf(out, " %-13s", r->ctr[0] ? r->ctr : "-");
         for (uint32_t k = 0; k < nc; k++) {
             char num[64];
             if (state == TOP_ROW_GONE || state == TOP_ROW_EXITED)
@@ -220,6 +229,8 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
     view_init(&v);
     if (o->filter)
         snprintf(v.filter, sizeof v.filter, "%s", o->filter);
+    if (o->container)
+        snprintf(v.container, sizeof v.container, "%s", o->container);
     top_model_want(m, o->set, o->set == NULL);
     uint64_t step = (uint64_t)(o->interval * 1e9);
     /* The first collection primes the rates; it is not printed. */

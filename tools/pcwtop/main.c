@@ -61,6 +61,10 @@ static const char usage_text[] =
     "                           refresh (default: the delay, at most 1)\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
     "      --all-users          also other users' providers (needs their opt-in)\n"
+    "      --containers         also providers in other mount namespaces (containers;\n"
+    "                           needs root): a CONTAINER column names each one's\n"
+    "      --container ID       only instances of this container (an id prefix, or\n"
+    "                           'host' for pcwtop's own namespace); implies --containers\n"
     "  -h, --help               this help\n"
     "      --version            version\n"
     "\n"
@@ -174,7 +178,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 
 static int parse(int argc, char **argv, top_options *o)
 {
-    enum { OPT_DIR = 256, OPT_ALL_USERS, OPT_VERSION, OPT_TIMEOUT };
+    enum { OPT_DIR = 256, OPT_ALL_USERS, OPT_VERSION, OPT_TIMEOUT, OPT_CONTAINERS, OPT_CONTAINER };
     static const struct option longs[] = {
         {"delay", required_argument, NULL, 'd'},
         {"counterset", required_argument, NULL, 'c'},
@@ -186,6 +190,8 @@ static int parse(int argc, char **argv, top_options *o)
         {"heatmap", required_argument, NULL, 'H'},
         {"dir", required_argument, NULL, OPT_DIR},
         {"all-users", no_argument, NULL, OPT_ALL_USERS},
+        {"containers", no_argument, NULL, OPT_CONTAINERS},
+        {"container", required_argument, NULL, OPT_CONTAINER},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -241,6 +247,15 @@ static int parse(int argc, char **argv, top_options *o)
             break;
         case OPT_ALL_USERS:
             o->all_users = 1;
+            break;
+        case OPT_CONTAINERS:
+            o->containers = 1;
+            break;
+        case OPT_CONTAINER:
+            if (!*optarg || strlen(optarg) >= sizeof((top_view *)0)->container)
+                return usage_error("bad container \"%s\" (an id prefix, or host)", optarg);
+            o->container = optarg;
+            o->containers = 1;
             break;
         case OPT_TIMEOUT:
             errno = 0;
@@ -345,6 +360,8 @@ static int interactive(const top_options *o, top_model *m)
     view_init(&ui->view);
     if (o->filter)
         snprintf(ui->view.filter, sizeof ui->view.filter, "%s", o->filter);
+    if (o->container)
+        snprintf(ui->view.container, sizeof ui->view.container, "%s", o->container);
     ui->sort_pending = o->sort != NULL;
     ui->heat_pending = o->heat != NULL;
     ui->heat_col = -1;
@@ -428,6 +445,7 @@ int main(int argc, char **argv)
     pcw_consumer_options co = {0};
     co.dir = o.dir;
     co.all_users = o.all_users;
+    co.containers = o.containers;
     /* A callback provider gets at most this long to answer each refresh. */
     double timeout = o.timeout > 0 ? o.timeout : o.interval < 1.0 ? o.interval : 1.0;
     co.timeout_ms = (uint32_t)(timeout * 1000 + 0.5);

@@ -29,6 +29,7 @@
 #include <pcw/layout.h>
 #include <pcw/name.h>
 
+#include "../common/container.h"
 #include "../common/grow.h"
 #include "model.h"
 
@@ -69,6 +70,7 @@ struct top_model {
     uint64_t note_table;     /* the table id f.note was written for */
     uint32_t detail;         /* pcw_pdh_set_detail: which counters are columns */
     int reshow;              /* the handle of `shown` is to be made again */
+    int containers;          /* rows name their container (options' containers) */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -330,7 +332,7 @@ static top_table *build_table(top_model *m, top_column *cols, uint32_t ncols, ui
     size_t rows_cap = nq + nold + 1;
     t->rows = calloc(rows_cap, sizeof *t->rows);
     top_row *q = calloc(nq ? nq : 1, sizeof *q);
-    size_t names_cap = 0;
+    size_t names_cap = 0, ctr_hint = 0;
     if (!t->rows || !q) {
         free(q);
         free(matched);
@@ -355,6 +357,12 @@ static top_table *build_table(top_model *m, top_column *cols, uint32_t ncols, ui
         r->qi = (uint32_t)i;
         r->instance_id = v.instance_id;
         r->pid = v.pid;
+        /* Its container's name, now: the segment (and its identity) may be
+         * gone by the time the UI thread draws the row. */
+        r->ctr[0] = 0;
+        if (m->containers && v.kind == PCW_PDH_INSTANCE)
+            tc_container_name(tc_container(pcw_pdh_consumer(m->q), v.provider_id, &ctr_hint),
+                              r->ctr, sizeof r->ctr);
         r->provider_id = v.provider_id;
         r->kind = (uint8_t)v.kind;
         r->state = TOP_ROW_LIVE;
@@ -626,6 +634,8 @@ int top_model_open(top_model **out, const pcw_consumer_options *opt)
         m->hash_seed = clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)m;
     m->want_first = 1;
     m->detail = PCW_DETAIL_STANDARD;
+    m->containers = opt && opt->containers;
+    m->f.containers = m->containers;
     *out = m;
     return PCW_OK;
 }

@@ -94,6 +94,8 @@ typedef struct top_row {
                              refresh: top_row_state) */
     uint64_t born;        /* refresh it appeared in; 0: there from the start */
     uint64_t gone;        /* refresh it went away in; 0: live */
+    char ctr[24];         /* its container's short name (--containers),
+                             "" in pcwtop's own mount namespace */
 } top_row;
 
 typedef struct top_table {
@@ -142,8 +144,9 @@ typedef struct top_frame {
     uint64_t real_ns; /* CLOCK_REALTIME of the collection */
     uint64_t cost_ns; /* what the collection took: collect, providers, table */
     uint64_t interval_ns;
-    int raw;      /* values are raw (PCW_FMT_RAW), not cooked */
-    int advanced; /* advanced counters are columns (top_model_set_advanced) */
+    int raw;        /* values are raw (PCW_FMT_RAW), not cooked */
+    int advanced;   /* advanced counters are columns (top_model_set_advanced) */
+    int containers; /* rows name their container: a CONTAINER column */
     size_t providers_live, providers_exited;
     top_exit *exits; /* providers that exited in this refresh */
     size_t nexits, exits_cap;
@@ -216,10 +219,12 @@ enum {
 
 typedef struct top_view {
     /* The viewer's choices. */
-    char filter[256]; /* wildcard ('*', '?'); without one, a substring */
-    int sort;         /* TOP_SORT_* or a counter column */
-    int reverse;      /* the other direction than the column's default */
-    int totals;       /* show _Total rows */
+    char filter[256];   /* wildcard ('*', '?'); without one, a substring */
+    int sort;           /* TOP_SORT_* or a counter column */
+    int reverse;        /* the other direction than the column's default */
+    int totals;         /* show _Total rows */
+    char container[80]; /* only instances of this container (--container,
+                           tc_name_match); "" all */
     /* What was computed (private: view.c). */
     uint64_t f_table;   /* the filtered list is for this table id... */
     char f_filter[256]; /* ...and filter */

@@ -36,18 +36,20 @@
 /* ---- options (main.c) ---------------------------------------------------- */
 
 typedef struct top_options {
-    double interval;    /* -d seconds */
-    const char *set;    /* -c */
-    const char *filter; /* -f */
-    const char *sort;   /* -s: column, with '+' (descending) or '-' prefix */
-    long count;         /* -n: refreshes, 0 = until quit */
-    int batch;          /* -b */
-    const char *dir;    /* --dir */
-    int all_users;      /* --all-users */
-    double timeout;     /* --timeout: seconds a callback provider has */
-    int advanced;       /* -a: advanced counters are columns too */
-    const char *heat;   /* -H: the histogram counter whose distribution is
-                           shown (interactive: the heatmap; -b: text) */
+    double interval;       /* -d seconds */
+    const char *set;       /* -c */
+    const char *filter;    /* -f */
+    const char *sort;      /* -s: column, with '+' (descending) or '-' prefix */
+    long count;            /* -n: refreshes, 0 = until quit */
+    int batch;             /* -b */
+    const char *dir;       /* --dir */
+    int all_users;         /* --all-users */
+    int containers;        /* --containers */
+    const char *container; /* --container: only its instances */
+    double timeout;        /* --timeout: seconds a callback provider has */
+    int advanced;          /* -a: advanced counters are columns too */
+    const char *heat;      /* -H: the histogram counter whose distribution is
+                              shown (interactive: the heatmap; -b: text) */
 } top_options;
 
 /* Intervals +/- step through (seconds). */

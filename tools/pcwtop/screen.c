@@ -453,12 +453,14 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
         if (nw > namew)
             namew = nw;
     }
-    int avail = w - 2 - 8 - values_w;
+    /* PID, and with --containers CONTAINER: fixed columns after the name. */
+    int fixw = 8 + (ui->hdr.containers ? 14 : 0);
+    int avail = w - 2 - fixw - values_w;
     if (namew > avail)
         namew = avail < 10 ? 10 : avail;
     /* Whole columns from hscroll on; hscroll stops where the last column
      * is in view. */
-    int room = w - 2 - namew - 8, sum = 0, first_max = nvis;
+    int room = w - 2 - namew - fixw, sum = 0, first_max = nvis;
     while (first_max > 0 && sum + cw[vis[first_max - 1]] + 2 <= room)
         sum += cw[vis[--first_max]] + 2;
     if (first_max > nvis - 1)
@@ -492,6 +494,10 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
     text(y, cx, 8, right, label, title, 1);
     ui->hdr_x[ui->nhdr] = cx, ui->hdr_sort[ui->nhdr++] = TOP_SORT_PID;
     cx += 8;
+    if (ui->hdr.containers) {
+        text(y, cx + 1, 13, right, "CONTAINER", title, 0);
+        cx += 14;
+    }
     for (int i = first; i <= last; i++) {
         uint32_t k = vis[i];
         char name[CELL_BYTES - 8]; /* and the arrow */
@@ -545,6 +551,10 @@ static void draw_table(top_ui *ui, int y, int x, int w, int h)
             snprintf(num, sizeof num, "-");
         text(yy, cx, 8, right, num, base, 1);
         cx += 8;
+        if (ui->hdr.containers) { /* hex digits or "ns:<n>" */
+            text(yy, cx + 1, 13, right, r->ctr[0] ? r->ctr : "-", base, 0);
+            cx += 14;
+        }
         for (int j = first; j <= last; j++) {
             uint32_t k = vis[j];
             attr_t a = base;

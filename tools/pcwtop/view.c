@@ -28,6 +28,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/container.h"
 #include "../common/grow.h"
 #include "model.h"
 
@@ -101,7 +102,8 @@ static int filter(top_view *v, const top_table *t)
     int all = v->filter[0] == 0;
     for (size_t r = t->ntotals; r < t->nrows; r++) {
         const top_row *row = &t->rows[r];
-        if (all || view_filter_match(v->filter, top_row_name(t, row), row->name_len)) {
+        if ((all || view_filter_match(v->filter, top_row_name(t, row), row->name_len)) &&
+            (!v->container[0] || tc_name_match(row->ctr, v->container))) {
             v->filtered_qi[v->nfiltered] = row->qi;
             v->filtered[v->nfiltered++] = (uint32_t)r;
         }

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_tools_containers.c - --containers in pcwtop (batch and a real
+ * terminal), pcwstat and pcwdump (docs/containers.md): providers in two
+ * containers (real mount + pid namespaces, tests/ctr_util.h) are shown
+ * with their container; pcwtop --container shows one container's only.
+ * Needs root (and tmux).
+ */
+#define _GNU_SOURCE 1
+#include <criterion/criterion.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+#include "ctr_util.h"
+#include "tmux_util.h"
+
+static void setup(void)
+{
+    ctr_setup();
+    snprintf(sock, sizeof sock, "ctr-test-%d", (int)getpid());
+}
+
+static void teardown(void)
+{
+    tmux_teardown();
+    ctr_teardown();
+}
+
+TestSuite(tools_containers, .init = setup, .fini = teardown, .timeout = 90);
+
+/* Run build/<prog> with args; its stdout (and stderr) as a string (to
+ * free); asserts it exits 0 within 30 s. */
+static char *run_tool(const char *prog, const char *const *args)
+{
+    const char *build = getenv("PCW_BUILD");
+    char bin[PATH_MAX], out[PATH_MAX];
+    snprintf(bin, sizeof bin, "%s/%s", build && *build ? build : PCW_BUILD_DIR, prog);
+    snprintf(out, sizeof out, "%s/%s.out", tu_root, prog);
+    const char *argv[32] = {bin};
+    size_t n = 1;
+    for (; args && *args && n < 31; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        dup2(fd, 1), dup2(fd, 2);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    int st = -1;
+    long long deadline = tu_now_ms() + 30000;
+    while (waitpid(pid, &st, WNOHANG) != pid) {
+        if (tu_now_ms() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            cr_assert_fail("%s did not finish", prog);
+        }
+        struct timespec ts = {0, 2 * 1000 * 1000}; /* a child's exit: no fd to wait on */
+        nanosleep(&ts, NULL);
+    }
+    size_t len;
+    char *s = (char *)tu_read_file(out, 1 << 20, &len);
+    cr_assert_not_null(s);
+    s = realloc(s, len + 1);
+    s[len] = 0;
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited %d:\n%s", prog, st, s);
+    return s;
+}
+
+/* Two containers: docker's (1 instance) and CRI-O's (2). */
+static void two_containers(tu_child *a, tu_child *b)
+{
+    char cg1[PATH_MAX], cg2[PATH_MAX], rel[512];
+    snprintf(rel, sizeof rel, "system.slice/docker-%s.scope", id_docker);
+    make_cgroup(rel, cg1, sizeof cg1);
+    snprintf(rel, sizeof rel, "kubepods/besteffort/pod%s/crio-%s", pod_uid, id_cri);
+    make_cgroup(rel, cg2, sizeof cg2);
+    ctr_provider(a, cg1, "", "1");
+    ctr_provider(b, cg2, "", "2");
+}
+
+/* Has out a line holding both a and b? */
+static int has_line(const char *out, const char *a, const char *b)
+{
+    for (const char *l = out; *l;) {
+        size_t n = strcspn(l, "\n");
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), l);
+        if (strstr(line, a) && strstr(line, b))
+            return 1;
+        l += n + (l[n] == '\n');
+    }
+    return 0;
+}
+
+Test(tools_containers, pcwtop_batch_column_and_filter)
+{
+    tu_child a, b;
+    two_containers(&a, &b);
+    char *out = run_tool("pcwtop",
+                         (const char *[]){"-b", "-n", "1", "--containers", "-c", "Ctr Test", NULL});
+    cr_assert_not_null(strstr(out, "CONTAINER"), "%s", out);
+    char want[128];
+    cr_assert(has_line(out, "inst-000000", short_docker), "%s", out);
+    cr_assert(has_line(out, "inst-000001", short_cri), "%s", out);
+    free(out);
+    /* Only the CRI-O one (its id's first 10 digits select it). */
+    char sel[16];
+    snprintf(sel, sizeof sel, "%.10s", id_cri);
+    out = run_tool("pcwtop",
+                   (const char *[]){"-b", "-n", "1", "--container", sel, "-c", "Ctr Test", NULL});
+    cr_assert_null(strstr(out, short_docker), "%s", out);
+    cr_assert(has_line(out, "inst-000001", short_cri), "%s", out);
+    /* Every instance row is the CRI-O container's. */
+    for (const char *l = out; *l;) {
+        size_t n = strcspn(l, "\n");
+        char row[1024];
+        snprintf(row, sizeof row, "%.*s", (int)(n < sizeof row ? n : sizeof row - 1), l);
+        if (strstr(row, "inst-"))
+            cr_assert_not_null(strstr(row, short_cri), "a row of another container: %s", out);
+        l += n + (l[n] == '\n');
+    }
+    snprintf(want, sizeof want, "container \"%s\"", sel);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+}
+
+Test(tools_containers, pcwtop_terminal_column)
+{
+    tu_child a, b;
+    two_containers(&a, &b);
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "%s/pcwtop --containers -c 'Ctr Test'", build_dir());
+    session(160, 30);
+    type(cmd);
+    WAIT_FOR(short_cri);
+    WAIT_FOR("CONTAINER");
+    char re[64];
+    snprintf(re, sizeof re, "inst-000000(#[0-9]+)? +1 +%s", short_docker);
+    WAIT_RE(re);
+    keys("q");
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+}
+
+Test(tools_containers, pcwstat_json_names_the_container)
+{
+    tu_child a, b;
+    two_containers(&a, &b);
+    char *out = run_tool("pcwstat", (const char *[]){"\\Ctr Test(*)\\Index", "-sc", "1", "-f",
+                                                     "JSON", "--containers", NULL});
+    char want[64];
+    snprintf(want, sizeof want, "\"container\":\"%s\"", short_docker);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    snprintf(want, sizeof want, "\"container\":\"%s\"", short_cri);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+}
+
+Test(tools_containers, pcwdump_shows_the_container)
+{
+    tu_child a, b;
+    two_containers(&a, &b);
+    char *out = run_tool("pcwdump", (const char *[]){"--containers", "-c", "Ctr Test", NULL});
+    char want[256];
+    snprintf(want, sizeof want, "container: docker %s", id_docker);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    snprintf(want, sizeof want, "container: cri-o %s  pod uid %s", id_cri, pod_uid);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    free(out);
+    out = run_tool("pcwdump", (const char *[]){"--containers", "--json", "-c", "Ctr Test", NULL});
+    snprintf(want, sizeof want, "\"id\": \"%s\"", id_cri);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+}
