@@ -12,7 +12,11 @@
 
 #include "body.h"
 
+/* How long past its deadline a join may wait for the exposition to be
+ * written. A test build (tests/test_exporter_body.c) shortens it. */
+#ifndef JOIN_GRACE_NS
 #define JOIN_GRACE_NS (30 * 1000000000ull)
+#endif
 /* How long a cut response's connection may take to close and free its
  * body before the next is cut: libmicrohttpd's thread sees the shutdown at
  * once; this only bounds the wait. */
