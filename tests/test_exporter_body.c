@@ -26,8 +26,8 @@ TestSuite(exporter_body, .timeout = 60);
 
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static int gate_open = 1;  /* under gate_lock: collections may finish */
-static int collections;    /* under gate_lock: collector_scrape calls */
+static int gate_open = 1; /* under gate_lock: collections may finish */
+static int collections;   /* under gate_lock: collector_scrape calls */
 
 uint64_t mono_ns(void)
 {
