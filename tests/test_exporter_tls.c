@@ -429,9 +429,9 @@ Test(exporter_tls, bcrypt_limited_per_ipv6_64)
     cr_expect_eq(lines_with_code("codes", "429"), 1, "an address of the same /64: %s", codes);
     free(codes);
     /* Another /64: its own bucket. */
-    cr_expect_eq(curl(&e, "--interface 2001:db8:1:3::1 -u 'fast:wrong' 'http://[::1]:%d/metrics'",
-                      e.port),
-                 401);
+    cr_expect_eq(
+        curl(&e, "--interface 2001:db8:1:3::1 -u 'fast:wrong' 'http://[::1]:%d/metrics'", e.port),
+        401);
     ex_stop(&e);
 }
 

@@ -116,9 +116,8 @@ struct collector {
 };
 
 static const char *const cause_names[CAUSE_COUNT_] = {
-    "collect",  "provider", "name_collision", "duplicate_series", "busy",
-    "encoding", "auth",     "auth_limited",   "request_timeout",  "shed",
-    "memory",
+    "collect", "provider",     "name_collision", "duplicate_series", "busy", "encoding",
+    "auth",    "auth_limited", "auth_busy",      "request_timeout",  "shed", "memory",
 };
 
 uint64_t mono_ns(void)
@@ -126,6 +125,20 @@ uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int lock_until(pthread_mutex_t *m, uint64_t deadline_ns)
+{
+    /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from
+     * now (a clock step during the wait moves it; the wait stays bounded).
+     * Not pthread_mutex_clocklock, which ThreadSanitizer does not know. */
+    uint64_t now = mono_ns();
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t at = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec +
+                  (deadline_ns > now ? deadline_ns - now : 0);
+    struct timespec dl = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
+    return pthread_mutex_timedlock(m, &dl);
 }
 
 /* ---- the name registry ------------------------------------------------------ */
@@ -1001,16 +1014,7 @@ static void count_n(collector *c, int cause, uint64_t n)
 int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
 {
     uint64_t start = mono_ns();
-    /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from
-     * now (a clock step during the wait moves it; the wait stays bounded).
-     * Not pthread_mutex_clocklock, which ThreadSanitizer does not know. */
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    uint64_t at = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec +
-                  (deadline_ns > start ? deadline_ns - start : 0);
-    struct timespec dl = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
-    int lr = pthread_mutex_timedlock(&c->lock, &dl);
-    if (lr != 0) {
+    if (lock_until(&c->lock, deadline_ns) != 0) {
         collector_count(c, CAUSE_BUSY);
         return -2;
     }
@@ -1125,7 +1129,8 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         "Errors by cause: collect, provider (a provider's part failed), name_collision "
         "(a family left out), duplicate_series (a series left out), busy (a scrape waited "
         "past its time for another), encoding, auth (refused credentials), auth_limited "
-        "(refused: too many bcrypts from its address), request_timeout (a connection "
+        "(refused: too many bcrypts from its address), auth_busy (refused: other "
+        "password checks held the one bcrypt past its time), request_timeout (a connection "
         "closed: no whole request in time), shed (a connection closed for a newer one), "
         "memory (a scrape refused: the response memory limit).";
     double errors[CAUSE_COUNT_];
