@@ -234,8 +234,7 @@ Test(exporter_users, unreadable_check_within_scrape_time)
     snprintf(folder, sizeof folder, "%s/pcw-" ALICE, shm);
     http_resp r;
     cr_assert_eq(
-        http_get(e.port, "/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 0.000001\r\n", &r),
-        200);
+        http_get(e.port, "/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 0.000001\r\n", &r), 200);
     http_free(&r);
     cr_expect_eq(log_lines(&e, "cannot read", folder, NULL), 0,
                  "checked past the scrape's time: %s", ex_slurp(e.log, NULL));

@@ -113,7 +113,12 @@ struct collector {
     pthread_mutex_t count_lock;
     /* Providers it cannot read (logged once, counted): under lock. */
     unreadable *unread;
+    int unread_due; /* under lock: the last check was cut short, check again */
 };
+
+/* The longest the check of unreadable providers at start may take (no
+ * scrape bounds it): past it, the first scrape checks again. */
+#define UNREADABLE_AT_START_NS (10 * 1000000000ull)
 
 static const char *const cause_names[CAUSE_COUNT_] = {
     "collect", "provider",     "name_collision", "duplicate_series", "busy", "encoding",
@@ -1036,9 +1041,14 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         c->synced = 0;
     }
     /* Providers came or went: which cannot be read (it opens every
-     * segment once more, so only then). */
-    if (rc == 1 && unreadable_check(c->unread, pcw_pdh_consumer(c->q)) != 0)
-        count_n(c, CAUSE_COLLECT, 1);
+     * segment once more, so only then, or when the last check ran out of
+     * time) - within the catching up's time: it runs under the lock. */
+    if (rc == 1 || c->unread_due) {
+        int ur = unreadable_check(c->unread, pcw_pdh_consumer(c->q), catch_up_ns);
+        c->unread_due = ur == 1;
+        if (ur < 0)
+            count_n(c, CAUSE_COLLECT, 1);
+    }
     /* 2. Collect within what is left: every provider at once, so one that
      * does not answer costs its own callback series only. */
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
@@ -1197,8 +1207,9 @@ int collector_open(collector **out, const collector_options *o)
         return rc;
     }
     /* At start, what it cannot read is logged at once, not at the first
-     * scrape. */
-    (void)unreadable_check(c->unread, pcw_pdh_consumer(c->q));
+     * scrape - within UNREADABLE_AT_START_NS, or else at the first scrape. */
+    c->unread_due = unreadable_check(c->unread, pcw_pdh_consumer(c->q),
+                                     mono_ns() + UNREADABLE_AT_START_NS) == 1;
     *out = c;
     return PCW_OK;
 }
