@@ -409,7 +409,8 @@ Test(exporter_tls, bcrypt_limited_per_ipv6_64)
 {
     if (geteuid() != 0)
         cr_skip_test("needs root, for a network namespace with addresses of its own");
-    cr_assert_eq(unshare(CLONE_NEWNET), 0, "unshare: %s", strerror(errno));
+    if (unshare(CLONE_NEWNET) != 0)
+        cr_skip_test("cannot make a network namespace: %s", strerror(errno));
     cr_assert_eq(ex_sh("ip link set lo up && for i in 1 2 3 4 5 6 7 8 9 a b; do "
                        "ip -6 addr add 2001:db8:1:2::$i/128 dev lo nodad || exit 1; done && "
                        "ip -6 addr add 2001:db8:1:3::1/128 dev lo nodad"),
