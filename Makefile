@@ -203,6 +203,9 @@ $(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch]
 $(BUILD)/tests/test_pcwtop: $(wildcard tools/common/*.[ch] tools/pcwtop/*.[ch])
 $(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
 $(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
+# tests/test_exporter_body.c compiles body.c in, with a collector of its own.
+$(BUILD)/tests/test_exporter_body: $(wildcard tools/pcw-exporter/*.[ch])
+$(BUILD)/tests/test_exporter_body: private TEST_LIBS += -lz
 # tests/test_exporter_histogram.c decodes the protobuf exposition with the
 # code protoc-c generates (as pcw-exporter encodes it).
 $(BUILD)/tests/test_exporter_histogram: $(PROTO_OBJ)

@@ -15,6 +15,10 @@
  *   export/scrape_gzip/100000/1
  *       the scrape as Prometheus asks for it by default: gzip-compressed
  *       (zlib level 1); the body read is the compressed one.
+ *   export/scrape_proto/<instances>/<counters>
+ *       export/scrape in the protobuf format (length-delimited
+ *       MetricFamily messages, as a Prometheus with native histograms
+ *       asks for it), no gzip: its baseline is export/scrape.
  *   export/collect/<instances>/<counters>
  *       what that includes of the query layer: pcw_pdh_collect of
  *       "\Bench(*)\*" alone. format - collect is the writing; scrape -
@@ -156,16 +160,24 @@ static int client_connect(client *c, int port)
     return connect(c->fd, (struct sockaddr *)&a, sizeof a);
 }
 
-/* GET /metrics (gzip-compressed when `gzip`); the body's length, or -1. */
-static long client_get(client *c, int gzip)
+/* What a client asks for. */
+enum { GET_TEXT, GET_GZIP, GET_PROTO };
+
+/* GET /metrics as `what` says; the body's length, or -1. */
+static long client_get(client *c, int what)
 {
-    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                              "Accept: text/plain;version=0.0.4\r\n\r\n";
-    static const char req_gz[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                 "Accept: text/plain;version=0.0.4\r\n"
-                                 "Accept-Encoding: gzip\r\n\r\n";
-    const char *rq = gzip ? req_gz : req;
-    size_t rl = gzip ? sizeof req_gz - 1 : sizeof req - 1;
+    static const char *const reqs[] = {
+        [GET_TEXT] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     "Accept: text/plain;version=0.0.4\r\n\r\n",
+        [GET_GZIP] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     "Accept: text/plain;version=0.0.4\r\n"
+                     "Accept-Encoding: gzip\r\n\r\n",
+        [GET_PROTO] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Accept: application/vnd.google.protobuf;"
+                      "proto=io.prometheus.client.MetricFamily;encoding=delimited\r\n\r\n",
+    };
+    const char *rq = reqs[what];
+    size_t rl = strlen(rq);
     if (write(c->fd, rq, rl) != (ssize_t)rl)
         return -1;
     size_t len = 0, head = 0;
@@ -190,6 +202,10 @@ static long client_get(client *c, int gzip)
             *end = 0;
             if (strncmp(c->buf, "HTTP/1.1 200", 12) != 0)
                 return -1;
+            /* Not the text format measured in the protobuf's place. */
+            if (what == GET_PROTO &&
+                !strcasestr(c->buf, "\r\nContent-Type: application/vnd.google.protobuf"))
+                return -1;
             const char *cl = strcasestr(c->buf, "\r\nContent-Length:");
             if (!cl)
                 return -1;
@@ -202,7 +218,7 @@ static long client_get(client *c, int gzip)
 
 /* ---- the benchmarks ------------------------------------------------------ */
 
-enum { B_SCRAPE, B_FORMAT, B_COLLECT, B_SCRAPE_GZIP };
+enum { B_SCRAPE, B_FORMAT, B_COLLECT, B_SCRAPE_GZIP, B_SCRAPE_PROTO };
 
 static void bm_export(gb_state *st, void *arg)
 {
@@ -218,8 +234,9 @@ static void bm_export(gb_state *st, void *arg)
     log_setup(LOG_WARN, 0);
     double bytes = 0;
     int bad = 0;
-    if (kind == B_SCRAPE || kind == B_SCRAPE_GZIP) {
-        int gz = kind == B_SCRAPE_GZIP;
+    if (kind == B_SCRAPE || kind == B_SCRAPE_GZIP || kind == B_SCRAPE_PROTO) {
+        int what = kind == B_SCRAPE_GZIP ? GET_GZIP : kind == B_SCRAPE_PROTO ? GET_PROTO : GET_TEXT;
+        int gz = what == GET_GZIP;
         if (exporter_start() != 0) {
             gb_skip_with_error(st, "cannot start pcw-exporter (make build/pcw-exporter)");
             return;
@@ -227,15 +244,15 @@ static void bm_export(gb_state *st, void *arg)
         bu_pin(BU_CPU_OTHER);
         client cl = {-1, NULL, 0};
         long got = -1;
-        if (client_connect(&cl, exporter_port) != 0 || (got = client_get(&cl, gz)) < 0 ||
-            (got = client_get(&cl, gz)) < 0) {
+        if (client_connect(&cl, exporter_port) != 0 || (got = client_get(&cl, what)) < 0 ||
+            (got = client_get(&cl, what)) < 0) {
             gb_skip_with_error(st, "the first scrapes failed");
         } else {
             bytes = (double)got;
             /* The body's length varies only with the exporter's own
              * metrics (a duration, a count). */
             while (gb_keep_running(st))
-                bad |= labs(client_get(&cl, gz) - got) > (gz ? got / 10 : 256);
+                bad |= labs(client_get(&cl, what) - got) > (gz ? got / 10 : 256);
         }
         if (cl.fd >= 0)
             close(cl.fd);
@@ -288,8 +305,8 @@ void bench_export_register(void)
 {
     static const int64_t shapes[][2] = {{100000, 1}, {10000, 16}};
     static const char *const names[] = {"export/scrape", "export/format", "export/collect",
-                                        "export/scrape_gzip"};
-    for (int k = 0; k < 4; k++) {
+                                        "export/scrape_gzip", "export/scrape_proto"};
+    for (int k = 0; k < 5; k++) {
         gb_bench *b = gb_register(names[k], bm_export, (void *)(intptr_t)k);
         gb_use_real_time(b);
         gb_unit_ns(b);

@@ -232,6 +232,13 @@ def rows(figs):
         out.append(("export/scrape_gzip/100000/1", f"{t(a['ns'])}/scrape, {si(a.get('bytes', 0), 'B')}",
                     "export/scrape/100000/1", t(b["ns"]) if b else "-",
                     f"{a['ns'] / b['ns']:.1f}x" if b else "-", "", ""))
+    # The protobuf scrape beside the text scrape of the same shape.
+    for n, c in ((100000, 1), (10000, 16)):
+        a, b = get(f"export/scrape_proto/{n}/{c}"), get(f"export/scrape/{n}/{c}")
+        if a:
+            out.append((f"export/scrape_proto/{n}/{c}", f"{t(a['ns'])}/scrape, {si(a.get('bytes', 0), 'B')}",
+                        f"export/scrape/{n}/{c}", t(b["ns"]) if b else "-",
+                        f"{a['ns'] / b['ns']:.1f}x" if b else "-", "", ""))
     # pcwtop (bench/pcwtop.c): one refresh of its data layer beside the raw
     # snapshot of the same counterset.
     a, b = get("pcwtop/refresh/1000000"), get("snapshot/pcw/1000000/4")

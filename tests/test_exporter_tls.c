@@ -9,9 +9,11 @@
  * with crypt(3)); the same hash with the $2y$ prefix htpasswd -B writes is
  * tested too.
  */
+#define _GNU_SOURCE 1 /* unshare */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <sched.h>
 
 #include "helpers/exporter_test.h"
 
@@ -33,15 +35,23 @@ static void make_cert(const char *name)
 }
 
 /* Write web.yml (relative paths resolve against its folder); start the
- * exporter with it. */
-static void start_with(exporter *e, const char *yml)
+ * exporter with it and the arguments `more` (NULL-terminated; may be
+ * NULL). */
+static void start_with_args(exporter *e, const char *yml, const char *const *more)
 {
     char path[400], arg[440];
     ex_path(path, sizeof path, "web.yml");
     cr_assert_eq(tu_write_file(path, yml, strlen(yml), 0600), 0);
     snprintf(arg, sizeof arg, "--web.config.file=%s", path);
-    const char *args[] = {arg, NULL};
+    const char *args[16] = {arg};
+    for (size_t i = 0; more && more[i] && i < 14; i++)
+        args[i + 1] = more[i];
     ex_start(e, args);
+}
+
+static void start_with(exporter *e, const char *yml)
+{
+    start_with_args(e, yml, NULL);
 }
 
 /* curl's HTTP status (0 when the connection or handshake failed); its
@@ -238,8 +248,9 @@ Test(exporter_tls, listen_errors_say_which)
 
 /* ---- basic authentication's cost and what it tells (issue 23, item 8) --- */
 
-#define HASH_COST4 "$2b$04$jsi8UTN0VzgI6BTILz3D5umyfkuJOo.Vuwpdwd0u09ehHcoHNU4vS" /* PASS */
-#define HASH_COST8 "$2b$08$kHsDAzHnBFcNyy6dcsGfjuk8jTHkZGAp19rmlSXTkq6j8xqq3Kxdq" /* PASS */
+#define HASH_COST4  "$2b$04$jsi8UTN0VzgI6BTILz3D5umyfkuJOo.Vuwpdwd0u09ehHcoHNU4vS" /* PASS */
+#define HASH_COST8  "$2b$08$kHsDAzHnBFcNyy6dcsGfjuk8jTHkZGAp19rmlSXTkq6j8xqq3Kxdq" /* PASS */
+#define HASH_COST12 "$2b$12$tpEOg21Aaj3F//ZH02tKpO6NYV6FT4asCSHwyYrd5HJqV8zg1JHxS" /* PASS */
 
 /* GET /metrics from `from` with "Authorization: Basic B64"; the status. */
 static int get_basic(const exporter *e, const char *from, const char *b64, http_resp *r)
@@ -343,6 +354,86 @@ Test(exporter_tls, bcrypt_limited_per_address)
     cr_expect_eq(get_basic(&e, "127.0.0.4", "ZmFzdDpzM2NyZXQgcGFzcw==", &r), 200);
     cr_expect_geq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"auth_limited\"}"), 19);
     http_free(&r);
+    ex_stop(&e);
+}
+
+/* Lines of <root>/NAME that start with `code` (an HTTP status curl wrote
+ * with -w). */
+static int lines_with_code(const char *name, const char *code)
+{
+    char *s = root_file(name);
+    cr_assert(s, "no %s", name);
+    int n = 0;
+    for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n"))
+        n += strncmp(l, code, strlen(code)) == 0;
+    free(s);
+    return n;
+}
+
+/* The wait for the one bcrypt at a time has a deadline: the request's
+ * (--web.request-timeout from the request's arrival, or the scrape's time
+ * if that is shorter). Six concurrent wrong guesses of a cost-12 hash
+ * (0.25 s to 1 s each on this machine, quiet or loaded) queue for longer
+ * than a 0.5 s request time: the first is answered 401 after its bcrypt,
+ * the ones still waiting at their deadline 503 with no bcrypt, counted as
+ * auth_busy. Real clients (curl), started at once. */
+Test(exporter_tls, bcrypt_wait_bounded_by_request_time)
+{
+    exporter e;
+    const char *more[] = {"--web.request-timeout=0.5s", NULL};
+    start_with_args(&e, "basic_auth_users:\n  alice: " HASH_COST12 "\n", more);
+    cr_assert_eq(ex_sh("cd %s && for i in 1 2 3 4 5 6; do curl -s -m 60 -o /dev/null "
+                       "-w '%%{http_code} %%{time_total}\\n' -u 'alice:wrong' "
+                       "http://127.0.0.1:%d/metrics >> codes & done; wait",
+                       tu_root, e.port),
+                 0);
+    int denied = lines_with_code("codes", "401"), busy = lines_with_code("codes", "503");
+    char *codes = root_file("codes");
+    cr_expect_eq(denied + busy, 6, "every guess answered 401 or 503: %s", codes);
+    cr_expect_geq(denied, 1, "%s", codes);
+    cr_expect_geq(busy, 1, "no guess was refused at its deadline: %s", codes);
+    free(codes);
+    http_resp r;
+    /* alice:PASS, from an address whose bcrypts are not used up */
+    cr_assert_eq(get_basic(&e, "127.0.0.9", "YWxpY2U6czNjcmV0IHBhc3M=", &r), 200);
+    cr_expect_eq(ex_value(r.body, "pcw_exporter_errors_total{cause=\"auth_busy\"}"), busy);
+    http_free(&r);
+    ex_stop(&e);
+}
+
+/* The limiter buckets an IPv6 client by its /64, the block one host or
+ * site is given: rotating addresses within it does not buy more bcrypts;
+ * another /64 has its own. Real IPv6 addresses in a network namespace of
+ * the test's own (root: skipped otherwise); curl binds each source
+ * address. */
+Test(exporter_tls, bcrypt_limited_per_ipv6_64)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root, for a network namespace with addresses of its own");
+    if (unshare(CLONE_NEWNET) != 0)
+        cr_skip_test("cannot make a network namespace: %s", strerror(errno));
+    cr_assert_eq(ex_sh("ip link set lo up && for i in 1 2 3 4 5 6 7 8 9 a b; do "
+                       "ip -6 addr add 2001:db8:1:2::$i/128 dev lo nodad || exit 1; done && "
+                       "ip -6 addr add 2001:db8:1:3::1/128 dev lo nodad"),
+                 0);
+    exporter e;
+    const char *more[] = {"--web.listen-address=[::1]:0", NULL};
+    start_with_args(&e, "basic_auth_users:\n  fast: " HASH_COST4 "\n", more);
+    /* Ten guesses, each from another address of 2001:db8:1:2::/64: the
+     * burst. The eleventh, from yet another: refused. */
+    cr_assert_eq(ex_sh("cd %s && for i in 1 2 3 4 5 6 7 8 9 a b; do curl -s -m 30 -o /dev/null "
+                       "-w '%%{http_code}\\n' --interface 2001:db8:1:2::$i -u 'fast:wrong' "
+                       "'http://[::1]:%d/metrics' >> codes; done",
+                       tu_root, e.port),
+                 0);
+    char *codes = root_file("codes");
+    cr_expect_eq(lines_with_code("codes", "401"), 10, "%s", codes);
+    cr_expect_eq(lines_with_code("codes", "429"), 1, "an address of the same /64: %s", codes);
+    free(codes);
+    /* Another /64: its own bucket. */
+    cr_expect_eq(
+        curl(&e, "--interface 2001:db8:1:3::1 -u 'fast:wrong' 'http://[::1]:%d/metrics'", e.port),
+        401);
     ex_stop(&e);
 }
 

@@ -26,6 +26,8 @@ TestSuite(exporter_users, .init = tu_root_setup, .fini = tu_root_teardown, .time
 #define BOB      "64102"
 #define EXPORTER "64103"
 #define GROUP    "64104"
+#define GROUP2   "64105" /* a second group of the exporter's, in some tests */
+#define MALLORY  "64106" /* plants a symlink */
 
 static void provider_as(tu_child *p, const char *name, const char *who, const char *share)
 {
@@ -70,30 +72,46 @@ static size_t log_lines(const exporter *e, const char *a, const char *b, const c
     return n;
 }
 
-Test(exporter_users, unreadable_providers_logged_once_and_counted)
+/* A root other users can reach and make their folders in, as /dev/shm:
+ * <root>/shm into shm, and PCW_DIR. Not root: the test is skipped. */
+static void shared_root(char *shm, size_t cap)
 {
     if (geteuid() != 0)
         cr_skip_test("needs root, to run the providers and the exporter as other users");
-    /* A root other users can reach and make their folders in, as
-     * /dev/shm. */
-    char shm[400];
-    ex_path(shm, sizeof shm, "shm");
+    ex_path(shm, cap, "shm");
     cr_assert_eq(mkdir(shm, 0700), 0);
     cr_assert_eq(chmod(shm, 01777), 0);
     cr_assert_eq(chmod(tu_root, 0711), 0);
     setenv("PCW_DIR", shm, 1);
+}
+
+/* Start the exporter as its own uid in `groups` ("--groups=..."),
+ * reading every user's providers, and wait until a scrape counts no
+ * provider it cannot read. */
+static void start_exporter_as(exporter *e, const char *groups)
+{
+    const char *const wrap[] = {
+        "/usr/bin/setpriv", "--reuid=" EXPORTER, "--regid=" EXPORTER, groups, "--", NULL};
+    ex_wrap = wrap;
+    const char *args[] = {"--collector.all-users", "--log.level=debug", NULL};
+    ex_start(e, args);
+    ex_wrap = NULL;
+    free(scrape_until(e, "pcw_exporter_providers_unreadable", 0));
+}
+
+Test(exporter_users, unreadable_providers_logged_once_and_counted)
+{
+    char shm[400];
+    shared_root(shm, sizeof shm);
     static const char *const wrap[] = {"/usr/bin/setpriv",
                                        "--reuid=" EXPORTER,
                                        "--regid=" EXPORTER,
                                        "--groups=" GROUP,
                                        "--",
                                        NULL};
-    ex_wrap = wrap;
-    exporter e;
     const char *args[] = {"--collector.all-users", "--log.level=debug", NULL};
-    ex_start(&e, args);
-    ex_wrap = NULL;
-    free(scrape_until(&e, "pcw_exporter_providers_unreadable", 0));
+    exporter e;
+    start_exporter_as(&e, "--groups=" GROUP);
 
     /* alice's provider appears after the exporter started: owner-only. */
     tu_child alice, bob_shared, bob_private;
@@ -152,5 +170,77 @@ Test(exporter_users, unreadable_providers_logged_once_and_counted)
     ep_stop(&alice);
     ep_stop(&bob_private);
     ep_stop(&bob_shared);
+    ex_stop(&e);
+}
+
+/* The exporter in several groups: the reason it logs names them, not its
+ * own primary group (getgroups with room for one fails for two). */
+Test(exporter_users, reason_names_the_exporters_groups)
+{
+    char shm[400];
+    shared_root(shm, sizeof shm);
+    exporter e;
+    start_exporter_as(&e, "--groups=" GROUP "," GROUP2);
+    tu_child alice;
+    provider_as(&alice, "alice-web", ALICE, NULL);
+    ep_cmd(&alice, NULL, "single Alice\\sSet");
+    free(scrape_until(&e, "pcw_exporter_providers_unreadable", 1));
+    char folder[460];
+    snprintf(folder, sizeof folder, "%s/pcw-" ALICE, shm);
+    cr_expect_eq(log_lines(&e, folder, "did not share with group " GROUP " or " GROUP2, NULL), 1,
+                 "%s", ex_slurp(e.log, NULL));
+    cr_expect_eq(log_lines(&e, folder, "group " EXPORTER, NULL), 0);
+    ep_stop(&alice);
+    ex_stop(&e);
+}
+
+/* A provider folder that is a symlink someone planted in the root: the
+ * reason logged is discovery's (a symlink, refused); what it points to -
+ * here a folder of root's with an odd mode - is neither followed nor
+ * described. */
+Test(exporter_users, planted_symlink_not_followed)
+{
+    char shm[400], target[400], link[460];
+    shared_root(shm, sizeof shm);
+    ex_path(target, sizeof target, "elsewhere");
+    cr_assert_eq(mkdir(target, 0701), 0);
+    cr_assert_eq(chmod(target, 0701), 0);
+    exporter e;
+    start_exporter_as(&e, "--groups=" GROUP);
+    snprintf(link, sizeof link, "%s/pcw-" MALLORY, shm);
+    cr_assert_eq(symlink(target, link), 0);
+    free(scrape_until(&e, "pcw_exporter_providers_unreadable", 1));
+    cr_expect_eq(log_lines(&e, "cannot read", link, "symbolic link"), 1, "%s",
+                 ex_slurp(e.log, NULL));
+    cr_expect_eq(log_lines(&e, link, "701", NULL), 0, "the target's mode was reported: %s",
+                 ex_slurp(e.log, NULL));
+    ex_stop(&e);
+}
+
+/* The check of what cannot be read runs under the collector's lock, and
+ * within the scrape's time: a scrape whose time is already over when the
+ * providers changed logs nothing yet (the check is cut short and kept
+ * for the next scrape), and the next scrape logs it, once. */
+Test(exporter_users, unreadable_check_within_scrape_time)
+{
+    char shm[400];
+    shared_root(shm, sizeof shm);
+    exporter e;
+    start_exporter_as(&e, "--groups=" GROUP);
+    tu_child alice;
+    provider_as(&alice, "alice-web", ALICE, NULL);
+    ep_cmd(&alice, NULL, "single Alice\\sSet");
+    char folder[460];
+    snprintf(folder, sizeof folder, "%s/pcw-" ALICE, shm);
+    http_resp r;
+    cr_assert_eq(
+        http_get(e.port, "/metrics", "X-Prometheus-Scrape-Timeout-Seconds: 0.000001\r\n", &r), 200);
+    http_free(&r);
+    cr_expect_eq(log_lines(&e, "cannot read", folder, NULL), 0,
+                 "checked past the scrape's time: %s", ex_slurp(e.log, NULL));
+    free(scrape_until(&e, "pcw_exporter_providers_unreadable", 1));
+    cr_expect_eq(log_lines(&e, "cannot read", folder, "owner-only"), 1, "%s",
+                 ex_slurp(e.log, NULL));
+    ep_stop(&alice);
     ex_stop(&e);
 }

@@ -74,13 +74,18 @@ static int digest(const auth *a, const char *user, const char *pass, unsigned ch
     return rc == 0 ? 0 : -1;
 }
 
-/* bcrypt: does pass hash to `hash`? One at a time (auth.h). */
-static int bcrypt_ok(auth *a, const char *pass, const char *hash)
+/* bcrypt: does pass hash to `hash`? 1 or 0; -1 when the bcrypts of other
+ * requests held it past deadline_ns (it never began). One at a time
+ * (auth.h). */
+static int bcrypt_ok(auth *a, const char *pass, const char *hash, uint64_t deadline_ns)
 {
     struct crypt_data *cd = calloc(1, sizeof *cd);
     if (!cd)
         return 0;
-    pthread_mutex_lock(&a->bcrypt_lock);
+    if (lock_until(&a->bcrypt_lock, deadline_ns) != 0) {
+        free(cd);
+        return -1;
+    }
     const char *h = crypt_r(pass, hash, cd);
     pthread_mutex_unlock(&a->bcrypt_lock);
     size_t n = strlen(hash);
@@ -149,7 +154,10 @@ static int take_token(auth *a, const struct sockaddr *from)
 {
     unsigned char key[16] = {0};
     if (from && from->sa_family == AF_INET6) {
-        memcpy(key, &((const struct sockaddr_in6 *)from)->sin6_addr, 16);
+        const struct in6_addr *in6 = &((const struct sockaddr_in6 *)from)->sin6_addr;
+        /* An IPv6 client by its /64 (auth.h); an IPv4 one that a dual-stack
+         * socket maps (::ffff:a.b.c.d) by its whole address, as on IPv4. */
+        memcpy(key, in6, IN6_IS_ADDR_V4MAPPED(in6) ? 16 : AUTH_IPV6_PREFIX / 8);
     } else if (from && from->sa_family == AF_INET) {
         key[10] = key[11] = 0xff;
         memcpy(key + 12, &((const struct sockaddr_in *)from)->sin_addr, 4);
@@ -221,7 +229,8 @@ static int decode(const char *h, gnutls_datum_t *cred, const char **user, const 
     return 0;
 }
 
-static int check(auth *a, const struct sockaddr *from, const char *user, const char *pass)
+static int check(auth *a, const struct sockaddr *from, const char *user, const char *pass,
+                 uint64_t deadline_ns)
 {
     entry *e = NULL;
     for (size_t i = 0; i < a->n; i++)
@@ -240,11 +249,12 @@ static int check(auth *a, const struct sockaddr *from, const char *user, const c
         return AUTH_OK;
     if (limited)
         return AUTH_LIMITED;
-    if (!e) {
-        (void)bcrypt_ok(a, pass, a->dummy);
-        return AUTH_DENIED;
-    }
-    if (!bcrypt_ok(a, pass, e->hash))
+    /* An unknown user's bcrypt, which never matches, is waited for as a
+     * known one's is: a refusal at the deadline does not tell either. */
+    int ok = bcrypt_ok(a, pass, e ? e->hash : a->dummy, deadline_ns);
+    if (ok < 0)
+        return AUTH_BUSY;
+    if (!e || !ok)
         return AUTH_DENIED;
     pthread_mutex_lock(&a->lock);
     memcpy(e->good, d, DIGEST);
@@ -253,7 +263,8 @@ static int check(auth *a, const struct sockaddr *from, const char *user, const c
     return AUTH_OK;
 }
 
-int auth_check(auth *a, const struct sockaddr *from, const char *authorization)
+int auth_check(auth *a, const struct sockaddr *from, const char *authorization,
+               uint64_t deadline_ns)
 {
     if (!a)
         return AUTH_DENIED;
@@ -261,7 +272,7 @@ int auth_check(auth *a, const struct sockaddr *from, const char *authorization)
     const char *user, *pass;
     if (decode(authorization, &cred, &user, &pass) != 0)
         return AUTH_DENIED;
-    int rc = check(a, from, user, pass);
+    int rc = check(a, from, user, pass, deadline_ns);
     explicit_bzero(cred.data, cred.size);
     gnutls_free(cred.data);
     return rc;

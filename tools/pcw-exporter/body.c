@@ -12,7 +12,11 @@
 
 #include "body.h"
 
+/* How long past its deadline a join may wait for the exposition to be
+ * written. A test build (tests/test_exporter_body.c) shortens it. */
+#ifndef JOIN_GRACE_NS
 #define JOIN_GRACE_NS (30 * 1000000000ull)
+#endif
 /* How long a cut response's connection may take to close and free its
  * body before the next is cut: libmicrohttpd's thread sees the shutdown at
  * once; this only bounds the wait. */
@@ -22,6 +26,7 @@ struct scrape_body {
     bodies *owner;
     unsigned refs;           /* under owner->lock */
     int done, rc;            /* under owner->lock: the collection finished, its result */
+    uint64_t deadline_ns;    /* its collection's (the builder's); set before it is published */
     size_t bytes;            /* counted in owner->held; under owner->lock */
     ebuf text;               /* the collecting thread's until done, then read-only */
     pthread_mutex_t gz_lock; /* guards gz_state, gz */
@@ -125,35 +130,47 @@ static int make_room(bodies *bs, uint64_t deadline_ns)
     return 0;
 }
 
+/* Join b, under way: wait for it, and take it (0), or the error. Under
+ * bs->lock, which it releases. */
+static scrape_body *join(bodies *bs, scrape_body *b, uint64_t deadline_ns, int *err)
+{
+    /* The collection is bounded by its own deadline and its writing by the
+     * providers' size; the wait has its own bound all the same: past the
+     * earlier of this request's deadline and the builder's by the time
+     * writing an exposition can take. Not the joiner's alone: a joiner
+     * with a later deadline must not wait on a collection that has
+     * already overrun its own. */
+    b->refs++;
+    uint64_t until = (deadline_ns < b->deadline_ns ? deadline_ns : b->deadline_ns) + JOIN_GRACE_NS;
+    struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+    int rc = 0;
+    while (!b->done && rc == 0)
+        rc = pthread_cond_timedwait(&bs->done, &bs->lock, &ts);
+    rc = b->done ? b->rc : -2;
+    pthread_mutex_unlock(&bs->lock);
+    if (rc == 0)
+        return b;
+    body_unref(b);
+    *err = rc == -2 ? BODY_BUSY : BODY_NOMEM;
+    return NULL;
+}
+
 scrape_body *bodies_get(bodies *bs, int format, uint64_t deadline_ns, int *err)
 {
     pthread_mutex_lock(&bs->lock);
     scrape_body *b = bs->building[format];
-    if (b) {
-        /* Join it. Its collection is bounded by its own deadline and its
-         * writing by the providers' size; the wait has its own bound all
-         * the same, past this request's deadline by the time writing an
-         * exposition can take. */
-        b->refs++;
-        uint64_t until = deadline_ns + JOIN_GRACE_NS;
-        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
-        int rc = 0;
-        while (!b->done && rc == 0)
-            rc = pthread_cond_timedwait(&bs->done, &bs->lock, &ts);
-        rc = b->done ? b->rc : -2;
-        pthread_mutex_unlock(&bs->lock);
-        if (rc == 0)
-            return b;
-        body_unref(b);
-        *err = rc == -2 ? BODY_BUSY : BODY_NOMEM;
-        return NULL;
-    }
+    if (b)
+        return join(bs, b, deadline_ns, err);
     if (bs->held >= bs->limit && make_room(bs, deadline_ns) != 0) {
         pthread_mutex_unlock(&bs->lock);
         collector_count(bs->coll, CAUSE_MEMORY);
         *err = BODY_MEMORY;
         return NULL;
     }
+    /* make_room let go of the lock: another request may have begun this
+     * format's collection meanwhile. Join it rather than build a second. */
+    if ((b = bs->building[format]) != NULL)
+        return join(bs, b, deadline_ns, err);
     b = calloc(1, sizeof *b);
     if (!b) {
         pthread_mutex_unlock(&bs->lock);
@@ -162,6 +179,7 @@ scrape_body *bodies_get(bodies *bs, int format, uint64_t deadline_ns, int *err)
     }
     b->owner = bs;
     b->refs = 1;
+    b->deadline_ns = deadline_ns;
     pthread_mutex_init(&b->gz_lock, NULL);
     bs->building[format] = b;
     pthread_mutex_unlock(&bs->lock);

@@ -5,8 +5,11 @@
  * memory that responses in flight hold (body.c).
  *
  * A request for a format (text, OpenMetrics or protobuf) joins the collection of
- * that format under way, if there is one, and waits for it to finish;
- * otherwise it starts one. When the bodies that responses still hold
+ * that format under way, if there is one, and waits for it to finish -
+ * until the earlier of its own deadline and the collection's, plus the
+ * time writing takes (JOIN_GRACE_NS); otherwise it starts one (looking
+ * again after making room, so that one format has one collection under
+ * way at most). When the bodies that responses still hold
  * (clients that have not read them yet) reach the limit, the responses
  * that have been sending longest are cut first (make_room: their
  * connections closed, counted as errors_total{cause="memory"}) until the

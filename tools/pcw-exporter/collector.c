@@ -114,12 +114,16 @@ struct collector {
     pthread_mutex_t count_lock;
     /* Providers it cannot read (logged once, counted): under lock. */
     unreadable *unread;
+    int unread_due; /* under lock: the last check was cut short, check again */
 };
 
+/* The longest the check of unreadable providers at start may take (no
+ * scrape bounds it): past it, the first scrape checks again. */
+#define UNREADABLE_AT_START_NS (10 * 1000000000ull)
+
 static const char *const cause_names[CAUSE_COUNT_] = {
-    "collect",  "provider", "name_collision", "duplicate_series", "busy",
-    "encoding", "auth",     "auth_limited",   "request_timeout",  "shed",
-    "memory",
+    "collect", "provider",     "name_collision", "duplicate_series", "busy", "encoding",
+    "auth",    "auth_limited", "auth_busy",      "request_timeout",  "shed", "memory",
 };
 
 uint64_t mono_ns(void)
@@ -127,6 +131,20 @@ uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int lock_until(pthread_mutex_t *m, uint64_t deadline_ns)
+{
+    /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from
+     * now (a clock step during the wait moves it; the wait stays bounded).
+     * Not pthread_mutex_clocklock, which ThreadSanitizer does not know. */
+    uint64_t now = mono_ns();
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t at = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec +
+                  (deadline_ns > now ? deadline_ns - now : 0);
+    struct timespec dl = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
+    return pthread_mutex_timedlock(m, &dl);
 }
 
 /* ---- the name registry ------------------------------------------------------ */
@@ -1061,16 +1079,7 @@ static void count_n(collector *c, int cause, uint64_t n)
 int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
 {
     uint64_t start = mono_ns();
-    /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from
-     * now (a clock step during the wait moves it; the wait stays bounded).
-     * Not pthread_mutex_clocklock, which ThreadSanitizer does not know. */
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    uint64_t at = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec +
-                  (deadline_ns > start ? deadline_ns - start : 0);
-    struct timespec dl = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
-    int lr = pthread_mutex_timedlock(&c->lock, &dl);
-    if (lr != 0) {
+    if (lock_until(&c->lock, deadline_ns) != 0) {
         collector_count(c, CAUSE_BUSY);
         return -2;
     }
@@ -1092,9 +1101,14 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         c->synced = 0;
     }
     /* Providers came or went: which cannot be read (it opens every
-     * segment once more, so only then). */
-    if (rc == 1 && unreadable_check(c->unread, pcw_pdh_consumer(c->q)) != 0)
-        count_n(c, CAUSE_COLLECT, 1);
+     * segment once more, so only then, or when the last check ran out of
+     * time) - within the catching up's time: it runs under the lock. */
+    if (rc == 1 || c->unread_due) {
+        int ur = unreadable_check(c->unread, pcw_pdh_consumer(c->q), catch_up_ns);
+        c->unread_due = ur == 1;
+        if (ur < 0)
+            count_n(c, CAUSE_COLLECT, 1);
+    }
     /* 2. Collect within what is left: every provider at once, so one that
      * does not answer costs its own callback series only. */
     pcw_pdh_set_timeout(c->q, left_ms(deadline_ns));
@@ -1185,7 +1199,8 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns)
         "Errors by cause: collect, provider (a provider's part failed), name_collision "
         "(a family left out), duplicate_series (a series left out), busy (a scrape waited "
         "past its time for another), encoding, auth (refused credentials), auth_limited "
-        "(refused: too many bcrypts from its address), request_timeout (a connection "
+        "(refused: too many bcrypts from its address), auth_busy (refused: other "
+        "password checks held the one bcrypt past its time), request_timeout (a connection "
         "closed: no whole request in time), shed (a connection closed for a newer one), "
         "memory (a scrape refused: the response memory limit).";
     double errors[CAUSE_COUNT_];
@@ -1253,8 +1268,9 @@ int collector_open(collector **out, const collector_options *o)
         return rc;
     }
     /* At start, what it cannot read is logged at once, not at the first
-     * scrape. */
-    (void)unreadable_check(c->unread, pcw_pdh_consumer(c->q));
+     * scrape - within UNREADABLE_AT_START_NS, or else at the first scrape. */
+    c->unread_due = unreadable_check(c->unread, pcw_pdh_consumer(c->q),
+                                     mono_ns() + UNREADABLE_AT_START_NS) == 1;
     *out = c;
     return PCW_OK;
 }

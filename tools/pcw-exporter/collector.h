@@ -13,6 +13,7 @@
 #ifndef PCW_EXPORTER_COLLECTOR_H
 #define PCW_EXPORTER_COLLECTOR_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,7 @@ enum {
     CAUSE_ENCODING,        /* compressing a response failed */
     CAUSE_AUTH,            /* a request with wrong or no credentials */
     CAUSE_AUTH_LIMITED,    /* refused: its address used its bcrypts (auth.h) */
+    CAUSE_AUTH_BUSY,       /* refused: the bcrypt queue past its deadline */
     CAUSE_REQUEST_TIMEOUT, /* a connection closed: no whole request in time */
     CAUSE_SHED,            /* a connection closed: its slot went to a newer one */
     CAUSE_MEMORY,          /* a scrape refused: responses held the memory limit */
@@ -64,5 +66,9 @@ void collector_count(collector *c, int cause);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);
+
+/* Lock m, waiting until deadline_ns (CLOCK_MONOTONIC) at most: 0, or
+ * non-zero (ETIMEDOUT) when it is still held then. */
+int lock_until(pthread_mutex_t *m, uint64_t deadline_ns);
 
 #endif /* PCW_EXPORTER_COLLECTOR_H */

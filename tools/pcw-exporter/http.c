@@ -210,14 +210,11 @@ static enum MHD_Result simple(http_server *s, struct MHD_Connection *conn, unsig
     return rc;
 }
 
-static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
+/* The request's deadline, from `now` (its being whole): the scrape's
+ * time, ours, or less when the scraper will give up sooner (its timeout
+ * minus the offset the response needs). */
+static uint64_t request_deadline(const http_server *s, struct MHD_Connection *conn, uint64_t now)
 {
-    const char *omv;
-    int format = http_negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"), &omv);
-    int gzip = http_accepts_gzip(
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
-    /* The scrape's time: ours, or less when the scraper will give up
-     * sooner (its timeout minus the offset the response needs). */
     double budget = s->o.timeout;
     const char *ts =
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Prometheus-Scrape-Timeout-Seconds");
@@ -232,7 +229,15 @@ static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn)
                 budget = b;
         }
     }
-    uint64_t deadline = mono_ns() + (uint64_t)(budget * 1e9);
+    return now + (uint64_t)(budget * 1e9);
+}
+
+static enum MHD_Result metrics(http_server *s, struct MHD_Connection *conn, uint64_t deadline)
+{
+    const char *omv;
+    int format = http_negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"), &omv);
+    int gzip = http_accepts_gzip(
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
     int err = 0;
     scrape_body *b = bodies_get(s->bodies, format, deadline, &err);
     if (!b && err == BODY_BUSY)
@@ -300,6 +305,7 @@ static enum MHD_Result route(http_server *s, struct MHD_Connection *conn, const 
                              const char *method)
 {
     xlog(LOG_DEBUG, "request", "method", method, "path", url, NULL);
+    uint64_t now = mono_ns(), deadline = request_deadline(s, conn, now);
     if (s->o.web && s->o.web->client_auth == CLIENT_REQUIRE_VERIFY && !client_cert_ok(conn)) {
         collector_count(s->o.coll, CAUSE_AUTH);
         return simple(s, conn, MHD_HTTP_FORBIDDEN, "text/plain",
@@ -308,13 +314,24 @@ static enum MHD_Result route(http_server *s, struct MHD_Connection *conn, const 
     if (s->auth) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        /* The password check's wait ends at the request's deadline, and at
+         * --web.request-timeout from now at most: a flood of guesses
+         * queued for the one bcrypt holds no thread longer (auth.h). */
+        uint64_t auth_deadline = now + (uint64_t)(s->o.request_timeout * 1e9);
         int rc = auth_check(
             s->auth, ci ? ci->client_addr : NULL,
-            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION),
+            auth_deadline < deadline ? auth_deadline : deadline);
         if (rc == AUTH_LIMITED) {
             collector_count(s->o.coll, CAUSE_AUTH_LIMITED);
             return simple(s, conn, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
                           "too many password checks from this address; try again later\n");
+        }
+        if (rc == AUTH_BUSY) {
+            collector_count(s->o.coll, CAUSE_AUTH_BUSY);
+            return simple(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                          "other password checks held the exporter past this request's time; "
+                          "try again later\n");
         }
         if (rc != AUTH_OK) {
             collector_count(s->o.coll, CAUSE_AUTH);
@@ -334,7 +351,7 @@ static enum MHD_Result route(http_server *s, struct MHD_Connection *conn, const 
         return simple(s, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
                       "only GET and HEAD are served\n");
     if (strcmp(url, s->o.telemetry_path) == 0)
-        return metrics(s, conn);
+        return metrics(s, conn, deadline);
     if (strcmp(url, "/") == 0)
         return simple(s, conn, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
     return simple(s, conn, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found\n");

@@ -18,13 +18,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector.h" /* mono_ns */
 #include "log.h"
 #include "unreadable.h"
 
 struct unreadable {
     char **paths; /* sorted: what the last check could not read */
     size_t n;
-    char hint[64]; /* the group to share with: the exporter's */
+    gid_t *groups; /* the exporter's supplementary groups (getgroups) */
+    size_t ngroups;
+    char hint[160]; /* the groups to share with: the exporter's */
 };
 
 /* The name of group gid, or its number, into buf. */
@@ -39,17 +42,67 @@ static const char *group_name(gid_t gid, char *buf, size_t cap)
     return buf;
 }
 
+/* The exporter's supplementary groups into u->groups: getgroups asked for
+ * their number first, then for them. 0, or -1 when out of memory or the
+ * call fails. */
+static int load_groups(unreadable *u)
+{
+    int n = getgroups(0, NULL);
+    if (n < 0)
+        return -1;
+    u->groups = calloc(n ? (size_t)n : 1, sizeof *u->groups);
+    if (!u->groups || (n = getgroups(n, u->groups)) < 0)
+        return -1;
+    u->ngroups = (size_t)n;
+    return 0;
+}
+
+/* The groups a provider should share with, for the log: the exporter's
+ * supplementary groups other than its own (the unit's
+ * SupplementaryGroups=pcw), "a or b" when several, as many as the hint
+ * holds; its own group when it has no other. */
+static void make_hint(unreadable *u)
+{
+    char name[64];
+    size_t len = 0, named = 0;
+    for (size_t i = 0; i < u->ngroups; i++) {
+        if (u->groups[i] == getegid())
+            continue;
+        group_name(u->groups[i], name, sizeof name);
+        const char *sep = named ? " or " : "";
+        if (len + strlen(sep) + strlen(name) + 4 >= sizeof u->hint) {
+            snprintf(u->hint + len, sizeof u->hint - len, "%s", " ...");
+            return;
+        }
+        len += (size_t)snprintf(u->hint + len, sizeof u->hint - len, "%s%s", sep, name);
+        named++;
+    }
+    if (!named)
+        group_name(getegid(), u->hint, sizeof u->hint);
+}
+
 unreadable *unreadable_open(void)
 {
     unreadable *u = calloc(1, sizeof *u);
     if (!u)
         return NULL;
-    /* The group a provider should share with: the exporter's first
-     * supplementary group (the unit's SupplementaryGroups=pcw), else its
-     * own. */
-    gid_t g[1];
-    group_name(getgroups(1, g) == 1 ? g[0] : getegid(), u->hint, sizeof u->hint);
+    if (load_groups(u) != 0) {
+        unreadable_close(u);
+        return NULL;
+    }
+    make_hint(u);
     return u;
+}
+
+/* Is the exporter in group gid? */
+static int in_group(const unreadable *u, gid_t gid)
+{
+    if (gid == getegid())
+        return 1;
+    for (size_t i = 0; i < u->ngroups; i++)
+        if (u->groups[i] == gid)
+            return 1;
+    return 0;
 }
 
 static void free_paths(char **p, size_t n)
@@ -64,6 +117,7 @@ void unreadable_close(unreadable *u)
     if (!u)
         return;
     free_paths(u->paths, u->n);
+    free(u->groups);
     free(u);
 }
 
@@ -85,16 +139,29 @@ struct walk {
     found *v;
     size_t n, cap;
     int failed;
+    uint64_t deadline_ns; /* the walk stops here (late) */
+    int late;
 };
 
 /* Why the exporter may not read path: its mode says who may, and what a
  * provider does to share with the exporter. NULL when it is not a matter
- * of permission. */
+ * of permission - among others when path is not a folder (is_folder) or a
+ * regular file (a segment): a symlink someone planted is not followed,
+ * nor what it points to described; discovery's reason stands. The mode
+ * is read from path itself (fstatat, AT_SYMLINK_NOFOLLOW) and judged
+ * against the exporter's user and groups, as the kernel does for the
+ * mode bits (root, and ACLs, aside: discovery opened what they grant). */
 static char *permission_why(const unreadable *u, const char *path, int is_folder)
 {
-    int need = is_folder ? R_OK | X_OK : R_OK;
     struct stat st;
-    if (faccessat(AT_FDCWD, path, need, AT_EACCESS) == 0 || errno != EACCES || stat(path, &st))
+    if (geteuid() == 0 || fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !(is_folder ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
+        return NULL;
+    unsigned need = is_folder ? 05 : 04; /* r-x / r-- */
+    unsigned bits = st.st_uid == geteuid()   ? (st.st_mode >> 6) & 07
+                    : in_group(u, st.st_gid) ? (st.st_mode >> 3) & 07
+                                             : st.st_mode & 07;
+    if ((bits & need) == need)
         return NULL;
     char *why = NULL, group[64];
     mode_t group_bits = is_folder ? 0050 : 0040;
@@ -116,6 +183,10 @@ static char *permission_why(const unreadable *u, const char *path, int is_folder
 static int on_discovered(pcw_discovered *d, void *arg)
 {
     struct walk *w = (struct walk *)arg;
+    if (mono_ns() >= w->deadline_ns) {
+        w->late = 1;
+        return PCW_E_TIMEOUT;
+    }
     if (d->status == PCW_OK)
         return PCW_OK;
     if (w->n == w->cap) {
@@ -156,18 +227,18 @@ static int cmp_path(const void *key, const void *elem)
     return strcmp((const char *)key, *(char *const *)elem);
 }
 
-int unreadable_check(unreadable *u, pcw_consumer *con)
+int unreadable_check(unreadable *u, pcw_consumer *con, uint64_t deadline_ns)
 {
-    struct walk w = {u, NULL, 0, 0, 0};
+    struct walk w = {u, NULL, 0, 0, 0, deadline_ns, 0};
     int rc = pcw_consumer_discover(con, on_discovered, &w);
-    /* A walk cut short (the root not listable: the refresh says so) keeps
-     * the previous list, so nothing is logged twice. */
+    /* A walk cut short (the root not listable: the refresh says so; the
+     * deadline) keeps the previous list, so nothing is logged twice. */
     char **paths = rc != PCW_OK ? NULL : calloc(w.n ? w.n : 1, sizeof *paths);
     if (!paths) {
         for (size_t i = 0; i < w.n; i++)
             free(w.v[i].path), free(w.v[i].why);
         free(w.v);
-        return w.failed || rc == PCW_OK ? -1 : 0;
+        return w.failed || rc == PCW_OK ? -1 : w.late;
     }
     if (w.n > 1)
         qsort(w.v, w.n, sizeof *w.v, cmp_found);
