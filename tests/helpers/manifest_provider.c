@@ -4,7 +4,8 @@
  * counterset of a CTRPP manifest, read at run time with pcwgen's own
  * reader (tools/pcwgen/manifest.c): the counters' names, types, bases and
  * descriptions as the manifest gives them, each counter given the value
- * (its index + 1) * 1000 and each base 4000, one instance per counterset.
+ * (its index + 1) * 1000 and each base 4000 (a histogram: that many
+ * observations of that value), one instance per counterset.
  * The exporter's name tests (tests/test_exporter_names.c) run it on real
  * manifests.
  *
@@ -43,13 +44,15 @@ static int publish(pcw_provider *prov, const mf_counterset *cs, char *why, size_
     for (size_t i = 0; i < cs->ncounters; i++) {
         const mf_counter *c = &cs->counters[i];
         uint32_t size = c->size ? c->size : 4;
-        off = (off + size - 1) / size * size;
+        uint32_t align = c->histogram ? 8 : size; /* a histogram: 8-byte words */
+        off = (off + align - 1) / align * align;
         d[i] = (pcw_counter_desc){.id = c->id,
                                   .type = c->type,
                                   .offset = off,
                                   .size = size,
                                   .name = c->name,
-                                  .description = c->description};
+                                  .description = c->description,
+                                  .histogram = c->histogram ? c->hist_shape : 0};
         if (c->base_id != PCW_NO_COUNTER && !c->base_implicit)
             d[i].base_ref = PCW_REF(c->base_id);
         if (c->perf_time_id != PCW_NO_COUNTER)
@@ -77,7 +80,10 @@ static int publish(pcw_provider *prov, const mf_counterset *cs, char *why, size_
         return PCW_E_NO_MEMORY;
     for (size_t i = 0; i < cs->ncounters; i++) {
         uint64_t v = pcw_counter_type_is_base(d[i].type) ? 4000 : (uint64_t)(i + 1) * 1000;
-        if (d[i].size == 8)
+        if (d[i].type == PERF_PCW_HISTOGRAM) /* v observations of v */
+            for (uint64_t k = 0; k < v; k++)
+                pcw_histogram_observe((uint64_t *)(void *)(block + d[i].offset), d[i].histogram, v);
+        else if (d[i].size == 8)
             memcpy(block + d[i].offset, &v, 8);
         else
             memcpy(block + d[i].offset, &(uint32_t){(uint32_t)v}, 4);
