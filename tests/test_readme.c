@@ -173,9 +173,10 @@ Test(readme, latency_histogram_query_as_pcwstat)
 
 /* pcwdump on the README's provider: the histogram counter's type is named
  * (it printed 0x00060700, its own table of names lacking the type) and its
- * value is the count of observations, which follows Requests (it printed
- * the low 4 bytes of the sum: a counter's value is read as 4 bytes unless
- * it is 8). */
+ * count of observations follows Requests (it printed the low 4 bytes of
+ * the sum: a counter's value is read as 4 bytes unless it is 8). In JSON a
+ * histogram's value is an object (docs/pcwdump-json.md): its count is
+ * "count", after "sum" and "zero". */
 Test(readme, pcwdump_shows_the_histogram)
 {
     char dir[64];
@@ -204,9 +205,11 @@ Test(readme, pcwdump_shows_the_histogram)
     cr_assert_not_null(
         strstr(out, "\"type\":395008,\"type_name\":\"PERF_PCW_HISTOGRAM\",\"size\":2704"), "%s",
         out);
-    const char *l = strstr(at, "\"Latency\":");
+    const char *l = strstr(at, "\"Latency\":{\"sum\":");
     cr_assert_not_null(l, "%s", out);
-    sscanf(l, "\"Latency\":%llu", &latency);
+    l = strstr(l, "\"count\":");
+    cr_assert_not_null(l, "%s", out);
+    sscanf(l, "\"count\":%llu", &latency);
     cr_assert(latency == requests || latency == requests + 1, "Latency %llu, Requests %llu",
               latency, requests);
 }
