@@ -181,3 +181,41 @@ Test(tools_containers, pcwdump_shows_the_container)
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);
 }
+
+/* Callback countersets (served over each provider's control socket, across
+ * its mount and pid namespaces) in three containers: pcwtop --containers
+ * shows every container's instances, with their values, in its column;
+ * pcwstat reads them too. */
+Test(tools_containers, pcwtop_and_pcwstat_callback_countersets)
+{
+    char cg1[PATH_MAX], cg2[PATH_MAX], cg3[PATH_MAX], rel[512];
+    snprintf(rel, sizeof rel, "system.slice/docker-%s.scope", id_docker);
+    make_cgroup(rel, cg1, sizeof cg1);
+    snprintf(rel, sizeof rel, "kubepods/besteffort/pod%s/crio-%s", pod_uid, id_cri);
+    make_cgroup(rel, cg2, sizeof cg2);
+    snprintf(rel, sizeof rel, "user.slice/libpod-%s.scope", id_podman);
+    make_cgroup(rel, cg3, sizeof cg3);
+    tu_child a, b, u;
+    ctr_callback_provider(&a, cg1, "", "d");
+    ctr_callback_provider(&b, cg2, "", "k");
+    ctr_callback_provider(&u, cg3, "--user --map-root-user", "p");
+    char short_podman[13];
+    snprintf(short_podman, sizeof short_podman, "%.12s", id_podman);
+
+    char *out = run_tool(
+        "pcwtop", (const char *[]){"-b", "-n", "1", "--containers", "-c", "Callback Test", NULL});
+    cr_assert(has_line(out, "d-1", short_docker) && has_line(out, "d-1", " 200"), "%s", out);
+    cr_assert(has_line(out, "k-2", short_cri) && has_line(out, "k-2", " 300"), "%s", out);
+    cr_assert(has_line(out, "p-0", short_podman) && has_line(out, "p-0", " 100"), "%s", out);
+    free(out);
+    out = run_tool("pcwstat", (const char *[]){"\\Callback Test(*)\\A", "-sc", "1", "-f", "JSON",
+                                               "--containers", NULL});
+    char want[64];
+    snprintf(want, sizeof want, "\"container\":\"%s\"", short_podman);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, "p-0"), "%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+    tu_finish(&u, 10000);
+}
