@@ -29,8 +29,8 @@ static void teardown(void)
 TestSuite(tools_containers, .init = setup, .fini = teardown, .timeout = 90);
 
 /* Run build/<prog> with args; its stdout (and stderr) as a string (to
- * free); asserts it exits 0 within 30 s. */
-static char *run_tool(const char *prog, const char *const *args)
+ * free), its exit status into *status; asserts it exits within 30 s. */
+static char *run_tool_status(const char *prog, const char *const *args, int *status)
 {
     const char *build = getenv("PCW_BUILD");
     char bin[PATH_MAX], out[PATH_MAX];
@@ -65,7 +65,17 @@ static char *run_tool(const char *prog, const char *const *args)
     cr_assert_not_null(s);
     s = realloc(s, len + 1);
     s[len] = 0;
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited %d:\n%s", prog, st, s);
+    cr_assert(WIFEXITED(st), "%s was killed by signal %d:\n%s", prog, WTERMSIG(st), s);
+    *status = WEXITSTATUS(st);
+    return s;
+}
+
+/* The same, asserting it exits 0. */
+static char *run_tool(const char *prog, const char *const *args)
+{
+    int st;
+    char *s = run_tool_status(prog, args, &st);
+    cr_assert_eq(st, 0, "%s exited %d:\n%s", prog, st, s);
     return s;
 }
 
@@ -218,4 +228,72 @@ Test(tools_containers, pcwtop_and_pcwstat_callback_countersets)
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);
     tu_finish(&u, 10000);
+}
+
+/* A path's host part selects a container (docs/containers.md, "Paths"):
+ * \\<id prefix>\Set(*)\Counter reads that container's instances only, and
+ * implies --containers; \\* reads every provider's, containers' too; an
+ * ambiguous prefix, a container that is not there and a name that is
+ * neither fail, saying so. */
+Test(tools_containers, pcwstat_path_selects_a_container)
+{
+    tu_child a, b, c;
+    two_containers(&a, &b);
+    /* A third container whose id shares its first 20 digits with CRI-O's. */
+    char twin[65], cg3[PATH_MAX], rel[512];
+    snprintf(twin, sizeof twin, "%.20s%s", id_cri, "00000000000000000000000000000000000000000000");
+    snprintf(rel, sizeof rel, "system.slice/docker-%s.scope", twin);
+    make_cgroup(rel, cg3, sizeof cg3);
+    ctr_provider(&c, cg3, "", "3");
+
+    char path[256];
+    snprintf(path, sizeof path, "\\\\%.24s\\Ctr Test(*)\\Index", id_cri);
+    char *out = run_tool("pcwstat", (const char *[]){path, "-sc", "1", "-f", "JSON", NULL});
+    char want[64];
+    snprintf(want, sizeof want, "\"container\":\"%s\"", short_cri);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, "inst-000001"), "%s", out);
+    /* Each value's path names the container, as the path given did. */
+    snprintf(want, sizeof want, "\"path\":\"\\\\\\\\%.24s\\\\Ctr Test(inst-000001)", id_cri);
+    cr_assert_not_null(strstr(out, want), "no %s in\n%s", want, out);
+    cr_assert_null(strstr(out, short_docker), "another container's value:\n%s", out);
+    cr_assert_null(strstr(out, "inst-000002"), "another container's value:\n%s", out);
+    free(out);
+    /* One instance by name, in the docker container: its value (0), not
+     * the CRI-O container's instance of the same name. */
+    snprintf(path, sizeof path, "\\\\%s\\Ctr Test(inst-000000)\\Index", id_docker);
+    out = run_tool("pcwstat", (const char *[]){path, "-sc", "1", "-f", "JSON", NULL});
+    snprintf(want, sizeof want, "\"container\":\"%s\"", short_docker);
+    cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_null(strstr(out, short_cri), "%s", out);
+    free(out);
+    /* Every provider: the three containers' instances. */
+    out = run_tool("pcwstat",
+                   (const char *[]){"\\\\*\\Ctr Test(*)\\Index", "-sc", "1", "-f", "JSON", NULL});
+    cr_assert_not_null(strstr(out, short_docker), "%s", out);
+    cr_assert_not_null(strstr(out, "inst-000002"), "%s", out);
+    free(out);
+
+    int st;
+    snprintf(path, sizeof path, "\\\\%.12s\\Ctr Test(*)\\Index", id_cri);
+    out = run_tool_status("pcwstat", (const char *[]){path, "-sc", "1", NULL}, &st);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "is ambiguous"), "%s", out);
+    cr_assert_not_null(strstr(out, twin), "%s", out);
+    free(out);
+    out = run_tool_status(
+        "pcwstat", (const char *[]){"\\\\feedfacefeedface\\Ctr Test(*)\\Index", "-sc", "1", NULL},
+        &st);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "no provider in container \"feedfacefeedface\""), "%s", out);
+    free(out);
+    out = run_tool_status(
+        "pcwstat", (const char *[]){"\\\\not-a-container\\Ctr Test(*)\\Index", "-sc", "1", NULL},
+        &st);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "nor a container"), "%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+    tu_finish(&c, 10000);
 }
