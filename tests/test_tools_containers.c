@@ -230,6 +230,18 @@ Test(tools_containers, pcwtop_and_pcwstat_callback_countersets)
     tu_finish(&u, 10000);
 }
 
+/* two_containers, and a third whose id (into twin) shares its first 20
+ * digits with CRI-O's (3 instances). */
+static void three_with_twin(tu_child *a, tu_child *b, tu_child *c, char twin[65])
+{
+    two_containers(a, b);
+    char cg3[PATH_MAX], rel[512];
+    snprintf(twin, 65, "%.20s%s", id_cri, "00000000000000000000000000000000000000000000");
+    snprintf(rel, sizeof rel, "system.slice/docker-%s.scope", twin);
+    make_cgroup(rel, cg3, sizeof cg3);
+    ctr_provider(c, cg3, "", "3");
+}
+
 /* A path's host part selects a container (docs/containers.md, "Paths"):
  * \\<id prefix>\Set(*)\Counter reads that container's instances only, and
  * implies --containers; \\* reads every provider's, containers' too; an
@@ -238,13 +250,8 @@ Test(tools_containers, pcwtop_and_pcwstat_callback_countersets)
 Test(tools_containers, pcwstat_path_selects_a_container)
 {
     tu_child a, b, c;
-    two_containers(&a, &b);
-    /* A third container whose id shares its first 20 digits with CRI-O's. */
-    char twin[65], cg3[PATH_MAX], rel[512];
-    snprintf(twin, sizeof twin, "%.20s%s", id_cri, "00000000000000000000000000000000000000000000");
-    snprintf(rel, sizeof rel, "system.slice/docker-%s.scope", twin);
-    make_cgroup(rel, cg3, sizeof cg3);
-    ctr_provider(&c, cg3, "", "3");
+    char twin[65];
+    three_with_twin(&a, &b, &c, twin);
 
     char path[256];
     snprintf(path, sizeof path, "\\\\%.24s\\Ctr Test(*)\\Index", id_cri);
@@ -254,7 +261,7 @@ Test(tools_containers, pcwstat_path_selects_a_container)
     cr_assert_not_null(strstr(out, want), "%s", out);
     cr_assert_not_null(strstr(out, "inst-000001"), "%s", out);
     /* Each value's path names the container, as the path given did. */
-    snprintf(want, sizeof want, "\"path\":\"\\\\\\\\%.24s\\\\Ctr Test(inst-000001)", id_cri);
+    snprintf(want, sizeof want, "\"path\":\"\\\\\\\\%.24s\\\\Ctr Test(inst-000001", id_cri);
     cr_assert_not_null(strstr(out, want), "no %s in\n%s", want, out);
     cr_assert_null(strstr(out, short_docker), "another container's value:\n%s", out);
     cr_assert_null(strstr(out, "inst-000002"), "another container's value:\n%s", out);
@@ -292,6 +299,36 @@ Test(tools_containers, pcwstat_path_selects_a_container)
         &st);
     cr_assert_neq(st, 0, "%s", out);
     cr_assert_not_null(strstr(out, "nor a container"), "%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+    tu_finish(&c, 10000);
+}
+
+/* pcwtop --container with a name a path can hold (12 digits or more) is
+ * the path's selection: that container's rows only; a prefix of two containers' ids fails, naming
+ * both. */
+Test(tools_containers, pcwtop_container_is_a_path)
+{
+    tu_child a, b, c;
+    char twin[65];
+    three_with_twin(&a, &b, &c, twin);
+    char sel[32];
+    snprintf(sel, sizeof sel, "%.24s", id_cri);
+    char *out = run_tool(
+        "pcwtop", (const char *[]){"-b", "-n", "1", "--container", sel, "-c", "Ctr Test", NULL});
+    cr_assert(has_line(out, "inst-000001", short_cri), "%s", out);
+    cr_assert_null(strstr(out, "inst-000002"), "the twin's row:\n%s", out);
+    cr_assert_null(strstr(out, short_docker), "%s", out);
+    free(out);
+    int st;
+    snprintf(sel, sizeof sel, "%.12s", id_cri);
+    out = run_tool_status(
+        "pcwtop", (const char *[]){"-b", "-n", "1", "--container", sel, "-c", "Ctr Test", NULL},
+        &st);
+    cr_assert_neq(st, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "is ambiguous"), "%s", out);
+    cr_assert_not_null(strstr(out, twin), "%s", out);
     free(out);
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);
