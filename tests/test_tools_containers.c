@@ -334,3 +334,38 @@ Test(tools_containers, pcwtop_container_is_a_path)
     tu_finish(&b, 10000);
     tu_finish(&c, 10000);
 }
+
+/* A namespace no runtime named is selected by the inode of its mount
+ * namespace, as the tools name it: \\ns:<inode>\Set(*)\Counter. */
+Test(tools_containers, pcwstat_path_selects_an_unnamed_namespace)
+{
+    tu_child a, b;
+    ctr_provider(&a, NULL, "", "2");
+    ctr_provider(&b, NULL, "", "1");
+    /* a's provider: its unshare's only child; its mount namespace's inode. */
+    char p[96], buf[64];
+    snprintf(p, sizeof p, "/proc/%d/task/%d/children", (int)a.pid, (int)a.pid);
+    FILE *f = fopen(p, "r");
+    cr_assert_not_null(f);
+    cr_assert_not_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    snprintf(p, sizeof p, "/proc/%d/ns/mnt", atoi(buf));
+    struct stat st;
+    cr_assert_eq(stat(p, &st), 0);
+    char path[128], want[64];
+    snprintf(path, sizeof path, "\\\\ns:%llu\\Ctr Test(*)\\Index", (unsigned long long)st.st_ino);
+    char *out = run_tool("pcwstat", (const char *[]){path, "-sc", "1", "-f", "JSON", NULL});
+    snprintf(want, sizeof want, "\"container\":\"ns:%llu\"", (unsigned long long)st.st_ino);
+    /* Its two instances, and no value of b's. */
+    const char *first = strstr(out, want);
+    cr_assert_not_null(first, "%s", out);
+    const char *second = strstr(first + 1, want);
+    cr_assert_not_null(second, "%s", out);
+    cr_assert_null(strstr(second + 1, want), "%s", out);
+    cr_assert_eq(strstr(out, "\"container\":\"ns:") == first, 1, "another namespace's:\n%s", out);
+    const char *other = strstr(second + 1, "\"container\":");
+    cr_assert_null(other, "another namespace's value:\n%s", out);
+    free(out);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+}
