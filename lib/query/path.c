@@ -6,6 +6,12 @@
  *
  *   path     = [ "\\" host ] "\" set [ "(" [ parent "/" ] instance [ "#" index ] ")" ] "\" counter
  *
+ * The host names this machine (".", "localhost", its name: every provider
+ * the query finds, as PDH's local machine), "*" (every provider, said
+ * explicitly), or a container: 12 to 64 hex digits of its id, or
+ * "ns:<inode>" (pcwq_host_kind; container.c resolves it when the path is
+ * added; docs/containers.md, "Paths").
+ *
  * pcw's instances are strings, as PCW's are; PDH's parent instance maps to
  * the part of a name before its first '/' (docs/query.md, "Parent
  * instances"), so "(parent/instance)" names the instance "parent/instance"
