@@ -77,6 +77,21 @@ static inline void ctr_provider(tu_child *c, const char *cg, const char *us, con
     cr_assert_str_eq(line, "ready 1", "its provider is not pid 1 of its namespace: %s", line);
 }
 
+/* Start callback_provider (tests/helpers; counterset "Callback Test",
+ * instances <prefix>-0..2 served over its control socket) in a container;
+ * wait for its "ready <segment>" and check the segment is pid 1's of its
+ * own pid namespace, in the container's /dev/shm. */
+static inline void ctr_callback_provider(tu_child *c, const char *cg, const char *us,
+                                         const char *prefix)
+{
+    char helper[PATH_MAX], line[PATH_MAX + 16];
+    tu_helper_path("callback_provider", helper, sizeof helper);
+    ctr_spawn(c, cg, us, "exec \"$@\"", (const char *[]){helper, prefix, "10", "0", NULL});
+    cr_assert(tu_readline(c, line, sizeof line, 30000) > 0, "the container did not start");
+    cr_assert(strncmp(line, "ready /dev/shm/pcw-", 19) == 0 && strstr(line, "/1-"),
+              "its callback provider is not pid 1 of its namespace in its /dev/shm: %s", line);
+}
+
 /* Container ids and a pod UID of this test process's own: their first 8
  * hex digits are its pid, so that tests running at once (each sees every
  * container on the machine) never share one. Set by ctr_setup. */

@@ -129,3 +129,64 @@ Test(exporter_containers, off_without_the_flag)
     ex_stop(&e);
     tu_finish(&a, 10000);
 }
+
+/* The series of "Callback Test" counter A of instance `inst` of
+ * callback_provider with these labels after pid="1", and its value. */
+static const char *cb_series(const http_resp *r, const char *inst, const char *labels)
+{
+    static char want[1024];
+    snprintf(
+        want, sizeof want,
+        "pcw_callback_test_a{instance_name=\"%s\",provider=\"callback_provider\",pid=\"1\"%s} ",
+        inst, labels);
+    const char *at = strstr(r->body, want);
+    return at ? at + strlen(want) : NULL;
+}
+
+/* The acceptance test of issue 29: callback countersets (served over each
+ * provider's control socket, collected across its mount and pid
+ * namespaces) of three containers, one of them in a user namespace, with
+ * their container labels; promtool passes. */
+Test(exporter_containers, callback_countersets_of_three_containers)
+{
+    char cg1[PATH_MAX], cg2[PATH_MAX], cg3[PATH_MAX], rel[512];
+    snprintf(rel, sizeof rel, "system.slice/docker-%s.scope", id_docker);
+    make_cgroup(rel, cg1, sizeof cg1);
+    snprintf(rel, sizeof rel,
+             "kubepods.slice/kubepods-besteffort.slice/"
+             "kubepods-besteffort-pod%.8s_3b1d_4e8f_9a7b_1c2d3e4f5a6b.slice/crio-%s.scope",
+             pod_uid, id_cri);
+    make_cgroup(rel, cg2, sizeof cg2);
+    snprintf(rel, sizeof rel, "user.slice/libpod-%s.scope", id_podman);
+    make_cgroup(rel, cg3, sizeof cg3);
+    tu_child a, b, u;
+    ctr_callback_provider(&a, cg1, "", "d");
+    ctr_callback_provider(&b, cg2, "", "k");
+    ctr_callback_provider(&u, cg3, "--user --map-root-user", "p");
+
+    exporter e;
+    ex_start(&e, (const char *[]){"--collector.containers", "--collector.counterset=Callback Test",
+                                  NULL});
+    http_resp r;
+    scrape(&e, &r);
+    char lab[512];
+    snprintf(lab, sizeof lab, ",container_id=\"docker://%s\",host_pid=\"%d\"", id_docker,
+             provider_pid(&a));
+    const char *v = cb_series(&r, "d-1", lab);
+    cr_assert(v && strncmp(v, "200\n", 4) == 0, "no %s = 200 in\n%s", lab, r.body);
+    snprintf(lab, sizeof lab, ",container_id=\"cri-o://%s\",pod_uid=\"%s\",host_pid=\"%d\"", id_cri,
+             pod_uid, provider_pid(&b));
+    v = cb_series(&r, "k-2", lab);
+    cr_assert(v && strncmp(v, "300\n", 4) == 0, "no %s = 300 in\n%s", lab, r.body);
+    snprintf(lab, sizeof lab, ",container_id=\"podman://%s\",host_pid=\"%d\"", id_podman,
+             provider_pid(&u));
+    v = cb_series(&r, "p-0", lab);
+    cr_assert(v && strncmp(v, "100\n", 4) == 0, "no %s = 100 in\n%s", lab, r.body);
+    cr_assert_null(strstr(r.body, "pcw_exporter_errors_total{cause=\"provider\"} 1"), "%s", r.body);
+    promtool_ok(&r);
+    http_free(&r);
+    ex_stop(&e);
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+    tu_finish(&u, 10000);
+}

@@ -174,6 +174,37 @@ Test(path, host)
     pcw_path_free(&p);
 }
 
+/* The host part names a container (docs/containers.md, "Paths"): 12 to 64
+ * hex digits of its id, or ns:<inode>; \\* is every provider; this
+ * machine's names keep their meaning (no container). */
+Test(path, container_host)
+{
+    pcw_path p = parse_ok("\\\\0123456789aB\\Set(i)\\C");
+    cr_assert_str_eq(p.host, "0123456789aB");
+    cr_assert_str_eq(p.container, "0123456789aB");
+    cr_assert_eq(p.wild, 0);
+    pcw_path_free(&p);
+    char id[80];
+    snprintf(id, sizeof id, "\\\\%064d\\Set\\C", 7);
+    p = parse_ok(id);
+    cr_assert_eq(strlen(p.container), 64);
+    pcw_path_free(&p);
+    p = parse_ok("\\\\ns:4026532841\\Set\\C");
+    cr_assert_str_eq(p.container, "ns:4026532841");
+    pcw_path_free(&p);
+    p = parse_ok("\\\\*\\Set(*)\\C");
+    cr_assert_str_eq(p.host, "*");
+    cr_assert_null(p.container);
+    cr_assert_eq(p.wild, PCW_PATH_WILD_HOST | PCW_PATH_WILD_INSTANCE);
+    pcw_path_free(&p);
+    p = parse_ok("\\\\localhost\\Set\\C");
+    cr_assert_null(p.container);
+    cr_assert_eq(p.wild, 0);
+    pcw_path_free(&p);
+    snprintf(id, sizeof id, "\\\\%065d\\Set\\C", 7); /* 65 digits: too long for an id */
+    parse_bad(id, PCW_E_NOT_FOUND, PCW_PATH_HOST, "nor a container");
+}
+
 Test(path, names_with_specials)
 {
     /* Instance names may hold parentheses and backslashes: the instance
@@ -240,7 +271,14 @@ Test(path, malformed_host)
     parse_bad("\\\\localhost", PCW_E_INVALID_NAME, PCW_PATH_HOST, "nothing follows host");
     parse_bad("\\\\no-such-host.invalid\\Set\\C", PCW_E_NOT_FOUND, PCW_PATH_HOST,
               "is not this machine");
-    parse_bad("\\\\*\\Set\\C", PCW_E_INVALID_NAME, PCW_PATH_HOST, "wildcards");
+    parse_bad("\\\\*x\\Set\\C", PCW_E_INVALID_NAME, PCW_PATH_HOST, "wildcards");
+    parse_bad("\\\\0123456789a*\\Set\\C", PCW_E_INVALID_NAME, PCW_PATH_HOST, "wildcards");
+    /* Too short for a container id (12 hex digits at least), not hex, an
+     * "ns:" without its number: neither this machine nor a container. */
+    parse_bad("\\\\0123456789a\\Set\\C", PCW_E_NOT_FOUND, PCW_PATH_HOST, "nor a container");
+    parse_bad("\\\\0123456789ag\\Set\\C", PCW_E_NOT_FOUND, PCW_PATH_HOST, "nor a container");
+    parse_bad("\\\\ns:\\Set\\C", PCW_E_NOT_FOUND, PCW_PATH_HOST, "nor a container");
+    parse_bad("\\\\ns:12x\\Set\\C", PCW_E_NOT_FOUND, PCW_PATH_HOST, "nor a container");
     parse_bad("\\\\local?ost\\Set\\C", PCW_E_INVALID_NAME, PCW_PATH_HOST, "wildcards");
 }
 

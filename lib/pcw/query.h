@@ -245,11 +245,15 @@ typedef struct pcw_path {
     const char *counter;    /* never NULL */
     unsigned wild;          /* PCW_PATH_WILD_* */
     char *storage_;         /* private */
+    const char *container;  /* the host part when it names a container (12 to
+                               64 hex digits of its id, or "ns:<inode>");
+                               NULL otherwise */
 } pcw_path;
 enum {
     PCW_PATH_WILD_COUNTERSET = 1u << 0,
     PCW_PATH_WILD_INSTANCE = 1u << 1,
     PCW_PATH_WILD_COUNTER = 1u << 2,
+    PCW_PATH_WILD_HOST = 1u << 3, /* \\*: every provider, containers' too */
 };
 
 /* Parse `text` (PdhParseCounterPath):
@@ -258,8 +262,12 @@ enum {
  * '(' to the ')' that ends the counterset part, so instance names may hold
  * parentheses and backslashes; a trailing "#digits" is the index (write
  * "name#3#0" for an instance literally named "name#3"). The host, when
- * given, must name this machine ("localhost", ".", or its host name,
- * case-insensitively). Returns PCW_OK or the error's status, and fills
+ * given, names this machine ("localhost", ".", or its host name,
+ * case-insensitively: every provider the query finds, as without it),
+ * "*" (the same, every provider, containers' too), or a container: 12 to
+ * 64 hex digits of its id (a unique prefix, as docker accepts) or
+ * "ns:<inode>" (p->container is then set; pcw_pdh_add_counter resolves
+ * it, docs/containers.md). Returns PCW_OK or the error's status, and fills
  * *err (may be NULL). On error *out holds nothing to free. */
 int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err);
 void pcw_path_free(pcw_path *p);
@@ -448,7 +456,8 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
 uint64_t pcw_pdh_instance_epoch(const pcw_pdh_counter *ctr);
 
 /* The full path of value i ("\Set(job#1)\Counter", with "\\host" when
- * with_host), into buf like pcw_path_build. */
+ * with_host; always with "\\<container>" when the handle's path named a
+ * container), into buf like pcw_path_build. */
 size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,
                           size_t len);
 

@@ -36,6 +36,12 @@ void pcwq_path_error_clear(pcw_path_error *err);
  * so a wildcard never reaches across the parent's '/'. A pattern without
  * '/' matches the whole name: (*) is every instance, parent or not. */
 int pcwq_instance_match(const char *pat, const char *name, size_t len);
+/* What a path's host part (n bytes) names: this machine (".", "localhost",
+ * its host name: every provider the query finds, as always), every
+ * provider ("*", the same set, said explicitly), or a container (12 to 64
+ * hex digits of its id, or "ns:<inode>"); -1 none of them. */
+enum { PCWQ_HOST_LOCAL = 0, PCWQ_HOST_ANY = 1, PCWQ_HOST_CONTAINER = 2 };
+int pcwq_host_kind(const char *h, size_t n);
 
 /* ---- cook.c ------------------------------------------------------------- */
 
@@ -416,6 +422,11 @@ struct pcw_pdh_counter {
     size_t nm, m_cap;
     uint64_t epoch; /* pcw_pdh_instance_epoch: +1 whenever a match's
                        entries or counters are selected again */
+    /* The container its path's host names (path.container), resolved when
+     * it was added (container.c): its full id, or "" and its mount
+     * namespace for one no runtime named. */
+    char ctr_id[65];
+    uint64_t ctr_ns;
 };
 
 /* A collection that hands one handle's rows over as it reads them
@@ -539,6 +550,16 @@ int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, 
 /* Free a match's columns (ctr, hst, cname). */
 void pcwq_match_free(pcwq_match *mt);
 int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt);
+
+/* ---- container.c -------------------------------------------------------- */
+
+/* Resolve h->path.container to one container among the consumer's
+ * providers (h->ctr_id, h->ctr_ns): PCW_OK, or PCW_E_NOT_FOUND (none) or
+ * PCW_E_INVALID_NAME (a prefix of two containers' ids) with *err. */
+int pcwq_container_resolve(pcw_pdh *q, pcw_pdh_counter *h, pcw_path_error *err);
+/* Is the provider `provider_id` in h's container? *hint (start at 0)
+ * remembers the last one's segment: entries come provider by provider. */
+int pcwq_in_container(const pcw_pdh_counter *h, uint64_t provider_id, size_t *hint);
 /* hist_query.c: the distribution of counter k (a histogram) of entry e
  * of s, in h's cache (NULL: out of memory); and value (e, k) as statistic
  * st, with `flags` (PCW_FMT_RAW: of the distribution since the start). */

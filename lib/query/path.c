@@ -6,6 +6,12 @@
  *
  *   path     = [ "\\" host ] "\" set [ "(" [ parent "/" ] instance [ "#" index ] ")" ] "\" counter
  *
+ * The host names this machine (".", "localhost", its name: every provider
+ * the query finds, as PDH's local machine), "*" (every provider, said
+ * explicitly), or a container: 12 to 64 hex digits of its id, or
+ * "ns:<inode>" (pcwq_host_kind; container.c resolves it when the path is
+ * added; docs/containers.md, "Paths").
+ *
  * pcw's instances are strings, as PCW's are; PDH's parent instance maps to
  * the part of a name before its first '/' (docs/query.md, "Parent
  * instances"), so "(parent/instance)" names the instance "parent/instance"
@@ -79,6 +85,40 @@ static int is_local_host(const char *h, size_t n)
     size_t ml = strlen(me), shortl = strcspn(me, ".");
     return (n == 1 && h[0] == '.') || pcw_name_equal(h, n, "localhost", 9) ||
            pcw_name_equal(h, n, me, ml) || pcw_name_equal(h, n, me, shortl);
+}
+
+/* A container's name in a path: 12 to 64 hex digits (a prefix of its id,
+ * as docker accepts one) or "ns:<digits>" (the inode of a mount namespace
+ * no runtime named, as the tools show it). */
+static int is_container_name(const char *h, size_t n)
+{
+    if (n > 3 && memcmp(h, "ns:", 3) == 0) {
+        for (size_t i = 3; i < n; i++)
+            if (h[i] < '0' || h[i] > '9')
+                return 0;
+        return n - 3 <= 20;
+    }
+    if (n < 12 || n > 64)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f') ||
+              (h[i] >= 'A' && h[i] <= 'F')))
+            return 0;
+    return 1;
+}
+
+int pcwq_host_kind(const char *h, size_t n)
+{
+    /* This machine's names first: inside a Docker container the host name
+     * is the container's short id, and there it names the container
+     * itself, this machine, as it always did. */
+    if (is_local_host(h, n))
+        return PCWQ_HOST_LOCAL;
+    if (n == 1 && h[0] == '*')
+        return PCWQ_HOST_ANY;
+    if (is_container_name(h, n))
+        return PCWQ_HOST_CONTAINER;
+    return -1;
 }
 
 static int has_wild(const char *s, size_t n)
@@ -170,7 +210,7 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
 
     /* \\host */
     size_t pos = 0, host_at = 0, host_len = 0;
-    int has_host = 0;
+    int has_host = 0, host_kind = PCWQ_HOST_LOCAL;
     if (n >= 2 && text[1] == '\\') {
         has_host = 1;
         host_at = 2;
@@ -183,13 +223,16 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
             return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
                              "nothing follows host \"%.*s\": expected \\Counterset\\Counter",
                              (int)(host_len > 200 ? 200 : host_len), text + 2);
-        if (has_wild(text + 2, host_len))
+        host_kind = pcwq_host_kind(text + 2, host_len);
+        if (host_kind < 0 && has_wild(text + 2, host_len))
             return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
-                             "wildcards are not allowed in the host name \"%.*s\"",
+                             "wildcards are not allowed in the host name \"%.*s\" (\\\\* alone "
+                             "is every provider)",
                              (int)(host_len > 200 ? 200 : host_len), text + 2);
-        if (!is_local_host(text + 2, host_len))
+        if (host_kind < 0)
             return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_HOST, 2,
-                             "host \"%.*s\" is not this machine (\"%s\"): pcw reads local counters "
+                             "host \"%.*s\" is not this machine (\"%s\") nor a container (12 to "
+                             "64 hex digits of its id, or ns:<inode>): pcw reads local counters "
                              "only",
                              (int)(host_len > 200 ? 200 : host_len), text + 2,
                              pcw_path_local_host());
@@ -280,6 +323,8 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
     if (has_host) {
         memcpy(w, text + host_at, host_len), w[host_len] = 0;
         out->host = w;
+        if (host_kind == PCWQ_HOST_CONTAINER)
+            out->container = w;
         w += host_len + 1;
     }
     memcpy(w, text + set_at, set_len), w[set_len] = 0;
@@ -296,7 +341,8 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
     memcpy(w, text + inst_at, parent_len), w[parent_len] = 0;
     out->index = (uint32_t)idx;
     out->has_index = has_idx;
-    out->wild = (has_wild(text + set_at, set_len) ? PCW_PATH_WILD_COUNTERSET : 0) |
+    out->wild = (host_kind == PCWQ_HOST_ANY ? PCW_PATH_WILD_HOST : 0) |
+                (has_wild(text + set_at, set_len) ? PCW_PATH_WILD_COUNTERSET : 0) |
                 (has_inst && has_wild(text + inst_at, inst_len) ? PCW_PATH_WILD_INSTANCE : 0) |
                 (has_wild(text + ctr_at, ctr_len) ? PCW_PATH_WILD_COUNTER : 0);
     out->storage_ = buf;

@@ -269,6 +269,8 @@ static int add(pcw_pdh *q, const char *text, int notify, pcw_pdh_counter **out, 
             rc = pcwq_fail(err, r, PCW_PATH_SYNTAX, 0, "cannot read the providers: %s",
                            pcw_status_str(r));
     }
+    if (rc == PCW_OK && h->path.container)
+        rc = pcwq_container_resolve(q, h, err);
     if (rc == PCW_OK)
         rc = match_sets(q, h, 1, err);
     if (rc == PCW_OK && pcwq_grow((void **)&q->ctrs, &q->ctrs_cap, q->nctrs + 1, sizeof *q->ctrs))

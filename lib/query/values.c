@@ -236,6 +236,31 @@ void pcwq_match_free(pcwq_match *mt)
     mt->cname = NULL, mt->hst = NULL, mt->ctr = NULL, mt->nctr = 0;
 }
 
+/* The entries of a path that names a container: its providers' instances
+ * only (the query's aggregates, of every provider, are not). Without #n
+ * an instance name selects every instance of that name in the container
+ * (#n numbers the names of every provider the query sees, not the
+ * container's). 0 or -1 (out of memory). */
+static int container_entries(pcw_pdh_counter *h, const pcwq_set *s, pcwq_match *mt)
+{
+    const pcw_path *p = &h->path;
+    if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
+        return -1;
+    h->q->entry_tests += s->nent;
+    size_t hint = 0;
+    for (size_t e = 0; e < s->nent; e++) {
+        uint32_t len, dup, x = s->ent[e];
+        if (x & PCWQ_ENT_AGG)
+            continue;
+        const char *name = entry_name(s, x, &len, &dup);
+        int named = p->instance && !p->has_index ? pcwq_instance_match(p->instance, name, len)
+                                                 : entry_matches(p, name, len, dup);
+        if (named && pcwq_in_container(h, s->inst[x].provider_id, &hint))
+            mt->ents[mt->nents++] = (uint32_t)e;
+    }
+    return 0;
+}
+
 /* Is a previously matched instance's provider still among s's live ones? */
 static int provider_present(const pcwq_set *s, uint64_t provider)
 {
@@ -260,9 +285,12 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
     /* Entries. */
     const pcw_path *p = &h->path;
     mt->all = p->instance && strcmp(p->instance, "*") == 0 && !p->has_index &&
-              (s->it.named || s->it.global);
+              (s->it.named || s->it.global) && !p->container;
     mt->nents = 0;
-    if (!mt->all) {
+    if (p->container) {
+        if (container_entries(h, s, mt))
+            return PCW_E_NO_MEMORY;
+    } else if (!mt->all) {
         if (names_one(p)) {
             if (name_index(h->q, s) || match_by_name(h->q, s, p, mt))
                 return PCW_E_NO_MEMORY;
@@ -496,7 +524,11 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
         return 0;
     }
     const pcwq_set *s = l.mt->set;
-    const char *host = with_host ? pcw_path_local_host() : NULL;
+    /* A container's value keeps the container its path named: the path
+     * read back selects the same value. */
+    const char *host = ctr->path.container ? ctr->path.container
+                       : with_host         ? pcw_path_local_host()
+                                           : NULL;
     const char *inst = NULL;
     uint32_t dup = 0;
     if (l.ent == SIZE_MAX) {

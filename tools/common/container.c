@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "container.h"
 
@@ -38,5 +39,5 @@ int tc_name_match(const char *name, const char *sel)
     size_t n = strlen(sel);
     if (!*name || !n)
         return 0;
-    return strcmp(name, sel) == 0 || strncmp(name, sel, n < 12 ? n : 12) == 0;
+    return strcasecmp(name, sel) == 0 || strncasecmp(name, sel, n < 12 ? n : 12) == 0;
 }

@@ -558,12 +558,31 @@ static int sleep_until(uint64_t deadline)
     return -1;
 }
 
+/* Does a path's host part name a container, or every provider (\\*)?
+ * Then containers are looked into as with --containers (docs/containers.md,
+ * "Paths"). A path that does not parse is left to pcw_pdh_add_counter's
+ * error. */
+static int paths_want_containers(const options *o)
+{
+    for (size_t i = 0; i < o->npaths; i++) {
+        pcw_path p;
+        if (pcw_path_parse(o->paths[i], &p, NULL) != PCW_OK)
+            continue;
+        int want = p.container || (p.wild & PCW_PATH_WILD_HOST);
+        pcw_path_free(&p);
+        if (want)
+            return 1;
+    }
+    return 0;
+}
+
 static int run(const options *o)
 {
     pcw_consumer_options co = {0};
     co.dir = o->dir;
     co.all_users = o->all_users;
-    co.containers = o->containers;
+    int containers = o->containers || paths_want_containers(o);
+    co.containers = containers;
     pcw_pdh *q;
     int rc = pcw_pdh_open(&q, &co);
     if (rc != PCW_OK) {
@@ -654,7 +673,7 @@ static int run(const options *o)
             if (o->format == FMT_JSON) {
                 explain_handles(&told, user, o->npaths);
                 write_json(out, pcw_pdh_realtime_ns(q), (uint64_t)n + 1, user, o->npaths, flags,
-                           o->containers ? pcw_pdh_consumer(q) : NULL);
+                           containers ? pcw_pdh_consumer(q) : NULL);
             } else {
                 for (size_t i = 0; i < ncols; i++)
                     explain(&told, cols[i].h, 0);

@@ -64,7 +64,8 @@ static const char usage_text[] =
     "      --containers         also providers in other mount namespaces (containers;\n"
     "                           needs root): a CONTAINER column names each one's\n"
     "      --container ID       only instances of this container (an id prefix, or\n"
-    "                           'host' for pcwtop's own namespace); implies --containers\n"
+    "                           'host' for pcwtop's own namespace); implies --containers;\n"
+    "                           12+ hex digits select as a path's \\\\ID part does\n"
     "  -h, --help               this help\n"
     "      --version            version\n"
     "\n"
@@ -455,6 +456,8 @@ int main(int argc, char **argv)
         return 1;
     }
     top_model_set_advanced(m, o.advanced);
+    if (o.container)
+        top_model_set_container(m, o.container);
     rc = o.batch ? batch_run(&o, m, &signalled) : interactive(&o, m);
     if (!model_busy)
         top_model_close(m);

@@ -71,6 +71,7 @@ struct top_model {
     uint32_t detail;         /* pcw_pdh_set_detail: which counters are columns */
     int reshow;              /* the handle of `shown` is to be made again */
     int containers;          /* rows name their container (options' containers) */
+    char container[80];      /* the paths' host part (top_model_set_container); "" none */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -640,6 +641,23 @@ int top_model_open(top_model **out, const pcw_consumer_options *opt)
     return PCW_OK;
 }
 
+int top_model_set_container(top_model *m, const char *name)
+{
+    /* The path grammar decides what names a container: one rule, in
+     * lib/query/path.c. */
+    char path[128];
+    if (snprintf(path, sizeof path, "\\\\%s\\S\\C", name) >= (int)sizeof path)
+        return 0;
+    pcw_path p;
+    if (pcw_path_parse(path, &p, NULL) != PCW_OK)
+        return 0;
+    int is = p.container != NULL;
+    pcw_path_free(&p);
+    if (is)
+        snprintf(m->container, sizeof m->container, "%s", name);
+    return is;
+}
+
 void top_model_set_advanced(top_model *m, int advanced)
 {
     m->detail = advanced ? PCW_DETAIL_WIZARD : PCW_DETAIL_STANDARD;
@@ -703,7 +721,8 @@ static int show(top_model *m, top_frame *f, const char *name)
 {
     drop_handle(m);
     char path[8192];
-    if (pcw_path_build(path, sizeof path, NULL, name, "*", 0, "*") >= sizeof path) {
+    if (pcw_path_build(path, sizeof path, m->container[0] ? m->container : NULL, name, "*", 0,
+                       "*") >= sizeof path) {
         snprintf(f->message, sizeof f->message, "counterset name too long");
         return PCW_E_NAME_TOO_LONG;
     }

@@ -184,6 +184,14 @@ void top_model_set_raw(top_model *m, int raw);
  * next collection on; perfmon hides them unless asked, and so does
  * pcwtop by default (pcw_pdh_set_detail). */
 void top_model_set_advanced(top_model *m, int advanced);
+/* Show only this container's instances (--container), selected by the
+ * query itself: the counterset's path is \\<name>\Set(*)\* (docs/containers.md,
+ * "Paths"), so that a name of no container or of two is the path's error,
+ * and the totals are the container's. `name` is taken only if a path's
+ * host part can name a container with it (12 to 64 hex digits of its id,
+ * or ns:<inode>); returns 1 then, 0 for any other (pcwtop's row filter
+ * selects those: "host", a shorter prefix). */
+int top_model_set_container(top_model *m, const char *name);
 
 /* Collect one sample. Returns PCW_OK, or an error (the frame's message
  * says it; its table is then NULL). interval_ns is only recorded. */
