@@ -55,8 +55,9 @@ static const char usage_text[] =
     "  -si, --interval [[hh:]mm:]ss  time between samples (default 1 s; ss may have\n"
     "                             a fraction)\n"
     "  -sc, --samples N           stop after N samples (default: until Ctrl-C)\n"
-    "  -f,  --format CSV|TSV|JSON output format (default CSV; JSON: one object per\n"
-    "                             sample per line)\n"
+    "  -f,  --format CSV|TSV|JSON|BIN  output format (default CSV; JSON: one object\n"
+    "                             per sample per line; BIN: a pcw log of the raw\n"
+    "                             samples, needs -o; read it with pcwrelog)\n"
     "  -o,  --output FILE         write to FILE (default standard output)\n"
     "  -y,  --yes                 overwrite FILE without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
@@ -293,12 +294,14 @@ static int parse(int argc, char **argv, options *o)
                 o->format = FMT_TSV;
             else if (strcasecmp(v, "json") == 0)
                 o->format = FMT_JSON;
-            else if (strcasecmp(v, "bin") == 0 || strcasecmp(v, "sql") == 0)
+            else if (strcasecmp(v, "bin") == 0)
+                o->format = FMT_BIN;
+            else if (strcasecmp(v, "sql") == 0)
                 return usage_error("format %s is typeperf's, not supported by pcwstat (CSV, "
-                                   "TSV or JSON)",
+                                   "TSV, JSON or BIN)",
                                    v);
             else
-                return usage_error("unknown format \"%s\" (CSV, TSV or JSON)", v);
+                return usage_error("unknown format \"%s\" (CSV, TSV, JSON or BIN)", v);
         } else if (is(name, "-o", "--output")) {
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
@@ -326,6 +329,8 @@ static int parse(int argc, char **argv, options *o)
     }
     if (!o->query && !o->npaths)
         return usage_error("%s", "no counter path given (PATH... or -cf FILE)");
+    if (o->format == FMT_BIN && !o->query && !o->output)
+        return usage_error("%s", "-f BIN writes a log file: give it with -o FILE");
     return 0;
 }
 
@@ -610,8 +615,20 @@ static int run(const options *o)
     if (!out && status == 0)
         status = 1;
     unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
+    recorder *rec = NULL;
+    char why[1024];
+    if (status == 0 && o->format == FMT_BIN) {
+        /* The log starts with the priming sample: pcwrelog cooks the first
+         * row's rates from it, as the live CSV did. */
+        int fd = dup(fileno(out));
+        rec = fd >= 0 ? record_open(fd, o->output, cols, ncols, why, sizeof why) : NULL;
+        if (!rec || record_sample(rec, q, why, sizeof why) != 0) {
+            fprintf(stderr, "pcwstat: %s\n", fd < 0 ? strerror(errno) : why);
+            status = 1;
+        }
+    }
     if (status == 0) {
-        if (o->format != FMT_JSON)
+        if (o->format == FMT_CSV || o->format == FMT_TSV)
             write_header(out, o->format, cols, ncols);
         fflush(out);
         uint64_t step = (uint64_t)(o->interval * 1e9), deadline = mono_ns() + step;
@@ -633,7 +650,13 @@ static int run(const options *o)
             } else {
                 for (size_t i = 0; i < ncols; i++)
                     explain(&told, cols[i].h, 0);
-                write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
+                if (o->format != FMT_BIN)
+                    write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
+                else if (record_sample(rec, q, why, sizeof why) != 0) {
+                    fprintf(stderr, "pcwstat: %s\n", why);
+                    status = 1;
+                    break;
+                }
                 for (size_t i = 0; i < o->npaths; i++)
                     (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
                 nm_sample_end(&known, stderr);
@@ -645,6 +668,10 @@ static int run(const options *o)
                 break;
             }
         }
+    }
+    if (rec && record_finish(rec, why, sizeof why) != 0) {
+        fprintf(stderr, "pcwstat: %s\n", why);
+        status = 1;
     }
     if (out && out != stdout && fclose(out) != 0) {
         fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));

@@ -11,10 +11,12 @@
 
 #include <pcw/query.h>
 
+#include "../../lib/history/history.h"
+
 #include "../common/escape.h"
 #include "../common/grow.h"
 
-enum { FMT_CSV, FMT_TSV, FMT_JSON };
+enum { FMT_CSV, FMT_TSV, FMT_JSON, FMT_BIN };
 
 typedef struct options {
     const char **paths; /* counter paths, from the command line and -cf */
@@ -42,8 +44,6 @@ typedef struct column {
     pcw_pdh_counter *h;
 } column;
 
-/* "MM/dd/yyyy HH:mm:ss.fff" in local time, as typeperf writes it. */
-void format_time(uint64_t realtime_ns, char *buf, size_t len);
 /* Header and rows. */
 void write_header(FILE *f, int format, const column *cols, size_t n);
 void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
@@ -60,6 +60,20 @@ static inline const char *show(char *buf, size_t cap, const char *s)
 {
     return esc_str(buf, cap, s, ESC_BACKSLASH_LITERAL);
 }
+
+/* ---- record.c: -f BIN, the columns' raw samples into a pcw log ---------- */
+
+typedef struct recorder recorder;
+/* Start a log on fd (the opened -o FILE; owned from now on, closed on
+ * error) with one series per column; NULL with why on error. */
+recorder *record_open(int fd, const char *file, const column *cols, size_t n, char *why,
+                      size_t why_len);
+/* Log the last collection of q: one block, appended whole. 0, or -1 with
+ * why (ENOSPC...: the log stays readable up to the previous sample). */
+int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len);
+/* Sync and close the log, and free r: 0 or -1 with why. */
+int record_finish(recorder *r, char *why, size_t why_len);
+void record_close(recorder *r);
 
 /* ---- newmatch.c: matches that appear after the start ---------------- */
 
