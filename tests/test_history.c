@@ -319,6 +319,61 @@ Test(history, sigkill_then_damage)
     free(b);
 }
 
+/* The acceptance test of issue 28: a real pcwstat prints the live CSV and
+ * records the same collections (--log), and is killed with SIGKILL
+ * mid-run; pcwrelog's CSV of the log is the live CSV, line for line, up to
+ * the last sample the log holds (the live file may have one row more: the
+ * row is written before its sample is logged). */
+Test(history, killed_recorder_replays_as_printed_live)
+{
+    tu_child p;
+    qp_start(&p, "Live", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "create y");
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    qp_cmd(&p, "rate y %d 300", QP_COUNT);
+    qp_cmd(&p, "set x %d 1", QP_HIT);
+    qp_cmd(&p, "set x %d 3", QP_HIT_BASE);
+    char log[PATH_MAX], live[PATH_MAX], out[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
+    snprintf(log, sizeof log, "%s/live.pcwlog", tu_root);
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(e, 2);
+        execl(path, path, "\\Live(*)\\*", "-si", "0.02", "-f", "CSV", "-o", live, "--log", log,
+              (char *)NULL);
+        _exit(127);
+    }
+    uint64_t offs[1];
+    long long deadline = tu_now_ms() + 30000;
+    while (samples_in(log, offs, 0) < 12) {
+        cr_assert(tu_now_ms() < deadline, "the recorder wrote no 12 samples: %s", slurp(err));
+        pause_ms(10);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st));
+    qp_stop(&p);
+    uint64_t samples = samples_in(log, offs, 0);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, "-f", "CSV", NULL}, out, err), 0, "%s",
+                 slurp(err));
+    char *a = slurp(live), *b = slurp(out);
+    size_t rows = count_lines(b);
+    cr_assert_eq(rows, samples, "%s", b); /* the header, and every sample but the first */
+    cr_assert_geq(count_lines(a), rows);
+    cr_assert_leq(count_lines(a), rows + 1);
+    cr_assert(strncmp(a, b, strlen(b)) == 0, "pcwrelog:\n%s\nlive:\n%s", b, a);
+    cr_assert(strstr(a, "\"33.333333\""), "no Hit Ratio:\n%s", a);
+    free(a);
+    free(b);
+}
+
 /* ---- full disk ------------------------------------------------------------------ */
 
 Test(history, full_disk_is_a_clear_error)

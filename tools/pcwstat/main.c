@@ -59,7 +59,9 @@ static const char usage_text[] =
     "                             per sample per line; BIN: a pcw log of the raw\n"
     "                             samples, needs -o; read it with pcwrelog)\n"
     "  -o,  --output FILE         write to FILE (default standard output)\n"
-    "  -y,  --yes                 overwrite FILE without asking\n"
+    "       --log LOG             also record the columns' raw samples to the pcw log\n"
+    "                             LOG (with -f CSV or TSV; pcwrelog reads it)\n"
+    "  -y,  --yes                 overwrite FILE (and LOG) without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
     "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
     "  -a,  --advanced            wildcards and -q/-qx include advanced counters\n"
@@ -306,6 +308,10 @@ static int parse(int argc, char **argv, options *o)
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
             o->output = v;
+        } else if (is(name, NULL, "--log")) {
+            if (!(v = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs a file name", name);
+            o->log = v;
         } else if (is(name, "-y", "--yes")) {
             o->yes = 1;
         } else if (is(name, "-q", "--query") || is(name, "-qx", "--query-instances")) {
@@ -331,6 +337,9 @@ static int parse(int argc, char **argv, options *o)
         return usage_error("%s", "no counter path given (PATH... or -cf FILE)");
     if (o->format == FMT_BIN && !o->query && !o->output)
         return usage_error("%s", "-f BIN writes a log file: give it with -o FILE");
+    if (o->log && (o->format == FMT_JSON || o->format == FMT_BIN))
+        return usage_error("%s",
+                           "--log records the columns of -f CSV or TSV (-f BIN is the log alone)");
     return 0;
 }
 
@@ -617,13 +626,24 @@ static int run(const options *o)
     unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
     recorder *rec = NULL;
     char why[1024];
-    if (status == 0 && o->format == FMT_BIN) {
+    if (status == 0 && (o->format == FMT_BIN || o->log)) {
         /* The log starts with the priming sample: pcwrelog cooks the first
-         * row's rates from it, as the live CSV did. */
-        int fd = dup(fileno(out));
-        rec = fd >= 0 ? record_open(fd, o->output, cols, ncols, why, sizeof why) : NULL;
+         * row's rates from it, as the live CSV did. -f BIN logs into -o's
+         * file; --log into a file of its own, created new (or truncated
+         * with -y), never through a symbolic link. */
+        int fd =
+            o->format == FMT_BIN
+                ? dup(fileno(out))
+                : open(o->log,
+                       O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (o->yes ? O_TRUNC : O_EXCL),
+                       0666);
+        const char *name = o->format == FMT_BIN ? o->output : o->log;
+        if (fd < 0)
+            snprintf(why, sizeof why, "%s: %s%s", name, strerror(errno),
+                     errno == EEXIST ? " (use -y to overwrite it)" : "");
+        rec = fd >= 0 ? record_open(fd, name, cols, ncols, why, sizeof why) : NULL;
         if (!rec || record_sample(rec, q, why, sizeof why) != 0) {
-            fprintf(stderr, "pcwstat: %s\n", fd < 0 ? strerror(errno) : why);
+            fprintf(stderr, "pcwstat: %s\n", why);
             status = 1;
         }
     }
@@ -652,7 +672,7 @@ static int run(const options *o)
                     explain(&told, cols[i].h, 0);
                 if (o->format != FMT_BIN)
                     write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
-                else if (record_sample(rec, q, why, sizeof why) != 0) {
+                if (rec && record_sample(rec, q, why, sizeof why) != 0) {
                     fprintf(stderr, "pcwstat: %s\n", why);
                     status = 1;
                     break;

@@ -27,6 +27,7 @@ typedef struct options {
     long samples;       /* -sc; 0 = until Ctrl-C */
     int format;         /* FMT_* */
     const char *output; /* -o; NULL = stdout */
+    const char *log;    /* --log: also record to this pcw log */
     int yes;            /* -y */
     int query;          /* 1: -q, 2: -qx */
     const char *query_set;
