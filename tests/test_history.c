@@ -234,6 +234,36 @@ static uint64_t samples_in(const char *log, uint64_t *offsets, size_t cap)
     return n;
 }
 
+/* Run a real pcwstat with args (stderr to err) until the log it records
+ * holds `want` samples (a deadline of 30 s), then kill it with SIGKILL. */
+static void record_then_kill(const char *const *args, const char *log, const char *err,
+                             uint64_t want)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
+    const char *argv[32] = {path};
+    for (size_t i = 0; args[i] && i < 30; i++)
+        argv[i + 1] = args[i];
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(e, 2);
+        execv(path, (char *const *)argv);
+        _exit(127);
+    }
+    long long deadline = tu_now_ms() + 30000;
+    while (samples_in(log, NULL, 0) < want) {
+        cr_assert(tu_now_ms() < deadline, "the recorder wrote no %llu samples: %s",
+                  (unsigned long long)want, slurp(err));
+        pause_ms(10);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st));
+}
+
 Test(history, sigkill_then_damage)
 {
     tu_child p;
@@ -247,28 +277,10 @@ Test(history, sigkill_then_damage)
     snprintf(err, sizeof err, "%s/err", tu_root);
     snprintf(cut, sizeof cut, "%s/cut.pcwlog", tu_root);
     snprintf(bad, sizeof bad, "%s/bad.pcwlog", tu_root);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(e, 2);
-        execl(path, path, "\\Kill(x)\\Level", "\\Kill(x)\\Rate", "-si", "0.02", "-f", "BIN", "-o",
-              log, (char *)NULL);
-        _exit(127);
-    }
-    /* Wait (with a deadline) for the recorder to have written 8 samples. */
+    record_then_kill((const char *[]){"\\Kill(x)\\Level", "\\Kill(x)\\Rate", "-si", "0.02", "-f",
+                                      "BIN", "-o", log, NULL},
+                     log, err, 8);
     uint64_t offs[64];
-    long long deadline = tu_now_ms() + 30000;
-    while (samples_in(log, offs, 64) < 8) {
-        cr_assert(tu_now_ms() < deadline, "the recorder wrote no 8 samples: %s", slurp(err));
-        pause_ms(10);
-    }
-    kill(pid, SIGKILL);
-    int st;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFSIGNALED(st));
     qp_stop(&p);
 
     /* Whole: every sample the recorder finished is there, no error. */
@@ -334,33 +346,16 @@ Test(history, killed_recorder_replays_as_printed_live)
     qp_cmd(&p, "rate y %d 300", QP_COUNT);
     qp_cmd(&p, "set x %d 1", QP_HIT);
     qp_cmd(&p, "set x %d 3", QP_HIT_BASE);
-    char log[PATH_MAX], live[PATH_MAX], out[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
+    char log[PATH_MAX], live[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
     snprintf(log, sizeof log, "%s/live.pcwlog", tu_root);
     snprintf(live, sizeof live, "%s/live.csv", tu_root);
     snprintf(out, sizeof out, "%s/out", tu_root);
     snprintf(err, sizeof err, "%s/err", tu_root);
-    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(e, 2);
-        execl(path, path, "\\Live(*)\\*", "-si", "0.02", "-f", "CSV", "-o", live, "--log", log,
-              (char *)NULL);
-        _exit(127);
-    }
-    uint64_t offs[1];
-    long long deadline = tu_now_ms() + 30000;
-    while (samples_in(log, offs, 0) < 12) {
-        cr_assert(tu_now_ms() < deadline, "the recorder wrote no 12 samples: %s", slurp(err));
-        pause_ms(10);
-    }
-    kill(pid, SIGKILL);
-    int st;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFSIGNALED(st));
+    record_then_kill((const char *[]){"\\Live(*)\\*", "-si", "0.02", "-f", "CSV", "-o", live,
+                                      "--log", log, NULL},
+                     log, err, 12);
     qp_stop(&p);
-    uint64_t samples = samples_in(log, offs, 0);
+    uint64_t samples = samples_in(log, NULL, 0);
     cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, "-f", "CSV", NULL}, out, err), 0, "%s",
                  slurp(err));
     char *a = slurp(live), *b = slurp(out);
