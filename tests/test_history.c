@@ -280,12 +280,13 @@ Test(history, sigkill_then_damage)
     record_then_kill((const char *[]){"\\Kill(x)\\Level", "\\Kill(x)\\Rate", "-si", "0.02", "-f",
                                       "BIN", "-o", log, NULL},
                      log, err, 8);
-    uint64_t offs[64];
+    uint64_t offs[4096];
     qp_stop(&p);
 
     /* Whole: every sample the recorder finished is there, no error. */
-    uint64_t total = samples_in(log, offs, 64);
+    uint64_t total = samples_in(log, offs, 4096);
     cr_assert_geq(total, 8);
+    cr_assert_leq(total, 4096, "offsets kept for 4096 samples only");
     const char *q_args[] = {log, "-q", NULL};
     cr_assert_eq(run_tool("pcwrelog", q_args, out, err), 0, "%s", slurp(err));
     char *listing = slurp(out);
