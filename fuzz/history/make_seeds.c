@@ -77,7 +77,7 @@ static void recorded(pcw_instance **in, pcw_registration *reg, const char *file)
     }
     char why[512];
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    recorder *r = fd >= 0 ? record_open(fd, file, cols, n, why, sizeof why) : NULL;
+    recorder *r = fd >= 0 ? record_open(fd, file, cols, n, 0, why, sizeof why) : NULL;
     if (!r || record_sample(r, q, why, sizeof why))
         die(why);
     for (uint64_t k = 1; k <= 12; k++) {

@@ -145,8 +145,10 @@ static int list(hist_reader *r, FILE *out, const char *file)
     }
     fputs("Log: ", out);
     put_name(out, file);
-    fprintf(out, "\nFormat: pcw log version %u, %llu blocks, %llu bytes read\n", HIST_VERSION,
-            (unsigned long long)hist_reader_blocks(r), (unsigned long long)hist_reader_offset(r));
+    uint64_t blocks = hist_reader_blocks(r);
+    fprintf(out, "\nFormat: pcw log version %u, %llu block%s, %llu bytes read\n", HIST_VERSION,
+            (unsigned long long)blocks, blocks == 1 ? "" : "s",
+            (unsigned long long)hist_reader_offset(r));
     typeperf_time(first_real, a, sizeof a);
     typeperf_time(last_real, b, sizeof b);
     if (samples)

@@ -61,6 +61,8 @@ static const char usage_text[] =
     "  -o,  --output FILE         write to FILE (default standard output)\n"
     "       --log LOG             also record the columns' raw samples to the pcw log\n"
     "                             LOG (with -f CSV or TSV; pcwrelog reads it)\n"
+    "       --flush [[hh:]mm:]ss  a log block spans this long at most (default 10 s;\n"
+    "                             0: every sample): what a killed recorder can lose\n"
     "  -y,  --yes                 overwrite FILE (and LOG) without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
     "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
@@ -242,6 +244,7 @@ static const char *value_of(int argc, char **argv, int *i, const char *eq)
 static int parse(int argc, char **argv, options *o)
 {
     o->interval = 1.0;
+    o->flush = -1;
     int only_paths = 0;
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];
@@ -308,6 +311,13 @@ static int parse(int argc, char **argv, options *o)
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
             o->output = v;
+        } else if (is(name, NULL, "--flush")) {
+            if (!(v = value_of(argc, argv, &i, eq)) ||
+                (strcmp(v, "0") != 0 && (o->flush = parse_interval(v)) <= 0))
+                return usage_error("bad flush time \"%s\" (expected [[hh:]mm:]ss, or 0)",
+                                   v ? v : "");
+            if (strcmp(v, "0") == 0)
+                o->flush = 0;
         } else if (is(name, NULL, "--log")) {
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
@@ -641,7 +651,9 @@ static int run(const options *o)
         if (fd < 0)
             snprintf(why, sizeof why, "%s: %s%s", name, strerror(errno),
                      errno == EEXIST ? " (use -y to overwrite it)" : "");
-        rec = fd >= 0 ? record_open(fd, name, cols, ncols, why, sizeof why) : NULL;
+        double flush = o->flush < 0 ? 10.0 : o->flush; /* docs/history.md */
+        rec = fd >= 0 ? record_open(fd, name, cols, ncols, (uint64_t)(flush * 1e9), why, sizeof why)
+                      : NULL;
         if (!rec || record_sample(rec, q, why, sizeof why) != 0) {
             fprintf(stderr, "pcwstat: %s\n", why);
             status = 1;

@@ -28,6 +28,7 @@ typedef struct options {
     int format;         /* FMT_* */
     const char *output; /* -o; NULL = stdout */
     const char *log;    /* --log: also record to this pcw log */
+    double flush;       /* --flush: seconds a log block spans (-1: default) */
     int yes;            /* -y */
     int query;          /* 1: -q, 2: -qx */
     const char *query_set;
@@ -66,11 +67,12 @@ static inline const char *show(char *buf, size_t cap, const char *s)
 
 typedef struct recorder recorder;
 /* Start a log on fd (the opened -o FILE; owned from now on, closed on
- * error) with one series per column; NULL with why on error. */
-recorder *record_open(int fd, const char *file, const column *cols, size_t n, char *why,
-                      size_t why_len);
-/* Log the last collection of q: one block, appended whole. 0, or -1 with
- * why (ENOSPC...: the log stays readable up to the previous sample). */
+ * error) with one series per column, a block appended whole once it spans
+ * flush_ns (0: every sample); NULL with why on error. */
+recorder *record_open(int fd, const char *file, const column *cols, size_t n, uint64_t flush_ns,
+                      char *why, size_t why_len);
+/* Log the last collection of q, appending the block if it is due. 0, or
+ * -1 with why (ENOSPC...: the log stays readable up to the last block). */
 int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len);
 /* Sync and close the log, and free r: 0 or -1 with why. */
 int record_finish(recorder *r, char *why, size_t why_len);

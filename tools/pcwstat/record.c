@@ -9,9 +9,12 @@
  * identity (provider, instance id, #n) with the counter type and scale: the
  * live query cooks a sample against the previous one of the same instance
  * only. A _Total or aggregate column logs the value the query computed
- * from its members, before the cap and scale. Every sample is one block,
- * appended whole (so a recorder killed at any moment loses at most the
- * sample it was writing); the log is synced as HIST_SYNC_DEFAULT says.
+ * from its members, before the cap and scale. Samples gather in a block
+ * that is appended whole once it spans `flush_ns` (pcwstat's --flush,
+ * default 10 s; 0: every sample is a block): a recorder killed at any
+ * moment loses at most the samples of that span, and more samples in a
+ * block are what lets the deltas and zstd make the log small. The log is
+ * synced as HIST_SYNC_DEFAULT says.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,8 @@ struct recorder {
     hist_series *last; /* per column: the identity last logged */
     unsigned char *known, *kind;
     hist_value *v;
+    uint64_t flush_ns;    /* a block spans this much time at most */
+    uint64_t block_start; /* the open block's first sample's time; 0: none */
 };
 
 void record_close(recorder *r)
@@ -50,8 +55,8 @@ static uint32_t kind_of(const column *c)
     return HIST_KIND_RAW;
 }
 
-recorder *record_open(int fd, const char *file, const column *cols, size_t n, char *why,
-                      size_t why_len)
+recorder *record_open(int fd, const char *file, const column *cols, size_t n, uint64_t flush_ns,
+                      char *why, size_t why_len)
 {
     recorder *r = calloc(1, sizeof *r);
     if (r) {
@@ -66,7 +71,7 @@ recorder *record_open(int fd, const char *file, const column *cols, size_t n, ch
         close(fd);
         return NULL;
     }
-    r->cols = cols, r->n = n;
+    r->cols = cols, r->n = n, r->flush_ns = flush_ns;
     if (hist_writer_open(&r->w, fd, file, NULL, why, why_len)) {
         record_close(r);
         return NULL;
@@ -135,10 +140,16 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
             }
         }
     }
-    if (hist_writer_sample(r->w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q), r->v, r->n)) {
+    uint64_t now = pcw_pdh_time_ns(q);
+    if (hist_writer_sample(r->w, now, pcw_pdh_realtime_ns(q), r->v, r->n)) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }
+    if (!r->block_start)
+        r->block_start = now;
+    if (now - r->block_start < r->flush_ns)
+        return 0;
+    r->block_start = 0;
     return hist_writer_flush(r->w, why, why_len);
 }
 
