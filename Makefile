@@ -93,6 +93,7 @@ HELPERS   = $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tes
 CXX_HELPERS = $(BUILD)/tests/helpers/cxx_provider17 $(BUILD)/tests/helpers/cxx_provider20 \
               $(BUILD)/tests/helpers/cxx_consumer
 SEG_SEEDS = $(BUILD)/fuzz/segment-seeds# the segment fuzzer's seeds (see fuzzing)
+HIST_SEEDS = $(BUILD)/fuzz/history-seeds# the log reader fuzzer's (tests/test_history checks them)
 
 .PHONY: all lib tools examples tests check check-asan check-tsan check-fuzz demo deps \
         install uninstall clean bench format
@@ -257,7 +258,7 @@ CRITERION_FLAGS ?= --jobs 2
 # Runs every test binary, then prints one closing line counting the tests
 # inside them: Criterion's "Synthesis" lines and conctest's "N tests passed".
 RUN_TESTS ?= $(TESTS)
-run-tests: $(RUN_TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp
+run-tests: $(RUN_TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp $(HIST_SEEDS)/.stamp
 	@set -o pipefail; log=$(BUILD)/tests.log; rm -f $$log; failed_bins=0; \
 	for t in $(RUN_TESTS); do \
 	  echo "== $$t"; \
@@ -383,7 +384,6 @@ $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 
 # The log reader's fuzzer (fuzz/history): seeds are real logs recorded at
 # build time by fuzz/history/make_seeds.c (pcwstat's recording sink).
-HIST_SEEDS = $(BUILD)/fuzz/history-seeds
 $(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HEADERS) \
     $(wildcard lib/history/*.h)
 	@mkdir -p $(dir $@)

@@ -547,3 +547,36 @@ Test(history, hostile_headers)
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -1);
     cr_assert(strstr(why, "sequence number 5, expected 0"), "%s", why);
 }
+
+/* The fuzzer's seeds (made at build time by fuzz/history/make_seeds.c,
+ * which make run-tests builds) are real logs that read to their clean end,
+ * cook, and between them hold a zstd block: a seed the reader refused at
+ * the header would let the fuzzer exercise nothing else. */
+Test(history, fuzz_seeds_are_whole_logs)
+{
+    const char *names[] = {"recorded.pcwlog", "compressed.pcwlog"};
+    int zstd = 0;
+    for (size_t i = 0; i < 2; i++) {
+        char path[PATH_MAX], why[512];
+        snprintf(path, sizeof path, "%s/fuzz/history-seeds/%s", build_dir(), names[i]);
+        size_t len = 0;
+        unsigned char *b = tu_read_file(path, 1 << 20, &len);
+        cr_assert(b && len > HIST_FILE_HEADER, "no seed %s (make %s/.stamp)", path, path);
+        for (size_t off = HIST_FILE_HEADER; off + HIST_BLOCK_HEADER <= len;
+             off += HIST_BLOCK_HEADER + hist_le32(b + off + 4))
+            zstd |= (hist_le32(b + off + 12) & HIST_BLOCK_ZSTD) != 0;
+        cr_assert_eq(read_all(b, len, why, sizeof why), 0, "%s: %s", names[i], why);
+        hist_reader *r;
+        cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0);
+        uint64_t mono, real, n = 0;
+        const hist_value *v;
+        size_t nv;
+        while (hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1)
+            n++;
+        cr_assert_geq(n, 10, "%s: %llu samples", names[i], (unsigned long long)n);
+        cr_assert_geq(hist_reader_series_count(r), 2);
+        hist_reader_close(r);
+        free(b);
+    }
+    cr_assert(zstd, "no seed holds a zstd block");
+}
