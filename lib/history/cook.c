@@ -24,5 +24,6 @@ int hist_cook(const hist_series *s, const hist_value *now, const hist_value *pre
         return now->raw.status;
     if (flags & PCW_FMT_RAW)
         return PCW_CSTATUS_NO_DATA;
+    /* (Logged capped: capping again is the identity.) */
     return pcwq_finish_percent(s->type, now->computed, s->scale, flags, value);
 }

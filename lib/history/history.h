@@ -12,9 +12,8 @@
  * identity: a new identity means the live query had no previous sample),
  * so that hist_cook computes exactly what the live query showed. A total
  * or aggregate instance is cooked by the query from its members, not from
- * its own raw sample: its series logs that value before the percentage cap
- * and the scale (HIST_KIND_COMPUTED), and hist_cook finishes it as the
- * query does.
+ * its own raw sample: its series logs that value, capped but not scaled
+ * (HIST_KIND_COMPUTED), and hist_cook finishes it as the query does.
  *
  * Not thread-safe: one writer or reader per thread.
  */
@@ -70,9 +69,13 @@ typedef struct hist_value {
     double computed; /* HIST_KIND_COMPUTED, when raw.status is VALID */
 } hist_value;
 
-/* The value of a series logged as `kind`: for a computed one, the value the
- * query gives with PCW_FMT_NOSCALE | PCW_FMT_NOCAP100 (hist_computed_flags). */
-#define HIST_COMPUTED_FLAGS (PCW_FMT_NOSCALE | PCW_FMT_NOCAP100)
+/* A computed series logs the value the query gives with these flags: the
+ * percentage x100 and its cap applied, the scale not. The rest of the
+ * query's last step (10^scale, x1000, the finiteness check) is exact to
+ * apply afterwards, the cap again changes nothing, and an infinite ratio
+ * capped to 100 stays 100 as live. PCW_FMT_NOCAP100 cannot be replayed
+ * (pcwstat has no such option): a replayed percentage total is capped. */
+#define HIST_COMPUTED_FLAGS PCW_FMT_NOSCALE
 
 /* ---- writing (write.c) ---------------------------------------------------- */
 

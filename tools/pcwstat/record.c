@@ -9,7 +9,7 @@
  * identity (provider, instance id, #n) with the counter type and scale: the
  * live query cooks a sample against the previous one of the same instance
  * only. A _Total or aggregate column logs the value the query computed
- * from its members, before the cap and scale. Samples gather in a block
+ * from its members, before the scale (HIST_COMPUTED_FLAGS). Samples gather in a block
  * that is appended whole once it spans `flush_ns` (pcwstat's --flush,
  * default 10 s; 0: every sample is a block): a recorder killed at any
  * moment loses at most the samples of that span, and more samples in a
