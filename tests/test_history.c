@@ -122,9 +122,12 @@ Test(history, replay_equals_live)
     recorder *rec = record_open(fd, log, cols, n, 0, why, sizeof why);
     cr_assert(rec, "%s", why);
     cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
-    FILE *csv = fopen(live, "w");
-    cr_assert(csv);
+    char live_tsv[PATH_MAX];
+    snprintf(live_tsv, sizeof live_tsv, "%s/live.tsv", tu_root);
+    FILE *csv = fopen(live, "w"), *tsv = fopen(live_tsv, "w");
+    cr_assert(csv && tsv);
     write_header(csv, FMT_CSV, cols, n);
+    write_header(tsv, FMT_TSV, cols, n);
     for (int s = 0; s < 24; s++) {
         if (s == 8) {
             /* "a" again under a new instance id, its Count far above the
@@ -146,9 +149,11 @@ Test(history, replay_equals_live)
         pause_ms(15);
         cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
         write_row(csv, FMT_CSV, pcw_pdh_realtime_ns(q), cols, n, 0);
+        write_row(tsv, FMT_TSV, pcw_pdh_realtime_ns(q), cols, n, PCW_FMT_NOSCALE);
         cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
     }
     cr_assert_eq(fclose(csv), 0);
+    cr_assert_eq(fclose(tsv), 0);
     cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
     qp_stop(&p1);
 
@@ -161,6 +166,13 @@ Test(history, replay_equals_live)
      * number and an empty field all appear. */
     cr_assert(strstr(a, ",\"\""), "no empty field:\n%s", a);
     cr_assert(strstr(a, "\"42.000000\""), "no Level:\n%s", a);
+    /* TSV, unscaled (pcwstat --no-scale), likewise. */
+    const char *targs[] = {log, "-f", "TSV", "--no-scale", NULL};
+    cr_assert_eq(run_tool("pcwrelog", targs, out, err), 0, "stderr: %s", slurp(err));
+    char *c = slurp(live_tsv), *d = slurp(out);
+    cr_assert_str_eq(d, c, "pcwrelog:\n%s\nlive:\n%s", d, c);
+    free(c);
+    free(d);
     free(a);
     free(b);
     for (size_t i = 0; i < n; i++)
