@@ -14,9 +14,16 @@
  *     reads whole; cut inside its last block, or with a byte flipped in a
  *     middle block, it reads up to that block and pcwrelog names its
  *     offset;
+ *   - the same with a real `pcwstat -f CSV --log LOG` killed with SIGKILL:
+ *     pcwrelog's CSV is a prefix of what it printed live;
+ *   - a new identity record restarts a series' rates, as live;
+ *   - blocks span --flush (one block for a short run, smaller than one
+ *     block per sample);
  *   - a full disk: pcwstat -o /dev/full fails with the reason; a writer that
  *     hits the file size limit mid-block leaves no partial block behind;
- *   - hostile headers and lengths are refused naming the offset.
+ *   - a block more compressible than a reader accepts is written plain;
+ *   - hostile headers and lengths are refused naming the offset; the
+ *     fuzzer's seeds are whole logs.
  *
  * The recorder's output file is the signal the SIGKILL test waits on (with
  * a deadline), never a sleep; the pauses between collections are the
