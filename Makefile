@@ -93,6 +93,7 @@ HELPERS   = $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tes
 CXX_HELPERS = $(BUILD)/tests/helpers/cxx_provider17 $(BUILD)/tests/helpers/cxx_provider20 \
               $(BUILD)/tests/helpers/cxx_consumer
 SEG_SEEDS = $(BUILD)/fuzz/segment-seeds# the segment fuzzer's seeds (see fuzzing)
+HIST_SEEDS = $(BUILD)/fuzz/history-seeds# the log reader fuzzer's (tests/test_history checks them)
 
 .PHONY: all lib tools examples tests check check-asan check-tsan check-fuzz demo deps \
         install uninstall clean bench format
@@ -149,6 +150,19 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COM
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
+# The counter log (lib/history, docs/history.md): linked into the tools that
+# write or read logs, not into libpcw (private until the query layer reads
+# logs itself); zstd compresses its blocks, zlib's crc32 checks them.
+HIST_SRC  = $(wildcard lib/history/*.c)
+HIST_OBJ  = $(HIST_SRC:%.c=$(BUILD)/%.o)
+HIST_LIBS = -lzstd -lz
+$(HIST_OBJ): $(wildcard lib/history/*.h)
+$(BUILD)/pcwstat $(BUILD)/pcwrelog: $(HIST_OBJ)
+TOOL_LIBS_pcwstat = $(HIST_LIBS)
+TOOL_LIBS_pcwrelog = $(HIST_LIBS)
+$(BUILD)/tests/test_history: $(HIST_OBJ)
+$(BUILD)/tests/test_history: TEST_LIBS += $(HIST_LIBS)
+$(BUILD)/tests/test_history: $(wildcard lib/history/*.h tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
@@ -271,7 +285,7 @@ CRITERION_FLAGS ?= --jobs 2
 # Runs every test binary, then prints one closing line counting the tests
 # inside them: Criterion's "Synthesis" lines and conctest's "N tests passed".
 RUN_TESTS ?= $(TESTS)
-run-tests: $(RUN_TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp
+run-tests: $(RUN_TESTS) $(HELPERS) $(CXX_HELPERS) tools examples $(SEG_SEEDS)/.stamp $(HIST_SEEDS)/.stamp
 	@set -o pipefail; log=$(BUILD)/tests.log; rm -f $$log; failed_bins=0; \
 	for t in $(RUN_TESTS); do \
 	  echo "== $$t"; \
@@ -398,12 +412,32 @@ $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 	$(BUILD)/fuzz/make_seeds $(SEG_SEEDS)
 	touch $@
 
-check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.stamp
-	@mkdir -p $(BUILD)/fuzz/corpus-segment $(BUILD)/fuzz/corpus-query
+# The log reader's fuzzer (fuzz/history): seeds are real logs recorded at
+# build time by fuzz/history/make_seeds.c (pcwstat's recording sink).
+$(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HEADERS) \
+    $(wildcard lib/history/*.h)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HIST_LIBS)
+
+$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HEADERS) $(HIST_OBJ) $(LIBPCW_A) \
+    $(wildcard tools/pcwstat/*.[ch])
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HIST_OBJ) $(LIBPCW_A) $(PROVIDER_LIBS) $(HIST_LIBS) -lm
+
+$(HIST_SEEDS)/.stamp: $(BUILD)/fuzz/make_history_seeds
+	rm -rf $(HIST_SEEDS) && mkdir -p $(HIST_SEEDS)
+	$(BUILD)/fuzz/make_history_seeds $(HIST_SEEDS)
+	touch $@
+
+check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.stamp \
+            $(BUILD)/fuzz/fuzz_history $(HIST_SEEDS)/.stamp
+	@mkdir -p $(BUILD)/fuzz/corpus-segment $(BUILD)/fuzz/corpus-query $(BUILD)/fuzz/corpus-history
 	$(BUILD)/fuzz/fuzz_segment -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
 	    -max_len=$(FUZZ_MAX_LEN) $(BUILD)/fuzz/corpus-segment $(SEG_SEEDS) fuzz/segment/regressions
 	$(BUILD)/fuzz/fuzz_query -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
 	    -dict=fuzz/query/path.dict $(BUILD)/fuzz/corpus-query
+	$(BUILD)/fuzz/fuzz_history -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
+	    -max_len=$(FUZZ_MAX_LEN) $(BUILD)/fuzz/corpus-history $(HIST_SEEDS)
 	$(MAKE) pcwgen-fuzz
 
 # ---- demo -----------------------------------------------------------------
@@ -418,7 +452,8 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev prometheus-cpp-dev \
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
-               golang-github-prometheus-client-model-dev
+               golang-github-prometheus-client-model-dev \
+               libzstd-dev
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

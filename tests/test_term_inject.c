@@ -160,6 +160,34 @@ Test(inject, pcwstat_error_message)
 /* ---- pcwtop -------------------------------------------------------------------- */
 
 /* The "Countersets:" and "Counterset:" lines and the sort column. */
+/* ---- pcwrelog: a log holds the names as recorded ----------------------------- */
+
+/* Record the hostile provider into a log (a file: no terminal), and return
+ * the shell command that shows it with pcwrelog's `opts`. */
+static const char *recorded(const char *opts)
+{
+    static char cmd[PATH_MAX + 64];
+    char log[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/evil.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/rec.out", tu_root);
+    snprintf(err, sizeof err, "%s/rec.err", tu_root);
+    const char *args[] = {"\\Evil*(*)\\*", "-sc", "2", "-si", "0.05", "-f", "BIN", "-o", log, NULL};
+    int st = tu_run_tool("pcwstat", args, out, err, 60000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "pcwstat -f BIN: %d", st);
+    snprintf(cmd, sizeof cmd, "pcwrelog %s %s", log, opts);
+    return cmd;
+}
+
+Test(inject, pcwrelog_csv)
+{
+    simple(recorded("-f CSV"), SEEN_SET);
+}
+
+Test(inject, pcwrelog_query)
+{
+    simple(recorded("-q"), SEEN_COUNTER);
+}
+
 Test(inject, pcwtop_batch)
 {
     char cmd[2048];

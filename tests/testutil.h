@@ -305,6 +305,52 @@ static inline int tu_write_file(const char *path, const void *data, size_t len, 
     return done == len ? 0 : -1;
 }
 
+/* A whole text file (at most max bytes) as a malloc'd NUL-terminated
+ * string, or NULL. */
+static inline char *tu_read_text(const char *path, size_t max)
+{
+    size_t len = 0;
+    unsigned char *b = tu_read_file(path, max, &len);
+    char *s = b ? realloc(b, len + 1) : NULL;
+    if (!s) {
+        free(b);
+        return NULL;
+    }
+    s[len] = 0;
+    return s;
+}
+
+/* Run the build's program TOOL ($PCW_BUILD/TOOL: pcwstat, pcwrelog...)
+ * with args (NULL-terminated), stdin /dev/null, stdout and stderr into the
+ * files out and err; wait at most timeout_ms (then SIGKILL). Returns the
+ * wait status, or -1. */
+static inline int tu_run_tool(const char *tool, const char *const *args, const char *out,
+                              const char *err, int timeout_ms)
+{
+    const char *build = getenv("PCW_BUILD");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", build && *build ? build : PCW_BUILD_DIR, tool);
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = path;
+    for (size_t i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int in = open("/dev/null", O_RDONLY);
+        dup2(in, 0), dup2(o, 1), dup2(e, 2);
+        execv(path, (char *const *)argv);
+        _exit(127);
+    }
+    tu_child c = {.pid = pid, .in = -1, .out = -1};
+    return tu_finish(&c, timeout_ms);
+}
+
 /* ---- counting allocations (ASan builds) ------------------------------- */
 
 #if defined(__SANITIZE_ADDRESS__)

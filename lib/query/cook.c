@@ -132,11 +132,16 @@ int pcw_cook_needs_two(uint32_t type)
 /* After the formula: percent, cap, scale, x1000, finiteness. */
 int pcwq_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
 {
-    if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT) {
+    if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
         v *= 100.0;
-        if (!(flags & PCW_FMT_NOCAP100) && v > 100.0)
-            v = 100.0;
-    }
+    return pcwq_finish_percent(type, v, scale, flags, value);
+}
+
+int pcwq_finish_percent(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
+{
+    if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT && !(flags & PCW_FMT_NOCAP100) &&
+        v > 100.0)
+        v = 100.0;
     if (!(flags & PCW_FMT_NOSCALE) && scale != 0)
         v *= pcwq_pow10(scale);
     if (flags & PCW_FMT_1000)

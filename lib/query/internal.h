@@ -69,6 +69,9 @@ double pcwq_pow10(int32_t e);
 int pcwq_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part, double *whole);
 /* pcw_cook's last step: x100 and cap for a percentage, 10^scale, x1000. */
 int pcwq_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value);
+/* pcwq_finish after its x100: the cap, 10^scale, x1000 (a logged total's
+ * value, lib/history/cook.c, is finished with it). */
+int pcwq_finish_percent(uint32_t type, double v, int32_t scale, unsigned flags, double *value);
 
 /* Where a sample's denominator ("second") comes from. */
 enum {

@@ -55,10 +55,15 @@ static const char usage_text[] =
     "  -si, --interval [[hh:]mm:]ss  time between samples (default 1 s; ss may have\n"
     "                             a fraction)\n"
     "  -sc, --samples N           stop after N samples (default: until Ctrl-C)\n"
-    "  -f,  --format CSV|TSV|JSON output format (default CSV; JSON: one object per\n"
-    "                             sample per line)\n"
+    "  -f,  --format CSV|TSV|JSON|BIN  output format (default CSV; JSON: one object\n"
+    "                             per sample per line; BIN: a pcw log of the raw\n"
+    "                             samples, needs -o; read it with pcwrelog)\n"
     "  -o,  --output FILE         write to FILE (default standard output)\n"
-    "  -y,  --yes                 overwrite FILE without asking\n"
+    "       --log LOG             also record the columns' raw samples to the pcw log\n"
+    "                             LOG (with -f CSV or TSV; pcwrelog reads it)\n"
+    "       --flush [[hh:]mm:]ss  a log block spans this long at most (default 10 s;\n"
+    "                             0: every sample): what a killed recorder can lose\n"
+    "  -y,  --yes                 overwrite FILE (and LOG) without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
     "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
     "  -a,  --advanced            wildcards and -q/-qx include advanced counters\n"
@@ -241,6 +246,7 @@ static const char *value_of(int argc, char **argv, int *i, const char *eq)
 static int parse(int argc, char **argv, options *o)
 {
     o->interval = 1.0;
+    o->flush = -1;
     int only_paths = 0;
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];
@@ -295,16 +301,29 @@ static int parse(int argc, char **argv, options *o)
                 o->format = FMT_TSV;
             else if (strcasecmp(v, "json") == 0)
                 o->format = FMT_JSON;
-            else if (strcasecmp(v, "bin") == 0 || strcasecmp(v, "sql") == 0)
+            else if (strcasecmp(v, "bin") == 0)
+                o->format = FMT_BIN;
+            else if (strcasecmp(v, "sql") == 0)
                 return usage_error("format %s is typeperf's, not supported by pcwstat (CSV, "
-                                   "TSV or JSON)",
+                                   "TSV, JSON or BIN)",
                                    v);
             else
-                return usage_error("unknown format \"%s\" (CSV, TSV or JSON)", v);
+                return usage_error("unknown format \"%s\" (CSV, TSV, JSON or BIN)", v);
         } else if (is(name, "-o", "--output")) {
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
             o->output = v;
+        } else if (is(name, NULL, "--flush")) {
+            if (!(v = value_of(argc, argv, &i, eq)) ||
+                (strcmp(v, "0") != 0 && (o->flush = parse_interval(v)) <= 0))
+                return usage_error("bad flush time \"%s\" (expected [[hh:]mm:]ss, or 0)",
+                                   v ? v : "");
+            if (strcmp(v, "0") == 0)
+                o->flush = 0;
+        } else if (is(name, NULL, "--log")) {
+            if (!(v = value_of(argc, argv, &i, eq)))
+                return usage_error("%s needs a file name", name);
+            o->log = v;
         } else if (is(name, "-y", "--yes")) {
             o->yes = 1;
         } else if (is(name, "-q", "--query") || is(name, "-qx", "--query-instances")) {
@@ -330,6 +349,11 @@ static int parse(int argc, char **argv, options *o)
     }
     if (!o->query && !o->npaths)
         return usage_error("%s", "no counter path given (PATH... or -cf FILE)");
+    if (o->format == FMT_BIN && !o->query && !o->output)
+        return usage_error("%s", "-f BIN writes a log file: give it with -o FILE");
+    if (o->log && (o->format == FMT_JSON || o->format == FMT_BIN))
+        return usage_error("%s",
+                           "--log records the columns of -f CSV or TSV (-f BIN is the log alone)");
     return 0;
 }
 
@@ -653,8 +677,33 @@ static int run(const options *o)
     if (!out && status == 0)
         status = 1;
     unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
+    recorder *rec = NULL;
+    char why[1024];
+    if (status == 0 && (o->format == FMT_BIN || o->log)) {
+        /* The log starts with the priming sample: pcwrelog cooks the first
+         * row's rates from it, as the live CSV did. -f BIN logs into -o's
+         * file; --log into a file of its own, created new (or truncated
+         * with -y), never through a symbolic link. */
+        int fd =
+            o->format == FMT_BIN
+                ? dup(fileno(out))
+                : open(o->log,
+                       O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (o->yes ? O_TRUNC : O_EXCL),
+                       0666);
+        const char *name = o->format == FMT_BIN ? o->output : o->log;
+        if (fd < 0)
+            snprintf(why, sizeof why, "%s: %s%s", name, strerror(errno),
+                     errno == EEXIST ? " (use -y to overwrite it)" : "");
+        double flush = o->flush < 0 ? 10.0 : o->flush; /* docs/history.md */
+        rec = fd >= 0 ? record_open(fd, name, cols, ncols, (uint64_t)(flush * 1e9), why, sizeof why)
+                      : NULL;
+        if (!rec || record_sample(rec, q, why, sizeof why) != 0) {
+            fprintf(stderr, "pcwstat: %s\n", why);
+            status = 1;
+        }
+    }
     if (status == 0) {
-        if (o->format != FMT_JSON)
+        if (o->format == FMT_CSV || o->format == FMT_TSV)
             write_header(out, o->format, cols, ncols);
         fflush(out);
         uint64_t step = (uint64_t)(o->interval * 1e9), deadline = mono_ns() + step;
@@ -677,7 +726,13 @@ static int run(const options *o)
             } else {
                 for (size_t i = 0; i < ncols; i++)
                     explain(&told, cols[i].h, 0);
-                write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
+                if (o->format != FMT_BIN)
+                    write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
+                if (rec && record_sample(rec, q, why, sizeof why) != 0) {
+                    fprintf(stderr, "pcwstat: %s\n", why);
+                    status = 1;
+                    break;
+                }
                 for (size_t i = 0; i < o->npaths; i++)
                     (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
                 nm_sample_end(&known, stderr);
@@ -689,6 +744,10 @@ static int run(const options *o)
                 break;
             }
         }
+    }
+    if (rec && record_finish(rec, why, sizeof why) != 0) {
+        fprintf(stderr, "pcwstat: %s\n", why);
+        status = 1;
     }
     if (out && out != stdout && fclose(out) != 0) {
         fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));

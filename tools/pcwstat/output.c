@@ -14,7 +14,8 @@
  * JSON: one object per sample per line (docs/query.md shows it), strings
  * escaped by the tools' one JSON escape (tools/common/escape.h).
  *
- * Names are never written raw to a terminal: see quoted().
+ * Names are never written raw to a terminal: see typeperf_field()
+ * (tools/common/typeperf.h, shared with pcwrelog).
  */
 #define _GNU_SOURCE 1
 #include <string.h>
@@ -23,48 +24,17 @@
 #include <pcw/name.h>
 
 #include "../common/container.h"
+#include "../common/typeperf.h"
 #include "pcwstat.h"
-
-void format_time(uint64_t realtime_ns, char *buf, size_t len)
-{
-    time_t secs = (time_t)(realtime_ns / 1000000000ull);
-    unsigned ms = (unsigned)(realtime_ns % 1000000000ull / 1000000ull);
-    struct tm tm;
-    localtime_r(&secs, &tm);
-    snprintf(buf, len, "%02d/%02d/%04d %02d:%02d:%02d.%03u", tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
-}
-
-/* A field in double quotes (a quote inside doubled). On a terminal, its
- * control characters are escaped visibly as well (tools/common/escape.h;
- * '\' kept, it separates a path's parts): names come from providers. Into
- * a file or a pipe the CSV quoting alone, so the file has the names as
- * they are. */
-static void quoted(FILE *f, const char *s, int tty)
-{
-    fputc('"', f);
-    for (const char *q; *s; s = q) {
-        q = s + strcspn(s, "\"");
-        if (tty)
-            esc_put(f, s, (size_t)(q - s), ESC_BACKSLASH_LITERAL);
-        else
-            fwrite(s, 1, (size_t)(q - s), f);
-        if (*q == '"') {
-            fputs("\"\"", f);
-            q++;
-        }
-    }
-    fputc('"', f);
-}
 
 void write_header(FILE *f, int format, const column *cols, size_t n)
 {
     char sep = format == FMT_TSV ? '\t' : ',';
     int tty = esc_is_tty(f);
-    quoted(f, format == FMT_TSV ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)", tty);
+    typeperf_field(f, format == FMT_TSV ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)", tty);
     for (size_t i = 0; i < n; i++) {
         fputc(sep, f);
-        quoted(f, cols[i].path, tty);
+        typeperf_field(f, cols[i].path, tty);
     }
     fputc('\n', f);
 }
@@ -81,16 +51,15 @@ void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, si
                unsigned fmt_flags)
 {
     char sep = format == FMT_TSV ? '\t' : ',', ts[64];
-    format_time(realtime_ns, ts, sizeof ts);
-    quoted(f, ts, 0);
+    typeperf_time(realtime_ns, ts, sizeof ts);
+    typeperf_field(f, ts, 0);
     for (size_t i = 0; i < n; i++) {
         fputc(sep, f);
         pcw_pdh_value v;
-        if (pcw_pdh_value_count(cols[i].h) > 0 &&
-            pcw_pdh_get_value(cols[i].h, 0, fmt_flags, &v) == PCW_OK && has_number(v.status))
-            fprintf(f, "\"%.6f\"", v.value);
-        else
-            fputs("\"\"", f);
+        int valid = pcw_pdh_value_count(cols[i].h) > 0 &&
+                    pcw_pdh_get_value(cols[i].h, 0, fmt_flags, &v) == PCW_OK &&
+                    has_number(v.status);
+        typeperf_value(f, valid, valid ? v.value : 0.0);
     }
     fputc('\n', f);
 }

@@ -11,10 +11,12 @@
 
 #include <pcw/query.h>
 
+#include "../../lib/history/history.h"
+
 #include "../common/escape.h"
 #include "../common/grow.h"
 
-enum { FMT_CSV, FMT_TSV, FMT_JSON };
+enum { FMT_CSV, FMT_TSV, FMT_JSON, FMT_BIN };
 
 typedef struct options {
     const char **paths; /* counter paths, from the command line and -cf */
@@ -25,6 +27,8 @@ typedef struct options {
     long samples;       /* -sc; 0 = until Ctrl-C */
     int format;         /* FMT_* */
     const char *output; /* -o; NULL = stdout */
+    const char *log;    /* --log: also record to this pcw log */
+    double flush;       /* --flush: seconds a log block spans (-1: default) */
     int yes;            /* -y */
     int query;          /* 1: -q, 2: -qx */
     const char *query_set;
@@ -43,8 +47,6 @@ typedef struct column {
     pcw_pdh_counter *h;
 } column;
 
-/* "MM/dd/yyyy HH:mm:ss.fff" in local time, as typeperf writes it. */
-void format_time(uint64_t realtime_ns, char *buf, size_t len);
 /* Header and rows. */
 void write_header(FILE *f, int format, const column *cols, size_t n);
 void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
@@ -63,6 +65,21 @@ static inline const char *show(char *buf, size_t cap, const char *s)
 {
     return esc_str(buf, cap, s, ESC_BACKSLASH_LITERAL);
 }
+
+/* ---- record.c: -f BIN, the columns' raw samples into a pcw log ---------- */
+
+typedef struct recorder recorder;
+/* Start a log on fd (the opened -o FILE; owned from now on, closed on
+ * error) with one series per column, a block appended whole once it spans
+ * flush_ns (0: every sample); NULL with why on error. */
+recorder *record_open(int fd, const char *file, const column *cols, size_t n, uint64_t flush_ns,
+                      char *why, size_t why_len);
+/* Log the last collection of q, appending the block if it is due. 0, or
+ * -1 with why (ENOSPC...: the log stays readable up to the last block). */
+int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len);
+/* Sync and close the log, and free r: 0 or -1 with why. */
+int record_finish(recorder *r, char *why, size_t why_len);
+void record_close(recorder *r);
 
 /* ---- newmatch.c: matches that appear after the start ---------------- */
 

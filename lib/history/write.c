@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/history/write.c - appending to a pcw log (docs/history.md).
+ *
+ * Records gather in the open block's payload; hist_writer_flush compresses
+ * it (zstd, kept only when smaller), puts the header with its CRC in front
+ * and appends the whole block with write(). A block that could not be
+ * written whole (ENOSPC, EIO...) is cut off again with ftruncate, and even
+ * if that fails its CRC and length keep a reader from counting it: the
+ * log stays readable up to the last good block.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "codec.h"
+#include "history.h"
+
+struct hist_writer {
+    int fd;
+    int failed;
+    char *file;
+    unsigned char *buf; /* the open block's payload */
+    size_t len, cap;
+    unsigned char *out; /* header + stored payload */
+    size_t out_cap;
+    uint64_t seq, end; /* next block's sequence number; offset past the last good block */
+    hist_sync_policy policy;
+    uint32_t unsynced;
+    uint64_t synced_ns;
+    hist_prev *prev;     /* per series */
+    unsigned char *kind; /* per series: HIST_KIND_* */
+    uint32_t nseries;
+    hist_tstate t;
+};
+
+static uint64_t mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Room for `more` bytes in the payload. */
+static int reserve(hist_writer *w, size_t more)
+{
+    if (w->failed)
+        return -1;
+    if (w->len + more <= w->cap)
+        return 0;
+    size_t cap = w->cap ? w->cap : 4096;
+    while (cap < w->len + more)
+        cap *= 2;
+    unsigned char *b = realloc(w->buf, cap);
+    if (!b)
+        return -1;
+    w->buf = b, w->cap = cap;
+    return 0;
+}
+
+static void put_varint(hist_writer *w, uint64_t v)
+{
+    w->len += hist_put_varint(w->buf + w->len, v);
+}
+
+/* Write all of buf at the end of the log, or cut the file back to it. */
+static int append(hist_writer *w, const unsigned char *buf, size_t len, char *why, size_t why_len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t r = write(w->fd, buf + done, len - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : EIO;
+            /* Nothing of this block counts: cut it off (a reader would stop
+             * at its bad length or CRC anyway). */
+            if (ftruncate(w->fd, (off_t)w->end) == 0)
+                (void)lseek(w->fd, (off_t)w->end, SEEK_SET);
+            w->failed = 1;
+            return hist_fail(why, why_len,
+                             "%s: %s (the log is complete up to byte %llu, %llu blocks)", w->file,
+                             strerror(e), (unsigned long long)w->end, (unsigned long long)w->seq);
+        }
+        done += (size_t)r;
+    }
+    w->end += len;
+    return 0;
+}
+
+int hist_writer_open(hist_writer **out, int fd, const char *name, const hist_sync_policy *policy,
+                     char *why, size_t why_len)
+{
+    *out = NULL;
+    hist_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->file = strdup(name))) {
+        free(w);
+        close(fd);
+        return hist_fail(why, why_len, "out of memory");
+    }
+    hist_sync_policy def = HIST_SYNC_DEFAULT;
+    w->policy = policy ? *policy : def;
+    w->fd = fd;
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    w->end = at > 0 ? (uint64_t)at : 0;
+    unsigned char h[HIST_FILE_HEADER];
+    memcpy(h, HIST_MAGIC, 8);
+    hist_put_le32(h + 8, HIST_VERSION);
+    hist_put_le32(h + 12, 0);
+    if (append(w, h, sizeof h, why, why_len)) {
+        close(w->fd);
+        free(w->file);
+        free(w);
+        return -1;
+    }
+    w->synced_ns = mono_now();
+    *out = w;
+    return 0;
+}
+
+int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t kind)
+{
+    size_t plen = strlen(path);
+    if (id != w->nseries || id >= HIST_MAX_SERIES || plen > HIST_MAX_STRING ||
+        kind > HIST_KIND_COMPUTED)
+        return -1;
+    hist_prev *p = realloc(w->prev, (size_t)(id + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    w->prev = p;
+    memset(&p[id], 0, sizeof p[id]);
+    unsigned char *k = realloc(w->kind, (size_t)id + 1);
+    if (!k)
+        return -1;
+    w->kind = k;
+    k[id] = (unsigned char)kind;
+    if (reserve(w, 40 + plen))
+        return -1;
+    put_varint(w, HIST_REC_SERIES);
+    put_varint(w, id);
+    put_varint(w, kind);
+    put_varint(w, plen);
+    memcpy(w->buf + w->len, path, plen);
+    w->len += plen;
+    w->nseries++;
+    return 0;
+}
+
+int hist_writer_ident(hist_writer *w, uint32_t id, const hist_series *s)
+{
+    if (id >= w->nseries || reserve(w, 80))
+        return -1;
+    put_varint(w, HIST_REC_IDENT);
+    put_varint(w, id);
+    put_varint(w, s->type);
+    put_varint(w, hist_zigzag(s->scale));
+    put_varint(w, s->provider_id);
+    put_varint(w, s->instance_id);
+    put_varint(w, hist_zigzag(s->pid));
+    put_varint(w, s->dup_index);
+    return 0;
+}
+
+int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const hist_value *v,
+                       size_t n)
+{
+    /* (At most 64 bytes a value: a status and five 10-byte varints.) */
+    if (n > w->nseries || reserve(w, 40 + n * 64))
+        return -1;
+    put_varint(w, HIST_REC_SAMPLE);
+    hist_tstate *t = &w->t;
+    int64_t off = (int64_t)(real_ns - mono_ns);
+    if (t->n == 0) {
+        put_varint(w, mono_ns);
+        put_varint(w, hist_zigzag(off));
+        t->mono_delta = 0;
+    } else {
+        int64_t d = (int64_t)(mono_ns - t->mono);
+        put_varint(w, hist_zigzag(d - t->mono_delta));
+        put_varint(w, hist_zigzag(off - t->real_offset));
+        t->mono_delta = d;
+    }
+    t->n++, t->mono = mono_ns, t->real_offset = off;
+    put_varint(w, n);
+    for (size_t i = 0; i < n; i++) {
+        const pcw_raw *r = &v[i].raw;
+        hist_prev *p = &w->prev[i];
+        put_varint(w, (uint64_t)(uint32_t)r->status);
+        if (r->status != PCW_CSTATUS_VALID)
+            continue;
+        /* A raw series' fields as deltas (counts and times grow slowly); a
+         * computed value as the XOR of its bits with the previous (Gorilla:
+         * a value that stays is one byte). */
+        if (w->kind[i] == HIST_KIND_COMPUTED) {
+            uint64_t bits;
+            memcpy(&bits, &v[i].computed, sizeof bits);
+            put_varint(w, bits ^ p->f[0]);
+            p->f[0] = bits;
+            continue;
+        }
+        uint64_t f[5] = {r->first, r->second, r->multi, r->freq, r->time_ns};
+        for (int k = 0; k < 5; k++) {
+            put_varint(w, hist_zigzag((int64_t)(f[k] - p->f[k])));
+            p->f[k] = f[k];
+        }
+    }
+    return 0;
+}
+
+int hist_writer_flush(hist_writer *w, char *why, size_t why_len)
+{
+    if (w->failed)
+        return hist_fail(why, why_len, "%s: an earlier write failed", w->file);
+    if (w->len == 0)
+        return 0;
+    if (w->len > HIST_BLOCK_MAX_RAW) { /* a reader would refuse it */
+        w->failed = 1;
+        return hist_fail(why, why_len,
+                         "%s: a block of %zu bytes is more than a log block may hold (%u bytes): "
+                         "too many series in one sample",
+                         w->file, w->len, HIST_BLOCK_MAX_RAW);
+    }
+    size_t bound = ZSTD_compressBound(w->len), need = HIST_BLOCK_HEADER + bound;
+    if (need > w->out_cap) {
+        unsigned char *o = realloc(w->out, need);
+        if (!o)
+            return hist_fail(why, why_len, "out of memory");
+        w->out = o, w->out_cap = need;
+    }
+    unsigned char *h = w->out, *payload = w->out + HIST_BLOCK_HEADER;
+    uint32_t flags = 0;
+    size_t stored = ZSTD_compress(payload, bound, w->buf, w->len, 3);
+    /* Stored as it is when compression does not help, or helps more than a
+     * reader accepts (HIST_MAX_RATIO: it bounds a reader's work per byte). */
+    if (ZSTD_isError(stored) || stored >= w->len ||
+        (uint64_t)w->len > (uint64_t)stored * HIST_MAX_RATIO + 65536) {
+        memcpy(payload, w->buf, w->len);
+        stored = w->len;
+    } else {
+        flags |= HIST_BLOCK_ZSTD;
+    }
+    hist_put_le32(h, HIST_BLOCK_MAGIC);
+    hist_put_le32(h + 4, (uint32_t)stored);
+    hist_put_le32(h + 8, (uint32_t)w->len);
+    hist_put_le32(h + 12, flags);
+    hist_put_le64(h + 16, w->seq);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
+    crc = crc32(crc, payload, (uInt)stored);
+    hist_put_le32(h + 24, (uint32_t)crc);
+    hist_put_le32(h + 28, 0);
+    if (append(w, h, HIST_BLOCK_HEADER + stored, why, why_len))
+        return -1;
+    w->seq++;
+    w->len = 0;
+    /* The next block decodes on its own: deltas start again from zero. */
+    if (w->nseries)
+        memset(w->prev, 0, (size_t)w->nseries * sizeof *w->prev);
+    memset(&w->t, 0, sizeof w->t);
+    uint64_t now = mono_now();
+    if ((w->policy.sync_blocks && ++w->unsynced >= w->policy.sync_blocks) ||
+        (w->policy.sync_ns && now - w->synced_ns >= w->policy.sync_ns)) {
+        if (fdatasync(w->fd) != 0 && errno != EINVAL) {
+            w->failed = 1;
+            return hist_fail(why, why_len, "%s: fdatasync: %s", w->file, strerror(errno));
+        }
+        w->unsynced = 0, w->synced_ns = now;
+    }
+    return 0;
+}
+
+int hist_writer_close(hist_writer *w, char *why, size_t why_len)
+{
+    if (!w)
+        return 0;
+    int rc = hist_writer_flush(w, why, why_len);
+    if (rc == 0 && fdatasync(w->fd) != 0 && errno != EINVAL)
+        rc = hist_fail(why, why_len, "%s: fdatasync: %s", w->file, strerror(errno));
+    if (close(w->fd) != 0 && rc == 0)
+        rc = hist_fail(why, why_len, "%s: %s", w->file, strerror(errno));
+    free(w->file);
+    free(w->buf);
+    free(w->out);
+    free(w->prev);
+    free(w->kind);
+    free(w);
+    return rc;
+}
+
+uint64_t hist_writer_blocks(const hist_writer *w)
+{
+    return w->seq;
+}

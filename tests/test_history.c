@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_history.c - the pcw log (lib/history, docs/history.md),
+ * `pcwstat -f BIN` and pcwrelog:
+ *
+ *   - replay equals live: pcwstat's own column and recording code (compiled
+ *     in) collects a real provider, writing typeperf's CSV with pcwstat's
+ *     write_row and the log with record_sample from the same collections,
+ *     across rates, a fraction, a _Total, an instance closed and created
+ *     again (a new identity: the live rate starts over) and a second
+ *     provider that crashes; `pcwrelog LOG -f CSV` (a real process) must
+ *     print the same bytes;
+ *   - a real `pcwstat -f BIN -o LOG` killed with SIGKILL leaves a log that
+ *     reads whole; cut inside its last block, or with a byte flipped in a
+ *     middle block, it reads up to that block and pcwrelog names its
+ *     offset;
+ *   - the same with a real `pcwstat -f CSV --log LOG` killed with SIGKILL:
+ *     pcwrelog's CSV is a prefix of what it printed live;
+ *   - a new identity record restarts a series' rates, as live;
+ *   - blocks span --flush (one block for a short run, smaller than one
+ *     block per sample);
+ *   - a full disk: pcwstat -o /dev/full fails with the reason; a writer that
+ *     hits the file size limit mid-block leaves no partial block behind;
+ *   - a block more compressible than a reader accepts is written plain;
+ *   - hostile headers and lengths are refused naming the offset; the
+ *     fuzzer's seeds are whole logs.
+ *
+ * The recorder's output file is the signal the SIGKILL test waits on (with
+ * a deadline), never a sleep; the pauses between collections are the
+ * sampling interval, not synchronisation.
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <sys/resource.h>
+
+#include "pcw/query.h"
+#include "query_provider.h"
+
+#include "../lib/history/codec.h"
+/* Compiled in: pcwstat's CSV writer and its recording sink. */
+#include "../tools/common/escape.c"
+#include "../tools/common/grow.c"
+#include "../tools/common/typeperf.c"
+#include "../tools/pcwstat/output.c"
+#include "../tools/pcwstat/record.c"
+
+TestSuite(history, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
+
+static const char *build_dir(void)
+{
+    const char *b = getenv("PCW_BUILD");
+    return b && *b ? b : PCW_BUILD_DIR;
+}
+
+/* Run build/TOOL to its end (a minute at most); its exit status. */
+static int run_tool(const char *tool, const char *const *args, const char *out, const char *err)
+{
+    int st = tu_run_tool(tool, args, out, err, 60000);
+    cr_assert(st >= 0 && WIFEXITED(st), "%s did not exit by itself (status %d)", tool, st);
+    return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *path)
+{
+    char *s = tu_read_text(path, 1 << 24);
+    cr_assert(s, "cannot read %s", path);
+    return s;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL); /* the sampling interval, not synchronisation */
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* ---- replay equals live ----------------------------------------------------- */
+
+Test(history, replay_equals_live)
+{
+    tu_child p1, p2;
+    qp_start(&p1, "Hist", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&p2, "Hist", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p1, "create a");
+    qp_cmd(&p1, "create b");
+    qp_cmd(&p2, "create c");
+    qp_cmd(&p1, "rate a %d 1000", QP_RATE);
+    qp_cmd(&p1, "rate b %d 250", QP_RATE);
+    qp_cmd(&p1, "rate a %d 5000", QP_COUNT);
+    qp_cmd(&p2, "rate c %d 777", QP_RATE);
+    qp_cmd(&p1, "set a %d 7", QP_HIT);
+    qp_cmd(&p1, "set a %d 9", QP_HIT_BASE);
+    qp_cmd(&p1, "set b %d 42", QP_LEVEL);
+    qp_cmd(&p2, "set c %d 5", QP_PEAK);
+
+    /* As pcwstat's run(): the user's path, the priming collection, one
+     * handle per concrete path, the log's first (priming) sample. */
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *user;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Hist(*)\\*", &user, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    size_t n = pcw_pdh_value_count(user);
+    cr_assert_geq(n, 4 * 7, "values: %zu", n);
+    column *cols = calloc(n, sizeof *cols);
+    for (size_t i = 0; i < n; i++) {
+        char bare[4096], full[4096];
+        pcw_pdh_value_path(user, i, 0, bare, sizeof bare);
+        pcw_pdh_value_path(user, i, 1, full, sizeof full);
+        cr_assert_eq(pcw_pdh_add_counter(q, bare, &cols[i].h, NULL), PCW_OK, "%s", bare);
+        cols[i].path = strdup(full);
+    }
+    pcw_pdh_remove_counter(q, user);
+    char log[PATH_MAX], live[PATH_MAX], out[PATH_MAX], err[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/rec.pcwlog", tu_root);
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(out, sizeof out, "%s/relog.csv", tu_root);
+    snprintf(err, sizeof err, "%s/relog.err", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    cr_assert_geq(fd, 0);
+    recorder *rec = record_open(fd, log, cols, n, 0, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    char live_tsv[PATH_MAX];
+    snprintf(live_tsv, sizeof live_tsv, "%s/live.tsv", tu_root);
+    FILE *csv = fopen(live, "w"), *tsv = fopen(live_tsv, "w");
+    cr_assert(csv && tsv);
+    write_header(csv, FMT_CSV, cols, n);
+    write_header(tsv, FMT_TSV, cols, n);
+    for (int s = 0; s < 24; s++) {
+        if (s == 8) {
+            /* "a" again under a new instance id, its Count far above the
+             * old one's: a new identity, whose first rate is no number
+             * live (not a rate against the old instance's count). */
+            qp_cmd(&p1, "close a");
+            qp_cmd(&p1, "create tmp");
+            qp_cmd(&p1, "create a");
+            qp_cmd(&p1, "close tmp");
+            qp_cmd(&p1, "set a %d 4000000000", QP_COUNT);
+            qp_cmd(&p1, "rate a %d 3000", QP_RATE);
+        }
+        if (s == 12)
+            qp_cmd(&p1, "set a %d 0", QP_HIT_BASE); /* a zero base: no value */
+        if (s == 16) {                              /* a crashed provider: its columns go empty */
+            tu_send(&p2, "crash");
+            tu_finish(&p2, 10000);
+        }
+        pause_ms(15);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        write_row(csv, FMT_CSV, pcw_pdh_realtime_ns(q), cols, n, 0);
+        write_row(tsv, FMT_TSV, pcw_pdh_realtime_ns(q), cols, n, PCW_FMT_NOSCALE);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(fclose(csv), 0);
+    cr_assert_eq(fclose(tsv), 0);
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    qp_stop(&p1);
+
+    const char *args[] = {log, "-f", "CSV", NULL};
+    cr_assert_eq(run_tool("pcwrelog", args, out, err), 0, "stderr: %s", slurp(err));
+    char *a = slurp(live), *b = slurp(out);
+    cr_assert_eq(count_lines(a), 25);
+    cr_assert_str_eq(b, a, "pcwrelog:\n%s\nlive:\n%s", b, a);
+    /* The scenario did reach the values it means to compare: a rate, a
+     * number and an empty field all appear. */
+    cr_assert(strstr(a, ",\"\""), "no empty field:\n%s", a);
+    cr_assert(strstr(a, "\"42.000000\""), "no Level:\n%s", a);
+    /* TSV, unscaled (pcwstat --no-scale), likewise. */
+    const char *targs[] = {log, "-f", "TSV", "--no-scale", NULL};
+    cr_assert_eq(run_tool("pcwrelog", targs, out, err), 0, "stderr: %s", slurp(err));
+    char *c = slurp(live_tsv), *d = slurp(out);
+    cr_assert_str_eq(d, c, "pcwrelog:\n%s\nlive:\n%s", d, c);
+    free(c);
+    free(d);
+    free(a);
+    free(b);
+    for (size_t i = 0; i < n; i++)
+        free(cols[i].path);
+    free(cols);
+    pcw_pdh_close(q);
+}
+
+/* A series whose instance changed identity (a provider restarted, an id
+ * that now names another instance) has no previous sample: its first rate
+ * is no number, as live (PCW_CSTATUS_NEW_DATA_NEEDED), not a rate against
+ * the old instance's count. The recorder logs the change as an identity
+ * record; pcwrelog must honour it. */
+Test(history, new_identity_restarts_rates)
+{
+    char log[PATH_MAX], out[PATH_MAX], err[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/ident.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    uint64_t firsts[4] = {100, 300, 5000, 5400};
+    for (int i = 0; i < 4; i++) {
+        if (i == 0 || i == 2) {
+            id.instance_id = (uint32_t)i + 1;
+            cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+        }
+        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                .first = firsts[i],
+                                .second = (uint64_t)(i + 1) * 1000000000u,
+                                .freq = 1000000000u}};
+        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+                     0);
+        cr_assert_eq(hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, NULL}, out, err), 0, "%s", slurp(err));
+    char *csv = slurp(out);
+    const char *row = strchr(csv, '\n') + 1;
+    /* rows: 200/s; none (new instance); 400/s */
+    cr_assert(strstr(row, ",\"200.000000\"\n"), "%s", csv);
+    row = strchr(row, '\n') + 1;
+    cr_assert(strstr(row, ",\"\"\n") == strchr(row, ','), "%s", csv);
+    row = strchr(row, '\n') + 1;
+    cr_assert(strstr(row, ",\"400.000000\"\n"), "%s", csv);
+    free(csv);
+}
+
+/* ---- a real recorder killed with SIGKILL, damaged logs -------------------- */
+
+/* Samples readable in log now (0 while it has no header yet). */
+static uint64_t samples_in(const char *log, uint64_t *offsets, size_t cap)
+{
+    hist_reader *r;
+    char why[256];
+    if (hist_reader_open(&r, log, why, sizeof why))
+        return 0;
+    uint64_t mono, real, n = 0;
+    const hist_value *v;
+    size_t nv;
+    while (hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
+        if (n < cap)
+            offsets[n] = hist_reader_offset(r); /* one block per sample */
+        n++;
+    }
+    hist_reader_close(r);
+    return n;
+}
+
+/* Run a real pcwstat with args (stderr to err) until the log it records
+ * holds `want` samples (a deadline of 30 s), then kill it with SIGKILL. */
+static void record_then_kill(const char *const *args, const char *log, const char *err,
+                             uint64_t want)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
+    const char *argv[32] = {path};
+    for (size_t i = 0; args[i] && i < 30; i++)
+        argv[i + 1] = args[i];
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(e, 2);
+        execv(path, (char *const *)argv);
+        _exit(127);
+    }
+    long long deadline = tu_now_ms() + 30000;
+    while (samples_in(log, NULL, 0) < want) {
+        cr_assert(tu_now_ms() < deadline, "the recorder wrote no %llu samples: %s",
+                  (unsigned long long)want, slurp(err));
+        pause_ms(10);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st));
+}
+
+Test(history, sigkill_then_damage)
+{
+    tu_child p;
+    qp_start(&p, "Kill", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "set x %d 42", QP_LEVEL);
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    char log[PATH_MAX], out[PATH_MAX], err[PATH_MAX], cut[PATH_MAX], bad[PATH_MAX];
+    snprintf(log, sizeof log, "%s/kill.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    snprintf(cut, sizeof cut, "%s/cut.pcwlog", tu_root);
+    snprintf(bad, sizeof bad, "%s/bad.pcwlog", tu_root);
+    record_then_kill((const char *[]){"\\Kill(x)\\Level", "\\Kill(x)\\Rate", "-si", "0.02",
+                                      "--flush", "0", "-f", "BIN", "-o", log, NULL},
+                     log, err, 8);
+    uint64_t offs[4096];
+    qp_stop(&p);
+
+    /* Whole: every sample the recorder finished is there, no error. */
+    uint64_t total = samples_in(log, offs, 4096);
+    cr_assert_geq(total, 8);
+    cr_assert_leq(total, 4096, "offsets kept for 4096 samples only");
+    const char *q_args[] = {log, "-q", NULL};
+    cr_assert_eq(run_tool("pcwrelog", q_args, out, err), 0, "%s", slurp(err));
+    char *listing = slurp(out);
+    cr_assert(strstr(listing, "\\Kill(x)\\Level  PERF_COUNTER_LARGE_RAWCOUNT\n"), "%s", listing);
+    char want[64];
+    snprintf(want, sizeof want, "Samples: %llu\n", (unsigned long long)total);
+    cr_assert(strstr(listing, want), "%s", listing);
+    free(listing);
+    const char *c_args[] = {log, NULL};
+    cr_assert_eq(run_tool("pcwrelog", c_args, out, err), 0, "%s", slurp(err));
+    char *csv = slurp(out);
+    cr_assert_eq(count_lines(csv), total, "%s", csv); /* header + total - 1 rows */
+    cr_assert(strstr(csv, "\"42.000000\""), "%s", csv);
+    free(csv);
+
+    /* Cut inside the last block: the samples before it, and its offset. */
+    size_t len = 0;
+    unsigned char *b = tu_read_file(log, 1 << 24, &len);
+    cr_assert(b && len == offs[total - 1], "file %zu, last block ends %llu", len,
+              (unsigned long long)offs[total - 1]);
+    uint64_t last = offs[total - 2]; /* where the last block starts */
+    cr_assert_eq(tu_write_file(cut, b, (size_t)last + 10, 0600), 0);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){cut, NULL}, out, err), 1);
+    char *e = slurp(err);
+    snprintf(want, sizeof want, "offset %llu", (unsigned long long)last);
+    cr_assert(strstr(e, want) && strstr(e, "incomplete"), "%s", e);
+    free(e);
+    csv = slurp(out);
+    cr_assert_eq(count_lines(csv), total - 1, "%s", csv);
+    free(csv);
+
+    /* A byte flipped inside the 4th block: three samples, then its offset. */
+    b[offs[2] + HIST_BLOCK_HEADER + 1] ^= 0x40;
+    cr_assert_eq(tu_write_file(bad, b, len, 0600), 0);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){bad, NULL}, out, err), 1);
+    e = slurp(err);
+    snprintf(want, sizeof want, "block at offset %llu: CRC", (unsigned long long)offs[2]);
+    cr_assert(strstr(e, want), "%s", e);
+    free(e);
+    csv = slurp(out);
+    cr_assert_eq(count_lines(csv), 3, "%s", csv); /* header + 2 rows of 3 samples */
+    free(csv);
+    free(b);
+}
+
+/* The acceptance test of issue 28: a real pcwstat prints the live CSV and
+ * records the same collections (--log), and is killed with SIGKILL
+ * mid-run; pcwrelog's CSV of the log is the live CSV, line for line, up to
+ * the last sample the log holds (the live file may have more rows: those
+ * of the block the kill cut off). */
+Test(history, killed_recorder_replays_as_printed_live)
+{
+    tu_child p;
+    qp_start(&p, "Live", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "create y");
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    qp_cmd(&p, "rate y %d 300", QP_COUNT);
+    qp_cmd(&p, "set x %d 1", QP_HIT);
+    qp_cmd(&p, "set x %d 3", QP_HIT_BASE);
+    char log[PATH_MAX], live[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/live.pcwlog", tu_root);
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    record_then_kill((const char *[]){"\\Live(*)\\*", "-si", "0.02", "--flush", "0.1", "-f", "CSV",
+                                      "-o", live, "--log", log, NULL},
+                     log, err, 12);
+    qp_stop(&p);
+    uint64_t samples = samples_in(log, NULL, 0);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, "-f", "CSV", NULL}, out, err), 0, "%s",
+                 slurp(err));
+    char *a = slurp(live), *b = slurp(out);
+    size_t rows = count_lines(b);
+    cr_assert_eq(rows, samples, "%s", b); /* the header, and every sample but the first */
+    cr_assert_geq(count_lines(a), rows);  /* (rows of the block the kill cut off) */
+    cr_assert(strncmp(a, b, strlen(b)) == 0, "pcwrelog:\n%s\nlive:\n%s", b, a);
+    cr_assert(strstr(a, "\"33.333333\""), "no Hit Ratio:\n%s", a);
+    free(a);
+    free(b);
+}
+
+/* A block spans --flush (10 s by default): a short run is one block, and
+ * smaller than the same samples one block each (--flush 0), whose values
+ * are all written whole. */
+Test(history, blocks_span_the_flush_time)
+{
+    tu_child p;
+    qp_start(&p, "Flush", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    char a[PATH_MAX], b[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(a, sizeof a, "%s/a.pcwlog", tu_root);
+    snprintf(b, sizeof b, "%s/b.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *one[] = {"\\Flush(x)\\*", "-sc", "6", "-si", "0.02", "-f", "BIN", "-o", a, NULL};
+    const char *each[] = {"\\Flush(x)\\*", "-sc", "6", "-si", "0.02", "--flush", "0", "-f",
+                          "BIN",           "-o",  b,   NULL};
+    cr_assert_eq(run_tool("pcwstat", one, out, err), 0, "%s", slurp(err));
+    cr_assert_eq(run_tool("pcwstat", each, out, err), 0, "%s", slurp(err));
+    const char *bad[] = {"\\Flush(x)\\*", "--flush", "-1", "-f", "BIN", "-o", b, NULL};
+    cr_assert_eq(run_tool("pcwstat", bad, out, err), 2);
+    qp_stop(&p);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){a, "-q", NULL}, out, err), 0);
+    char *q = slurp(out);
+    cr_assert(strstr(q, ", 1 block, ") && strstr(q, "Samples: 7\n"), "%s", q);
+    free(q);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){b, "-q", NULL}, out, err), 0);
+    q = slurp(out);
+    cr_assert(strstr(q, ", 7 blocks, ") && strstr(q, "Samples: 7\n"), "%s", q);
+    free(q);
+    struct stat sa, sb;
+    cr_assert(stat(a, &sa) == 0 && stat(b, &sb) == 0);
+    cr_assert_lt(sa.st_size, sb.st_size);
+}
+
+/* ---- full disk ------------------------------------------------------------------ */
+
+Test(history, full_disk_is_a_clear_error)
+{
+    tu_child p;
+    qp_start(&p, "Full", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create x");
+    char out[PATH_MAX], err[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *args[] = {"\\Full(x)\\Level", "-sc", "2", "-si", "0.01", "-f", "BIN", "-o",
+                          "/dev/full",        "-y",  NULL};
+    cr_assert_eq(run_tool("pcwstat", args, out, err), 1);
+    char *e = slurp(err);
+    cr_assert(strstr(e, "/dev/full: No space left on device"), "%s", e);
+    free(e);
+    qp_stop(&p);
+}
+
+/* The file size limit hit in the middle of a block (EFBIG, as ENOSPC would
+ * be): the writer reports it and cuts the partial block off, so the log
+ * reads to its end, cleanly, with every block written before. */
+Test(history, short_write_leaves_no_partial_block)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/limit.pcwlog", tu_root);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {6000, 6000};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\S\\C", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    int rc = 0;
+    uint64_t blocks = 0;
+    for (int i = 0; i < 10000 && rc == 0; i++) {
+        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID}};
+        for (int k = 0; k < 20 && rc == 0; k++) {
+            /* values that do not compress: blocks of some hundred bytes */
+            v.raw.first = (uint64_t)rand() * 2654435761u;
+            rc = hist_writer_sample(w, 1000 + (uint64_t)(i * 20 + k), 2000, &v, 1);
+        }
+        blocks = hist_writer_blocks(w);
+        if (rc == 0)
+            rc = hist_writer_flush(w, why, sizeof why);
+    }
+    cr_assert_eq(rc, -1);
+    cr_assert(strstr(why, "File too large") && strstr(why, "complete up to byte"), "%s", why);
+    hist_writer_close(w, NULL, 0);
+    rl.rlim_cur = rl.rlim_max;
+    struct stat st;
+    cr_assert_eq(stat(log, &st), 0);
+    cr_assert_leq(st.st_size, 6000);
+    hist_reader *r;
+    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real, n = 0;
+    const hist_value *v;
+    size_t nv;
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
+        n++;
+    cr_assert_eq(rc, 0, "%s", why);
+    cr_assert_eq(hist_reader_blocks(r), blocks);
+    cr_assert_eq(n, blocks * 20);
+    cr_assert_eq(hist_reader_offset(r), (uint64_t)st.st_size);
+    hist_reader_close(r);
+}
+
+/* A block that compresses more than a reader accepts (HIST_MAX_RATIO: a
+ * constant counter, sampled often) is written uncompressed instead, and
+ * reads back: the writer never writes what its reader refuses. */
+Test(history, very_compressible_block_reads_back)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/flat.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S\\Flat", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = 5}};
+    for (uint64_t k = 0; k < 200000; k++)
+        cr_assert_eq(hist_writer_sample(w, k * 1000, k * 1000, &v, 1), 0);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    hist_reader *r;
+    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real, n = 0;
+    const hist_value *got;
+    size_t nv;
+    int rc;
+    while ((rc = hist_reader_next(r, &mono, &real, &got, &nv, why, sizeof why)) == 1) {
+        cr_assert_eq(got[0].raw.first, 5);
+        cr_assert_eq(mono, n * 1000);
+        n++;
+    }
+    cr_assert_eq(rc, 0, "%s", why);
+    cr_assert_eq(n, 200000);
+    hist_reader_close(r);
+}
+
+/* ---- hostile input ---------------------------------------------------------------- */
+
+static int read_all(const unsigned char *b, size_t len, char *why, size_t cap)
+{
+    hist_reader *r;
+    if (hist_reader_open_mem(&r, b, len, why, cap))
+        return -2;
+    uint64_t mono, real;
+    const hist_value *v;
+    size_t n;
+    int rc;
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &n, why, cap)) == 1)
+        ;
+    hist_reader_close(r);
+    return rc;
+}
+
+Test(history, hostile_headers)
+{
+    unsigned char b[HIST_FILE_HEADER + HIST_BLOCK_HEADER] = {0};
+    char why[256];
+    cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
+    cr_assert(strstr(why, "not a pcw log"), "%s", why);
+    memcpy(b, HIST_MAGIC, 8);
+    hist_put_le32(b + 8, 2);
+    cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
+    cr_assert(strstr(why, "version 2"), "%s", why);
+    hist_put_le32(b + 8, HIST_VERSION);
+    cr_assert_eq(read_all(b, HIST_FILE_HEADER, why, sizeof why), 0); /* empty log */
+    unsigned char *h = b + HIST_FILE_HEADER;
+    hist_put_le32(h, HIST_BLOCK_MAGIC);
+    hist_put_le32(h + 4, 100);                /* stored */
+    hist_put_le32(h + 8, HIST_BLOCK_MAX_RAW); /* a zstd bomb's claim */
+    hist_put_le32(h + 12, HIST_BLOCK_ZSTD);
+    cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -1);
+    cr_assert(strstr(why, "block at offset 16: bad lengths"), "%s", why);
+    hist_put_le32(h + 8, 100);
+    hist_put_le64(h + 16, 5);
+    cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -1);
+    cr_assert(strstr(why, "sequence number 5, expected 0"), "%s", why);
+}
+
+/* The fuzzer's seeds (made at build time by fuzz/history/make_seeds.c,
+ * which make run-tests builds) are real logs that read to their clean end,
+ * cook, and between them hold a zstd block: a seed the reader refused at
+ * the header would let the fuzzer exercise nothing else. */
+Test(history, fuzz_seeds_are_whole_logs)
+{
+    const char *names[] = {"recorded.pcwlog", "compressed.pcwlog"};
+    int zstd = 0;
+    for (size_t i = 0; i < 2; i++) {
+        char path[PATH_MAX], why[512];
+        snprintf(path, sizeof path, "%s/fuzz/history-seeds/%s", build_dir(), names[i]);
+        size_t len = 0;
+        unsigned char *b = tu_read_file(path, 1 << 20, &len);
+        cr_assert(b && len > HIST_FILE_HEADER, "no seed %s (make %s/.stamp)", path, path);
+        for (size_t off = HIST_FILE_HEADER; off + HIST_BLOCK_HEADER <= len;
+             off += HIST_BLOCK_HEADER + hist_le32(b + off + 4))
+            zstd |= (hist_le32(b + off + 12) & HIST_BLOCK_ZSTD) != 0;
+        cr_assert_eq(read_all(b, len, why, sizeof why), 0, "%s: %s", names[i], why);
+        hist_reader *r;
+        cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0);
+        uint64_t mono, real, n = 0;
+        const hist_value *v;
+        size_t nv;
+        while (hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1)
+            n++;
+        cr_assert_geq(n, 10, "%s: %llu samples", names[i], (unsigned long long)n);
+        cr_assert_geq(hist_reader_series_count(r), 2);
+        hist_reader_close(r);
+        free(b);
+    }
+    cr_assert(zstd, "no seed holds a zstd block");
+}
