@@ -39,6 +39,7 @@
 
 #include "../lib/history/codec.h"
 /* Compiled in: pcwstat's CSV writer and its recording sink. */
+#include "../tools/common/container.c"
 #include "../tools/common/escape.c"
 #include "../tools/common/grow.c"
 #include "../tools/common/typeperf.c"
