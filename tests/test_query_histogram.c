@@ -419,6 +419,80 @@ static int status_of(const pcw_pdh_counter *h, const char *inst, const char *cou
     return x.status;
 }
 
+/* Every value of h is the statistic of its own distribution
+ * (pcw_pdh_get_histogram, cooked after the collection) - whether it was
+ * cooked as the rows were read (a steady set: lib/query/hist_fused.c) or
+ * after. Returns how many values were valid. */
+static size_t check_values_are_their_distributions(const pcw_pdh_counter *h)
+{
+    size_t valid = 0;
+    for (size_t i = 0; i < pcw_pdh_value_count(h); i++) {
+        pcw_pdh_value x;
+        pcw_hist_dist d;
+        pcw_hist_stat st;
+        cr_assert_eq(pcw_pdh_get_value(h, i, 0, &x), PCW_OK);
+        cr_assert_eq(pcw_pdh_get_histogram(h, i, 0, &d), PCW_OK);
+        cr_assert_eq(pcw_hist_stat_parse(strchr(x.counter, ':') + 1, &st), PCW_OK);
+        double want = 0.0;
+        int ws = d.status == PCW_CSTATUS_VALID ? pcw_hist_cook(&d, &st, &want) : d.status;
+        cr_assert_eq(x.status, ws, "%s\\%s: %s, its distribution's %s", x.instance, x.counter,
+                     pcw_cstatus_str(x.status), pcw_cstatus_str(ws));
+        cr_assert_eq(x.value, want, "%s\\%s: %.17g, its distribution's %.17g", x.instance,
+                     x.counter, x.value, want);
+        valid += x.status == PCW_CSTATUS_VALID;
+    }
+    return valid;
+}
+
+/* Values cooked as they are read are those cooked after: through steady
+ * collections, an instance closing (the rows after it move), a reset,
+ * and a statistic two handles share. */
+Test(query_histogram, values_cooked_as_read_are_their_distributions)
+{
+    prov v = open_set("HQ Fused");
+    pcw_instance *in[4];
+    hdata *x[4];
+    static const char *const names[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++)
+        x[i] = create(&v, names[i], &in[i]);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *all = add(q, "\\HQ Fused(*)\\Latency");
+    pcw_pdh_counter *more = add(q, "\\HQ Fused(*)\\Latency:p75");
+    pcw_pdh_counter *again = add(q, "\\HQ Fused(*)\\Latency:p99");
+    collect(q);
+    hd_rng rg = {11};
+    size_t valid = 0;
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 4; i++) {
+            if (!x[i])
+                continue;
+            for (int n = 0; n < 200 * (i + 1); n++) {
+                uint64_t ns;
+                hd_draw(&rg, dists[(i + round) % D_N], &ns);
+                lat_hist_observe(&x[i]->latency, ns);
+            }
+        }
+        if (round == 2) { /* b leaves: c and d move up a row */
+            cr_assert_eq(pcw_close_instance(in[1]), PCW_OK);
+            x[1] = NULL;
+        }
+        if (round == 4) { /* a bucket of c goes down: a reset */
+            size_t j = 2;
+            while (!x[2]->latency.words[j])
+                j++;
+            x[2]->latency.words[j]--;
+        }
+        collect(q);
+        valid += check_values_are_their_distributions(all);
+        valid += check_values_are_their_distributions(more);
+        valid += check_values_are_their_distributions(again);
+    }
+    cr_assert_eq(status_of(again, "c", "Latency:p99", NULL), PCW_CSTATUS_RESET);
+    cr_assert_gt(valid, 100);
+    pcw_pdh_close(q);
+    pcw_provider_close(v.p);
+}
+
 Test(query_histogram, statuses)
 {
     prov v = open_set("HQ Status");
