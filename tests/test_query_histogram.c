@@ -48,7 +48,8 @@ typedef struct hdata {
 } hdata;
 
 static const pcw_counter_desc hcounters[] = {
-    PCW_COUNTER(1, "Requests", PERF_COUNTER_BULK_COUNT, hdata, requests),
+    PCW_COUNTER_EX(1, "Requests", PERF_COUNTER_BULK_COUNT, hdata, requests, PCW_AGGREGATE_TOTAL, 0,
+                   NULL),
     PCW_HISTOGRAM_COUNTER(2, "Latency", hdata, latency, lat_hist),
     PCW_HISTOGRAM_COUNTER_EX(3, "Size", hdata, size, size_hist, PCW_AGGREGATE_UNDEFINED, 0, NULL),
     PCW_COUNTER(4, "Odd:max", PERF_COUNTER_LARGE_RAWCOUNT, hdata, odd),
@@ -688,6 +689,52 @@ Test(query_histogram, total_is_the_histogram_of_the_union)
     cr_assert_eq(pcw_pdh_get_histogram(h, i, 0, &d), PCW_OK);
     cr_assert_eq(d.status, PCW_CSTATUS_VALID);
     cr_assert_eq(d.count, 7);
+    pcw_pdh_close(q);
+    pcw_provider_close(v.p);
+}
+
+/* A member whose interval is not valid (it reset) is left out of a
+ * histogram's total as out of every other counter's total, and the total
+ * stays valid (docs/query.md, "Totals"): its Latency:count and the
+ * Requests rate both count the other member only. */
+Test(query_histogram, a_total_leaves_out_a_member_that_reset_as_every_counter)
+{
+    prov v = open_set("HQ Parity");
+    pcw_instance *ia, *ib;
+    hdata *a = create(&v, "a", &ia), *b = create(&v, "b", &ib);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\HQ Parity(*)\\Latency:count");
+    pcw_pdh_counter *r = add(q, "\\HQ Parity(*)\\Requests");
+    a->requests = 1000, b->requests = 1000;
+    lat_hist_observe(&b->latency, 5000);
+    collect(q);
+    a->requests += 100, b->requests += 50;
+    for (int i = 0; i < 7; i++)
+        lat_hist_observe(&a->latency, 2000000);
+    for (int i = 0; i < 3; i++)
+        lat_hist_observe(&b->latency, 3000000);
+    collect(q);
+    double n, ra, rt;
+    cr_assert_eq(status_of(h, "_Total", "Latency:count", &n), PCW_CSTATUS_VALID);
+    cr_assert_eq(n, 10.0);
+    /* b restarts: its count and a bucket go down. */
+    b->requests = 0;
+    size_t j = 2;
+    while (!b->latency.words[j])
+        j++;
+    b->latency.words[j]--;
+    a->requests += 20;
+    for (int i = 0; i < 5; i++)
+        lat_hist_observe(&a->latency, 2000000);
+    collect(q);
+    cr_assert_eq(status_of(h, "b", "Latency:count", NULL), PCW_CSTATUS_RESET);
+    cr_assert_eq(status_of(r, "b", "Requests", NULL), PCW_CSTATUS_RESET);
+    cr_assert_eq(status_of(h, "_Total", "Latency:count", &n), PCW_CSTATUS_VALID);
+    cr_assert_eq(n, 5.0);
+    cr_assert_eq(status_of(r, "a", "Requests", &ra), PCW_CSTATUS_VALID);
+    int ts = status_of(r, "_Total", "Requests", &rt);
+    cr_assert_eq(ts, PCW_CSTATUS_VALID, "%s", pcw_cstatus_str(ts));
+    cr_assert_eq(rt, ra, "_Total %.9g, a %.9g", rt, ra);
     pcw_pdh_close(q);
     pcw_provider_close(v.p);
 }
