@@ -447,7 +447,8 @@ static size_t check_values_are_their_distributions(const pcw_pdh_counter *h)
 
 /* Values cooked as they are read are those cooked after: through steady
  * collections, an instance closing (the rows after it move), a reset,
- * and a statistic two handles share. */
+ * a statistic two handles share, and two histograms of a set whose
+ * statistics the handles ask in turns. */
 Test(query_histogram, values_cooked_as_read_are_their_distributions)
 {
     prov v = open_set("HQ Fused");
@@ -458,6 +459,7 @@ Test(query_histogram, values_cooked_as_read_are_their_distributions)
         x[i] = create(&v, names[i], &in[i]);
     pcw_pdh *q = open_query();
     pcw_pdh_counter *all = add(q, "\\HQ Fused(*)\\Latency");
+    pcw_pdh_counter *size = add(q, "\\HQ Fused(*)\\Size");
     pcw_pdh_counter *more = add(q, "\\HQ Fused(*)\\Latency:p75");
     pcw_pdh_counter *again = add(q, "\\HQ Fused(*)\\Latency:p99");
     collect(q);
@@ -471,6 +473,7 @@ Test(query_histogram, values_cooked_as_read_are_their_distributions)
                 uint64_t ns;
                 hd_draw(&rg, dists[(i + round) % D_N], &ns);
                 lat_hist_observe(&x[i]->latency, ns);
+                size_hist_observe(&x[i]->size, ns % 5000);
             }
         }
         if (round == 2) { /* b leaves: c and d move up a row */
@@ -486,6 +489,7 @@ Test(query_histogram, values_cooked_as_read_are_their_distributions)
         collect(q);
         valid += check_values_are_their_distributions(all);
         valid += check_values_are_their_distributions(more);
+        valid += check_values_are_their_distributions(size);
         valid += check_values_are_their_distributions(again);
     }
     cr_assert_eq(status_of(again, "c", "Latency:p99", NULL), PCW_CSTATUS_RESET);

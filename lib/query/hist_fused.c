@@ -45,6 +45,15 @@ static int stat_eq(const pcw_hist_stat *a, const pcw_hist_stat *b)
     return a->kind == b->kind && (a->kind != PCW_HSTAT_QUANTILE || a->q == b->q);
 }
 
+/* Where counter k is in p->ks. */
+static uint32_t counter_pos(const pcwq_hpre *p, uint32_t k)
+{
+    uint32_t x = 0;
+    while (x < p->nk && p->ks[x] != k)
+        x++;
+    return x;
+}
+
 /* The plan: every (counter, statistic) of s a handle of q selects, up to
  * PCWQ_HPRE_MAX (the rest are cooked after the collection). The rate and
  * the count need the interval's length, known after the read: they are
@@ -75,8 +84,17 @@ static void make_plan(const pcw_pdh *q, const pcwq_set *s, pcwq_hpre *p)
                 for (x = 0; x < p->nplan && !(p->plan_k[x] == k && stat_eq(&p->plan[x], st)); x++)
                     ;
                 if (x == p->nplan && p->nplan < PCWQ_HPRE_MAX) {
-                    p->plan[p->nplan] = *st;
-                    p->plan_k[p->nplan++] = k;
+                    /* After k's others: a counter's statistics stay
+                     * consecutive (cooked together, cook_run). */
+                    uint32_t at = p->nplan;
+                    while (at > 0 && p->plan_k[at - 1] != k &&
+                           counter_pos(p, p->plan_k[at - 1]) > counter_pos(p, k))
+                        at--;
+                    memmove(&p->plan[at + 1], &p->plan[at], (p->nplan - at) * sizeof *p->plan);
+                    memmove(&p->plan_k[at + 1], &p->plan_k[at],
+                            (p->nplan - at) * sizeof *p->plan_k);
+                    p->plan[at] = *st, p->plan_k[at] = k;
+                    p->nplan++;
                 }
             }
         }
@@ -119,11 +137,21 @@ static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to
                                &sp);
             pcwq_hpre_sum *sm = &p->sum[r * p->nk + x];
             sm->count = d.count, sm->status = (uint8_t)d.status;
-            for (uint32_t c = 0; c < p->nplan; c++) {
-                if (p->plan_k[c] != k)
-                    continue;
+            /* k's statistics: consecutive in the plan, all from one walk. */
+            uint32_t c0 = 0, c1;
+            while (c0 < p->nplan && p->plan_k[c0] != k)
+                c0++;
+            for (c1 = c0; c1 < p->nplan && p->plan_k[c1] == k; c1++)
+                ;
+            double v[PCWQ_HPRE_MAX];
+            int rc[PCWQ_HPRE_MAX];
+            if (c1 - c0 == 1)
+                rc[0] = pcwq_hist_cook(&d, &sp, &p->plan[c0], &v[0]);
+            else if (c1 > c0)
+                pcwq_hist_cook_many(&d, &sp, &p->plan[c0], c1 - c0, v, rc);
+            for (uint32_t c = c0; c < c1; c++) {
                 pcwq_hpre_cell *cl = &p->cell[r * p->nplan + c];
-                cl->status = (uint8_t)pcwq_hist_cook(&d, &sp, &p->plan[c], &cl->v);
+                cl->v = v[c - c0], cl->status = (uint8_t)rc[c - c0];
             }
         }
         p->stamp[r] = p->gen;

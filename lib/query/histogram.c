@@ -317,8 +317,23 @@ static uint32_t rank_bucket(const pcw_hist_dist *d, const pcwq_hspan *sp, double
     return j;
 }
 
-int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
-                   double *value)
+/* What one walk over a distribution's buckets found for a statistic
+ * (pcwq_hist_cook_many), or NULL: cook() looks itself. */
+typedef struct walked {
+    int consistent; /* sum_consistent's answer */
+    uint32_t j;     /* a quantile's bucket (rank above the zero bucket) */
+    uint64_t below; /* and the count below it */
+} walked;
+
+/* The quantile's rank, q * count (at most count). */
+static double quantile_rank(const pcw_hist_dist *d, double q)
+{
+    double rank = q * (double)d->count;
+    return rank > (double)d->count ? (double)d->count : rank;
+}
+
+static int cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                const walked *w, double *value)
 {
     double v = 0.0;
     if (value)
@@ -343,7 +358,7 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_
         double sum = exported(d->shape, d->sum);
         if (st->kind == PCW_HSTAT_MEAN && !count)
             return PCW_CSTATUS_NO_DATA;
-        if (!sum_consistent(d, sp, sum))
+        if (!(w ? w->consistent : sum_consistent(d, sp, sum)))
             return PCW_CSTATUS_INCONSISTENT;
         v = st->kind == PCW_HSTAT_SUM ? sum : sum / (double)count;
         break;
@@ -368,15 +383,13 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_
         /* The bucket that holds observation number ceil(q * count), and
          * where in it: the same bucket as the true quantile's, so the
          * relative error is below the bucket's width, 2^(2^-s) - 1. */
-        double rank = st->q * (double)count;
-        if (rank > (double)count)
-            rank = (double)count;
+        double rank = quantile_rank(d, st->q);
         if (rank <= (double)d->zero) {
             v = index_upper(s, i0) * (rank / (double)d->zero); /* linear from 0 */
             break;
         }
-        uint64_t below;
-        uint32_t j = rank_bucket(d, sp, rank, &below);
+        uint64_t below = w ? w->below : 0;
+        uint32_t j = w ? w->j : rank_bucket(d, sp, rank, &below);
         if (j == last) {
             v = index_upper(s, i0 + (int64_t)d->nbuckets);
             rc = PCW_CSTATUS_ABOVE_RANGE;
@@ -394,6 +407,57 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_
     if (value)
         *value = v;
     return rc;
+}
+
+int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                   double *value)
+{
+    return cook(d, sp, st, NULL, value);
+}
+
+void pcwq_hist_cook_many(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                         uint32_t n, double *v, int *rc)
+{
+    walked w[PCWQ_HIST_COOK_MANY] = {{0}};
+    uint64_t rank[PCWQ_HIST_COOK_MANY];
+    uint32_t order[PCWQ_HIST_COOK_MANY], nq = 0;
+    int consistent = -1;
+    if (n > PCWQ_HIST_COOK_MANY)
+        n = PCWQ_HIST_COOK_MANY; /* (the caller's plan is never longer) */
+    /* The quantiles' ranks (as rank_bucket has them) above the zero
+     * bucket, in increasing order, found in one walk up the non-empty
+     * buckets: the first bucket whose cumulative count reaches each - what
+     * rank_bucket finds from either end, the same integers. */
+    for (uint32_t i = 0; i < n && d->status == PCW_CSTATUS_VALID && d->count; i++) {
+        if (st[i].kind != PCW_HSTAT_QUANTILE || !(st[i].q > 0.0) || st[i].q > 1.0)
+            continue;
+        double r = quantile_rank(d, st[i].q);
+        if (r <= (double)d->zero)
+            continue;
+        rank[i] = (uint64_t)r;
+        rank[i] += (double)rank[i] < r;
+        uint32_t at = nq++;
+        for (; at > 0 && rank[order[at - 1]] > rank[i]; at--)
+            order[at] = order[at - 1];
+        order[at] = i;
+    }
+    uint64_t cum = d->zero;
+    uint32_t next = 0;
+    for (uint32_t j = sp->lo; next < nq && j < sp->hi; j++) {
+        uint64_t nj = d->buckets[j];
+        if (!nj)
+            continue;
+        cum += nj;
+        for (; next < nq && cum >= rank[order[next]]; next++)
+            w[order[next]].j = j, w[order[next]].below = cum - nj;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if ((st[i].kind == PCW_HSTAT_MEAN || st[i].kind == PCW_HSTAT_SUM) && consistent < 0)
+            consistent =
+                d->status == PCW_CSTATUS_VALID && sum_consistent(d, sp, exported(d->shape, d->sum));
+        w[i].consistent = consistent > 0;
+        rc[i] = cook(d, sp, &st[i], &w[i], &v[i]);
+    }
 }
 
 /* ---- distributions from words ---------------------------------------------- */

@@ -136,6 +136,12 @@ int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev
  * trusted: pcwq_hist_interval's, pcwq_hist_add's). */
 int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
                    double *value);
+/* n (at most PCWQ_HIST_COOK_MANY) statistics of one distribution, each
+ * into v[i] and its status into rc[i]: pcwq_hist_cook's numbers, from one
+ * walk up the buckets for all the quantiles and one sum check. */
+#define PCWQ_HIST_COOK_MANY 16
+void pcwq_hist_cook_many(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                         uint32_t n, double *v, int *rc);
 /* acc += d (same shape; acc's buckets are acc_buckets, writable, its span
  * acc_sp; d's span dsp): VALID or OVERFLOW (a bucket or the count
  * wrapped). */
