@@ -13,7 +13,9 @@
  *
  * Cost: one pass over an instance's two copies of the words (O(buckets)),
  * a total's over each member's; the handle keeps the last distribution,
- * so the statistics of one value (pcwstat's seven columns) share it.
+ * so the statistics of one value (pcwstat's seven columns) share it. In
+ * a steady set, the values were cooked as the rows were read
+ * (hist_fused.c) and pcwq_hist_value takes them from there.
  */
 #include <stdlib.h>
 #include <string.h>

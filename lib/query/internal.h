@@ -152,7 +152,9 @@ int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, pcwq_hspan *acc_sp,
 
 /* Histograms' statistics cooked as the rows are read: the (counter,
  * statistic) pairs of a set the query's handles select, at most this many
- * (the rest are cooked after the collection). */
+ * (the rest are cooked after the collection). Like the rest of a set, a
+ * pcwq_hpre belongs to the query: used by one thread at a time (the
+ * read's run callback runs on the collecting thread), no atomics. */
 #define PCWQ_HPRE_MAX 16
 typedef struct pcwq_hpre_sum {
     uint64_t count; /* the interval's observations */
