@@ -48,7 +48,8 @@ typedef struct hdata {
 } hdata;
 
 static const pcw_counter_desc hcounters[] = {
-    PCW_COUNTER(1, "Requests", PERF_COUNTER_BULK_COUNT, hdata, requests),
+    PCW_COUNTER_EX(1, "Requests", PERF_COUNTER_BULK_COUNT, hdata, requests, PCW_AGGREGATE_TOTAL, 0,
+                   NULL),
     PCW_HISTOGRAM_COUNTER(2, "Latency", hdata, latency, lat_hist),
     PCW_HISTOGRAM_COUNTER_EX(3, "Size", hdata, size, size_hist, PCW_AGGREGATE_UNDEFINED, 0, NULL),
     PCW_COUNTER(4, "Odd:max", PERF_COUNTER_LARGE_RAWCOUNT, hdata, odd),
@@ -419,6 +420,84 @@ static int status_of(const pcw_pdh_counter *h, const char *inst, const char *cou
     return x.status;
 }
 
+/* Every value of h is the statistic of its own distribution
+ * (pcw_pdh_get_histogram, cooked after the collection) - whether it was
+ * cooked as the rows were read (a steady set: lib/query/hist_fused.c) or
+ * after. Returns how many values were valid. */
+static size_t check_values_are_their_distributions(const pcw_pdh_counter *h)
+{
+    size_t valid = 0;
+    for (size_t i = 0; i < pcw_pdh_value_count(h); i++) {
+        pcw_pdh_value x;
+        pcw_hist_dist d;
+        pcw_hist_stat st;
+        cr_assert_eq(pcw_pdh_get_value(h, i, 0, &x), PCW_OK);
+        cr_assert_eq(pcw_pdh_get_histogram(h, i, 0, &d), PCW_OK);
+        cr_assert_eq(pcw_hist_stat_parse(strchr(x.counter, ':') + 1, &st), PCW_OK);
+        double want = 0.0;
+        int ws = d.status == PCW_CSTATUS_VALID ? pcw_hist_cook(&d, &st, &want) : d.status;
+        cr_assert_eq(x.status, ws, "%s\\%s: %s, its distribution's %s", x.instance, x.counter,
+                     pcw_cstatus_str(x.status), pcw_cstatus_str(ws));
+        cr_assert_eq(x.value, want, "%s\\%s: %.17g, its distribution's %.17g", x.instance,
+                     x.counter, x.value, want);
+        valid += x.status == PCW_CSTATUS_VALID;
+    }
+    return valid;
+}
+
+/* Values cooked as they are read are those cooked after: through steady
+ * collections, an instance closing (the rows after it move), a reset,
+ * a statistic two handles share, and two histograms of a set whose
+ * statistics the handles ask in turns. */
+Test(query_histogram, values_cooked_as_read_are_their_distributions)
+{
+    prov v = open_set("HQ Fused");
+    pcw_instance *in[4];
+    hdata *x[4];
+    static const char *const names[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++)
+        x[i] = create(&v, names[i], &in[i]);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *all = add(q, "\\HQ Fused(*)\\Latency");
+    pcw_pdh_counter *size = add(q, "\\HQ Fused(*)\\Size");
+    pcw_pdh_counter *more = add(q, "\\HQ Fused(*)\\Latency:p75");
+    pcw_pdh_counter *again = add(q, "\\HQ Fused(*)\\Latency:p99");
+    collect(q);
+    hd_rng rg = {11};
+    size_t valid = 0;
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 4; i++) {
+            if (!x[i])
+                continue;
+            for (int n = 0; n < 200 * (i + 1); n++) {
+                uint64_t ns;
+                hd_draw(&rg, dists[(i + round) % D_N], &ns);
+                lat_hist_observe(&x[i]->latency, ns);
+                size_hist_observe(&x[i]->size, ns % 5000);
+            }
+        }
+        if (round == 2) { /* b leaves: c and d move up a row */
+            cr_assert_eq(pcw_close_instance(in[1]), PCW_OK);
+            x[1] = NULL;
+        }
+        if (round == 4) { /* a bucket of c goes down: a reset */
+            size_t j = 2;
+            while (!x[2]->latency.words[j])
+                j++;
+            x[2]->latency.words[j]--;
+        }
+        collect(q);
+        valid += check_values_are_their_distributions(all);
+        valid += check_values_are_their_distributions(more);
+        valid += check_values_are_their_distributions(size);
+        valid += check_values_are_their_distributions(again);
+    }
+    cr_assert_eq(status_of(again, "c", "Latency:p99", NULL), PCW_CSTATUS_RESET);
+    cr_assert_gt(valid, 100);
+    pcw_pdh_close(q);
+    pcw_provider_close(v.p);
+}
+
 Test(query_histogram, statuses)
 {
     prov v = open_set("HQ Status");
@@ -614,6 +693,52 @@ Test(query_histogram, total_is_the_histogram_of_the_union)
     cr_assert_eq(pcw_pdh_get_histogram(h, i, 0, &d), PCW_OK);
     cr_assert_eq(d.status, PCW_CSTATUS_VALID);
     cr_assert_eq(d.count, 7);
+    pcw_pdh_close(q);
+    pcw_provider_close(v.p);
+}
+
+/* A member whose interval is not valid (it reset) is left out of a
+ * histogram's total as out of every other counter's total, and the total
+ * stays valid (docs/query.md, "Totals"): its Latency:count and the
+ * Requests rate both count the other member only. */
+Test(query_histogram, a_total_leaves_out_a_member_that_reset_as_every_counter)
+{
+    prov v = open_set("HQ Parity");
+    pcw_instance *ia, *ib;
+    hdata *a = create(&v, "a", &ia), *b = create(&v, "b", &ib);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\HQ Parity(*)\\Latency:count");
+    pcw_pdh_counter *r = add(q, "\\HQ Parity(*)\\Requests");
+    a->requests = 1000, b->requests = 1000;
+    lat_hist_observe(&b->latency, 5000);
+    collect(q);
+    a->requests += 100, b->requests += 50;
+    for (int i = 0; i < 7; i++)
+        lat_hist_observe(&a->latency, 2000000);
+    for (int i = 0; i < 3; i++)
+        lat_hist_observe(&b->latency, 3000000);
+    collect(q);
+    double n, ra, rt;
+    cr_assert_eq(status_of(h, "_Total", "Latency:count", &n), PCW_CSTATUS_VALID);
+    cr_assert_eq(n, 10.0);
+    /* b restarts: its count and a bucket go down. */
+    b->requests = 0;
+    size_t j = 2;
+    while (!b->latency.words[j])
+        j++;
+    b->latency.words[j]--;
+    a->requests += 20;
+    for (int i = 0; i < 5; i++)
+        lat_hist_observe(&a->latency, 2000000);
+    collect(q);
+    cr_assert_eq(status_of(h, "b", "Latency:count", NULL), PCW_CSTATUS_RESET);
+    cr_assert_eq(status_of(r, "b", "Requests", NULL), PCW_CSTATUS_RESET);
+    cr_assert_eq(status_of(h, "_Total", "Latency:count", &n), PCW_CSTATUS_VALID);
+    cr_assert_eq(n, 5.0);
+    cr_assert_eq(status_of(r, "a", "Requests", &ra), PCW_CSTATUS_VALID);
+    int ts = status_of(r, "_Total", "Requests", &rt);
+    cr_assert_eq(ts, PCW_CSTATUS_VALID, "%s", pcw_cstatus_str(ts));
+    cr_assert_eq(rt, ra, "_Total %.9g, a %.9g", rt, ra);
     pcw_pdh_close(q);
     pcw_provider_close(v.p);
 }

@@ -161,6 +161,7 @@ void pcwq_set_free(pcwq_set *s)
     if (!s)
         return;
     pcwq_instances_free(s);
+    pcwq_hpre_free(s->hpre);
     free_meta(s);
     for (int b = 0; b < 2; b++) {
         pcw_snapshot_free(&s->snap[b]);
@@ -428,6 +429,8 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         pcwq_fused_abort(f);
         f = NULL;
     }
+    /* Histograms cooked as they are read, when no handle's rows are. */
+    int hist = !f && pcwq_hpre_begin(q, s, flags);
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         pcwq_src *x = &s->src[b][i];
         if (!x->alive) {
@@ -446,17 +449,22 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
              * sources as the last sample, index by index.) */
             rc = pcwq_fused_read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
                                  s->src[b ^ 1][i].gen_after);
+        } else if (hist) {
+            rc = pcwq_hpre_read(s, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         } else {
             rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         }
-        if (rc == PCW_E_NO_MEMORY)
+        if (rc == PCW_E_NO_MEMORY) {
+            pcwq_hpre_end(s);
             return rc;
+        }
         if (rc == PCW_OK && snap->nsources > ns)
             x->time_ns = snap->sources[snap->nsources - 1].time_ns; /* when it was read */
         x->status = rc;
         x->count = rc == PCW_OK ? snap->count - x->first : 0;
         x->gen_after = pcw_segment_generation(seg);
     }
+    pcwq_hpre_end(s);
     s->busy[b] = snap->busy;
     return PCW_OK;
 }
@@ -621,6 +629,8 @@ static int fetch_sets(pcw_pdh *q, int only_new)
         if (!s->refs || (only_new && s->have_prev))
             continue;
         s->cur ^= 1;
+        if (s->hpre)
+            s->hpre->gen++; /* its rows are this sample's to be */
         if ((rc = prepare_set(q, s)) != PCW_OK || !s->m)
             continue;
         if (!s->callback) {

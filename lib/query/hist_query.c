@@ -13,7 +13,9 @@
  *
  * Cost: one pass over an instance's two copies of the words (O(buckets)),
  * a total's over each member's; the handle keeps the last distribution,
- * so the statistics of one value (pcwstat's seven columns) share it.
+ * so the statistics of one value (pcwstat's seven columns) share it. In
+ * a steady set, the values were cooked as the rows were read
+ * (hist_fused.c) and pcwq_hist_value takes them from there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +56,13 @@ static const uint64_t *words_at(const unsigned char *row, uint32_t off)
 
 /* Instance e's distribution into d (buckets in `buf`). */
 static void instance_dist(const pcwq_set *s, uint32_t e, uint32_t k, int cumulative, uint64_t *buf,
-                          pcw_hist_dist *d)
+                          pcw_hist_dist *d, pcwq_hspan *sp)
 {
     pcwq_rows w;
     pcwq_entry_rows(s, e, &w);
     uint32_t shape = s->hshape[k];
     memset(d, 0, sizeof *d);
+    sp->lo = pcw_hist_nbuckets(shape), sp->hi = 0;
     if (!w.row) {
         d->status = w.status;
         return;
@@ -69,18 +72,19 @@ static void instance_dist(const pcwq_set *s, uint32_t e, uint32_t k, int cumulat
         return;
     }
     pcwq_hist_interval(shape, words_at(w.row, s->off[k]),
-                       cumulative ? NULL : words_at(w.prow, s->off[k]), buf, d);
+                       cumulative ? NULL : words_at(w.prow, s->off[k]), buf, d, sp);
     if (!cumulative)
         d->interval_ns = w.t > w.pt ? w.t - w.pt : 0;
 }
 
 /* Total a's: its live members' distributions merged. */
 static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative, uint64_t *buf,
-                       uint64_t *tmp, pcw_hist_dist *d)
+                       uint64_t *tmp, pcw_hist_dist *d, pcwq_hspan *sp)
 {
     const pcwq_agg *g = &s->aggs[a];
     uint32_t shape = s->hshape[k], n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
+    sp->lo = n, sp->hi = 0;
     d->shape = shape, d->nbuckets = n, d->buckets = buf;
     if (s->aggfn[k] != PCW_AGGREGATE_TOTAL) {
         d->status = PCW_CSTATUS_NOT_AGGREGATED;
@@ -99,13 +103,14 @@ static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative
         if (x->row < 0 || (s->it.by_name && x->agg != a))
             continue;
         pcw_hist_dist m;
-        instance_dist(s, j, k, cumulative, tmp, &m);
+        pcwq_hspan msp;
+        instance_dist(s, j, k, cumulative, tmp, &m, &msp);
         if (m.status != PCW_CSTATUS_VALID) {
             if (first_bad == PCW_CSTATUS_VALID)
                 first_bad = m.status;
             continue;
         }
-        over |= pcwq_hist_add(d, buf, &m) != PCW_CSTATUS_VALID;
+        over |= pcwq_hist_add(d, buf, sp, &m, &msp) != PCW_CSTATUS_VALID;
         members++;
     }
     if (!members && first_bad != PCW_CSTATUS_VALID) {
@@ -118,38 +123,42 @@ static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative
         d->interval_ns = s->atime[b] > s->atime[b ^ 1] ? s->atime[b] - s->atime[b ^ 1] : 0;
 }
 
-const pcw_hist_dist *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,
-                                     uint32_t k, int cumulative)
+const pcwq_hcache *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,
+                                   uint32_t k, int cumulative)
 {
     pcwq_hcache *hc = h->hc;
     if (!hc)
         return NULL;
     if (hc->have && hc->collections == h->q->collections && hc->epoch == s->epoch && hc->set == s &&
         hc->e == e && hc->k == k && hc->cumulative == (uint32_t)cumulative)
-        return &hc->d;
+        return hc;
     hc->have = 0;
     if (cache_room(hc, pcw_hist_nbuckets(s->hshape[k])))
         return NULL;
     if (e & PCWQ_ENT_AGG)
-        total_dist(s, e & ~PCWQ_ENT_AGG, k, cumulative, hc->buf, hc->tmp, &hc->d);
+        total_dist(s, e & ~PCWQ_ENT_AGG, k, cumulative, hc->buf, hc->tmp, &hc->d, &hc->sp);
     else
-        instance_dist(s, e, k, cumulative, hc->buf, &hc->d);
+        instance_dist(s, e, k, cumulative, hc->buf, &hc->d, &hc->sp);
     hc->have = 1;
     hc->collections = h->q->collections, hc->epoch = s->epoch;
     hc->set = s, hc->e = e, hc->k = k, hc->cumulative = (uint32_t)cumulative;
-    return &hc->d;
+    return hc;
 }
 
 int pcwq_hist_value(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e, uint32_t k,
                     const pcw_hist_stat *st, unsigned flags, double *v)
 {
     *v = 0.0;
-    const pcw_hist_dist *d = pcwq_hist_entry(h, s, e, k, (flags & PCW_FMT_RAW) != 0);
-    if (!d)
-        return PCW_CSTATUS_OVERFLOW; /* out of memory: no number */
-    if ((flags & PCW_FMT_RAW) && st->kind == PCW_HSTAT_RATE && d->status == PCW_CSTATUS_VALID)
-        return PCW_CSTATUS_NO_DATA; /* no rate since the start */
-    int rc = pcwq_hist_cook(d, st, v);
+    int rc;
+    if (!pcwq_hpre_value(s, e, k, st, flags, v, &rc)) {
+        const pcwq_hcache *hc = pcwq_hist_entry(h, s, e, k, (flags & PCW_FMT_RAW) != 0);
+        if (!hc)
+            return PCW_CSTATUS_OVERFLOW; /* out of memory: no number */
+        const pcw_hist_dist *d = &hc->d;
+        if ((flags & PCW_FMT_RAW) && st->kind == PCW_HSTAT_RATE && d->status == PCW_CSTATUS_VALID)
+            return PCW_CSTATUS_NO_DATA; /* no rate since the start */
+        rc = pcwq_hist_cook(d, &hc->sp, st, v);
+    }
     if ((rc == PCW_CSTATUS_VALID || rc == PCW_CSTATUS_ABOVE_RANGE) && (flags & PCW_FMT_1000))
         *v *= 1000.0;
     return rc;

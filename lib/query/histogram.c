@@ -189,7 +189,10 @@ static double index_upper(int s, int64_t i)
 {
     if (s <= 0)
         return pow2i(i * (1 << -s));
-    int64_t n = (int64_t)1 << s, r = ((i % n) + n) % n, e = (i - r) / n; /* i = e 2^s + r */
+    /* i = e 2^s + r, 0 <= r < 2^s: a shift and a mask (floor, for a
+     * negative i too), not two divisions. */
+    int64_t r = i & (((int64_t)1 << s) - 1);
+    int64_t e = i >= r ? (int64_t)((uint64_t)(i - r) >> s) : -(int64_t)((uint64_t)(r - i) >> s);
     return pow2i(e) *
            ((double)pcw__hist_table_one.th[r << (8 - s)] * (1.0 / 9223372036854775808.0));
 }
@@ -234,14 +237,14 @@ static double exported(uint32_t shape, uint64_t v)
  * bucket: a provider's bucket and sum are two stores, and a copy may see
  * one without the other at either end of the interval (pcw/histogram.h).
  * Anything above the last bucket's bound is possible once it holds any. */
-static int sum_consistent(const pcw_hist_dist *d, double sum)
+static int sum_consistent(const pcw_hist_dist *d, const pcwq_hspan *sp, double sum)
 {
     int s = pcw_hist_schema(d->shape);
     int64_t i0 = pcw_hist_min_index(d->shape);
     double lo = 0.0, hi = 0.0, top = 0.0;
     if (d->zero)
         hi = (double)d->zero * index_upper(s, i0), top = index_upper(s, i0);
-    for (uint32_t j = 0; j < d->nbuckets; j++) {
+    for (uint32_t j = sp->lo; j < sp->hi; j++) {
         if (!d->buckets[j])
             continue;
         double n = (double)d->buckets[j];
@@ -267,25 +270,33 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
         return PCW_CSTATUS_NO_DATA;
     /* The count again from the buckets: the struct may be anyone's. */
     pcw_hist_dist c = *d;
+    pcwq_hspan sp = {d->nbuckets, 0};
     c.count = d->zero;
-    for (uint32_t j = 0; j < d->nbuckets; j++)
+    for (uint32_t j = 0; j < d->nbuckets; j++) {
         if (__builtin_add_overflow(c.count, d->buckets[j], &c.count))
             return PCW_CSTATUS_OVERFLOW;
-    return pcwq_hist_cook(&c, st, value);
+        if (d->buckets[j]) {
+            sp.lo = sp.lo < j ? sp.lo : j;
+            sp.hi = j + 1;
+        }
+    }
+    return pcwq_hist_cook(&c, &sp, st, value);
 }
 
 /* The quantile's bucket: the first j whose cumulative count reaches the
  * rank, and the count below it. In integers (a cumulative count reaches
- * the rank when it reaches its ceiling), and from the top for a high
- * quantile (p99 looks at the few buckets above it, not the many below). */
-static uint32_t rank_bucket(const pcw_hist_dist *d, double rank, uint64_t *below)
+ * the rank when it reaches its ceiling), from the top for a high quantile
+ * (p99 looks at the few buckets above it, not the many below), and only
+ * over the non-empty span (rank > zero: some bucket holds it). */
+static uint32_t rank_bucket(const pcw_hist_dist *d, const pcwq_hspan *sp, double rank,
+                            uint64_t *below)
 {
-    uint32_t last = d->nbuckets - 1;
+    uint32_t last = sp->hi - 1;
     uint64_t r = (uint64_t)rank;
     r += (double)r < rank;
     if (r <= d->count / 2) {
         uint64_t b = d->zero;
-        uint32_t j = 0;
+        uint32_t j = sp->lo;
         for (; j < last; j++) {
             uint64_t n = d->buckets[j];
             if (n && b + n >= r)
@@ -300,13 +311,29 @@ static uint32_t rank_bucket(const pcw_hist_dist *d, double rank, uint64_t *below
      * lowest). */
     uint64_t above = 0, room = d->count - r;
     uint32_t j = last;
-    while (j > 0 && above + d->buckets[j] <= room)
+    while (j > sp->lo && above + d->buckets[j] <= room)
         above += d->buckets[j--];
     *below = d->count - above - d->buckets[j];
     return j;
 }
 
-int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value)
+/* What one walk over a distribution's buckets found for a statistic
+ * (pcwq_hist_cook_many), or NULL: cook() looks itself. */
+typedef struct walked {
+    int consistent; /* sum_consistent's answer */
+    uint32_t j;     /* a quantile's bucket (rank above the zero bucket) */
+    uint64_t below; /* and the count below it */
+} walked;
+
+/* The quantile's rank, q * count (at most count). */
+static double quantile_rank(const pcw_hist_dist *d, double q)
+{
+    double rank = q * (double)d->count;
+    return rank > (double)d->count ? (double)d->count : rank;
+}
+
+static int cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                const walked *w, double *value)
 {
     double v = 0.0;
     if (value)
@@ -331,7 +358,7 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *valu
         double sum = exported(d->shape, d->sum);
         if (st->kind == PCW_HSTAT_MEAN && !count)
             return PCW_CSTATUS_NO_DATA;
-        if (!sum_consistent(d, sum))
+        if (!(w ? w->consistent : sum_consistent(d, sp, sum)))
             return PCW_CSTATUS_INCONSISTENT;
         v = st->kind == PCW_HSTAT_SUM ? sum : sum / (double)count;
         break;
@@ -339,9 +366,7 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *valu
     case PCW_HSTAT_MAX: {
         if (!count)
             return PCW_CSTATUS_NO_DATA;
-        uint32_t j = d->nbuckets;
-        while (j > 0 && !d->buckets[j - 1])
-            j--;
+        uint32_t j = sp->hi; /* 1 + the highest non-empty bucket */
         if (j == 0)
             v = index_upper(s, i0); /* the zero bucket only */
         else
@@ -358,15 +383,13 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *valu
         /* The bucket that holds observation number ceil(q * count), and
          * where in it: the same bucket as the true quantile's, so the
          * relative error is below the bucket's width, 2^(2^-s) - 1. */
-        double rank = st->q * (double)count;
-        if (rank > (double)count)
-            rank = (double)count;
+        double rank = quantile_rank(d, st->q);
         if (rank <= (double)d->zero) {
             v = index_upper(s, i0) * (rank / (double)d->zero); /* linear from 0 */
             break;
         }
-        uint64_t below;
-        uint32_t j = rank_bucket(d, rank, &below);
+        uint64_t below = w ? w->below : 0;
+        uint32_t j = w ? w->j : rank_bucket(d, sp, rank, &below);
         if (j == last) {
             v = index_upper(s, i0 + (int64_t)d->nbuckets);
             rc = PCW_CSTATUS_ABOVE_RANGE;
@@ -386,69 +409,158 @@ int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *valu
     return rc;
 }
 
+int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                   double *value)
+{
+    return cook(d, sp, st, NULL, value);
+}
+
+void pcwq_hist_cook_many(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                         uint32_t n, double *v, int *rc)
+{
+    walked w[PCWQ_HIST_COOK_MANY] = {{0}};
+    uint64_t rank[PCWQ_HIST_COOK_MANY];
+    uint32_t order[PCWQ_HIST_COOK_MANY], nq = 0;
+    int consistent = -1;
+    if (n > PCWQ_HIST_COOK_MANY)
+        n = PCWQ_HIST_COOK_MANY; /* (the caller's plan is never longer) */
+    /* The quantiles' ranks (as rank_bucket has them) above the zero
+     * bucket, in increasing order, found in one walk up the non-empty
+     * buckets: the first bucket whose cumulative count reaches each - what
+     * rank_bucket finds from either end, the same integers. */
+    for (uint32_t i = 0; i < n && d->status == PCW_CSTATUS_VALID && d->count; i++) {
+        if (st[i].kind != PCW_HSTAT_QUANTILE || !(st[i].q > 0.0) || st[i].q > 1.0)
+            continue;
+        double r = quantile_rank(d, st[i].q);
+        if (r <= (double)d->zero)
+            continue;
+        rank[i] = (uint64_t)r;
+        rank[i] += (double)rank[i] < r;
+        uint32_t at = nq++;
+        for (; at > 0 && rank[order[at - 1]] > rank[i]; at--)
+            order[at] = order[at - 1];
+        order[at] = i;
+    }
+    uint64_t cum = d->zero;
+    uint32_t next = 0;
+    for (uint32_t j = sp->lo; next < nq && j < sp->hi; j++) {
+        uint64_t nj = d->buckets[j];
+        if (!nj)
+            continue;
+        cum += nj;
+        for (; next < nq && cum >= rank[order[next]]; next++)
+            w[order[next]].j = j, w[order[next]].below = cum - nj;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if ((st[i].kind == PCW_HSTAT_MEAN || st[i].kind == PCW_HSTAT_SUM) && consistent < 0)
+            consistent =
+                d->status == PCW_CSTATUS_VALID && sum_consistent(d, sp, exported(d->shape, d->sum));
+        w[i].consistent = consistent > 0;
+        rc[i] = cook(d, sp, &st[i], &w[i], &v[i]);
+    }
+}
+
 /* ---- distributions from words ---------------------------------------------- */
 
+/* Where buckets[0, n) are non-empty: scanned four words at a time (they
+ * were just written, so they are in the L1 cache), from each end, so an
+ * empty top or bottom costs a quarter of a load per bucket and the
+ * non-empty middle nothing. */
+static void find_span(const uint64_t *buckets, uint32_t n, pcwq_hspan *sp)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo + 4 <= n && !(buckets[lo] | buckets[lo + 1] | buckets[lo + 2] | buckets[lo + 3]))
+        lo += 4;
+    while (lo < n && !buckets[lo])
+        lo++;
+    while (hi >= lo + 4 && !(buckets[hi - 1] | buckets[hi - 2] | buckets[hi - 3] | buckets[hi - 4]))
+        hi -= 4;
+    while (hi > lo && !buckets[hi - 1])
+        hi--;
+    sp->lo = lo < hi ? lo : n;
+    sp->hi = hi > lo ? hi : 0;
+}
+
+/* Buckets [0, n) of now - prev (prev NULL: now) into buckets, the fast
+ * way: 1 if every delta and every word of prev is below 2^50 - then no
+ * bucket went down (a - b would have wrapped to 2^64 - 2^50 or more) and
+ * the sum of at most 8,192 deltas fits 64 bits - with *count their sum;
+ * else 0 (hostile or enormous words: pcwq_hist_interval checks them
+ * exactly). Five vector operations per two words, so the pass runs at
+ * the speed of its loads. */
+static int deltas_fast(uint32_t n, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
+                       uint64_t *count)
+{
+    typedef uint64_t u64x2 __attribute__((vector_size(16)));
+    u64x2 vsum = {0, 0}, vor = {0, 0};
+    uint32_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+        u64x2 a, b = {0, 0};
+        memcpy(&a, now + j, 16);
+        if (prev)
+            memcpy(&b, prev + j, 16);
+        u64x2 x = a - b;
+        vor |= x | b;
+        vsum += x;
+        memcpy(buckets + j, &x, 16);
+    }
+    uint64_t sum = vsum[0] + vsum[1], or = vor[0] | vor[1];
+    for (; j < n; j++) {
+        uint64_t b = prev ? prev[j] : 0, x = now[j] - b;
+        or |= x | b;
+        sum += x;
+        buckets[j] = x;
+    }
+    *count = sum;
+    return or >> 50 == 0;
+}
+
 int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
-                       pcw_hist_dist *d)
+                       pcw_hist_dist *d, pcwq_hspan *sp)
 {
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
     d->shape = shape, d->nbuckets = n, d->buckets = buckets;
-    /* Every word is read once, in one pass that also counts; a bucket
-     * that went down is a reset (the provider restarted its instance, or
-     * a hostile writer). The count is kept as two sums of 32-bit halves
-     * (each below 2^46 for 8,194 words), so that nothing in the loop
-     * depends on the previous word's carry: it runs at the speed of the
-     * loads. */
-    uint64_t went_down = 0, lo = 0, hi = 0;
+    uint64_t went_down = 0, count = 0;
+    int over = 0;
     d->sum = prev ? now[0] - prev[0] : now[0];
     d->zero = prev ? now[1] - prev[1] : now[1];
     went_down |= prev && now[1] < prev[1];
-    if (prev) {
-        /* Two words per SSE2 operation (x86-64's baseline; GCC's generic
-         * vectors elsewhere): a - b, and its borrow (a < b) from bits. */
-        typedef uint64_t u64x2 __attribute__((vector_size(16)));
-        u64x2 vdown = {0, 0}, vlo = {0, 0}, vhi = {0, 0};
-        const u64x2 m32 = {0xFFFFFFFFu, 0xFFFFFFFFu};
-        uint32_t j = 0;
-        for (; j + 2 <= n; j += 2) {
-            u64x2 a, b;
-            memcpy(&a, now + 2 + j, 16);
-            memcpy(&b, prev + 2 + j, 16);
-            u64x2 x = a - b;
-            vdown |= (~a & b) | (~(a ^ b) & x);
-            memcpy(buckets + j, &x, 16);
-            vlo += x & m32, vhi += x >> 32;
-        }
-        went_down |= (vdown[0] | vdown[1]) >> 63;
-        lo += vlo[0] + vlo[1], hi += vhi[0] + vhi[1];
-        for (; j < n; j++) {
-            uint64_t a = now[2 + j], b = prev[2 + j], x = a - b;
-            went_down |= a < b;
-            buckets[j] = x;
-            lo += x & 0xFFFFFFFFu, hi += x >> 32;
-        }
+    if (deltas_fast(n, now + 2, prev ? prev + 2 : NULL, buckets, &count)) {
+        over = __builtin_add_overflow(count, d->zero, &count);
     } else {
+        /* Every word again, exactly: a bucket that went down is a reset
+         * (the provider restarted its instance, or a hostile writer), and
+         * the count is kept as two sums of 32-bit halves (each below 2^46
+         * for 8,194 words), so that nothing in the loop depends on the
+         * previous word's carry. */
+        uint64_t lo = 0, hi = 0;
         for (uint32_t j = 0; j < n; j++) {
-            uint64_t x = now[2 + j];
-            buckets[j] = x;
+            uint64_t a = now[2 + j], b = prev ? prev[2 + j] : 0, x = a - b;
+            went_down |= a < b;
             lo += x & 0xFFFFFFFFu, hi += x >> 32;
         }
+        hi += lo >> 32;
+        over = hi >> 32 != 0 ||
+               __builtin_add_overflow((hi << 32) | (lo & 0xFFFFFFFFu), d->zero, &count);
     }
-    hi += lo >> 32;
-    uint64_t count = 0;
-    int over =
-        hi >> 32 != 0 || __builtin_add_overflow((hi << 32) | (lo & 0xFFFFFFFFu), d->zero, &count);
+    find_span(buckets, n, sp);
     d->count = count;
     d->status = went_down ? PCW_CSTATUS_RESET : over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     return d->status;
 }
 
-int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, const pcw_hist_dist *d)
+int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, pcwq_hspan *acc_sp,
+                  const pcw_hist_dist *d, const pcwq_hspan *dsp)
 {
     int over = __builtin_add_overflow(acc->zero, d->zero, &acc->zero);
-    for (uint32_t j = 0; j < acc->nbuckets; j++)
+    /* Only the member's non-empty buckets: the rest add nothing. */
+    for (uint32_t j = dsp->lo; j < dsp->hi; j++)
         over |= __builtin_add_overflow(acc_buckets[j], d->buckets[j], &acc_buckets[j]);
+    if (dsp->lo < dsp->hi) {
+        acc_sp->lo = acc_sp->lo < dsp->lo ? acc_sp->lo : dsp->lo;
+        acc_sp->hi = acc_sp->hi > dsp->hi ? acc_sp->hi : dsp->hi;
+    }
     over |= __builtin_add_overflow(acc->count, d->count, &acc->count);
     acc->sum += d->sum; /* mod 2^64, as the provider's */
     return over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;

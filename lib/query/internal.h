@@ -128,18 +128,70 @@ extern const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT];
  * statistic. */
 int pcwq_hist_select(const char *pat, int wild, const char *name, uint32_t type, pcw_hist_stat *st,
                      int *bad_stat);
+/* Where a distribution's non-empty buckets lie: every bucket below lo and
+ * from hi on is empty (lo = nbuckets, hi = 0: all are). The statistics
+ * look at [lo, hi) only: a p99 or a max does not walk the empty top of
+ * the range, nor a p50 its empty bottom. */
+typedef struct pcwq_hspan {
+    uint32_t lo, hi;
+} pcwq_hspan;
 /* The distribution between two copies of a histogram's words (prev NULL:
  * now as it stands) into d, its buckets into `buckets` (nbuckets of the
- * shape): RESET if a bucket went down, OVERFLOW if the count does not fit
- * 64 bits. Returns d->status. */
+ * shape) and where they are non-empty into sp: RESET if a bucket went
+ * down, OVERFLOW if the count does not fit 64 bits. Returns d->status. */
 int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
-                       pcw_hist_dist *d);
-/* pcw_hist_cook of a distribution the query made (shape and count
+                       pcw_hist_dist *d, pcwq_hspan *sp);
+/* pcw_hist_cook of a distribution the query made (shape, count and span
  * trusted: pcwq_hist_interval's, pcwq_hist_add's). */
-int pcwq_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value);
-/* acc += d (same shape; acc's buckets are acc_buckets, writable): VALID
- * or OVERFLOW (a bucket or the count wrapped). */
-int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, const pcw_hist_dist *d);
+int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                   double *value);
+/* n (at most PCWQ_HIST_COOK_MANY) statistics of one distribution, each
+ * into v[i] and its status into rc[i]: pcwq_hist_cook's numbers, from one
+ * walk up the buckets for all the quantiles and one sum check. */
+#define PCWQ_HIST_COOK_MANY 16
+void pcwq_hist_cook_many(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+                         uint32_t n, double *v, int *rc);
+/* acc += d (same shape; acc's buckets are acc_buckets, writable, its span
+ * acc_sp; d's span dsp): VALID or OVERFLOW (a bucket or the count
+ * wrapped). */
+int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, pcwq_hspan *acc_sp,
+                  const pcw_hist_dist *d, const pcwq_hspan *dsp);
+
+/* ---- hist_fused.c -------------------------------------------------------- */
+
+/* Histograms' statistics cooked as the rows are read: the (counter,
+ * statistic) pairs of a set the query's handles select, at most this many
+ * (the rest are cooked after the collection). Like the rest of a set, a
+ * pcwq_hpre belongs to the query: used by one thread at a time (the
+ * read's run callback runs on the collecting thread), no atomics. */
+#define PCWQ_HPRE_MAX 16
+typedef struct pcwq_hpre_sum {
+    uint64_t count; /* the interval's observations */
+    uint8_t status; /* its distribution's status */
+} pcwq_hpre_sum;
+typedef struct pcwq_hpre_cell {
+    double v;
+    uint8_t status;
+} pcwq_hpre_cell;
+typedef struct pcwq_hpre {
+    uint64_t gen; /* rows stamped with it were cooked by the set's last read */
+    uint32_t nk, nplan;
+    uint32_t ks[PCWQ_HPRE_MAX];        /* the histogram counters cooked */
+    pcw_hist_stat plan[PCWQ_HPRE_MAX]; /* and their statistics (not rate/count) */
+    uint32_t plan_k[PCWQ_HPRE_MAX];
+    uint64_t *stamp;      /* [rows] gen when row r was cooked (this read's
+                             rows are all stamped: gen or 0) */
+    pcwq_hpre_sum *sum;   /* [rows][nk] by ks */
+    pcwq_hpre_cell *cell; /* [rows][nplan] by plan */
+    size_t stamp_cap, sum_cap, cell_cap;
+    uint64_t *scratch; /* one interval's buckets */
+    uint32_t scratch_cap;
+    /* During a read. */
+    const struct pcwq_set *set;
+    size_t next; /* the next row expected */
+    int abort, active;
+} pcwq_hpre;
+void pcwq_hpre_free(pcwq_hpre *p);
 
 /* ---- aggregate.c -------------------------------------------------------- */
 
@@ -368,6 +420,7 @@ typedef struct pcwq_set {
     uint8_t *vst;    /* scratch: the first member status that was not VALID */
     uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
     size_t tval_cap, vacc_cap, vst_cap, tway_cap;
+    pcwq_hpre *hpre; /* histograms cooked as read (hist_fused.c); NULL: none */
     /* Bookkeeping. */
     uint64_t epoch;   /* bumps whenever the entries change */
     uint64_t src_sig; /* its providers when last bound (pcwq_bind) */
@@ -409,6 +462,7 @@ typedef struct pcwq_hcache {
     const void *set;
     uint32_t e, k, cumulative;
     pcw_hist_dist d;
+    pcwq_hspan sp;       /* d's non-empty buckets */
     uint64_t *buf, *tmp; /* d's buckets; a member's (totals) */
     size_t cap;
 } pcwq_hcache;
@@ -566,11 +620,22 @@ int pcwq_in_container(const pcw_pdh_counter *h, uint64_t provider_id, size_t *hi
 /* hist_query.c: the distribution of counter k (a histogram) of entry e
  * of s, in h's cache (NULL: out of memory); and value (e, k) as statistic
  * st, with `flags` (PCW_FMT_RAW: of the distribution since the start). */
-const pcw_hist_dist *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,
-                                     uint32_t k, int cumulative);
+const pcwq_hcache *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,
+                                   uint32_t k, int cumulative);
 int pcwq_hist_value(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e, uint32_t k,
                     const pcw_hist_stat *st, unsigned flags, double *v);
 void pcwq_hcache_free(pcwq_hcache *hc);
+/* hist_fused.c: before a read of s with `flags`, whether it cooks the
+ * histograms of its handles as it reads (then read each source with
+ * pcwq_hpre_read, and call pcwq_hpre_end after the last); after any read
+ * of s, pcwq_hpre_end. pcwq_hpre_value: 1 and *v, *status when value
+ * (e, k, st) was cooked as read, else 0. */
+int pcwq_hpre_begin(const pcw_pdh *q, pcwq_set *s, unsigned flags);
+int pcwq_hpre_read(pcwq_set *s, pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                   unsigned flags);
+void pcwq_hpre_end(pcwq_set *s);
+int pcwq_hpre_value(const pcwq_set *s, uint32_t e, uint32_t k, const pcw_hist_stat *st,
+                    unsigned flags, double *v, int *status);
 /* notify.c */
 void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);
 void pcwq_notify_forget(pcwq_match *mt);

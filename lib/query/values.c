@@ -1425,10 +1425,11 @@ int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, 
         out->status = l.mt->placeholder_status;
         return PCW_OK;
     }
-    const pcw_hist_dist *d =
+    const pcwq_hcache *hc =
         pcwq_hist_entry(ctr, s, s->ent[l.ent], l.k, (flags & PCW_HIST_CUMULATIVE) != 0);
-    if (!d)
+    if (!hc)
         return PCW_E_NO_MEMORY;
+    const pcw_hist_dist *d = &hc->d;
     if (d->status == PCW_CSTATUS_VALID)
         *out = *d;
     else
