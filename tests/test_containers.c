@@ -349,6 +349,50 @@ Test(containers, user_namespace_callback_collected)
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 }
 
+/* The uid rule still holds under the map: an impostor of another uid (the
+ * host's root) in a pid namespace of its own, where it is pid 1 as the
+ * header says, with the segment mapped for writing, listening at the
+ * socket path in place of the provider, passes every rule but the uid's,
+ * and is refused by that one (PCW_E_PERMISSION, naming uid 0), not
+ * waited for. */
+Test(containers, user_namespace_impostor_of_another_uid_refused)
+{
+    char helper[PATH_MAX], line[PATH_MAX + 16];
+    tu_helper_path("callback_provider", helper, sizeof helper);
+    tu_child p, imp;
+    spawn_mapped(&p, (char *[]){helper, "u", "10", "0", NULL});
+    cr_assert(tu_readline(&p, line, sizeof line, 30000) > 0, "the provider did not start");
+    cr_assert(strncmp(line, "ready /dev/shm/", 15) == 0, "%s", line);
+    char seg[PATH_MAX + 64];
+    pcw_consumer *c = open_containers();
+    pcw_segment *s = mapped_segment(c, &p);
+    cr_assert_not_null(s);
+    snprintf(seg, sizeof seg, "/proc/%d/root%s", (int)pcw_segment_container(s)->host_pid, line + 6);
+    static const char script[] =
+        "import mmap, os, socket, sys\n"
+        "seg = sys.argv[1]; sock = seg[:-4] + '.sock'\n"
+        "fd = os.open(seg, os.O_RDWR)\n"
+        "m = mmap.mmap(fd, 0, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)\n"
+        "os.unlink(sock)\n"
+        "s = socket.socket(socket.AF_UNIX); s.bind(sock); s.listen(8)\n"
+        "print('ready', os.getpid(), flush=True); sys.stdin.read()\n";
+    cr_assert_eq(tu_spawn_argv(&imp, (const char *[]){"unshare", "--pid", "--fork", "--",
+                                                      "/usr/bin/python3", "-c", script, seg, NULL}),
+                 0);
+    cr_assert(tu_readline(&imp, line, sizeof line, 30000) > 0, "the impostor did not start");
+    cr_assert_str_eq(line, "ready 1", "the impostor is not pid 1 of its namespace");
+    const pcw_counterset *cs = pcw_segment_find_counterset(s, "Callback Test");
+    cr_assert_not_null(cs);
+    pcw_snapshot snap = PCW_SNAPSHOT_INIT;
+    int rc = pcw_segment_collect(s, cs, NULL, &snap, 0, 0, 2000, NULL);
+    cr_assert_eq(rc, PCW_E_PERMISSION, "%s: %s", pcw_status_str(rc), pcw_error_detail());
+    cr_assert_not_null(strstr(pcw_error_detail(), "served by uid 0,"), "%s", pcw_error_detail());
+    pcw_snapshot_free(&snap);
+    pcw_consumer_close(c);
+    tu_finish(&imp, 10000);
+    tu_finish(&p, 10000);
+}
+
 /* Without the option, nothing in a container is seen. */
 Test(containers, off_by_default)
 {
