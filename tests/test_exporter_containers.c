@@ -191,20 +191,6 @@ Test(exporter_containers, callback_countersets_of_three_containers)
     tu_finish(&u, 10000);
 }
 
-/* mkdir -p of path's folders, then write config.json `text` there. */
-static void write_config(const char *path, const char *text)
-{
-    char d[PATH_MAX];
-    snprintf(d, sizeof d, "%s", path);
-    for (char *p = d + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(d, 0755);
-            *p = '/';
-        }
-    cr_assert_eq(tu_write_file(path, text, strlen(text), 0644), 0, "%s", path);
-}
-
 /* Kubernetes' pod, namespace and container names (docs/containers.md,
  * "Identity"), from the CRI annotations of the config.json containerd
  * and CRI-O keep (a fake state root, PCW_RUNTIME_ROOT): labelled as
@@ -237,11 +223,11 @@ Test(exporter_containers, kubernetes_names_from_the_runtimes_config)
     snprintf(path, sizeof path,
              "%s/run/containerd/io.containerd.runtime.v2.task/k8s.io/%s/config.json", state,
              id_ctrd);
-    write_config(path, "{\"ociVersion\":\"1.0.2\",\"annotations\":{"
-                       "\"io.kubernetes.cri.container-type\":\"container\","
-                       "\"io.kubernetes.pod.name\":\"web-0\","
-                       "\"io.kubernetes.pod.namespace\":\"shop\","
-                       "\"io.kubernetes.container.name\":\"app\"}}");
+    ctr_write_file(path, "{\"ociVersion\":\"1.0.2\",\"annotations\":{"
+                         "\"io.kubernetes.cri.container-type\":\"container\","
+                         "\"io.kubernetes.pod.name\":\"web-0\","
+                         "\"io.kubernetes.pod.namespace\":\"shop\","
+                         "\"io.kubernetes.container.name\":\"app\"}}");
     memset(huge, 'n', 300);
     huge[300] = 0;
     snprintf(path, sizeof path,
@@ -250,14 +236,14 @@ Test(exporter_containers, kubernetes_names_from_the_runtimes_config)
              "{\"annotations\":{\"io.kubernetes.pod.name\":\"evil\\\"pod\\nx\\\\y\","
              "\"io.kubernetes.pod.namespace\":\"%s\",\"io.kubernetes.container.name\":\"c\"}}",
              huge);
-    write_config(path, json);
+    ctr_write_file(path, json);
     char target[PATH_MAX];
     snprintf(target, sizeof target, "%s/elsewhere.json", tu_root);
-    write_config(target, "{\"annotations\":{\"io.kubernetes.pod.name\":\"followed\"}}");
+    ctr_write_file(target, "{\"annotations\":{\"io.kubernetes.pod.name\":\"followed\"}}");
     snprintf(path, sizeof path,
              "%s/run/containers/storage/overlay-containers/%s/userdata/config.json", state,
              id_podman);
-    write_config(path, "{}");
+    ctr_write_file(path, "{}");
     cr_assert_eq(unlink(path), 0);
     cr_assert_eq(symlink(target, path), 0);
     cr_assert_eq(setenv("PCW_RUNTIME_ROOT", state, 1), 0);

@@ -175,6 +175,17 @@ Test(tools_containers, pcwstat_json_names_the_container)
 
 Test(tools_containers, pcwdump_shows_the_container)
 {
+    /* CRI-O's config.json for it (a fake state root): Kubernetes' names,
+     * one with a terminal escape sequence in it. */
+    char state[PATH_MAX], path[PATH_MAX + 200];
+    snprintf(state, sizeof state, "%s/state", tu_root);
+    snprintf(path, sizeof path,
+             "%s/run/containers/storage/overlay-containers/%s/userdata/config.json", state, id_cri);
+    static const char json[] = "{\"annotations\":{\"io.kubernetes.pod.name\":\"web-0\","
+                               "\"io.kubernetes.pod.namespace\":\"shop\","
+                               "\"io.kubernetes.container.name\":\"a\\u001b[2Jb\"}}";
+    ctr_write_file(path, json);
+    cr_assert_eq(setenv("PCW_RUNTIME_ROOT", state, 1), 0);
     tu_child a, b;
     two_containers(&a, &b);
     char *out = run_tool("pcwdump", (const char *[]){"--containers", "-c", "Ctr Test", NULL});
@@ -183,10 +194,16 @@ Test(tools_containers, pcwdump_shows_the_container)
     cr_assert_not_null(strstr(out, want), "%s", out);
     snprintf(want, sizeof want, "container: cri-o %s  pod uid %s", id_cri, pod_uid);
     cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, "kubernetes: namespace shop  pod web-0  container a\\x1b[2Jb"),
+                       "%s", out);
+    cr_assert_null(strchr(out, 0x1b), "an escape sequence reached the terminal");
     free(out);
     out = run_tool("pcwdump", (const char *[]){"--containers", "--json", "-c", "Ctr Test", NULL});
     snprintf(want, sizeof want, "\"id\": \"%s\"", id_cri);
     cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, "\"pod\": \"web-0\""), "%s", out);
+    cr_assert_not_null(strstr(out, "\"namespace\": \"shop\""), "%s", out);
+    cr_assert_not_null(strstr(out, "\"container\": \"a\\u001b[2Jb\""), "%s", out);
     free(out);
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);
