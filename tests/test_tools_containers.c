@@ -157,17 +157,33 @@ Test(tools_containers, pcwtop_terminal_column)
     tu_finish(&b, 10000);
 }
 
+/* CRI-O's config.json for the CRI-O container (a fake state root):
+ * Kubernetes' names, the container's with a terminal escape sequence. */
+static void cri_config(void)
+{
+    char state[PATH_MAX], path[PATH_MAX + 200];
+    snprintf(state, sizeof state, "%s/state", tu_root);
+    snprintf(path, sizeof path,
+             "%s/run/containers/storage/overlay-containers/%s/userdata/config.json", state, id_cri);
+    ctr_write_file(path, "{\"annotations\":{\"io.kubernetes.pod.name\":\"web-0\","
+                         "\"io.kubernetes.pod.namespace\":\"shop\","
+                         "\"io.kubernetes.container.name\":\"a\\u001b[2Jb\"}}");
+    cr_assert_eq(setenv("PCW_RUNTIME_ROOT", state, 1), 0);
+}
+
 Test(tools_containers, pcwstat_json_names_the_container)
 {
+    cri_config();
     tu_child a, b;
     two_containers(&a, &b);
     char *out = run_tool("pcwstat", (const char *[]){"\\Ctr Test(*)\\Index", "-sc", "1", "-f",
                                                      "JSON", "--containers", NULL});
-    char want[64];
+    char want[128];
     snprintf(want, sizeof want, "\"container\":\"%s\"", short_docker);
     cr_assert_not_null(strstr(out, want), "%s", out);
-    snprintf(want, sizeof want, "\"container\":\"%s\"", short_cri);
+    snprintf(want, sizeof want, "\"container\":\"%s\",\"host_pid\":", short_cri);
     cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, ",\"namespace\":\"shop\",\"pod\":\"web-0\""), "%s", out);
     free(out);
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);
@@ -175,17 +191,7 @@ Test(tools_containers, pcwstat_json_names_the_container)
 
 Test(tools_containers, pcwdump_shows_the_container)
 {
-    /* CRI-O's config.json for it (a fake state root): Kubernetes' names,
-     * one with a terminal escape sequence in it. */
-    char state[PATH_MAX], path[PATH_MAX + 200];
-    snprintf(state, sizeof state, "%s/state", tu_root);
-    snprintf(path, sizeof path,
-             "%s/run/containers/storage/overlay-containers/%s/userdata/config.json", state, id_cri);
-    static const char json[] = "{\"annotations\":{\"io.kubernetes.pod.name\":\"web-0\","
-                               "\"io.kubernetes.pod.namespace\":\"shop\","
-                               "\"io.kubernetes.container.name\":\"a\\u001b[2Jb\"}}";
-    ctr_write_file(path, json);
-    cr_assert_eq(setenv("PCW_RUNTIME_ROOT", state, 1), 0);
+    cri_config();
     tu_child a, b;
     two_containers(&a, &b);
     char *out = run_tool("pcwdump", (const char *[]){"--containers", "-c", "Ctr Test", NULL});
