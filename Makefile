@@ -65,7 +65,11 @@ else ifeq ($(SAN),tsan)
 SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
 endif
 
-PROVIDER_LIBS = -lurcu-bp -lurcu-cds -lurcu-common -lpthread
+# libpcw's own: jansson parses the container runtimes' config.json
+# (lib/consumer/annotations.c). In PROVIDER_LIBS, which every link of
+# libpcw.a names.
+LIBPCW_LIBS   = -ljansson
+PROVIDER_LIBS = -lurcu-bp -lurcu-cds -lurcu-common -lpthread $(LIBPCW_LIBS)
 TEST_LIBS     = -lcriterion
 
 # ---- the consumer library -------------------------------------------------
@@ -122,7 +126,7 @@ $(LIBPCW_A): $(LIB_OBJ)
 LIBPCW_MAP = lib/consumer/libpcw.map
 $(LIBPCW_SO): $(LIB_PIC) $(LIBPCW_MAP)
 	$(CC) -shared -Wl,-soname,libpcw.so.$(SOVERSION) -Wl,--version-script=$(LIBPCW_MAP) \
-	    -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_PIC) -lpthread
+	    -Wl,--no-undefined $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_PIC) -lpthread $(LIBPCW_LIBS)
 # The soname's link, so that a program built against the build tree runs.
 $(LIBPCW_SO).$(SOVERSION): $(LIBPCW_SO)
 	ln -sf libpcw.so $@
@@ -246,7 +250,7 @@ $(BUILD)/tests/helpers/cxx_provider20: $(CXX_PROVIDER_SRC) tests/cxx/web.h $(HEA
 	$(CXX) -std=c++20 $(CXX_TEST_FLAGS) -o $@ $(CXX_PROVIDER_SRC) $(PROVIDER_LIBS)
 $(BUILD)/tests/helpers/cxx_consumer: tests/cxx/consumer.cc $(HEADERS) $(LIBPCW_A)
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 $(CXX_TEST_FLAGS) -o $@ $< $(LIBPCW_A) -lpthread
+	$(CXX) -std=c++17 $(CXX_TEST_FLAGS) -o $@ $< $(LIBPCW_A) -lpthread $(LIBPCW_LIBS)
 
 # The README's C++ block (web17.cc, with its web.h) too, and -Wpedantic for all.
 CXX_CHECK_FLAGS = -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Ilib
@@ -397,11 +401,11 @@ FUZZ_MAX_LEN ?= 262144
 FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC) $(LIBPCW_LIBS)
 
 $(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC) $(LIBPCW_LIBS)
 
 $(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -417,7 +421,7 @@ $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 $(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HEADERS) \
     $(wildcard lib/history/*.h)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HIST_LIBS)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HIST_LIBS) $(LIBPCW_LIBS)
 
 $(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HEADERS) $(HIST_OBJ) $(LIBPCW_A) \
     $(wildcard tools/pcwstat/*.[ch])
@@ -453,7 +457,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
                golang-github-prometheus-client-model-dev \
-               libzstd-dev
+               libzstd-dev libjansson-dev
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

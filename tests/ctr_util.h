@@ -131,4 +131,21 @@ static inline void ctr_teardown(void)
     cg_base[0] = 0;
 }
 
+/* mkdir -p of path's folders, then write `text` there (a container
+ * runtime's config.json under a fake PCW_RUNTIME_ROOT). */
+static inline void ctr_write_file(const char *path, const char *text)
+{
+    char d[PATH_MAX];
+    size_t n = strlen(path);
+    cr_assert_lt(n, sizeof d, "%s", path);
+    memcpy(d, path, n + 1);
+    for (char *p = d + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(d, 0755);
+            *p = '/';
+        }
+    cr_assert_eq(tu_write_file(path, text, strlen(text), 0644), 0, "%s", path);
+}
+
 #endif /* PCW_TESTS_CTR_UTIL_H */

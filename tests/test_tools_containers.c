@@ -139,6 +139,20 @@ Test(tools_containers, pcwtop_batch_column_and_filter)
     tu_finish(&b, 10000);
 }
 
+/* CRI-O's config.json for the CRI-O container (a fake state root):
+ * Kubernetes' names, the container's with a terminal escape sequence. */
+static void cri_config(void)
+{
+    char state[PATH_MAX], path[PATH_MAX + 200];
+    snprintf(state, sizeof state, "%s/state", tu_root);
+    snprintf(path, sizeof path,
+             "%s/run/containers/storage/overlay-containers/%s/userdata/config.json", state, id_cri);
+    ctr_write_file(path, "{\"annotations\":{\"io.kubernetes.pod.name\":\"web-0\","
+                         "\"io.kubernetes.pod.namespace\":\"shop\","
+                         "\"io.kubernetes.container.name\":\"a\\u001b[2Jb\"}}");
+    cr_assert_eq(setenv("PCW_RUNTIME_ROOT", state, 1), 0);
+}
+
 Test(tools_containers, pcwtop_terminal_column)
 {
     tu_child a, b;
@@ -157,17 +171,40 @@ Test(tools_containers, pcwtop_terminal_column)
     tu_finish(&b, 10000);
 }
 
+/* The details pane ('d') of a container's instance names its container
+ * and its Kubernetes namespace and pod (from the runtime's config.json). */
+Test(tools_containers, pcwtop_details_name_the_pod)
+{
+    cri_config();
+    tu_child a, b;
+    two_containers(&a, &b);
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "%s/pcwtop --container %s -c 'Ctr Test'", build_dir(), short_cri);
+    session(160, 30);
+    type(cmd);
+    WAIT_FOR("inst-000001");
+    keys("d");
+    char want[128];
+    snprintf(want, sizeof want, "Container: %s  pod shop/web-0", short_cri);
+    WAIT_FOR(want);
+    keys("q");
+    tu_finish(&a, 10000);
+    tu_finish(&b, 10000);
+}
+
 Test(tools_containers, pcwstat_json_names_the_container)
 {
+    cri_config();
     tu_child a, b;
     two_containers(&a, &b);
     char *out = run_tool("pcwstat", (const char *[]){"\\Ctr Test(*)\\Index", "-sc", "1", "-f",
                                                      "JSON", "--containers", NULL});
-    char want[64];
+    char want[128];
     snprintf(want, sizeof want, "\"container\":\"%s\"", short_docker);
     cr_assert_not_null(strstr(out, want), "%s", out);
-    snprintf(want, sizeof want, "\"container\":\"%s\"", short_cri);
+    snprintf(want, sizeof want, "\"container\":\"%s\",\"host_pid\":", short_cri);
     cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, ",\"namespace\":\"shop\",\"pod\":\"web-0\""), "%s", out);
     free(out);
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);
@@ -175,6 +212,7 @@ Test(tools_containers, pcwstat_json_names_the_container)
 
 Test(tools_containers, pcwdump_shows_the_container)
 {
+    cri_config();
     tu_child a, b;
     two_containers(&a, &b);
     char *out = run_tool("pcwdump", (const char *[]){"--containers", "-c", "Ctr Test", NULL});
@@ -183,10 +221,16 @@ Test(tools_containers, pcwdump_shows_the_container)
     cr_assert_not_null(strstr(out, want), "%s", out);
     snprintf(want, sizeof want, "container: cri-o %s  pod uid %s", id_cri, pod_uid);
     cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, "kubernetes: namespace shop  pod web-0  container a\\x1b[2Jb"),
+                       "%s", out);
+    cr_assert_null(strchr(out, 0x1b), "an escape sequence reached the terminal");
     free(out);
     out = run_tool("pcwdump", (const char *[]){"--containers", "--json", "-c", "Ctr Test", NULL});
     snprintf(want, sizeof want, "\"id\": \"%s\"", id_cri);
     cr_assert_not_null(strstr(out, want), "%s", out);
+    cr_assert_not_null(strstr(out, "\"pod\": \"web-0\""), "%s", out);
+    cr_assert_not_null(strstr(out, "\"namespace\": \"shop\""), "%s", out);
+    cr_assert_not_null(strstr(out, "\"container\": \"a\\u001b[2Jb\""), "%s", out);
     free(out);
     tu_finish(&a, 10000);
     tu_finish(&b, 10000);

@@ -41,6 +41,13 @@
 /* The most bytes read of one /proc/<pid>/{cgroup,status,uid_map}. */
 #define PCW__CTR_PROC_FILE_MAX 65536
 
+/* The most bytes read of a runtime's config.json (annotations.c): a
+ * container's spec holds its environment and mounts, tens of KiB. */
+#define PCW__CTR_CONFIG_MAX (1024 * 1024)
+/* The longest pod, namespace or container name taken from it: Kubernetes'
+ * longest name (a DNS subdomain, 253). */
+#define PCW__CTR_K8S_NAME_MAX 253
+
 typedef struct pcw__uid_extent {
     uint32_t inner, outer, count;
 } pcw__uid_extent;
@@ -106,6 +113,17 @@ ssize_t pcw__read_proc(const char *path, char *buf, size_t cap);
  * docs/containers.md's table). Each out is a buffer of `cap` bytes, set
  * to "" when the path does not give it. */
 void pcw__cgroup_ids(const char *cgroup, char *runtime, char *id, char *pod_uid, size_t cap);
+
+/* The state root the runtimes' files are read below: "" (the host's /),
+ * or $PCW_RUNTIME_ROOT if it is absolute (tests, a host root mounted
+ * elsewhere: docs/containers.md). */
+const char *pcw__ctr_state_root(void);
+
+/* Kubernetes' names of container `id` of `runtime` (pcw__cgroup_ids'),
+ * from the CRI annotations of the config.json the runtime keeps
+ * (annotations.c): into pod, ns and name, PCW__CTR_K8S_NAME_MAX + 1 bytes
+ * each, "" when not known. */
+void pcw__ctr_k8s_names(const char *runtime, const char *id, char *pod, char *ns, char *name);
 
 /* For the query layer's change detection (lib/query/fetch.c): would a
  * pcw_consumer_refresh of c find something new in a container? 0 if c

@@ -51,6 +51,7 @@ pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg)
     k->fd = -1;
     k->pid = info->pid;
     k->uid = info->uid;
+    k->owner = (uint32_t)st.st_uid;
     k->start_time = info->start_time;
     return k;
 }

@@ -70,7 +70,9 @@ typedef struct pcw__ctl_conn {
     int fd;         /* -1: not connected (reconnect on next use) */
     char *seg_path; /* the segment this socket sits beside */
     int32_t pid;    /* its provider, as the segment header says */
-    uint32_t uid;
+    uint32_t uid;   /* ...and its uid, in its own user namespace */
+    uint32_t owner; /* the segment file's owner as this consumer sees it:
+                       what SO_PEERCRED's uid is compared with (peer.c) */
     uint64_t start_time;
     dev_t seg_dev; /* the segment file this consumer has open (peer.c) */
     ino_t seg_ino;

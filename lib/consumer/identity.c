@@ -214,14 +214,17 @@ int pcw__ctr_identify(pcw__mntns *ns, pcw_segment *seg)
 {
     char *buf = malloc(PCW__CTR_PROC_FILE_MAX);
     char cg[4096], runtime[80], id[80], pod[80];
+    char kpod[PCW__CTR_K8S_NAME_MAX + 1], kns[sizeof kpod], kname[sizeof kpod];
     if (!buf)
         return PCW_E_NO_MEMORY;
     pid_t host = host_pid(ns, seg->info.pid, seg->info.start_time, buf);
     cgroup_of(host ? host : ns->pid, buf, cg, sizeof cg, runtime, id, pod, sizeof id);
     free(buf);
+    pcw__ctr_k8s_names(runtime, id, kpod, kns, kname);
     size_t lr = strlen(ns->root) + 1, lc = strlen(cg) + 1, lt = strlen(runtime) + 1,
-           li = strlen(id) + 1, lp = strlen(pod) + 1;
-    pcw_container_info *ci = calloc(1, sizeof *ci + lr + lc + lt + li + lp);
+           li = strlen(id) + 1, lp = strlen(pod) + 1, lkp = strlen(kpod) + 1, lkn = strlen(kns) + 1,
+           lkc = strlen(kname) + 1;
+    pcw_container_info *ci = calloc(1, sizeof *ci + lr + lc + lt + li + lp + lkp + lkn + lkc);
     if (!ci)
         return PCW_E_NO_MEMORY;
     char *s = (char *)(ci + 1);
@@ -229,7 +232,10 @@ int pcw__ctr_identify(pcw__mntns *ns, pcw_segment *seg)
     ci->cgroup = memcpy(s, cg, lc), s += lc;
     ci->runtime = memcpy(s, runtime, lt), s += lt;
     ci->id = memcpy(s, id, li), s += li;
-    ci->pod_uid = memcpy(s, pod, lp);
+    ci->pod_uid = memcpy(s, pod, lp), s += lp;
+    ci->pod = memcpy(s, kpod, lkp), s += lkp;
+    ci->pod_namespace = memcpy(s, kns, lkn), s += lkn;
+    ci->container_name = memcpy(s, kname, lkc);
     ci->mnt_ns = ns->ino;
     ci->host_pid = host;
     ci->ns_pid = seg->info.pid;

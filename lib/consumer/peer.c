@@ -8,8 +8,13 @@
  * this consumer's pid namespace numbers it). The segment's header names
  * its provider by uid and by its pid in the provider's own namespace.
  *
- *   - same uid, always (the header's uid is the file's owner: checked when
- *     the segment was opened);
+ *   - same uid, always: the listener's (translated into this consumer's
+ *     user namespace by the kernel) is the segment file's owner's (as this
+ *     consumer's namespace sees it, from fstat). Not the header's: that is
+ *     the provider's own namespace's view, which differs under a
+ *     non-identity uid map (rootless podman's root is the host's 1000).
+ *     The header's uid was checked against the owner, through the map,
+ *     when the segment was opened;
  *   - a listener whose pid here is the header's is taken, as before
  *     namespaces, without reading /proc;
  *   - any other in this pid namespace (its /proc/<pid>/status NSpid has one
@@ -143,10 +148,10 @@ int pcw__ctl_peer_check(int fd, const pcw__ctl_conn *k, long long deadline)
     socklen_t l = sizeof cr;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 || l != sizeof cr)
         return PCW_E_IO;
-    if ((uint32_t)cr.uid != k->uid)
+    if ((uint32_t)cr.uid != k->owner)
         return pcw__fail_detail(PCW_E_PERMISSION,
                                 "control socket served by uid %u, not the segment's owner (uid %u)",
-                                (unsigned)cr.uid, (unsigned)k->uid);
+                                (unsigned)cr.uid, (unsigned)k->owner);
     if (cr.pid <= 0)
         return pcw__fail_detail(PCW_E_PERMISSION,
                                 "control socket served by a process outside this consumer's pid "

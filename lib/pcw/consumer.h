@@ -126,6 +126,12 @@ typedef struct pcw_container_info {
     const char *runtime; /* "docker", "podman", "containerd", "cri-o", "" */
     const char *id;      /* the runtime's container id (hex), from the cgroup */
     const char *pod_uid; /* Kubernetes pod UID, from a kubepods cgroup */
+    /* Kubernetes' names, from the CRI annotations of the config.json its
+     * runtime (containerd, CRI-O) keeps on the host: written by the pod's
+     * author, so escape them on output. */
+    const char *pod;            /* io.kubernetes.pod.name */
+    const char *pod_namespace;  /* io.kubernetes.pod.namespace ("namespace" is C++'s) */
+    const char *container_name; /* io.kubernetes.container.name */
 } pcw_container_info;
 
 /* The container of a segment found in another mount namespace; NULL for

@@ -608,9 +608,11 @@ static int grow_labels(xset *s, size_t n)
 /* A container's labels (docs/containers.md, "Labels"): the id as
  * Kubernetes writes it in a pod's status (<runtime>://<id>, so that
  * kube_pod_container_info{container_id} joins it to its pod, namespace and
- * container), the pod UID (kube_pod_info{uid}) and its pid in the
- * exporter's pid namespace. None for a provider in the exporter's own
- * namespace. */
+ * container), the pod UID (kube_pod_info{uid}), cAdvisor's namespace,
+ * pod and container (Kubernetes' names, when the runtime's config.json
+ * gives them: written by the pod's author, escaped like every value) and
+ * its pid in the exporter's pid namespace. None for a provider in the
+ * exporter's own namespace. */
 static void container_label(ebuf *lab, ebuf *plab, const char *name, const char *const *parts)
 {
     eb_put(lab, ",", 1);
@@ -640,6 +642,13 @@ static void container_labels(ebuf *lab, ebuf *plab, const pcw_container_info *ci
         const char *uid[] = {ci->pod_uid, NULL};
         container_label(lab, plab, "pod_uid", uid);
     }
+    const char *const k8s[][2] = {
+        {"namespace", ci->pod_namespace}, {"pod", ci->pod}, {"container", ci->container_name}};
+    for (size_t i = 0; i < sizeof k8s / sizeof *k8s; i++)
+        if (k8s[i][1][0]) {
+            const char *v[] = {k8s[i][1], NULL};
+            container_label(lab, plab, k8s[i][0], v);
+        }
     if (ci->host_pid) {
         char pid[32];
         snprintf(pid, sizeof pid, "%d", (int)ci->host_pid);
@@ -892,8 +901,8 @@ static int hist_proto(proto_fam *pf, const xfam *x, const proto_label *l, size_t
     return proto_add_histogram(pf, l, nl, &h);
 }
 
-/* At most: instance_name, provider, pid and container_labels' three. */
-#define PROTO_MAX_LABELS 6
+/* At most: instance_name, provider, pid and container_labels' six. */
+#define PROTO_MAX_LABELS 9
 
 /* Instance i's labels in the protobuf format; how many. */
 static size_t proto_labels(const xset *s, size_t i, proto_label *l)

@@ -74,6 +74,9 @@ static void json_provider_begin(void *p, const pcw_provider_info *pi, const pcw_
         jw_kv_string(&j->w, "runtime", ci->runtime);
         jw_kv_string(&j->w, "id", ci->id);
         jw_kv_string(&j->w, "pod_uid", ci->pod_uid);
+        jw_kv_string(&j->w, "pod", ci->pod);
+        jw_kv_string(&j->w, "namespace", ci->pod_namespace);
+        jw_kv_string(&j->w, "container", ci->container_name);
         jw_kv_string(&j->w, "cgroup", ci->cgroup);
         jw_kv_i64(&j->w, "host_pid", ci->host_pid);
         jw_kv_u64(&j->w, "mnt_ns", ci->mnt_ns);

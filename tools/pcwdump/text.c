@@ -118,9 +118,18 @@ static void text_provider_begin(void *p, const pcw_provider_info *pi, const pcw_
                 ci->id[0] ? ci->id : "-");
         if (ci->pod_uid[0])
             fprintf(t->out, "  pod uid %s", ci->pod_uid);
-        fprintf(t->out,
-                "  host pid %" PRId32 "  mount namespace %" PRIu64 "\n  cgroup: ", ci->host_pid,
+        fprintf(t->out, "  host pid %" PRId32 "  mount namespace %" PRIu64, ci->host_pid,
                 ci->mnt_ns);
+        if (ci->pod[0] || ci->pod_namespace[0] || ci->container_name[0]) {
+            /* The pod spec's author named these: escaped. */
+            fputs("\n  kubernetes: namespace ", t->out);
+            esc_put(t->out, ci->pod_namespace, strlen(ci->pod_namespace), 0);
+            fputs("  pod ", t->out);
+            esc_put(t->out, ci->pod, strlen(ci->pod), 0);
+            fputs("  container ", t->out);
+            esc_put(t->out, ci->container_name, strlen(ci->container_name), 0);
+        }
+        fputs("\n  cgroup: ", t->out);
         esc_put(t->out, ci->cgroup, strlen(ci->cgroup), 0);
         putc('\n', t->out);
     }

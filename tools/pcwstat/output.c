@@ -114,6 +114,12 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
                 fputs(",\"container\":", f);
                 json_string(f, name);
                 fprintf(f, ",\"host_pid\":%d", (int)ci->host_pid);
+                if (ci->pod[0]) { /* Kubernetes' (docs/containers.md, "Identity") */
+                    fputs(",\"namespace\":", f);
+                    json_string(f, ci->pod_namespace);
+                    fputs(",\"pod\":", f);
+                    json_string(f, ci->pod);
+                }
             }
             if (has_number(v.status))
                 fprintf(f, ",\"value\":%.17g", v.value);

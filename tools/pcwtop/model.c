@@ -360,10 +360,14 @@ static top_table *build_table(top_model *m, top_column *cols, uint32_t ncols, ui
         r->pid = v.pid;
         /* Its container's name, now: the segment (and its identity) may be
          * gone by the time the UI thread draws the row. */
-        r->ctr[0] = 0;
-        if (m->containers && v.kind == PCW_PDH_INSTANCE)
-            tc_container_name(tc_container(pcw_pdh_consumer(m->q), v.provider_id, &ctr_hint),
-                              r->ctr, sizeof r->ctr);
+        r->ctr[0] = r->pod[0] = 0;
+        if (m->containers && v.kind == PCW_PDH_INSTANCE) {
+            const pcw_container_info *ci =
+                tc_container(pcw_pdh_consumer(m->q), v.provider_id, &ctr_hint);
+            tc_container_name(ci, r->ctr, sizeof r->ctr);
+            if (ci && ci->pod[0])
+                snprintf(r->pod, sizeof r->pod, "%s/%s", ci->pod_namespace, ci->pod);
+        }
         r->provider_id = v.provider_id;
         r->kind = (uint8_t)v.kind;
         r->state = TOP_ROW_LIVE;

@@ -96,6 +96,9 @@ typedef struct top_row {
     uint64_t gone;        /* refresh it went away in; 0: live */
     char ctr[24];         /* its container's short name (--containers),
                              "" in pcwtop's own mount namespace */
+    char pod[64];         /* its Kubernetes "<namespace>/<pod>" when the
+                             runtime's config.json names it, cut to fit (the
+                             pod's author's: drawn escaped); "" unknown */
 } top_row;
 
 typedef struct top_table {

@@ -655,6 +655,12 @@ static void draw_details(top_ui *ui, int y, int h)
                  top_row_name(t, r), kinds[r->kind < 3 ? r->kind : 0], (int)r->pid, r->instance_id,
                  (unsigned long long)r->provider_id, states[u->state & 3]);
         text(yy++, 1, COLS - 1, COLS, line, A_NORMAL, 0);
+        if (r->ctr[0]) { /* the pod's name is its author's: text() shows
+                            control characters as '?' */
+            snprintf(line, sizeof line, "Container: %s%s%s", r->ctr, r->pod[0] ? "  pod " : "",
+                     r->pod);
+            text(yy++, 1, COLS - 1, COLS, line, A_NORMAL, 0);
+        }
     }
     yy++;
     snprintf(line, sizeof line, "%-24s %-30s %12s  %-18s %5s  %-9s %s", "COUNTER", "TYPE",
