@@ -600,3 +600,22 @@ Test(history, fuzz_seeds_are_whole_logs)
     }
     cr_assert(zstd, "no seed holds a zstd block");
 }
+
+/* pcwrelog -o NAME -y where NAME is a FIFO another user planted, with no
+ * reader: the open must not block (it did: O_WRONLY|O_TRUNC on a FIFO waits
+ * for a reader forever) and the error names the file. pcwstat's -o has
+ * the rule (tools/common/outfile.c); pcwrelog and pcwstat --log share it. */
+Test(history, planted_fifo_output_is_refused_at_once)
+{
+    char log[PATH_MAX], fifo[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/fuzz/history-seeds/recorded.pcwlog", build_dir());
+    snprintf(fifo, sizeof fifo, "%s/planted", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    cr_assert_eq(mkfifo(fifo, 0666), 0);
+    const char *args[] = {log, "-f", "CSV", "-o", fifo, "-y", NULL};
+    cr_assert_neq(run_tool("pcwrelog", args, out, err), 0);
+    char *e = slurp(err);
+    cr_assert(strstr(e, fifo), "%s", e);
+    free(e);
+}
