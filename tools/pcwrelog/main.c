@@ -29,6 +29,7 @@
 #include <pcw/version.h>
 
 #include "../../lib/history/history.h"
+#include "../common/outfile.h"
 #include "../common/escape.h"
 #include "../common/output.h"
 #include "../common/typeperf.h"
@@ -104,20 +105,16 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
-/* -o: a new file, or with -y an existing one truncated; never through a
- * symbolic link (O_NOFOLLOW). */
+/* -o: a new file, or overwritten only as tools/common/outfile.h allows. */
 static FILE *open_output(const options *o)
 {
     if (!o->output)
         return stdout;
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (o->yes ? O_TRUNC : O_EXCL);
-    int fd = open(o->output, flags, 0666);
+    int fd = outfile_open("pcwrelog", o->output, o->yes);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "pcwrelog: %s: %s%s\n", o->output, strerror(errno),
-                errno == EEXIST ? " (use -y to overwrite it)" : "");
-        if (fd >= 0)
-            close(fd);
+    if (fd >= 0 && !f) {
+        fprintf(stderr, "pcwrelog: %s: %s\n", o->output, strerror(errno));
+        close(fd);
     }
     return f;
 }

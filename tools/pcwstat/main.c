@@ -31,6 +31,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/outfile.h"
 #include "../common/output.h"
 #include "pcwstat.h"
 
@@ -357,72 +358,17 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
-/* -o FILE: created new (O_EXCL), or, when it exists and -y (or the answer
- * to the prompt) says so, opened without following a symbolic link
- * (O_NOFOLLOW) and written only if it is a regular file with no other hard
- * link (truncated then), a character device or a FIFO. In a directory
- * another user can write, a name checked and then opened could be swapped
- * for a link to a file of the victim's: O_EXCL and O_NOFOLLOW decide at the
- * open itself, and fstat checks what was opened. */
+/* -o FILE: created new, or overwritten only as tools/common/outfile.h
+ * allows. */
 static FILE *open_output(const options *o)
 {
     if (!o->output)
         return stdout;
-    const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW;
-    int fd = open(o->output, flags | O_CREAT | O_EXCL, 0666);
-    if (fd < 0 && errno == EEXIST) {
-        struct stat st;
-        int link = lstat(o->output, &st) == 0 && S_ISLNK(st.st_mode);
-        if (link) {
-            fprintf(stderr,
-                    "pcwstat: %s is a symbolic link; not following it (name the file it "
-                    "points to)\n",
-                    o->output);
-            return NULL;
-        }
-        if (!o->yes) {
-            if (!isatty(0)) {
-                fprintf(stderr, "pcwstat: %s exists; use -y to overwrite it\n", o->output);
-                return NULL;
-            }
-            fprintf(stderr, "%s exists. Overwrite it? [Y/N] ", o->output);
-            char answer[16];
-            if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
-                fprintf(stderr, "pcwstat: not overwriting %s\n", o->output);
-                return NULL;
-            }
-        }
-        /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of
-         * blocking; cleared below. */
-        fd = open(o->output, flags | O_NONBLOCK);
-        if (fd < 0 && errno == ELOOP) {
-            fprintf(stderr, "pcwstat: %s is a symbolic link; not following it\n", o->output);
-            return NULL;
-        }
-        if (fd >= 0) {
-            const char *why = NULL;
-            if (fstat(fd, &st) != 0)
-                why = strerror(errno);
-            else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
-                why = "it has another hard link; not overwriting it";
-            else if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
-                why = "not a regular file";
-            else if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)
-                why = strerror(errno);
-            else if (fcntl(fd, F_SETFL, O_WRONLY) != 0)
-                why = strerror(errno);
-            if (why) {
-                fprintf(stderr, "pcwstat: %s: %s\n", o->output, why);
-                close(fd);
-                return NULL;
-            }
-        }
-    }
+    int fd = outfile_open("pcwstat", o->output, o->yes);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
+    if (fd >= 0 && !f) {
         fprintf(stderr, "pcwstat: %s: %s\n", o->output, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        close(fd);
     }
     return f;
 }
@@ -684,16 +630,11 @@ static int run(const options *o)
          * row's rates from it, as the live CSV did. -f BIN logs into -o's
          * file; --log into a file of its own, created new (or truncated
          * with -y), never through a symbolic link. */
-        int fd =
-            o->format == FMT_BIN
-                ? dup(fileno(out))
-                : open(o->log,
-                       O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (o->yes ? O_TRUNC : O_EXCL),
-                       0666);
+        int fd = o->format == FMT_BIN ? dup(fileno(out)) : outfile_open("pcwstat", o->log, o->yes);
         const char *name = o->format == FMT_BIN ? o->output : o->log;
         if (fd < 0)
-            snprintf(why, sizeof why, "%s: %s%s", name, strerror(errno),
-                     errno == EEXIST ? " (use -y to overwrite it)" : "");
+            snprintf(why, sizeof why, "%s: %s", name,
+                     o->format == FMT_BIN ? strerror(errno) : "not opened (above)");
         double flush = o->flush < 0 ? 10.0 : o->flush; /* docs/history.md */
         rec = fd >= 0 ? record_open(fd, name, cols, ncols, (uint64_t)(flush * 1e9), why, sizeof why)
                       : NULL;
