@@ -4,12 +4,15 @@
 # header from a manifest.
 #
 # Included from the top-level Makefile (which defines BUILD, CC, CFLAGS,
-# LDFLAGS, PROVIDER_LIBS), or used alone from the repository root:
+# LDFLAGS, PROVIDER_LIBS and libpcw, which the tests link):
 #
-#   make -f tools/pcwgen/pcwgen.mk pcwgen-check     # build and run the tests
-#   make -f tools/pcwgen/pcwgen.mk pcwgen-golden    # regenerate golden headers
-#   make -f tools/pcwgen/pcwgen.mk pcwgen-fuzz      # fuzz the reader (30 s)
-#   make -f tools/pcwgen/pcwgen.mk pcwgen-asan      # tests under ASan+UBSan
+#   make pcwgen-check     # build and run the tests
+#   make pcwgen-golden    # regenerate golden headers
+#   make pcwgen-fuzz      # fuzz the reader (30 s)
+#   make pcwgen-asan      # the tests under ASan+UBSan (check-asan runs them too)
+#
+# The tool alone (`make -f tools/pcwgen/pcwgen.mk build/pcwgen`) builds
+# without the rest of the tree.
 #
 # Every path is relative to the repository root.
 
@@ -161,10 +164,10 @@ pcwgen-golden: $(BUILD)/pcwgen
 	done
 
 # The same tests built and run with AddressSanitizer and UBSan.
+# Through the top-level Makefile: the tests link libpcw, built with the
+# same sanitizers (a sub-make of this file alone had no libpcw to link).
 pcwgen-asan:
-	$(MAKE) -f tools/pcwgen/pcwgen.mk BUILD=$(BUILD)/pcwgen-asan \
-	    CFLAGS="$(CFLAGS) -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-	    LDFLAGS="$(LDFLAGS) -fsanitize=address,undefined" pcwgen-check
+	$(MAKE) -f Makefile BUILD=build/asan SAN=asan pcwgen-check
 
 # ---------------------------------------------------------------------------
 # libFuzzer target for the manifest reader and the emitter. New inputs go to
