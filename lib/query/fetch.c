@@ -32,33 +32,9 @@
 #include "pcw/layout.h"
 #include "pcw/name.h"
 #include "snaprows.h"
+#include "util.h"
 
 #define PCWQ_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */
-
-int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 8;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return -1;
-        n *= 2;
-    }
-    void *p = realloc(*v, n * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = n;
-    return 0;
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t pcwq_provider_id(const pcw_provider_info *info)
 {
@@ -77,7 +53,7 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
 
 void pcwq_budget_start(pcw_pdh *q)
 {
-    q->deadline_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->timeout_ms * 1000000ull;
+    q->deadline_ns = pcwq_mono_ns() + (uint64_t)q->timeout_ms * 1000000ull;
     q->notify_deadline_ns = q->deadline_ns;
 }
 
@@ -93,7 +69,7 @@ static int arm_until(pcw_pdh *q, uint64_t deadline, int at_least_1ms)
 {
     if (!q->deadline_ns)
         return 1; /* not inside a public call: the consumer's own limit */
-    uint64_t now = now_ns(CLOCK_MONOTONIC);
+    uint64_t now = pcwq_mono_ns();
     uint64_t left_ms = deadline > now ? (deadline - now) / 1000000ull : 0;
     if (left_ms == 0) {
         if (!at_least_1ms)
@@ -322,7 +298,7 @@ static uint64_t stamp(const char *path, uint64_t *mtime)
 /* Has a watched folder changed (or changed too recently to be sure)? */
 static int dirs_changed(pcw_pdh *q)
 {
-    uint64_t now = now_ns(CLOCK_REALTIME), mt;
+    uint64_t now = pcwq_real_ns(), mt;
     if (q->all_users) {
         if (stamp(q->root, &mt) != q->root_stamp || now - mt < PCWQ_DIR_SETTLE_NS)
             return 1;
@@ -441,7 +417,7 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
         x->gen_before = pcw_segment_generation(seg);
         x->first = snap->count;
-        x->time_ns = now_ns(CLOCK_MONOTONIC);
+        x->time_ns = pcwq_mono_ns();
         size_t ns = snap->nsources;
         int rc;
         if (f) {
@@ -652,7 +628,7 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     }
     if (rc != PCW_OK || !ncb)
         return rc;
-    uint64_t t = now_ns(CLOCK_MONOTONIC);
+    uint64_t t = pcwq_mono_ns();
     if (!pcwq_budget_arm(q, 0)) {
         /* The call's time limit is spent (a refresh's notifications used
          * it): not asked, as late as a provider that did not answer. */
@@ -674,8 +650,8 @@ static int fetch_sets(pcw_pdh *q, int only_new)
 
 int pcwq_fetch(pcw_pdh *q)
 {
-    q->time_ns = now_ns(CLOCK_MONOTONIC);
-    q->realtime_ns = now_ns(CLOCK_REALTIME);
+    q->time_ns = pcwq_mono_ns();
+    q->realtime_ns = pcwq_real_ns();
     return fetch_sets(q, 0);
 }
 

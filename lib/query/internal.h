@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "pcw/query.h"
+#include "util.h"
 
 /* pcw's system time base: CLOCK_MONOTONIC nanoseconds. */
 #define PCWQ_SYS_FREQ   1000000000ull
@@ -640,7 +641,5 @@ int pcwq_hpre_value(const pcwq_set *s, uint32_t e, uint32_t k, const pcw_hist_st
 void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);
 void pcwq_notify_forget(pcwq_match *mt);
 
-/* Grow an array to hold `need` elements; 0 or -1. */
-int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem);
 
 #endif /* PCW_QUERY_INTERNAL_H */
