@@ -828,7 +828,7 @@ Test(query_fast_baseline, collect_rows_hands_over_as_it_reads)
     collect_rows_hands_over_as_it_reads();
 }
 
-/* Whether the read converts rows as it copies them (read_hook.h): with
+/* Whether the read converts rows as it copies them (lib/consumer/private.h): with
  * AVX2, not in the baseline suite, and for rows of at most 32 values. */
 static int converts_as_copied(uint32_t width)
 {

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../consumer/containers.h"
+#include "consumer/private.h"
 #include "internal.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
@@ -307,7 +307,7 @@ static int dirs_changed(pcw_pdh *q)
         if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCWQ_DIR_SETTLE_NS)
             return 1;
     /* Containers' folders, and whether a walk of /proc is due: cheap
-     * (lib/consumer/containers.h), never a walk itself. */
+     * (consumer/private.h), never a walk itself. */
     return pcw__consumer_containers_changed(q->c);
 }
 

@@ -520,7 +520,7 @@ struct pcw_pdh {
      * as they are read (NULL otherwise). */
     pcwq_fused *fused;
     /* pcw_pdh_collect_rows' conversion buffer (a run of rows as doubles,
-     * lib/consumer/read_hook.h), kept to allocate nothing; 64-aligned. */
+     * lib/consumer/private.h), kept to allocate nothing; 64-aligned. */
     double *cvt;
     size_t cvt_cap;
     /* Entries the handles' matches examined (pcwq_match_update): a count
@@ -539,7 +539,7 @@ static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
  * over s's rows; the read of one source of s, appended to snap (as
  * pcw_segment_read; gen: its segment's generation at the previous
  * sample), that hands each run of rows over as it is read
- * (lib/consumer/read_hook.h); and "this set's rows cannot be handed over
+ * (lib/consumer/private.h); and "this set's rows cannot be handed over
  * as they are read" (a read with names, a provider not read). */
 int pcwq_fused_wants(const pcwq_fused *f, const pcwq_set *s);
 int pcwq_fused_read(pcwq_fused *f, pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
