@@ -7,7 +7,7 @@
  * in the last one. Cooked after the collection, each row of this sample
  * is read twice: by the segment read, then again (out of the cache, for
  * a large set) by the interval. Here the segment read hands each
- * validated run of rows over as it copies it (lib/consumer/consumer/private.h),
+ * validated run of rows over as it copies it (lib/consumer/private.h),
  * and every statistic the query's handles ask of the set's histograms
  * (the plan) is cooked for each row of the run against the same row of
  * the last sample while the run is still in the cache; the values keep

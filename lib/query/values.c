@@ -1210,7 +1210,7 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
  * convert as one array (cook_rows_contig: a segment set in steady state,
  * without totals, whose selected counters are plain 8-byte values side by
  * side) are converted and handed over run by run as the read validates
- * them (lib/consumer/consumer/private.h), while they are still in the cache -
+ * them (lib/consumer/private.h), while they are still in the cache -
  * instead of read a second time, out of memory, after the collection.
  *
  * Attribution: the read is one without names (read_set: no provider's
@@ -1226,7 +1226,7 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
  * from the collection as it ended (cook_handle).
  *
  * When the selected counters are the whole row, the read converts each
- * run as it copies it, into q->cvt (consumer/private.h), and the blocks handed
+ * run as it copies it, into q->cvt (lib/consumer/private.h), and the blocks handed
  * over are pieces of that buffer: the rows are read once, not twice.
  */
 
