@@ -15,7 +15,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "cook.h"
 
 void pcwq_acc_reset(pcwq_acc *a)
 {

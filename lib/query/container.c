@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "container.h"
+#include "fetch.h"
+#include "path.h"
 #include "pcw/consumer.h"
 
 /* Does container ci match the name (12 to 64 hex digits, a prefix of its

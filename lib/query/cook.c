@@ -29,7 +29,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cook.h"
 
 const char *pcw_cstatus_str(int s)
 {

@@ -27,8 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate.h"
+#include "budget.h"
 #include "consumer/private.h"
-#include "internal.h"
+#include "cook.h"
+#include "fetch.h"
+#include "hist_fused.h"
+#include "instances.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
 #include "snaprows.h"
@@ -47,54 +52,6 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
     x *= 0xff51afd7ed558ccdull;
     x ^= x >> 33;
     return x ? x : 1;
-}
-
-/* ---- the time limit ------------------------------------------------------ */
-
-void pcwq_budget_start(pcw_pdh *q)
-{
-    q->deadline_ns = pcwq_mono_ns() + (uint64_t)q->timeout_ms * 1000000ull;
-    q->notify_deadline_ns = q->deadline_ns;
-}
-
-void pcwq_budget_start_collect(pcw_pdh *q)
-{
-    pcwq_budget_start(q);
-    q->notify_deadline_ns = q->deadline_ns - (uint64_t)q->timeout_ms * 500000ull;
-}
-
-/* Set the consumer's limit to what is left until `deadline` (see
- * internal.h). */
-static int arm_until(pcw_pdh *q, uint64_t deadline, int at_least_1ms)
-{
-    if (!q->deadline_ns)
-        return 1; /* not inside a public call: the consumer's own limit */
-    uint64_t now = pcwq_mono_ns();
-    uint64_t left_ms = deadline > now ? (deadline - now) / 1000000ull : 0;
-    if (left_ms == 0) {
-        if (!at_least_1ms)
-            return 0;
-        left_ms = 1;
-    }
-    /* Rounded down: the consumer's deadline is never past ours. */
-    pcw_consumer_set_timeout(q->c, (uint32_t)left_ms);
-    return 1;
-}
-
-int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
-{
-    return arm_until(q, q->deadline_ns, at_least_1ms);
-}
-
-void pcwq_budget_arm_notify(pcw_pdh *q)
-{
-    (void)arm_until(q, q->notify_deadline_ns, 1);
-}
-
-void pcwq_budget_end(pcw_pdh *q)
-{
-    q->deadline_ns = q->notify_deadline_ns = 0;
-    pcw_consumer_set_timeout(q->c, q->timeout_ms);
 }
 
 /* ---- sets ---------------------------------------------------------------- */
@@ -400,9 +357,9 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
 {
     int b = s->cur;
     pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
-    pcwq_fused *f = q->fused && pcwq_fused_wants(q->fused, s) ? q->fused : NULL;
+    pcwq_row_sink *f = q->rows && q->rows->set == s ? q->rows : NULL;
     if (f && !(flags & PCW_READ_NO_NAMES)) {
-        pcwq_fused_abort(f);
+        f->cannot(f);
         f = NULL;
     }
     /* Histograms cooked as they are read, when no handle's rows are. */
@@ -411,7 +368,7 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         pcwq_src *x = &s->src[b][i];
         if (!x->alive) {
             if (f)
-                pcwq_fused_abort(f);
+                f->cannot(f);
             continue;
         }
         pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
@@ -423,8 +380,8 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         if (f) {
             /* (A read without names follows maybe_unchanged: the same
              * sources as the last sample, index by index.) */
-            rc = pcwq_fused_read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
-                                 s->src[b ^ 1][i].gen_after);
+            rc = f->read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
+                         s->src[b ^ 1][i].gen_after);
         } else if (hist) {
             rc = pcwq_hpre_read(s, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         } else {

@@ -25,9 +25,12 @@
 #include <string.h>
 
 #include "consumer/private.h"
-#include "internal.h"
+#include "hist_fused.h"
+#include "histogram.h"
 #include "pcw/histogram.h"
+#include "rows.h"
 #include "snaprows.h"
+#include "util.h"
 
 void pcwq_hpre_free(pcwq_hpre *p)
 {

@@ -20,8 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hist_fused.h"
+#include "hist_query.h"
+#include "histogram.h"
 #include "pcw/histogram.h"
+#include "rows.h"
 #include "snaprows.h"
 
 void pcwq_hcache_free(pcwq_hcache *hc)

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cook.h"
+#include "histogram.h"
 #include "pcw/histogram.h"
 #include "pcw/name.h"
 

@@ -18,9 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "instances.h"
 #include "pcw/name.h"
 #include "snaprows.h"
+#include "totals.h"
+#include "util.h"
 
 static uint64_t mix(uint64_t x)
 {

@@ -12,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "budget.h"
+#include "fetch.h"
+#include "notify.h"
+#include "path.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
+#include "util.h"
 
 static int told(const pcwq_match *mt, uint64_t id)
 {

@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "path.h"
 #include "pcw/name.h"
 
 int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)

@@ -18,9 +18,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "budget.h"
+#include "container.h"
+#include "fetch.h"
+#include "hist_query.h"
+#include "histogram.h"
+#include "instances.h"
+#include "match.h"
+#include "notify.h"
+#include "path.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
+#include "totals.h"
+#include "util.h"
 
 int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
 {

@@ -12,7 +12,8 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "cook.h"
+#include "pdh.h"
 #include "snaprows.h"
 
 /* The one set the handle matches; NULL otherwise. */

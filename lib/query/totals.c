@@ -27,8 +27,12 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "cook.h"
+#include "rows.h"
 #include "snaprows.h"
+#include "totals.h"
+#include "util.h"
 
 int pcwq_total_pools(const pcwq_set *s, uint32_t k)
 {
