@@ -14,7 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../lib/query/internal.h"
+#include "../lib/query/aggregate.h"
+#include "../lib/query/cook.h"
 #include "pcw/query.h"
 
 #define TB    1000000000ull /* pcw's system frequency */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/query/internal.h - every private header of the query layer, for
- * code outside lib/query that reaches inside it (the white-box tests,
- * lib/history's finishing of a logged value). A file of lib/query
- * includes the module headers it uses, never this one
- * (docs/design.md, "lib/query": the modules and who calls whom).
+ * lib/query/internal.h - every private header of the query layer at once,
+ * for code outside lib/query that still includes this older all-in-one
+ * header (lib/history/cook.c). New code, and every file of lib/query,
+ * includes the module headers it uses instead (docs/design.md, "The query
+ * layer's modules").
  */
 #ifndef PCW_QUERY_INTERNAL_H
 #define PCW_QUERY_INTERNAL_H

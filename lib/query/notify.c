@@ -82,7 +82,7 @@ void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
             if (c && mt->ctr[c] == mt->ctr[c - 1])
                 continue; /* another statistic of the same histogram */
             /* Within the call's time limit for notifications (half of it
-             * in a collection: internal.h); a request is always sent (the
+             * in a collection: budget.h); a request is always sent (the
              * provider must hear it), only the wait for its answer is cut
              * to 1 ms once the limit is spent. */
             pcwq_budget_arm_notify(q);

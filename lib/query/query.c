@@ -12,7 +12,7 @@
  *      fast path that makes a steady-state collection allocation-free) -
  *      and compute the totals (totals.c);
  *   4. re-select each handle's entries where its counterset changed
- *      (values.c). Values are cooked when read.
+ *      (match.c). Values are cooked when read (values.c, walk.c).
  */
 #define _GNU_SOURCE 1
 #include <stdlib.h>

@@ -142,7 +142,7 @@ typedef struct pcwq_set {
     size_t nent, ent_cap;
     uint64_t ent_epoch;
     /* The entries by (name, #n), for handles that name one instance
-     * (values.c): open addressing over pcwq_ent_key, entry position + 1;
+     * (match.c): open addressing over pcwq_ent_key, entry position + 1;
      * ent_key[e] is entry e's key. Built from ent when such a handle needs
      * it after the entries changed (nidx_epoch), so that naming an
      * instance costs O(1), not a scan of every entry. */
