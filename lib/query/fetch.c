@@ -99,8 +99,6 @@ void pcwq_set_free(pcwq_set *s)
     for (int b = 0; b < 2; b++) {
         pcw_snapshot_free(&s->snap[b]);
         free(s->src[b]);
-        free(s->arow[b]);
-        free(s->ast[b]);
     }
     free(s->mf_seg);
     free(s->mf_cset);

@@ -123,7 +123,8 @@ static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative
     d->status = over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     int b = s->cur;
     if (!cumulative)
-        d->interval_ns = s->atime[b] > s->atime[b ^ 1] ? s->atime[b] - s->atime[b ^ 1] : 0;
+        d->interval_ns =
+            s->tot.atime[b] > s->tot.atime[b ^ 1] ? s->tot.atime[b] - s->tot.atime[b ^ 1] : 0;
 }
 
 const pcwq_hcache *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,

@@ -430,27 +430,20 @@ void pcwq_instances_free(pcwq_set *s)
         free(s->aggs[a].hval);
     }
     free(s->inst), free(s->free_inst), free(s->hash), free(s->groups), free(s->ghash);
-    free(s->aggs), free(s->acc), free(s->order), free(s->ent), free(s->nidx), free(s->ent_key);
+    free(s->aggs), free(s->order);
     free(s->agg_free);
     s->agg_free = NULL, s->nagg_free = 0, s->agg_free_cap = 0;
     s->inst = NULL, s->free_inst = NULL, s->hash = NULL, s->groups = NULL, s->ghash = NULL;
-    s->aggs = NULL, s->acc = NULL, s->order = NULL, s->ent = NULL, s->nidx = NULL;
-    s->ent_key = NULL;
-    s->nent = s->ent_cap = s->nidx_cap = s->ent_key_cap = 0;
+    s->aggs = NULL, s->order = NULL;
     s->ninst = s->inst_cap = s->nfree = s->hash_cap = s->ngroups = s->groups_cap = 0;
-    s->ghash_cap = s->nagg = s->agg_cap = s->acc_cap = s->norder = s->order_cap = 0;
+    s->ghash_cap = s->nagg = s->agg_cap = s->norder = s->order_cap = 0;
     s->nread = 0;
     s->in_order = 0;
     s->nempty = s->nstale = 0;
     s->have_prev = 0;
     s->identity = 0;
-    for (int b = 0; b < 2; b++) {
-        free(s->arow[b]), free(s->ast[b]);
-        s->arow[b] = NULL, s->ast[b] = NULL, s->arow_cap[b] = s->ast_cap[b] = 0;
-    }
-    free(s->tval), free(s->vacc), free(s->vst), free(s->tway);
-    s->tval = NULL, s->vacc = NULL, s->vst = NULL, s->tway = NULL;
-    s->tval_cap = s->vacc_cap = s->vst_cap = s->tway_cap = 0;
+    pcwq_entries_free(&s->entries);
+    pcwq_totals_free(&s->tot);
     s->epoch++;
 }
 

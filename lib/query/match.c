@@ -21,29 +21,29 @@
 #include "pcw/name.h"
 #include "util.h"
 
-/* Rebuild s->ent if the set changed since. */
+/* Rebuild s->entries.ent if the set changed since. */
 static int entries(pcwq_set *s)
 {
-    if (s->ent && s->ent_epoch == s->epoch)
+    if (s->entries.ent && s->entries.ent_epoch == s->epoch)
         return 0;
     size_t need = s->nagg + s->norder + 1;
-    if (pcwq_grow((void **)&s->ent, &s->ent_cap, need, sizeof *s->ent))
+    if (pcwq_grow((void **)&s->entries.ent, &s->entries.ent_cap, need, sizeof *s->entries.ent))
         return -1;
     size_t n = 0;
     for (size_t a = 0; a < s->nagg; a++)
         if (s->aggs[a].active)
-            s->ent[n++] = (uint32_t)a | PCWQ_ENT_AGG;
+            s->entries.ent[n++] = (uint32_t)a | PCWQ_ENT_AGG;
     if (!s->it.global && !s->it.by_name)
         for (size_t o = 0; o < s->norder; o++)
-            s->ent[n++] = s->order[o];
-    s->nent = n;
-    s->ent_epoch = s->epoch;
+            s->entries.ent[n++] = s->order[o];
+    s->entries.nent = n;
+    s->entries.ent_epoch = s->epoch;
     return 0;
 }
 
 size_t pcwq_entry_count(const pcwq_set *s)
 {
-    return s->nent;
+    return s->entries.nent;
 }
 
 /* An entry's name (without #n) and #n. */
@@ -96,33 +96,34 @@ static int names_one(const pcw_path *p)
 /* (Re)build s's index of entries by key; 0 or -1 (out of memory). */
 static int name_index(pcw_pdh *q, pcwq_set *s)
 {
-    if (s->nidx && s->nidx_epoch == s->epoch)
+    if (s->entries.nidx && s->entries.nidx_epoch == s->epoch)
         return 0;
     size_t cap = 16;
-    while (cap < 2 * s->nent + 2)
+    while (cap < 2 * s->entries.nent + 2)
         cap <<= 1;
-    if (cap != s->nidx_cap) {
-        uint32_t *v = realloc(s->nidx, cap * sizeof *v);
+    if (cap != s->entries.nidx_cap) {
+        uint32_t *v = realloc(s->entries.nidx, cap * sizeof *v);
         if (!v)
             return -1;
-        s->nidx = v, s->nidx_cap = cap;
+        s->entries.nidx = v, s->entries.nidx_cap = cap;
     }
-    if (pcwq_grow((void **)&s->ent_key, &s->ent_key_cap, s->nent + 1, sizeof *s->ent_key))
+    if (pcwq_grow((void **)&s->entries.ent_key, &s->entries.ent_key_cap, s->entries.nent + 1,
+                  sizeof *s->entries.ent_key))
         return -1;
-    memset(s->nidx, 0, cap * sizeof *s->nidx);
+    memset(s->entries.nidx, 0, cap * sizeof *s->entries.nidx);
     /* In entry order: entries of one key are then met in that order along
      * its probe sequence, so a lookup lists them as the scan did. */
-    for (size_t e = 0; e < s->nent; e++) {
+    for (size_t e = 0; e < s->entries.nent; e++) {
         uint32_t len, dup;
-        const char *name = pcwq_entry_name(s, s->ent[e], &len, &dup);
-        uint64_t k = s->ent_key[e] = ent_key(name, len, dup);
+        const char *name = pcwq_entry_name(s, s->entries.ent[e], &len, &dup);
+        uint64_t k = s->entries.ent_key[e] = ent_key(name, len, dup);
         size_t i = k & (cap - 1);
-        while (s->nidx[i])
+        while (s->entries.nidx[i])
             i = (i + 1) & (cap - 1);
-        s->nidx[i] = (uint32_t)e + 1;
+        s->entries.nidx[i] = (uint32_t)e + 1;
     }
-    q->entry_tests += s->nent;
-    s->nidx_epoch = s->epoch;
+    q->entry_tests += s->entries.nent;
+    s->entries.nidx_epoch = s->epoch;
     return 0;
 }
 
@@ -133,12 +134,13 @@ static int match_by_name(pcw_pdh *q, const pcwq_set *s, const pcw_path *p, pcwq_
 {
     uint32_t want_dup = p->has_index ? p->index : 0;
     uint64_t k = ent_key(p->instance, (uint32_t)strlen(p->instance), want_dup);
-    for (size_t i = k & (s->nidx_cap - 1); s->nidx[i]; i = (i + 1) & (s->nidx_cap - 1)) {
-        uint32_t e = s->nidx[i] - 1, len, dup;
+    for (size_t i = k & (s->entries.nidx_cap - 1); s->entries.nidx[i];
+         i = (i + 1) & (s->entries.nidx_cap - 1)) {
+        uint32_t e = s->entries.nidx[i] - 1, len, dup;
         q->entry_tests++;
-        if (s->ent_key[e] != k)
+        if (s->entries.ent_key[e] != k)
             continue;
-        const char *name = pcwq_entry_name(s, s->ent[e], &len, &dup);
+        const char *name = pcwq_entry_name(s, s->entries.ent[e], &len, &dup);
         if (!entry_matches(p, name, len, dup))
             continue;
         if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, mt->nents + 1, sizeof *mt->ents))
@@ -242,12 +244,12 @@ void pcwq_match_free(pcwq_match *mt)
 static int container_entries(pcw_pdh_counter *h, const pcwq_set *s, pcwq_match *mt)
 {
     const pcw_path *p = &h->path;
-    if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
+    if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->entries.nent + 1, sizeof *mt->ents))
         return -1;
-    h->q->entry_tests += s->nent;
+    h->q->entry_tests += s->entries.nent;
     size_t hint = 0;
-    for (size_t e = 0; e < s->nent; e++) {
-        uint32_t len, dup, x = s->ent[e];
+    for (size_t e = 0; e < s->entries.nent; e++) {
+        uint32_t len, dup, x = s->entries.ent[e];
         if (x & PCWQ_ENT_AGG)
             continue;
         const char *name = pcwq_entry_name(s, x, &len, &dup);
@@ -293,18 +295,18 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
             if (name_index(h->q, s) || match_by_name(h->q, s, p, mt))
                 return PCW_E_NO_MEMORY;
         } else {
-            if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->nent + 1, sizeof *mt->ents))
+            if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->entries.nent + 1, sizeof *mt->ents))
                 return PCW_E_NO_MEMORY;
-            h->q->entry_tests += s->nent;
-            for (size_t e = 0; e < s->nent; e++) {
+            h->q->entry_tests += s->entries.nent;
+            for (size_t e = 0; e < s->entries.nent; e++) {
                 uint32_t len, dup;
-                const char *name = pcwq_entry_name(s, s->ent[e], &len, &dup);
+                const char *name = pcwq_entry_name(s, s->entries.ent[e], &len, &dup);
                 if (entry_matches(p, name, len, dup))
                     mt->ents[mt->nents++] = (uint32_t)e;
             }
         }
     } else {
-        mt->nents = s->nent;
+        mt->nents = s->entries.nent;
     }
     /* A named instance that is not there shows as one value saying why. */
     mt->placeholder = 0;
@@ -316,7 +318,7 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
         if (!s->m && mt->last_provider)
             mt->placeholder_status = PCW_CSTATUS_PROVIDER_GONE;
     } else if (mt->nents) {
-        uint32_t e = s->ent[mt->all ? 0 : mt->ents[0]];
+        uint32_t e = s->entries.ent[mt->all ? 0 : mt->ents[0]];
         mt->last_provider = (e & PCWQ_ENT_AGG) ? 0 : s->inst[e].provider_id;
     }
     mt->epoch = s->epoch;

@@ -30,9 +30,9 @@ void pcwq_entry_rows(const pcwq_set *s, uint32_t e, pcwq_rows *w)
     if (e & PCWQ_ENT_AGG) {
         uint32_t a = e & ~PCWQ_ENT_AGG, nc = s->ncounters;
         w->lay.off = s->woff, w->lay.size = s->wsize;
-        w->row = (const unsigned char *)(s->arow[b] + (size_t)a * nc);
-        w->st = s->ast[b] + (size_t)a * nc;
-        w->t = s->atime[b];
+        w->row = (const unsigned char *)(s->tot.arow[b] + (size_t)a * nc);
+        w->st = s->tot.ast[b] + (size_t)a * nc;
+        w->t = s->tot.atime[b];
         /* (No previous row: a total's values are its members', computed
          * when it was collected - pcwq_tval.) */
         return;

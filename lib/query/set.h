@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "aggregate.h"
 #include "cook.h"
@@ -98,6 +100,47 @@ typedef struct pcwq_tval {
  * entry its index in inst[], a total's its index in aggs[] | this bit. */
 #define PCWQ_ENT_AGG 0x80000000u
 
+/* A set's entries, as match.c selects from them: written by match.c
+ * (rebuilt when the set's epoch moved), emptied with the instances
+ * (pcwq_entries_free). */
+typedef struct pcwq_entries {
+    uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
+    size_t nent, ent_cap;
+    uint64_t ent_epoch;
+    /* The entries by (name, #n), for handles that name one instance
+     * open addressing over pcwq_ent_key, entry position + 1;
+     * ent_key[e] is entry e's key. Built from ent when such a handle needs
+     * it after the entries changed (nidx_epoch), so that naming an
+     * instance costs O(1), not a scan of every entry. */
+    uint32_t *nidx;
+    uint64_t *ent_key;
+    size_t nidx_cap, ent_key_cap;
+    uint64_t nidx_epoch;
+} pcwq_entries;
+
+static inline void pcwq_entries_free(pcwq_entries *e)
+{
+    free(e->ent), free(e->nidx), free(e->ent_key);
+    memset(e, 0, sizeof *e);
+}
+
+/* A set's totals of the current sample and their scratch: written by
+ * totals.c alone (pcwq_totals, pcwq_totals_free), read by rows.c and
+ * hist_query.c (a total's row) and values.c (its value). */
+typedef struct pcwq_totals_state {
+    pcwq_acc *acc; /* scratch [nagg * ncounters] */
+    size_t acc_cap;
+    uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
+    uint8_t *ast[2];   /* their per-counter statuses */
+    size_t arow_cap[2], ast_cap[2];
+    uint64_t atime[2];
+    pcwq_tval *tval; /* totals' values this collection [nagg * ncounters] */
+    pcwq_vacc *vacc; /* scratch: their members' values [nagg * ncounters] */
+    uint8_t *vst;    /* scratch: the first member status that was not VALID */
+    uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
+    size_t tval_cap, vacc_cap, vst_cap, tway_cap;
+} pcwq_totals_state;
+
 /* One counterset the query references (by name). */
 typedef struct pcwq_set {
     char *name;
@@ -135,22 +178,11 @@ typedef struct pcwq_set {
     int cur;
     uint32_t *order; /* instances in value order: provider by provider */
     size_t norder, order_cap;
-    size_t nread;  /* order[0..nread): the instances read this time; the
-                      stale ones (provider did not answer) follow */
-    int in_order;  /* order[k] is snapshot row k for every k < nread */
-    uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
-    size_t nent, ent_cap;
-    uint64_t ent_epoch;
-    /* The entries by (name, #n), for handles that name one instance
-     * (match.c): open addressing over pcwq_ent_key, entry position + 1;
-     * ent_key[e] is entry e's key. Built from ent when such a handle needs
-     * it after the entries changed (nidx_epoch), so that naming an
-     * instance costs O(1), not a scan of every entry. */
-    uint32_t *nidx;
-    uint64_t *ent_key;
-    size_t nidx_cap, ent_key_cap;
-    uint64_t nidx_epoch;
-    int identity; /* every instance's prev_row == row (nothing changed) */
+    size_t nread;         /* order[0..nread): the instances read this time; the
+                             stale ones (provider did not answer) follow */
+    int in_order;         /* order[k] is snapshot row k for every k < nread */
+    pcwq_entries entries; /* match.c's */
+    int identity;         /* every instance's prev_row == row (nothing changed) */
     int have_prev;
     /* Instances. */
     pcwq_inst *inst;
@@ -171,18 +203,8 @@ typedef struct pcwq_set {
     uint32_t *agg_free; /* min-heap of slots given back (instanceAggregate) */
     uint32_t nagg_free;
     size_t agg_free_cap;
-    pcwq_acc *acc; /* scratch [nagg * ncounters] */
-    size_t acc_cap;
-    uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
-    uint8_t *ast[2];   /* their per-counter statuses */
-    size_t arow_cap[2], ast_cap[2];
-    uint64_t atime[2];
-    pcwq_tval *tval; /* totals' values this collection [nagg * ncounters] */
-    pcwq_vacc *vacc; /* scratch: their members' values [nagg * ncounters] */
-    uint8_t *vst;    /* scratch: the first member status that was not VALID */
-    uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
-    size_t tval_cap, vacc_cap, vst_cap, tway_cap;
-    pcwq_hpre *hpre; /* histograms cooked as read (hist_fused.c); NULL: none */
+    pcwq_totals_state tot; /* totals.c's */
+    pcwq_hpre *hpre;       /* histograms cooked as read (hist_fused.c); NULL: none */
     /* Bookkeeping. */
     uint64_t epoch;   /* bumps whenever the entries change */
     uint64_t src_sig; /* its providers when last bound (pcwq_bind) */

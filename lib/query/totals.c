@@ -25,6 +25,7 @@
  *     members coming and going, a gap with no provider at all or a
  *     provider's restart never make a number up.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
@@ -89,20 +90,20 @@ static void raw_rows(pcwq_set *s, int b)
         if (!row)
             continue;
         size_t g = s->it.by_name ? x->agg : 0;
-        pcwq_acc *acc = &s->acc[g * nc];
+        pcwq_acc *acc = &s->tot.acc[g * nc];
         for (uint32_t k = 0; k < nc; k++)
             pcwq_acc_add(&acc[k], pcwq_load(row, &lay, k));
         s->aggs[g].sources++;
     }
     for (size_t a = 0; a < s->nagg; a++) {
         pcwq_agg *g = &s->aggs[a];
-        pcwq_acc *acc = &s->acc[a * nc];
+        pcwq_acc *acc = &s->tot.acc[a * nc];
         if (g->hist)
             for (uint32_t k = 0; k < nc; k++)
                 pcwq_acc_merge(&acc[k], &g->hist[k]);
         for (uint32_t k = 0; k < nc; k++)
-            s->ast[b][a * nc + k] =
-                (uint8_t)pcwq_acc_result(&acc[k], s->aggfn[k], &s->arow[b][a * nc + k]);
+            s->tot.ast[b][a * nc + k] =
+                (uint8_t)pcwq_acc_result(&acc[k], s->aggfn[k], &s->tot.arow[b][a * nc + k]);
     }
 }
 
@@ -114,7 +115,7 @@ enum { WAY_NONE, WAY_RATE, WAY_GENERAL };
 static void member_values(pcwq_set *s)
 {
     uint32_t nc = s->ncounters;
-    uint8_t *way = s->tway;
+    uint8_t *way = s->tot.tway;
     for (uint32_t k = 0; k < nc; k++) {
         const pcwq_recipe *r = &s->recipes[k];
         way[k] = !by_member(s, k) ? WAY_NONE
@@ -134,7 +135,7 @@ static void member_values(pcwq_set *s)
         pcwq_entry_rows(s, j, &w);
         if (x->row < 0 && x->last) {
             w.row = x->last;
-            w.t = s->atime[s->cur];
+            w.t = s->tot.atime[s->cur];
         }
         /* (Y1 - Y0) / TB of a rate over the system time, the commonest
          * counter: such a value is computed here as pcw_cook does it, in
@@ -148,7 +149,7 @@ static void member_values(pcwq_set *s)
             if (way[k] == WAY_RATE && dt > 0.0) {
                 uint64_t x1 = pcwq_load(w.row, &w.lay, k), x0 = pcwq_load(w.prow, &w.lay, k);
                 if (x1 >= x0) {
-                    pcwq_vacc_add(&s->vacc[c], (double)(x1 - x0) / dt, 1.0);
+                    pcwq_vacc_add(&s->tot.vacc[c], (double)(x1 - x0) / dt, 1.0);
                     continue;
                 }
             }
@@ -163,9 +164,9 @@ static void member_values(pcwq_set *s)
                     pcwq_cook_parts(s->recipes[k].formula, &now,
                                     prev.status == PCW_CSTATUS_VALID ? &prev : NULL, &part, &whole);
             if (st == PCW_CSTATUS_VALID)
-                pcwq_vacc_add(&s->vacc[c], part, whole);
-            else if (s->vst[c] == UINT8_MAX)
-                s->vst[c] = (uint8_t)st;
+                pcwq_vacc_add(&s->tot.vacc[c], part, whole);
+            else if (s->tot.vst[c] == UINT8_MAX)
+                s->tot.vst[c] = (uint8_t)st;
         }
     }
 }
@@ -176,7 +177,7 @@ static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
     uint32_t nc = s->ncounters, fn = s->aggfn[k];
     const pcwq_recipe *r = &s->recipes[k];
     const pcwq_agg *g = &s->aggs[a];
-    const pcwq_acc *acc = &s->acc[a * nc + k];
+    const pcwq_acc *acc = &s->tot.acc[a * nc + k];
     /* PCW_FMT_RAW: the function of the values X, unrounded. */
     t->raw = 0.0;
     if (r->formula == PCWQ_F_NONE)
@@ -204,7 +205,7 @@ static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
         t->status = (uint8_t)r->status;
         return;
     }
-    pcwq_vacc c = s->vacc[a * nc + k];
+    pcwq_vacc c = s->tot.vacc[a * nc + k];
     if (g->hval)
         pcwq_vacc_merge(&c, &g->hval[k]);
     int pooled = pcwq_total_pools(s, k);
@@ -212,14 +213,26 @@ static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
         t->status = PCW_CSTATUS_NEW_DATA_NEEDED; /* the total's first sample */
     else if (c.n)
         t->status = (uint8_t)pcwq_vacc_result(&c, fn, pooled, &t->v);
-    else if (s->vst[a * nc + k] != UINT8_MAX)
-        t->status = s->vst[a * nc + k]; /* members, none with a value yet */
+    else if (s->tot.vst[a * nc + k] != UINT8_MAX)
+        t->status = s->tot.vst[a * nc + k]; /* members, none with a value yet */
     else if (fn == PCW_AGGREGATE_TOTAL)
         /* No member at all: nothing happened (0), but a fraction of
          * nothing has no value. */
         t->status = pooled ? PCW_CSTATUS_ZERO_DENOMINATOR : PCW_CSTATUS_VALID;
     else
         t->status = PCW_CSTATUS_NO_INSTANCE;
+}
+
+void pcwq_totals_free(pcwq_totals_state *t)
+{
+    for (int b = 0; b < 2; b++) {
+        free(t->arow[b]), free(t->ast[b]);
+        t->arow[b] = NULL, t->ast[b] = NULL, t->arow_cap[b] = t->ast_cap[b] = 0;
+    }
+    free(t->acc), free(t->tval), free(t->vacc), free(t->vst), free(t->tway);
+    t->acc = NULL, t->tval = NULL, t->vacc = NULL, t->vst = NULL, t->tway = NULL;
+    t->acc_cap = t->tval_cap = t->vacc_cap = t->vst_cap = t->tway_cap = 0;
+    /* (atime stays: a total's raw sample never goes back to 0.) */
 }
 
 int pcwq_totals(pcwq_set *s)
@@ -229,19 +242,19 @@ int pcwq_totals(pcwq_set *s)
     int b = s->cur;
     uint32_t nc = s->ncounters;
     size_t cells = s->nagg * (size_t)(nc ? nc : 1);
-    if (pcwq_grow((void **)&s->arow[b], &s->arow_cap[b], cells, sizeof *s->arow[b]) ||
-        pcwq_grow((void **)&s->ast[b], &s->ast_cap[b], cells, sizeof *s->ast[b]) ||
-        pcwq_grow((void **)&s->acc, &s->acc_cap, cells, sizeof *s->acc) ||
-        pcwq_grow((void **)&s->tval, &s->tval_cap, cells, sizeof *s->tval) ||
-        pcwq_grow((void **)&s->vacc, &s->vacc_cap, cells, sizeof *s->vacc) ||
-        pcwq_grow((void **)&s->vst, &s->vst_cap, cells, sizeof *s->vst) ||
-        pcwq_grow((void **)&s->tway, &s->tway_cap, nc ? nc : 1, sizeof *s->tway))
+    if (pcwq_grow((void **)&s->tot.arow[b], &s->tot.arow_cap[b], cells, sizeof *s->tot.arow[b]) ||
+        pcwq_grow((void **)&s->tot.ast[b], &s->tot.ast_cap[b], cells, sizeof *s->tot.ast[b]) ||
+        pcwq_grow((void **)&s->tot.acc, &s->tot.acc_cap, cells, sizeof *s->tot.acc) ||
+        pcwq_grow((void **)&s->tot.tval, &s->tot.tval_cap, cells, sizeof *s->tot.tval) ||
+        pcwq_grow((void **)&s->tot.vacc, &s->tot.vacc_cap, cells, sizeof *s->tot.vacc) ||
+        pcwq_grow((void **)&s->tot.vst, &s->tot.vst_cap, cells, sizeof *s->tot.vst) ||
+        pcwq_grow((void **)&s->tot.tway, &s->tot.tway_cap, nc ? nc : 1, sizeof *s->tot.tway))
         return PCW_E_NO_MEMORY;
     for (size_t i = 0; i < cells; i++) {
-        pcwq_acc_reset(&s->acc[i]);
-        pcwq_vacc_reset(&s->vacc[i]);
+        pcwq_acc_reset(&s->tot.acc[i]);
+        pcwq_vacc_reset(&s->tot.vacc[i]);
     }
-    memset(s->vst, UINT8_MAX, cells);
+    memset(s->tot.vst, UINT8_MAX, cells);
     for (size_t a = 0; a < s->nagg; a++)
         s->aggs[a].sources = 0;
     /* The time of the raw sample: its latest read (the last one's when no
@@ -250,7 +263,7 @@ int pcwq_totals(pcwq_set *s)
     for (size_t i = 0; i < s->nsrc[b]; i++)
         if (s->src[b][i].time_ns > t)
             t = s->src[b][i].time_ns;
-    s->atime[b] = t ? t : s->atime[b ^ 1];
+    s->tot.atime[b] = t ? t : s->tot.atime[b ^ 1];
     raw_rows(s, b);
     member_values(s);
     for (size_t a = 0; a < s->nagg; a++) {
@@ -258,7 +271,7 @@ int pcwq_totals(pcwq_set *s)
         g->had_row = g->has_row;
         g->has_row = g->active;
         for (uint32_t k = 0; k < nc; k++)
-            total_value(s, a, k, &s->tval[a * nc + k]);
+            total_value(s, a, k, &s->tot.tval[a * nc + k]);
     }
     return PCW_OK;
 }

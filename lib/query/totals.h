@@ -12,6 +12,8 @@
 
 /* The totals' raw rows and values of the current sample. */
 int pcwq_totals(pcwq_set *s);
+/* Free what t holds (its times stay). */
+void pcwq_totals_free(pcwq_totals_state *t);
 /* Whether s's totals pool counter k (sum of parts over sum of wholes: a
  * fraction of a base or multi count, summed) - else a total's value is
  * the function of its members' values. */

@@ -77,7 +77,7 @@ int pcwq_cook_value(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows
     if (!(e & PCWQ_ENT_AGG))
         return pcw_cook(s->counter_types[k], now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
                         pcwq_scale_of(h, s, k), flags, v);
-    const pcwq_tval *t = &s->tval[(size_t)(e & ~PCWQ_ENT_AGG) * s->ncounters + k];
+    const pcwq_tval *t = &s->tot.tval[(size_t)(e & ~PCWQ_ENT_AGG) * s->ncounters + k];
     *v = 0.0;
     if (flags & PCW_FMT_RAW) {
         if (t->raw_status == PCW_CSTATUS_VALID)
@@ -108,7 +108,7 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
         out->dup_index = ctr->path.index;
         return PCW_OK;
     }
-    uint32_t e = s->ent[l.ent];
+    uint32_t e = s->entries.ent[l.ent];
     pcwq_rows w;
     pcwq_entry_rows(s, e, &w);
     out->status =
@@ -154,7 +154,7 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
         inst = ctr->path.instance;
         dup = ctr->path.index;
     } else {
-        uint32_t e = s->ent[l.ent], nlen;
+        uint32_t e = s->entries.ent[l.ent], nlen;
         inst = pcwq_entry_name(s, e, &nlen, &dup);
     }
     /* A set without instance names writes its first instance without
@@ -199,7 +199,7 @@ int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, 
         return PCW_OK;
     }
     const pcwq_hcache *hc =
-        pcwq_hist_entry(ctr, s, s->ent[l.ent], l.k, (flags & PCW_HIST_CUMULATIVE) != 0);
+        pcwq_hist_entry(ctr, s, s->entries.ent[l.ent], l.k, (flags & PCW_HIST_CUMULATIVE) != 0);
     if (!hc)
         return PCW_E_NO_MEMORY;
     const pcw_hist_dist *d = &hc->d;

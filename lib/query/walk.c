@@ -194,11 +194,11 @@ static int steady(const pcwq_match *mt, uint32_t nc, size_t *naggs)
 {
     const pcwq_set *s = mt->set;
     size_t n = 0;
-    while (n < s->nent && (s->ent[n] & PCWQ_ENT_AGG))
+    while (n < s->entries.nent && (s->entries.ent[n] & PCWQ_ENT_AGG))
         n++;
     *naggs = n;
     return mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale && nc <= 64 &&
-           s->nent - n == pcwq_snap(s, s->cur)->count;
+           s->entries.nent - n == pcwq_snap(s, s->cur)->count;
 }
 
 /* Every value of the handle, instance by instance, into the sink: all
@@ -228,12 +228,12 @@ void pcwq_cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, pcwq_
             for (uint32_t c = 0; c < nc; c++)
                 kernel_of(ctr, s, cols[c], &hs[c], flags, &kn[c]);
             for (; i < naggs && !k->stop; i++)
-                cook_entry(ctr, s, cols, hs, nc, s->ent[i], flags, k);
+                cook_entry(ctr, s, cols, hs, nc, s->entries.ent[i], flags, k);
             cook_rows_fast(ctr, s, kn, nc, flags, k);
             continue;
         }
         for (; i < mt->nents && !k->stop; i++)
-            cook_entry(ctr, s, cols, hs, nc, s->ent[mt->all ? i : mt->ents[i]], flags, k);
+            cook_entry(ctr, s, cols, hs, nc, s->entries.ent[mt->all ? i : mt->ents[i]], flags, k);
     }
 }
 
