@@ -223,7 +223,7 @@ Test(query_cost, per_name_aggregates_cost_the_same_at_any_size)
     pcw_pdh_counter *all = add(q, "\\ByName(*)\\c0");
     cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
     cr_assert_eq(pcw_pdh_value_count(all), N);
-    pcwq_set *s = pcwq_set_get(q, "ByName", 0);
+    pcw__q_set *s = pcw__q_set_get(q, "ByName", 0);
     cr_assert_not_null(s);
     cr_assert_eq(s->nagg, N);
     cr_assert_leq(s->agg_tests, 4ull * N, "%d names' aggregates examined %llu slots", N,

@@ -950,7 +950,7 @@ static void collect_rows_allocates_nothing(void)
     }
     /* The provider folder's last change well in the past: the query looks
      * at a folder again while it may still change (fetch.c,
-     * PCWQ_DIR_SETTLE_NS), and that look allocates. */
+     * PCW__Q_DIR_SETTLE_NS), and that look allocates. */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", pcw_provider_path(prov));
     char *slash = strrchr(dir, '/');

@@ -8,15 +8,15 @@
 #include "pcw/consumer.h"
 #include "util.h"
 
-void pcwq_budget_start(pcw_pdh *q)
+void pcw__q_budget_start(pcw_pdh *q)
 {
-    q->deadline_ns = pcwq_mono_ns() + (uint64_t)q->timeout_ms * 1000000ull;
+    q->deadline_ns = pcw__q_mono_ns() + (uint64_t)q->timeout_ms * 1000000ull;
     q->notify_deadline_ns = q->deadline_ns;
 }
 
-void pcwq_budget_start_collect(pcw_pdh *q)
+void pcw__q_budget_start_collect(pcw_pdh *q)
 {
-    pcwq_budget_start(q);
+    pcw__q_budget_start(q);
     q->notify_deadline_ns = q->deadline_ns - (uint64_t)q->timeout_ms * 500000ull;
 }
 
@@ -26,7 +26,7 @@ static int arm_until(pcw_pdh *q, uint64_t deadline, int at_least_1ms)
 {
     if (!q->deadline_ns)
         return 1; /* not inside a public call: the consumer's own limit */
-    uint64_t now = pcwq_mono_ns();
+    uint64_t now = pcw__q_mono_ns();
     uint64_t left_ms = deadline > now ? (deadline - now) / 1000000ull : 0;
     if (left_ms == 0) {
         if (!at_least_1ms)
@@ -38,17 +38,17 @@ static int arm_until(pcw_pdh *q, uint64_t deadline, int at_least_1ms)
     return 1;
 }
 
-int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
+int pcw__q_budget_arm(pcw_pdh *q, int at_least_1ms)
 {
     return arm_until(q, q->deadline_ns, at_least_1ms);
 }
 
-void pcwq_budget_arm_notify(pcw_pdh *q)
+void pcw__q_budget_arm_notify(pcw_pdh *q)
 {
     (void)arm_until(q, q->notify_deadline_ns, 1);
 }
 
-void pcwq_budget_end(pcw_pdh *q)
+void pcw__q_budget_end(pcw_pdh *q)
 {
     q->deadline_ns = q->notify_deadline_ns = 0;
     pcw_consumer_set_timeout(q->c, q->timeout_ms);

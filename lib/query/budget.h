@@ -19,10 +19,10 @@
  * (pcw_pdh_collect), where it is half-way (start_collect): a provider that
  * does not answer its notifications must not leave the collection, and so
  * every other provider's answer, without time (issue 23, item 10). */
-void pcwq_budget_start(pcw_pdh *q);
-void pcwq_budget_start_collect(pcw_pdh *q);
-int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms);
-void pcwq_budget_arm_notify(pcw_pdh *q);
-void pcwq_budget_end(pcw_pdh *q);
+void pcw__q_budget_start(pcw_pdh *q);
+void pcw__q_budget_start_collect(pcw_pdh *q);
+int pcw__q_budget_arm(pcw_pdh *q, int at_least_1ms);
+void pcw__q_budget_arm_notify(pcw_pdh *q);
+void pcw__q_budget_end(pcw_pdh *q);
 
 #endif /* PCW_QUERY_BUDGET_H */

@@ -5,7 +5,7 @@
  *
  * pcw_pdh_collect_rows is pcw_pdh_collect and then pcw_pdh_visit_rows, in
  * one pass over the rows where it can: the rows pcw_pdh_visit_rows would
- * convert as one array (pcwq_rows_contig: a segment set in steady state,
+ * convert as one array (pcw__q_rows_contig: a segment set in steady state,
  * without totals, whose selected counters are plain 8-byte values side by
  * side) are converted and handed over run by run as the read validates
  * them (lib/consumer/private.h), while they are still in the cache -
@@ -21,9 +21,9 @@
  * between). The first run that fails any check stops the handover; if
  * the collection then does not end in the same steady state with every
  * row handed over, fn gets an empty block (restart) and the values again,
- * from the collection as it ended (pcwq_cook_handle).
+ * from the collection as it ended (pcw__q_cook_handle).
  *
- * The fetch reads through this file's row sink (fetch.h's pcwq_row_sink,
+ * The fetch reads through this file's row sink (fetch.h's pcw__q_row_sink,
  * q->rows during the collection): it calls fused_read and fused_cannot,
  * and never calls into this file by name, so the calls between the files
  * go one way (collect_rows.c calls pcw_pdh_collect, query.c and fetch.c).
@@ -44,8 +44,8 @@
 #include "walk.h"
 
 typedef struct fused {
-    pcwq_row_sink base; /* first: the fetch's view of it */
-    pcwq_sink *k;
+    pcw__q_row_sink base; /* first: the fetch's view of it */
+    pcw__q_sink *k;
     uint32_t off, nc; /* the first selected counter's offset; how many */
     pcw_segment *seg; /* the source being read */
     uint64_t gen;     /* its segment's generation at the last sample */
@@ -57,16 +57,16 @@ typedef struct fused {
 
 /* The fetch's "this set's rows cannot be handed over as they are read"
  * (a read with names, a provider not read). */
-static void fused_cannot(pcwq_row_sink *base)
+static void fused_cannot(pcw__q_row_sink *base)
 {
     ((fused *)base)->abort = 1;
 }
 
 /* Hand rows already converted (cv: nrows rows of nc values, all VALID)
  * over in blocks of at most the sink's room, after what the sink holds. */
-static void sink_hand(pcwq_sink *k, const double *cv, size_t nrows, uint32_t nc)
+static void sink_hand(pcw__q_sink *k, const double *cv, size_t nrows, uint32_t nc)
 {
-    pcwq_sink_flush(k);
+    pcw__q_sink_flush(k);
     size_t per = k->bcap / nc;
     for (size_t r = 0; r < nrows && !k->stop; r += per) {
         size_t m = nrows - r < per ? nrows - r : per, nv = m * nc;
@@ -94,7 +94,7 @@ static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t t
         if (cvt && snap->data_size == 8 * (size_t)f->nc)
             sink_hand(f->k, cvt, to - from, f->nc);
         else
-            pcwq_rows_contig(snap, from, to, f->off, f->nc, f->k);
+            pcw__q_rows_contig(snap, from, to, f->off, f->nc, f->k);
     }
     f->next = to;
 }
@@ -102,7 +102,7 @@ static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t t
 /* The fetch's read of one source of the set, appended to snap (as
  * pcw_segment_read; gen: its segment's generation at the last sample),
  * that hands each run of rows over as it is read. */
-static int fused_read(pcwq_row_sink *base, pcw_segment *seg, const pcw_counterset *cs,
+static int fused_read(pcw__q_row_sink *base, pcw_segment *seg, const pcw_counterset *cs,
                       pcw_snapshot *snap, unsigned flags, uint64_t gen)
 {
     fused *f = (fused *)base;
@@ -146,13 +146,13 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
         *failed = 0;
     if (!q || !ctr || ctr->q != q || !fn)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_block bl;
-    if (pcwq_block_open(&bl, ctr) != PCW_OK)
+    pcw__q_block bl;
+    if (pcw__q_block_open(&bl, ctr) != PCW_OK)
         return PCW_E_NO_MEMORY;
-    pcwq_sink k = pcwq_block_sink(&bl, fn, arg);
+    pcw__q_sink k = pcw__q_block_sink(&bl, fn, arg);
     /* Planned from the last sample: the same set, steady, is expected. */
     uint32_t off = 0;
-    const pcwq_match *mt = pcwq_contig_match(ctr, flags, &off);
+    const pcw__q_match *mt = pcw__q_contig_match(ctr, flags, &off);
     fused f = {{mt ? mt->set : NULL, fused_read, fused_cannot},
                &k,
                off,
@@ -163,10 +163,10 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
                !mt,
                NULL,
                0};
-#ifdef PCWQ_HAVE_AVX2
+#ifdef PCW__Q_HAVE_AVX2
     /* The whole row selected: converted as it is read (with AVX2 only,
      * so that $PCW_NO_AVX2 tests the other way). */
-    if (mt && off == 0 && 8 * (size_t)mt->nctr == mt->set->data_size && pcwq_use_avx2())
+    if (mt && off == 0 && 8 * (size_t)mt->nctr == mt->set->data_size && pcw__q_use_avx2())
         f.cvt = cvt_buffer(q, mt->nctr, &f.cvt_cap);
 #endif
     q->rows = mt ? &f.base : NULL;
@@ -174,10 +174,11 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
     q->rows = NULL;
     /* Done if this sample is steady too, and every row was handed over. */
     uint32_t off2 = 0;
-    const pcwq_match *mt2 = rc == PCW_OK && !f.abort ? pcwq_contig_match(ctr, flags, &off2) : NULL;
+    const pcw__q_match *mt2 =
+        rc == PCW_OK && !f.abort ? pcw__q_contig_match(ctr, flags, &off2) : NULL;
     if (mt2 && mt2->set == f.base.set && off2 == f.off && mt2->nctr == f.nc &&
-        f.next == pcwq_snap(f.base.set, f.base.set->cur)->count) {
-        pcwq_sink_flush(&k);
+        f.next == pcw__q_snap(f.base.set, f.base.set->cur)->count) {
+        pcw__q_sink_flush(&k);
     } else {
         if (k.calls) {
             /* Blocks were handed over that this sample does not end with:
@@ -185,12 +186,12 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
             pcw_pdh_rows restart = {0, 0, 0, bl.v, bl.s};
             (void)fn(&restart, arg);
         }
-        k = pcwq_block_sink(&bl, fn, arg);
+        k = pcw__q_block_sink(&bl, fn, arg);
         if (rc == PCW_OK) {
-            pcwq_cook_handle(ctr, -1, flags, &k);
-            pcwq_sink_flush(&k);
+            pcw__q_cook_handle(ctr, -1, flags, &k);
+            pcw__q_sink_flush(&k);
         }
     }
-    pcwq_block_close(&bl);
+    pcw__q_block_close(&bl);
     return rc;
 }

@@ -16,7 +16,7 @@
  * segment appears or goes by rename/unlink there), and each segment's
  * counterset list (pcw_segment_refresh, which only walks it when nothing
  * changed). File times come from a coarse clock, so a folder changed less
- * than PCWQ_DIR_SETTLE_NS ago is looked at again on the next collection.
+ * than PCW__Q_DIR_SETTLE_NS ago is looked at again on the next collection.
  */
 #define _GNU_SOURCE 1
 #include <dirent.h>
@@ -39,9 +39,9 @@
 #include "snaprows.h"
 #include "util.h"
 
-#define PCWQ_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */
+#define PCW__Q_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */
 
-uint64_t pcwq_provider_id(const pcw_provider_info *info)
+uint64_t pcw__q_provider_id(const pcw_provider_info *info)
 {
     if (info->provider_id)
         return info->provider_id;
@@ -56,7 +56,7 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
 
 /* ---- sets ---------------------------------------------------------------- */
 
-pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
+pcw__q_set *pcw__q_set_get(pcw_pdh *q, const char *name, int create)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < q->nsets; i++)
@@ -64,9 +64,9 @@ pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
             return q->sets[i];
     if (!create)
         return NULL;
-    if (pcwq_grow((void **)&q->sets, &q->sets_cap, q->nsets + 1, sizeof *q->sets))
+    if (pcw__q_grow((void **)&q->sets, &q->sets_cap, q->nsets + 1, sizeof *q->sets))
         return NULL;
-    pcwq_set *s = calloc(1, sizeof *s);
+    pcw__q_set *s = calloc(1, sizeof *s);
     if (!s || !(s->name = strdup(name))) {
         free(s);
         return NULL;
@@ -75,7 +75,7 @@ pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
     return s;
 }
 
-static void free_meta(pcwq_set *s)
+static void free_meta(pcw__q_set *s)
 {
     for (uint32_t k = 0; k < s->ncounters && s->counter_names; k++)
         free(s->counter_names[k]);
@@ -89,12 +89,12 @@ static void free_meta(pcwq_set *s)
     s->ncounters = 0;
 }
 
-void pcwq_set_free(pcwq_set *s)
+void pcw__q_set_free(pcw__q_set *s)
 {
     if (!s)
         return;
-    pcwq_instances_free(s);
-    pcwq_hpre_free(s->hpre);
+    pcw__q_instances_free(s);
+    pcw__q_hpre_free(s->hpre);
     free_meta(s);
     for (int b = 0; b < 2; b++) {
         pcw_snapshot_free(&s->snap[b]);
@@ -115,7 +115,7 @@ static uint8_t row_size(const pcw_counter *c)
 }
 
 /* Do the set's bound counters match cs's? */
-static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
+static int same_meta(const pcw__q_set *s, const pcw_counterset *cs)
 {
     if (s->ncounters != cs->counter_count || s->data_size != cs->data_size ||
         s->instance_type != cs->instance_type)
@@ -131,7 +131,7 @@ static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
     return 1;
 }
 
-static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
+static int copy_meta(pcw__q_set *s, const pcw_counterset *cs)
 {
     uint32_t n = cs->counter_count;
     free_meta(s);
@@ -169,16 +169,16 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
         s->hshape[k] = c->histogram;
         s->woff[k] = 8 * k;
         s->wsize[k] = 8;
-        pcwq_recipe_build(cs, k, &s->recipes[k]);
+        pcw__q_recipe_build(cs, k, &s->recipes[k]);
     }
-    pcwq_aggregate_functions(cs, s->aggfn);
+    pcw__q_aggregate_functions(cs, s->aggfn);
     s->two = 0;
     for (uint32_t k = 0; k < n; k++)
         s->two |= pcw_cook_needs_two(s->counter_types[k]) || s->hshape[k];
     s->data_size = cs->data_size;
     s->instance_type = cs->instance_type;
     s->flags = cs->flags;
-    s->it = pcwq_instance_type(cs->instance_type);
+    s->it = pcw__q_instance_type(cs->instance_type);
     return PCW_OK;
 }
 
@@ -188,7 +188,7 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
  * every set again, and a refresh that changed nothing of this set must not
  * make each handle select its entries again (with many handles, as
  * pcwstat's columns, that made every refresh cost handles x entries). */
-int pcwq_bind(pcw_pdh *q, pcwq_set *s)
+int pcw__q_bind(pcw_pdh *q, pcw__q_set *s)
 {
     int was_bound = s->m != NULL;
     s->m = pcw_consumer_find_counterset(q->c, s->name);
@@ -201,7 +201,7 @@ int pcwq_bind(pcw_pdh *q, pcwq_set *s)
         s->epoch += was_bound;
         /* First sight, or registered again with other counters: what the
          * query knew about its instances no longer applies. */
-        pcwq_instances_free(s);
+        pcw__q_instances_free(s);
         s->have_prev = 0;
         int rc = copy_meta(s, cs);
         if (rc != PCW_OK) {
@@ -217,7 +217,7 @@ int pcwq_bind(pcw_pdh *q, pcwq_set *s)
             (seg && (pcw_segment_provider(seg)->flags & PCW_SEG_F_CONTROL)))
             s->callback = 1;
         if (seg)
-            sig += pcwq_provider_id(pcw_segment_provider(seg));
+            sig += pcw__q_provider_id(pcw_segment_provider(seg));
     }
     if (sig != s->src_sig)
         s->epoch++;
@@ -253,13 +253,13 @@ static uint64_t stamp(const char *path, uint64_t *mtime)
 /* Has a watched folder changed (or changed too recently to be sure)? */
 static int dirs_changed(pcw_pdh *q)
 {
-    uint64_t now = pcwq_real_ns(), mt;
+    uint64_t now = pcw__q_real_ns(), mt;
     if (q->all_users) {
-        if (stamp(q->root, &mt) != q->root_stamp || now - mt < PCWQ_DIR_SETTLE_NS)
+        if (stamp(q->root, &mt) != q->root_stamp || now - mt < PCW__Q_DIR_SETTLE_NS)
             return 1;
     }
     for (size_t i = 0; i < q->ndirs; i++)
-        if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCWQ_DIR_SETTLE_NS)
+        if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCW__Q_DIR_SETTLE_NS)
             return 1;
     /* Containers' folders, and whether a walk of /proc is due: cheap
      * (consumer/private.h), never a walk itself. */
@@ -277,10 +277,10 @@ static void free_dirs(pcw_pdh *q)
 
 static int add_dir(pcw_pdh *q, const char *path, size_t *cap)
 {
-    if (pcwq_grow((void **)&q->dirs, cap, q->ndirs + 1, sizeof *q->dirs))
+    if (pcw__q_grow((void **)&q->dirs, cap, q->ndirs + 1, sizeof *q->dirs))
         return -1;
     size_t scap = q->ndirs;
-    if (pcwq_grow((void **)&q->dir_stamp, &scap, q->ndirs + 1, sizeof *q->dir_stamp))
+    if (pcw__q_grow((void **)&q->dir_stamp, &scap, q->ndirs + 1, sizeof *q->dir_stamp))
         return -1;
     if (!(q->dirs[q->ndirs] = strdup(path)))
         return -1;
@@ -315,7 +315,7 @@ static void watch_dirs(pcw_pdh *q)
     closedir(d);
 }
 
-int pcwq_refresh_if_changed(pcw_pdh *q, int force)
+int pcw__q_refresh_if_changed(pcw_pdh *q, int force)
 {
     int changed = force || !q->refreshed || dirs_changed(q);
     for (size_t i = 0; !changed && i < pcw_consumer_segment_count(q->c); i++) {
@@ -333,7 +333,7 @@ int pcwq_refresh_if_changed(pcw_pdh *q, int force)
         return rc;
     q->refreshed = 1;
     for (size_t i = 0; i < q->nsets; i++) {
-        int r = pcwq_bind(q, q->sets[i]);
+        int r = pcw__q_bind(q, q->sets[i]);
         if (r != PCW_OK)
             return r;
     }
@@ -342,28 +342,28 @@ int pcwq_refresh_if_changed(pcw_pdh *q, int force)
 
 /* ---- the fetch ----------------------------------------------------------- */
 
-static int src_slot(pcwq_set *s, int b, size_t need)
+static int src_slot(pcw__q_set *s, int b, size_t need)
 {
-    return pcwq_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
+    return pcw__q_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
 }
 
 /* Read every live provider's part of s, in src order, into snap[cur].
  * For pcw_pdh_collect_rows' set, a read without names (the instances are
  * those of the last sample: read_set) hands each validated run of rows
  * over as it is read; any other read of it says it cannot. */
-static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
+static int read_sources(pcw_pdh *q, pcw__q_set *s, unsigned flags)
 {
     int b = s->cur;
-    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
-    pcwq_row_sink *f = q->rows && q->rows->set == s ? q->rows : NULL;
+    pcw_snapshot *snap = (pcw_snapshot *)pcw__q_snap(s, b);
+    pcw__q_row_sink *f = q->rows && q->rows->set == s ? q->rows : NULL;
     if (f && !(flags & PCW_READ_NO_NAMES)) {
         f->cannot(f);
         f = NULL;
     }
     /* Histograms cooked as they are read, when no handle's rows are. */
-    int hist = !f && pcwq_hpre_begin(q, s, flags);
+    int hist = !f && pcw__q_hpre_begin(q, s, flags);
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        pcwq_src *x = &s->src[b][i];
+        pcw__q_src *x = &s->src[b][i];
         if (!x->alive) {
             if (f)
                 f->cannot(f);
@@ -372,7 +372,7 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
         x->gen_before = pcw_segment_generation(seg);
         x->first = snap->count;
-        x->time_ns = pcwq_mono_ns();
+        x->time_ns = pcw__q_mono_ns();
         size_t ns = snap->nsources;
         int rc;
         if (f) {
@@ -381,12 +381,12 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
             rc = f->read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
                          s->src[b ^ 1][i].gen_after);
         } else if (hist) {
-            rc = pcwq_hpre_read(s, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
+            rc = pcw__q_hpre_read(s, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         } else {
             rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         }
         if (rc == PCW_E_NO_MEMORY) {
-            pcwq_hpre_end(s);
+            pcw__q_hpre_end(s);
             return rc;
         }
         if (rc == PCW_OK && snap->nsources > ns)
@@ -395,19 +395,19 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         x->count = rc == PCW_OK ? snap->count - x->first : 0;
         x->gen_after = pcw_segment_generation(seg);
     }
-    pcwq_hpre_end(s);
+    pcw__q_hpre_end(s);
     s->busy[b] = snap->busy;
     return PCW_OK;
 }
 
-int pcwq_unchanged(const pcwq_set *s)
+int pcw__q_unchanged(const pcw__q_set *s)
 {
     int b = s->cur, pb = b ^ 1;
     if (!s->have_prev || s->callback || s->nstale || s->nsrc[b] != s->nsrc[pb] || s->busy[b] ||
         s->busy[pb])
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        const pcw__q_src *x = &s->src[b][i], *y = &s->src[pb][i];
         if (x->provider_id != y->provider_id || x->k != y->k || x->status != PCW_OK ||
             y->status != PCW_OK || x->first != y->first || x->count != y->count || !y->gen_before ||
             y->gen_before != x->gen_after)
@@ -418,13 +418,13 @@ int pcwq_unchanged(const pcwq_set *s)
 
 /* Before reading: can this sample be unchanged? (The same providers as
  * last time, and no instance list changed since.) */
-static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
+static int maybe_unchanged(pcw_pdh *q, const pcw__q_set *s)
 {
     int b = s->cur, pb = b ^ 1;
     if (!s->have_prev || s->nstale || s->nsrc[b] != s->nsrc[pb])
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        const pcw__q_src *x = &s->src[b][i], *y = &s->src[pb][i];
         if (x->provider_id != y->provider_id || x->k != y->k || !x->alive || y->status != PCW_OK ||
             !y->gen_before || y->gen_before != y->gen_after ||
             pcw_segment_generation(pcw_consumer_segment(q->c, x->seg)) != y->gen_after)
@@ -435,10 +435,10 @@ static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
 
 /* Start a sample of s: empty snap[cur], list its sources (the live ones
  * also in s->mf, for a collection), in the order their providers started. */
-static int prepare_set(pcw_pdh *q, pcwq_set *s)
+static int prepare_set(pcw_pdh *q, pcw__q_set *s)
 {
     int b = s->cur;
-    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
+    pcw_snapshot *snap = (pcw_snapshot *)pcw__q_snap(s, b);
     pcw_snapshot_clear(snap);
     snap->data_size = s->data_size;
     s->nsrc[b] = 0;
@@ -453,7 +453,7 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
      * until someone removes it, and its values are no longer true. */
     size_t nlive = 0;
     for (size_t i = 0; i < n; i++) {
-        pcwq_src *x = &s->src[b][s->nsrc[b]++];
+        pcw__q_src *x = &s->src[b][s->nsrc[b]++];
         memset(x, 0, sizeof *x);
         x->k = (uint32_t)i;
         x->seg = s->m->source_segment[i];
@@ -462,7 +462,7 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
         const pcw_provider_info *info = seg ? pcw_segment_provider(seg) : NULL;
         x->pid = info ? info->pid : 0;
         x->start_time = info ? info->start_time : 0;
-        x->provider_id = info ? pcwq_provider_id(info) : 0;
+        x->provider_id = info ? pcw__q_provider_id(info) : 0;
         x->alive = seg && pcw_segment_alive(seg) == PCW_OK;
         x->status = x->alive ? PCW_OK : PCW_E_PROVIDER_EXITED;
         x->mf = UINT32_MAX;
@@ -481,9 +481,9 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
      * values come out in a stable order, and when several providers
      * publish one name, the oldest provider's instance is the one without
      * #n. (Few providers: insertion sort.) */
-    pcwq_src *v = s->src[b];
+    pcw__q_src *v = s->src[b];
     for (size_t i = 1; i < s->nsrc[b]; i++) {
-        pcwq_src t = v[i];
+        pcw__q_src t = v[i];
         size_t j = i;
         while (j > 0 && (v[j - 1].start_time > t.start_time ||
                          (v[j - 1].start_time == t.start_time &&
@@ -500,7 +500,7 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
 /* A set whose providers are all plain segments: read lock-free, provider
  * by provider (what pcw_consumer_read does, keeping which provider failed
  * and when each was read). */
-static int read_set(pcw_pdh *q, pcwq_set *s)
+static int read_set(pcw_pdh *q, pcw__q_set *s)
 {
     /* Names are only needed when instances came or went: if no provider's
      * instance list changed since the last sample (its generation), read
@@ -508,8 +508,8 @@ static int read_set(pcw_pdh *q, pcwq_set *s)
      * during the read. */
     int no_names = maybe_unchanged(q, s);
     int rc = read_sources(q, s, no_names ? PCW_READ_NO_NAMES : 0);
-    if (rc == PCW_OK && no_names && !pcwq_unchanged(s)) {
-        pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, s->cur);
+    if (rc == PCW_OK && no_names && !pcw__q_unchanged(s)) {
+        pcw_snapshot *snap = (pcw_snapshot *)pcw__q_snap(s, s->cur);
         pcw_snapshot_clear(snap);
         snap->data_size = s->data_size;
         rc = read_sources(q, s, 0);
@@ -522,13 +522,13 @@ static int read_set(pcw_pdh *q, pcwq_set *s)
  * may register one name twice); a provider whose part is missing has
  * none, or only its segment instances (a mixed registration that did not
  * answer in time). */
-static void collected_set(pcwq_set *s, uint64_t t)
+static void collected_set(pcw__q_set *s, uint64_t t)
 {
     int b = s->cur;
-    const pcw_snapshot *snap = pcwq_snap(s, b);
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
     s->busy[b] = snap->busy;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        pcwq_src *x = &s->src[b][i];
+        pcw__q_src *x = &s->src[b][i];
         if (!x->alive)
             continue;
         x->status = s->mf_status[x->mf];
@@ -556,7 +556,7 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     size_t ncb = 0;
     int rc = PCW_OK;
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
-        pcwq_set *s = q->sets[i];
+        pcw__q_set *s = q->sets[i];
         if (!s->refs || (only_new && s->have_prev))
             continue;
         s->cur ^= 1;
@@ -570,21 +570,21 @@ static int fetch_sets(pcw_pdh *q, int only_new)
         }
         if (!s->mf.source_count)
             continue;
-        if (pcwq_grow((void **)&s->mf_status, &s->mf_status_cap, s->mf.source_count,
-                      sizeof *s->mf_status) ||
-            pcwq_grow((void **)&q->items, &q->items_cap, ncb + 1, sizeof *q->items)) {
+        if (pcw__q_grow((void **)&s->mf_status, &s->mf_status_cap, s->mf.source_count,
+                        sizeof *s->mf_status) ||
+            pcw__q_grow((void **)&q->items, &q->items_cap, ncb + 1, sizeof *q->items)) {
             rc = PCW_E_NO_MEMORY;
             continue;
         }
         memset(&s->rep, 0, sizeof s->rep);
         s->rep.source_status = s->mf_status;
         q->items[ncb++] =
-            (pcw_collect_item){&s->mf, NULL, (pcw_snapshot *)pcwq_snap(s, s->cur), 0, &s->rep};
+            (pcw_collect_item){&s->mf, NULL, (pcw_snapshot *)pcw__q_snap(s, s->cur), 0, &s->rep};
     }
     if (rc != PCW_OK || !ncb)
         return rc;
-    uint64_t t = pcwq_mono_ns();
-    if (!pcwq_budget_arm(q, 0)) {
+    uint64_t t = pcw__q_mono_ns();
+    if (!pcw__q_budget_arm(q, 0)) {
         /* The call's time limit is spent (a refresh's notifications used
          * it): not asked, as late as a provider that did not answer. */
         for (size_t i = 0; i < ncb; i++) {
@@ -596,21 +596,21 @@ static int fetch_sets(pcw_pdh *q, int only_new)
         return rc;
     }
     for (size_t i = 0; i < q->nsets; i++) {
-        pcwq_set *s = q->sets[i];
+        pcw__q_set *s = q->sets[i];
         if (s->refs && (!only_new || !s->have_prev) && s->m && s->callback && s->mf.source_count)
             collected_set(s, t);
     }
     return PCW_OK;
 }
 
-int pcwq_fetch(pcw_pdh *q)
+int pcw__q_fetch(pcw_pdh *q)
 {
-    q->time_ns = pcwq_mono_ns();
-    q->realtime_ns = pcwq_real_ns();
+    q->time_ns = pcw__q_mono_ns();
+    q->realtime_ns = pcw__q_real_ns();
     return fetch_sets(q, 0);
 }
 
-int pcwq_fetch_new(pcw_pdh *q)
+int pcw__q_fetch_new(pcw_pdh *q)
 {
     return fetch_sets(q, 1);
 }

@@ -10,8 +10,8 @@
 
 /* Map the current rows of s to instances (fast: nothing changed since
  * the last sample, every instance keeps its row); departures, #n. */
-int pcwq_map_instances(pcwq_set *s, int fast);
+int pcw__q_map_instances(pcw__q_set *s, int fast);
 /* Forget every instance, group and total of s. */
-void pcwq_instances_free(pcwq_set *s);
+void pcw__q_instances_free(pcw__q_set *s);
 
 #endif /* PCW_QUERY_INSTANCES_H */

@@ -31,23 +31,23 @@
  * result is bit for bit pcw_cook's.
  */
 
-typedef uint64_t pcwq_u64x4 __attribute__((vector_size(32)));
-typedef double pcwq_f64x4 __attribute__((vector_size(32)));
+typedef uint64_t pcw__q_u64x4 __attribute__((vector_size(32)));
+typedef double pcw__q_f64x4 __attribute__((vector_size(32)));
 
 static inline __attribute__((always_inline)) void convert_row(double *v, const uint64_t *x,
                                                               size_t n)
 {
-    const pcwq_u64x4 exp52 = {0x4330000000000000ull, 0x4330000000000000ull, 0x4330000000000000ull,
-                              0x4330000000000000ull};
-    const pcwq_f64x4 two52 = {4503599627370496.0, 4503599627370496.0, 4503599627370496.0,
-                              4503599627370496.0};
-    pcwq_u64x4 acc = {0, 0, 0, 0};
+    const pcw__q_u64x4 exp52 = {0x4330000000000000ull, 0x4330000000000000ull, 0x4330000000000000ull,
+                                0x4330000000000000ull};
+    const pcw__q_f64x4 two52 = {4503599627370496.0, 4503599627370496.0, 4503599627370496.0,
+                                4503599627370496.0};
+    pcw__q_u64x4 acc = {0, 0, 0, 0};
     size_t c = 0;
     for (; c + 4 <= n; c += 4) {
-        pcwq_u64x4 a;
+        pcw__q_u64x4 a;
         memcpy(&a, x + c, sizeof a); /* rows are 8-byte aligned, not 32 */
         acc |= a;
-        pcwq_f64x4 d = (pcwq_f64x4)(a | exp52) - two52;
+        pcw__q_f64x4 d = (pcw__q_f64x4)(a | exp52) - two52;
         memcpy(v + c, &d, sizeof d);
     }
     uint64_t any = acc[0] | acc[1] | acc[2] | acc[3];
@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void convert_row(double *v, const u
 #define FLAT_VALUES 4096u
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define PCWQ_STREAM 1
+#define PCW__Q_STREAM 1
 /* cook_all's output from 1 MB on (more than a core's L2 holds) is written
  * with streaming stores: it cannot stay in the caches anyway, and they
  * spare reading each line in before writing it (measured: the collection
@@ -111,7 +111,7 @@ __attribute__((target("avx2"))) static void flat_stream(double *v, const uint64_
  * 8 x nc), converts the rows as one flat array. */
 static inline __attribute__((always_inline)) void contig_body(const unsigned char *x, size_t nrows,
                                                               size_t stride, uint32_t nc,
-                                                              pcwq_sink *k, int stream)
+                                                              pcw__q_sink *k, int stream)
 {
     if (k->fn) {
         int (*fn)(const pcw_pdh_row *, void *) = k->fn;
@@ -136,7 +136,7 @@ static inline __attribute__((always_inline)) void contig_body(const unsigned cha
          * array when they lie back to back, then handed over together. */
         size_t r = 0;
         while (r < nrows && !k->stop) {
-            double *v = pcwq_sink_values(k, nc);
+            double *v = pcw__q_sink_values(k, nc);
             size_t room = (k->bcap - k->fill) / nc, m = nrows - r < room ? nrows - r : room;
             if (stride == 8 * (size_t)nc)
                 convert_row(v, (const uint64_t *)(const void *)(x + r * stride), m * nc);
@@ -158,7 +158,7 @@ static inline __attribute__((always_inline)) void contig_body(const unsigned cha
     }
     double *v = k->values + k->at;
     if (stride == 8 * (size_t)nc) {
-#ifdef PCWQ_STREAM
+#ifdef PCW__Q_STREAM
         if (stream && nrows * nc >= STREAM_VALUES) {
             flat_stream(v, (const uint64_t *)(const void *)x, nrows * nc);
             k->at += nrows * nc;
@@ -177,7 +177,7 @@ static inline __attribute__((always_inline)) void contig_body(const unsigned cha
 }
 
 static void contig_generic(const unsigned char *x, size_t nrows, size_t stride, uint32_t nc,
-                           pcwq_sink *k)
+                           pcw__q_sink *k)
 {
     contig_body(x, nrows, stride, nc, k, 0);
 }
@@ -187,7 +187,7 @@ static void contig_generic(const unsigned char *x, size_t nrows, size_t stride, 
  * or more is one vptest, and what stays live across the callback fits in
  * the callee-saved registers. Computes what contig_body does. */
 __attribute__((target("avx2"))) static void visit_avx2(const unsigned char *x, size_t nrows,
-                                                       size_t stride, uint32_t nc, pcwq_sink *k)
+                                                       size_t stride, uint32_t nc, pcw__q_sink *k)
 {
     int (*fn)(const pcw_pdh_row *, void *) = k->fn;
     void *arg = k->arg;
@@ -228,7 +228,7 @@ __attribute__((target("avx2"))) static void visit_avx2(const unsigned char *x, s
 
 /* Decided once per process; a race between two first callers computes
  * the same answer. */
-int pcwq_use_avx2(void)
+int pcw__q_use_avx2(void)
 {
     static _Atomic int decided; /* 0: not yet; 1: no; 2: yes */
     int d = atomic_load_explicit(&decided, memory_order_relaxed);
@@ -240,7 +240,7 @@ int pcwq_use_avx2(void)
 }
 
 __attribute__((target("avx2"))) static void contig_avx2(const unsigned char *x, size_t nrows,
-                                                        size_t stride, uint32_t nc, pcwq_sink *k)
+                                                        size_t stride, uint32_t nc, pcw__q_sink *k)
 {
     if (k->fn)
         visit_avx2(x, nrows, stride, nc, k);
@@ -249,8 +249,8 @@ __attribute__((target("avx2"))) static void contig_avx2(const unsigned char *x, 
 }
 #endif
 
-void pcwq_rows_contig(const pcw_snapshot *cur, size_t from, size_t to, uint32_t off, uint32_t nc,
-                      pcwq_sink *k)
+void pcw__q_rows_contig(const pcw_snapshot *cur, size_t from, size_t to, uint32_t off, uint32_t nc,
+                        pcw__q_sink *k)
 {
     size_t n = to - from;
     if (!n)
@@ -261,9 +261,9 @@ void pcwq_rows_contig(const pcw_snapshot *cur, size_t from, size_t to, uint32_t 
         memset(k->rs, PCW_CSTATUS_VALID, nc);
     else if (k->status)
         memset(k->status + k->at, PCW_CSTATUS_VALID, n * nc);
-    const unsigned char *x = pcwq_row(cur, from) + off;
-#ifdef PCWQ_HAVE_AVX2
-    if (pcwq_use_avx2()) {
+    const unsigned char *x = pcw__q_row(cur, from) + off;
+#ifdef PCW__Q_HAVE_AVX2
+    if (pcw__q_use_avx2()) {
         contig_avx2(x, n, cur->data_size, nc, k);
         return;
     }

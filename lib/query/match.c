@@ -22,17 +22,17 @@
 #include "util.h"
 
 /* Rebuild s->entries.ent if the set changed since. */
-static int entries(pcwq_set *s)
+static int entries(pcw__q_set *s)
 {
     if (s->entries.ent && s->entries.ent_epoch == s->epoch)
         return 0;
     size_t need = s->nagg + s->norder + 1;
-    if (pcwq_grow((void **)&s->entries.ent, &s->entries.ent_cap, need, sizeof *s->entries.ent))
+    if (pcw__q_grow((void **)&s->entries.ent, &s->entries.ent_cap, need, sizeof *s->entries.ent))
         return -1;
     size_t n = 0;
     for (size_t a = 0; a < s->nagg; a++)
         if (s->aggs[a].active)
-            s->entries.ent[n++] = (uint32_t)a | PCWQ_ENT_AGG;
+            s->entries.ent[n++] = (uint32_t)a | PCW__Q_ENT_AGG;
     if (!s->it.global && !s->it.by_name)
         for (size_t o = 0; o < s->norder; o++)
             s->entries.ent[n++] = s->order[o];
@@ -41,20 +41,20 @@ static int entries(pcwq_set *s)
     return 0;
 }
 
-size_t pcwq_entry_count(const pcwq_set *s)
+size_t pcw__q_entry_count(const pcw__q_set *s)
 {
     return s->entries.nent;
 }
 
 /* An entry's name (without #n) and #n. */
-const char *pcwq_entry_name(const pcwq_set *s, uint32_t e, uint32_t *len, uint32_t *dup)
+const char *pcw__q_entry_name(const pcw__q_set *s, uint32_t e, uint32_t *len, uint32_t *dup)
 {
-    if (e & PCWQ_ENT_AGG) {
-        const pcwq_agg *a = &s->aggs[e & ~PCWQ_ENT_AGG];
+    if (e & PCW__Q_ENT_AGG) {
+        const pcw__q_agg *a = &s->aggs[e & ~PCW__Q_ENT_AGG];
         *len = a->name_len, *dup = 0;
         return a->name;
     }
-    const pcwq_inst *x = &s->inst[e];
+    const pcw__q_inst *x = &s->inst[e];
     *len = x->name_len, *dup = x->dup;
     return x->name;
 }
@@ -63,7 +63,7 @@ static int entry_matches(const pcw_path *p, const char *name, uint32_t len, uint
 {
     if (!p->instance)
         return len == 0 && dup == 0;
-    if (!pcwq_instance_match(p->instance, name, len))
+    if (!pcw__q_instance_match(p->instance, name, len))
         return 0;
     if (p->has_index)
         return dup == p->index;
@@ -94,7 +94,7 @@ static int names_one(const pcw_path *p)
 }
 
 /* (Re)build s's index of entries by key; 0 or -1 (out of memory). */
-static int name_index(pcw_pdh *q, pcwq_set *s)
+static int name_index(pcw_pdh *q, pcw__q_set *s)
 {
     if (s->entries.nidx && s->entries.nidx_epoch == s->epoch)
         return 0;
@@ -107,15 +107,15 @@ static int name_index(pcw_pdh *q, pcwq_set *s)
             return -1;
         s->entries.nidx = v, s->entries.nidx_cap = cap;
     }
-    if (pcwq_grow((void **)&s->entries.ent_key, &s->entries.ent_key_cap, s->entries.nent + 1,
-                  sizeof *s->entries.ent_key))
+    if (pcw__q_grow((void **)&s->entries.ent_key, &s->entries.ent_key_cap, s->entries.nent + 1,
+                    sizeof *s->entries.ent_key))
         return -1;
     memset(s->entries.nidx, 0, cap * sizeof *s->entries.nidx);
     /* In entry order: entries of one key are then met in that order along
      * its probe sequence, so a lookup lists them as the scan did. */
     for (size_t e = 0; e < s->entries.nent; e++) {
         uint32_t len, dup;
-        const char *name = pcwq_entry_name(s, s->entries.ent[e], &len, &dup);
+        const char *name = pcw__q_entry_name(s, s->entries.ent[e], &len, &dup);
         uint64_t k = s->entries.ent_key[e] = ent_key(name, len, dup);
         size_t i = k & (cap - 1);
         while (s->entries.nidx[i])
@@ -130,7 +130,7 @@ static int name_index(pcw_pdh *q, pcwq_set *s)
 /* The entries p (names_one) selects, into mt->ents (grown as they are
  * found: a handle per instance must not hold room for every entry).
  * 0 or -1 (out of memory). */
-static int match_by_name(pcw_pdh *q, const pcwq_set *s, const pcw_path *p, pcwq_match *mt)
+static int match_by_name(pcw_pdh *q, const pcw__q_set *s, const pcw_path *p, pcw__q_match *mt)
 {
     uint32_t want_dup = p->has_index ? p->index : 0;
     uint64_t k = ent_key(p->instance, (uint32_t)strlen(p->instance), want_dup);
@@ -140,10 +140,10 @@ static int match_by_name(pcw_pdh *q, const pcwq_set *s, const pcw_path *p, pcwq_
         q->entry_tests++;
         if (s->entries.ent_key[e] != k)
             continue;
-        const char *name = pcwq_entry_name(s, s->entries.ent[e], &len, &dup);
+        const char *name = pcw__q_entry_name(s, s->entries.ent[e], &len, &dup);
         if (!entry_matches(p, name, len, dup))
             continue;
-        if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, mt->nents + 1, sizeof *mt->ents))
+        if (pcw__q_grow((void **)&mt->ents, &mt->ents_cap, mt->nents + 1, sizeof *mt->ents))
             return -1;
         mt->ents[mt->nents++] = e;
     }
@@ -151,20 +151,20 @@ static int match_by_name(pcw_pdh *q, const pcwq_set *s, const pcw_path *p, pcwq_
 }
 
 /* How many columns counter k of s gives for pattern `c` at detail level
- * `level` (0: not selected), their statistics into st (pcwq_hist_select).
+ * `level` (0: not selected), their statistics into st (pcw__q_hist_select).
  * Wildcards skip base counters (used, never shown), PERF_COUNTER_NODATA
  * and counters above the level (pcw_counter_in_wildcard). */
-int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k,
-                          pcw_hist_stat *st)
+int pcw__q_counter_selected(const pcw__q_set *s, const pcw_path *p, uint32_t level, uint32_t k,
+                            pcw_hist_stat *st)
 {
     int wild = (p->wild & PCW_PATH_WILD_COUNTER) != 0;
     if (wild && !pcw_counter_in_wildcard(s->counter_types[k], s->detail[k], level))
         return 0;
-    return pcwq_hist_select(p->counter, wild, s->counter_names[k], s->counter_types[k], st, NULL);
+    return pcw__q_hist_select(p->counter, wild, s->counter_names[k], s->counter_types[k], st, NULL);
 }
 
 /* Column names of a histogram's statistics: "Latency:p99". */
-static void free_cnames(pcwq_match *mt)
+static void free_cnames(pcw__q_match *mt)
 {
     if (mt->cname)
         for (uint32_t c = 0; c < mt->nctr; c++)
@@ -187,13 +187,13 @@ static char *column_name(const char *counter, const pcw_hist_stat *st)
 
 /* mt's columns: every counter the path selects, a histogram's statistics
  * each a column. */
-static int select_columns(pcw_pdh_counter *h, pcwq_match *mt)
+static int select_columns(pcw_pdh_counter *h, pcw__q_match *mt)
 {
-    pcwq_set *s = mt->set;
-    pcw_hist_stat st[PCWQ_HIST_NDEFAULT];
+    pcw__q_set *s = mt->set;
+    pcw_hist_stat st[PCW__Q_HIST_NDEFAULT];
     size_t n = 0, hist = 0;
     for (uint32_t k = 0; k < s->ncounters; k++) {
-        int c = pcwq_counter_selected(s, &h->path, h->detail, k, st);
+        int c = pcw__q_counter_selected(s, &h->path, h->detail, k, st);
         n += (size_t)c;
         hist |= c && st[0].kind;
     }
@@ -215,7 +215,7 @@ static int select_columns(pcw_pdh_counter *h, pcwq_match *mt)
     if (hist && !h->hc && !(h->hc = calloc(1, sizeof *h->hc)))
         return PCW_E_NO_MEMORY;
     for (uint32_t k = 0; k < s->ncounters; k++) {
-        int c = pcwq_counter_selected(s, &h->path, h->detail, k, st);
+        int c = pcw__q_counter_selected(s, &h->path, h->detail, k, st);
         for (int i = 0; i < c; i++) {
             mt->ctr[mt->nctr] = k;
             mt->hst[mt->nctr] = st[i];
@@ -227,7 +227,7 @@ static int select_columns(pcw_pdh_counter *h, pcwq_match *mt)
     return PCW_OK;
 }
 
-void pcwq_match_free(pcwq_match *mt)
+void pcw__q_match_free(pcw__q_match *mt)
 {
     free_cnames(mt);
     free(mt->cname);
@@ -241,28 +241,28 @@ void pcwq_match_free(pcwq_match *mt)
  * an instance name selects every instance of that name in the container
  * (#n numbers the names of every provider the query sees, not the
  * container's). 0 or -1 (out of memory). */
-static int container_entries(pcw_pdh_counter *h, const pcwq_set *s, pcwq_match *mt)
+static int container_entries(pcw_pdh_counter *h, const pcw__q_set *s, pcw__q_match *mt)
 {
     const pcw_path *p = &h->path;
-    if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->entries.nent + 1, sizeof *mt->ents))
+    if (pcw__q_grow((void **)&mt->ents, &mt->ents_cap, s->entries.nent + 1, sizeof *mt->ents))
         return -1;
     h->q->entry_tests += s->entries.nent;
     size_t hint = 0;
     for (size_t e = 0; e < s->entries.nent; e++) {
         uint32_t len, dup, x = s->entries.ent[e];
-        if (x & PCWQ_ENT_AGG)
+        if (x & PCW__Q_ENT_AGG)
             continue;
-        const char *name = pcwq_entry_name(s, x, &len, &dup);
-        int named = p->instance && !p->has_index ? pcwq_instance_match(p->instance, name, len)
+        const char *name = pcw__q_entry_name(s, x, &len, &dup);
+        int named = p->instance && !p->has_index ? pcw__q_instance_match(p->instance, name, len)
                                                  : entry_matches(p, name, len, dup);
-        if (named && pcwq_in_container(h, s->inst[x].provider_id, &hint))
+        if (named && pcw__q_in_container(h, s->inst[x].provider_id, &hint))
             mt->ents[mt->nents++] = (uint32_t)e;
     }
     return 0;
 }
 
 /* Is a previously matched instance's provider still among s's live ones? */
-static int provider_present(const pcwq_set *s, uint64_t provider)
+static int provider_present(const pcw__q_set *s, uint64_t provider)
 {
     int b = s->cur;
     for (size_t i = 0; i < s->nsrc[b]; i++)
@@ -271,9 +271,9 @@ static int provider_present(const pcwq_set *s, uint64_t provider)
     return 0;
 }
 
-int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
+int pcw__q_match_update(pcw_pdh_counter *h, pcw__q_match *mt)
 {
-    pcwq_set *s = mt->set;
+    pcw__q_set *s = mt->set;
     if (entries(s))
         return PCW_E_NO_MEMORY;
     if (mt->epoch == s->epoch && mt->ctr)
@@ -295,12 +295,13 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
             if (name_index(h->q, s) || match_by_name(h->q, s, p, mt))
                 return PCW_E_NO_MEMORY;
         } else {
-            if (pcwq_grow((void **)&mt->ents, &mt->ents_cap, s->entries.nent + 1, sizeof *mt->ents))
+            if (pcw__q_grow((void **)&mt->ents, &mt->ents_cap, s->entries.nent + 1,
+                            sizeof *mt->ents))
                 return PCW_E_NO_MEMORY;
             h->q->entry_tests += s->entries.nent;
             for (size_t e = 0; e < s->entries.nent; e++) {
                 uint32_t len, dup;
-                const char *name = pcwq_entry_name(s, s->entries.ent[e], &len, &dup);
+                const char *name = pcw__q_entry_name(s, s->entries.ent[e], &len, &dup);
                 if (entry_matches(p, name, len, dup))
                     mt->ents[mt->nents++] = (uint32_t)e;
             }
@@ -319,7 +320,7 @@ int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt)
             mt->placeholder_status = PCW_CSTATUS_PROVIDER_GONE;
     } else if (mt->nents) {
         uint32_t e = s->entries.ent[mt->all ? 0 : mt->ents[0]];
-        mt->last_provider = (e & PCWQ_ENT_AGG) ? 0 : s->inst[e].provider_id;
+        mt->last_provider = (e & PCW__Q_ENT_AGG) ? 0 : s->inst[e].provider_id;
     }
     mt->epoch = s->epoch;
     return PCW_OK;

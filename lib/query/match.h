@@ -11,20 +11,20 @@
 
 #include "pdh.h"
 
-size_t pcwq_entry_count(const pcwq_set *s);
+size_t pcw__q_entry_count(const pcw__q_set *s);
 /* An entry's name (without #n) and its #n. */
-const char *pcwq_entry_name(const pcwq_set *s, uint32_t e, uint32_t *len, uint32_t *dup);
+const char *pcw__q_entry_name(const pcw__q_set *s, uint32_t e, uint32_t *len, uint32_t *dup);
 /* How many columns counter k of s gives for path p at detail level
  * `level` (0: not selected), their statistics into st. */
-int pcwq_counter_selected(const pcwq_set *s, const pcw_path *p, uint32_t level, uint32_t k,
-                          pcw_hist_stat *st);
+int pcw__q_counter_selected(const pcw__q_set *s, const pcw_path *p, uint32_t level, uint32_t k,
+                            pcw_hist_stat *st);
 /* Free a match's columns (ctr, hst, cname). */
-void pcwq_match_free(pcwq_match *mt);
+void pcw__q_match_free(pcw__q_match *mt);
 /* Select mt's entries and columns again if its set changed. */
-int pcwq_match_update(pcw_pdh_counter *h, pcwq_match *mt);
+int pcw__q_match_update(pcw_pdh_counter *h, pcw__q_match *mt);
 
 /* The handle's one match (NULL: none, or several). */
-static inline const pcwq_match *pcwq_match_single(const pcw_pdh_counter *ctr)
+static inline const pcw__q_match *pcw__q_match_single(const pcw_pdh_counter *ctr)
 {
     return ctr && ctr->nm == 1 ? &ctr->m[0] : NULL;
 }

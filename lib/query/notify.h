@@ -9,7 +9,7 @@
 
 /* Tell the providers of mt's set with a control channel that h's
  * counters were added (`add`) or removed: once per provider. */
-void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add);
-void pcwq_notify_forget(pcwq_match *mt);
+void pcw__q_notify(pcw_pdh *q, pcw_pdh_counter *h, pcw__q_match *mt, int add);
+void pcw__q_notify_forget(pcw__q_match *mt);
 
 #endif /* PCW_QUERY_NOTIFY_H */

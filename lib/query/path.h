@@ -11,21 +11,21 @@
 #include "pcw/query.h"
 
 /* Fill *err (may be NULL) and return status. */
-int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
+int pcw__q_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-void pcwq_path_error_clear(pcw_path_error *err);
+void pcw__q_path_error_clear(pcw_path_error *err);
 /* Does an instance pattern (a path's instance part without #n) match an
  * instance name (len bytes)? A pattern with a '/' is PDH's
  * "parent/instance": each side matches its side of the name split at the
  * name's first '/' (a name without one has no parent and does not match),
  * so a wildcard never reaches across the parent's '/'. A pattern without
  * '/' matches the whole name: (*) is every instance, parent or not. */
-int pcwq_instance_match(const char *pat, const char *name, size_t len);
+int pcw__q_instance_match(const char *pat, const char *name, size_t len);
 /* What a path's host part (n bytes) names: this machine (".", "localhost",
  * its host name: every provider the query finds, as always), every
  * provider ("*", the same set, said explicitly), or a container (12 to 64
  * hex digits of its id, or "ns:<inode>"); -1 none of them. */
-enum { PCWQ_HOST_LOCAL = 0, PCWQ_HOST_ANY = 1, PCWQ_HOST_CONTAINER = 2 };
-int pcwq_host_kind(const char *h, size_t n);
+enum { PCW__Q_HOST_LOCAL = 0, PCW__Q_HOST_ANY = 1, PCW__Q_HOST_CONTAINER = 2 };
+int pcw__q_host_kind(const char *h, size_t n);
 
 #endif /* PCW_QUERY_PATH_H */

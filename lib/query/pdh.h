@@ -2,7 +2,7 @@
 /*
  * lib/query/pdh.h - the query object (struct pcw_pdh), its counter
  * handles (struct pcw_pdh_counter, opaque in pcw/query.h) and what a
- * handle selects in each counterset (pcwq_match). query.c owns the query
+ * handle selects in each counterset (pcw__q_match). query.c owns the query
  * and its handles, match.c a match.
  */
 #ifndef PCW_QUERY_PDH_H
@@ -15,8 +15,8 @@
 #include "set.h"
 
 /* One counterset a counter handle matches, and what it selects there. */
-typedef struct pcwq_match {
-    pcwq_set *set;
+typedef struct pcw__q_match {
+    pcw__q_set *set;
     uint32_t *ctr; /* selected counter indexes: the columns */
     uint32_t nctr;
     /* Per column: the histogram statistic (kind 0: not a histogram) and
@@ -34,17 +34,17 @@ typedef struct pcwq_match {
     /* Providers told ADD_COUNTER for this match (notify.c). */
     uint64_t *told;
     size_t ntold, told_cap;
-} pcwq_match;
+} pcw__q_match;
 
 struct pcw_pdh_counter {
     pcw_pdh *q;
-    struct pcwq_hcache *hc; /* made when a match selects a histogram (hist_query.h) */
+    struct pcw__q_hcache *hc; /* made when a match selects a histogram (hist_query.h) */
     char *text;
     pcw_path path;
     int32_t scale;
     int scale_set;
     uint32_t detail; /* the query's detail level when it was added */
-    pcwq_match *m;
+    pcw__q_match *m;
     size_t nm, m_cap;
     uint64_t epoch; /* pcw_pdh_instance_epoch: +1 whenever a match's
                        entries or counters are selected again */
@@ -56,13 +56,13 @@ struct pcw_pdh_counter {
 };
 
 /* What takes one set's rows as they are read (fetch.h). */
-typedef struct pcwq_row_sink pcwq_row_sink;
+typedef struct pcw__q_row_sink pcw__q_row_sink;
 
 struct pcw_pdh {
     pcw_consumer *c;
     char *root;
     int all_users;
-    pcwq_set **sets;
+    pcw__q_set **sets;
     size_t nsets, sets_cap;
     pcw_pdh_counter **ctrs;
     size_t nctrs, ctrs_cap;
@@ -85,12 +85,12 @@ struct pcw_pdh {
     uint64_t notify_deadline_ns; /* ADD/REMOVE_COUNTER answers: not past it */
     /* During pcw_pdh_collect_rows only: what takes the rows of one set
      * as they are read (fetch.h; NULL otherwise). */
-    pcwq_row_sink *rows;
+    pcw__q_row_sink *rows;
     /* pcw_pdh_collect_rows' conversion buffer (a run of rows as doubles,
      * lib/consumer/private.h), kept to allocate nothing; 64-aligned. */
     double *cvt;
     size_t cvt_cap;
-    /* Entries the handles' matches examined (pcwq_match_update): a count
+    /* Entries the handles' matches examined (pcw__q_match_update): a count
      * of work, not API, that tests/test_query_cost.c holds to the cost
      * model (linear set-up and churn). */
     uint64_t entry_tests;

@@ -12,9 +12,9 @@
 
 /* The status a total's raw sample has for counter k: its own, or that of
  * a counter its recipe reads. */
-static int agg_status(const pcwq_set *s, const uint8_t *st, uint32_t k)
+static int agg_status(const pcw__q_set *s, const uint8_t *st, uint32_t k)
 {
-    const pcwq_recipe *r = &s->recipes[k];
+    const pcw__q_recipe *r = &s->recipes[k];
     int32_t refs[5] = {(int32_t)k, r->base, r->multi, r->time, r->freq_ctr};
     for (int i = 0; i < 5; i++)
         if (refs[i] >= 0 && st[refs[i]] != PCW_CSTATUS_VALID)
@@ -22,50 +22,51 @@ static int agg_status(const pcwq_set *s, const uint8_t *st, uint32_t k)
     return PCW_CSTATUS_VALID;
 }
 
-void pcwq_entry_rows(const pcwq_set *s, uint32_t e, pcwq_rows *w)
+void pcw__q_entry_rows(const pcw__q_set *s, uint32_t e, pcw__q_rows *w)
 {
     int b = s->cur, pb = b ^ 1;
     memset(w, 0, sizeof *w);
     w->status = PCW_CSTATUS_VALID;
-    if (e & PCWQ_ENT_AGG) {
-        uint32_t a = e & ~PCWQ_ENT_AGG, nc = s->ncounters;
+    if (e & PCW__Q_ENT_AGG) {
+        uint32_t a = e & ~PCW__Q_ENT_AGG, nc = s->ncounters;
         w->lay.off = s->woff, w->lay.size = s->wsize;
         w->row = (const unsigned char *)(s->tot.arow[b] + (size_t)a * nc);
         w->st = s->tot.ast[b] + (size_t)a * nc;
         w->t = s->tot.atime[b];
         /* (No previous row: a total's values are its members', computed
-         * when it was collected - pcwq_tval.) */
+         * when it was collected - pcw__q_tval.) */
         return;
     }
-    const pcwq_inst *x = &s->inst[e];
+    const pcw__q_inst *x = &s->inst[e];
     w->lay.off = s->off, w->lay.size = s->size;
     if (x->row < 0) {
         w->status = x->stale ? PCW_CSTATUS_PROVIDER_GONE : PCW_CSTATUS_NO_INSTANCE;
         return;
     }
-    w->row = pcwq_row(pcwq_snap(s, b), (size_t)x->row);
+    w->row = pcw__q_row(pcw__q_snap(s, b), (size_t)x->row);
     w->t = s->src[b][x->src].time_ns;
     int32_t prow = s->identity ? x->row : x->prev_row;
     int32_t psrc = s->identity ? x->src : x->prev_src;
     if (prow >= 0 && psrc >= 0 && s->two) {
-        w->prow = pcwq_row(pcwq_snap(s, pb), (size_t)prow);
+        w->prow = pcw__q_row(pcw__q_snap(s, pb), (size_t)prow);
         w->pt = s->src[pb][psrc].time_ns;
     }
 }
 
-void pcwq_rows_raw(const pcwq_set *s, const pcwq_rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev)
+void pcw__q_rows_raw(const pcw__q_set *s, const pcw__q_rows *w, uint32_t k, pcw_raw *now,
+                     pcw_raw *prev)
 {
-    const pcwq_recipe *r = &s->recipes[k];
+    const pcw__q_recipe *r = &s->recipes[k];
     prev->status = PCW_CSTATUS_NO_INSTANCE;
     if (!w->row) {
         memset(now, 0, sizeof *now);
         now->status = w->status;
         return;
     }
-    pcwq_raw_from_row(r, w->row, &w->lay, w->t, now);
+    pcw__q_raw_from_row(r, w->row, &w->lay, w->t, now);
     if (w->st && now->status == PCW_CSTATUS_VALID)
         now->status = agg_status(s, w->st, k);
     if (w->prow) {
-        pcwq_raw_from_row(r, w->prow, &w->lay, w->pt, prev);
+        pcw__q_raw_from_row(r, w->prow, &w->lay, w->pt, prev);
     }
 }

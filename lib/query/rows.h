@@ -11,15 +11,16 @@
 #include "set.h"
 
 /* Where entry e's current and previous raw values are. */
-typedef struct pcwq_rows {
+typedef struct pcw__q_rows {
     const unsigned char *row, *prow; /* prow NULL: no previous sample */
-    pcwq_layout lay;
+    pcw__q_layout lay;
     uint64_t t, pt;
     const uint8_t *st; /* totals: per-counter statuses */
     int status;        /* the row's absence, else VALID */
-} pcwq_rows;
-void pcwq_entry_rows(const pcwq_set *s, uint32_t e, pcwq_rows *w);
+} pcw__q_rows;
+void pcw__q_entry_rows(const pcw__q_set *s, uint32_t e, pcw__q_rows *w);
 /* now and prev (prev->status says if there is one) of counter k. */
-void pcwq_rows_raw(const pcwq_set *s, const pcwq_rows *w, uint32_t k, pcw_raw *now, pcw_raw *prev);
+void pcw__q_rows_raw(const pcw__q_set *s, const pcw__q_rows *w, uint32_t k, pcw_raw *now,
+                     pcw_raw *prev);
 
 #endif /* PCW_QUERY_ROWS_H */

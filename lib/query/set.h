@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/query/set.h - the state the query keeps per counterset it
- * references (pcwq_set) and the records it is made of: the sources of a
+ * references (pcw__q_set) and the records it is made of: the sources of a
  * sample, the instances, their name groups, the totals. Written by the
  * module that owns each part (the comments say which), read by the rest.
  *
@@ -22,15 +22,15 @@
 #include "pcw/consumer.h"
 
 /* Histograms cooked as read (hist_fused.h). */
-typedef struct pcwq_hpre pcwq_hpre;
+typedef struct pcw__q_hpre pcw__q_hpre;
 
 /* One provider's part of a fetched sample (fetch.c). */
-typedef struct pcwq_src {
+typedef struct pcw__q_src {
     size_t first, count; /* its rows in the snapshot */
     uint32_t seg;        /* segment index in the consumer at fetch time */
     uint32_t reg_index;  /* its registration in that segment */
     uint32_t k;          /* its index in the merged counterset's sources */
-    uint32_t mf;         /* ...in the collected subset (pcwq_set.mf) */
+    uint32_t mf;         /* ...in the collected subset (pcw__q_set.mf) */
     int32_t pid;
     uint64_t start_time;  /* the provider's start time (/proc, clock ticks) */
     uint64_t provider_id; /* identity of the provider */
@@ -39,11 +39,11 @@ typedef struct pcwq_src {
     uint64_t gen_after;   /* ...and after it */
     int status;           /* PCW_OK, or why its part is missing */
     int alive;            /* its provider still runs */
-} pcwq_src;
+} pcw__q_src;
 
 /* An instance the query knows (instances.c). Its identity is (provider,
  * id, name); `dup` is its #n, kept while it lives. */
-typedef struct pcwq_inst {
+typedef struct pcw__q_inst {
     uint64_t provider_id;
     uint64_t key; /* hash of (provider_id, id, name) */
     uint32_t id;
@@ -60,10 +60,10 @@ typedef struct pcwq_inst {
     uint8_t live;          /* slot in use */
     uint8_t stale;         /* its provider's part is missing this time */
     unsigned char *last;   /* History sets: its last raw row (data_size) */
-} pcwq_inst;
+} pcw__q_inst;
 
 /* Instances sharing a name (case-insensitively): their #n numbering. */
-typedef struct pcwq_group {
+typedef struct pcw__q_group {
     uint64_t hash;
     char *name; /* as first seen */
     uint32_t name_len;
@@ -72,43 +72,43 @@ typedef struct pcwq_group {
     uint32_t *freed;      /* min-heap of indexes given back */
     uint32_t nfreed;
     size_t freed_cap;
-} pcwq_group;
+} pcw__q_group;
 
 /* A total: _Total, the global aggregate, or one name's aggregate. */
-typedef struct pcwq_agg {
+typedef struct pcw__q_agg {
     char *name;       /* "_Total", "", or the instances' name */
     uint32_t kind;    /* PCW_PDH_TOTAL or PCW_PDH_AGGREGATE */
     uint32_t sources; /* live instances in it this time */
     uint32_t name_len;
-    uint32_t nlive;  /* member instances (instanceAggregate) */
-    pcwq_acc *hist;  /* History: departed contributions [ncounters] */
-    pcwq_vacc *hval; /* ...and their values, for the fractions [ncounters] */
-    uint8_t active;  /* shown: has members, or history */
-    uint8_t had_row; /* it had a row in the previous collection */
-    uint8_t has_row; /* ...and in this one */
-} pcwq_agg;
+    uint32_t nlive;    /* member instances (instanceAggregate) */
+    pcw__q_acc *hist;  /* History: departed contributions [ncounters] */
+    pcw__q_vacc *hval; /* ...and their values, for the fractions [ncounters] */
+    uint8_t active;    /* shown: has members, or history */
+    uint8_t had_row;   /* it had a row in the previous collection */
+    uint8_t has_row;   /* ...and in this one */
+} pcw__q_agg;
 
 /* One counter of one total this collection, before the percent, scale
  * and flags are applied (totals.c computes it, values.c finishes it). */
-typedef struct pcwq_tval {
+typedef struct pcw__q_tval {
     double v;   /* the formula's result over the members */
     double raw; /* PCW_FMT_RAW: the aggregate of the values X, unrounded */
     uint8_t status, raw_status;
-} pcwq_tval;
+} pcw__q_tval;
 
 /* What a value refers to: entries are [totals][instances], an instance's
  * entry its index in inst[], a total's its index in aggs[] | this bit. */
-#define PCWQ_ENT_AGG 0x80000000u
+#define PCW__Q_ENT_AGG 0x80000000u
 
 /* A set's entries, as match.c selects from them: written by match.c
  * (rebuilt when the set's epoch moved), emptied with the instances
- * (pcwq_entries_free). */
-typedef struct pcwq_entries {
-    uint32_t *ent; /* entries: totals (PCWQ_ENT_AGG | index), then instances */
+ * (pcw__q_entries_free). */
+typedef struct pcw__q_entries {
+    uint32_t *ent; /* entries: totals (PCW__Q_ENT_AGG | index), then instances */
     size_t nent, ent_cap;
     uint64_t ent_epoch;
     /* The entries by (name, #n), for handles that name one instance
-     * open addressing over pcwq_ent_key, entry position + 1;
+     * open addressing over pcw__q_ent_key, entry position + 1;
      * ent_key[e] is entry e's key. Built from ent when such a handle needs
      * it after the entries changed (nidx_epoch), so that naming an
      * instance costs O(1), not a scan of every entry. */
@@ -116,33 +116,33 @@ typedef struct pcwq_entries {
     uint64_t *ent_key;
     size_t nidx_cap, ent_key_cap;
     uint64_t nidx_epoch;
-} pcwq_entries;
+} pcw__q_entries;
 
-static inline void pcwq_entries_free(pcwq_entries *e)
+static inline void pcw__q_entries_free(pcw__q_entries *e)
 {
     free(e->ent), free(e->nidx), free(e->ent_key);
     memset(e, 0, sizeof *e);
 }
 
 /* A set's totals of the current sample and their scratch: written by
- * totals.c alone (pcwq_totals, pcwq_totals_free), read by rows.c and
+ * totals.c alone (pcw__q_totals, pcw__q_totals_free), read by rows.c and
  * hist_query.c (a total's row) and values.c (its value). */
-typedef struct pcwq_totals_state {
-    pcwq_acc *acc; /* scratch [nagg * ncounters] */
+typedef struct pcw__q_totals_state {
+    pcw__q_acc *acc; /* scratch [nagg * ncounters] */
     size_t acc_cap;
     uint64_t *arow[2]; /* totals' raw rows, wide layout [nagg * ncounters] */
     uint8_t *ast[2];   /* their per-counter statuses */
     size_t arow_cap[2], ast_cap[2];
     uint64_t atime[2];
-    pcwq_tval *tval; /* totals' values this collection [nagg * ncounters] */
-    pcwq_vacc *vacc; /* scratch: their members' values [nagg * ncounters] */
-    uint8_t *vst;    /* scratch: the first member status that was not VALID */
-    uint8_t *tway;   /* scratch: how a member's value is had [ncounters] */
+    pcw__q_tval *tval; /* totals' values this collection [nagg * ncounters] */
+    pcw__q_vacc *vacc; /* scratch: their members' values [nagg * ncounters] */
+    uint8_t *vst;      /* scratch: the first member status that was not VALID */
+    uint8_t *tway;     /* scratch: how a member's value is had [ncounters] */
     size_t tval_cap, vacc_cap, vst_cap, tway_cap;
-} pcwq_totals_state;
+} pcw__q_totals_state;
 
 /* One counterset the query references (by name). */
-typedef struct pcwq_set {
+typedef struct pcw__q_set {
     char *name;
     const pcw_merged_counterset *m; /* NULL while nobody publishes it */
     /* Bound metadata (copies: they outlive consumer refreshes). */
@@ -151,13 +151,13 @@ typedef struct pcwq_set {
     uint32_t *counter_types;
     int32_t *default_scale;
     uint32_t *detail; /* detail levels (pcw_counter_in_wildcard) */
-    pcwq_recipe *recipes;
+    pcw__q_recipe *recipes;
     uint32_t *aggfn;
     uint32_t *off, *woff;
     uint8_t *size, *wsize;
     uint32_t *counter_ids; /* to tell a re-registration with other counters */
     uint32_t *hshape;      /* PERF_PCW_HISTOGRAM: its shape; else 0 */
-    pcwq_itype it;
+    pcw__q_itype it;
     int callback; /* collected over the control channel */
     /* The sources read this time (alive providers only). */
     pcw_merged_counterset mf;
@@ -173,50 +173,50 @@ typedef struct pcwq_set {
     pcw_snapshot snap[2];
     int two;
     uint32_t busy[2]; /* snap's busy count of each fetch */
-    pcwq_src *src[2];
+    pcw__q_src *src[2];
     size_t nsrc[2], src_cap[2];
     int cur;
     uint32_t *order; /* instances in value order: provider by provider */
     size_t norder, order_cap;
-    size_t nread;         /* order[0..nread): the instances read this time; the
-                             stale ones (provider did not answer) follow */
-    int in_order;         /* order[k] is snapshot row k for every k < nread */
-    pcwq_entries entries; /* match.c's */
-    int identity;         /* every instance's prev_row == row (nothing changed) */
+    size_t nread;           /* order[0..nread): the instances read this time; the
+                               stale ones (provider did not answer) follow */
+    int in_order;           /* order[k] is snapshot row k for every k < nread */
+    pcw__q_entries entries; /* match.c's */
+    int identity;           /* every instance's prev_row == row (nothing changed) */
     int have_prev;
     /* Instances. */
-    pcwq_inst *inst;
+    pcw__q_inst *inst;
     size_t ninst, inst_cap;
     uint32_t *free_inst;
     size_t nfree;
     uint32_t *hash; /* key -> instance + 1, open addressing */
     size_t hash_cap;
-    pcwq_group *groups;
+    pcw__q_group *groups;
     size_t ngroups, groups_cap;
     uint32_t *ghash; /* group hash -> group + 1 */
     size_t ghash_cap;
     size_t nempty; /* groups without members (compacted when many) */
     size_t nstale; /* instances whose provider did not answer */
     /* Totals. */
-    pcwq_agg *aggs;
+    pcw__q_agg *aggs;
     size_t nagg, agg_cap;
     uint32_t *agg_free; /* min-heap of slots given back (instanceAggregate) */
     uint32_t nagg_free;
     size_t agg_free_cap;
-    pcwq_totals_state tot; /* totals.c's */
-    pcwq_hpre *hpre;       /* histograms cooked as read (hist_fused.c); NULL: none */
+    pcw__q_totals_state tot; /* totals.c's */
+    pcw__q_hpre *hpre;       /* histograms cooked as read (hist_fused.c); NULL: none */
     /* Bookkeeping. */
     uint64_t epoch;   /* bumps whenever the entries change */
-    uint64_t src_sig; /* its providers when last bound (pcwq_bind) */
+    uint64_t src_sig; /* its providers when last bound (pcw__q_bind) */
     size_t refs;      /* matches that use it: fetched only when > 0 */
     /* Aggregate slots agg_new examined to find one to reuse: a count of
      * work, not API, that tests/test_query_cost.c holds to the cost model
      * (one name's aggregate costs the same whatever the set's size). */
     uint64_t agg_tests;
-} pcwq_set;
+} pcw__q_set;
 
 /* The snapshot fetch b read into. */
-static inline const pcw_snapshot *pcwq_snap(const pcwq_set *s, int b)
+static inline const pcw_snapshot *pcw__q_snap(const pcw__q_set *s, int b)
 {
     return &s->snap[s->two ? b : 0];
 }

@@ -15,7 +15,7 @@
 
 #include "pcw/query.h"
 
-typedef struct pcwq_sink {
+typedef struct pcw__q_sink {
     double *values;                                  /* cook_all: the whole arrays */
     uint8_t *status;                                 /* (may be NULL) */
     int (*fn)(const pcw_pdh_row *row, void *arg);    /* visit */
@@ -32,10 +32,10 @@ typedef struct pcwq_sink {
     size_t valid;   /* visit_rows: statuses [0, valid) of the block are
                        VALID from an earlier block (not written again) */
     size_t calls;   /* visit_rows: blocks handed over */
-} pcwq_sink;
+} pcw__q_sink;
 
 /* visit_rows: hand the block's instances over, and start an empty one. */
-static inline int pcwq_sink_flush(pcwq_sink *k)
+static inline int pcw__q_sink_flush(pcw__q_sink *k)
 {
     if (k->rows && !k->stop) {
         pcw_pdh_rows b = {k->at - k->fill, k->rows, k->width, k->rv, k->rs};
@@ -49,11 +49,11 @@ static inline int pcwq_sink_flush(pcwq_sink *k)
 /* Where the next instance's n values go: the caller's arrays, the row
  * buffer, or the block (handed over first if they would not fit, or if
  * its instances have another number of values). */
-static inline double *pcwq_sink_values(pcwq_sink *k, uint32_t n)
+static inline double *pcw__q_sink_values(pcw__q_sink *k, uint32_t n)
 {
     if (k->fnb) {
         if (k->fill + n > k->bcap || (k->rows && k->width != n))
-            pcwq_sink_flush(k);
+            pcw__q_sink_flush(k);
         k->width = n;
         return k->rv + k->fill;
     }
@@ -61,7 +61,7 @@ static inline double *pcwq_sink_values(pcwq_sink *k, uint32_t n)
 }
 
 /* The statuses of those values (after sink_values). */
-static inline uint8_t *pcwq_sink_status(pcwq_sink *k)
+static inline uint8_t *pcw__q_sink_status(pcw__q_sink *k)
 {
     if (k->fnb) {
         if (k->valid > k->fill)
@@ -73,7 +73,7 @@ static inline uint8_t *pcwq_sink_status(pcwq_sink *k)
 
 /* One instance's n values are written: hand them over (visit), or count
  * them into the block (visit_rows). */
-static inline int pcwq_sink_row(pcwq_sink *k, uint32_t n)
+static inline int pcw__q_sink_row(pcw__q_sink *k, uint32_t n)
 {
     if (k->fnb) {
         k->fill += n, k->rows++;

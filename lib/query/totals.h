@@ -11,14 +11,14 @@
 #include "set.h"
 
 /* The totals' raw rows and values of the current sample. */
-int pcwq_totals(pcwq_set *s);
+int pcw__q_totals(pcw__q_set *s);
 /* Free what t holds (its times stay). */
-void pcwq_totals_free(pcwq_totals_state *t);
+void pcw__q_totals_free(pcw__q_totals_state *t);
 /* Whether s's totals pool counter k (sum of parts over sum of wholes: a
  * fraction of a base or multi count, summed) - else a total's value is
  * the function of its members' values. */
-int pcwq_total_pools(const pcwq_set *s, uint32_t k);
+int pcw__q_total_pools(const pcw__q_set *s, uint32_t k);
 /* A History total keeps the values of a member leaving with its last row. */
-void pcwq_total_keep(pcwq_set *s, pcwq_agg *a, const unsigned char *last);
+void pcw__q_total_keep(pcw__q_set *s, pcw__q_agg *a, const unsigned char *last);
 
 #endif /* PCW_QUERY_TOTALS_H */

@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem)
+int pcw__q_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -33,12 +33,12 @@ static uint64_t now_ns(clockid_t clk)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t pcwq_mono_ns(void)
+uint64_t pcw__q_mono_ns(void)
 {
     return now_ns(CLOCK_MONOTONIC);
 }
 
-uint64_t pcwq_real_ns(void)
+uint64_t pcw__q_real_ns(void)
 {
     return now_ns(CLOCK_REALTIME);
 }

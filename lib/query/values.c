@@ -17,13 +17,13 @@
 /* ---- locating value i ---------------------------------------------------- */
 
 typedef struct locus {
-    const pcwq_match *mt;
+    const pcw__q_match *mt;
     size_t ent; /* index into the set's entries; SIZE_MAX: placeholder */
     uint32_t k; /* counter index in the set */
     uint32_t c; /* column in the match */
 } locus;
 
-static size_t match_values(const pcwq_match *mt)
+static size_t match_values(const pcw__q_match *mt)
 {
     if (mt->placeholder)
         return mt->nctr;
@@ -33,7 +33,7 @@ static size_t match_values(const pcwq_match *mt)
 static int locate(const pcw_pdh_counter *h, size_t i, locus *l)
 {
     for (size_t j = 0; j < h->nm; j++) {
-        const pcwq_match *mt = &h->m[j];
+        const pcw__q_match *mt = &h->m[j];
         size_t n = match_values(mt);
         if (i >= n) {
             i -= n;
@@ -63,21 +63,22 @@ size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr)
     return n;
 }
 
-int pcwq_cook_value(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows *w, uint32_t e,
-                    uint32_t k, const pcw_hist_stat *hs, unsigned flags, pcw_raw *now, double *v)
+int pcw__q_cook_value(const pcw_pdh_counter *h, const pcw__q_set *s, const pcw__q_rows *w,
+                      uint32_t e, uint32_t k, const pcw_hist_stat *hs, unsigned flags, pcw_raw *now,
+                      double *v)
 {
     pcw_raw prev;
     if (hs && hs->kind) {
         memset(now, 0, sizeof *now);
         now->status = w->row ? PCW_CSTATUS_VALID : w->status;
         now->time_ns = w->t;
-        return pcwq_hist_value(h, s, e, k, hs, flags, v);
+        return pcw__q_hist_value(h, s, e, k, hs, flags, v);
     }
-    pcwq_rows_raw(s, w, k, now, &prev);
-    if (!(e & PCWQ_ENT_AGG))
+    pcw__q_rows_raw(s, w, k, now, &prev);
+    if (!(e & PCW__Q_ENT_AGG))
         return pcw_cook(s->counter_types[k], now, prev.status == PCW_CSTATUS_VALID ? &prev : NULL,
-                        pcwq_scale_of(h, s, k), flags, v);
-    const pcwq_tval *t = &s->tot.tval[(size_t)(e & ~PCWQ_ENT_AGG) * s->ncounters + k];
+                        pcw__q_scale_of(h, s, k), flags, v);
+    const pcw__q_tval *t = &s->tot.tval[(size_t)(e & ~PCW__Q_ENT_AGG) * s->ncounters + k];
     *v = 0.0;
     if (flags & PCW_FMT_RAW) {
         if (t->raw_status == PCW_CSTATUS_VALID)
@@ -86,7 +87,7 @@ int pcwq_cook_value(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows
     }
     if (t->status != PCW_CSTATUS_VALID)
         return t->status;
-    return pcwq_finish(s->counter_types[k], t->v, pcwq_scale_of(h, s, k), flags, v);
+    return pcw__q_finish(s->counter_types[k], t->v, pcw__q_scale_of(h, s, k), flags, v);
 }
 
 int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out)
@@ -94,7 +95,7 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
     locus l;
     if (!ctr || !out || locate(ctr, i, &l))
         return PCW_E_INVALID_PARAMETER;
-    const pcwq_set *s = l.mt->set;
+    const pcw__q_set *s = l.mt->set;
     memset(out, 0, sizeof *out);
     out->counterset = s->name;
     out->counter = l.mt->cname[l.c] ? l.mt->cname[l.c] : s->counter_names[l.k];
@@ -109,18 +110,18 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
         return PCW_OK;
     }
     uint32_t e = s->entries.ent[l.ent];
-    pcwq_rows w;
-    pcwq_entry_rows(s, e, &w);
+    pcw__q_rows w;
+    pcw__q_entry_rows(s, e, &w);
     out->status =
-        pcwq_cook_value(ctr, s, &w, e, l.k, &l.mt->hst[l.c], flags, &out->raw, &out->value);
+        pcw__q_cook_value(ctr, s, &w, e, l.k, &l.mt->hst[l.c], flags, &out->raw, &out->value);
 
-    if (e & PCWQ_ENT_AGG) {
-        const pcwq_agg *a = &s->aggs[e & ~PCWQ_ENT_AGG];
+    if (e & PCW__Q_ENT_AGG) {
+        const pcw__q_agg *a = &s->aggs[e & ~PCW__Q_ENT_AGG];
         out->instance = out->instance_name = a->name;
         out->kind = a->kind;
         out->sources = a->sources;
     } else {
-        const pcwq_inst *x = &s->inst[e];
+        const pcw__q_inst *x = &s->inst[e];
         out->instance = x->disp;
         out->instance_name = x->name;
         out->dup_index = x->dup;
@@ -142,7 +143,7 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
             buf[0] = 0;
         return 0;
     }
-    const pcwq_set *s = l.mt->set;
+    const pcw__q_set *s = l.mt->set;
     /* A container's value keeps the container its path named: the path
      * read back selects the same value. */
     const char *host = ctr->path.container ? ctr->path.container
@@ -155,7 +156,7 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
         dup = ctr->path.index;
     } else {
         uint32_t e = s->entries.ent[l.ent], nlen;
-        inst = pcwq_entry_name(s, e, &nlen, &dup);
+        inst = pcw__q_entry_name(s, e, &nlen, &dup);
     }
     /* A set without instance names writes its first instance without
      * parentheses and the others as (#n). */
@@ -169,7 +170,7 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
 
 size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
 {
-    const pcwq_match *mt = pcwq_match_single(ctr);
+    const pcw__q_match *mt = pcw__q_match_single(ctr);
     if (!mt)
         return 0;
     return mt->placeholder ? 1 : mt->nents;
@@ -177,7 +178,7 @@ size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
 
 size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
 {
-    const pcwq_match *mt = pcwq_match_single(ctr);
+    const pcw__q_match *mt = pcw__q_match_single(ctr);
     return mt ? mt->nctr : 0;
 }
 
@@ -189,7 +190,7 @@ int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, 
     if (!ctr || !out || locate(ctr, i, &l))
         return PCW_E_INVALID_PARAMETER;
     memset(out, 0, sizeof *out);
-    const pcwq_set *s = l.mt->set;
+    const pcw__q_set *s = l.mt->set;
     if (!l.mt->hst[l.c].kind) {
         out->status = PCW_CSTATUS_NO_DATA; /* not a histogram */
         return PCW_OK;
@@ -198,8 +199,8 @@ int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, 
         out->status = l.mt->placeholder_status;
         return PCW_OK;
     }
-    const pcwq_hcache *hc =
-        pcwq_hist_entry(ctr, s, s->entries.ent[l.ent], l.k, (flags & PCW_HIST_CUMULATIVE) != 0);
+    const pcw__q_hcache *hc =
+        pcw__q_hist_entry(ctr, s, s->entries.ent[l.ent], l.k, (flags & PCW_HIST_CUMULATIVE) != 0);
     if (!hc)
         return PCW_E_NO_MEMORY;
     const pcw_hist_dist *d = &hc->d;

@@ -11,7 +11,7 @@
 #include "rows.h"
 
 /* The scale h's values of counter k are shown with. */
-static inline int32_t pcwq_scale_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k)
+static inline int32_t pcw__q_scale_of(const pcw_pdh_counter *h, const pcw__q_set *s, uint32_t k)
 {
     return h->scale_set ? h->scale : s->default_scale[k];
 }
@@ -21,7 +21,8 @@ static inline int32_t pcwq_scale_of(const pcw_pdh_counter *h, const pcwq_set *s,
  * `flags`; returns the status. An instance's value is pcw_cook's of its
  * two samples; a total's was computed from its members' when it was
  * collected (totals.c) and is finished here. */
-int pcwq_cook_value(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows *w, uint32_t e,
-                    uint32_t k, const pcw_hist_stat *hs, unsigned flags, pcw_raw *now, double *v);
+int pcw__q_cook_value(const pcw_pdh_counter *h, const pcw__q_set *s, const pcw__q_rows *w,
+                      uint32_t e, uint32_t k, const pcw_hist_stat *hs, unsigned flags, pcw_raw *now,
+                      double *v);
 
 #endif /* PCW_QUERY_VALUES_H */

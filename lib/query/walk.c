@@ -42,17 +42,17 @@ typedef struct kernel {
     int scaled, x1000;
 } kernel;
 
-static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k,
+static void kernel_of(const pcw_pdh_counter *h, const pcw__q_set *s, uint32_t k,
                       const pcw_hist_stat *hs, unsigned flags, kernel *kn)
 {
-    const pcwq_recipe *r = &s->recipes[k];
-    int32_t sc = pcwq_scale_of(h, s, k);
+    const pcw__q_recipe *r = &s->recipes[k];
+    int32_t sc = pcw__q_scale_of(h, s, k);
     kn->k = k;
     kn->hs = hs->kind ? hs : NULL;
     kn->off = s->off[k];
     kn->size = s->size[k];
     kn->scaled = !(flags & PCW_FMT_NOSCALE) && sc != 0;
-    kn->scale = kn->scaled ? pcwq_pow10(sc) : 1.0;
+    kn->scale = kn->scaled ? pcw__q_pow10(sc) : 1.0;
     kn->x1000 = (flags & PCW_FMT_1000) != 0;
     kn->kind = K_GENERIC;
     if (r->status != PCW_CSTATUS_VALID)
@@ -60,15 +60,15 @@ static void kernel_of(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t k,
     if (flags & PCW_FMT_RAW) { /* X as it is, for every type with a value */
         kn->scaled = kn->x1000 = 0;
         kn->scale = 1.0;
-        if (r->formula != PCWQ_F_NONE)
+        if (r->formula != PCW__Q_F_NONE)
             kn->kind = K_RAW;
         return;
     }
     if ((r->type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
         return;
-    if (r->formula == PCWQ_F_RAW)
+    if (r->formula == PCW__Q_F_RAW)
         kn->kind = K_RAW;
-    else if (r->formula == PCWQ_F_RATE && r->second == PCWQ_Y_SYSTIME && r->freq_ctr < 0)
+    else if (r->formula == PCW__Q_F_RATE && r->second == PCW__Q_Y_SYSTIME && r->freq_ctr < 0)
         kn->kind = K_RATE;
 }
 
@@ -95,21 +95,21 @@ static inline int finish_fast(const kernel *kn, double v, double *out)
 }
 
 /* Entry e's counters cols[0..nc), the general way. */
-static int cook_entry(const pcw_pdh_counter *h, const pcwq_set *s, const uint32_t *cols,
+static int cook_entry(const pcw_pdh_counter *h, const pcw__q_set *s, const uint32_t *cols,
                       const pcw_hist_stat *hs, uint32_t nc, uint32_t e, unsigned flags,
-                      pcwq_sink *k)
+                      pcw__q_sink *k)
 {
-    pcwq_rows w;
-    pcwq_entry_rows(s, e, &w);
-    double *v = pcwq_sink_values(k, nc);
-    uint8_t *st = pcwq_sink_status(k);
+    pcw__q_rows w;
+    pcw__q_entry_rows(s, e, &w);
+    double *v = pcw__q_sink_values(k, nc);
+    uint8_t *st = pcw__q_sink_status(k);
     for (uint32_t c = 0; c < nc; c++) {
         pcw_raw now;
-        int r = pcwq_cook_value(h, s, &w, e, cols[c], &hs[c], flags, &now, &v[c]);
+        int r = pcw__q_cook_value(h, s, &w, e, cols[c], &hs[c], flags, &now, &v[c]);
         if (st)
             st[c] = (uint8_t)r;
     }
-    return pcwq_sink_row(k, nc);
+    return pcw__q_sink_row(k, nc);
 }
 
 /* The commonest case of all - instantaneous values, no scaling - is a
@@ -130,38 +130,38 @@ static int kernels_plain(const kernel *kn, uint32_t nc)
 }
 
 /* The instances of s in steady state, row by row. */
-static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const kernel *kn,
-                           uint32_t nc, unsigned flags, pcwq_sink *k)
+static void cook_rows_fast(const pcw_pdh_counter *h, const pcw__q_set *s, const kernel *kn,
+                           uint32_t nc, unsigned flags, pcw__q_sink *k)
 {
     int b = s->cur, pb = b ^ 1;
-    const pcw_snapshot *cur = pcwq_snap(s, b), *prev = pcwq_snap(s, pb);
+    const pcw_snapshot *cur = pcw__q_snap(s, b), *prev = pcw__q_snap(s, pb);
     int plain = kernels_plain(kn, nc);
     if (plain == PLAIN_CONTIG) {
-        pcwq_rows_contig(cur, 0, cur->count, kn[0].off, nc, k);
+        pcw__q_rows_contig(cur, 0, cur->count, kn[0].off, nc, k);
         return;
     }
     if (plain) {
         for (size_t r = 0; r < cur->count && !k->stop; r++) {
-            const unsigned char *row = pcwq_row(cur, r);
-            double *v = pcwq_sink_values(k, nc);
-            uint8_t *st = pcwq_sink_status(k);
+            const unsigned char *row = pcw__q_row(cur, r);
+            double *v = pcw__q_sink_values(k, nc);
+            uint8_t *st = pcw__q_sink_status(k);
             for (uint32_t c = 0; c < nc; c++)
                 v[c] = (double)load_at(row, kn[c].off, kn[c].size);
             if (st)
                 memset(st, PCW_CSTATUS_VALID, nc);
-            pcwq_sink_row(k, nc);
+            pcw__q_sink_row(k, nc);
         }
         return;
     }
     for (size_t i = 0; i < s->nsrc[b] && !k->stop; i++) {
-        const pcwq_src *x = &s->src[b][i];
+        const pcw__q_src *x = &s->src[b][i];
         /* (Y1 - Y0) / TB for this provider's rows. */
         uint64_t t1 = x->time_ns, t0 = s->src[pb][i].time_ns;
-        double dt = t1 > t0 ? (double)(t1 - t0) / (double)PCWQ_SYS_FREQ : 0.0;
+        double dt = t1 > t0 ? (double)(t1 - t0) / (double)PCW__Q_SYS_FREQ : 0.0;
         for (size_t r = x->first; r < x->first + x->count && !k->stop; r++) {
-            const unsigned char *row = pcwq_row(cur, r), *prow = pcwq_row(prev, r);
-            double *v = pcwq_sink_values(k, nc);
-            uint8_t *st = pcwq_sink_status(k);
+            const unsigned char *row = pcw__q_row(cur, r), *prow = pcw__q_row(prev, r);
+            double *v = pcw__q_sink_values(k, nc);
+            uint8_t *st = pcw__q_sink_status(k);
             for (uint32_t c = 0; c < nc; c++) {
                 const kernel *q = &kn[c];
                 int rs;
@@ -174,15 +174,15 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
                     rs = finish_fast(q, (double)(x1 - x0) / dt, &v[c]);
                 } else {
                     /* Anything else, or a status to tell: the general way. */
-                    pcwq_rows w;
-                    pcwq_entry_rows(s, s->order[r], &w);
+                    pcw__q_rows w;
+                    pcw__q_entry_rows(s, s->order[r], &w);
                     pcw_raw now;
-                    rs = pcwq_cook_value(h, s, &w, s->order[r], q->k, q->hs, flags, &now, &v[c]);
+                    rs = pcw__q_cook_value(h, s, &w, s->order[r], q->k, q->hs, flags, &now, &v[c]);
                 }
                 if (st)
                     st[c] = (uint8_t)rs;
             }
-            pcwq_sink_row(k, nc);
+            pcw__q_sink_row(k, nc);
         }
     }
 }
@@ -190,36 +190,36 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcwq_set *s, const ke
 /* Whether mt's instances, after its set's naggs totals, are the set's
  * snapshot rows in order (steady state: every instance kept its row), so
  * that nc of its counters can be cooked row by row (at most 64). */
-static int steady(const pcwq_match *mt, uint32_t nc, size_t *naggs)
+static int steady(const pcw__q_match *mt, uint32_t nc, size_t *naggs)
 {
-    const pcwq_set *s = mt->set;
+    const pcw__q_set *s = mt->set;
     size_t n = 0;
-    while (n < s->entries.nent && (s->entries.ent[n] & PCWQ_ENT_AGG))
+    while (n < s->entries.nent && (s->entries.ent[n] & PCW__Q_ENT_AGG))
         n++;
     *naggs = n;
     return mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale && nc <= 64 &&
-           s->entries.nent - n == pcwq_snap(s, s->cur)->count;
+           s->entries.nent - n == pcw__q_snap(s, s->cur)->count;
 }
 
 /* Every value of the handle, instance by instance, into the sink: all
  * its selected counters, or (col >= 0) only the col-th of them. */
-void pcwq_cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, pcwq_sink *k)
+void pcw__q_cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, pcw__q_sink *k)
 {
     for (size_t j = 0; j < ctr->nm && !k->stop; j++) {
-        const pcwq_match *mt = &ctr->m[j];
-        const pcwq_set *s = mt->set;
+        const pcw__q_match *mt = &ctr->m[j];
+        const pcw__q_set *s = mt->set;
         const uint32_t *cols = col < 0 ? mt->ctr : &mt->ctr[col];
         const pcw_hist_stat *hs = col < 0 ? mt->hst : &mt->hst[col];
         uint32_t nc = col < 0 ? mt->nctr : 1;
         if (mt->placeholder) {
-            double *v = pcwq_sink_values(k, nc);
-            uint8_t *st = pcwq_sink_status(k);
+            double *v = pcw__q_sink_values(k, nc);
+            uint8_t *st = pcw__q_sink_status(k);
             for (uint32_t c = 0; c < nc; c++) {
                 v[c] = 0;
                 if (st)
                     st[c] = (uint8_t)mt->placeholder_status;
             }
-            pcwq_sink_row(k, nc);
+            pcw__q_sink_row(k, nc);
             continue;
         }
         size_t i = 0, naggs;
@@ -241,33 +241,33 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
 {
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_sink k = {.values = values, .status = status};
-    pcwq_cook_handle(ctr, -1, flags, &k);
+    pcw__q_sink k = {.values = values, .status = status};
+    pcw__q_cook_handle(ctr, -1, flags, &k);
     return PCW_OK;
 }
 
 int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, double *values,
                         uint8_t *status)
 {
-    const pcwq_match *mt = pcwq_match_single(ctr);
+    const pcw__q_match *mt = pcw__q_match_single(ctr);
     if (!mt || kk >= mt->nctr || !values)
         return PCW_E_INVALID_PARAMETER;
     /* The same walk as cook_all, over one counter: in steady state a
      * column of a million instances is one pass over their rows. */
-    pcwq_sink k = {.values = values, .status = status};
-    pcwq_cook_handle(ctr, (int)kk, flags, &k);
+    pcw__q_sink k = {.values = values, .status = status};
+    pcw__q_cook_handle(ctr, (int)kk, flags, &k);
     return PCW_OK;
 }
 
-int pcwq_block_open(pcwq_block *bl, const pcw_pdh_counter *ctr)
+int pcw__q_block_open(pcw__q_block *bl, const pcw_pdh_counter *ctr)
 {
-    size_t most = PCWQ_BLOCK_VALUES;
+    size_t most = PCW__Q_BLOCK_VALUES;
     for (size_t j = 0; j < ctr->nm; j++)
         if (ctr->m[j].nctr > most)
             most = ctr->m[j].nctr;
     bl->cap = most;
-    bl->v = most <= PCWQ_BLOCK_VALUES ? bl->stack_v : malloc(most * sizeof *bl->v);
-    bl->s = most <= PCWQ_BLOCK_VALUES ? bl->stack_s : malloc(most);
+    bl->v = most <= PCW__Q_BLOCK_VALUES ? bl->stack_v : malloc(most * sizeof *bl->v);
+    bl->s = most <= PCW__Q_BLOCK_VALUES ? bl->stack_s : malloc(most);
     if (bl->v && bl->s)
         return PCW_OK;
     if (bl->v != bl->stack_v)
@@ -277,7 +277,7 @@ int pcwq_block_open(pcwq_block *bl, const pcw_pdh_counter *ctr)
     return PCW_E_NO_MEMORY;
 }
 
-void pcwq_block_close(pcwq_block *bl)
+void pcw__q_block_close(pcw__q_block *bl)
 {
     if (bl->v != bl->stack_v)
         free(bl->v);
@@ -285,9 +285,9 @@ void pcwq_block_close(pcwq_block *bl)
         free(bl->s);
 }
 
-pcwq_sink pcwq_block_sink(pcwq_block *bl, int (*fn)(const pcw_pdh_rows *, void *), void *arg)
+pcw__q_sink pcw__q_block_sink(pcw__q_block *bl, int (*fn)(const pcw_pdh_rows *, void *), void *arg)
 {
-    pcwq_sink k = {.fnb = fn, .arg = arg, .rv = bl->v, .rs = bl->s, .bcap = bl->cap};
+    pcw__q_sink k = {.fnb = fn, .arg = arg, .rv = bl->v, .rs = bl->s, .bcap = bl->cap};
     return k;
 }
 
@@ -296,22 +296,22 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
 {
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_block bl;
-    if (pcwq_block_open(&bl, ctr) != PCW_OK)
+    pcw__q_block bl;
+    if (pcw__q_block_open(&bl, ctr) != PCW_OK)
         return PCW_E_NO_MEMORY;
-    pcwq_sink k = pcwq_block_sink(&bl, fn, arg);
-    pcwq_cook_handle(ctr, -1, flags, &k);
-    pcwq_sink_flush(&k);
-    pcwq_block_close(&bl);
+    pcw__q_sink k = pcw__q_block_sink(&bl, fn, arg);
+    pcw__q_cook_handle(ctr, -1, flags, &k);
+    pcw__q_sink_flush(&k);
+    pcw__q_block_close(&bl);
     return PCW_OK;
 }
 
-const pcwq_match *pcwq_contig_match(const pcw_pdh_counter *ctr, unsigned flags, uint32_t *off)
+const pcw__q_match *pcw__q_contig_match(const pcw_pdh_counter *ctr, unsigned flags, uint32_t *off)
 {
     if (ctr->nm != 1)
         return NULL;
-    const pcwq_match *mt = &ctr->m[0];
-    const pcwq_set *s = mt->set;
+    const pcw__q_match *mt = &ctr->m[0];
+    const pcw__q_set *s = mt->set;
     size_t naggs;
     if (mt->placeholder || s->callback || !mt->nctr || !steady(mt, mt->nctr, &naggs) || naggs)
         return NULL;
@@ -329,11 +329,11 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
 {
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_block bl; /* one instance's values at a time */
-    if (pcwq_block_open(&bl, ctr) != PCW_OK)
+    pcw__q_block bl; /* one instance's values at a time */
+    if (pcw__q_block_open(&bl, ctr) != PCW_OK)
         return PCW_E_NO_MEMORY;
-    pcwq_sink k = {.fn = fn, .arg = arg, .rv = bl.v, .rs = bl.s};
-    pcwq_cook_handle(ctr, -1, flags, &k);
-    pcwq_block_close(&bl);
+    pcw__q_sink k = {.fn = fn, .arg = arg, .rv = bl.v, .rs = bl.s};
+    pcw__q_cook_handle(ctr, -1, flags, &k);
+    pcw__q_block_close(&bl);
     return PCW_OK;
 }
