@@ -36,6 +36,7 @@
 
 #include "benchutil.h"
 #include "consumer/containers.h"
+#include "consumer/private.h"
 #include "pcw/query.h"
 
 #define NAMESPACES 100

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "consumer/containers.h"
+#include "consumer/private.h"
 #include "pcw/collect.h"
 #include "pcw/consumer.h"
 #include "testutil.h"

@@ -745,7 +745,7 @@ Test(query, instance_aggregate_names_come_and_go)
 
 /* A named instance that closed, and then its provider exited with no other
  * instance in the set: the handle's status follows (provider gone), though
- * no instance of the set changed - the set's providers did (pcwq_bind). */
+ * no instance of the set changed - the set's providers did (pcw__q_bind). */
 Test(query, missing_instance_learns_its_provider_exited)
 {
     tu_child a, b;

@@ -14,7 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../lib/query/internal.h"
+#include "../lib/query/aggregate.h"
+#include "../lib/query/cook.h"
 #include "pcw/query.h"
 
 #define TB    1000000000ull /* pcw's system frequency */
@@ -419,9 +420,9 @@ Test(format, scale_and_1000)
     pcw_raw tp = raw(0, TB, 1, TB), tn = raw(1500000000ull, 2 * TB, 1, TB);
     cr_assert_eq(pcw_cook(PERF_COUNTER_TIMER, &tn, &tp, 1, 0, &v), PCW_CSTATUS_VALID);
     cr_assert_eq(v, 1000.0);
-    cr_assert_eq(pcwq_pow10(-10), 1e-10);
-    cr_assert_eq(pcwq_pow10(20), 1e20);
-    cr_assert_eq(pcwq_pow10(-20), 1e-20);
+    cr_assert_eq(pcw__q_pow10(-10), 1e-10);
+    cr_assert_eq(pcw__q_pow10(20), 1e20);
+    cr_assert_eq(pcw__q_pow10(-20), 1e-20);
 }
 
 /* ---- raw samples from rows ----------------------------------------------- */
@@ -448,11 +449,11 @@ static void reset_set(void)
 
 static uint32_t offs[8];
 static uint8_t sizes[8];
-static pcwq_layout layout(void)
+static pcw__q_layout layout(void)
 {
     for (uint32_t k = 0; k < cset.counter_count; k++)
         offs[k] = ctrs[k].data_offset, sizes[k] = (uint8_t)ctrs[k].size;
-    pcwq_layout l = {offs, sizes};
+    pcw__q_layout l = {offs, sizes};
     return l;
 }
 
@@ -475,28 +476,28 @@ Test(recipe, base_is_next_counter_or_base_id)
     v32 = 999, memcpy(row + 16, &v32, 4);
     v32 = 4, memcpy(row + 20, &v32, 4);
     v64 = 1, memcpy(row + 24, &v64, 8);
-    pcwq_layout l = layout();
-    pcwq_recipe r;
+    pcw__q_layout l = layout();
+    pcw__q_recipe r;
     pcw_raw s;
     double v;
 
-    pcwq_recipe_build(&cset, 0, &r);
+    pcw__q_recipe_build(&cset, 0, &r);
     cr_assert_eq(r.base, 1);
-    pcwq_raw_from_row(&r, row, &l, 5 * TB, &s);
+    pcw__q_raw_from_row(&r, row, &l, 5 * TB, &s);
     cr_assert_eq(s.first, 30);
     cr_assert_eq(s.second, 120);
     /* 100 * 30/120 = 25 % */
     cr_assert_eq(pcw_cook(PERF_RAW_FRACTION, &s, NULL, 0, 0, &v), PCW_CSTATUS_VALID);
     cr_assert_eq(v, 25.0);
 
-    pcwq_recipe_build(&cset, 2, &r);
+    pcw__q_recipe_build(&cset, 2, &r);
     cr_assert_eq(r.base, 4, "baseID wins over the next counter");
-    pcwq_raw_from_row(&r, row, &l, 5 * TB, &s);
+    pcw__q_raw_from_row(&r, row, &l, 5 * TB, &s);
     cr_assert_eq(s.second, 4);
 
-    pcwq_recipe_build(&cset, 5, &r);
+    pcw__q_recipe_build(&cset, 5, &r);
     cr_assert_eq(r.status, PCW_CSTATUS_NO_BASE);
-    pcwq_raw_from_row(&r, row, &l, 5 * TB, &s);
+    pcw__q_raw_from_row(&r, row, &l, 5 * TB, &s);
     cr_assert_eq(pcw_cook(PERF_LARGE_RAW_FRACTION, &s, NULL, 0, 0, &v), PCW_CSTATUS_NO_BASE);
 }
 
@@ -517,23 +518,23 @@ Test(recipe, time_bases)
     v = 4500, memcpy(row + 24, &v, 8);   /* object time now: 4500 */
     v = 1000, memcpy(row + 32, &v, 8);   /* 1000 ticks per second */
     v = 5 * TB, memcpy(row + 40, &v, 8); /* started at 5 s (CLOCK_MONOTONIC) */
-    pcwq_layout l = layout();
-    pcwq_recipe r;
+    pcw__q_layout l = layout();
+    pcw__q_recipe r;
     pcw_raw s;
     double d;
 
-    pcwq_recipe_build(&cset, 0, &r);
-    pcwq_raw_from_row(&r, row, &l, 3 * TB + 17, &s);
+    pcw__q_recipe_build(&cset, 0, &r);
+    pcw__q_raw_from_row(&r, row, &l, 3 * TB + 17, &s);
     cr_assert_eq(s.second, 3 * TB + 17, "system time: the read's CLOCK_MONOTONIC ns");
     cr_assert_eq(s.freq, TB);
 
-    pcwq_recipe_build(&cset, 1, &r);
-    pcwq_raw_from_row(&r, row, &l, 3 * TB + 170, &s);
+    pcw__q_recipe_build(&cset, 1, &r);
+    pcw__q_raw_from_row(&r, row, &l, 3 * TB + 170, &s);
     cr_assert_eq(s.second, 3 * TB100 + 1, "100 ns time: ns / 100");
     cr_assert_eq(s.freq, TB100);
 
-    pcwq_recipe_build(&cset, 2, &r);
-    pcwq_raw_from_row(&r, row, &l, 3 * TB, &s);
+    pcw__q_recipe_build(&cset, 2, &r);
+    pcw__q_raw_from_row(&r, row, &l, 3 * TB, &s);
     cr_assert_eq(s.first, 1000);
     cr_assert_eq(s.second, 4500);
     cr_assert_eq(s.freq, 1000);
@@ -541,8 +542,8 @@ Test(recipe, time_bases)
     cr_assert_eq(pcw_cook(PERF_ELAPSED_TIME, &s, NULL, 0, 0, &d), PCW_CSTATUS_VALID);
     cr_assert_eq(d, 3.5);
 
-    pcwq_recipe_build(&cset, 5, &r);
-    pcwq_raw_from_row(&r, row, &l, 65 * TB, &s);
+    pcw__q_recipe_build(&cset, 5, &r);
+    pcw__q_raw_from_row(&r, row, &l, 65 * TB, &s);
     /* (65e9 - 5e9)/1e9 = 60 s */
     cr_assert_eq(pcw_cook(PERF_ELAPSED_TIME, &s, NULL, 0, 0, &d), PCW_CSTATUS_VALID);
     cr_assert_eq(d, 60.0);
@@ -565,25 +566,25 @@ Test(recipe, multi_count_and_precision)
     v = 3, memcpy(row + 8, &v, 8);
     v = 6, memcpy(row + 24, &v, 4);
     v = 77, memcpy(row + 40, &v, 8);
-    pcwq_layout l = layout();
-    pcwq_recipe r;
+    pcw__q_layout l = layout();
+    pcw__q_recipe r;
     pcw_raw s;
 
-    pcwq_recipe_build(&cset, 0, &r);
-    pcwq_raw_from_row(&r, row, &l, TB, &s);
+    pcw__q_recipe_build(&cset, 0, &r);
+    pcw__q_raw_from_row(&r, row, &l, TB, &s);
     cr_assert_eq(s.multi, 3, "multi count from the MULTI_BASE that follows");
     cr_assert_eq(s.second, TB100);
-    pcwq_recipe_build(&cset, 2, &r);
-    pcwq_raw_from_row(&r, row, &l, TB, &s);
+    pcw__q_recipe_build(&cset, 2, &r);
+    pcw__q_raw_from_row(&r, row, &l, TB, &s);
     cr_assert_eq(s.multi, 6, "multiCounterID names the count");
     cr_assert_eq(s.second, TB);
-    pcwq_recipe_build(&cset, 4, &r);
-    pcwq_raw_from_row(&r, row, &l, TB, &s);
+    pcw__q_recipe_build(&cset, 4, &r);
+    pcw__q_raw_from_row(&r, row, &l, TB, &s);
     cr_assert_eq(s.second, 77, "precision timer: its own timestamp");
-    pcwq_recipe_build(&cset, 6, &r);
-    pcwq_raw_from_row(&r, row, &l, 9 * TB, &s);
+    pcw__q_recipe_build(&cset, 6, &r);
+    pcw__q_raw_from_row(&r, row, &l, 9 * TB, &s);
     cr_assert_eq(s.second, 9 * TB, "without a timestamp: the system time");
-    pcwq_recipe_build(&cset, 7, &r);
+    pcw__q_recipe_build(&cset, 7, &r);
     cr_assert_eq(r.status, PCW_CSTATUS_NO_BASE);
 }
 
@@ -613,37 +614,37 @@ Test(recipe, tick_types_take_the_counterset_frequency)
     v = 2000, memcpy(row1 + 32, &v, 8);   /* 2 s busy over 2 items, in ms */
     v = 3 * TB, memcpy(row1 + 48, &v, 8); /* 3 s in ns (the default) */
     v = 4, memcpy(row1 + 56, &v, 4);
-    pcwq_layout l = layout();
-    pcwq_recipe r;
+    pcw__q_layout l = layout();
+    pcw__q_recipe r;
     pcw_raw s0, s1;
     double d;
 
-    pcwq_recipe_build(&cset, 0, &r);
-    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
-    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    pcw__q_recipe_build(&cset, 0, &r);
+    pcw__q_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcw__q_raw_from_row(&r, row1, &l, 3 * TB, &s1);
     cr_assert_eq(s1.freq, 1000, "PERF_AVERAGE_TIMER: TB is the frequency counter's value");
     /* ((3000 - 0)/1000)/(4 - 0) = 0.75 s */
     cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
     cr_assert_eq(d, 0.75);
 
-    pcwq_recipe_build(&cset, 3, &r);
-    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
-    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    pcw__q_recipe_build(&cset, 3, &r);
+    pcw__q_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcw__q_raw_from_row(&r, row1, &l, 3 * TB, &s1);
     cr_assert_eq(s1.second - s0.second, 2000, "Y: the system time in the provider's ticks");
     /* 100 * (1000 - 0)/(3000 - 1000) = 50 % */
     cr_assert_eq(pcw_cook(PERF_COUNTER_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
     cr_assert_eq(d, 50.0);
 
-    pcwq_recipe_build(&cset, 4, &r);
-    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
-    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    pcw__q_recipe_build(&cset, 4, &r);
+    pcw__q_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcw__q_raw_from_row(&r, row1, &l, 3 * TB, &s1);
     /* 100 * ((2000 - 0)/(3000 - 1000))/2 = 50 % */
     cr_assert_eq(pcw_cook(PERF_COUNTER_MULTI_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
     cr_assert_eq(d, 50.0);
 
-    pcwq_recipe_build(&cset, 6, &r);
-    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
-    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    pcw__q_recipe_build(&cset, 6, &r);
+    pcw__q_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcw__q_raw_from_row(&r, row1, &l, 3 * TB, &s1);
     cr_assert_eq(s1.freq, TB, "without a frequency counter: 10^9 (nanoseconds)");
     /* (3e9/1e9)/4 = 0.75 s */
     cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
@@ -653,14 +654,14 @@ Test(recipe, tick_types_take_the_counterset_frequency)
      * 2^64 - 1 gives some status, never a trap (UBSan: no overflowing
      * conversion). */
     v = 0, memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
-    pcwq_recipe_build(&cset, 0, &r);
-    pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
-    pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+    pcw__q_recipe_build(&cset, 0, &r);
+    pcw__q_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+    pcw__q_raw_from_row(&r, row1, &l, 3 * TB, &s1);
     cr_assert_eq(pcw_cook(PERF_AVERAGE_TIMER, &s1, &s0, 0, 0, &d), PCW_CSTATUS_BAD_TIMEBASE);
     for (int k = 3; k <= 4; k++) {
-        pcwq_recipe_build(&cset, (uint32_t)k, &r);
-        pcwq_raw_from_row(&r, row0, &l, 1 * TB, &s0);
-        pcwq_raw_from_row(&r, row1, &l, 3 * TB, &s1);
+        pcw__q_recipe_build(&cset, (uint32_t)k, &r);
+        pcw__q_raw_from_row(&r, row0, &l, 1 * TB, &s0);
+        pcw__q_raw_from_row(&r, row1, &l, 3 * TB, &s1);
         cr_assert_neq(pcw_cook(ctrs[k].type, &s1, &s0, 0, 0, &d), PCW_CSTATUS_VALID);
     }
     /* 10^19 ticks a second: 2 s are more ticks than 64 bits count, so
@@ -669,9 +670,9 @@ Test(recipe, tick_types_take_the_counterset_frequency)
         v = big ? UINT64_MAX : 10000000000000000000ull;
         memcpy(row0 + 16, &v, 8), memcpy(row1 + 16, &v, 8);
         for (int k = 0; k <= 4; k++) {
-            pcwq_recipe_build(&cset, (uint32_t)k, &r);
-            pcwq_raw_from_row(&r, row0, &l, 1 * TB + 999999999, &s0);
-            pcwq_raw_from_row(&r, row1, &l, 3 * TB + 999999999, &s1);
+            pcw__q_recipe_build(&cset, (uint32_t)k, &r);
+            pcw__q_raw_from_row(&r, row0, &l, 1 * TB + 999999999, &s0);
+            pcw__q_raw_from_row(&r, row1, &l, 3 * TB + 999999999, &s1);
             int st = pcw_cook(ctrs[k].type, &s1, &s0, 0, 0, &d);
             /* The types timed by the system time (3, 4): its ticks since the
              * start do not fit 64 bits, a status, not a number made of a
@@ -685,7 +686,7 @@ Test(recipe, tick_types_take_the_counterset_frequency)
 
     /* A frequency counter named but missing: no base, not a guess. */
     ctrs[0].perf_freq_id = 99;
-    pcwq_recipe_build(&cset, 0, &r);
+    pcw__q_recipe_build(&cset, 0, &r);
     cr_assert_eq(r.status, PCW_CSTATUS_NO_BASE);
 }
 
@@ -693,78 +694,78 @@ Test(recipe, tick_types_take_the_counterset_frequency)
 
 Test(aggregate, functions)
 {
-    pcwq_acc a;
-    pcwq_acc_reset(&a);
+    pcw__q_acc a;
+    pcw__q_acc_reset(&a);
     uint64_t out;
     /* Nothing: sum 0; avg/min/max have no value. */
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_TOTAL, &out), PCW_CSTATUS_VALID);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_TOTAL, &out), PCW_CSTATUS_VALID);
     cr_assert_eq(out, 0);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_AVERAGE, &out), PCW_CSTATUS_NO_INSTANCE);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_MIN, &out), PCW_CSTATUS_NO_INSTANCE);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_MAX, &out), PCW_CSTATUS_NO_INSTANCE);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_AVERAGE, &out), PCW_CSTATUS_NO_INSTANCE);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_MIN, &out), PCW_CSTATUS_NO_INSTANCE);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_MAX, &out), PCW_CSTATUS_NO_INSTANCE);
     /* 3, 4, 10: sum 17, avg 17/3 = 5.67 -> 6, min 3, max 10 */
-    pcwq_acc_add(&a, 3), pcwq_acc_add(&a, 4), pcwq_acc_add(&a, 10);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_TOTAL, &out), PCW_CSTATUS_VALID);
+    pcw__q_acc_add(&a, 3), pcw__q_acc_add(&a, 4), pcw__q_acc_add(&a, 10);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_TOTAL, &out), PCW_CSTATUS_VALID);
     cr_assert_eq(out, 17);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_AVERAGE, &out), PCW_CSTATUS_VALID);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_AVERAGE, &out), PCW_CSTATUS_VALID);
     cr_assert_eq(out, 6);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_MIN, &out), PCW_CSTATUS_VALID);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_MIN, &out), PCW_CSTATUS_VALID);
     cr_assert_eq(out, 3);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_MAX, &out), PCW_CSTATUS_VALID);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_MAX, &out), PCW_CSTATUS_VALID);
     cr_assert_eq(out, 10);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_UNDEFINED, &out), PCW_CSTATUS_NOT_AGGREGATED);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_UNDEFINED, &out), PCW_CSTATUS_NOT_AGGREGATED);
     /* Averages round to nearest: (3+4)/2 = 3.5 -> 4; (3+3+4)/3 = 3.33 -> 3 */
-    pcwq_acc b;
-    pcwq_acc_reset(&b);
-    pcwq_acc_add(&b, 3), pcwq_acc_add(&b, 4);
-    pcwq_acc_result(&b, PCW_AGGREGATE_AVERAGE, &out);
+    pcw__q_acc b;
+    pcw__q_acc_reset(&b);
+    pcw__q_acc_add(&b, 3), pcw__q_acc_add(&b, 4);
+    pcw__q_acc_result(&b, PCW_AGGREGATE_AVERAGE, &out);
     cr_assert_eq(out, 4);
-    pcwq_acc_add(&b, 3);
-    pcwq_acc_result(&b, PCW_AGGREGATE_AVERAGE, &out);
+    pcw__q_acc_add(&b, 3);
+    pcw__q_acc_result(&b, PCW_AGGREGATE_AVERAGE, &out);
     cr_assert_eq(out, 3);
     /* No overflow in the rounding near the top of the range. */
-    pcwq_acc c;
-    pcwq_acc_reset(&c);
-    pcwq_acc_add(&c, UINT64_MAX - 1);
-    pcwq_acc_result(&c, PCW_AGGREGATE_AVERAGE, &out);
+    pcw__q_acc c;
+    pcw__q_acc_reset(&c);
+    pcw__q_acc_add(&c, UINT64_MAX - 1);
+    pcw__q_acc_result(&c, PCW_AGGREGATE_AVERAGE, &out);
     cr_assert_eq(out, UINT64_MAX - 1);
 }
 
 Test(aggregate, overflow_and_merge)
 {
-    pcwq_acc a, h;
-    pcwq_acc_reset(&a);
-    pcwq_acc_reset(&h);
+    pcw__q_acc a, h;
+    pcw__q_acc_reset(&a);
+    pcw__q_acc_reset(&h);
     uint64_t out;
-    pcwq_acc_add(&a, UINT64_MAX);
-    pcwq_acc_add(&a, 1); /* wraps */
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_TOTAL, &out), PCW_CSTATUS_OVERFLOW);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_AVERAGE, &out), PCW_CSTATUS_OVERFLOW);
-    cr_assert_eq(pcwq_acc_result(&a, PCW_AGGREGATE_MAX, &out), PCW_CSTATUS_VALID);
+    pcw__q_acc_add(&a, UINT64_MAX);
+    pcw__q_acc_add(&a, 1); /* wraps */
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_TOTAL, &out), PCW_CSTATUS_OVERFLOW);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_AVERAGE, &out), PCW_CSTATUS_OVERFLOW);
+    cr_assert_eq(pcw__q_acc_result(&a, PCW_AGGREGATE_MAX, &out), PCW_CSTATUS_VALID);
     cr_assert_eq(out, UINT64_MAX);
     /* History: a departed instance's last values (100, then 7) folded into
      * the live total (5): sum 112, min 5, max 100, avg 112/3 = 37.3 -> 37 */
-    pcwq_acc live;
-    pcwq_acc_reset(&live);
-    pcwq_acc_add(&live, 5);
-    pcwq_acc_add(&h, 100);
-    pcwq_acc_add(&h, 7);
-    pcwq_acc_merge(&live, &h);
-    pcwq_acc_result(&live, PCW_AGGREGATE_TOTAL, &out);
+    pcw__q_acc live;
+    pcw__q_acc_reset(&live);
+    pcw__q_acc_add(&live, 5);
+    pcw__q_acc_add(&h, 100);
+    pcw__q_acc_add(&h, 7);
+    pcw__q_acc_merge(&live, &h);
+    pcw__q_acc_result(&live, PCW_AGGREGATE_TOTAL, &out);
     cr_assert_eq(out, 112);
-    pcwq_acc_result(&live, PCW_AGGREGATE_MIN, &out);
+    pcw__q_acc_result(&live, PCW_AGGREGATE_MIN, &out);
     cr_assert_eq(out, 5);
-    pcwq_acc_result(&live, PCW_AGGREGATE_MAX, &out);
+    pcw__q_acc_result(&live, PCW_AGGREGATE_MAX, &out);
     cr_assert_eq(out, 100);
-    pcwq_acc_result(&live, PCW_AGGREGATE_AVERAGE, &out);
+    pcw__q_acc_result(&live, PCW_AGGREGATE_AVERAGE, &out);
     cr_assert_eq(out, 37);
     /* Merging an empty history changes nothing; merging a wrapped one
      * carries the overflow. */
-    pcwq_acc e;
-    pcwq_acc_reset(&e);
-    pcwq_acc_merge(&live, &e);
+    pcw__q_acc e;
+    pcw__q_acc_reset(&e);
+    pcw__q_acc_merge(&live, &e);
     cr_assert_eq(live.n, 3);
-    pcwq_acc_merge(&live, &a);
+    pcw__q_acc_merge(&live, &a);
     cr_assert(live.overflow);
 }
 
@@ -782,7 +783,7 @@ Test(aggregate, inherited_functions)
     ctrs[2].perf_time_id = 4, ctrs[2].perf_freq_id = 5;
     ctrs[5].aggregate = PCW_AGGREGATE_MIN;
     uint32_t fn[8];
-    pcwq_aggregate_functions(&cset, fn);
+    pcw__q_aggregate_functions(&cset, fn);
     cr_assert_eq(fn[0], PCW_AGGREGATE_TOTAL);
     cr_assert_eq(fn[1], PCW_AGGREGATE_TOTAL, "a base follows its fraction");
     cr_assert_eq(fn[3], PCW_AGGREGATE_MAX, "an object time takes the latest");
@@ -790,28 +791,28 @@ Test(aggregate, inherited_functions)
     cr_assert_eq(fn[5], PCW_AGGREGATE_MIN);
     /* A base with its own attribute keeps it. */
     ctrs[1].aggregate = PCW_AGGREGATE_AVERAGE;
-    pcwq_aggregate_functions(&cset, fn);
+    pcw__q_aggregate_functions(&cset, fn);
     cr_assert_eq(fn[1], PCW_AGGREGATE_AVERAGE);
 }
 
 Test(aggregate, instance_types)
 {
-    pcwq_itype t = pcwq_instance_type(PCW_SINGLE_INSTANCE);
+    pcw__q_itype t = pcw__q_instance_type(PCW_SINGLE_INSTANCE);
     cr_assert(!t.named && !t.total && !t.global && t.known);
-    t = pcwq_instance_type(PCW_MULTI_INSTANCE);
+    t = pcw__q_instance_type(PCW_MULTI_INSTANCE);
     cr_assert(t.named && !t.total && !t.by_name);
-    t = pcwq_instance_type(PCW_GLOBAL_AGGREGATE);
+    t = pcw__q_instance_type(PCW_GLOBAL_AGGREGATE);
     cr_assert(!t.named && t.global && !t.history);
-    t = pcwq_instance_type(PCW_GLOBAL_AGGREGATE_HISTORY);
+    t = pcw__q_instance_type(PCW_GLOBAL_AGGREGATE_HISTORY);
     cr_assert(t.global && t.history);
-    t = pcwq_instance_type(PCW_MULTI_AGGREGATE);
+    t = pcw__q_instance_type(PCW_MULTI_AGGREGATE);
     cr_assert(t.named && t.total && !t.history);
-    t = pcwq_instance_type(PCW_MULTI_AGGREGATE_HISTORY);
+    t = pcw__q_instance_type(PCW_MULTI_AGGREGATE_HISTORY);
     cr_assert(t.named && t.total && t.history);
-    t = pcwq_instance_type(PCW_INSTANCE_AGGREGATE);
+    t = pcw__q_instance_type(PCW_INSTANCE_AGGREGATE);
     cr_assert(t.named && t.by_name && !t.total && !t.history);
-    t = pcwq_instance_type(PCW_INSTANCE_AGGREGATE_HISTORY);
+    t = pcw__q_instance_type(PCW_INSTANCE_AGGREGATE_HISTORY);
     cr_assert(t.named && t.by_name && t.history);
-    t = pcwq_instance_type(99);
+    t = pcw__q_instance_type(99);
     cr_assert(t.named && !t.known);
 }

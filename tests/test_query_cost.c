@@ -7,7 +7,7 @@
  * output adds one such handle per column, so a linear scan per handle made
  * its set-up quadratic (4.9 s at 5,000 instances, over 120 s at 50,000).
  *
- * The work is q->entry_tests (lib/query/internal.h): the entries the
+ * The work is q->entry_tests (lib/query/pdh.h): the entries the
  * handles' matches examined. And an instanceAggregate set's per-name
  * aggregates, s->agg_tests: a scan of every aggregate slot for a free
  * one made the first collection of unique names quadratic (2.8 s at
@@ -22,7 +22,8 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "../lib/query/internal.h"
+#include "../lib/query/fetch.h"
+#include "../lib/query/pdh.h"
 #include "pcw/provider.h"
 #include "pcw/query.h"
 
@@ -222,7 +223,7 @@ Test(query_cost, per_name_aggregates_cost_the_same_at_any_size)
     pcw_pdh_counter *all = add(q, "\\ByName(*)\\c0");
     cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
     cr_assert_eq(pcw_pdh_value_count(all), N);
-    pcwq_set *s = pcwq_set_get(q, "ByName", 0);
+    pcw__q_set *s = pcw__q_set_get(q, "ByName", 0);
     cr_assert_not_null(s);
     cr_assert_eq(s->nagg, N);
     cr_assert_leq(s->agg_tests, 4ull * N, "%d names' aggregates examined %llu slots", N,

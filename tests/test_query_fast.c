@@ -828,7 +828,7 @@ Test(query_fast_baseline, collect_rows_hands_over_as_it_reads)
     collect_rows_hands_over_as_it_reads();
 }
 
-/* Whether the read converts rows as it copies them (read_hook.h): with
+/* Whether the read converts rows as it copies them (lib/consumer/private.h): with
  * AVX2, not in the baseline suite, and for rows of at most 32 values. */
 static int converts_as_copied(uint32_t width)
 {
@@ -950,7 +950,7 @@ static void collect_rows_allocates_nothing(void)
     }
     /* The provider folder's last change well in the past: the query looks
      * at a folder again while it may still change (fetch.c,
-     * PCWQ_DIR_SETTLE_NS), and that look allocates. */
+     * PCW__Q_DIR_SETTLE_NS), and that look allocates. */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", pcw_provider_path(prov));
     char *slash = strrchr(dir, '/');

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "containers.h"
+#include "private.h"
 #include "control.h"
 #include "internal.h"
 #include "pcw/name.h"

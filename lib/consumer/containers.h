@@ -125,9 +125,4 @@ const char *pcw__ctr_state_root(void);
  * each, "" when not known. */
 void pcw__ctr_k8s_names(const char *runtime, const char *id, char *pod, char *ns, char *name);
 
-/* For the query layer's change detection (lib/query/fetch.c): would a
- * pcw_consumer_refresh of c find something new in a container? 0 if c
- * does not look in containers (consumer.c). */
-int pcw__consumer_containers_changed(pcw_consumer *c);
-
 #endif /* PCW_CONSUMER_CONTAINERS_H */

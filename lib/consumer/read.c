@@ -34,7 +34,7 @@
 #endif
 
 #include "internal.h"
-#include "read_hook.h"
+#include "private.h"
 
 /* clang says ThreadSanitizer with __has_feature, GCC with a macro. */
 #if defined(__has_feature)
@@ -61,7 +61,7 @@ struct pcw__name_cache {
 
 /* Slots per validated run. Small enough that a close somewhere in a big
  * chunk makes the reader redo little; large enough that R0/R3/R4 vanish in
- * the cost of the run. (read_hook.h: a run's rows, for its callers.) */
+ * the cost of the run. (private.h: a run's rows, for its callers.) */
 #define RUN_SLOTS PCW__RUN_ROWS
 
 uint64_t pcw__now_ns(void)

@@ -3,7 +3,7 @@
  * lib/history/cook.c - a logged sample cooked as the live query cooked it:
  * a provider's instance with pcw_cook from its two raw samples (the query's
  * cook_one), a total or aggregate from the value the query computed,
- * finished with the query's own last step (pcwq_finish_percent).
+ * finished with the query's own last step (pcw__q_finish_percent).
  */
 #include "history.h"
 
@@ -25,5 +25,5 @@ int hist_cook(const hist_series *s, const hist_value *now, const hist_value *pre
     if (flags & PCW_FMT_RAW)
         return PCW_CSTATUS_NO_DATA;
     /* (Logged capped: capping again is the identity.) */
-    return pcwq_finish_percent(s->type, now->computed, s->scale, flags, value);
+    return pcw__q_finish_percent(s->type, now->computed, s->scale, flags, value);
 }

@@ -5,7 +5,7 @@
  * type aggregates.
  *
  * A total's raw sample is the function of its members' raw values
- * (pcwq_acc); its value the function of their values (pcwq_vacc: parts,
+ * (pcw__q_acc); its value the function of their values (pcw__q_vacc: parts,
  * wholes and values; totals.c says which members count). A "...History"
  * total also holds the last raw values of instances that went away, for
  * the life of the query, as Windows' GlobalAggregateWithHistory "stores all
@@ -15,15 +15,16 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "cook.h"
 
-void pcwq_acc_reset(pcwq_acc *a)
+void pcw__q_acc_reset(pcw__q_acc *a)
 {
     a->sum = 0, a->n = 0, a->overflow = 0;
     a->min = UINT64_MAX, a->max = 0;
 }
 
-void pcwq_acc_add(pcwq_acc *a, uint64_t v)
+void pcw__q_acc_add(pcw__q_acc *a, uint64_t v)
 {
     uint64_t s = a->sum + v;
     a->overflow |= s < a->sum;
@@ -35,7 +36,7 @@ void pcwq_acc_add(pcwq_acc *a, uint64_t v)
     a->n++;
 }
 
-void pcwq_acc_merge(pcwq_acc *a, const pcwq_acc *b)
+void pcw__q_acc_merge(pcw__q_acc *a, const pcw__q_acc *b)
 {
     if (!b->n)
         return;
@@ -49,7 +50,7 @@ void pcwq_acc_merge(pcwq_acc *a, const pcwq_acc *b)
     a->n += b->n;
 }
 
-int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out)
+int pcw__q_acc_result(const pcw__q_acc *a, uint32_t fn, uint64_t *out)
 {
     *out = 0;
     switch (fn) {
@@ -80,14 +81,14 @@ int pcwq_acc_result(const pcwq_acc *a, uint32_t fn, uint64_t *out)
     return PCW_CSTATUS_NOT_AGGREGATED;
 }
 
-void pcwq_vacc_reset(pcwq_vacc *a)
+void pcw__q_vacc_reset(pcw__q_vacc *a)
 {
     a->part = a->whole = a->sum = 0.0;
     a->min = INFINITY, a->max = -INFINITY;
     a->n = 0;
 }
 
-void pcwq_vacc_merge(pcwq_vacc *a, const pcwq_vacc *b)
+void pcw__q_vacc_merge(pcw__q_vacc *a, const pcw__q_vacc *b)
 {
     if (!b->n)
         return;
@@ -99,7 +100,7 @@ void pcwq_vacc_merge(pcwq_vacc *a, const pcwq_vacc *b)
     a->n += b->n;
 }
 
-int pcwq_vacc_result(const pcwq_vacc *a, uint32_t fn, int pooled, double *out)
+int pcw__q_vacc_result(const pcw__q_vacc *a, uint32_t fn, int pooled, double *out)
 {
     *out = 0.0;
     switch (fn) {
@@ -125,7 +126,7 @@ int pcwq_vacc_result(const pcwq_vacc *a, uint32_t fn, int pooled, double *out)
     return PCW_CSTATUS_NOT_AGGREGATED;
 }
 
-void pcwq_aggregate_functions(const pcw_counterset *cs, uint32_t *fn)
+void pcw__q_aggregate_functions(const pcw_counterset *cs, uint32_t *fn)
 {
     uint32_t n = cs->counter_count;
     for (uint32_t k = 0; k < n; k++)
@@ -133,8 +134,8 @@ void pcwq_aggregate_functions(const pcw_counterset *cs, uint32_t *fn)
     /* A base, multi count, time or frequency has no meaning of its own to
      * total; without an attribute it follows the counter that uses it. */
     for (uint32_t k = 0; k < n; k++) {
-        pcwq_recipe r;
-        pcwq_recipe_build(cs, k, &r);
+        pcw__q_recipe r;
+        pcw__q_recipe_build(cs, k, &r);
         if (fn[k] == PCW_AGGREGATE_UNDEFINED)
             continue;
         if (r.base >= 0 && cs->counters[r.base].aggregate == PCW_AGGREGATE_UNDEFINED)
@@ -148,9 +149,9 @@ void pcwq_aggregate_functions(const pcw_counterset *cs, uint32_t *fn)
     }
 }
 
-pcwq_itype pcwq_instance_type(uint32_t t)
+pcw__q_itype pcw__q_instance_type(uint32_t t)
 {
-    pcwq_itype it;
+    pcw__q_itype it;
     memset(&it, 0, sizeof it);
     it.known = 1;
     switch (t) {

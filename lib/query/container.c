@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "container.h"
+#include "fetch.h"
+#include "path.h"
 #include "pcw/consumer.h"
 
 /* Does container ci match the name (12 to 64 hex digits, a prefix of its
@@ -22,7 +24,7 @@ static int name_matches(const pcw_container_info *ci, const char *name)
     return strncasecmp(ci->id, name, strlen(name)) == 0;
 }
 
-int pcwq_container_resolve(pcw_pdh *q, pcw_pdh_counter *h, pcw_path_error *err)
+int pcw__q_container_resolve(pcw_pdh *q, pcw_pdh_counter *h, pcw_path_error *err)
 {
     const char *name = h->path.container;
     const pcw_container_info *found = NULL;
@@ -33,30 +35,30 @@ int pcwq_container_resolve(pcw_pdh *q, pcw_pdh_counter *h, pcw_path_error *err)
             continue;
         if (found && (ci->id[0] ? strcmp(ci->id, found->id) != 0 : ci->mnt_ns != found->mnt_ns))
             /* Ids are hex: nothing to escape. */
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
-                             "container \"%s\" is ambiguous: %.64s and %.64s both begin so "
-                             "(give more digits of its id)",
-                             name, found->id, ci->id);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
+                               "container \"%s\" is ambiguous: %.64s and %.64s both begin so "
+                               "(give more digits of its id)",
+                               name, found->id, ci->id);
         found = ci;
     }
     if (!found)
-        return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_HOST, 2,
-                         "no provider in container \"%s\" (containers are looked into only with "
-                         "the containers option, --containers, and with the privilege to)",
-                         name);
+        return pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_HOST, 2,
+                           "no provider in container \"%s\" (containers are looked into only with "
+                           "the containers option, --containers, and with the privilege to)",
+                           name);
     snprintf(h->ctr_id, sizeof h->ctr_id, "%s", found->id);
     h->ctr_ns = found->mnt_ns;
     return PCW_OK;
 }
 
-int pcwq_in_container(const pcw_pdh_counter *h, uint64_t provider_id, size_t *hint)
+int pcw__q_in_container(const pcw_pdh_counter *h, uint64_t provider_id, size_t *hint)
 {
     pcw_consumer *c = h->q->c;
     size_t n = pcw_consumer_segment_count(c);
     for (size_t k = 0; k < n; k++) {
         size_t i = (*hint + k) % n;
         pcw_segment *s = pcw_consumer_segment(c, i);
-        if (pcwq_provider_id(pcw_segment_provider(s)) != provider_id)
+        if (pcw__q_provider_id(pcw_segment_provider(s)) != provider_id)
             continue;
         *hint = i;
         const pcw_container_info *ci = pcw_segment_container(s);

@@ -29,7 +29,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cook.h"
 
 const char *pcw_cstatus_str(int s)
 {
@@ -73,26 +73,26 @@ const char *pcw_counter_type_name(uint32_t type)
     return pcw__counter_type_name(type); /* the list is pcw/types.h's */
 }
 
-int pcwq_formula(uint32_t type)
+int pcw__q_formula(uint32_t type)
 {
     switch (type) {
     case PERF_COUNTER_RAWCOUNT:
     case PERF_COUNTER_LARGE_RAWCOUNT:
     case PERF_COUNTER_RAWCOUNT_HEX:
     case PERF_COUNTER_LARGE_RAWCOUNT_HEX:
-        return PCWQ_F_RAW;
+        return PCW__Q_F_RAW;
     case PERF_RAW_FRACTION:
     case PERF_LARGE_RAW_FRACTION:
-        return PCWQ_F_RAW_FRACTION;
+        return PCW__Q_F_RAW_FRACTION;
     case PERF_ELAPSED_TIME:
-        return PCWQ_F_ELAPSED;
+        return PCW__Q_F_ELAPSED;
     case PERF_COUNTER_COUNTER:
     case PERF_COUNTER_BULK_COUNT:
     case PERF_SAMPLE_COUNTER:
-        return PCWQ_F_RATE;
+        return PCW__Q_F_RATE;
     case PERF_COUNTER_DELTA:
     case PERF_COUNTER_LARGE_DELTA:
-        return PCWQ_F_DELTA;
+        return PCW__Q_F_DELTA;
     case PERF_COUNTER_TIMER:
     case PERF_100NSEC_TIMER:
     case PERF_OBJ_TIME_TIMER:
@@ -105,45 +105,46 @@ int pcwq_formula(uint32_t type)
     case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
     case PERF_SAMPLE_FRACTION:
     case PERF_AVERAGE_BULK:
-        return PCWQ_F_RATIO;
+        return PCW__Q_F_RATIO;
     case PERF_AVERAGE_TIMER:
-        return PCWQ_F_AVERAGE_TIMER;
+        return PCW__Q_F_AVERAGE_TIMER;
     case PERF_COUNTER_TIMER_INV:
     case PERF_100NSEC_TIMER_INV:
-        return PCWQ_F_INVERSE;
+        return PCW__Q_F_INVERSE;
     case PERF_COUNTER_MULTI_TIMER: /* X in ticks of Y's clock (docs/query.md) */
     case PERF_100NSEC_MULTI_TIMER:
-        return PCWQ_F_MULTI;
+        return PCW__Q_F_MULTI;
     case PERF_COUNTER_MULTI_TIMER_INV:
     case PERF_100NSEC_MULTI_TIMER_INV:
-        return PCWQ_F_MULTI_INV;
+        return PCW__Q_F_MULTI_INV;
     }
-    return PCWQ_F_NONE; /* bases, text, nodata, histogram, unknown */
+    return PCW__Q_F_NONE; /* bases, text, nodata, histogram, unknown */
 }
 
 int pcw_cook_needs_two(uint32_t type)
 {
-    int f = pcwq_formula(type);
-    return f != PCWQ_F_NONE && f != PCWQ_F_RAW && f != PCWQ_F_RAW_FRACTION && f != PCWQ_F_ELAPSED;
+    int f = pcw__q_formula(type);
+    return f != PCW__Q_F_NONE && f != PCW__Q_F_RAW && f != PCW__Q_F_RAW_FRACTION &&
+           f != PCW__Q_F_ELAPSED;
 }
 
 /* ---- the formulas ------------------------------------------------------- */
 
 /* After the formula: percent, cap, scale, x1000, finiteness. */
-int pcwq_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
+int pcw__q_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
 {
     if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT)
         v *= 100.0;
-    return pcwq_finish_percent(type, v, scale, flags, value);
+    return pcw__q_finish_percent(type, v, scale, flags, value);
 }
 
-int pcwq_finish_percent(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
+int pcw__q_finish_percent(uint32_t type, double v, int32_t scale, unsigned flags, double *value)
 {
     if ((type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT && !(flags & PCW_FMT_NOCAP100) &&
         v > 100.0)
         v = 100.0;
     if (!(flags & PCW_FMT_NOSCALE) && scale != 0)
-        v *= pcwq_pow10(scale);
+        v *= pcw__q_pow10(scale);
     if (flags & PCW_FMT_1000)
         v *= 1000.0;
     if (!isfinite(v))
@@ -152,7 +153,7 @@ int pcwq_finish_percent(uint32_t type, double v, int32_t scale, unsigned flags, 
     return PCW_CSTATUS_VALID;
 }
 
-double pcwq_pow10(int32_t e)
+double pcw__q_pow10(int32_t e)
 {
     static const double p[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
@@ -163,8 +164,8 @@ double pcwq_pow10(int32_t e)
     /* Beyond the table (no counter scale is: -10..10), without libm:
      * powers of ten are exact up to 1e22, and 1/x is correctly rounded. */
     if (e < 0)
-        return 1.0 / pcwq_pow10(-e);
-    return e > 308 ? HUGE_VAL : p[15] * pcwq_pow10(e - 15);
+        return 1.0 / pcw__q_pow10(-e);
+    return e > 308 ? HUGE_VAL : p[15] * pcw__q_pow10(e - 15);
 }
 
 /* Y1 - Y0 as a positive double, or the status that forbids it. */
@@ -201,23 +202,23 @@ static int inverse(double v, double *out)
     return PCW_CSTATUS_VALID;
 }
 
-int pcwq_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part, double *whole)
+int pcw__q_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part, double *whole)
 {
     double num = 0.0, den = 0.0;
     int s;
     *part = 0.0, *whole = 1.0;
     switch (f) {
-    case PCWQ_F_NONE:
+    case PCW__Q_F_NONE:
         return PCW_CSTATUS_NO_DATA;
-    case PCWQ_F_RAW: /* X */
+    case PCW__Q_F_RAW: /* X */
         *part = (double)now->first;
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_RAW_FRACTION: /* 100 * X / B */
+    case PCW__Q_F_RAW_FRACTION: /* 100 * X / B */
         if (now->second == 0)
             return PCW_CSTATUS_ZERO_DENOMINATOR;
         *part = (double)now->first, *whole = (double)now->second;
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_ELAPSED: /* (Y - X) / TB */
+    case PCW__Q_F_ELAPSED: /* (Y - X) / TB */
         if (now->freq == 0)
             return PCW_CSTATUS_BAD_TIMEBASE;
         if (now->second < now->first)
@@ -228,35 +229,35 @@ int pcwq_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *part
     /* Every other formula compares two samples. */
     if (!prev || prev->status != PCW_CSTATUS_VALID)
         return PCW_CSTATUS_NEW_DATA_NEEDED;
-    if (f == PCWQ_F_DELTA) /* X1 - X0 */
+    if (f == PCW__Q_F_DELTA) /* X1 - X0 */
         return numerator(now, prev, part);
     if ((s = interval(now, prev, &den)) != PCW_CSTATUS_VALID ||
         (s = numerator(now, prev, &num)) != PCW_CSTATUS_VALID)
         return s;
     switch (f) {
-    case PCWQ_F_RATE: /* (X1 - X0) / ((Y1 - Y0) / TB) */
+    case PCW__Q_F_RATE: /* (X1 - X0) / ((Y1 - Y0) / TB) */
         if (now->freq == 0)
             return PCW_CSTATUS_BAD_TIMEBASE;
         *part = num / (den / (double)now->freq);
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_RATIO: /* (X1 - X0) / (Y1 - Y0), x100 when a percentage */
+    case PCW__Q_F_RATIO: /* (X1 - X0) / (Y1 - Y0), x100 when a percentage */
         *part = num, *whole = den;
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_AVERAGE_TIMER: /* ((X1 - X0) / TB) / (B1 - B0) */
+    case PCW__Q_F_AVERAGE_TIMER: /* ((X1 - X0) / TB) / (B1 - B0) */
         if (now->freq == 0)
             return PCW_CSTATUS_BAD_TIMEBASE;
         *part = num / (double)now->freq, *whole = den;
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_INVERSE: /* 100 * (1 - (X1 - X0) / (Y1 - Y0)) */
+    case PCW__Q_F_INVERSE: /* 100 * (1 - (X1 - X0) / (Y1 - Y0)) */
         return inverse(1.0 - num / den, part);
-    case PCWQ_F_MULTI:      /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
+    case PCW__Q_F_MULTI:    /* 100 * ((X1 - X0) / (Y1 - Y0)) / B1 */
         if (now->freq == 0) /* a frequency counter at 0: no clock to tick */
             return PCW_CSTATUS_BAD_TIMEBASE;
         if (now->multi == 0)
             return PCW_CSTATUS_ZERO_DENOMINATOR;
         *part = num / den, *whole = (double)now->multi;
         return PCW_CSTATUS_VALID;
-    case PCWQ_F_MULTI_INV: /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
+    case PCW__Q_F_MULTI_INV: /* 100 * (B1 - ((X1 - X0) / (Y1 - Y0))) / B1 */
         if (now->freq == 0)
             return PCW_CSTATUS_BAD_TIMEBASE;
         if (now->multi == 0)
@@ -274,8 +275,8 @@ int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t sca
     if (!value)
         value = &dummy;
     *value = 0.0;
-    int f = pcwq_formula(type);
-    if (f == PCWQ_F_NONE)
+    int f = pcw__q_formula(type);
+    if (f == PCW__Q_F_NONE)
         return PCW_CSTATUS_NO_DATA;
     if (!now)
         return PCW_CSTATUS_NO_INSTANCE;
@@ -286,11 +287,11 @@ int pcw_cook(uint32_t type, const pcw_raw *now, const pcw_raw *prev, int32_t sca
         return PCW_CSTATUS_VALID;
     }
     double part, whole;
-    int s = pcwq_cook_parts(f, now, prev, &part, &whole);
+    int s = pcw__q_cook_parts(f, now, prev, &part, &whole);
     if (s != PCW_CSTATUS_VALID)
         return s;
     /* (whole is 1 where the formula is not a fraction: x / 1.0 is x.) */
-    return pcwq_finish(type, part / whole, scale, flags, value);
+    return pcw__q_finish(type, part / whole, scale, flags, value);
 }
 
 /* ---- raw samples from rows ---------------------------------------------- */
@@ -320,10 +321,10 @@ static int find_base(const pcw_counterset *cs, uint32_t k)
  * counterset's frequency - the counter perf_freq_id names, Windows'
  * PerfFreq - when it names one, as PDH takes PerfFreq; else at pcw's
  * system frequency, 10^9 (nanoseconds, pcw_time_ns()). The system time
- * is then read in those ticks (pcwq_raw_from_row), so that X and Y share
+ * is then read in those ticks (pcw__q_raw_from_row), so that X and Y share
  * a clock as the formulas expect. A named counter that is not there is
  * PCW_CSTATUS_NO_BASE, not a guess. */
-static void tick_freq(pcwq_recipe *r, const pcw_counter *c, int obj_freq)
+static void tick_freq(pcw__q_recipe *r, const pcw_counter *c, int obj_freq)
 {
     if (c->perf_freq_id == PCW_NO_COUNTER)
         return;
@@ -339,12 +340,12 @@ static void tick_freq(pcwq_recipe *r, const pcw_counter *c, int obj_freq)
  * segment, so any value: 2^64-1 ticks a second wrap within a second). */
 static int ns_to_ticks(uint64_t ns, uint64_t freq, uint64_t *ticks)
 {
-    if (freq == PCWQ_SYS_FREQ) {
+    if (freq == PCW__Q_SYS_FREQ) {
         *ticks = ns;
         return 0;
     }
-    uint64_t s = ns / PCWQ_SYS_FREQ, rem = ns % PCWQ_SYS_FREQ;
-    double frac = (double)rem * (double)freq / (double)PCWQ_SYS_FREQ; /* < freq */
+    uint64_t s = ns / PCW__Q_SYS_FREQ, rem = ns % PCW__Q_SYS_FREQ;
+    double frac = (double)rem * (double)freq / (double)PCW__Q_SYS_FREQ; /* < freq */
     uint64_t whole = frac < 0x1p64 ? (uint64_t)frac : UINT64_MAX;
     if (freq && s > (UINT64_MAX - whole) / freq)
         return -1;
@@ -352,15 +353,15 @@ static int ns_to_ticks(uint64_t ns, uint64_t freq, uint64_t *ticks)
     return 0;
 }
 
-void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
+void pcw__q_recipe_build(const pcw_counterset *cs, uint32_t k, pcw__q_recipe *r)
 {
     const pcw_counter *c = &cs->counters[k];
     memset(r, 0, sizeof *r);
     r->type = c->type;
-    r->formula = (uint8_t)pcwq_formula(c->type);
+    r->formula = (uint8_t)pcw__q_formula(c->type);
     r->value = k;
     r->base = r->multi = r->time = r->freq_ctr = -1;
-    r->freq = PCWQ_SYS_FREQ;
+    r->freq = PCW__Q_SYS_FREQ;
     r->status = PCW_CSTATUS_VALID;
     int obj_time = c->perf_time_id != PCW_NO_COUNTER ? find_counter(cs, c->perf_time_id) : -1;
     int obj_freq = c->perf_freq_id != PCW_NO_COUNTER ? find_counter(cs, c->perf_freq_id) : -1;
@@ -369,28 +370,28 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
     case PERF_COUNTER_COUNTER:
     case PERF_COUNTER_BULK_COUNT:
     case PERF_SAMPLE_COUNTER:
-        r->second = PCWQ_Y_SYSTIME;
+        r->second = PCW__Q_Y_SYSTIME;
         break;
     case PERF_COUNTER_TIMER:
     case PERF_COUNTER_TIMER_INV:
     case PERF_COUNTER_QUEUELEN_TYPE:
     case PERF_COUNTER_LARGE_QUEUELEN_TYPE:
-        r->second = PCWQ_Y_SYSTIME;
+        r->second = PCW__Q_Y_SYSTIME;
         tick_freq(r, c, obj_freq);
         break;
     case PERF_100NSEC_TIMER:
     case PERF_100NSEC_TIMER_INV:
     case PERF_COUNTER_100NS_QUEUELEN_TYPE:
-        r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
+        r->second = PCW__Q_Y_100NS, r->freq = PCW__Q_100NS_FREQ;
         break;
     case PERF_COUNTER_MULTI_TIMER:
     case PERF_COUNTER_MULTI_TIMER_INV:
     case PERF_100NSEC_MULTI_TIMER:
     case PERF_100NSEC_MULTI_TIMER_INV:
         if (c->type == PERF_100NSEC_MULTI_TIMER || c->type == PERF_100NSEC_MULTI_TIMER_INV)
-            r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
+            r->second = PCW__Q_Y_100NS, r->freq = PCW__Q_100NS_FREQ;
         else
-            r->second = PCWQ_Y_SYSTIME, tick_freq(r, c, obj_freq);
+            r->second = PCW__Q_Y_SYSTIME, tick_freq(r, c, obj_freq);
         r->multi = c->multi_id != PCW_NO_COUNTER ? find_counter(cs, c->multi_id) : base;
         if (r->multi < 0)
             r->status = PCW_CSTATUS_NO_BASE;
@@ -398,7 +399,7 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
     case PERF_OBJ_TIME_TIMER:
     case PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE:
     case PERF_ELAPSED_TIME:
-        r->second = obj_time >= 0 ? PCWQ_Y_COUNTER : PCWQ_Y_SYSTIME;
+        r->second = obj_time >= 0 ? PCW__Q_Y_COUNTER : PCW__Q_Y_SYSTIME;
         r->time = obj_time;
         r->freq_ctr = obj_freq;
         if (c->perf_time_id != PCW_NO_COUNTER && obj_time < 0)
@@ -414,17 +415,17 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
          * of that clock (the formula does not use it; raw samples carry
          * it, for consumers that convert to seconds). */
         if (base >= 0) {
-            r->second = PCWQ_Y_BASE, r->base = base;
+            r->second = PCW__Q_Y_BASE, r->base = base;
             if (c->type == PERF_PRECISION_100NS_TIMER)
-                r->freq = PCWQ_100NS_FREQ;
+                r->freq = PCW__Q_100NS_FREQ;
             else if (c->type == PERF_PRECISION_OBJECT_TIMER)
                 r->freq_ctr = obj_freq;
         } else if (c->type == PERF_PRECISION_100NS_TIMER) {
-            r->second = PCWQ_Y_100NS, r->freq = PCWQ_100NS_FREQ;
+            r->second = PCW__Q_Y_100NS, r->freq = PCW__Q_100NS_FREQ;
         } else if (c->type == PERF_PRECISION_OBJECT_TIMER && obj_time >= 0) {
-            r->second = PCWQ_Y_COUNTER, r->time = obj_time, r->freq_ctr = obj_freq;
+            r->second = PCW__Q_Y_COUNTER, r->time = obj_time, r->freq_ctr = obj_freq;
         } else {
-            r->second = PCWQ_Y_SYSTIME;
+            r->second = PCW__Q_Y_SYSTIME;
             if (c->type == PERF_PRECISION_SYSTEM_TIMER)
                 tick_freq(r, c, obj_freq);
         }
@@ -434,46 +435,46 @@ void pcwq_recipe_build(const pcw_counterset *cs, uint32_t k, pcwq_recipe *r)
     case PERF_LARGE_RAW_FRACTION:
     case PERF_AVERAGE_TIMER:
     case PERF_AVERAGE_BULK:
-        r->second = PCWQ_Y_BASE, r->base = base;
+        r->second = PCW__Q_Y_BASE, r->base = base;
         if (base < 0)
             r->status = PCW_CSTATUS_NO_BASE;
         if (c->type == PERF_AVERAGE_TIMER)
             tick_freq(r, c, obj_freq);
         break;
     default:
-        r->second = PCWQ_Y_NONE;
+        r->second = PCW__Q_Y_NONE;
         break;
     }
 }
 
-void pcwq_raw_from_row(const pcwq_recipe *r, const unsigned char *row, const pcwq_layout *lay,
-                       uint64_t time_ns, pcw_raw *out)
+void pcw__q_raw_from_row(const pcw__q_recipe *r, const unsigned char *row, const pcw__q_layout *lay,
+                         uint64_t time_ns, pcw_raw *out)
 {
     out->status = r->status;
-    out->first = pcwq_load(row, lay, (uint32_t)r->value);
+    out->first = pcw__q_load(row, lay, (uint32_t)r->value);
     out->second = 0;
     out->multi = 1;
     out->freq = r->freq;
     out->time_ns = time_ns;
     if (r->freq_ctr >= 0)
-        out->freq = pcwq_load(row, lay, (uint32_t)r->freq_ctr);
+        out->freq = pcw__q_load(row, lay, (uint32_t)r->freq_ctr);
     switch (r->second) {
-    case PCWQ_Y_SYSTIME: /* in the counterset's ticks when it has a frequency */
+    case PCW__Q_Y_SYSTIME: /* in the counterset's ticks when it has a frequency */
         out->second = time_ns;
         if (r->freq_ctr >= 0 && ns_to_ticks(time_ns, out->freq, &out->second) != 0)
             out->status = PCW_CSTATUS_OVERFLOW; /* no clock at that frequency */
         break;
-    case PCWQ_Y_100NS:
+    case PCW__Q_Y_100NS:
         out->second = time_ns / 100;
         break;
-    case PCWQ_Y_COUNTER:
-        out->second = pcwq_load(row, lay, (uint32_t)r->time);
+    case PCW__Q_Y_COUNTER:
+        out->second = pcw__q_load(row, lay, (uint32_t)r->time);
         break;
-    case PCWQ_Y_BASE:
+    case PCW__Q_Y_BASE:
         if (r->base >= 0)
-            out->second = pcwq_load(row, lay, (uint32_t)r->base);
+            out->second = pcw__q_load(row, lay, (uint32_t)r->base);
         break;
     }
     if (r->multi >= 0)
-        out->multi = pcwq_load(row, lay, (uint32_t)r->multi);
+        out->multi = pcw__q_load(row, lay, (uint32_t)r->multi);
 }

@@ -16,7 +16,7 @@
  * segment appears or goes by rename/unlink there), and each segment's
  * counterset list (pcw_segment_refresh, which only walks it when nothing
  * changed). File times come from a coarse clock, so a folder changed less
- * than PCWQ_DIR_SETTLE_NS ago is looked at again on the next collection.
+ * than PCW__Q_DIR_SETTLE_NS ago is looked at again on the next collection.
  */
 #define _GNU_SOURCE 1
 #include <dirent.h>
@@ -27,40 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../consumer/containers.h"
-#include "internal.h"
+#include "aggregate.h"
+#include "budget.h"
+#include "consumer/private.h"
+#include "cook.h"
+#include "fetch.h"
+#include "hist_fused.h"
+#include "instances.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
 #include "snaprows.h"
+#include "util.h"
 
-#define PCWQ_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */
+#define PCW__Q_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */
 
-int pcwq_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 8;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem)
-            return -1;
-        n *= 2;
-    }
-    void *p = realloc(*v, n * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = n;
-    return 0;
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-    struct timespec ts;
-    clock_gettime(clk, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t pcwq_provider_id(const pcw_provider_info *info)
+uint64_t pcw__q_provider_id(const pcw_provider_info *info)
 {
     if (info->provider_id)
         return info->provider_id;
@@ -73,57 +54,9 @@ uint64_t pcwq_provider_id(const pcw_provider_info *info)
     return x ? x : 1;
 }
 
-/* ---- the time limit ------------------------------------------------------ */
-
-void pcwq_budget_start(pcw_pdh *q)
-{
-    q->deadline_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->timeout_ms * 1000000ull;
-    q->notify_deadline_ns = q->deadline_ns;
-}
-
-void pcwq_budget_start_collect(pcw_pdh *q)
-{
-    pcwq_budget_start(q);
-    q->notify_deadline_ns = q->deadline_ns - (uint64_t)q->timeout_ms * 500000ull;
-}
-
-/* Set the consumer's limit to what is left until `deadline` (see
- * internal.h). */
-static int arm_until(pcw_pdh *q, uint64_t deadline, int at_least_1ms)
-{
-    if (!q->deadline_ns)
-        return 1; /* not inside a public call: the consumer's own limit */
-    uint64_t now = now_ns(CLOCK_MONOTONIC);
-    uint64_t left_ms = deadline > now ? (deadline - now) / 1000000ull : 0;
-    if (left_ms == 0) {
-        if (!at_least_1ms)
-            return 0;
-        left_ms = 1;
-    }
-    /* Rounded down: the consumer's deadline is never past ours. */
-    pcw_consumer_set_timeout(q->c, (uint32_t)left_ms);
-    return 1;
-}
-
-int pcwq_budget_arm(pcw_pdh *q, int at_least_1ms)
-{
-    return arm_until(q, q->deadline_ns, at_least_1ms);
-}
-
-void pcwq_budget_arm_notify(pcw_pdh *q)
-{
-    (void)arm_until(q, q->notify_deadline_ns, 1);
-}
-
-void pcwq_budget_end(pcw_pdh *q)
-{
-    q->deadline_ns = q->notify_deadline_ns = 0;
-    pcw_consumer_set_timeout(q->c, q->timeout_ms);
-}
-
 /* ---- sets ---------------------------------------------------------------- */
 
-pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
+pcw__q_set *pcw__q_set_get(pcw_pdh *q, const char *name, int create)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < q->nsets; i++)
@@ -131,9 +64,9 @@ pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
             return q->sets[i];
     if (!create)
         return NULL;
-    if (pcwq_grow((void **)&q->sets, &q->sets_cap, q->nsets + 1, sizeof *q->sets))
+    if (pcw__q_grow((void **)&q->sets, &q->sets_cap, q->nsets + 1, sizeof *q->sets))
         return NULL;
-    pcwq_set *s = calloc(1, sizeof *s);
+    pcw__q_set *s = calloc(1, sizeof *s);
     if (!s || !(s->name = strdup(name))) {
         free(s);
         return NULL;
@@ -142,7 +75,7 @@ pcwq_set *pcwq_set_get(pcw_pdh *q, const char *name, int create)
     return s;
 }
 
-static void free_meta(pcwq_set *s)
+static void free_meta(pcw__q_set *s)
 {
     for (uint32_t k = 0; k < s->ncounters && s->counter_names; k++)
         free(s->counter_names[k]);
@@ -156,18 +89,16 @@ static void free_meta(pcwq_set *s)
     s->ncounters = 0;
 }
 
-void pcwq_set_free(pcwq_set *s)
+void pcw__q_set_free(pcw__q_set *s)
 {
     if (!s)
         return;
-    pcwq_instances_free(s);
-    pcwq_hpre_free(s->hpre);
+    pcw__q_instances_free(s);
+    pcw__q_hpre_free(s->hpre);
     free_meta(s);
     for (int b = 0; b < 2; b++) {
         pcw_snapshot_free(&s->snap[b]);
         free(s->src[b]);
-        free(s->arow[b]);
-        free(s->ast[b]);
     }
     free(s->mf_seg);
     free(s->mf_cset);
@@ -184,7 +115,7 @@ static uint8_t row_size(const pcw_counter *c)
 }
 
 /* Do the set's bound counters match cs's? */
-static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
+static int same_meta(const pcw__q_set *s, const pcw_counterset *cs)
 {
     if (s->ncounters != cs->counter_count || s->data_size != cs->data_size ||
         s->instance_type != cs->instance_type)
@@ -200,7 +131,7 @@ static int same_meta(const pcwq_set *s, const pcw_counterset *cs)
     return 1;
 }
 
-static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
+static int copy_meta(pcw__q_set *s, const pcw_counterset *cs)
 {
     uint32_t n = cs->counter_count;
     free_meta(s);
@@ -238,16 +169,16 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
         s->hshape[k] = c->histogram;
         s->woff[k] = 8 * k;
         s->wsize[k] = 8;
-        pcwq_recipe_build(cs, k, &s->recipes[k]);
+        pcw__q_recipe_build(cs, k, &s->recipes[k]);
     }
-    pcwq_aggregate_functions(cs, s->aggfn);
+    pcw__q_aggregate_functions(cs, s->aggfn);
     s->two = 0;
     for (uint32_t k = 0; k < n; k++)
         s->two |= pcw_cook_needs_two(s->counter_types[k]) || s->hshape[k];
     s->data_size = cs->data_size;
     s->instance_type = cs->instance_type;
     s->flags = cs->flags;
-    s->it = pcwq_instance_type(cs->instance_type);
+    s->it = pcw__q_instance_type(cs->instance_type);
     return PCW_OK;
 }
 
@@ -257,7 +188,7 @@ static int copy_meta(pcwq_set *s, const pcw_counterset *cs)
  * every set again, and a refresh that changed nothing of this set must not
  * make each handle select its entries again (with many handles, as
  * pcwstat's columns, that made every refresh cost handles x entries). */
-int pcwq_bind(pcw_pdh *q, pcwq_set *s)
+int pcw__q_bind(pcw_pdh *q, pcw__q_set *s)
 {
     int was_bound = s->m != NULL;
     s->m = pcw_consumer_find_counterset(q->c, s->name);
@@ -270,7 +201,7 @@ int pcwq_bind(pcw_pdh *q, pcwq_set *s)
         s->epoch += was_bound;
         /* First sight, or registered again with other counters: what the
          * query knew about its instances no longer applies. */
-        pcwq_instances_free(s);
+        pcw__q_instances_free(s);
         s->have_prev = 0;
         int rc = copy_meta(s, cs);
         if (rc != PCW_OK) {
@@ -286,7 +217,7 @@ int pcwq_bind(pcw_pdh *q, pcwq_set *s)
             (seg && (pcw_segment_provider(seg)->flags & PCW_SEG_F_CONTROL)))
             s->callback = 1;
         if (seg)
-            sig += pcwq_provider_id(pcw_segment_provider(seg));
+            sig += pcw__q_provider_id(pcw_segment_provider(seg));
     }
     if (sig != s->src_sig)
         s->epoch++;
@@ -322,16 +253,16 @@ static uint64_t stamp(const char *path, uint64_t *mtime)
 /* Has a watched folder changed (or changed too recently to be sure)? */
 static int dirs_changed(pcw_pdh *q)
 {
-    uint64_t now = now_ns(CLOCK_REALTIME), mt;
+    uint64_t now = pcw__q_real_ns(), mt;
     if (q->all_users) {
-        if (stamp(q->root, &mt) != q->root_stamp || now - mt < PCWQ_DIR_SETTLE_NS)
+        if (stamp(q->root, &mt) != q->root_stamp || now - mt < PCW__Q_DIR_SETTLE_NS)
             return 1;
     }
     for (size_t i = 0; i < q->ndirs; i++)
-        if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCWQ_DIR_SETTLE_NS)
+        if (stamp(q->dirs[i], &mt) != q->dir_stamp[i] || now - mt < PCW__Q_DIR_SETTLE_NS)
             return 1;
     /* Containers' folders, and whether a walk of /proc is due: cheap
-     * (lib/consumer/containers.h), never a walk itself. */
+     * (consumer/private.h), never a walk itself. */
     return pcw__consumer_containers_changed(q->c);
 }
 
@@ -346,10 +277,10 @@ static void free_dirs(pcw_pdh *q)
 
 static int add_dir(pcw_pdh *q, const char *path, size_t *cap)
 {
-    if (pcwq_grow((void **)&q->dirs, cap, q->ndirs + 1, sizeof *q->dirs))
+    if (pcw__q_grow((void **)&q->dirs, cap, q->ndirs + 1, sizeof *q->dirs))
         return -1;
     size_t scap = q->ndirs;
-    if (pcwq_grow((void **)&q->dir_stamp, &scap, q->ndirs + 1, sizeof *q->dir_stamp))
+    if (pcw__q_grow((void **)&q->dir_stamp, &scap, q->ndirs + 1, sizeof *q->dir_stamp))
         return -1;
     if (!(q->dirs[q->ndirs] = strdup(path)))
         return -1;
@@ -384,7 +315,7 @@ static void watch_dirs(pcw_pdh *q)
     closedir(d);
 }
 
-int pcwq_refresh_if_changed(pcw_pdh *q, int force)
+int pcw__q_refresh_if_changed(pcw_pdh *q, int force)
 {
     int changed = force || !q->refreshed || dirs_changed(q);
     for (size_t i = 0; !changed && i < pcw_consumer_segment_count(q->c); i++) {
@@ -402,7 +333,7 @@ int pcwq_refresh_if_changed(pcw_pdh *q, int force)
         return rc;
     q->refreshed = 1;
     for (size_t i = 0; i < q->nsets; i++) {
-        int r = pcwq_bind(q, q->sets[i]);
+        int r = pcw__q_bind(q, q->sets[i]);
         if (r != PCW_OK)
             return r;
     }
@@ -411,51 +342,51 @@ int pcwq_refresh_if_changed(pcw_pdh *q, int force)
 
 /* ---- the fetch ----------------------------------------------------------- */
 
-static int src_slot(pcwq_set *s, int b, size_t need)
+static int src_slot(pcw__q_set *s, int b, size_t need)
 {
-    return pcwq_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
+    return pcw__q_grow((void **)&s->src[b], &s->src_cap[b], need, sizeof *s->src[b]) ? -1 : 0;
 }
 
 /* Read every live provider's part of s, in src order, into snap[cur].
  * For pcw_pdh_collect_rows' set, a read without names (the instances are
  * those of the last sample: read_set) hands each validated run of rows
  * over as it is read; any other read of it says it cannot. */
-static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
+static int read_sources(pcw_pdh *q, pcw__q_set *s, unsigned flags)
 {
     int b = s->cur;
-    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
-    pcwq_fused *f = q->fused && pcwq_fused_wants(q->fused, s) ? q->fused : NULL;
+    pcw_snapshot *snap = (pcw_snapshot *)pcw__q_snap(s, b);
+    pcw__q_row_sink *f = q->rows && q->rows->set == s ? q->rows : NULL;
     if (f && !(flags & PCW_READ_NO_NAMES)) {
-        pcwq_fused_abort(f);
+        f->cannot(f);
         f = NULL;
     }
     /* Histograms cooked as they are read, when no handle's rows are. */
-    int hist = !f && pcwq_hpre_begin(q, s, flags);
+    int hist = !f && pcw__q_hpre_begin(q, s, flags);
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        pcwq_src *x = &s->src[b][i];
+        pcw__q_src *x = &s->src[b][i];
         if (!x->alive) {
             if (f)
-                pcwq_fused_abort(f);
+                f->cannot(f);
             continue;
         }
         pcw_segment *seg = pcw_consumer_segment(q->c, x->seg);
         x->gen_before = pcw_segment_generation(seg);
         x->first = snap->count;
-        x->time_ns = now_ns(CLOCK_MONOTONIC);
+        x->time_ns = pcw__q_mono_ns();
         size_t ns = snap->nsources;
         int rc;
         if (f) {
             /* (A read without names follows maybe_unchanged: the same
              * sources as the last sample, index by index.) */
-            rc = pcwq_fused_read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
-                                 s->src[b ^ 1][i].gen_after);
+            rc = f->read(f, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND,
+                         s->src[b ^ 1][i].gen_after);
         } else if (hist) {
-            rc = pcwq_hpre_read(s, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
+            rc = pcw__q_hpre_read(s, seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         } else {
             rc = pcw_segment_read(seg, s->m->source_cset[x->k], snap, flags | PCW_READ_APPEND);
         }
         if (rc == PCW_E_NO_MEMORY) {
-            pcwq_hpre_end(s);
+            pcw__q_hpre_end(s);
             return rc;
         }
         if (rc == PCW_OK && snap->nsources > ns)
@@ -464,19 +395,19 @@ static int read_sources(pcw_pdh *q, pcwq_set *s, unsigned flags)
         x->count = rc == PCW_OK ? snap->count - x->first : 0;
         x->gen_after = pcw_segment_generation(seg);
     }
-    pcwq_hpre_end(s);
+    pcw__q_hpre_end(s);
     s->busy[b] = snap->busy;
     return PCW_OK;
 }
 
-int pcwq_unchanged(const pcwq_set *s)
+int pcw__q_unchanged(const pcw__q_set *s)
 {
     int b = s->cur, pb = b ^ 1;
     if (!s->have_prev || s->callback || s->nstale || s->nsrc[b] != s->nsrc[pb] || s->busy[b] ||
         s->busy[pb])
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        const pcw__q_src *x = &s->src[b][i], *y = &s->src[pb][i];
         if (x->provider_id != y->provider_id || x->k != y->k || x->status != PCW_OK ||
             y->status != PCW_OK || x->first != y->first || x->count != y->count || !y->gen_before ||
             y->gen_before != x->gen_after)
@@ -487,13 +418,13 @@ int pcwq_unchanged(const pcwq_set *s)
 
 /* Before reading: can this sample be unchanged? (The same providers as
  * last time, and no instance list changed since.) */
-static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
+static int maybe_unchanged(pcw_pdh *q, const pcw__q_set *s)
 {
     int b = s->cur, pb = b ^ 1;
     if (!s->have_prev || s->nstale || s->nsrc[b] != s->nsrc[pb])
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        const pcwq_src *x = &s->src[b][i], *y = &s->src[pb][i];
+        const pcw__q_src *x = &s->src[b][i], *y = &s->src[pb][i];
         if (x->provider_id != y->provider_id || x->k != y->k || !x->alive || y->status != PCW_OK ||
             !y->gen_before || y->gen_before != y->gen_after ||
             pcw_segment_generation(pcw_consumer_segment(q->c, x->seg)) != y->gen_after)
@@ -504,10 +435,10 @@ static int maybe_unchanged(pcw_pdh *q, const pcwq_set *s)
 
 /* Start a sample of s: empty snap[cur], list its sources (the live ones
  * also in s->mf, for a collection), in the order their providers started. */
-static int prepare_set(pcw_pdh *q, pcwq_set *s)
+static int prepare_set(pcw_pdh *q, pcw__q_set *s)
 {
     int b = s->cur;
-    pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, b);
+    pcw_snapshot *snap = (pcw_snapshot *)pcw__q_snap(s, b);
     pcw_snapshot_clear(snap);
     snap->data_size = s->data_size;
     s->nsrc[b] = 0;
@@ -522,7 +453,7 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
      * until someone removes it, and its values are no longer true. */
     size_t nlive = 0;
     for (size_t i = 0; i < n; i++) {
-        pcwq_src *x = &s->src[b][s->nsrc[b]++];
+        pcw__q_src *x = &s->src[b][s->nsrc[b]++];
         memset(x, 0, sizeof *x);
         x->k = (uint32_t)i;
         x->seg = s->m->source_segment[i];
@@ -531,7 +462,7 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
         const pcw_provider_info *info = seg ? pcw_segment_provider(seg) : NULL;
         x->pid = info ? info->pid : 0;
         x->start_time = info ? info->start_time : 0;
-        x->provider_id = info ? pcwq_provider_id(info) : 0;
+        x->provider_id = info ? pcw__q_provider_id(info) : 0;
         x->alive = seg && pcw_segment_alive(seg) == PCW_OK;
         x->status = x->alive ? PCW_OK : PCW_E_PROVIDER_EXITED;
         x->mf = UINT32_MAX;
@@ -550,9 +481,9 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
      * values come out in a stable order, and when several providers
      * publish one name, the oldest provider's instance is the one without
      * #n. (Few providers: insertion sort.) */
-    pcwq_src *v = s->src[b];
+    pcw__q_src *v = s->src[b];
     for (size_t i = 1; i < s->nsrc[b]; i++) {
-        pcwq_src t = v[i];
+        pcw__q_src t = v[i];
         size_t j = i;
         while (j > 0 && (v[j - 1].start_time > t.start_time ||
                          (v[j - 1].start_time == t.start_time &&
@@ -569,7 +500,7 @@ static int prepare_set(pcw_pdh *q, pcwq_set *s)
 /* A set whose providers are all plain segments: read lock-free, provider
  * by provider (what pcw_consumer_read does, keeping which provider failed
  * and when each was read). */
-static int read_set(pcw_pdh *q, pcwq_set *s)
+static int read_set(pcw_pdh *q, pcw__q_set *s)
 {
     /* Names are only needed when instances came or went: if no provider's
      * instance list changed since the last sample (its generation), read
@@ -577,8 +508,8 @@ static int read_set(pcw_pdh *q, pcwq_set *s)
      * during the read. */
     int no_names = maybe_unchanged(q, s);
     int rc = read_sources(q, s, no_names ? PCW_READ_NO_NAMES : 0);
-    if (rc == PCW_OK && no_names && !pcwq_unchanged(s)) {
-        pcw_snapshot *snap = (pcw_snapshot *)pcwq_snap(s, s->cur);
+    if (rc == PCW_OK && no_names && !pcw__q_unchanged(s)) {
+        pcw_snapshot *snap = (pcw_snapshot *)pcw__q_snap(s, s->cur);
         pcw_snapshot_clear(snap);
         snap->data_size = s->data_size;
         rc = read_sources(q, s, 0);
@@ -591,13 +522,13 @@ static int read_set(pcw_pdh *q, pcwq_set *s)
  * may register one name twice); a provider whose part is missing has
  * none, or only its segment instances (a mixed registration that did not
  * answer in time). */
-static void collected_set(pcwq_set *s, uint64_t t)
+static void collected_set(pcw__q_set *s, uint64_t t)
 {
     int b = s->cur;
-    const pcw_snapshot *snap = pcwq_snap(s, b);
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
     s->busy[b] = snap->busy;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
-        pcwq_src *x = &s->src[b][i];
+        pcw__q_src *x = &s->src[b][i];
         if (!x->alive)
             continue;
         x->status = s->mf_status[x->mf];
@@ -625,7 +556,7 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     size_t ncb = 0;
     int rc = PCW_OK;
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
-        pcwq_set *s = q->sets[i];
+        pcw__q_set *s = q->sets[i];
         if (!s->refs || (only_new && s->have_prev))
             continue;
         s->cur ^= 1;
@@ -639,21 +570,21 @@ static int fetch_sets(pcw_pdh *q, int only_new)
         }
         if (!s->mf.source_count)
             continue;
-        if (pcwq_grow((void **)&s->mf_status, &s->mf_status_cap, s->mf.source_count,
-                      sizeof *s->mf_status) ||
-            pcwq_grow((void **)&q->items, &q->items_cap, ncb + 1, sizeof *q->items)) {
+        if (pcw__q_grow((void **)&s->mf_status, &s->mf_status_cap, s->mf.source_count,
+                        sizeof *s->mf_status) ||
+            pcw__q_grow((void **)&q->items, &q->items_cap, ncb + 1, sizeof *q->items)) {
             rc = PCW_E_NO_MEMORY;
             continue;
         }
         memset(&s->rep, 0, sizeof s->rep);
         s->rep.source_status = s->mf_status;
         q->items[ncb++] =
-            (pcw_collect_item){&s->mf, NULL, (pcw_snapshot *)pcwq_snap(s, s->cur), 0, &s->rep};
+            (pcw_collect_item){&s->mf, NULL, (pcw_snapshot *)pcw__q_snap(s, s->cur), 0, &s->rep};
     }
     if (rc != PCW_OK || !ncb)
         return rc;
-    uint64_t t = now_ns(CLOCK_MONOTONIC);
-    if (!pcwq_budget_arm(q, 0)) {
+    uint64_t t = pcw__q_mono_ns();
+    if (!pcw__q_budget_arm(q, 0)) {
         /* The call's time limit is spent (a refresh's notifications used
          * it): not asked, as late as a provider that did not answer. */
         for (size_t i = 0; i < ncb; i++) {
@@ -665,21 +596,21 @@ static int fetch_sets(pcw_pdh *q, int only_new)
         return rc;
     }
     for (size_t i = 0; i < q->nsets; i++) {
-        pcwq_set *s = q->sets[i];
+        pcw__q_set *s = q->sets[i];
         if (s->refs && (!only_new || !s->have_prev) && s->m && s->callback && s->mf.source_count)
             collected_set(s, t);
     }
     return PCW_OK;
 }
 
-int pcwq_fetch(pcw_pdh *q)
+int pcw__q_fetch(pcw_pdh *q)
 {
-    q->time_ns = now_ns(CLOCK_MONOTONIC);
-    q->realtime_ns = now_ns(CLOCK_REALTIME);
+    q->time_ns = pcw__q_mono_ns();
+    q->realtime_ns = pcw__q_real_ns();
     return fetch_sets(q, 0);
 }
 
-int pcwq_fetch_new(pcw_pdh *q)
+int pcw__q_fetch_new(pcw_pdh *q)
 {
     return fetch_sets(q, 1);
 }

@@ -7,11 +7,11 @@
  * in the last one. Cooked after the collection, each row of this sample
  * is read twice: by the segment read, then again (out of the cache, for
  * a large set) by the interval. Here the segment read hands each
- * validated run of rows over as it copies it (lib/consumer/read_hook.h),
+ * validated run of rows over as it copies it (lib/consumer/private.h),
  * and every statistic the query's handles ask of the set's histograms
  * (the plan) is cooked for each row of the run against the same row of
  * the last sample while the run is still in the cache; the values keep
- * (pcwq_hpre_value) until the next read of the set.
+ * (pcw__q_hpre_value) until the next read of the set.
  *
  * The cooking is hist_query.c's, on the same words: a row's cooked value
  * is used only for an entry whose rows are exactly the two it was cooked
@@ -24,12 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../consumer/read_hook.h"
-#include "internal.h"
+#include "consumer/private.h"
+#include "hist_fused.h"
+#include "histogram.h"
 #include "pcw/histogram.h"
+#include "rows.h"
 #include "snaprows.h"
+#include "util.h"
 
-void pcwq_hpre_free(pcwq_hpre *p)
+void pcw__q_hpre_free(pcw__q_hpre *p)
 {
     if (!p)
         return;
@@ -46,7 +49,7 @@ static int stat_eq(const pcw_hist_stat *a, const pcw_hist_stat *b)
 }
 
 /* Where counter k is in p->ks. */
-static uint32_t counter_pos(const pcwq_hpre *p, uint32_t k)
+static uint32_t counter_pos(const pcw__q_hpre *p, uint32_t k)
 {
     uint32_t x = 0;
     while (x < p->nk && p->ks[x] != k)
@@ -55,16 +58,16 @@ static uint32_t counter_pos(const pcwq_hpre *p, uint32_t k)
 }
 
 /* The plan: every (counter, statistic) of s a handle of q selects, up to
- * PCWQ_HPRE_MAX (the rest are cooked after the collection). The rate and
+ * PCW__Q_HPRE_MAX (the rest are cooked after the collection). The rate and
  * the count need the interval's length, known after the read: they are
  * the counter's summary (its count and status), not a cell. */
-static void make_plan(const pcw_pdh *q, const pcwq_set *s, pcwq_hpre *p)
+static void make_plan(const pcw_pdh *q, const pcw__q_set *s, pcw__q_hpre *p)
 {
     p->nplan = p->nk = 0;
     for (size_t i = 0; i < q->nctrs; i++) {
         const pcw_pdh_counter *h = q->ctrs[i];
         for (size_t m = 0; m < h->nm; m++) {
-            const pcwq_match *mt = &h->m[m];
+            const pcw__q_match *mt = &h->m[m];
             if (mt->set != s || mt->placeholder)
                 continue;
             for (uint32_t c = 0; c < mt->nctr; c++) {
@@ -75,7 +78,7 @@ static void make_plan(const pcw_pdh *q, const pcwq_set *s, pcwq_hpre *p)
                 for (x = 0; x < p->nk && p->ks[x] != k; x++)
                     ;
                 if (x == p->nk) {
-                    if (p->nk == PCWQ_HPRE_MAX)
+                    if (p->nk == PCW__Q_HPRE_MAX)
                         continue;
                     p->ks[p->nk++] = k;
                 }
@@ -83,7 +86,7 @@ static void make_plan(const pcw_pdh *q, const pcwq_set *s, pcwq_hpre *p)
                     continue;
                 for (x = 0; x < p->nplan && !(p->plan_k[x] == k && stat_eq(&p->plan[x], st)); x++)
                     ;
-                if (x == p->nplan && p->nplan < PCWQ_HPRE_MAX) {
+                if (x == p->nplan && p->nplan < PCW__Q_HPRE_MAX) {
                     /* After k's others: a counter's statistics stay
                      * consecutive (cooked together, cook_run). */
                     uint32_t at = p->nplan;
@@ -102,11 +105,11 @@ static void make_plan(const pcw_pdh *q, const pcwq_set *s, pcwq_hpre *p)
 }
 
 /* Room for rows [0, rows) of this read's plan. */
-static int grow_rows(pcwq_hpre *p, size_t rows)
+static int grow_rows(pcw__q_hpre *p, size_t rows)
 {
-    return pcwq_grow((void **)&p->stamp, &p->stamp_cap, rows, sizeof *p->stamp) ||
-           pcwq_grow((void **)&p->sum, &p->sum_cap, rows * p->nk, sizeof *p->sum) ||
-           pcwq_grow((void **)&p->cell, &p->cell_cap, rows * p->nplan, sizeof *p->cell);
+    return pcw__q_grow((void **)&p->stamp, &p->stamp_cap, rows, sizeof *p->stamp) ||
+           pcw__q_grow((void **)&p->sum, &p->sum_cap, rows * p->nk, sizeof *p->sum) ||
+           pcw__q_grow((void **)&p->cell, &p->cell_cap, rows * p->nplan, sizeof *p->cell);
 }
 
 /* Each run as it is read: rows [from, to) of this sample, each against
@@ -114,28 +117,28 @@ static int grow_rows(pcwq_hpre *p, size_t rows)
 static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to, const double *cvt)
 {
     (void)cvt;
-    pcwq_hpre *p = arg;
-    const pcwq_set *s = p->set;
+    pcw__q_hpre *p = arg;
+    const pcw__q_set *s = p->set;
     if (p->abort || from != p->next || snap->busy || grow_rows(p, to)) {
         p->abort = 1;
         return;
     }
     p->next = to;
-    const pcw_snapshot *prev = pcwq_snap(s, s->cur ^ 1);
+    const pcw_snapshot *prev = pcw__q_snap(s, s->cur ^ 1);
     size_t pcount = prev->data_size == snap->data_size ? prev->count : 0;
     for (size_t r = from; r < to; r++) {
         p->stamp[r] = 0; /* not cooked (yet) */
         if (r >= pcount)
             continue;
-        const unsigned char *row = pcwq_row(snap, r), *prow = pcwq_row(prev, r);
+        const unsigned char *row = pcw__q_row(snap, r), *prow = pcw__q_row(prev, r);
         for (uint32_t x = 0; x < p->nk; x++) {
             uint32_t k = p->ks[x];
             pcw_hist_dist d;
-            pcwq_hspan sp;
-            pcwq_hist_interval(s->hshape[k], (const uint64_t *)(const void *)(row + s->off[k]),
-                               (const uint64_t *)(const void *)(prow + s->off[k]), p->scratch, &d,
-                               &sp);
-            pcwq_hpre_sum *sm = &p->sum[r * p->nk + x];
+            pcw__q_hspan sp;
+            pcw__q_hist_interval(s->hshape[k], (const uint64_t *)(const void *)(row + s->off[k]),
+                                 (const uint64_t *)(const void *)(prow + s->off[k]), p->scratch, &d,
+                                 &sp);
+            pcw__q_hpre_sum *sm = &p->sum[r * p->nk + x];
             sm->count = d.count, sm->status = (uint8_t)d.status;
             /* k's statistics: consecutive in the plan, all from one walk. */
             uint32_t c0 = 0, c1;
@@ -143,14 +146,14 @@ static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to
                 c0++;
             for (c1 = c0; c1 < p->nplan && p->plan_k[c1] == k; c1++)
                 ;
-            double v[PCWQ_HPRE_MAX];
-            int rc[PCWQ_HPRE_MAX];
+            double v[PCW__Q_HPRE_MAX];
+            int rc[PCW__Q_HPRE_MAX];
             if (c1 - c0 == 1)
-                rc[0] = pcwq_hist_cook(&d, &sp, &p->plan[c0], &v[0]);
+                rc[0] = pcw__q_hist_cook(&d, &sp, &p->plan[c0], &v[0]);
             else if (c1 > c0)
-                pcwq_hist_cook_many(&d, &sp, &p->plan[c0], c1 - c0, v, rc);
+                pcw__q_hist_cook_many(&d, &sp, &p->plan[c0], c1 - c0, v, rc);
             for (uint32_t c = c0; c < c1; c++) {
-                pcwq_hpre_cell *cl = &p->cell[r * p->nplan + c];
+                pcw__q_hpre_cell *cl = &p->cell[r * p->nplan + c];
                 cl->v = v[c - c0], cl->status = (uint8_t)rc[c - c0];
             }
         }
@@ -158,9 +161,9 @@ static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to
     }
 }
 
-int pcwq_hpre_begin(const pcw_pdh *q, pcwq_set *s, unsigned flags)
+int pcw__q_hpre_begin(const pcw_pdh *q, pcw__q_set *s, unsigned flags)
 {
-    pcwq_hpre *p = s->hpre;
+    pcw__q_hpre *p = s->hpre;
     if (p)
         p->gen++, p->active = 0; /* nothing of an earlier read is this one's */
     if (!(flags & PCW_READ_NO_NAMES) || !s->hshape)
@@ -190,56 +193,56 @@ int pcwq_hpre_begin(const pcw_pdh *q, pcwq_set *s, unsigned flags)
     return 1;
 }
 
-int pcwq_hpre_read(pcwq_set *s, pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
-                   unsigned flags)
+int pcw__q_hpre_read(pcw__q_set *s, pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                     unsigned flags)
 {
-    pcwq_hpre *p = s->hpre;
+    pcw__q_hpre *p = s->hpre;
     if (snap->count != p->next)
         p->abort = 1; /* rows before this source's that were not handed over */
     return pcw__segment_read_runs(seg, cs, snap, flags, cook_run, p, NULL, 0);
 }
 
-void pcwq_hpre_end(pcwq_set *s)
+void pcw__q_hpre_end(pcw__q_set *s)
 {
-    pcwq_hpre *p = s->hpre;
-    if (p && p->active && (p->abort || p->next != pcwq_snap(s, s->cur)->count))
+    pcw__q_hpre *p = s->hpre;
+    if (p && p->active && (p->abort || p->next != pcw__q_snap(s, s->cur)->count))
         p->gen++; /* not every row once, in order: none */
     if (p)
         p->active = 0;
 }
 
-int pcwq_hpre_value(const pcwq_set *s, uint32_t e, uint32_t k, const pcw_hist_stat *st,
-                    unsigned flags, double *v, int *status)
+int pcw__q_hpre_value(const pcw__q_set *s, uint32_t e, uint32_t k, const pcw_hist_stat *st,
+                      unsigned flags, double *v, int *status)
 {
-    const pcwq_hpre *p = s->hpre;
-    if (!p || (flags & PCW_FMT_RAW) || (e & PCWQ_ENT_AGG))
+    const pcw__q_hpre *p = s->hpre;
+    if (!p || (flags & PCW_FMT_RAW) || (e & PCW__Q_ENT_AGG))
         return 0;
-    const pcwq_inst *x = &s->inst[e];
+    const pcw__q_inst *x = &s->inst[e];
     if (x->row < 0 || (size_t)x->row >= p->stamp_cap || p->stamp[x->row] != p->gen)
         return 0;
     size_t r = (size_t)x->row;
-    pcwq_rows w;
-    pcwq_entry_rows(s, e, &w);
-    if (!w.row || !w.prow || w.prow != pcwq_row(pcwq_snap(s, s->cur ^ 1), r))
+    pcw__q_rows w;
+    pcw__q_entry_rows(s, e, &w);
+    if (!w.row || !w.prow || w.prow != pcw__q_row(pcw__q_snap(s, s->cur ^ 1), r))
         return 0; /* not the two rows the value was cooked from */
     uint32_t i, c;
     for (i = 0; i < p->nk && p->ks[i] != k; i++)
         ;
     if (i == p->nk)
         return 0;
-    const pcwq_hpre_sum *sm = &p->sum[r * p->nk + i];
+    const pcw__q_hpre_sum *sm = &p->sum[r * p->nk + i];
     if (st->kind == PCW_HSTAT_RATE || st->kind == PCW_HSTAT_COUNT) {
         /* hist_query.c's way, from the count and the interval's length. */
         pcw_hist_dist d = {.status = sm->status, .count = sm->count};
         d.interval_ns = w.t > w.pt ? w.t - w.pt : 0;
-        *status = pcwq_hist_cook(&d, NULL, st, v);
+        *status = pcw__q_hist_cook(&d, NULL, st, v);
         return 1;
     }
     for (c = 0; c < p->nplan && !(p->plan_k[c] == k && stat_eq(&p->plan[c], st)); c++)
         ;
     if (c == p->nplan)
         return 0;
-    const pcwq_hpre_cell *cl = &p->cell[r * p->nplan + c];
+    const pcw__q_hpre_cell *cl = &p->cell[r * p->nplan + c];
     *v = cl->v;
     *status = cl->status;
     return 1;

@@ -15,16 +15,19 @@
  * a total's over each member's; the handle keeps the last distribution,
  * so the statistics of one value (pcwstat's seven columns) share it. In
  * a steady set, the values were cooked as the rows were read
- * (hist_fused.c) and pcwq_hist_value takes them from there.
+ * (hist_fused.c) and pcw__q_hist_value takes them from there.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hist_fused.h"
+#include "hist_query.h"
+#include "histogram.h"
 #include "pcw/histogram.h"
+#include "rows.h"
 #include "snaprows.h"
 
-void pcwq_hcache_free(pcwq_hcache *hc)
+void pcw__q_hcache_free(pcw__q_hcache *hc)
 {
     if (!hc)
         return;
@@ -33,7 +36,7 @@ void pcwq_hcache_free(pcwq_hcache *hc)
     free(hc);
 }
 
-static int cache_room(pcwq_hcache *hc, uint32_t n)
+static int cache_room(pcw__q_hcache *hc, uint32_t n)
 {
     if (hc->cap >= n && hc->buf)
         return 0;
@@ -55,11 +58,11 @@ static const uint64_t *words_at(const unsigned char *row, uint32_t off)
 }
 
 /* Instance e's distribution into d (buckets in `buf`). */
-static void instance_dist(const pcwq_set *s, uint32_t e, uint32_t k, int cumulative, uint64_t *buf,
-                          pcw_hist_dist *d, pcwq_hspan *sp)
+static void instance_dist(const pcw__q_set *s, uint32_t e, uint32_t k, int cumulative,
+                          uint64_t *buf, pcw_hist_dist *d, pcw__q_hspan *sp)
 {
-    pcwq_rows w;
-    pcwq_entry_rows(s, e, &w);
+    pcw__q_rows w;
+    pcw__q_entry_rows(s, e, &w);
     uint32_t shape = s->hshape[k];
     memset(d, 0, sizeof *d);
     sp->lo = pcw_hist_nbuckets(shape), sp->hi = 0;
@@ -71,17 +74,17 @@ static void instance_dist(const pcwq_set *s, uint32_t e, uint32_t k, int cumulat
         d->status = PCW_CSTATUS_NEW_DATA_NEEDED;
         return;
     }
-    pcwq_hist_interval(shape, words_at(w.row, s->off[k]),
-                       cumulative ? NULL : words_at(w.prow, s->off[k]), buf, d, sp);
+    pcw__q_hist_interval(shape, words_at(w.row, s->off[k]),
+                         cumulative ? NULL : words_at(w.prow, s->off[k]), buf, d, sp);
     if (!cumulative)
         d->interval_ns = w.t > w.pt ? w.t - w.pt : 0;
 }
 
 /* Total a's: its live members' distributions merged. */
-static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative, uint64_t *buf,
-                       uint64_t *tmp, pcw_hist_dist *d, pcwq_hspan *sp)
+static void total_dist(const pcw__q_set *s, uint32_t a, uint32_t k, int cumulative, uint64_t *buf,
+                       uint64_t *tmp, pcw_hist_dist *d, pcw__q_hspan *sp)
 {
-    const pcwq_agg *g = &s->aggs[a];
+    const pcw__q_agg *g = &s->aggs[a];
     uint32_t shape = s->hshape[k], n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
     sp->lo = n, sp->hi = 0;
@@ -99,18 +102,18 @@ static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative
     size_t members = 0;
     for (size_t o = 0; o < s->norder; o++) {
         uint32_t j = s->order[o];
-        const pcwq_inst *x = &s->inst[j];
+        const pcw__q_inst *x = &s->inst[j];
         if (x->row < 0 || (s->it.by_name && x->agg != a))
             continue;
         pcw_hist_dist m;
-        pcwq_hspan msp;
+        pcw__q_hspan msp;
         instance_dist(s, j, k, cumulative, tmp, &m, &msp);
         if (m.status != PCW_CSTATUS_VALID) {
             if (first_bad == PCW_CSTATUS_VALID)
                 first_bad = m.status;
             continue;
         }
-        over |= pcwq_hist_add(d, buf, sp, &m, &msp) != PCW_CSTATUS_VALID;
+        over |= pcw__q_hist_add(d, buf, sp, &m, &msp) != PCW_CSTATUS_VALID;
         members++;
     }
     if (!members && first_bad != PCW_CSTATUS_VALID) {
@@ -120,13 +123,14 @@ static void total_dist(const pcwq_set *s, uint32_t a, uint32_t k, int cumulative
     d->status = over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     int b = s->cur;
     if (!cumulative)
-        d->interval_ns = s->atime[b] > s->atime[b ^ 1] ? s->atime[b] - s->atime[b ^ 1] : 0;
+        d->interval_ns =
+            s->tot.atime[b] > s->tot.atime[b ^ 1] ? s->tot.atime[b] - s->tot.atime[b ^ 1] : 0;
 }
 
-const pcwq_hcache *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e,
-                                   uint32_t k, int cumulative)
+const pcw__q_hcache *pcw__q_hist_entry(const pcw_pdh_counter *h, const pcw__q_set *s, uint32_t e,
+                                       uint32_t k, int cumulative)
 {
-    pcwq_hcache *hc = h->hc;
+    pcw__q_hcache *hc = h->hc;
     if (!hc)
         return NULL;
     if (hc->have && hc->collections == h->q->collections && hc->epoch == s->epoch && hc->set == s &&
@@ -135,8 +139,8 @@ const pcwq_hcache *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, 
     hc->have = 0;
     if (cache_room(hc, pcw_hist_nbuckets(s->hshape[k])))
         return NULL;
-    if (e & PCWQ_ENT_AGG)
-        total_dist(s, e & ~PCWQ_ENT_AGG, k, cumulative, hc->buf, hc->tmp, &hc->d, &hc->sp);
+    if (e & PCW__Q_ENT_AGG)
+        total_dist(s, e & ~PCW__Q_ENT_AGG, k, cumulative, hc->buf, hc->tmp, &hc->d, &hc->sp);
     else
         instance_dist(s, e, k, cumulative, hc->buf, &hc->d, &hc->sp);
     hc->have = 1;
@@ -145,19 +149,19 @@ const pcwq_hcache *pcwq_hist_entry(const pcw_pdh_counter *h, const pcwq_set *s, 
     return hc;
 }
 
-int pcwq_hist_value(const pcw_pdh_counter *h, const pcwq_set *s, uint32_t e, uint32_t k,
-                    const pcw_hist_stat *st, unsigned flags, double *v)
+int pcw__q_hist_value(const pcw_pdh_counter *h, const pcw__q_set *s, uint32_t e, uint32_t k,
+                      const pcw_hist_stat *st, unsigned flags, double *v)
 {
     *v = 0.0;
     int rc;
-    if (!pcwq_hpre_value(s, e, k, st, flags, v, &rc)) {
-        const pcwq_hcache *hc = pcwq_hist_entry(h, s, e, k, (flags & PCW_FMT_RAW) != 0);
+    if (!pcw__q_hpre_value(s, e, k, st, flags, v, &rc)) {
+        const pcw__q_hcache *hc = pcw__q_hist_entry(h, s, e, k, (flags & PCW_FMT_RAW) != 0);
         if (!hc)
             return PCW_CSTATUS_OVERFLOW; /* out of memory: no number */
         const pcw_hist_dist *d = &hc->d;
         if ((flags & PCW_FMT_RAW) && st->kind == PCW_HSTAT_RATE && d->status == PCW_CSTATUS_VALID)
             return PCW_CSTATUS_NO_DATA; /* no rate since the start */
-        rc = pcwq_hist_cook(d, &hc->sp, st, v);
+        rc = pcw__q_hist_cook(d, &hc->sp, st, v);
     }
     if ((rc == PCW_CSTATUS_VALID || rc == PCW_CSTATUS_ABOVE_RANGE) && (flags & PCW_FMT_1000))
         *v *= 1000.0;

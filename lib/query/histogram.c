@@ -16,12 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cook.h"
+#include "histogram.h"
 #include "pcw/histogram.h"
 #include "pcw/name.h"
 
 /* The statistics a bare histogram name stands for, in column order. */
-const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT] = {
+const pcw_hist_stat pcw__q_hist_defaults[PCW__Q_HIST_NDEFAULT] = {
     {PCW_HSTAT_RATE, 0},       {PCW_HSTAT_MEAN, 0},        {PCW_HSTAT_QUANTILE, 0.5},
     {PCW_HSTAT_QUANTILE, 0.9}, {PCW_HSTAT_QUANTILE, 0.99}, {PCW_HSTAT_QUANTILE, 0.999},
     {PCW_HSTAT_MAX, 0},
@@ -30,8 +31,8 @@ const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT] = {
 const pcw_hist_stat *pcw_hist_default_stats(size_t *n)
 {
     if (n)
-        *n = PCWQ_HIST_NDEFAULT;
-    return pcwq_hist_defaults;
+        *n = PCW__Q_HIST_NDEFAULT;
+    return pcw__q_hist_defaults;
 }
 
 static const struct {
@@ -118,8 +119,8 @@ static int name_matches(const char *pat, size_t pl, int wild, const char *name, 
     return wild ? pcw_wildcard_match(pat, pl, name, nl) : pcw_name_equal(pat, pl, name, nl);
 }
 
-int pcwq_hist_select(const char *pat, int wild, const char *name, uint32_t type, pcw_hist_stat *st,
-                     int *bad_stat)
+int pcw__q_hist_select(const char *pat, int wild, const char *name, uint32_t type,
+                       pcw_hist_stat *st, int *bad_stat)
 {
     size_t pl = strlen(pat), nl = strlen(name);
     int hist = type == PERF_PCW_HISTOGRAM;
@@ -132,8 +133,8 @@ int pcwq_hist_select(const char *pat, int wild, const char *name, uint32_t type,
             st[0].kind = 0, st[0].q = 0;
             return 1;
         }
-        memcpy(st, pcwq_hist_defaults, sizeof pcwq_hist_defaults);
-        return PCWQ_HIST_NDEFAULT;
+        memcpy(st, pcw__q_hist_defaults, sizeof pcw__q_hist_defaults);
+        return PCW__Q_HIST_NDEFAULT;
     }
     const char *colon = strrchr(pat, ':');
     if (!hist || !colon || !name_matches(pat, (size_t)(colon - pat), wild, name, nl))
@@ -237,7 +238,7 @@ static double exported(uint32_t shape, uint64_t v)
  * bucket: a provider's bucket and sum are two stores, and a copy may see
  * one without the other at either end of the interval (pcw/histogram.h).
  * Anything above the last bucket's bound is possible once it holds any. */
-static int sum_consistent(const pcw_hist_dist *d, const pcwq_hspan *sp, double sum)
+static int sum_consistent(const pcw_hist_dist *d, const pcw__q_hspan *sp, double sum)
 {
     int s = pcw_hist_schema(d->shape);
     int64_t i0 = pcw_hist_min_index(d->shape);
@@ -270,7 +271,7 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
         return PCW_CSTATUS_NO_DATA;
     /* The count again from the buckets: the struct may be anyone's. */
     pcw_hist_dist c = *d;
-    pcwq_hspan sp = {d->nbuckets, 0};
+    pcw__q_hspan sp = {d->nbuckets, 0};
     c.count = d->zero;
     for (uint32_t j = 0; j < d->nbuckets; j++) {
         if (__builtin_add_overflow(c.count, d->buckets[j], &c.count))
@@ -280,7 +281,7 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
             sp.hi = j + 1;
         }
     }
-    return pcwq_hist_cook(&c, &sp, st, value);
+    return pcw__q_hist_cook(&c, &sp, st, value);
 }
 
 /* The quantile's bucket: the first j whose cumulative count reaches the
@@ -288,7 +289,7 @@ int pcw_hist_cook(const pcw_hist_dist *d, const pcw_hist_stat *st, double *value
  * the rank when it reaches its ceiling), from the top for a high quantile
  * (p99 looks at the few buckets above it, not the many below), and only
  * over the non-empty span (rank > zero: some bucket holds it). */
-static uint32_t rank_bucket(const pcw_hist_dist *d, const pcwq_hspan *sp, double rank,
+static uint32_t rank_bucket(const pcw_hist_dist *d, const pcw__q_hspan *sp, double rank,
                             uint64_t *below)
 {
     uint32_t last = sp->hi - 1;
@@ -318,7 +319,7 @@ static uint32_t rank_bucket(const pcw_hist_dist *d, const pcwq_hspan *sp, double
 }
 
 /* What one walk over a distribution's buckets found for a statistic
- * (pcwq_hist_cook_many), or NULL: cook() looks itself. */
+ * (pcw__q_hist_cook_many), or NULL: cook() looks itself. */
 typedef struct walked {
     int consistent; /* sum_consistent's answer */
     uint32_t j;     /* a quantile's bucket (rank above the zero bucket) */
@@ -332,7 +333,7 @@ static double quantile_rank(const pcw_hist_dist *d, double q)
     return rank > (double)d->count ? (double)d->count : rank;
 }
 
-static int cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
+static int cook(const pcw_hist_dist *d, const pcw__q_hspan *sp, const pcw_hist_stat *st,
                 const walked *w, double *value)
 {
     double v = 0.0;
@@ -348,7 +349,7 @@ static int cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_sta
     case PCW_HSTAT_RATE:
         if (!d->interval_ns)
             return PCW_CSTATUS_ZERO_DENOMINATOR;
-        v = (double)count / ((double)d->interval_ns / (double)PCWQ_SYS_FREQ);
+        v = (double)count / ((double)d->interval_ns / (double)PCW__Q_SYS_FREQ);
         break;
     case PCW_HSTAT_COUNT:
         v = (double)count;
@@ -409,21 +410,21 @@ static int cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_sta
     return rc;
 }
 
-int pcwq_hist_cook(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
-                   double *value)
+int pcw__q_hist_cook(const pcw_hist_dist *d, const pcw__q_hspan *sp, const pcw_hist_stat *st,
+                     double *value)
 {
     return cook(d, sp, st, NULL, value);
 }
 
-void pcwq_hist_cook_many(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw_hist_stat *st,
-                         uint32_t n, double *v, int *rc)
+void pcw__q_hist_cook_many(const pcw_hist_dist *d, const pcw__q_hspan *sp, const pcw_hist_stat *st,
+                           uint32_t n, double *v, int *rc)
 {
-    walked w[PCWQ_HIST_COOK_MANY] = {{0}};
-    uint64_t rank[PCWQ_HIST_COOK_MANY];
-    uint32_t order[PCWQ_HIST_COOK_MANY], nq = 0;
+    walked w[PCW__Q_HIST_COOK_MANY] = {{0}};
+    uint64_t rank[PCW__Q_HIST_COOK_MANY];
+    uint32_t order[PCW__Q_HIST_COOK_MANY], nq = 0;
     int consistent = -1;
-    if (n > PCWQ_HIST_COOK_MANY)
-        n = PCWQ_HIST_COOK_MANY; /* (the caller's plan is never longer) */
+    if (n > PCW__Q_HIST_COOK_MANY)
+        n = PCW__Q_HIST_COOK_MANY; /* (the caller's plan is never longer) */
     /* The quantiles' ranks (as rank_bucket has them) above the zero
      * bucket, in increasing order, found in one walk up the non-empty
      * buckets: the first bucket whose cumulative count reaches each - what
@@ -466,7 +467,7 @@ void pcwq_hist_cook_many(const pcw_hist_dist *d, const pcwq_hspan *sp, const pcw
  * were just written, so they are in the L1 cache), from each end, so an
  * empty top or bottom costs a quarter of a load per bucket and the
  * non-empty middle nothing. */
-static void find_span(const uint64_t *buckets, uint32_t n, pcwq_hspan *sp)
+static void find_span(const uint64_t *buckets, uint32_t n, pcw__q_hspan *sp)
 {
     uint32_t lo = 0, hi = n;
     while (lo + 4 <= n && !(buckets[lo] | buckets[lo + 1] | buckets[lo + 2] | buckets[lo + 3]))
@@ -485,7 +486,7 @@ static void find_span(const uint64_t *buckets, uint32_t n, pcwq_hspan *sp)
  * way: 1 if every delta and every word of prev is below 2^50 - then no
  * bucket went down (a - b would have wrapped to 2^64 - 2^50 or more) and
  * the sum of at most 8,192 deltas fits 64 bits - with *count their sum;
- * else 0 (hostile or enormous words: pcwq_hist_interval checks them
+ * else 0 (hostile or enormous words: pcw__q_hist_interval checks them
  * exactly). Five vector operations per two words, so the pass runs at
  * the speed of its loads. */
 static int deltas_fast(uint32_t n, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
@@ -515,8 +516,8 @@ static int deltas_fast(uint32_t n, const uint64_t *now, const uint64_t *prev, ui
     return or >> 50 == 0;
 }
 
-int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev, uint64_t *buckets,
-                       pcw_hist_dist *d, pcwq_hspan *sp)
+int pcw__q_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev,
+                         uint64_t *buckets, pcw_hist_dist *d, pcw__q_hspan *sp)
 {
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
@@ -550,8 +551,8 @@ int pcwq_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev
     return d->status;
 }
 
-int pcwq_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, pcwq_hspan *acc_sp,
-                  const pcw_hist_dist *d, const pcwq_hspan *dsp)
+int pcw__q_hist_add(pcw_hist_dist *acc, uint64_t *acc_buckets, pcw__q_hspan *acc_sp,
+                    const pcw_hist_dist *d, const pcw__q_hspan *dsp)
 {
     int over = __builtin_add_overflow(acc->zero, d->zero, &acc->zero);
     /* Only the member's non-empty buckets: the rest add nothing. */

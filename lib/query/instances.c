@@ -18,9 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "instances.h"
 #include "pcw/name.h"
 #include "snaprows.h"
+#include "totals.h"
+#include "util.h"
 
 static uint64_t mix(uint64_t x)
 {
@@ -77,7 +80,7 @@ static uint32_t heap_pop(uint32_t *heap, uint32_t *n)
     return top;
 }
 
-static int ghash_rebuild(pcwq_set *s)
+static int ghash_rebuild(pcw__q_set *s)
 {
     size_t cap = 16;
     while (cap < 2 * s->ngroups + 2)
@@ -98,23 +101,23 @@ static int ghash_rebuild(pcwq_set *s)
     return 0;
 }
 
-static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, uint32_t *out);
+static int agg_new(pcw__q_set *s, const char *name, uint32_t len, uint32_t kind, uint32_t *out);
 
 /* The group of `name`, created if new. UINT32_MAX: out of memory. */
-static uint32_t group_of(pcwq_set *s, const char *name, uint32_t len)
+static uint32_t group_of(pcw__q_set *s, const char *name, uint32_t len)
 {
     uint64_t h = pcw_name_hash(name, len);
     if (s->ghash_cap) {
         size_t i = h & (s->ghash_cap - 1);
         for (; s->ghash[i]; i = (i + 1) & (s->ghash_cap - 1)) {
-            pcwq_group *g = &s->groups[s->ghash[i] - 1];
+            pcw__q_group *g = &s->groups[s->ghash[i] - 1];
             if (g->hash == h && pcw_name_equal(g->name, g->name_len, name, len))
                 return s->ghash[i] - 1;
         }
     }
-    if (pcwq_grow((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
+    if (pcw__q_grow((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
         return UINT32_MAX;
-    pcwq_group *g = &s->groups[s->ngroups];
+    pcw__q_group *g = &s->groups[s->ngroups];
     memset(g, 0, sizeof *g);
     if (!(g->name = malloc(len + 1)))
         return UINT32_MAX;
@@ -144,9 +147,9 @@ static uint32_t group_of(pcwq_set *s, const char *name, uint32_t len)
     return (uint32_t)s->ngroups - 1;
 }
 
-static int group_join(pcwq_set *s, uint32_t gi, uint32_t *dup)
+static int group_join(pcw__q_set *s, uint32_t gi, uint32_t *dup)
 {
-    pcwq_group *g = &s->groups[gi];
+    pcw__q_group *g = &s->groups[gi];
     /* A name back after all its instances left (no history): a new total,
      * whose rates start afresh. */
     if (s->it.by_name && g->agg == UINT32_MAX) {
@@ -164,19 +167,19 @@ static int group_join(pcwq_set *s, uint32_t gi, uint32_t *dup)
     if (g->nlive++ == 0)
         s->nempty--;
     if (g->agg != UINT32_MAX) {
-        pcwq_agg *a = &s->aggs[g->agg];
+        pcw__q_agg *a = &s->aggs[g->agg];
         a->nlive++;
         a->active = 1;
     }
     return 0;
 }
 
-static void group_leave(pcwq_set *s, uint32_t gi, uint32_t dup)
+static void group_leave(pcw__q_set *s, uint32_t gi, uint32_t dup)
 {
-    pcwq_group *g = &s->groups[gi];
+    pcw__q_group *g = &s->groups[gi];
     if (dup + 1 == g->next) {
         g->next--; /* the newest: give it back to the counter */
-    } else if (pcwq_grow((void **)&g->freed, &g->freed_cap, g->nfreed + 1u, sizeof *g->freed) ==
+    } else if (pcw__q_grow((void **)&g->freed, &g->freed_cap, g->nfreed + 1u, sizeof *g->freed) ==
                0) {
         heap_push(g->freed, &g->nfreed, dup);
     }
@@ -186,14 +189,14 @@ static void group_leave(pcwq_set *s, uint32_t gi, uint32_t dup)
         g->nfreed = 0;
         g->next = s->it.total && pcw_name_equal(g->name, g->name_len, "_Total", 6) ? 1 : 0;
         if (g->agg != UINT32_MAX) {
-            pcwq_agg *a = &s->aggs[g->agg];
+            pcw__q_agg *a = &s->aggs[g->agg];
             a->nlive = 0;
             if (!s->it.history) {
                 /* Its slot may now go to another name: forget it. (Out of
                  * memory: the slot is simply not reused.) */
                 a->active = 0;
-                if (pcwq_grow((void **)&s->agg_free, &s->agg_free_cap, s->nagg_free + 1u,
-                              sizeof *s->agg_free) == 0)
+                if (pcw__q_grow((void **)&s->agg_free, &s->agg_free_cap, s->nagg_free + 1u,
+                                sizeof *s->agg_free) == 0)
                     heap_push(s->agg_free, &s->nagg_free, g->agg);
                 g->agg = UINT32_MAX;
             }
@@ -206,7 +209,7 @@ static void group_leave(pcwq_set *s, uint32_t gi, uint32_t dup)
 /* Drop groups without members (and, without history, their totals) when
  * they are more than half: memory stays bounded under churn of unique
  * names. A History set keeps them, since they hold its totals. */
-static int compact_groups(pcwq_set *s)
+static int compact_groups(pcw__q_set *s)
 {
     if (s->it.by_name && s->it.history)
         return 0;
@@ -237,7 +240,7 @@ static int compact_groups(pcwq_set *s)
 
 /* ---- totals' slots ------------------------------------------------------- */
 
-static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, uint32_t *out)
+static int agg_new(pcw__q_set *s, const char *name, uint32_t len, uint32_t kind, uint32_t *out)
 {
     /* Reuse a slot no longer shown (a name whose instances all left, in a
      * set without history: group_leave gave it back), the lowest first. */
@@ -246,9 +249,9 @@ static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, u
         s->agg_tests++;
         a = heap_pop(s->agg_free, &s->nagg_free);
     }
-    if (a == s->nagg && pcwq_grow((void **)&s->aggs, &s->agg_cap, s->nagg + 1, sizeof *s->aggs))
+    if (a == s->nagg && pcw__q_grow((void **)&s->aggs, &s->agg_cap, s->nagg + 1, sizeof *s->aggs))
         return -1;
-    pcwq_agg *g = &s->aggs[a];
+    pcw__q_agg *g = &s->aggs[a];
     char *copy = malloc(len + 1);
     if (!copy)
         return -1;
@@ -267,8 +270,8 @@ static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, u
         if (!g->hist || !g->hval)
             return -1;
         for (uint32_t k = 0; k < s->ncounters; k++) {
-            pcwq_acc_reset(&g->hist[k]);
-            pcwq_vacc_reset(&g->hval[k]);
+            pcw__q_acc_reset(&g->hist[k]);
+            pcw__q_vacc_reset(&g->hval[k]);
         }
     }
     if (a == s->nagg)
@@ -279,7 +282,7 @@ static int agg_new(pcwq_set *s, const char *name, uint32_t len, uint32_t kind, u
 
 /* ---- instances ----------------------------------------------------------- */
 
-static int hash_rebuild(pcwq_set *s, size_t want)
+static int hash_rebuild(pcw__q_set *s, size_t want)
 {
     size_t cap = 64;
     while (cap < 2 * want + 2)
@@ -301,7 +304,7 @@ static int hash_rebuild(pcwq_set *s, size_t want)
     return 0;
 }
 
-static void hash_insert(pcwq_set *s, uint32_t j)
+static void hash_insert(pcw__q_set *s, uint32_t j)
 {
     size_t i = s->inst[j].key & (s->hash_cap - 1);
     while (s->hash[i])
@@ -309,9 +312,9 @@ static void hash_insert(pcwq_set *s, uint32_t j)
     s->hash[i] = j + 1;
 }
 
-static void inst_release(pcwq_set *s, uint32_t j)
+static void inst_release(pcw__q_set *s, uint32_t j)
 {
-    pcwq_inst *x = &s->inst[j];
+    pcw__q_inst *x = &s->inst[j];
     free(x->name);
     free(x->disp);
     free(x->last);
@@ -334,7 +337,7 @@ static char *display(const char *name, uint32_t len, uint32_t dup)
     return d;
 }
 
-static uint32_t inst_new(pcwq_set *s, const pcwq_src *x, uint32_t id, const char *name,
+static uint32_t inst_new(pcw__q_set *s, const pcw__q_src *x, uint32_t id, const char *name,
                          uint32_t len, uint64_t key, int *nomem)
 {
     uint32_t j;
@@ -342,7 +345,7 @@ static uint32_t inst_new(pcwq_set *s, const pcwq_src *x, uint32_t id, const char
         j = s->free_inst[--s->nfree];
     } else {
         size_t fcap = s->inst_cap;
-        if (pcwq_grow((void **)&s->inst, &s->inst_cap, s->ninst + 1, sizeof *s->inst)) {
+        if (pcw__q_grow((void **)&s->inst, &s->inst_cap, s->ninst + 1, sizeof *s->inst)) {
             *nomem = 1;
             return UINT32_MAX;
         }
@@ -356,7 +359,7 @@ static uint32_t inst_new(pcwq_set *s, const pcwq_src *x, uint32_t id, const char
         }
         j = (uint32_t)s->ninst++;
     }
-    pcwq_inst *in = &s->inst[j];
+    pcw__q_inst *in = &s->inst[j];
     memset(in, 0, sizeof *in);
     in->name = malloc(len + 1);
     uint32_t g = group_of(s, name, len);
@@ -400,16 +403,16 @@ static uint32_t inst_new(pcwq_set *s, const pcwq_src *x, uint32_t id, const char
 }
 
 /* An instance left for good: a History total keeps its last values. */
-static void depart(pcwq_set *s, uint32_t j)
+static void depart(pcw__q_set *s, uint32_t j)
 {
-    pcwq_inst *x = &s->inst[j];
+    pcw__q_inst *x = &s->inst[j];
     if (s->it.history && x->last && s->nagg)
-        pcwq_total_keep(s, &s->aggs[s->it.by_name ? x->agg : 0], x->last);
+        pcw__q_total_keep(s, &s->aggs[s->it.by_name ? x->agg : 0], x->last);
     group_leave(s, x->group, x->dup);
     inst_release(s, j);
 }
 
-void pcwq_instances_free(pcwq_set *s)
+void pcw__q_instances_free(pcw__q_set *s)
 {
     for (size_t j = 0; j < s->ninst; j++)
         if (s->inst[j].live) {
@@ -427,32 +430,25 @@ void pcwq_instances_free(pcwq_set *s)
         free(s->aggs[a].hval);
     }
     free(s->inst), free(s->free_inst), free(s->hash), free(s->groups), free(s->ghash);
-    free(s->aggs), free(s->acc), free(s->order), free(s->ent), free(s->nidx), free(s->ent_key);
+    free(s->aggs), free(s->order);
     free(s->agg_free);
     s->agg_free = NULL, s->nagg_free = 0, s->agg_free_cap = 0;
     s->inst = NULL, s->free_inst = NULL, s->hash = NULL, s->groups = NULL, s->ghash = NULL;
-    s->aggs = NULL, s->acc = NULL, s->order = NULL, s->ent = NULL, s->nidx = NULL;
-    s->ent_key = NULL;
-    s->nent = s->ent_cap = s->nidx_cap = s->ent_key_cap = 0;
+    s->aggs = NULL, s->order = NULL;
     s->ninst = s->inst_cap = s->nfree = s->hash_cap = s->ngroups = s->groups_cap = 0;
-    s->ghash_cap = s->nagg = s->agg_cap = s->acc_cap = s->norder = s->order_cap = 0;
+    s->ghash_cap = s->nagg = s->agg_cap = s->norder = s->order_cap = 0;
     s->nread = 0;
     s->in_order = 0;
     s->nempty = s->nstale = 0;
     s->have_prev = 0;
     s->identity = 0;
-    for (int b = 0; b < 2; b++) {
-        free(s->arow[b]), free(s->ast[b]);
-        s->arow[b] = NULL, s->ast[b] = NULL, s->arow_cap[b] = s->ast_cap[b] = 0;
-    }
-    free(s->tval), free(s->vacc), free(s->vst), free(s->tway);
-    s->tval = NULL, s->vacc = NULL, s->vst = NULL, s->tway = NULL;
-    s->tval_cap = s->vacc_cap = s->vst_cap = s->tway_cap = 0;
+    pcw__q_entries_free(&s->entries);
+    pcw__q_totals_free(&s->tot);
     s->epoch++;
 }
 
 /* The set's one total (_Total or the global aggregate), made on first use. */
-static int ensure_total(pcwq_set *s)
+static int ensure_total(pcw__q_set *s)
 {
     if (!(s->it.total || s->it.global) || s->nagg)
         return 0;
@@ -462,7 +458,7 @@ static int ensure_total(pcwq_set *s)
     return agg_new(s, "", 0, PCW_PDH_AGGREGATE, &a);
 }
 
-int pcwq_map_instances(pcwq_set *s, int fast)
+int pcw__q_map_instances(pcw__q_set *s, int fast)
 {
     if (ensure_total(s))
         return PCW_E_NO_MEMORY;
@@ -472,11 +468,11 @@ int pcwq_map_instances(pcwq_set *s, int fast)
         return PCW_OK;
     }
     int b = s->cur;
-    const pcw_snapshot *snap = pcwq_snap(s, b);
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
     int changed = 0;
     /* 1. Last time's rows are in the previous snapshot now. */
     for (size_t j = 0; j < s->ninst; j++) {
-        pcwq_inst *x = &s->inst[j];
+        pcw__q_inst *x = &s->inst[j];
         if (!x->live)
             continue;
         x->prev_row = s->have_prev ? x->row : -1;
@@ -487,7 +483,7 @@ int pcwq_map_instances(pcwq_set *s, int fast)
     size_t nlive = s->ninst - s->nfree;
     if (hash_rebuild(s, nlive + snap->count))
         return PCW_E_NO_MEMORY;
-    if (pcwq_grow((void **)&s->order, &s->order_cap, snap->count + nlive + 1, sizeof *s->order))
+    if (pcw__q_grow((void **)&s->order, &s->order_cap, snap->count + nlive + 1, sizeof *s->order))
         return PCW_E_NO_MEMORY;
     /* The order is rebuilt in place; an instance in another place than
      * last time is a change too (a callback may add its instances in any
@@ -498,14 +494,14 @@ int pcwq_map_instances(pcwq_set *s, int fast)
     /* 2. Each row: the instance it is, or a new one. */
     int nomem = 0;
     for (size_t i = 0; i < s->nsrc[b] && !nomem; i++) {
-        const pcwq_src *x = &s->src[b][i];
+        const pcw__q_src *x = &s->src[b][i];
         for (size_t r = x->first; r < x->first + x->count; r++) {
-            uint32_t len, id = pcwq_row_id(snap, r);
-            const char *name = pcwq_row_name(snap, r, &len);
+            uint32_t len, id = pcw__q_row_id(snap, r);
+            const char *name = pcw__q_row_name(snap, r, &len);
             uint64_t key = inst_key(x->provider_id, id, name, len);
             uint32_t j = UINT32_MAX;
             for (size_t h = key & (s->hash_cap - 1); s->hash[h]; h = (h + 1) & (s->hash_cap - 1)) {
-                pcwq_inst *c = &s->inst[s->hash[h] - 1];
+                pcw__q_inst *c = &s->inst[s->hash[h] - 1];
                 if (c->key == key && c->provider_id == x->provider_id && c->id == id &&
                     c->name_len == len && memcmp(c->name, name, len) == 0 && c->row < 0) {
                     j = s->hash[h] - 1;
@@ -518,7 +514,7 @@ int pcwq_map_instances(pcwq_set *s, int fast)
                     break;
                 changed = 1;
             }
-            pcwq_inst *c = &s->inst[j];
+            pcw__q_inst *c = &s->inst[j];
             c->row = (int32_t)r;
             c->src = (int32_t)i;
             c->pid = x->pid;
@@ -540,12 +536,12 @@ int pcwq_map_instances(pcwq_set *s, int fast)
     /* 3. Instances not read: their provider did not answer (kept, stale),
      * or they are gone. */
     for (size_t j = 0; j < s->ninst; j++) {
-        pcwq_inst *x = &s->inst[j];
+        pcw__q_inst *x = &s->inst[j];
         if (!x->live || x->row >= 0)
             continue;
         int keep = 0;
         for (size_t i = 0; i < s->nsrc[b]; i++) {
-            const pcwq_src *y = &s->src[b][i];
+            const pcw__q_src *y = &s->src[b][i];
             if (y->provider_id == x->provider_id) {
                 keep = y->alive && y->status != PCW_OK;
                 break;

@@ -12,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "budget.h"
+#include "fetch.h"
+#include "notify.h"
+#include "path.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
+#include "util.h"
 
-static int told(const pcwq_match *mt, uint64_t id)
+static int told(const pcw__q_match *mt, uint64_t id)
 {
     for (size_t i = 0; i < mt->ntold; i++)
         if (mt->told[i] == id)
@@ -24,31 +28,31 @@ static int told(const pcwq_match *mt, uint64_t id)
     return 0;
 }
 
-void pcwq_notify_forget(pcwq_match *mt)
+void pcw__q_notify_forget(pcw__q_match *mt)
 {
     mt->ntold = 0;
 }
 
 /* The mask is the path's instance pattern whole: a name whose parent and
- * instance match the sides of "parent/instance" (pcwq_instance_match)
+ * instance match the sides of "parent/instance" (pcw__q_instance_match)
  * matches the pattern as one string too, so the provider is asked for a
  * superset of what the handle shows. */
-static const char *mask_of(const pcw_pdh_counter *h, const pcwq_set *s)
+static const char *mask_of(const pcw_pdh_counter *h, const pcw__q_set *s)
 {
     const char *p = h->path.instance;
     if (!p || !s->it.named || s->it.by_name || s->it.global)
         return "*";
-    if (s->it.total && pcwq_instance_match(p, "_Total", 6))
+    if (s->it.total && pcw__q_instance_match(p, "_Total", 6))
         return "*";
     return p;
 }
 
-void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
+void pcw__q_notify(pcw_pdh *q, pcw_pdh_counter *h, pcw__q_match *mt, int add)
 {
-    pcwq_set *s = mt->set;
+    pcw__q_set *s = mt->set;
     if (!s->m || !mt->nctr) {
         if (!add)
-            pcwq_notify_forget(mt);
+            pcw__q_notify_forget(mt);
         return;
     }
     size_t n = s->m->source_count;
@@ -66,7 +70,7 @@ void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
         if (!(info->flags & PCW_SEG_F_CONTROL) &&
             !(s->m->source_cset[i]->flags & PCW_CSET_F_CALLBACK))
             continue; /* nobody to tell */
-        uint64_t id = pcwq_provider_id(info);
+        uint64_t id = pcw__q_provider_id(info);
         if (add == told(mt, id))
             continue;
         segs[k] = s->m->source_segment[i], css[k] = s->m->source_cset[i], ids[k++] = id;
@@ -78,10 +82,10 @@ void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
             if (c && mt->ctr[c] == mt->ctr[c - 1])
                 continue; /* another statistic of the same histogram */
             /* Within the call's time limit for notifications (half of it
-             * in a collection: internal.h); a request is always sent (the
+             * in a collection: budget.h); a request is always sent (the
              * provider must hear it), only the wait for its answer is cut
              * to 1 ms once the limit is spent. */
-            pcwq_budget_arm_notify(q);
+            pcw__q_budget_arm_notify(q);
             if (add)
                 (void)pcw_consumer_add_counter(q->c, &sub, mt->ctr[c], &mask, NULL);
             else
@@ -89,9 +93,9 @@ void pcwq_notify(pcw_pdh *q, pcw_pdh_counter *h, pcwq_match *mt, int add)
         }
     }
     if (!add) {
-        pcwq_notify_forget(mt);
-    } else if (k &&
-               pcwq_grow((void **)&mt->told, &mt->told_cap, mt->ntold + k, sizeof *mt->told) == 0) {
+        pcw__q_notify_forget(mt);
+    } else if (k && pcw__q_grow((void **)&mt->told, &mt->told_cap, mt->ntold + k,
+                                sizeof *mt->told) == 0) {
         memcpy(mt->told + mt->ntold, ids, k * sizeof *ids);
         mt->ntold += k;
     }

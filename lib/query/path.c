@@ -9,13 +9,13 @@
  * The host names this machine (".", "localhost", its name: every provider
  * the query finds, as PDH's local machine), "*" (every provider, said
  * explicitly), or a container: 12 to 64 hex digits of its id, or
- * "ns:<inode>" (pcwq_host_kind; container.c resolves it when the path is
+ * "ns:<inode>" (pcw__q_host_kind; container.c resolves it when the path is
  * added; docs/containers.md, "Paths").
  *
  * pcw's instances are strings, as PCW's are; PDH's parent instance maps to
  * the part of a name before its first '/' (docs/query.md, "Parent
  * instances"), so "(parent/instance)" names the instance "parent/instance"
- * and the split matters only to wildcards (pcwq_instance_match).
+ * and the split matters only to wildcards (pcw__q_instance_match).
  *
  * Names may hold almost anything, so the split is positional, as PDH's is:
  * the counter is what follows the last '\'; the counterset part runs from
@@ -32,10 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "path.h"
 #include "pcw/name.h"
 
-int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
+int pcw__q_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
 {
     if (err) {
         err->status = status;
@@ -49,7 +49,7 @@ int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const ch
     return status;
 }
 
-void pcwq_path_error_clear(pcw_path_error *err)
+void pcw__q_path_error_clear(pcw_path_error *err)
 {
     if (err) {
         err->status = PCW_OK;
@@ -107,17 +107,17 @@ static int is_container_name(const char *h, size_t n)
     return 1;
 }
 
-int pcwq_host_kind(const char *h, size_t n)
+int pcw__q_host_kind(const char *h, size_t n)
 {
     /* This machine's names first: inside a Docker container the host name
      * is the container's short id, and there it names the container
      * itself, this machine, as it always did. */
     if (is_local_host(h, n))
-        return PCWQ_HOST_LOCAL;
+        return PCW__Q_HOST_LOCAL;
     if (n == 1 && h[0] == '*')
-        return PCWQ_HOST_ANY;
+        return PCW__Q_HOST_ANY;
     if (is_container_name(h, n))
-        return PCWQ_HOST_CONTAINER;
+        return PCW__Q_HOST_CONTAINER;
     return -1;
 }
 
@@ -143,7 +143,7 @@ static int find_index(const char *s, size_t n, size_t *at)
     return 1;
 }
 
-int pcwq_instance_match(const char *pat, const char *name, size_t len)
+int pcw__q_instance_match(const char *pat, const char *name, size_t len)
 {
     size_t m = strlen(pat);
     const char *ps = memchr(pat, '/', m);
@@ -184,58 +184,58 @@ void pcw_path_free(pcw_path *p)
 
 int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
 {
-    pcwq_path_error_clear(err);
+    pcw__q_path_error_clear(err);
     if (out)
         memset(out, 0, sizeof *out);
     if (!text || !out)
-        return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
+        return pcw__q_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
     size_t n = strnlen(text, PCW_PATH_MAX + 1);
     if (n > PCW_PATH_MAX)
-        return pcwq_fail(err, PCW_E_NAME_TOO_LONG, PCW_PATH_SYNTAX, PCW_PATH_MAX,
-                         "path is longer than %u bytes", PCW_PATH_MAX);
+        return pcw__q_fail(err, PCW_E_NAME_TOO_LONG, PCW_PATH_SYNTAX, PCW_PATH_MAX,
+                           "path is longer than %u bytes", PCW_PATH_MAX);
     if (n == 0)
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, 0,
-                         "empty path (expected \\Counterset(Instance)\\Counter)");
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, 0,
+                           "empty path (expected \\Counterset(Instance)\\Counter)");
     for (size_t i = 0; i < n;) {
         size_t at = i;
         if (pcw_utf8_next(text, n, &i) < 0)
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, at,
-                             "path is not valid UTF-8 (byte %zu)", at);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, at,
+                               "path is not valid UTF-8 (byte %zu)", at);
     }
     if (text[0] != '\\')
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, 0,
-                         "a counter path starts with '\\' (\\Counterset(Instance)\\Counter), not "
-                         "\"%.40s\"",
-                         text);
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, 0,
+                           "a counter path starts with '\\' (\\Counterset(Instance)\\Counter), not "
+                           "\"%.40s\"",
+                           text);
 
     /* \\host */
     size_t pos = 0, host_at = 0, host_len = 0;
-    int has_host = 0, host_kind = PCWQ_HOST_LOCAL;
+    int has_host = 0, host_kind = PCW__Q_HOST_LOCAL;
     if (n >= 2 && text[1] == '\\') {
         has_host = 1;
         host_at = 2;
         const char *slash = memchr(text + 2, '\\', n - 2);
         host_len = slash ? (size_t)(slash - (text + 2)) : n - 2;
         if (host_len == 0)
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
-                             "empty host name after \"\\\\\"");
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
+                               "empty host name after \"\\\\\"");
         if (!slash)
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
-                             "nothing follows host \"%.*s\": expected \\Counterset\\Counter",
-                             (int)(host_len > 200 ? 200 : host_len), text + 2);
-        host_kind = pcwq_host_kind(text + 2, host_len);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
+                               "nothing follows host \"%.*s\": expected \\Counterset\\Counter",
+                               (int)(host_len > 200 ? 200 : host_len), text + 2);
+        host_kind = pcw__q_host_kind(text + 2, host_len);
         if (host_kind < 0 && has_wild(text + 2, host_len))
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
-                             "wildcards are not allowed in the host name \"%.*s\" (\\\\* alone "
-                             "is every provider)",
-                             (int)(host_len > 200 ? 200 : host_len), text + 2);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 2,
+                               "wildcards are not allowed in the host name \"%.*s\" (\\\\* alone "
+                               "is every provider)",
+                               (int)(host_len > 200 ? 200 : host_len), text + 2);
         if (host_kind < 0)
-            return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_HOST, 2,
-                             "host \"%.*s\" is not this machine (\"%s\") nor a container (12 to "
-                             "64 hex digits of its id, or ns:<inode>): pcw reads local counters "
-                             "only",
-                             (int)(host_len > 200 ? 200 : host_len), text + 2,
-                             pcw_path_local_host());
+            return pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_HOST, 2,
+                               "host \"%.*s\" is not this machine (\"%s\") nor a container (12 to "
+                               "64 hex digits of its id, or ns:<inode>): pcw reads local counters "
+                               "only",
+                               (int)(host_len > 200 ? 200 : host_len), text + 2,
+                               pcw_path_local_host());
         pos = 2 + host_len;
     }
     /* text[pos] == '\\' */
@@ -244,30 +244,30 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
         last--;
     size_t last_slash = (size_t)(last - text) - 1;
     if (last_slash == pos)
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, n,
-                         "no counter: a path ends with \\Counter (\\Counterset\\Counter)");
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, n,
+                           "no counter: a path ends with \\Counter (\\Counterset\\Counter)");
     size_t ctr_at = last_slash + 1, ctr_len = n - ctr_at;
     if (ctr_len == 0)
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
-                         "empty counter name after the last '\\'");
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
+                           "empty counter name after the last '\\'");
 
     /* The counterset part: text[pos+1 .. last_slash) */
     size_t set_at = pos + 1, part_end = last_slash;
     const char *open = memchr(text + set_at, '(', part_end - set_at);
     size_t set_len = open ? (size_t)(open - (text + set_at)) : part_end - set_at;
     if (set_len == 0)
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTERSET, set_at,
-                         "empty counterset name");
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTERSET, set_at,
+                           "empty counterset name");
     for (size_t i = set_at; i < set_at + set_len; i++) {
         if (text[i] == ')')
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTERSET, i,
-                             "')' without '(' in counterset \"%.*s\"",
-                             (int)(set_len > 200 ? 200 : set_len), text + set_at);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTERSET, i,
+                               "')' without '(' in counterset \"%.*s\"",
+                               (int)(set_len > 200 ? 200 : set_len), text + set_at);
         if (text[i] == '\\')
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTERSET, i,
-                             "'\\' inside counterset \"%.*s\" (an instance goes in parentheses: "
-                             "\\Counterset(Instance)\\Counter)",
-                             (int)(set_len > 200 ? 200 : set_len), text + set_at);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTERSET, i,
+                               "'\\' inside counterset \"%.*s\" (an instance goes in parentheses: "
+                               "\\Counterset(Instance)\\Counter)",
+                               (int)(set_len > 200 ? 200 : set_len), text + set_at);
     }
     size_t inst_at = 0, inst_len = 0, idx_at = 0;
     int has_inst = 0, has_idx = 0;
@@ -276,12 +276,13 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
         has_inst = 1;
         inst_at = (size_t)(open - text) + 1;
         if (text[part_end - 1] != ')')
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, inst_at - 1,
-                             "'(' without a closing ')' before the counter (\\Counterset(Instance)"
-                             "\\Counter)");
+            return pcw__q_fail(
+                err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, inst_at - 1,
+                "'(' without a closing ')' before the counter (\\Counterset(Instance)"
+                "\\Counter)");
         if (part_end - 1 < inst_at)
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, inst_at - 1,
-                             "'(' without a closing ')' before the counter");
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, inst_at - 1,
+                               "'(' without a closing ')' before the counter");
         inst_len = part_end - 1 - inst_at;
         size_t h;
         if (find_index(text + inst_at, inst_len, &h)) {
@@ -290,26 +291,28 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
             const char *d = text + idx_at + 1;
             size_t dn = inst_len - h - 1;
             if (dn > 1 && d[0] == '0')
-                return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INDEX, idx_at,
-                                 "instance index \"#%.*s\" has a leading zero (write #%llu; for an "
-                                 "instance named so, add #0)",
-                                 (int)(dn > 30 ? 30 : dn), d, strtoull(d, NULL, 10));
+                return pcw__q_fail(
+                    err, PCW_E_INVALID_NAME, PCW_PATH_INDEX, idx_at,
+                    "instance index \"#%.*s\" has a leading zero (write #%llu; for an "
+                    "instance named so, add #0)",
+                    (int)(dn > 30 ? 30 : dn), d, strtoull(d, NULL, 10));
             if (dn > 10)
-                return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INDEX, idx_at,
-                                 "instance index \"#%.*s\" is too large (at most #4294967295)",
-                                 (int)(dn > 30 ? 30 : dn), d);
+                return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INDEX, idx_at,
+                                   "instance index \"#%.*s\" is too large (at most #4294967295)",
+                                   (int)(dn > 30 ? 30 : dn), d);
             errno = 0;
             idx = strtoull(d, NULL, 10);
             if (errno || idx > 0xFFFFFFFFull)
-                return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INDEX, idx_at,
-                                 "instance index \"#%.*s\" is too large (at most #4294967295)",
-                                 (int)dn, d);
+                return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INDEX, idx_at,
+                                   "instance index \"#%.*s\" is too large (at most #4294967295)",
+                                   (int)dn, d);
             inst_len = h;
         }
         if (inst_len == 0 && !has_idx)
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, inst_at,
-                             "empty instance name in \"()\" (use (*) for every instance, or leave "
-                             "the parentheses out for a counterset without instances)");
+            return pcw__q_fail(
+                err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, inst_at,
+                "empty instance name in \"()\" (use (*) for every instance, or leave "
+                "the parentheses out for a counterset without instances)");
     }
 
     /* Copy the parts, NUL-terminated, into one block; the instance's
@@ -318,12 +321,12 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
     size_t parent_len = pslash ? (size_t)(pslash - (text + inst_at)) : 0;
     char *buf = malloc(host_len + set_len + inst_len + ctr_len + parent_len + 5);
     if (!buf)
-        return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+        return pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     char *w = buf;
     if (has_host) {
         memcpy(w, text + host_at, host_len), w[host_len] = 0;
         out->host = w;
-        if (host_kind == PCWQ_HOST_CONTAINER)
+        if (host_kind == PCW__Q_HOST_CONTAINER)
             out->container = w;
         w += host_len + 1;
     }
@@ -341,7 +344,7 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
     memcpy(w, text + inst_at, parent_len), w[parent_len] = 0;
     out->index = (uint32_t)idx;
     out->has_index = has_idx;
-    out->wild = (host_kind == PCWQ_HOST_ANY ? PCW_PATH_WILD_HOST : 0) |
+    out->wild = (host_kind == PCW__Q_HOST_ANY ? PCW_PATH_WILD_HOST : 0) |
                 (has_wild(text + set_at, set_len) ? PCW_PATH_WILD_COUNTERSET : 0) |
                 (has_inst && has_wild(text + inst_at, inst_len) ? PCW_PATH_WILD_INSTANCE : 0) |
                 (has_wild(text + ctr_at, ctr_len) ? PCW_PATH_WILD_COUNTER : 0);

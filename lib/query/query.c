@@ -12,15 +12,26 @@
  *      fast path that makes a steady-state collection allocation-free) -
  *      and compute the totals (totals.c);
  *   4. re-select each handle's entries where its counterset changed
- *      (values.c). Values are cooked when read.
+ *      (match.c). Values are cooked when read (values.c, walk.c).
  */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "budget.h"
+#include "container.h"
+#include "fetch.h"
+#include "hist_query.h"
+#include "histogram.h"
+#include "instances.h"
+#include "match.h"
+#include "notify.h"
+#include "path.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
+#include "totals.h"
+#include "util.h"
 
 int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
 {
@@ -52,15 +63,15 @@ int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
 static void handle_free(pcw_pdh_counter *h)
 {
     for (size_t j = 0; j < h->nm; j++) {
-        pcwq_match *mt = &h->m[j];
+        pcw__q_match *mt = &h->m[j];
         if (mt->set->refs)
             mt->set->refs--;
-        pcwq_match_free(mt);
+        pcw__q_match_free(mt);
         free(mt->ents);
         free(mt->told);
     }
     free(h->m);
-    pcwq_hcache_free(h->hc);
+    pcw__q_hcache_free(h->hc);
     pcw_path_free(&h->path);
     free(h->text);
     free(h);
@@ -74,7 +85,7 @@ void pcw_pdh_close(pcw_pdh *q)
         pcw_pdh_remove_counter(q, q->ctrs[q->nctrs - 1]);
     free(q->ctrs);
     for (size_t i = 0; i < q->nsets; i++)
-        pcwq_set_free(q->sets[i]);
+        pcw__q_set_free(q->sets[i]);
     free(q->sets);
     for (size_t i = 0; i < q->ndirs; i++)
         free(q->dirs[i]);
@@ -95,12 +106,12 @@ pcw_consumer *pcw_pdh_consumer(pcw_pdh *q)
 /* ---- matching paths to countersets --------------------------------------- */
 
 /* Does the instance part of p fit a counterset of this instance type? */
-static int instance_form_fits(const pcw_path *p, pcwq_itype it)
+static int instance_form_fits(const pcw_path *p, pcw__q_itype it)
 {
     if (it.named)
         return p->instance != NULL;
     /* Unnamed: no instance part, or one that can name "" ("*", "#n"). */
-    return !p->instance || pcwq_instance_match(p->instance, "", 0);
+    return !p->instance || pcw__q_instance_match(p->instance, "", 0);
 }
 
 static int set_name_matches(const pcw_path *p, const char *name)
@@ -120,9 +131,9 @@ static int counters_fit(const pcw_path *p, const pcw_counterset *cs, uint32_t le
     *base_named = 0;
     for (uint32_t k = 0; k < cs->counter_count; k++) {
         const pcw_counter *c = &cs->counters[k];
-        pcw_hist_stat st[PCWQ_HIST_NDEFAULT];
+        pcw_hist_stat st[PCW__Q_HIST_NDEFAULT];
         int bad = 0;
-        if (!pcwq_hist_select(p->counter, wild, c->name, c->type, st, &bad)) {
+        if (!pcw__q_hist_select(p->counter, wild, c->name, c->type, st, &bad)) {
             if (bad)
                 *bad_stat = c->name; /* "Latency:p101" */
             continue;
@@ -143,14 +154,14 @@ static int counters_fit(const pcw_path *p, const pcw_counterset *cs, uint32_t le
     return 0;
 }
 
-static pcwq_match *add_match(pcw_pdh_counter *h, pcwq_set *s)
+static pcw__q_match *add_match(pcw_pdh_counter *h, pcw__q_set *s)
 {
     for (size_t j = 0; j < h->nm; j++)
         if (h->m[j].set == s)
             return &h->m[j];
-    if (pcwq_grow((void **)&h->m, &h->m_cap, h->nm + 1, sizeof *h->m))
+    if (pcw__q_grow((void **)&h->m, &h->m_cap, h->nm + 1, sizeof *h->m))
         return NULL;
-    pcwq_match *mt = &h->m[h->nm++];
+    pcw__q_match *mt = &h->m[h->nm++];
     memset(mt, 0, sizeof *mt);
     mt->set = s;
     s->refs++;
@@ -171,7 +182,7 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
         if (!set_name_matches(p, cs->name))
             continue;
         named_sets++;
-        if (!instance_form_fits(p, pcwq_instance_type(cs->instance_type))) {
+        if (!instance_form_fits(p, pcw__q_instance_type(cs->instance_type))) {
             form_set = cs->name;
             continue;
         }
@@ -182,41 +193,42 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
             continue;
         }
         fitting++;
-        pcwq_set *s = pcwq_set_get(q, cs->name, 1);
+        pcw__q_set *s = pcw__q_set_get(q, cs->name, 1);
         if (!s)
-            return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+            return pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
         if (!s->m) {
-            int rc = pcwq_bind(q, s);
+            int rc = pcw__q_bind(q, s);
             if (rc != PCW_OK)
-                return pcwq_fail(err, rc, PCW_PATH_SYNTAX, 0, "%s", pcw_status_str(rc));
+                return pcw__q_fail(err, rc, PCW_PATH_SYNTAX, 0, "%s", pcw_status_str(rc));
         }
-        pcwq_match *mt = add_match(h, s);
+        pcw__q_match *mt = add_match(h, s);
         if (!mt)
-            return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+            return pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     }
     if (!strict || fitting)
         return PCW_OK;
     size_t set_at = p->host ? 3 + strlen(p->host) : 1;
     if (!named_sets)
-        return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTERSET, set_at,
-                         (p->wild & PCW_PATH_WILD_COUNTERSET)
-                             ? "no counterset matches \"%.200s\" (no provider publishes one)"
-                             : "counterset \"%.200s\" does not exist (no provider publishes it)",
-                         p->counterset);
+        return pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTERSET, set_at,
+                           (p->wild & PCW_PATH_WILD_COUNTERSET)
+                               ? "no counterset matches \"%.200s\" (no provider publishes one)"
+                               : "counterset \"%.200s\" does not exist (no provider publishes it)",
+                           p->counterset);
     if (form_set && !ctr_set) {
-        pcwq_itype it = pcwq_instance_type(
+        pcw__q_itype it = pcw__q_instance_type(
             pcw_consumer_find_counterset(q->c, form_set)
                 ? pcw_consumer_find_counterset(q->c, form_set)->meta->instance_type
                 : PCW_MULTI_INSTANCE);
         if (it.named)
-            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE,
-                             set_at + strlen(p->counterset),
-                             "counterset \"%.200s\" has instances: name one, as "
-                             "\\%.200s(name)\\%.200s, or (*) for all",
-                             form_set, form_set, p->counter);
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, set_at + strlen(p->counterset),
-                         "counterset \"%.200s\" has no instances: leave out \"(%.200s)\"", form_set,
-                         p->instance);
+            return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE,
+                               set_at + strlen(p->counterset),
+                               "counterset \"%.200s\" has instances: name one, as "
+                               "\\%.200s(name)\\%.200s, or (*) for all",
+                               form_set, form_set, p->counter);
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE,
+                           set_at + strlen(p->counterset),
+                           "counterset \"%.200s\" has no instances: leave out \"(%.200s)\"",
+                           form_set, p->instance);
     }
     size_t ctr_at = 0;
     {
@@ -226,68 +238,68 @@ static int match_sets(pcw_pdh *q, pcw_pdh_counter *h, int strict, pcw_path_error
     }
     if (bad_stat) {
         const char *colon = strrchr(p->counter, ':');
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
-                         "\"%.200s\" is not a statistic of histogram \"%.200s\": use rate, "
-                         "count, mean, sum, max or pNN (a quantile, 0 < NN <= 100: p50, p99.9)",
-                         colon ? colon + 1 : "", bad_stat);
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
+                           "\"%.200s\" is not a statistic of histogram \"%.200s\": use rate, "
+                           "count, mean, sum, max or pNN (a quantile, 0 < NN <= 100: p50, p99.9)",
+                           colon ? colon + 1 : "", bad_stat);
     }
     if (base_named)
-        return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
-                         "counter \"%.200s\" is a base counter: it is the denominator of "
-                         "another counter of \"%.200s\" and has no value of its own",
-                         p->counter, ctr_set);
+        return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_COUNTER, ctr_at,
+                           "counter \"%.200s\" is a base counter: it is the denominator of "
+                           "another counter of \"%.200s\" and has no value of its own",
+                           p->counter, ctr_set);
     if (above_level)
-        return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
-                         "only advanced counters of \"%.200s\" match \"%.200s\": name one, or "
-                         "ask for them (pcw_pdh_set_detail, pcwstat --advanced)",
-                         ctr_set ? ctr_set : p->counterset, p->counter);
-    return pcwq_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
-                     (p->wild & PCW_PATH_WILD_COUNTER)
-                         ? "no counter of \"%.200s\" matches \"%.200s\""
-                         : "counterset \"%.200s\" has no counter \"%.200s\"",
-                     ctr_set ? ctr_set : p->counterset, p->counter);
+        return pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
+                           "only advanced counters of \"%.200s\" match \"%.200s\": name one, or "
+                           "ask for them (pcw_pdh_set_detail, pcwstat --advanced)",
+                           ctr_set ? ctr_set : p->counterset, p->counter);
+    return pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, ctr_at,
+                       (p->wild & PCW_PATH_WILD_COUNTER)
+                           ? "no counter of \"%.200s\" matches \"%.200s\""
+                           : "counterset \"%.200s\" has no counter \"%.200s\"",
+                       ctr_set ? ctr_set : p->counterset, p->counter);
 }
 
 static int add(pcw_pdh *q, const char *text, int notify, pcw_pdh_counter **out, pcw_path_error *err)
 {
-    pcwq_path_error_clear(err);
+    pcw__q_path_error_clear(err);
     if (out)
         *out = NULL;
     if (!q || !text)
-        return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
+        return pcw__q_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
     pcw_pdh_counter *h = calloc(1, sizeof *h);
     if (!h)
-        return pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+        return pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     h->q = q;
     h->detail = q->detail;
     int rc = pcw_path_parse(text, &h->path, err);
     if (rc == PCW_OK && !(h->text = strdup(text)))
-        rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+        rc = pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     if (rc == PCW_OK) {
-        int r = pcwq_refresh_if_changed(q, 0);
+        int r = pcw__q_refresh_if_changed(q, 0);
         if (r < 0)
-            rc = pcwq_fail(err, r, PCW_PATH_SYNTAX, 0, "cannot read the providers: %s",
-                           pcw_status_str(r));
+            rc = pcw__q_fail(err, r, PCW_PATH_SYNTAX, 0, "cannot read the providers: %s",
+                             pcw_status_str(r));
     }
     if (rc == PCW_OK && h->path.container)
-        rc = pcwq_container_resolve(q, h, err);
+        rc = pcw__q_container_resolve(q, h, err);
     if (rc == PCW_OK)
         rc = match_sets(q, h, 1, err);
-    if (rc == PCW_OK && pcwq_grow((void **)&q->ctrs, &q->ctrs_cap, q->nctrs + 1, sizeof *q->ctrs))
-        rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+    if (rc == PCW_OK && pcw__q_grow((void **)&q->ctrs, &q->ctrs_cap, q->nctrs + 1, sizeof *q->ctrs))
+        rc = pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     for (size_t j = 0; rc == PCW_OK && j < h->nm; j++)
-        if (pcwq_match_update(h, &h->m[j]) != PCW_OK)
-            rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
+        if (pcw__q_match_update(h, &h->m[j]) != PCW_OK)
+            rc = pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     if (rc != PCW_OK) {
         handle_free(h);
         return rc;
     }
     q->ctrs[q->nctrs++] = h;
     if (notify) {
-        pcwq_budget_start(q);
+        pcw__q_budget_start(q);
         for (size_t j = 0; j < h->nm; j++)
-            pcwq_notify(q, h, &h->m[j], 1);
-        pcwq_budget_end(q);
+            pcw__q_notify(q, h, &h->m[j], 1);
+        pcw__q_budget_end(q);
     }
     if (out)
         *out = h;
@@ -316,10 +328,10 @@ int pcw_pdh_remove_counter(pcw_pdh *q, pcw_pdh_counter *ctr)
 {
     if (!q || !ctr || unlink_handle(q, ctr))
         return PCW_E_INVALID_PARAMETER;
-    pcwq_budget_start(q);
+    pcw__q_budget_start(q);
     for (size_t j = 0; j < ctr->nm; j++)
-        pcwq_notify(q, ctr, &ctr->m[j], 0);
-    pcwq_budget_end(q);
+        pcw__q_notify(q, ctr, &ctr->m[j], 0);
+    pcw__q_budget_end(q);
     handle_free(ctr);
     return PCW_OK;
 }
@@ -372,7 +384,7 @@ uint64_t pcw_pdh_collections(const pcw_pdh *q)
  * changed, 0 when not, or an error. */
 static int catch_up(pcw_pdh *q)
 {
-    int rc = pcwq_refresh_if_changed(q, 0);
+    int rc = pcw__q_refresh_if_changed(q, 0);
     if (rc != 1)
         return rc;
     for (size_t i = 0; i < q->nctrs; i++) {
@@ -381,7 +393,7 @@ static int catch_up(pcw_pdh *q)
         if ((h->path.wild & PCW_PATH_WILD_COUNTERSET) && (r = match_sets(q, h, 0, NULL)) != PCW_OK)
             return r;
         for (size_t j = 0; j < h->nm; j++)
-            pcwq_notify(q, h, &h->m[j], 1);
+            pcw__q_notify(q, h, &h->m[j], 1);
     }
     return 1;
 }
@@ -390,9 +402,9 @@ int pcw_pdh_refresh(pcw_pdh *q)
 {
     if (!q)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_budget_start(q);
+    pcw__q_budget_start(q);
     int rc = catch_up(q);
-    pcwq_budget_end(q);
+    pcw__q_budget_end(q);
     return rc;
 }
 
@@ -422,9 +434,9 @@ int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
         *failed = 0;
     if (!q)
         return PCW_E_INVALID_PARAMETER;
-    pcwq_budget_start_collect(q);
+    pcw__q_budget_start_collect(q);
     int rc = collect(q, failed);
-    pcwq_budget_end(q);
+    pcw__q_budget_end(q);
     return rc;
 }
 
@@ -433,14 +445,14 @@ static int collect(pcw_pdh *q, size_t *failed)
     int rc = catch_up(q);
     if (rc < 0)
         return rc;
-    if ((rc = pcwq_fetch(q)) != PCW_OK)
+    if ((rc = pcw__q_fetch(q)) != PCW_OK)
         return rc;
     for (size_t i = 0; i < q->nsets; i++) {
-        pcwq_set *s = q->sets[i];
+        pcw__q_set *s = q->sets[i];
         if (!s->refs)
             continue;
-        if ((rc = pcwq_map_instances(s, pcwq_unchanged(s))) != PCW_OK ||
-            (rc = pcwq_totals(s)) != PCW_OK)
+        if ((rc = pcw__q_map_instances(s, pcw__q_unchanged(s))) != PCW_OK ||
+            (rc = pcw__q_totals(s)) != PCW_OK)
             return rc;
         if (failed)
             for (size_t j = 0; j < s->nsrc[s->cur]; j++)
@@ -448,7 +460,7 @@ static int collect(pcw_pdh *q, size_t *failed)
     }
     for (size_t i = 0; i < q->nctrs; i++)
         for (size_t j = 0; j < q->ctrs[i]->nm; j++)
-            if ((rc = pcwq_match_update(q->ctrs[i], &q->ctrs[i]->m[j])) != PCW_OK)
+            if ((rc = pcw__q_match_update(q->ctrs[i], &q->ctrs[i]->m[j])) != PCW_OK)
                 return rc;
     q->collections++;
     return PCW_OK;
@@ -457,15 +469,15 @@ static int collect(pcw_pdh *q, size_t *failed)
 /* ---- expansion ----------------------------------------------------------- */
 
 /* One sample of the referenced sets that have none yet. */
-static int pcwq_fetch_only_new(pcw_pdh *q)
+static int pcw__q_fetch_only_new(pcw_pdh *q)
 {
-    int rc = pcwq_fetch_new(q);
+    int rc = pcw__q_fetch_new(q);
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
-        pcwq_set *s = q->sets[i];
+        pcw__q_set *s = q->sets[i];
         if (!s->refs || s->have_prev)
             continue;
-        if ((rc = pcwq_map_instances(s, 0)) == PCW_OK)
-            rc = pcwq_totals(s);
+        if ((rc = pcw__q_map_instances(s, 0)) == PCW_OK)
+            rc = pcw__q_totals(s);
     }
     return rc;
 }
@@ -474,7 +486,7 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
                    pcw_path_error *err)
 {
     if (!q || !path || !fn)
-        return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
+        return pcw__q_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
     pcw_pdh_counter *h;
     int rc = add(q, path, 0, &h, err);
     if (rc != PCW_OK)
@@ -486,19 +498,19 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
     for (size_t j = 0; j < h->nm; j++)
         fresh |= !h->m[j].set->have_prev;
     if (fresh) {
-        pcwq_budget_start(q);
-        rc = pcwq_fetch_only_new(q);
-        pcwq_budget_end(q);
+        pcw__q_budget_start(q);
+        rc = pcw__q_fetch_only_new(q);
+        pcw__q_budget_end(q);
         if (rc != PCW_OK)
             goto out;
         for (size_t j = 0; j < h->nm; j++)
-            if ((rc = pcwq_match_update(h, &h->m[j])) != PCW_OK)
+            if ((rc = pcw__q_match_update(h, &h->m[j])) != PCW_OK)
                 goto out;
     }
     size_t n = pcw_pdh_value_count(h);
     char stack[512];
     for (size_t i = 0; i < n; i++) {
-        const pcwq_match *mt = NULL;
+        const pcw__q_match *mt = NULL;
         size_t at = i;
         for (size_t j = 0; j < h->nm; j++) {
             size_t c = h->m[j].placeholder ? h->m[j].nctr : h->m[j].nents * h->m[j].nctr;

@@ -12,11 +12,12 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "cook.h"
+#include "pdh.h"
 #include "snaprows.h"
 
 /* The one set the handle matches; NULL otherwise. */
-static const pcwq_set *one_set(const pcw_pdh_counter *ctr)
+static const pcw__q_set *one_set(const pcw_pdh_counter *ctr)
 {
     return ctr && ctr->nm == 1 ? ctr->m[0].set : NULL;
 }
@@ -31,22 +32,22 @@ static const char *provider_name(const pcw_pdh *q, uint32_t seg)
 
 size_t pcw_pdh_raw_count(const pcw_pdh_counter *ctr)
 {
-    const pcwq_set *s = one_set(ctr);
+    const pcw__q_set *s = one_set(ctr);
     return s ? s->nread : 0;
 }
 
 uint64_t pcw_pdh_raw_epoch(const pcw_pdh_counter *ctr)
 {
-    const pcwq_set *s = one_set(ctr);
+    const pcw__q_set *s = one_set(ctr);
     return s ? s->epoch : 0;
 }
 
 int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_instance *out)
 {
-    const pcwq_set *s = one_set(ctr);
+    const pcw__q_set *s = one_set(ctr);
     if (!s || !out || i >= s->nread)
         return PCW_E_INVALID_PARAMETER;
-    const pcwq_inst *x = &s->inst[s->order[i]];
+    const pcw__q_inst *x = &s->inst[s->order[i]];
     memset(out, 0, sizeof *out);
     out->name = x->name;
     out->name_len = x->name_len;
@@ -62,26 +63,26 @@ int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_in
 
 int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_raw *out)
 {
-    const pcwq_set *s = one_set(ctr);
+    const pcw__q_set *s = one_set(ctr);
     if (!s || counter_index >= s->ncounters || (!out && s->nread))
         return PCW_E_INVALID_PARAMETER;
     int b = s->cur;
-    const pcw_snapshot *snap = pcwq_snap(s, b);
-    const pcwq_recipe *rc = &s->recipes[counter_index];
-    pcwq_layout lay = {s->off, s->size};
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
+    const pcw__q_recipe *rc = &s->recipes[counter_index];
+    pcw__q_layout lay = {s->off, s->size};
     if (s->in_order) {
         /* Instance i is row i: walk the rows provider by provider, without
          * touching the instance records (the steady state of a segment
          * counterset). */
         for (size_t k = 0; k < s->nsrc[b]; k++) {
-            const pcwq_src *x = &s->src[b][k];
+            const pcw__q_src *x = &s->src[b][k];
             for (size_t r = x->first; r < x->first + x->count && r < s->nread; r++)
-                pcwq_raw_from_row(rc, pcwq_row(snap, r), &lay, x->time_ns, &out[r]);
+                pcw__q_raw_from_row(rc, pcw__q_row(snap, r), &lay, x->time_ns, &out[r]);
         }
         return PCW_OK;
     }
     for (size_t i = 0; i < s->nread; i++) {
-        const pcwq_inst *x = &s->inst[s->order[i]];
+        const pcw__q_inst *x = &s->inst[s->order[i]];
         if (x->row < 0 || (size_t)x->row >= snap->count || x->src < 0 ||
             (size_t)x->src >= s->nsrc[b]) {
             /* Only after a collection that failed half-way. */
@@ -89,8 +90,8 @@ int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_r
             out[i].status = PCW_CSTATUS_NO_INSTANCE;
             continue;
         }
-        pcwq_raw_from_row(rc, pcwq_row(snap, (size_t)x->row), &lay, s->src[b][x->src].time_ns,
-                          &out[i]);
+        pcw__q_raw_from_row(rc, pcw__q_row(snap, (size_t)x->row), &lay, s->src[b][x->src].time_ns,
+                            &out[i]);
     }
     return PCW_OK;
 }
@@ -98,22 +99,22 @@ int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_r
 int pcw_pdh_raw_histogram(const pcw_pdh_counter *ctr, uint32_t counter_index, size_t i,
                           uint64_t *words, size_t nwords)
 {
-    const pcwq_set *s = one_set(ctr);
+    const pcw__q_set *s = one_set(ctr);
     if (!s || !words || counter_index >= s->ncounters || i >= s->nread ||
         s->counter_types[counter_index] != PERF_PCW_HISTOGRAM || nwords < 2 ||
         s->off[counter_index] > s->data_size || nwords > (s->data_size - s->off[counter_index]) / 8)
         return PCW_E_INVALID_PARAMETER;
     int b = s->cur;
-    const pcw_snapshot *snap = pcwq_snap(s, b);
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
     size_t row = i;
     if (!s->in_order) {
-        const pcwq_inst *x = &s->inst[s->order[i]];
+        const pcw__q_inst *x = &s->inst[s->order[i]];
         if (x->row < 0 || (size_t)x->row >= snap->count)
             return PCW_E_NOT_FOUND; /* only after a collection that failed half-way */
         row = (size_t)x->row;
     }
     /* memcpy: the row is 8-byte aligned, the offset a segment's (hostile). */
-    memcpy(words, pcwq_row(snap, row) + s->off[counter_index], nwords * 8);
+    memcpy(words, pcw__q_row(snap, row) + s->off[counter_index], nwords * 8);
     return PCW_OK;
 }
 
@@ -131,13 +132,13 @@ int pcw_pdh_get_source(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_source *out
     if (!ctr || !out)
         return PCW_E_INVALID_PARAMETER;
     for (size_t j = 0; j < ctr->nm; j++) {
-        const pcwq_set *s = ctr->m[j].set;
+        const pcw__q_set *s = ctr->m[j].set;
         size_t n = s->nsrc[s->cur];
         if (i >= n) {
             i -= n;
             continue;
         }
-        const pcwq_src *x = &s->src[s->cur][i];
+        const pcw__q_src *x = &s->src[s->cur][i];
         memset(out, 0, sizeof *out);
         out->pid = x->pid;
         out->provider_id = x->provider_id;

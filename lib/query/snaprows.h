@@ -8,24 +8,24 @@
 
 #include "pcw/consumer.h"
 
-static inline const unsigned char *pcwq_row(const pcw_snapshot *s, size_t r)
+static inline const unsigned char *pcw__q_row(const pcw_snapshot *s, size_t r)
 {
     return pcw_snapshot_row(s, r);
 }
 
-static inline uint32_t pcwq_row_id(const pcw_snapshot *s, size_t r)
+static inline uint32_t pcw__q_row_id(const pcw_snapshot *s, size_t r)
 {
     return pcw_snapshot_id(s, r);
 }
 
-static inline const char *pcwq_row_name(const pcw_snapshot *s, size_t r, uint32_t *len)
+static inline const char *pcw__q_row_name(const pcw_snapshot *s, size_t r, uint32_t *len)
 {
     *len = pcw_snapshot_name_len(s, r);
     return pcw_snapshot_name(s, r);
 }
 
 /* The segment index a row of a pcw_consumer_collect result came from. */
-static inline uint32_t pcwq_row_segment(const pcw_snapshot *s, size_t r)
+static inline uint32_t pcw__q_row_segment(const pcw_snapshot *s, size_t r)
 {
     const pcw_snapshot_source *src = pcw_snapshot_source_of(s, r);
     return src ? src->source : UINT32_MAX;

@@ -13,7 +13,7 @@
  *     A row in the "wide" layout (every counter 8 bytes): what
  *     pcw_pdh_value.raw shows.
  *   - its value, from its members' own: each member's formula as part /
- *     whole (pcwq_cook_parts) over ITS two samples, and the aggregate
+ *     whole (pcw__q_cook_parts) over ITS two samples, and the aggregate
  *     function of those - a sum pools a fraction of a base (sum of parts
  *     over sum of wholes: the fraction of the totals, as PDH's _Total) and
  *     adds anything else (rates, deltas, timers over the clock); avg, min
@@ -25,58 +25,63 @@
  *     members coming and going, a gap with no provider at all or a
  *     provider's restart never make a number up.
  */
+#include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "aggregate.h"
+#include "cook.h"
+#include "rows.h"
 #include "snaprows.h"
+#include "totals.h"
+#include "util.h"
 
-int pcwq_total_pools(const pcwq_set *s, uint32_t k)
+int pcw__q_total_pools(const pcw__q_set *s, uint32_t k)
 {
-    const pcwq_recipe *r = &s->recipes[k];
-    return s->aggfn[k] == PCW_AGGREGATE_TOTAL && (r->second == PCWQ_Y_BASE || r->multi >= 0);
+    const pcw__q_recipe *r = &s->recipes[k];
+    return s->aggfn[k] == PCW_AGGREGATE_TOTAL && (r->second == PCW__Q_Y_BASE || r->multi >= 0);
 }
 
 /* Does a total's value of counter k need its members one by one? Not for
  * a type without a value, a counter without an aggregate function or a
  * recipe that cannot work, nor for a plain value (its raw total is it). */
-static int by_member(const pcwq_set *s, uint32_t k)
+static int by_member(const pcw__q_set *s, uint32_t k)
 {
-    const pcwq_recipe *r = &s->recipes[k];
-    return r->formula != PCWQ_F_NONE && r->formula != PCWQ_F_RAW &&
+    const pcw__q_recipe *r = &s->recipes[k];
+    return r->formula != PCW__Q_F_NONE && r->formula != PCW__Q_F_RAW &&
            r->status == PCW_CSTATUS_VALID && s->aggfn[k] != PCW_AGGREGATE_UNDEFINED;
 }
 
-void pcwq_total_keep(pcwq_set *s, pcwq_agg *a, const unsigned char *last)
+void pcw__q_total_keep(pcw__q_set *s, pcw__q_agg *a, const unsigned char *last)
 {
-    pcwq_layout lay = {s->off, s->size};
+    pcw__q_layout lay = {s->off, s->size};
     for (uint32_t k = 0; k < s->ncounters; k++) {
         if (a->hist)
-            pcwq_acc_add(&a->hist[k], pcwq_load(last, &lay, k));
+            pcw__q_acc_add(&a->hist[k], pcw__q_load(last, &lay, k));
         /* A fraction's last value stays too; what needs two samples or
          * the clock (elapsed time) has no value once its member is gone. */
-        const pcwq_recipe *r = &s->recipes[k];
-        if (!a->hval || !by_member(s, k) || r->formula != PCWQ_F_RAW_FRACTION)
+        const pcw__q_recipe *r = &s->recipes[k];
+        if (!a->hval || !by_member(s, k) || r->formula != PCW__Q_F_RAW_FRACTION)
             continue;
         pcw_raw now;
         double part, whole;
-        pcwq_raw_from_row(r, last, &lay, 0, &now);
-        if (pcwq_cook_parts(r->formula, &now, NULL, &part, &whole) == PCW_CSTATUS_VALID)
-            pcwq_vacc_add(&a->hval[k], part, whole);
+        pcw__q_raw_from_row(r, last, &lay, 0, &now);
+        if (pcw__q_cook_parts(r->formula, &now, NULL, &part, &whole) == PCW_CSTATUS_VALID)
+            pcw__q_vacc_add(&a->hval[k], part, whole);
     }
 }
 
 /* The raw sample's part: each counter's function over the raw values
  * (with History's departed ones). */
-static void raw_rows(pcwq_set *s, int b)
+static void raw_rows(pcw__q_set *s, int b)
 {
     uint32_t nc = s->ncounters;
-    const pcw_snapshot *snap = pcwq_snap(s, b);
-    pcwq_layout lay = {s->off, s->size};
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
+    pcw__q_layout lay = {s->off, s->size};
     for (size_t o = 0; o < s->norder; o++) {
-        pcwq_inst *x = &s->inst[s->order[o]];
+        pcw__q_inst *x = &s->inst[s->order[o]];
         const unsigned char *row = NULL;
         if (x->row >= 0) {
-            row = pcwq_row(snap, (size_t)x->row);
+            row = pcw__q_row(snap, (size_t)x->row);
             if (x->last)
                 memcpy(x->last, row, s->data_size);
         } else if (x->stale) {
@@ -85,20 +90,20 @@ static void raw_rows(pcwq_set *s, int b)
         if (!row)
             continue;
         size_t g = s->it.by_name ? x->agg : 0;
-        pcwq_acc *acc = &s->acc[g * nc];
+        pcw__q_acc *acc = &s->tot.acc[g * nc];
         for (uint32_t k = 0; k < nc; k++)
-            pcwq_acc_add(&acc[k], pcwq_load(row, &lay, k));
+            pcw__q_acc_add(&acc[k], pcw__q_load(row, &lay, k));
         s->aggs[g].sources++;
     }
     for (size_t a = 0; a < s->nagg; a++) {
-        pcwq_agg *g = &s->aggs[a];
-        pcwq_acc *acc = &s->acc[a * nc];
+        pcw__q_agg *g = &s->aggs[a];
+        pcw__q_acc *acc = &s->tot.acc[a * nc];
         if (g->hist)
             for (uint32_t k = 0; k < nc; k++)
-                pcwq_acc_merge(&acc[k], &g->hist[k]);
+                pcw__q_acc_merge(&acc[k], &g->hist[k]);
         for (uint32_t k = 0; k < nc; k++)
-            s->ast[b][a * nc + k] =
-                (uint8_t)pcwq_acc_result(&acc[k], s->aggfn[k], &s->arow[b][a * nc + k]);
+            s->tot.ast[b][a * nc + k] =
+                (uint8_t)pcw__q_acc_result(&acc[k], s->aggfn[k], &s->tot.arow[b][a * nc + k]);
     }
 }
 
@@ -107,75 +112,75 @@ enum { WAY_NONE, WAY_RATE, WAY_GENERAL };
 
 /* Every member's value of every counter that needs them, into its
  * total's vacc (or, not valid, its status into vst). */
-static void member_values(pcwq_set *s)
+static void member_values(pcw__q_set *s)
 {
     uint32_t nc = s->ncounters;
-    uint8_t *way = s->tway;
+    uint8_t *way = s->tot.tway;
     for (uint32_t k = 0; k < nc; k++) {
-        const pcwq_recipe *r = &s->recipes[k];
+        const pcw__q_recipe *r = &s->recipes[k];
         way[k] = !by_member(s, k) ? WAY_NONE
-                 : r->formula == PCWQ_F_RATE && r->second == PCWQ_Y_SYSTIME && r->freq_ctr < 0
+                 : r->formula == PCW__Q_F_RATE && r->second == PCW__Q_Y_SYSTIME && r->freq_ctr < 0
                      ? WAY_RATE
                      : WAY_GENERAL;
     }
     for (size_t o = 0; o < s->norder; o++) {
         uint32_t j = s->order[o];
-        const pcwq_inst *x = &s->inst[j];
+        const pcw__q_inst *x = &s->inst[j];
         if (x->row < 0 && !x->stale)
             continue;
         size_t g = s->it.by_name ? x->agg : 0;
         /* A member whose provider did not answer has its last values
          * (History) for what takes one sample, and no interval. */
-        pcwq_rows w;
-        pcwq_entry_rows(s, j, &w);
+        pcw__q_rows w;
+        pcw__q_entry_rows(s, j, &w);
         if (x->row < 0 && x->last) {
             w.row = x->last;
-            w.t = s->atime[s->cur];
+            w.t = s->tot.atime[s->cur];
         }
         /* (Y1 - Y0) / TB of a rate over the system time, the commonest
          * counter: such a value is computed here as pcw_cook does it, in
          * the same order of operations (0: the general way). */
         double dt =
-            w.row && w.prow && w.t > w.pt ? (double)(w.t - w.pt) / (double)PCWQ_SYS_FREQ : 0.0;
+            w.row && w.prow && w.t > w.pt ? (double)(w.t - w.pt) / (double)PCW__Q_SYS_FREQ : 0.0;
         for (uint32_t k = 0; k < nc; k++) {
             if (way[k] == WAY_NONE)
                 continue;
             size_t c = g * nc + k;
             if (way[k] == WAY_RATE && dt > 0.0) {
-                uint64_t x1 = pcwq_load(w.row, &w.lay, k), x0 = pcwq_load(w.prow, &w.lay, k);
+                uint64_t x1 = pcw__q_load(w.row, &w.lay, k), x0 = pcw__q_load(w.prow, &w.lay, k);
                 if (x1 >= x0) {
-                    pcwq_vacc_add(&s->vacc[c], (double)(x1 - x0) / dt, 1.0);
+                    pcw__q_vacc_add(&s->tot.vacc[c], (double)(x1 - x0) / dt, 1.0);
                     continue;
                 }
             }
             pcw_raw now, prev;
             double part, whole;
-            pcwq_rows_raw(s, &w, k, &now, &prev);
+            pcw__q_rows_raw(s, &w, k, &now, &prev);
             int st = now.status;
             if (st == PCW_CSTATUS_VALID && x->row < 0 && pcw_cook_needs_two(s->counter_types[k]))
                 st = PCW_CSTATUS_PROVIDER_GONE;
             if (st == PCW_CSTATUS_VALID)
-                st =
-                    pcwq_cook_parts(s->recipes[k].formula, &now,
-                                    prev.status == PCW_CSTATUS_VALID ? &prev : NULL, &part, &whole);
+                st = pcw__q_cook_parts(s->recipes[k].formula, &now,
+                                       prev.status == PCW_CSTATUS_VALID ? &prev : NULL, &part,
+                                       &whole);
             if (st == PCW_CSTATUS_VALID)
-                pcwq_vacc_add(&s->vacc[c], part, whole);
-            else if (s->vst[c] == UINT8_MAX)
-                s->vst[c] = (uint8_t)st;
+                pcw__q_vacc_add(&s->tot.vacc[c], part, whole);
+            else if (s->tot.vst[c] == UINT8_MAX)
+                s->tot.vst[c] = (uint8_t)st;
         }
     }
 }
 
 /* Total a's value of counter k from what its members gave. */
-static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
+static void total_value(pcw__q_set *s, size_t a, uint32_t k, pcw__q_tval *t)
 {
     uint32_t nc = s->ncounters, fn = s->aggfn[k];
-    const pcwq_recipe *r = &s->recipes[k];
-    const pcwq_agg *g = &s->aggs[a];
-    const pcwq_acc *acc = &s->acc[a * nc + k];
+    const pcw__q_recipe *r = &s->recipes[k];
+    const pcw__q_agg *g = &s->aggs[a];
+    const pcw__q_acc *acc = &s->tot.acc[a * nc + k];
     /* PCW_FMT_RAW: the function of the values X, unrounded. */
     t->raw = 0.0;
-    if (r->formula == PCWQ_F_NONE)
+    if (r->formula == PCW__Q_F_NONE)
         t->raw_status = PCW_CSTATUS_NO_DATA;
     else if (fn == PCW_AGGREGATE_UNDEFINED)
         t->raw_status = PCW_CSTATUS_NOT_AGGREGATED;
@@ -191,7 +196,7 @@ static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
                                                : (double)acc->max;
     }
     t->v = 0.0;
-    if (r->formula == PCWQ_F_RAW || t->raw_status == PCW_CSTATUS_NO_DATA ||
+    if (r->formula == PCW__Q_F_RAW || t->raw_status == PCW_CSTATUS_NO_DATA ||
         t->raw_status == PCW_CSTATUS_NOT_AGGREGATED) {
         t->status = t->raw_status, t->v = t->raw;
         return;
@@ -200,16 +205,16 @@ static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
         t->status = (uint8_t)r->status;
         return;
     }
-    pcwq_vacc c = s->vacc[a * nc + k];
+    pcw__q_vacc c = s->tot.vacc[a * nc + k];
     if (g->hval)
-        pcwq_vacc_merge(&c, &g->hval[k]);
-    int pooled = pcwq_total_pools(s, k);
+        pcw__q_vacc_merge(&c, &g->hval[k]);
+    int pooled = pcw__q_total_pools(s, k);
     if (pcw_cook_needs_two(r->type) && !g->had_row)
         t->status = PCW_CSTATUS_NEW_DATA_NEEDED; /* the total's first sample */
     else if (c.n)
-        t->status = (uint8_t)pcwq_vacc_result(&c, fn, pooled, &t->v);
-    else if (s->vst[a * nc + k] != UINT8_MAX)
-        t->status = s->vst[a * nc + k]; /* members, none with a value yet */
+        t->status = (uint8_t)pcw__q_vacc_result(&c, fn, pooled, &t->v);
+    else if (s->tot.vst[a * nc + k] != UINT8_MAX)
+        t->status = s->tot.vst[a * nc + k]; /* members, none with a value yet */
     else if (fn == PCW_AGGREGATE_TOTAL)
         /* No member at all: nothing happened (0), but a fraction of
          * nothing has no value. */
@@ -218,26 +223,38 @@ static void total_value(pcwq_set *s, size_t a, uint32_t k, pcwq_tval *t)
         t->status = PCW_CSTATUS_NO_INSTANCE;
 }
 
-int pcwq_totals(pcwq_set *s)
+void pcw__q_totals_free(pcw__q_totals_state *t)
+{
+    for (int b = 0; b < 2; b++) {
+        free(t->arow[b]), free(t->ast[b]);
+        t->arow[b] = NULL, t->ast[b] = NULL, t->arow_cap[b] = t->ast_cap[b] = 0;
+    }
+    free(t->acc), free(t->tval), free(t->vacc), free(t->vst), free(t->tway);
+    t->acc = NULL, t->tval = NULL, t->vacc = NULL, t->vst = NULL, t->tway = NULL;
+    t->acc_cap = t->tval_cap = t->vacc_cap = t->vst_cap = t->tway_cap = 0;
+    /* (atime stays: a total's raw sample never goes back to 0.) */
+}
+
+int pcw__q_totals(pcw__q_set *s)
 {
     if (!s->nagg)
         return PCW_OK;
     int b = s->cur;
     uint32_t nc = s->ncounters;
     size_t cells = s->nagg * (size_t)(nc ? nc : 1);
-    if (pcwq_grow((void **)&s->arow[b], &s->arow_cap[b], cells, sizeof *s->arow[b]) ||
-        pcwq_grow((void **)&s->ast[b], &s->ast_cap[b], cells, sizeof *s->ast[b]) ||
-        pcwq_grow((void **)&s->acc, &s->acc_cap, cells, sizeof *s->acc) ||
-        pcwq_grow((void **)&s->tval, &s->tval_cap, cells, sizeof *s->tval) ||
-        pcwq_grow((void **)&s->vacc, &s->vacc_cap, cells, sizeof *s->vacc) ||
-        pcwq_grow((void **)&s->vst, &s->vst_cap, cells, sizeof *s->vst) ||
-        pcwq_grow((void **)&s->tway, &s->tway_cap, nc ? nc : 1, sizeof *s->tway))
+    if (pcw__q_grow((void **)&s->tot.arow[b], &s->tot.arow_cap[b], cells, sizeof *s->tot.arow[b]) ||
+        pcw__q_grow((void **)&s->tot.ast[b], &s->tot.ast_cap[b], cells, sizeof *s->tot.ast[b]) ||
+        pcw__q_grow((void **)&s->tot.acc, &s->tot.acc_cap, cells, sizeof *s->tot.acc) ||
+        pcw__q_grow((void **)&s->tot.tval, &s->tot.tval_cap, cells, sizeof *s->tot.tval) ||
+        pcw__q_grow((void **)&s->tot.vacc, &s->tot.vacc_cap, cells, sizeof *s->tot.vacc) ||
+        pcw__q_grow((void **)&s->tot.vst, &s->tot.vst_cap, cells, sizeof *s->tot.vst) ||
+        pcw__q_grow((void **)&s->tot.tway, &s->tot.tway_cap, nc ? nc : 1, sizeof *s->tot.tway))
         return PCW_E_NO_MEMORY;
     for (size_t i = 0; i < cells; i++) {
-        pcwq_acc_reset(&s->acc[i]);
-        pcwq_vacc_reset(&s->vacc[i]);
+        pcw__q_acc_reset(&s->tot.acc[i]);
+        pcw__q_vacc_reset(&s->tot.vacc[i]);
     }
-    memset(s->vst, UINT8_MAX, cells);
+    memset(s->tot.vst, UINT8_MAX, cells);
     for (size_t a = 0; a < s->nagg; a++)
         s->aggs[a].sources = 0;
     /* The time of the raw sample: its latest read (the last one's when no
@@ -246,15 +263,15 @@ int pcwq_totals(pcwq_set *s)
     for (size_t i = 0; i < s->nsrc[b]; i++)
         if (s->src[b][i].time_ns > t)
             t = s->src[b][i].time_ns;
-    s->atime[b] = t ? t : s->atime[b ^ 1];
+    s->tot.atime[b] = t ? t : s->tot.atime[b ^ 1];
     raw_rows(s, b);
     member_values(s);
     for (size_t a = 0; a < s->nagg; a++) {
-        pcwq_agg *g = &s->aggs[a];
+        pcw__q_agg *g = &s->aggs[a];
         g->had_row = g->has_row;
         g->has_row = g->active;
         for (uint32_t k = 0; k < nc; k++)
-            total_value(s, a, k, &s->tval[a * nc + k]);
+            total_value(s, a, k, &s->tot.tval[a * nc + k]);
     }
     return PCW_OK;
 }

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/consumer/read_hook.h - libpcw-internal: a segment read that hands
- * each validated run of rows to a function while the rows are still in
- * the cache, and can convert them to doubles as it copies them (the query
- * layer's collection that visits as it reads, pcw_pdh_collect_rows in
- * lib/query/values.c). Not installed.
+ * lib/consumer/private.h - lib/consumer's private interface: what it
+ * offers the other libraries of libpcw (lib/query) beyond the public
+ * pcw/consumer.h. They include this header ("consumer/private.h") and no
+ * other of lib/consumer; lib/consumer's own files include it where they
+ * define what it declares.
+ *
+ * Private: not installed (the Makefile installs lib/pcw only), not
+ * exported (pcw__ names: libpcw.map exports pcw_[a-z0-9]* alone), free
+ * to change with any release.
+ *
+ *   - a segment read that hands each validated run of rows to a function
+ *     while the rows are still in the cache, and can convert them to
+ *     doubles as it copies them (read.c; the query layer's collection
+ *     that visits as it reads, pcw_pdh_collect_rows, and its histograms
+ *     cooked as read);
+ *   - whether a refresh would find something new in a container
+ *     (consumer.c; the query layer's change detection).
  */
-#ifndef PCW_CONSUMER_READ_HOOK_H
-#define PCW_CONSUMER_READ_HOOK_H
+#ifndef PCW_CONSUMER_PRIVATE_H
+#define PCW_CONSUMER_PRIVATE_H
 
 #include <stddef.h>
 
@@ -53,4 +65,10 @@ typedef void (*pcw__run_fn)(void *arg, const pcw_snapshot *snap, size_t from, si
 int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
                            unsigned flags, pcw__run_fn fn, void *arg, double *cvt, size_t cvt_cap);
 
-#endif
+/* For the query layer's change detection (lib/query/fetch.c): would a
+ * pcw_consumer_refresh of c find something new in a container? 0 if c
+ * does not look in containers (consumer.c). Cheap: no walk of /proc
+ * (containers.h says what it costs). */
+int pcw__consumer_containers_changed(pcw_consumer *c);
+
+#endif /* PCW_CONSUMER_PRIVATE_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/query/collect_rows.c - pcw_pdh_collect_rows: a collection that
+ * hands one handle's rows over as it reads them.
+ *
+ * pcw_pdh_collect_rows is pcw_pdh_collect and then pcw_pdh_visit_rows, in
+ * one pass over the rows where it can: the rows pcw_pdh_visit_rows would
+ * convert as one array (pcw__q_rows_contig: a segment set in steady state,
+ * without totals, whose selected counters are plain 8-byte values side by
+ * side) are converted and handed over run by run as the read validates
+ * them (lib/consumer/private.h), while they are still in the cache -
+ * instead of read a second time, out of memory, after the collection.
+ *
+ * Attribution: the read is one without names (read_set: no provider's
+ * instance list changed since the last sample), and a row is the last
+ * sample's instance at its position only while the provider's segment
+ * generation is still the one of the last sample: a create or a close
+ * increments it before its instance can be seen (P0 in
+ * pcw_create_instance) or after it is gone (pcw_close_instance), and each
+ * run's check loads it after the run's copies (read_run's R3 fence lies
+ * between). The first run that fails any check stops the handover; if
+ * the collection then does not end in the same steady state with every
+ * row handed over, fn gets an empty block (restart) and the values again,
+ * from the collection as it ended (pcw__q_cook_handle).
+ *
+ * The fetch reads through this file's row sink (fetch.h's pcw__q_row_sink,
+ * q->rows during the collection): it calls fused_read and fused_cannot,
+ * and never calls into this file by name, so the calls between the files
+ * go one way (collect_rows.c calls pcw_pdh_collect, query.c and fetch.c).
+ *
+ * When the selected counters are the whole row, the read converts each
+ * run as it copies it, into q->cvt (lib/consumer/private.h), and the blocks handed
+ * over are pieces of that buffer: the rows are read once, not twice.
+ */
+#define _GNU_SOURCE 1 /* posix_memalign */
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer/private.h"
+#include "fetch.h"
+#include "kernels.h"
+#include "pdh.h"
+#include "sink.h"
+#include "walk.h"
+
+typedef struct fused {
+    pcw__q_row_sink base; /* first: the fetch's view of it */
+    pcw__q_sink *k;
+    uint32_t off, nc; /* the first selected counter's offset; how many */
+    pcw_segment *seg; /* the source being read */
+    uint64_t gen;     /* its segment's generation at the last sample */
+    size_t next;      /* the next snapshot row to hand over */
+    int abort;        /* not every row can be handed over as it is read */
+    double *cvt;      /* the read's conversion buffer (NULL: none) */
+    size_t cvt_cap;   /* doubles */
+} fused;
+
+/* The fetch's "this set's rows cannot be handed over as they are read"
+ * (a read with names, a provider not read). */
+static void fused_cannot(pcw__q_row_sink *base)
+{
+    ((fused *)base)->abort = 1;
+}
+
+/* Hand rows already converted (cv: nrows rows of nc values, all VALID)
+ * over in blocks of at most the sink's room, after what the sink holds. */
+static void sink_hand(pcw__q_sink *k, const double *cv, size_t nrows, uint32_t nc)
+{
+    pcw__q_sink_flush(k);
+    size_t per = k->bcap / nc;
+    for (size_t r = 0; r < nrows && !k->stop; r += per) {
+        size_t m = nrows - r < per ? nrows - r : per, nv = m * nc;
+        if (k->valid < nv) { /* the statuses: VALID, as far as written before */
+            memset(k->rs + k->valid, PCW_CSTATUS_VALID, nv - k->valid);
+            k->valid = nv;
+        }
+        pcw_pdh_rows b = {k->at, m, nc, cv + r * nc, k->rs};
+        k->calls++;
+        k->stop = k->fnb(&b, k->arg) != 0;
+        k->at += nv;
+    }
+}
+
+static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to,
+                      const double *cvt)
+{
+    fused *f = arg;
+    if (f->abort || from != f->next || snap->busy || !f->gen ||
+        pcw_segment_generation(f->seg) != f->gen) {
+        f->abort = 1;
+        return;
+    }
+    if (!f->k->stop) {
+        if (cvt && snap->data_size == 8 * (size_t)f->nc)
+            sink_hand(f->k, cvt, to - from, f->nc);
+        else
+            pcw__q_rows_contig(snap, from, to, f->off, f->nc, f->k);
+    }
+    f->next = to;
+}
+
+/* The fetch's read of one source of the set, appended to snap (as
+ * pcw_segment_read; gen: its segment's generation at the last sample),
+ * that hands each run of rows over as it is read. */
+static int fused_read(pcw__q_row_sink *base, pcw_segment *seg, const pcw_counterset *cs,
+                      pcw_snapshot *snap, unsigned flags, uint64_t gen)
+{
+    fused *f = (fused *)base;
+    f->seg = seg;
+    f->gen = gen;
+    if (snap->count != f->next)
+        f->abort = 1; /* rows missing before this source's */
+    return pcw__segment_read_runs(seg, cs, snap, flags, fused_run, f, f->cvt, f->cvt_cap);
+}
+
+/* Runs of rows this wide at most are converted as they are read: 32
+ * counters, a 256 KB buffer (half the L2 of this VM, docs/performance.md),
+ * where the blocks handed over are read from. */
+#define CVT_MOST_VALUES (32u * PCW__RUN_ROWS)
+
+/* q's conversion buffer, room for a run of rows of nc values (NULL, and
+ * the read converts nothing, if they are wider than CVT_MOST_VALUES or
+ * there is no memory: a slower collection, not a failed one). Grown once;
+ * a steady collection allocates nothing. */
+static __attribute__((unused)) double *cvt_buffer(pcw_pdh *q, uint32_t nc, size_t *cap)
+{
+    size_t need = (size_t)nc * PCW__RUN_ROWS;
+    *cap = 0;
+    if (need > CVT_MOST_VALUES)
+        return NULL;
+    if (q->cvt_cap < need) {
+        void *p = NULL;
+        if (posix_memalign(&p, 64, need * sizeof(double)) != 0)
+            return NULL;
+        free(q->cvt);
+        q->cvt = p, q->cvt_cap = need;
+    }
+    *cap = q->cvt_cap;
+    return q->cvt;
+}
+
+int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
+                         int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
+{
+    if (failed)
+        *failed = 0;
+    if (!q || !ctr || ctr->q != q || !fn)
+        return PCW_E_INVALID_PARAMETER;
+    pcw__q_block bl;
+    if (pcw__q_block_open(&bl, ctr) != PCW_OK)
+        return PCW_E_NO_MEMORY;
+    pcw__q_sink k = pcw__q_block_sink(&bl, fn, arg);
+    /* Planned from the last sample: the same set, steady, is expected. */
+    uint32_t off = 0;
+    const pcw__q_match *mt = pcw__q_contig_match(ctr, flags, &off);
+    fused f = {{mt ? mt->set : NULL, fused_read, fused_cannot},
+               &k,
+               off,
+               mt ? mt->nctr : 0,
+               NULL,
+               0,
+               0,
+               !mt,
+               NULL,
+               0};
+#ifdef PCW__Q_HAVE_AVX2
+    /* The whole row selected: converted as it is read (with AVX2 only,
+     * so that $PCW_NO_AVX2 tests the other way). */
+    if (mt && off == 0 && 8 * (size_t)mt->nctr == mt->set->data_size && pcw__q_use_avx2())
+        f.cvt = cvt_buffer(q, mt->nctr, &f.cvt_cap);
+#endif
+    q->rows = mt ? &f.base : NULL;
+    int rc = pcw_pdh_collect(q, failed);
+    q->rows = NULL;
+    /* Done if this sample is steady too, and every row was handed over. */
+    uint32_t off2 = 0;
+    const pcw__q_match *mt2 =
+        rc == PCW_OK && !f.abort ? pcw__q_contig_match(ctr, flags, &off2) : NULL;
+    if (mt2 && mt2->set == f.base.set && off2 == f.off && mt2->nctr == f.nc &&
+        f.next == pcw__q_snap(f.base.set, f.base.set->cur)->count) {
+        pcw__q_sink_flush(&k);
+    } else {
+        if (k.calls) {
+            /* Blocks were handed over that this sample does not end with:
+             * an empty block says to forget them. */
+            pcw_pdh_rows restart = {0, 0, 0, bl.v, bl.s};
+            (void)fn(&restart, arg);
+        }
+        k = pcw__q_block_sink(&bl, fn, arg);
+        if (rc == PCW_OK) {
+            pcw__q_cook_handle(ctr, -1, flags, &k);
+            pcw__q_sink_flush(&k);
+        }
+    }
+    pcw__q_block_close(&bl);
+    return rc;
+}
