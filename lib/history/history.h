@@ -2,9 +2,10 @@
 /*
  * lib/history/history.h - pcw's counter log (issue 28): writing and reading
  * the file `pcwstat -f BIN -o FILE` records and pcwrelog reads. The format
- * (version HIST_VERSION) is docs/history.md's; this header is private to
- * the tools and tests (not installed, not in libpcw.so) until the query
- * layer reads logs itself.
+ * (version HIST_VERSION) is docs/history.md's. Built into libpcw (the
+ * query layer reads logs through it: lib/query/logsource.c) but private:
+ * not installed, its hist_* functions not exported (libpcw.map); the tools
+ * and tests that write logs link libpcw.a.
  *
  * What is logged is PDH's raw counter (pcw_raw: PDH_RAW_COUNTER), per
  * series - one concrete counter path, as pcwstat's columns are - with what
@@ -137,6 +138,16 @@ const hist_series *hist_reader_series(const hist_reader *r, size_t i);
 /* Blocks read whole so far, and the offset just past the last of them. */
 uint64_t hist_reader_blocks(const hist_reader *r);
 uint64_t hist_reader_offset(const hist_reader *r);
+
+/* The offset of the block the last sample came from. */
+uint64_t hist_reader_block_offset(const hist_reader *r);
+/* Read on from the block at offset `off`, sequence number `seq` (an
+ * offset and number a reading before found: the query's block index,
+ * lib/query/logsource.c). The series stay defined (a series record read
+ * again is skipped); their identities stay as they were: the caller puts
+ * back those in force at that block with hist_reader_set_ident. */
+void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq);
+void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident);
 
 /* The same over a buffer (the fuzz target): the reader keeps no pointer to
  * it after hist_reader_close. */

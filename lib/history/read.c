@@ -40,6 +40,8 @@ struct hist_reader {
     size_t nseries, cap;
     hist_tstate t;
     int broken;
+    uint64_t seen; /* blocks read so far at most (hist_reader_seek goes back) */
+    int reread;    /* the current block was read before */
 };
 
 /* Up to len bytes at offset off: how many were there. */
@@ -187,7 +189,10 @@ static int load_block(hist_reader *r, char *why, size_t why_len)
     }
     r->block_off = r->off;
     r->off += HIST_BLOCK_HEADER + stored;
+    r->reread = r->blocks < r->seen;
     r->blocks++;
+    if (r->blocks > r->seen)
+        r->seen = r->blocks;
     r->p = r->raw, r->end = r->raw + raw;
     if (r->nseries)
         memset(r->prev, 0, r->nseries * sizeof *r->prev);
@@ -214,6 +219,11 @@ static int rec_series(hist_reader *r, char *why, size_t why_len)
     GET(id);
     GET(kind);
     GET(len);
+    if (r->reread && id < r->nseries && len <= (uint64_t)(r->end - r->p)) {
+        /* Read again after hist_reader_seek: defined already. */
+        r->p += len;
+        return 0;
+    }
     if (id != r->nseries || id >= HIST_MAX_SERIES)
         return bad(r, why, why_len, "series defined out of order");
     if (kind > HIST_KIND_COMPUTED || len > HIST_MAX_STRING || len > (uint64_t)(r->end - r->p))
@@ -384,4 +394,31 @@ uint64_t hist_reader_blocks(const hist_reader *r)
 uint64_t hist_reader_offset(const hist_reader *r)
 {
     return r->off;
+}
+
+uint64_t hist_reader_block_offset(const hist_reader *r)
+{
+    return r->block_off;
+}
+
+void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq)
+{
+    r->off = off;
+    r->blocks = seq;
+    r->p = r->end = NULL;
+    r->broken = 0;
+}
+
+void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
+{
+    if (id >= r->nseries)
+        return;
+    hist_series *s = &r->series[id];
+    s->type = ident->type;
+    s->scale = ident->scale;
+    s->provider_id = ident->provider_id;
+    s->instance_id = ident->instance_id;
+    s->pid = ident->pid;
+    s->dup_index = ident->dup_index;
+    s->epoch = ident->epoch;
 }
