@@ -164,6 +164,7 @@ HIST_HDR  = $(wildcard lib/history/*.h)
 $(HIST_SRC:%.c=$(BUILD)/%.o) $(HIST_SRC:%.c=$(BUILD)/pic/%.o): $(HIST_HDR)
 $(BUILD)/lib/query/logsource.o $(BUILD)/pic/lib/query/logsource.o: $(HIST_HDR)
 $(BUILD)/tests/test_history: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
+$(BUILD)/tests/test_history_query: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's

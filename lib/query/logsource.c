@@ -191,15 +191,37 @@ static const char *gs_path(void *arg, uint32_t i)
 
 /* ---- opening: the index ----------------------------------------------------- */
 
+/* Parse a path whose host part may name any machine (a log's paths carry
+ * the recording machine's, and a path may name it): the host is split off
+ * into *host (n bytes; "" when none) before pcw_path_parse sees the rest. */
+static int parse_any_host(const char *text, pcw_path *p, const char **host, size_t *n,
+                          pcw_path_error *err)
+{
+    *host = "", *n = 0;
+    if (strncmp(text, "\\\\", 2) == 0) {
+        const char *e = strchr(text + 2, '\\');
+        if (!e)
+            return pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 0,
+                             "a host part without a counterset after it");
+        *host = text + 2, *n = (size_t)(e - *host), text = e;
+    }
+    int rc = pcw_path_parse(text, p, err);
+    if (rc != PCW_OK && err)
+        err->offset += *n ? *n + 2 : 0;
+    return rc;
+}
+
 /* Split a logged path into its parts (hostile: a path that does not parse
  * is listed but matches nothing). */
 static int gs_parse(gseries *g)
 {
     pcw_path p;
     g->host = g->set = g->inst = g->iname = g->ctr = "";
-    if (pcw_path_parse(g->path, &p, NULL) != PCW_OK)
+    const char *host;
+    size_t hl;
+    if (parse_any_host(g->path, &p, &host, &hl, NULL) != PCW_OK)
         return 0;
-    size_t hl = p.host ? strlen(p.host) : 0, sl = strlen(p.counterset);
+    size_t sl = strlen(p.counterset);
     size_t il = p.instance ? strlen(p.instance) : 0, cl = strlen(p.counter);
     /* host, set, iname, "iname#n", counter */
     char *b = malloc(hl + sl + 2 * il + cl + 20 + 5);
@@ -216,7 +238,7 @@ static int gs_parse(gseries *g)
         (dst) = w;                                                                                 \
         w += (n) + 1;                                                                              \
     } while (0)
-    PUT(g->host, p.host ? p.host : "", hl);
+    PUT(g->host, host, hl);
     PUT(g->set, p.counterset, sl);
     PUT(g->iname, p.instance ? p.instance : "", il);
     PUT(g->ctr, p.counter, cl);
@@ -761,15 +783,22 @@ int pcw_pdh_log_series_at(const pcw_pdh *q, size_t i, pcw_pdh_log_series *out)
 
 /* ---- matching paths to series ------------------------------------------------ */
 
-static int host_matches(const pcw_path *p, const gseries *g)
+/* A pattern: a parsed path and its host part (any machine's name). */
+typedef struct lpat {
+    pcw_path p;
+    const char *host; /* "" none */
+    size_t host_len;
+} lpat;
+
+/* No host, ".", "localhost" or "*" match every logged series; another
+ * name the series' logged host (case-insensitively). */
+static int host_matches(const lpat *x, const gseries *g)
 {
-    if (!p->host)
+    size_t n = x->host_len;
+    if (!n || (n == 1 && (x->host[0] == '*' || x->host[0] == '.')) ||
+        pcw_name_equal(x->host, n, "localhost", 9))
         return 1;
-    size_t n = strlen(p->host);
-    if (strcmp(p->host, "*") == 0 || strcmp(p->host, ".") == 0 ||
-        pcw_name_equal(p->host, n, "localhost", 9))
-        return 1;
-    return pcw_name_equal(p->host, n, g->host, strlen(g->host));
+    return pcw_name_equal(x->host, n, g->host, strlen(g->host));
 }
 
 static int name_matches(const char *pat, int wild, const char *name)
@@ -779,9 +808,10 @@ static int name_matches(const char *pat, int wild, const char *name)
     return pcw_name_equal(pat, strlen(pat), name, strlen(name));
 }
 
-static int set_matches(const pcw_path *p, const gseries *g)
+static int set_matches(const lpat *x, const gseries *g)
 {
-    return g->parsed && host_matches(p, g) &&
+    const pcw_path *p = &x->p;
+    return g->parsed && host_matches(x, g) &&
            name_matches(p->counterset, (p->wild & PCW_PATH_WILD_COUNTERSET) != 0, g->set);
 }
 
@@ -813,9 +843,9 @@ static int instance_matches(const pcw_path *p, const gseries *g)
     return (p->wild & PCW_PATH_WILD_INSTANCE) ? 1 : g->dup == 0;
 }
 
-static int series_matches(const pcw_path *p, const gseries *g)
+static int series_matches(const lpat *x, const gseries *g)
 {
-    return set_matches(p, g) && counter_matches(p, g) && instance_matches(p, g);
+    return set_matches(x, g) && counter_matches(&x->p, g) && instance_matches(&x->p, g);
 }
 
 static void sel_free(struct pcwl_sel *sel)
@@ -916,16 +946,17 @@ out:
 }
 
 /* The groups of path p: 0, or a pcw status with err. */
-static int select_series(const pcwl_log *L, const pcw_path *p, const char *text,
-                         struct pcwl_sel *sel, pcw_path_error *err)
+static int select_series(const pcwl_log *L, const lpat *x, const char *text, struct pcwl_sel *sel,
+                         pcw_path_error *err)
 {
+    const pcw_path *p = &x->p;
     uint8_t *hit = calloc(L->ngs ? L->ngs : 1, 1);
     if (!hit)
         return PCW_E_NO_MEMORY;
     int any_set = 0, any_ctr = 0, rc = PCW_OK;
     for (size_t i = 0; i < L->ngs; i++) {
         const gseries *g = &L->gs[i];
-        if (!set_matches(p, g))
+        if (!set_matches(x, g))
             continue;
         any_set = 1;
         if (!counter_matches(p, g))
@@ -971,7 +1002,7 @@ static int select_series(const pcwl_log *L, const pcw_path *p, const char *text,
          * instance (the live query's placeholder), the counters the path
          * selects in the first counterset it matches. */
         for (size_t i = 0; i < L->ngs; i++)
-            hit[i] = (uint8_t)(set_matches(p, &L->gs[i]) && counter_matches(p, &L->gs[i]));
+            hit[i] = (uint8_t)(set_matches(x, &L->gs[i]) && counter_matches(p, &L->gs[i]));
         size_t first = 0;
         while (!hit[first])
             first++;
@@ -1005,13 +1036,16 @@ int pcwl_add_counter(pcw_pdh *q, const char *path, pcw_pdh_counter **out, pcw_pa
     }
     h->q = q;
     h->lsel = sel;
-    int rc = pcw_path_parse(path, &h->path, err);
-    if (rc == PCW_OK)
-        rc = select_series(q->log, &h->path, path, sel, err);
+    lpat x;
+    int rc = parse_any_host(path, &h->path, &x.host, &x.host_len, err), parsed = rc == PCW_OK;
+    if (rc == PCW_OK) {
+        x.p = h->path;
+        rc = select_series(q->log, &x, path, sel, err);
+    }
     if (rc == PCW_OK && grow((void **)&q->ctrs, &q->ctrs_cap, q->nctrs + 1, sizeof *q->ctrs))
         rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
     if (rc != PCW_OK) {
-        if (rc != PCW_E_INVALID_NAME && rc != PCW_E_NAME_TOO_LONG)
+        if (parsed)
             pcw_path_free(&h->path);
         sel_free(sel);
         free(h->text);
@@ -1061,22 +1095,22 @@ int pcwl_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *
     pcwq_path_error_clear(err);
     if (!path || !fn)
         return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path");
-    pcw_path p;
-    int rc = pcw_path_parse(path, &p, err);
+    lpat x;
+    int rc = parse_any_host(path, &x.p, &x.host, &x.host_len, err);
     if (rc != PCW_OK)
         return rc;
     const pcwl_log *L = q->log;
     char buf[PCW_PATH_MAX + 64];
     for (size_t i = 0; i < L->ngs; i++) {
         const gseries *g = &L->gs[i];
-        if (!series_matches(&p, g))
+        if (!series_matches(&x, g))
             continue;
         pcw_path_build(buf, sizeof buf, NULL, g->set, g->has_inst ? g->iname : NULL, g->dup,
                        g->ctr);
         if (fn(buf, arg))
             break;
     }
-    pcw_path_free(&p);
+    pcw_path_free(&x.p);
     return PCW_OK;
 }
 
@@ -1164,6 +1198,15 @@ static int cook(const pcw_pdh_counter *h, uint32_t s, unsigned flags, double *va
         id = &scaled;
     }
     const hist_value *prev = L->key[0][s] && L->key[1][s] == L->key[0][s] ? &L->val[1][s] : NULL;
+    /* A logged total was cooked live against its members' previous
+     * samples: without a previous sample here (the first after a seek or
+     * a file boundary) a two-sample total has no value yet, as live after
+     * pcw_pdh_add_counter. */
+    if (!prev && L->gs[s].kind != PCW_PDH_INSTANCE && pcw_cook_needs_two(id->type) &&
+        L->val[0][s].raw.status == PCW_CSTATUS_VALID) {
+        *value = 0;
+        return PCW_CSTATUS_NEW_DATA_NEEDED;
+    }
     return hist_cook(id, &L->val[0][s], prev, flags, value);
 }
 
