@@ -629,3 +629,68 @@ Test(history_query, bad_files_and_paths)
     cr_assert_eq(pcw_pdh_remove_counter(q, h), PCW_E_INVALID_PARAMETER);
     pcw_pdh_close(q);
 }
+
+/* A series whose identity changed (another instance behind the path, a
+ * provider restarted) has no previous sample at that point, as live: its
+ * rate there is no number, the next one is a rate again. */
+Test(history_query, new_identity_has_no_previous_sample)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/ident.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    uint64_t firsts[5] = {100, 300, 5000, 5400, 5500};
+    for (int i = 0; i < 5; i++) {
+        if (i == 0 || i == 2) {
+            id.instance_id = (uint32_t)i + 1;
+            cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+        }
+        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                .first = firsts[i],
+                                .second = (uint64_t)(i + 1) * 1000000000u,
+                                .freq = 1000000000u}};
+        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+                     0);
+        if (i == 1) /* the change at a block's start too */
+            cr_assert_eq(hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\S(x)\\Rate", &h, NULL), PCW_OK);
+    const int want_st[5] = {PCW_CSTATUS_NEW_DATA_NEEDED, PCW_CSTATUS_VALID,
+                            PCW_CSTATUS_NEW_DATA_NEEDED, PCW_CSTATUS_VALID, PCW_CSTATUS_VALID};
+    const double want[5] = {0, 200, 0, 400, 100};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < 5; i++) {
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            pcw_pdh_value v;
+            cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+            cr_assert_eq(v.status, want_st[i], "pass %d sample %d: %d", pass, i, v.status);
+            cr_assert_float_eq(v.value, want[i], 1e-9, "sample %d: %g", i, v.value);
+            cr_assert_eq(v.instance_id, i < 2 ? 1u : 3u);
+        }
+        /* Again from sample 1 (no previous: a seek), the identities put
+         * back as they were there. */
+        cr_assert_eq(pcw_pdh_log_seek(q, 0), PCW_OK);
+    }
+    cr_assert_eq(pcw_pdh_log_seek(q, 3), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_value v;
+    cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID);
+    cr_assert_float_eq(v.value, 100.0, 1e-9);
+    cr_assert_eq(v.instance_id, 3u);
+    cr_assert_eq(pcw_pdh_log_seek(q, 1), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.instance_id, 1u, "the identity of sample 1, put back by the seek");
+    pcw_pdh_close(q);
+}

@@ -148,6 +148,13 @@ uint64_t hist_reader_block_offset(const hist_reader *r);
  * back those in force at that block with hist_reader_set_ident. */
 void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq);
 void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident);
+/* Decode the next samples' values into out (room for
+ * hist_reader_series_count() values; NULL: the reader's own array): a
+ * caller that keeps two samples swaps two arrays instead of copying. */
+void hist_reader_set_output(hist_reader *r, hist_value *out);
+/* The series whose identity record was read since the last
+ * hist_reader_next was called (for the sample it returned; may repeat). */
+const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n);
 
 /* The same over a buffer (the fuzz target): the reader keeps no pointer to
  * it after hist_reader_close. */
@@ -162,5 +169,9 @@ int hist_reader_open_mem(hist_reader **out, const void *data, size_t len, char *
  * series: PCW_CSTATUS_NO_DATA). Returns the pcw_cstatus. */
 int hist_cook(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
               double *value);
+/* The same from the series' kind, counter type and scale alone (a reader
+ * that keeps those compact: lib/query/logsource.c). */
+int hist_cook_as(uint32_t kind, uint32_t type, int32_t scale, const hist_value *now,
+                 const hist_value *prev, unsigned flags, double *value);
 
 #endif /* PCW_HISTORY_H */

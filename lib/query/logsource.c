@@ -38,6 +38,17 @@
 
 #define NONE UINT32_MAX
 
+/* The identity of a series no sample has given one yet. */
+static const hist_series no_ident;
+
+/* A series' identity as cooking reads it at every value: 12 bytes, not
+ * the 64 of hist_series (10,000 series' fit the cache with their values). */
+typedef struct cookinfo {
+    uint32_t type;
+    int32_t scale;
+    uint32_t kind; /* HIST_KIND_* */
+} cookinfo;
+
 /* An identity in force from a block on (a file series'). */
 typedef struct ident_change {
     uint64_t block; /* the global block index it was seen at */
@@ -54,6 +65,7 @@ typedef struct fseries {
 
 typedef struct lfile {
     char *name;
+    int direct; /* its series are the log's first ones, in order */
     hist_reader *r;
     fseries *fs;
     size_t nfs;
@@ -96,13 +108,17 @@ typedef struct pcwl_log {
     int reported;    /* the damage of `file` was returned by a collect */
     uint64_t epochs; /* handles' instance epochs: never repeat */
     uint64_t gen;    /* +1 at every collect and seek: the handles' rows */
-    /* Per series: the current and the previous value (swapped at each
-     * collect), the key of the identity each was logged with (0: none;
-     * the previous value counts only under the same key) and the current
-     * value's identity (a file reader's). */
+    /* Per series: the current and the previous value (two arrays swapped
+     * at each collect: the reader decodes into the current one), the
+     * index of the sample from which its identity is the current one
+     * (the previous value counts only when it came after), and that
+     * identity (the file reader's series). */
     hist_value *val[2];
-    uint64_t *key[2];
+    uint64_t *since;
     const hist_series **ident;
+    struct cookinfo *ck; /* what cooking needs of ident[], compact (the hot loop) */
+    uint64_t cur;        /* the current sample's index */
+    uint64_t base;       /* the first sample read since the last forget */
     char err[512];
 } pcwl_log;
 
@@ -395,11 +411,11 @@ static void log_free(pcwl_log *L)
         free(L->gs[i].parts);
     }
     free(L->gs);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2; k++)
         free(L->val[k]);
-        free(L->key[k]);
-    }
+    free(L->since);
     free(L->ident);
+    free(L->ck);
     free(L);
 }
 
@@ -418,6 +434,7 @@ static int open_status(int e, const char *why)
 }
 
 static int position(pcwl_log *L, uint64_t index);
+static void set_ident(pcwl_log *L, size_t g, const hist_series *id);
 
 int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, char *why,
                      size_t why_len)
@@ -465,14 +482,22 @@ int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, cha
         if (index_file(L, i, &t))
             goto fail;
     }
-    for (int k = 0; k < 2; k++) {
-        L->val[k] = calloc(L->ngs ? L->ngs : 1, sizeof *L->val[k]);
-        L->key[k] = calloc(L->ngs ? L->ngs : 1, sizeof *L->key[k]);
-        if (!L->val[k] || !L->key[k])
+    for (int k = 0; k < 2; k++)
+        if (!(L->val[k] = calloc(L->ngs ? L->ngs : 1, sizeof *L->val[k])))
             goto fail;
-    }
-    if (!(L->ident = calloc(L->ngs ? L->ngs : 1, sizeof *L->ident)))
+    if (!(L->since = calloc(L->ngs ? L->ngs : 1, sizeof *L->since)))
         goto fail;
+    for (size_t i = 0; i < nfiles; i++) {
+        lfile *f = &L->files[i];
+        f->direct = 1;
+        for (size_t j = 0; j < f->nfs; j++)
+            f->direct &= f->fs[j].gid == j;
+    }
+    if (!(L->ident = calloc(L->ngs ? L->ngs : 1, sizeof *L->ident)) ||
+        !(L->ck = calloc(L->ngs ? L->ngs : 1, sizeof *L->ck)))
+        goto fail;
+    for (size_t i = 0; i < L->ngs; i++)
+        set_ident(L, i, &no_ident);
     /* Each counter's position among its counterset's (pcw_pdh_value). */
     for (size_t i = 0; i < L->ngs; i++) {
         gseries *g = &L->gs[i];
@@ -529,17 +554,24 @@ static const hist_series *ident_at(const fseries *x, uint64_t b)
  * at a file boundary. */
 static void forget(pcwl_log *L)
 {
-    static const hist_series none;
     for (size_t i = 0; i < L->ngs; i++) {
         for (int k = 0; k < 2; k++) {
             memset(&L->val[k][i], 0, sizeof L->val[k][i]);
             L->val[k][i].raw.status = PCW_CSTATUS_NO_INSTANCE;
-            L->key[k][i] = 0;
         }
-        L->ident[i] = &none;
+        L->since[i] = 0;
     }
     L->fresh = 1;
     L->gen++;
+}
+
+/* Series g's current identity is id (a file reader's series). */
+static void set_ident(pcwl_log *L, size_t g, const hist_series *id)
+{
+    L->ident[g] = id;
+    L->ck[g].type = id->type;
+    L->ck[g].scale = id->scale;
+    L->ck[g].kind = id == &no_ident ? HIST_KIND_RAW : id->kind;
 }
 
 /* Put file fi's reader at global block b (its identities as they were). */
@@ -552,6 +584,11 @@ static void rewind_to(pcwl_log *L, size_t fi, uint64_t b)
         hist_reader_seek(f->r, HIST_FILE_HEADER, 0); /* an empty file */
     for (size_t i = 0; i < f->nfs; i++)
         hist_reader_set_ident(f->r, i, ident_at(&f->fs[i], b));
+    /* The current values' identities: this file's series. */
+    for (size_t i = 0; i < L->ngs; i++)
+        set_ident(L, i, &no_ident);
+    for (size_t i = 0; i < f->nfs; i++)
+        set_ident(L, f->fs[i].gid, hist_reader_series(f->r, i));
 }
 
 /* The last block whose first sample is at or before sample `index`. */
@@ -622,17 +659,7 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
         const hist_value *v;
         size_t n;
         char why[400];
-        int rc = 1;
-        if (L->next >= f->first_sample + f->nsamples)
-            rc = 0; /* the file's readable part is read */
-        else
-            rc = hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
-        if (rc < 0) {
-            /* The file changed since it was indexed. */
-            snprintf(L->err, sizeof L->err, "%s: %s", f->name, why);
-            L->file = L->nfiles;
-            return PCW_E_CORRUPT;
-        }
+        int rc = L->next < f->first_sample + f->nsamples; /* 0: the file is read */
         if (rc == 0) {
             if (f->damage && !L->reported) {
                 L->reported = 1;
@@ -647,32 +674,45 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
             continue;
         }
         /* This sample becomes the current one, the current the previous
-         * (a swap: the old previous values are overwritten below). */
+         * (a swap: the old previous values are overwritten). */
         if (!L->fresh) {
             hist_value *t = L->val[0];
             L->val[0] = L->val[1], L->val[1] = t;
-            uint64_t *k = L->key[0];
-            L->key[0] = L->key[1], L->key[1] = k;
         }
         hist_value *cur = L->val[0];
-        uint64_t *key = L->key[0];
-        if (n < L->ngs) /* series this sample does not hold: no instance */
-            for (size_t i = 0; i < L->ngs; i++) {
+        hist_reader_set_output(f->r, f->direct ? cur : NULL);
+        rc = hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
+        hist_reader_set_output(f->r, NULL);
+        if (rc != 1) {
+            /* The file changed since it was indexed. */
+            snprintf(L->err, sizeof L->err, "%s: %s", f->name,
+                     rc ? why : "the log ends before the samples it held");
+            L->file = L->nfiles;
+            forget(L);
+            return PCW_E_CORRUPT;
+        }
+        if (!f->direct || n < L->ngs) {
+            /* Series this file does not hold (several files), or not in
+             * this log's order: no instance unless the sample has them. */
+            for (size_t i = f->direct ? n : 0; i < L->ngs; i++) {
                 memset(&cur[i], 0, sizeof cur[i]);
                 cur[i].raw.status = PCW_CSTATUS_NO_INSTANCE;
-                key[i] = 0;
             }
-        /* The key of an identity: its file and identity record (a file
-         * has fewer than 2^44 bytes of identity records). */
-        uint64_t fkey = (uint64_t)L->file << 44;
-        const fseries *fs = f->fs;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t gi = fs[i].gid;
-            const hist_series *id = hist_reader_series(f->r, i);
-            cur[gi] = v[i];
-            key[gi] = fkey | (id->epoch + 1);
-            L->ident[gi] = id;
+            if (!f->direct)
+                for (size_t i = 0; i < n; i++)
+                    cur[f->fs[i].gid] = v[i];
         }
+        if (L->fresh)
+            L->base = L->next;
+        L->cur = L->next;
+        size_t nch;
+        const uint32_t *ch = hist_reader_changed(f->r, &nch);
+        for (size_t i = 0; i < nch; i++)
+            if (ch[i] < f->nfs) {
+                uint32_t g = f->fs[ch[i]].gid;
+                L->since[g] = L->cur;
+                set_ident(L, g, hist_reader_series(f->r, ch[i]));
+            }
         L->fresh = 0;
         L->gen++;
         L->next++;
@@ -1190,24 +1230,21 @@ size_t pcwl_value_count(const pcw_pdh_counter *h)
 static int cook(const pcw_pdh_counter *h, uint32_t s, unsigned flags, double *value)
 {
     const pcwl_log *L = h->q->log;
-    const hist_series *id = L->ident[s];
-    hist_series scaled;
-    if (h->scale_set) {
-        scaled = *id;
-        scaled.scale = h->scale;
-        id = &scaled;
-    }
-    const hist_value *prev = L->key[0][s] && L->key[1][s] == L->key[0][s] ? &L->val[1][s] : NULL;
+    const cookinfo *ck = &L->ck[s];
+    int32_t scale = h->scale_set ? h->scale : ck->scale;
+    /* The previous sample counts when it was read since the last seek and
+     * has the current identity. */
+    const hist_value *prev = L->cur > L->base && L->since[s] < L->cur ? &L->val[1][s] : NULL;
     /* A logged total was cooked live against its members' previous
      * samples: without a previous sample here (the first after a seek or
      * a file boundary) a two-sample total has no value yet, as live after
      * pcw_pdh_add_counter. */
-    if (!prev && L->gs[s].kind != PCW_PDH_INSTANCE && pcw_cook_needs_two(id->type) &&
+    if (!prev && ck->kind == HIST_KIND_COMPUTED && pcw_cook_needs_two(ck->type) &&
         L->val[0][s].raw.status == PCW_CSTATUS_VALID) {
         *value = 0;
         return PCW_CSTATUS_NEW_DATA_NEEDED;
     }
-    return hist_cook(id, &L->val[0][s], prev, flags, value);
+    return hist_cook_as(ck->kind, ck->type, scale, &L->val[0][s], prev, flags, value);
 }
 
 /* The cell's status and value: a hole (an instance without that counter
