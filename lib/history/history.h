@@ -169,9 +169,14 @@ int hist_reader_open_mem(hist_reader **out, const void *data, size_t len, char *
  * series: PCW_CSTATUS_NO_DATA). Returns the pcw_cstatus. */
 int hist_cook(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
               double *value);
-/* The same from the series' kind, counter type and scale alone (a reader
- * that keeps those compact: lib/query/logsource.c). */
-int hist_cook_as(uint32_t kind, uint32_t type, int32_t scale, const hist_value *now,
-                 const hist_value *prev, unsigned flags, double *value);
+/* The distribution behind a histogram series' value (pcw_pdh_get_histogram
+ * on a log query): the interval between `prev` (the series' previous
+ * sample of the same identity, else NULL) and `now`, or with
+ * PCW_HIST_CUMULATIVE in flags `now` as it stands, as the live query
+ * computes it; its buckets into `buckets` (room for PCW_HIST_MAX_BUCKETS).
+ * Returns out->status: PCW_CSTATUS_NO_DATA for a series that logs no
+ * buckets (not a histogram, or format version 1). */
+int hist_dist(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
+              uint64_t *buckets, pcw_hist_dist *out);
 
 #endif /* PCW_HISTORY_H */

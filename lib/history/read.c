@@ -451,14 +451,14 @@ void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
 {
     if (id >= r->nseries)
         return;
+    /* Everything an identity record sets (whatever the format adds), the
+     * definition (path, kind) kept. */
     hist_series *s = &r->series[id];
-    s->type = ident->type;
-    s->scale = ident->scale;
-    s->provider_id = ident->provider_id;
-    s->instance_id = ident->instance_id;
-    s->pid = ident->pid;
-    s->dup_index = ident->dup_index;
-    s->epoch = ident->epoch;
+    char *path = s->path;
+    uint32_t kind = s->kind;
+    *s = *ident;
+    s->path = path;
+    s->kind = kind;
 }
 
 void hist_reader_set_output(hist_reader *r, hist_value *out)

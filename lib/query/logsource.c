@@ -34,20 +34,13 @@
 
 #include "../history/history.h"
 #include "logsource.h"
+#include "pcw/histogram.h"
 #include "pcw/name.h"
 
 #define NONE UINT32_MAX
 
 /* The identity of a series no sample has given one yet. */
 static const hist_series no_ident;
-
-/* A series' identity as cooking reads it at every value: 12 bytes, not
- * the 64 of hist_series (10,000 series' fit the cache with their values). */
-typedef struct cookinfo {
-    uint32_t type;
-    int32_t scale;
-    uint32_t kind; /* HIST_KIND_* */
-} cookinfo;
 
 /* An identity in force from a block on (a file series'). */
 typedef struct ident_change {
@@ -116,9 +109,8 @@ typedef struct pcwl_log {
     hist_value *val[2];
     uint64_t *since;
     const hist_series **ident;
-    struct cookinfo *ck; /* what cooking needs of ident[], compact (the hot loop) */
-    uint64_t cur;        /* the current sample's index */
-    uint64_t base;       /* the first sample read since the last forget */
+    uint64_t cur;  /* the current sample's index */
+    uint64_t base; /* the first sample read since the last forget */
     char err[512];
 } pcwl_log;
 
@@ -134,7 +126,8 @@ typedef struct lgroup {
 struct pcwl_sel {
     lgroup *g;
     size_t ng;
-    uint64_t at; /* the collection vis was computed for */
+    uint64_t *hbuf; /* pcw_pdh_get_histogram's buckets (PCW_HIST_MAX_BUCKETS) */
+    uint64_t at;    /* the collection vis was computed for */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -415,7 +408,6 @@ static void log_free(pcwl_log *L)
         free(L->val[k]);
     free(L->since);
     free(L->ident);
-    free(L->ck);
     free(L);
 }
 
@@ -493,8 +485,7 @@ int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, cha
         for (size_t j = 0; j < f->nfs; j++)
             f->direct &= f->fs[j].gid == j;
     }
-    if (!(L->ident = calloc(L->ngs ? L->ngs : 1, sizeof *L->ident)) ||
-        !(L->ck = calloc(L->ngs ? L->ngs : 1, sizeof *L->ck)))
+    if (!(L->ident = calloc(L->ngs ? L->ngs : 1, sizeof *L->ident)))
         goto fail;
     for (size_t i = 0; i < L->ngs; i++)
         set_ident(L, i, &no_ident);
@@ -569,9 +560,6 @@ static void forget(pcwl_log *L)
 static void set_ident(pcwl_log *L, size_t g, const hist_series *id)
 {
     L->ident[g] = id;
-    L->ck[g].type = id->type;
-    L->ck[g].scale = id->scale;
-    L->ck[g].kind = id == &no_ident ? HIST_KIND_RAW : id->kind;
 }
 
 /* Put file fi's reader at global block b (its identities as they were). */
@@ -897,6 +885,7 @@ static void sel_free(struct pcwl_sel *sel)
         free(sel->g[i].vis);
     }
     free(sel->g);
+    free(sel->hbuf);
     free(sel);
 }
 
@@ -1226,31 +1215,41 @@ size_t pcwl_value_count(const pcw_pdh_counter *h)
     return n;
 }
 
+/* Series s's previous sample: when it was read since the last seek (or
+ * file boundary) and has the current identity; else NULL. */
+static inline const hist_value *prev_of(const pcwl_log *L, uint32_t s)
+{
+    return L->cur > L->base && L->since[s] < L->cur ? &L->val[1][s] : NULL;
+}
+
 /* Series s cooked with the handle's flags and scale. */
-static int cook(const pcw_pdh_counter *h, uint32_t s, unsigned flags, double *value)
+static inline int cook(const pcw_pdh_counter *h, uint32_t s, unsigned flags, double *value)
 {
     const pcwl_log *L = h->q->log;
-    const cookinfo *ck = &L->ck[s];
-    int32_t scale = h->scale_set ? h->scale : ck->scale;
-    /* The previous sample counts when it was read since the last seek and
-     * has the current identity. */
-    const hist_value *prev = L->cur > L->base && L->since[s] < L->cur ? &L->val[1][s] : NULL;
+    const hist_series *id = L->ident[s];
+    hist_series scaled;
+    if (h->scale_set) { /* pcw_pdh_set_scale */
+        scaled = *id;
+        scaled.scale = h->scale;
+        id = &scaled;
+    }
+    const hist_value *prev = prev_of(L, s);
     /* A logged total was cooked live against its members' previous
      * samples: without a previous sample here (the first after a seek or
      * a file boundary) a two-sample total has no value yet, as live after
      * pcw_pdh_add_counter. */
-    if (!prev && ck->kind == HIST_KIND_COMPUTED && pcw_cook_needs_two(ck->type) &&
+    if (!prev && id->kind == HIST_KIND_COMPUTED && pcw_cook_needs_two(id->type) &&
         L->val[0][s].raw.status == PCW_CSTATUS_VALID) {
         *value = 0;
         return PCW_CSTATUS_NEW_DATA_NEEDED;
     }
-    return hist_cook_as(ck->kind, ck->type, scale, &L->val[0][s], prev, flags, value);
+    return hist_cook(id, &L->val[0][s], prev, flags, value);
 }
 
 /* The cell's status and value: a hole (an instance without that counter
  * in the log) has no data, a placeholder no instance. */
-static int cook_cell(const pcw_pdh_counter *h, const lgroup *g, uint32_t s, unsigned flags,
-                     double *value)
+static inline int cook_cell(const pcw_pdh_counter *h, const lgroup *g, uint32_t s, unsigned flags,
+                            double *value)
 {
     if (g->placeholder || s == NONE) {
         *value = 0;
@@ -1386,8 +1385,10 @@ static int walk(const pcw_pdh_counter *h, unsigned flags, double *v, uint8_t *st
         size_t per = per_row || g->ncols >= BLOCK_VALUES ? 1 : BLOCK_VALUES / g->ncols;
         for (uint32_t r0 = 0; r0 < g->nvis; r0 += (uint32_t)per) {
             uint32_t rows = (uint32_t)(g->nvis - r0 < per ? g->nvis - r0 : per);
-            double *ov = fn ? v : v + first;
-            uint8_t *os = fn ? st : (st ? st + first : NULL);
+            /* (restrict: a status byte stored must not make the compiler
+             * load the query's arrays again for the next value.) */
+            double *restrict ov = fn ? v : v + first;
+            uint8_t *restrict os = fn ? st : (st ? st + first : NULL);
             size_t n = 0;
             for (uint32_t r = r0; r < r0 + rows; r++) {
                 const uint32_t *cells = &g->cell[(size_t)g->vis[r] * g->ncols];
@@ -1469,11 +1470,18 @@ int pcwl_get_histogram(const pcw_pdh_counter *h, size_t i, unsigned flags, pcw_h
 {
     const lgroup *g;
     uint32_t r, c;
-    (void)flags;
     if (!out || locate(h, i, &g, &r, &c))
         return PCW_E_INVALID_PARAMETER;
     memset(out, 0, sizeof *out);
-    /* The log holds no buckets (format version 1): no distribution. */
-    out->status = PCW_CSTATUS_NO_DATA;
+    uint32_t s = g->cell[(size_t)r * g->ncols + c];
+    if (g->placeholder || s == NONE) {
+        out->status = g->placeholder ? PCW_CSTATUS_NO_INSTANCE : PCW_CSTATUS_NO_DATA;
+        return PCW_OK;
+    }
+    const pcwl_log *L = h->q->log;
+    struct pcwl_sel *sel = h->lsel;
+    if (!sel->hbuf && !(sel->hbuf = malloc(PCW_HIST_MAX_BUCKETS * sizeof *sel->hbuf)))
+        return PCW_E_NO_MEMORY;
+    hist_dist(L->ident[s], &L->val[0][s], prev_of(L, s), flags, sel->hbuf, out);
     return PCW_OK;
 }
