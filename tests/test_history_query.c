@@ -694,3 +694,136 @@ Test(history_query, new_identity_has_no_previous_sample)
     cr_assert_eq(v.instance_id, 1u, "the identity of sample 1, put back by the seek");
     pcw_pdh_close(q);
 }
+
+/* A histogram counter (format version 2 logs its buckets, lib/history):
+ * every statistic of every instance and of the _Total cooks as live, and
+ * pcw_pdh_get_histogram on the log gives the interval's distribution the
+ * live query gave (the same buckets, count, sum, interval), before and
+ * after a seek (the first sample after one: no previous, as live's
+ * first). A format without buckets (version 1) has nothing to compare. */
+#define HSAMPLES 14
+Test(history_query, histogram_as_live)
+{
+#if HIST_VERSION < 2
+    cr_skip_test("this log format (version %u) keeps no histogram buckets", HIST_VERSION);
+#else
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "top_hist_provider", (const char *[]){NULL}), 0);
+    char line[256], why[512], log[PATH_MAX];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
+    qp_cmd(&p, "create web");
+    qp_cmd(&p, "create api");
+    qp_cmd(&p, "pattern web 1500000 3 70000000 1");
+    qp_cmd(&p, "pattern api 2000 4");
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *user;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Hist Test(*)\\Latency", &user, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    size_t n = pcw_pdh_value_count(user);
+    cr_assert_geq(n, 3 * 7, "columns: %zu", n);
+    column *cols = calloc(n, sizeof *cols);
+    char **bare = calloc(n, sizeof *bare);
+    for (size_t i = 0; i < n; i++) {
+        char b[4096], full[4096];
+        pcw_pdh_value_path(user, i, 0, b, sizeof b);
+        pcw_pdh_value_path(user, i, 1, full, sizeof full);
+        cr_assert_eq(pcw_pdh_add_counter(q, b, &cols[i].h, NULL), PCW_OK, "%s", b);
+        cols[i].path = strdup(full);
+        bare[i] = strdup(b);
+    }
+    pcw_pdh_remove_counter(q, user);
+    snprintf(log, sizeof log, "%s/hist.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    recorder *rec = record_open(fd, log, cols, n, 40000000ull, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    live_val(*lv)[HSAMPLES] = calloc(n, sizeof *lv);
+    pcw_hist_dist(*ld)[HSAMPLES] = calloc(n, sizeof *ld);
+    uint64_t(*lb)[HSAMPLES][64] = calloc(n, sizeof *lb);  /* the first 64 buckets */
+    pcw_hist_dist(*lc)[HSAMPLES] = calloc(n, sizeof *lc); /* cumulative */
+    uint64_t real[HSAMPLES];
+    for (int s = 0; s < HSAMPLES; s++) {
+        if (s == 6)
+            qp_cmd(&p, "pattern web"); /* an interval without observations */
+        if (s > 0) {
+            pause_ms(15);
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        }
+        for (size_t i = 0; i < n; i++) {
+            pcw_pdh_value v;
+            cr_assert_eq(pcw_pdh_get_value(cols[i].h, 0, 0, &v), PCW_OK);
+            lv[i][s].status = v.status, lv[i][s].value = v.value;
+            cr_assert_eq(pcw_pdh_get_histogram(cols[i].h, 0, PCW_HIST_CUMULATIVE, &lc[i][s]),
+                         PCW_OK);
+            cr_assert_eq(pcw_pdh_get_histogram(cols[i].h, 0, 0, &ld[i][s]), PCW_OK);
+            for (uint32_t j = 0; j < 64 && j < ld[i][s].nbuckets; j++)
+                lb[i][s][j] = ld[i][s].buckets[j];
+        }
+        real[s] = pcw_pdh_realtime_ns(q);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    tu_send(&p, "quit");
+    cr_assert_eq(tu_finish(&p, 10000), 0);
+    pcw_pdh_close(q);
+
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_counter **h = calloc(n, sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(pcw_pdh_add_counter(q, bare[i], &h[i], NULL), PCW_OK, "%s", bare[i]);
+    int dists = 0;
+    /* From the start, then after seeks: back to sample 3 (another block
+     * than the last read), and back into the block last read (its words
+     * must be decoded whole again, not against the words read last). */
+    const int starts[3] = {0, 4, HSAMPLES - 1};
+    for (int pass = 0; pass < 3; pass++) {
+        int from = starts[pass];
+        if (pass)
+            cr_assert_eq(pcw_pdh_log_seek(q, (uint64_t)from - 1), PCW_OK);
+        for (int s = pass ? from - 1 : 0; s < HSAMPLES; s++) {
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            cr_assert_eq(pcw_pdh_realtime_ns(q), real[s]);
+            if (s < from)
+                continue; /* the priming sample after the seek */
+            for (size_t i = 0; i < n; i++) {
+                pcw_pdh_value v;
+                cr_assert_eq(pcw_pdh_get_value(h[i], 0, 0, &v), PCW_OK);
+                cr_assert_eq(v.status, lv[i][s].status, "%s sample %d", bare[i], s);
+                cr_assert(memcmp(&v.value, &lv[i][s].value, sizeof v.value) == 0,
+                          "%s sample %d: %.17g live %.17g", bare[i], s, v.value, lv[i][s].value);
+                if (strstr(bare[i], "_Total"))
+                    continue; /* a total's buckets are not logged */
+                pcw_hist_dist d;
+                /* Cumulative: the words as logged, not only their change. */
+                cr_assert_eq(pcw_pdh_get_histogram(h[i], 0, PCW_HIST_CUMULATIVE, &d), PCW_OK);
+                cr_assert_eq(d.status, lc[i][s].status, "%s sample %d", bare[i], s);
+                cr_assert_eq(d.count, lc[i][s].count, "%s sample %d: cumulative", bare[i], s);
+                cr_assert_eq(d.sum, lc[i][s].sum);
+                cr_assert_eq(pcw_pdh_get_histogram(h[i], 0, 0, &d), PCW_OK);
+                const pcw_hist_dist *w = &ld[i][s];
+                cr_assert_eq(d.status, w->status, "%s sample %d: %d live %d", bare[i], s, d.status,
+                             w->status);
+                if (d.status != PCW_CSTATUS_VALID)
+                    continue;
+                cr_assert_eq(d.shape, w->shape);
+                cr_assert_eq(d.count, w->count, "%s sample %d", bare[i], s);
+                cr_assert_eq(d.sum, w->sum);
+                cr_assert_eq(d.zero, w->zero);
+                cr_assert_eq(d.interval_ns, w->interval_ns, "%s sample %d", bare[i], s);
+                for (uint32_t j = 0; j < 64 && j < d.nbuckets; j++)
+                    cr_assert_eq(d.buckets[j], lb[i][s][j], "bucket %u", j);
+                dists += d.count > 0;
+            }
+        }
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    }
+    cr_assert_gt(dists, 10, "distributions with observations compared: %d", dists);
+    for (size_t i = 0; i < n; i++) {
+        free(cols[i].path);
+        free(bare[i]);
+    }
+    free(cols), free(bare), free(h), free(lv), free(ld), free(lb), free(lc);
+    pcw_pdh_close(q);
+#endif
+}
