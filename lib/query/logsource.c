@@ -54,6 +54,7 @@ typedef struct fseries {
     ident_change *ch;
     size_t nch, cap;
     uint64_t seen_epoch;
+    int pending; /* in lfile.pend */
 } fseries;
 
 typedef struct lfile {
@@ -65,6 +66,10 @@ typedef struct lfile {
     uint64_t first_block, nblocks; /* in the global index */
     uint64_t first_sample, nsamples;
     char *damage; /* a sentence, or NULL */
+    /* While indexing: the series whose identity record came since the last
+     * block's start (work per identity record, not per series and block). */
+    uint32_t *pend;
+    size_t npend, pend_cap;
 } lfile;
 
 typedef struct lblock {
@@ -117,7 +122,9 @@ typedef struct pcwl_log {
 /* A handle's group: one counterset's rows by columns. */
 typedef struct lgroup {
     uint32_t nrows, ncols;
-    uint32_t *cell; /* [nrows * ncols]: series or NONE */
+    uint32_t *cell;   /* [nrows * ncols]: series or NONE */
+    uint32_t *rowrep; /* [nrows]: a series of the row (its names) */
+    uint32_t *colrep; /* [ncols]: a series of the column */
     int wild, placeholder;
     uint32_t *vis; /* the rows shown in this sample */
     uint32_t nvis;
@@ -312,13 +319,31 @@ static int map_series(pcwl_log *L, lfile *f, strtab *t)
     return 0;
 }
 
-/* At a block's first sample: the identities that changed since the last
- * block (each file series' history; bounded by the identity records). */
+/* The series whose identity record the last sample brought: pending
+ * until the next block's start. */
+static int note_changed(lfile *f)
+{
+    size_t n;
+    const uint32_t *ch = hist_reader_changed(f->r, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (ch[i] >= f->nfs || f->fs[ch[i]].pending)
+            continue;
+        if (grow((void **)&f->pend, &f->pend_cap, f->npend + 1, sizeof *f->pend))
+            return -1;
+        f->pend[f->npend++] = ch[i];
+        f->fs[ch[i]].pending = 1;
+    }
+    return 0;
+}
+
+/* At a block's first sample (and at the file's end): the identities that
+ * changed since the last block's start, into their series' histories. */
 static int note_idents(pcwl_log *L, lfile *f, uint64_t block)
 {
-    for (size_t i = 0; i < f->nfs; i++) {
-        const hist_series *s = hist_reader_series(f->r, i);
-        fseries *x = &f->fs[i];
+    for (size_t k = 0; k < f->npend; k++) {
+        fseries *x = &f->fs[f->pend[k]];
+        const hist_series *s = hist_reader_series(f->r, f->pend[k]);
+        x->pending = 0;
         if (s->epoch == x->seen_epoch)
             continue;
         if (grow((void **)&x->ch, &x->cap, x->nch + 1, sizeof *x->ch))
@@ -331,6 +356,7 @@ static int note_idents(pcwl_log *L, lfile *f, uint64_t block)
         gseries *g = &L->gs[x->gid];
         g->list_type = s->type, g->list_scale = s->scale;
     }
+    f->npend = 0;
     return 0;
 }
 
@@ -357,7 +383,7 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
         }
         if (rc == 0)
             break;
-        if (map_series(L, f, t))
+        if (map_series(L, f, t) || note_changed(f))
             return -1;
         if (hist_reader_blocks(f->r) != blocks) {
             blocks = hist_reader_blocks(f->r);
@@ -381,7 +407,8 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
     }
     f->nblocks = L->nblocks - f->first_block;
     f->nsamples = L->samples - f->first_sample;
-    return 0;
+    /* (Changes after the last block's start: the listing's identities.) */
+    return note_idents(L, f, L->nblocks);
 }
 
 static void log_free(pcwl_log *L)
@@ -394,6 +421,7 @@ static void log_free(pcwl_log *L)
         for (size_t j = 0; j < f->nfs; j++)
             free(f->fs[j].ch);
         free(f->fs);
+        free(f->pend);
         free(f->name);
         free(f->damage);
     }
@@ -426,6 +454,7 @@ static int open_status(int e, const char *why)
 }
 
 static int position(pcwl_log *L, uint64_t index);
+static int counter_indexes(pcwl_log *L);
 static void set_ident(pcwl_log *L, size_t g, const hist_series *id);
 
 int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, char *why,
@@ -489,23 +518,8 @@ int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, cha
         goto fail;
     for (size_t i = 0; i < L->ngs; i++)
         set_ident(L, i, &no_ident);
-    /* Each counter's position among its counterset's (pcw_pdh_value). */
-    for (size_t i = 0; i < L->ngs; i++) {
-        gseries *g = &L->gs[i];
-        uint32_t k = 0;
-        for (size_t j = 0; j < i && g->parsed; j++) {
-            const gseries *o = &L->gs[j];
-            if (strcmp(o->set, g->set) != 0)
-                continue;
-            if (strcmp(o->ctr, g->ctr) == 0) {
-                k = o->counter_index;
-                break;
-            }
-            if (o->counter_index >= k)
-                k = o->counter_index + 1;
-        }
-        g->counter_index = k;
-    }
+    if (counter_indexes(L))
+        goto fail;
     for (size_t i = 0; i < nfiles; i++)
         if (L->files[i].damage) {
             snprintf(L->err, sizeof L->err, "%s", L->files[i].damage);
@@ -521,6 +535,76 @@ fail:
     free(t.slot);
     log_free(L);
     free(q);
+    return rc;
+}
+
+/* Each counter's position among its counterset's counters in the log
+ * (pcw_pdh_value.counter_index): counters numbered per set in log order,
+ * through two string tables (linear work). */
+typedef struct keys {
+    char **k;
+} keys;
+
+static const char *key_at(void *arg, uint32_t i)
+{
+    return ((keys *)arg)->k[i];
+}
+
+static int counter_indexes(pcwl_log *L)
+{
+    keys sk = {calloc(L->ngs ? L->ngs : 1, sizeof(char *))};
+    keys ck = {calloc(L->ngs ? L->ngs : 1, sizeof(char *))};
+    uint32_t *nctr = calloc(L->ngs ? L->ngs : 1, sizeof *nctr), *cidx = NULL;
+    strtab st = {0}, ct = {0};
+    uint32_t nsets = 0, nkeys = 0;
+    int rc = -1;
+    if (!sk.k || !ck.k || !nctr || !(cidx = calloc(L->ngs ? L->ngs : 1, sizeof *cidx)))
+        goto out;
+    for (size_t i = 0; i < L->ngs; i++) {
+        gseries *g = &L->gs[i];
+        /* "set\ncounter": a name holds no newline worth telling apart. */
+        size_t a = strlen(g->set), b = strlen(g->ctr);
+        char *key = malloc(a + b + 2);
+        if (!key)
+            goto out;
+        memcpy(key, g->set, a);
+        key[a] = '\n';
+        memcpy(key + a + 1, g->ctr, b + 1);
+        uint32_t si = strtab_get(&st, g->set, key_at, &sk, NONE);
+        if (si == NONE) {
+            sk.k[nsets] = (char *)g->set;
+            if (strtab_get(&st, g->set, key_at, &sk, nsets) == NONE - 1) {
+                free(key);
+                goto out;
+            }
+            si = nsets++;
+        }
+        uint32_t ci = si == NONE - 1 ? NONE - 1 : strtab_get(&ct, key, key_at, &ck, NONE);
+        if (ci == NONE - 1) {
+            free(key);
+            goto out;
+        }
+        if (ci == NONE) {
+            ck.k[nkeys++] = key;
+            if (strtab_get(&ct, key, key_at, &ck, nkeys - 1) == NONE - 1)
+                goto out;
+            ci = nkeys - 1;
+            cidx[ci] = nctr[si]++;
+        } else {
+            free(key);
+        }
+        g->counter_index = cidx[ci];
+    }
+    rc = 0;
+out:
+    for (uint32_t i = 0; ck.k && i < nkeys; i++)
+        free(ck.k[i]);
+    free(sk.k);
+    free(ck.k);
+    free(nctr);
+    free(cidx);
+    free(st.slot);
+    free(ct.slot);
     return rc;
 }
 
@@ -883,6 +967,8 @@ static void sel_free(struct pcwl_sel *sel)
     for (size_t i = 0; i < sel->ng; i++) {
         free(sel->g[i].cell);
         free(sel->g[i].vis);
+        free(sel->g[i].rowrep);
+        free(sel->g[i].colrep);
     }
     free(sel->g);
     free(sel->hbuf);
@@ -908,20 +994,28 @@ static const char *bld_col(void *arg, uint32_t i)
     return ((builder *)arg)->ckey[i];
 }
 
-static int build_group(const pcwl_log *L, const pcw_path *p, const char *set, const uint8_t *hit,
+/* The most cells a group's grid may have: a log's instances all have the
+ * same counters, so its grid is its series; a hostile one's instances x
+ * counters could be the square of them. */
+#define GRID_MAX(series) (16 * (uint64_t)(series) + 65536)
+
+/* The grid of series idx[0..n-1] (one counterset's, in log order):
+ * 0, PCW_E_NO_MEMORY, or PCW_E_INVALID_NAME (beyond GRID_MAX). */
+static int build_group(const pcwl_log *L, const pcw_path *p, const uint32_t *idx, size_t n,
                        lgroup *g)
 {
     builder b = {L, NULL, 0, 0, NULL, 0, 0};
     strtab rt = {0}, ct = {0};
     uint32_t *rowof = NULL, *colof = NULL;
-    int rc = -1;
-    if (!(rowof = malloc(L->ngs * sizeof *rowof)) || !(colof = malloc(L->ngs * sizeof *colof)))
+    int rc = PCW_E_NO_MEMORY;
+    if (!(rowof = malloc((n ? n : 1) * sizeof *rowof)) ||
+        !(colof = malloc((n ? n : 1) * sizeof *colof)))
         goto out;
     /* Columns in log order; rows: computed series' first. */
     for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < L->ngs; i++) {
-            const gseries *s = &L->gs[i];
-            if (!hit[i] || strcmp(s->set, set) != 0 || (pass == 0) != (s->kind != PCW_PDH_INSTANCE))
+        for (size_t k = 0; k < n; k++) {
+            const gseries *s = &L->gs[idx[k]];
+            if ((pass == 0) != (s->kind != PCW_PDH_INSTANCE))
                 continue;
             uint32_t r = strtab_get(&rt, s->inst, bld_row, &b, NONE);
             if (r == NONE - 1)
@@ -934,12 +1028,10 @@ static int build_group(const pcwl_log *L, const pcw_path *p, const char *set, co
                     goto out;
                 r = (uint32_t)b.nr++;
             }
-            rowof[i] = r;
+            rowof[k] = r;
         }
-    for (size_t i = 0; i < L->ngs; i++) {
-        const gseries *s = &L->gs[i];
-        if (!hit[i] || strcmp(s->set, set) != 0)
-            continue;
+    for (size_t k = 0; k < n; k++) {
+        const gseries *s = &L->gs[idx[k]];
         uint32_t c = strtab_get(&ct, s->ctr, bld_col, &b, NONE);
         if (c == NONE - 1)
             goto out;
@@ -951,17 +1043,25 @@ static int build_group(const pcwl_log *L, const pcw_path *p, const char *set, co
                 goto out;
             c = (uint32_t)b.nc++;
         }
-        colof[i] = c;
+        colof[k] = c;
+    }
+    if ((uint64_t)b.nr * b.nc > GRID_MAX(n)) {
+        rc = PCW_E_INVALID_NAME;
+        goto out;
     }
     g->nrows = (uint32_t)b.nr, g->ncols = (uint32_t)b.nc;
     if (!(g->cell = malloc((b.nr * b.nc != 0 ? b.nr * b.nc : 1) * sizeof *g->cell)) ||
-        !(g->vis = malloc((b.nr ? b.nr : 1) * sizeof *g->vis)))
+        !(g->vis = malloc((b.nr ? b.nr : 1) * sizeof *g->vis)) ||
+        !(g->rowrep = malloc((b.nr ? b.nr : 1) * sizeof *g->rowrep)) ||
+        !(g->colrep = malloc((b.nc ? b.nc : 1) * sizeof *g->colrep)))
         goto out;
     for (size_t i = 0; i < b.nr * b.nc; i++)
         g->cell[i] = NONE;
-    for (size_t i = 0; i < L->ngs; i++)
-        if (hit[i] && strcmp(L->gs[i].set, set) == 0)
-            g->cell[(size_t)rowof[i] * b.nc + colof[i]] = (uint32_t)i;
+    for (size_t k = n; k-- > 0;) { /* (the first of each row and column stays) */
+        g->cell[(size_t)rowof[k] * b.nc + colof[k]] = idx[k];
+        g->rowrep[rowof[k]] = idx[k];
+        g->colrep[colof[k]] = idx[k];
+    }
     g->wild = (p->wild & PCW_PATH_WILD_INSTANCE) != 0;
     rc = 0;
 out:
@@ -971,6 +1071,81 @@ out:
     free(b.ckey);
     free(rt.slot);
     free(ct.slot);
+    return rc;
+}
+
+/* A group's name for the string table: its first series' set. */
+typedef struct gctx {
+    const pcwl_log *L;
+    const uint32_t *first;
+} gctx;
+
+static const char *group_set(void *arg, uint32_t g)
+{
+    const gctx *c = arg;
+    return c->L->gs[c->first[g]].set;
+}
+
+/* The hit series' groups (one per counterset name, in log order; only the
+ * first with `first_only`) into sel: PCW_OK or build_group's status. The
+ * series are bucketed by group through a string table and a counting
+ * sort: linear work. */
+static int groups_of(const pcwl_log *L, const pcw_path *p, const uint8_t *hit, int first_only,
+                     struct pcwl_sel *sel)
+{
+    size_t cap = L->ngs ? L->ngs : 1;
+    uint32_t *gof = malloc(cap * sizeof *gof), *first = malloc(cap * sizeof *first);
+    uint32_t *idx = malloc(cap * sizeof *idx);
+    size_t *off = calloc(cap + 1, sizeof *off), *pos = malloc(cap * sizeof *pos);
+    gctx c = {L, first};
+    strtab t = {0};
+    uint32_t ng = 0;
+    int rc = PCW_E_NO_MEMORY;
+    if (!gof || !first || !idx || !off || !pos)
+        goto out;
+    for (size_t i = 0; i < L->ngs; i++) {
+        gof[i] = NONE;
+        if (!hit[i])
+            continue;
+        uint32_t g = strtab_get(&t, L->gs[i].set, group_set, &c, NONE);
+        if (g == NONE - 1)
+            goto out;
+        if (g == NONE) {
+            if (first_only && ng)
+                continue;
+            first[ng] = (uint32_t)i;
+            if (strtab_get(&t, L->gs[i].set, group_set, &c, ng) == NONE - 1)
+                goto out;
+            g = ng++;
+        }
+        gof[i] = g;
+        off[g + 1]++;
+    }
+    for (uint32_t g = 0; g < ng; g++) {
+        off[g + 1] += off[g];
+        pos[g] = off[g];
+    }
+    for (size_t i = 0; i < L->ngs; i++)
+        if (gof[i] != NONE)
+            idx[pos[gof[i]]++] = (uint32_t)i;
+    rc = PCW_OK;
+    if (!ng)
+        goto out;
+    rc = PCW_E_NO_MEMORY;
+    lgroup *gs = calloc(ng, sizeof *gs);
+    if (!gs)
+        goto out;
+    sel->g = gs, sel->ng = ng;
+    rc = PCW_OK;
+    for (uint32_t g = 0; g < ng && rc == PCW_OK; g++)
+        rc = build_group(L, p, &idx[off[g]], off[g + 1] - off[g], &gs[g]);
+out:
+    free(gof);
+    free(first);
+    free(idx);
+    free(off);
+    free(pos);
+    free(t.slot);
     return rc;
 }
 
@@ -1003,48 +1178,27 @@ static int select_series(const pcwl_log *L, const lpat *x, const char *text, str
                        "counter \"%.200s\" is not in the log", p->counter);
         goto out;
     }
-    /* One group per counterset name, in log order. */
-    for (size_t i = 0; i < L->ngs; i++) {
-        if (!hit[i])
-            continue;
-        size_t j = 0;
-        for (; j < i; j++)
-            if (hit[j] && strcmp(L->gs[j].set, L->gs[i].set) == 0)
-                break;
-        if (j < i)
-            continue;
-        lgroup *ng = realloc(sel->g, (sel->ng + 1) * sizeof *ng);
-        if (!ng) {
-            rc = PCW_E_NO_MEMORY;
-            goto out;
-        }
-        sel->g = ng;
-        memset(&ng[sel->ng], 0, sizeof ng[0]);
-        sel->ng++;
-        if (build_group(L, p, L->gs[i].set, hit, &ng[sel->ng - 1])) {
-            rc = PCW_E_NO_MEMORY;
-            goto out;
-        }
-    }
-    if (!sel->ng && !(p->wild & PCW_PATH_WILD_INSTANCE)) {
+    /* One group per counterset name, in log order: the hits bucketed by
+     * their set (a string table: linear work). */
+    rc = groups_of(L, p, hit, 0, sel);
+    if (rc == PCW_OK && !sel->ng && !(p->wild & PCW_PATH_WILD_INSTANCE)) {
         /* An instance named that the log does not hold: one row, no
          * instance (the live query's placeholder), the counters the path
          * selects in the first counterset it matches. */
         for (size_t i = 0; i < L->ngs; i++)
             hit[i] = (uint8_t)(set_matches(x, &L->gs[i]) && counter_matches(p, &L->gs[i]));
-        size_t first = 0;
-        while (!hit[first])
-            first++;
-        lgroup *ng = calloc(1, sizeof *ng);
-        if (!ng || build_group(L, p, L->gs[first].set, hit, ng)) {
-            free(ng);
-            rc = PCW_E_NO_MEMORY;
-            goto out;
+        rc = groups_of(L, p, hit, 1, sel);
+        if (rc == PCW_OK && sel->ng) {
+            sel->g[0].placeholder = 1;
+            sel->g[0].wild = 0;
         }
-        ng->placeholder = 1;
-        ng->wild = 0;
-        sel->g = ng, sel->ng = 1;
     }
+    if (rc == PCW_E_INVALID_NAME)
+        rc = pcwq_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, 0,
+                       "the log's instances x counters of a counterset the path selects are more "
+                       "than 16 times its series (a damaged or hostile log)");
+    else if (rc == PCW_E_NO_MEMORY)
+        rc = pcwq_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
 out:
     free(hit);
     return rc;
@@ -1268,12 +1422,7 @@ int pcwl_get_value(const pcw_pdh_counter *h, size_t i, unsigned flags, pcw_pdh_v
     uint32_t s = g->cell[(size_t)r * g->ncols + c];
     memset(out, 0, sizeof *out);
     /* Names from a series of the cell's row and of its column. */
-    uint32_t rs = NONE, cs = NONE;
-    for (uint32_t k = 0; k < g->ncols && rs == NONE; k++)
-        rs = g->cell[(size_t)r * g->ncols + k];
-    for (uint32_t k = 0; k < g->nrows && cs == NONE; k++)
-        cs = g->cell[(size_t)k * g->ncols + c];
-    const gseries *gr = &L->gs[rs], *gc = &L->gs[cs];
+    const gseries *gr = &L->gs[g->rowrep[r]], *gc = &L->gs[g->colrep[c]];
     out->counterset = gc->set;
     out->counter = gc->ctr;
     out->counter_index = gc->counter_index;
@@ -1324,17 +1473,9 @@ size_t pcwl_value_path(const pcw_pdh_counter *h, size_t i, int with_host, char *
     pcw_pdh_value v;
     pcwl_get_value(h, i, PCW_FMT_RAW, &v);
     const pcwl_log *L = h->q->log;
-    const char *host = NULL;
-    for (uint32_t k = 0; k < g->ncols && with_host; k++) {
-        uint32_t s = g->cell[(size_t)r * g->ncols + k];
-        if (s != NONE && *L->gs[s].host)
-            host = L->gs[s].host;
-    }
-    int has_inst = g->placeholder ? h->path.instance != NULL : 0;
-    for (uint32_t k = 0; k < g->ncols && !g->placeholder && !has_inst; k++) {
-        uint32_t s = g->cell[(size_t)r * g->ncols + k];
-        has_inst = s != NONE && L->gs[s].has_inst;
-    }
+    const gseries *gr = &L->gs[g->rowrep[r]];
+    const char *host = with_host && !g->placeholder && *gr->host ? gr->host : NULL;
+    int has_inst = g->placeholder ? h->path.instance != NULL : gr->has_inst;
     return pcw_path_build(buf, len, host, v.counterset, has_inst ? v.instance_name : NULL,
                           v.dup_index, v.counter);
 }
