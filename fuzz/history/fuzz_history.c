@@ -54,6 +54,14 @@ static void fix_crcs(unsigned char *b, size_t size)
     }
 }
 
+/* A known status, a finite number only with the statuses that have one
+ * (VALID; ABOVE_RANGE: a histogram statistic's top bound). */
+static int status_ok(int st, double x)
+{
+    int number = st == PCW_CSTATUS_VALID || st == PCW_CSTATUS_ABOVE_RANGE;
+    return st >= 0 && st <= PCW_CSTATUS_LAST && (number ? isfinite(x) : x == 0.0);
+}
+
 static void read_log(const uint8_t *data, size_t size)
 {
     hist_reader *r;
@@ -86,8 +94,7 @@ static void read_log(const uint8_t *data, size_t size)
             const hist_series *s = hist_reader_series(r, i);
             double x;
             int st = hist_cook(s, &v[i], epoch[i] == s->epoch ? &prev[i] : NULL, 0, &x);
-            if (st < 0 || st > PCW_CSTATUS_NOT_AGGREGATED ||
-                (st == PCW_CSTATUS_VALID && !isfinite(x)) || (st != PCW_CSTATUS_VALID && x != 0.0))
+            if (!status_ok(st, x))
                 abort();
             prev[i] = v[i];
             epoch[i] = s->epoch;
@@ -108,10 +115,7 @@ static void check_values(pcw_pdh_counter *h)
         pcw_pdh_value v;
         if (pcw_pdh_get_value(h, i, 0, &v) != PCW_OK)
             abort();
-        if (v.status < 0 || v.status > PCW_CSTATUS_LAST ||
-            (v.status == PCW_CSTATUS_VALID && !isfinite(v.value)) ||
-            (v.status != PCW_CSTATUS_VALID && v.value != 0.0) || !v.counterset || !v.counter ||
-            !v.instance)
+        if (!status_ok(v.status, v.value) || !v.counterset || !v.counter || !v.instance)
             abort();
         char path[256];
         pcw_pdh_value_path(h, i, 1, path, sizeof path);

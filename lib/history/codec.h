@@ -17,6 +17,8 @@
  * (zero at the start of every block, so that a block decodes on its own). */
 typedef struct hist_prev {
     uint64_t f[5]; /* first, second, multi, freq, time_ns; or [0] the bits of computed */
+    uint64_t gen;  /* the reader's: the block load f belongs to; from another, f is
+                      zero (reset when used, not for every series at every block) */
 } hist_prev;
 
 /* Per block: the sample times' state (delta of delta). */

@@ -150,8 +150,15 @@ void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq);
 void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident);
 /* Decode the next samples' values into out (room for
  * hist_reader_series_count() values; NULL: the reader's own array): a
- * caller that keeps two samples swaps two arrays instead of copying. */
-void hist_reader_set_output(hist_reader *r, hist_value *out);
+ * caller that keeps two samples swaps two arrays instead of copying.
+ * `tail`: out's values from there on already say PCW_CSTATUS_NO_INSTANCE
+ * (as hist_reader_sample_values left them; the series count when not
+ * known): the reader writes the sample's values and clears only up to
+ * tail, so that a sample's work is its bytes, not the series defined. */
+void hist_reader_set_output(hist_reader *r, hist_value *out, size_t tail);
+/* How many values the last sample held (series 0..n-1; the rest, up to
+ * the series count, have no instance). */
+size_t hist_reader_sample_values(const hist_reader *r);
 /* The series whose identity record was read since the last
  * hist_reader_next was called (for the sample it returned; may repeat). */
 const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n);

@@ -43,6 +43,10 @@ struct hist_reader {
     uint64_t seen;     /* blocks read so far at most (hist_reader_seek goes back) */
     int reread;        /* the current block was read before */
     hist_value *out;   /* hist_reader_set_output's array, or NULL: values */
+    size_t out_tail;   /* its values from out_tail on have no instance */
+    size_t tail;       /* the same for `values` */
+    size_t last_n;     /* values the last sample held */
+    uint64_t gen;      /* block loads so far (never goes back: hist_prev.gen) */
     uint32_t *changed; /* series whose identity record came since the last
                           hist_reader_next */
     size_t nchanged, changed_cap;
@@ -199,8 +203,9 @@ static int load_block(hist_reader *r, char *why, size_t why_len)
     if (r->blocks > r->seen)
         r->seen = r->blocks;
     r->p = r->raw, r->end = r->raw + raw;
-    if (r->nseries)
-        memset(r->prev, 0, r->nseries * sizeof *r->prev);
+    /* Deltas start from zero again: each series' when it is next used
+     * (prev.gen), so that a block costs its bytes, not the series. */
+    r->gen++;
     memset(&r->t, 0, sizeof r->t);
     return 1;
 }
@@ -327,12 +332,24 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
                              (unsigned long long)r->block_off);                                    \
         }                                                                                          \
     } while (0)
-    for (size_t i = 0; i < r->nseries; i++) {
+    /* The sample's n values; the series after them have no instance (set
+     * only where the last sample into this array had one: the work is the
+     * sample's bytes, not the series defined). */
+    size_t *tail = r->out ? &r->out_tail : &r->tail;
+    for (size_t i = n; i < *tail && i < r->nseries; i++) {
+        out[i].raw = (pcw_raw){.status = PCW_CSTATUS_NO_INSTANCE};
+        out[i].computed = 0;
+    }
+    *tail = r->last_n = (size_t)n;
+    for (size_t i = 0; i < n; i++) {
         hist_value *v = &out[i];
         hist_prev *p = &r->prev[i];
-        uint64_t st = PCW_CSTATUS_NO_INSTANCE;
-        if (i < n)
-            VGET(st);
+        if (p->gen != r->gen) {
+            memset(p, 0, sizeof *p);
+            p->gen = r->gen;
+        }
+        uint64_t st;
+        VGET(st);
         if (st != PCW_CSTATUS_VALID) {
             if (st > PCW_CSTATUS_NOT_AGGREGATED) {
                 r->p = cp;
@@ -461,9 +478,15 @@ void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
     s->kind = kind;
 }
 
-void hist_reader_set_output(hist_reader *r, hist_value *out)
+void hist_reader_set_output(hist_reader *r, hist_value *out, size_t tail)
 {
     r->out = out;
+    r->out_tail = tail;
+}
+
+size_t hist_reader_sample_values(const hist_reader *r)
+{
+    return r->last_n;
 }
 
 const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n)

@@ -112,6 +112,8 @@ typedef struct pcwl_log {
      * (the previous value counts only when it came after), and that
      * identity (the file reader's series). */
     hist_value *val[2];
+    size_t tail[2]; /* val[k]'s series from tail[k] on (in the file's order)
+                       have no instance: what a sample must clear */
     uint64_t *since;
     const hist_series **ident;
     uint64_t cur;  /* the current sample's index */
@@ -636,6 +638,7 @@ static void forget(pcwl_log *L)
         }
         L->since[i] = 0;
     }
+    L->tail[0] = L->tail[1] = 0;
     L->fresh = 1;
     L->gen++;
 }
@@ -750,11 +753,13 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
         if (!L->fresh) {
             hist_value *t = L->val[0];
             L->val[0] = L->val[1], L->val[1] = t;
+            size_t k = L->tail[0];
+            L->tail[0] = L->tail[1], L->tail[1] = k;
         }
         hist_value *cur = L->val[0];
-        hist_reader_set_output(f->r, f->direct ? cur : NULL);
+        hist_reader_set_output(f->r, f->direct ? cur : NULL, L->tail[0]);
         rc = hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
-        hist_reader_set_output(f->r, NULL);
+        hist_reader_set_output(f->r, NULL, 0);
         if (rc != 1) {
             /* The file changed since it was indexed. */
             snprintf(L->err, sizeof L->err, "%s: %s", f->name,
@@ -763,17 +768,19 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
             forget(L);
             return PCW_E_CORRUPT;
         }
-        if (!f->direct || n < L->ngs) {
-            /* Series this file does not hold (several files), or not in
-             * this log's order: no instance unless the sample has them. */
-            for (size_t i = f->direct ? n : 0; i < L->ngs; i++) {
-                memset(&cur[i], 0, sizeof cur[i]);
-                cur[i].raw.status = PCW_CSTATUS_NO_INSTANCE;
+        /* The sample's values (the rest of this file's series have no
+         * instance; other files' series have none since the file began). */
+        size_t held = hist_reader_sample_values(f->r);
+        if (!f->direct) { /* into the log's order */
+            for (size_t i = held; i < L->tail[0] && i < f->nfs; i++) {
+                memset(&cur[f->fs[i].gid], 0, sizeof cur[0]);
+                cur[f->fs[i].gid].raw.status = PCW_CSTATUS_NO_INSTANCE;
             }
-            if (!f->direct)
-                for (size_t i = 0; i < n; i++)
-                    cur[f->fs[i].gid] = v[i];
+            for (size_t i = 0; i < held && i < f->nfs; i++)
+                cur[f->fs[i].gid] = v[i];
         }
+        L->tail[0] = held;
+        (void)n;
         if (L->fresh)
             L->base = L->next;
         L->cur = L->next;
