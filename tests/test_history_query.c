@@ -910,3 +910,45 @@ Test(history_query, tiny_samples_of_many_series_cost_their_bytes)
     cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
     pcw_pdh_close(q);
 }
+
+/* A hostile identity's scale (any int32: INT32_MIN made the cooking's
+ * power of ten negate it, undefined, and recurse without end): a value
+ * scaled to nothing, or to no finite number, as the formula says, never a
+ * crash. Found by fuzz/history's query-layer path. */
+Test(history_query, hostile_scale_cooks_without_crashing)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/scale.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    const int32_t scales[3] = {INT32_MIN, INT32_MAX, -400};
+    for (uint32_t i = 0; i < 3; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "\\\\h\\S(x%u)\\Level", i);
+        cr_assert_eq(hist_writer_series(w, i, path, HIST_KIND_RAW), 0);
+        hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT, .scale = scales[i]};
+        cr_assert_eq(hist_writer_ident(w, i, &id), 0);
+    }
+    hist_value v[3];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < 3; i++)
+        v[i].raw = (pcw_raw){.status = PCW_CSTATUS_VALID, .first = 42};
+    cr_assert_eq(hist_writer_sample(w, 1000000000u, 1700000000000000000ull, v, 3), 0);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\S(*)\\Level", &h, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_value_count(h), 3);
+    const int want[3] = {PCW_CSTATUS_VALID, PCW_CSTATUS_OVERFLOW, PCW_CSTATUS_VALID};
+    for (size_t i = 0; i < 3; i++) {
+        pcw_pdh_value x;
+        cr_assert_eq(pcw_pdh_get_value(h, i, 0, &x), PCW_OK);
+        cr_assert_eq(x.status, want[i], "scale %d: status %d", scales[i], x.status);
+        cr_assert_eq(x.value, 0.0, "scale %d: %g", scales[i], x.value);
+    }
+    pcw_pdh_close(q);
+}
