@@ -34,6 +34,9 @@
 #define HIST_BLOCK_MAX_RAW (16u << 20) /* a block's payload, decompressed */
 #define HIST_MAX_SERIES    (1u << 20)  /* series in one log */
 #define HIST_MAX_STRING    16384u      /* a path or name (PCW_PATH_MAX) */
+/* A logged scale beyond +-HIST_MAX_SCALE reads as that: the same cooked
+ * value (10^400 overflows, 10^-400 underflows to 0). */
+#define HIST_MAX_SCALE 400
 /* A block's decompressed size may be at most this many times its stored
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
  * writer stores a block uncompressed rather than compress it further). */

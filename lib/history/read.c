@@ -284,7 +284,13 @@ static int rec_ident(hist_reader *r, char *why, size_t why_len)
         return bad(r, why, why_len, "bad identity record");
     hist_series *s = &r->series[id];
     s->type = (uint32_t)type;
-    s->scale = (int32_t)hist_unzigzag(scale);
+    /* A hostile scale, clamped: 10^400 is no finite number and 10^-400
+     * underflows to 0 as any larger one would, and the power of ten
+     * cooking takes must not see INT32_MIN (it negates it). */
+    int64_t sc = hist_unzigzag(scale);
+    s->scale = (int32_t)(sc < -HIST_MAX_SCALE  ? -HIST_MAX_SCALE
+                         : sc > HIST_MAX_SCALE ? HIST_MAX_SCALE
+                                               : sc);
     s->provider_id = prov;
     s->instance_id = (uint32_t)inst;
     s->pid = (int32_t)hist_unzigzag(pid);
