@@ -42,6 +42,7 @@
 #include "pdh.h"
 #include "sink.h"
 #include "walk.h"
+#include "logsource.h"
 
 typedef struct fused {
     pcw__q_row_sink base; /* first: the fetch's view of it */
@@ -142,6 +143,8 @@ static __attribute__((unused)) double *cvt_buffer(pcw_pdh *q, uint32_t nc, size_
 int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
                          int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
 {
+    if (PCWL_Q(q) && ctr && ctr->q == q && fn)
+        return pcwl_collect_rows(q, failed, ctr, flags, fn, arg);
     if (failed)
         *failed = 0;
     if (!q || !ctr || ctr->q != q || !fn)

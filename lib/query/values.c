@@ -13,6 +13,7 @@
 #include "path.h"
 #include "rows.h"
 #include "values.h"
+#include "logsource.h"
 
 /* ---- locating value i ---------------------------------------------------- */
 
@@ -56,6 +57,8 @@ uint64_t pcw_pdh_instance_epoch(const pcw_pdh_counter *ctr)
 
 size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr)
 {
+    if (PCWL_H(ctr))
+        return pcwl_value_count(ctr);
     size_t n = 0;
     if (ctr)
         for (size_t j = 0; j < ctr->nm; j++)
@@ -92,6 +95,8 @@ int pcw__q_cook_value(const pcw_pdh_counter *h, const pcw__q_set *s, const pcw__
 
 int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out)
 {
+    if (PCWL_H(ctr))
+        return pcwl_get_value(ctr, i, flags, out);
     locus l;
     if (!ctr || !out || locate(ctr, i, &l))
         return PCW_E_INVALID_PARAMETER;
@@ -137,6 +142,8 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
 size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,
                           size_t len)
 {
+    if (PCWL_H(ctr))
+        return pcwl_value_path(ctr, i, with_host, buf, len);
     locus l;
     if (!ctr || locate(ctr, i, &l)) {
         if (len && buf)
@@ -170,6 +177,8 @@ size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, c
 
 size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
 {
+    if (PCWL_H(ctr))
+        return pcwl_instance_count(ctr);
     const pcw__q_match *mt = pcw__q_match_single(ctr);
     if (!mt)
         return 0;
@@ -178,6 +187,8 @@ size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
 
 size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
 {
+    if (PCWL_H(ctr))
+        return pcwl_selected_counter_count(ctr);
     const pcw__q_match *mt = pcw__q_match_single(ctr);
     return mt ? mt->nctr : 0;
 }
@@ -186,6 +197,8 @@ size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
 
 int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_hist_dist *out)
 {
+    if (PCWL_H(ctr))
+        return pcwl_get_histogram(ctr, i, flags, out);
     locus l;
     if (!ctr || !out || locate(ctr, i, &l))
         return PCW_E_INVALID_PARAMETER;

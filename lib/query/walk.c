@@ -31,6 +31,7 @@
 #include "snaprows.h"
 #include "values.h"
 #include "walk.h"
+#include "logsource.h"
 
 enum { K_GENERIC, K_RAW, K_RATE };
 
@@ -239,6 +240,8 @@ void pcw__q_cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, pcw
 
 int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values, uint8_t *status)
 {
+    if (PCWL_H(ctr) && values)
+        return pcwl_cook_all(ctr, flags, values, status);
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
     pcw__q_sink k = {.values = values, .status = status};
@@ -249,6 +252,8 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
 int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, double *values,
                         uint8_t *status)
 {
+    if (PCWL_H(ctr))
+        return pcwl_cook_column(ctr, kk, flags, values, status);
     const pcw__q_match *mt = pcw__q_match_single(ctr);
     if (!mt || kk >= mt->nctr || !values)
         return PCW_E_INVALID_PARAMETER;
@@ -294,6 +299,8 @@ pcw__q_sink pcw__q_block_sink(pcw__q_block *bl, int (*fn)(const pcw_pdh_rows *, 
 int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
                        int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
 {
+    if (PCWL_H(ctr) && fn)
+        return pcwl_visit_rows(ctr, flags, fn, arg);
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
     pcw__q_block bl;
@@ -327,6 +334,8 @@ const pcw__q_match *pcw__q_contig_match(const pcw_pdh_counter *ctr, unsigned fla
 int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
                   int (*fn)(const pcw_pdh_row *row, void *arg), void *arg)
 {
+    if (PCWL_H(ctr) && fn)
+        return pcwl_visit(ctr, flags, fn, arg);
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
     pcw__q_block bl; /* one instance's values at a time */
