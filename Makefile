@@ -162,6 +162,8 @@ HIST_OBJ  = $(HIST_SRC:%.c=$(BUILD)/%.o)
 HIST_LIBS = -lzstd -lz
 $(HIST_OBJ): $(wildcard lib/history/*.h)
 $(BUILD)/pcwstat $(BUILD)/pcwrelog: $(HIST_OBJ)
+# (Their objects use history.h's structs: a changed layout must rebuild them.)
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/pcwstat/*.c tools/pcwrelog/*.c)): $(wildcard lib/history/*.h)
 TOOL_LIBS_pcwstat = $(HIST_LIBS)
 TOOL_LIBS_pcwrelog = $(HIST_LIBS)
 $(BUILD)/tests/test_history: $(HIST_OBJ)

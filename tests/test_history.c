@@ -33,6 +33,7 @@
 
 #include <criterion/criterion.h>
 #include <sys/resource.h>
+#include <zlib.h>
 
 #include "pcw/query.h"
 #include "query_provider.h"
@@ -550,9 +551,12 @@ Test(history, hostile_headers)
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "not a pcw log"), "%s", why);
     memcpy(b, HIST_MAGIC, 8);
-    hist_put_le32(b + 8, 2);
+    hist_put_le32(b + 8, HIST_VERSION + 1);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
-    cr_assert(strstr(why, "version 2"), "%s", why);
+    cr_assert(strstr(why, "version 3, this reader knows versions 1 to 2"), "%s", why);
+    hist_put_le32(b + 8, 0);
+    cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
+    cr_assert(strstr(why, "version 0"), "%s", why);
     hist_put_le32(b + 8, HIST_VERSION);
     cr_assert_eq(read_all(b, HIST_FILE_HEADER, why, sizeof why), 0); /* empty log */
     unsigned char *h = b + HIST_FILE_HEADER;
@@ -717,4 +721,75 @@ Test(history, histogram_replays_as_live)
     for (size_t i = 0; i < n; i++)
         free(cols[i].path);
     pcw_pdh_close(q);
+}
+
+/* A version 1 log (before histograms) still reads as version 1 encoded
+ * it: an identity of a histogram type without the shape and statistic,
+ * a histogram value without words, a computed ABOVE_RANGE without a
+ * number. Read as version 2, the same bytes are damaged. */
+static size_t v1_log(unsigned char *b, uint32_t version)
+{
+    unsigned char pay[256];
+    size_t n = 0;
+    const uint64_t recs[] = {HIST_REC_SERIES,           0, HIST_KIND_RAW,      4,
+                             /* path */ HIST_REC_IDENT, 0, PERF_PCW_HISTOGRAM, 0, 7, 1, 2, 0,
+                             HIST_REC_SERIES,           1, HIST_KIND_COMPUTED, 4};
+    for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) {
+        n += hist_put_varint(pay + n, recs[i]);
+        if (i == 3 || i == 15)
+            memcpy(pay + n, "\\S\\C", 4), n += 4;
+    }
+    for (int s = 0; s < 2; s++) { /* two samples: the raw value VALID, then ABOVE_RANGE */
+        const uint64_t smp[] = {HIST_REC_SAMPLE, s ? 2 : 1000, 0, 2, 0, 0, 0, 0, 0, 0, 12};
+        for (size_t i = 0; i < sizeof smp / sizeof *smp; i++)
+            n += hist_put_varint(pay + n, smp[i]);
+    }
+    memcpy(b, HIST_MAGIC, 8);
+    hist_put_le32(b + 8, version);
+    hist_put_le32(b + 12, 0);
+    unsigned char *h = b + HIST_FILE_HEADER;
+    memset(h, 0, HIST_BLOCK_HEADER);
+    hist_put_le32(h, HIST_BLOCK_MAGIC);
+    hist_put_le32(h + 4, (uint32_t)n);
+    hist_put_le32(h + 8, (uint32_t)n);
+    memcpy(h + HIST_BLOCK_HEADER, pay, n);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
+    hist_put_le32(h + 24, (uint32_t)crc32(crc, pay, (uInt)n));
+    return HIST_FILE_HEADER + HIST_BLOCK_HEADER + n;
+}
+
+Test(history, version1_logs_still_read)
+{
+    unsigned char b[512];
+    char why[256];
+    size_t len = v1_log(b, 1);
+    hist_reader *r;
+    cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_reader_version(r), 1);
+    uint64_t mono, real;
+    const hist_value *v;
+    size_t nv;
+    int rc, samples = 0;
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
+        samples++;
+        cr_assert_eq(nv, 2);
+        cr_assert_eq(v[0].raw.status, PCW_CSTATUS_VALID);
+        cr_assert_eq(v[0].hn, 0);
+        cr_assert_eq(v[1].raw.status, PCW_CSTATUS_ABOVE_RANGE);
+        double x;
+        cr_assert_eq(hist_cook(hist_reader_series(r, 1), &v[1], NULL, 0, &x),
+                     PCW_CSTATUS_ABOVE_RANGE);
+    }
+    cr_assert_eq(rc, 0, "%s", why);
+    cr_assert_eq(samples, 2);
+    cr_assert_eq(hist_reader_series(r, 0)->hshape, 0);
+    hist_reader_close(r);
+    /* The same bytes claiming version 2: the identity lacks its shape. */
+    len = v1_log(b, 2);
+    cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
+        ;
+    cr_assert_eq(rc, -1);
+    cr_assert(strstr(why, "block at offset 16"), "%s", why);
+    hist_reader_close(r);
 }

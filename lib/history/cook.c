@@ -2,12 +2,37 @@
 /*
  * lib/history/cook.c - a logged sample cooked as the live query cooked it:
  * a provider's instance with pcw_cook from its two raw samples (the query's
- * cook_one), a total or aggregate from the value the query computed,
- * finished with the query's own last step (pcwq_finish_percent).
+ * cook_one), a histogram's statistic from the interval between its two
+ * samples' words (the query's instance_dist and pcwq_hist_value), a total
+ * or aggregate from the value the query computed, finished with the
+ * query's own last step (pcwq_finish_percent).
  */
 #include "history.h"
 
 #include "../query/internal.h"
+#include "pcw/histogram.h"
+
+/* A histogram instance's statistic (now VALID, with its words). */
+static int cook_histogram(const hist_series *s, const hist_value *now, const hist_value *prev,
+                          unsigned flags, double *value)
+{
+    int cumulative = (flags & PCW_FMT_RAW) != 0;
+    if (!cumulative && (!prev || prev->raw.status != PCW_CSTATUS_VALID || prev->hn != now->hn))
+        return PCW_CSTATUS_NEW_DATA_NEEDED; /* the instance's first sample */
+    uint64_t buckets[PCW_HIST_MAX_BUCKETS];
+    pcw_hist_dist d;
+    pcwq_hspan sp;
+    pcwq_hist_interval(s->hshape, now->hwords, cumulative ? NULL : prev->hwords, buckets, &d, &sp);
+    if (!cumulative)
+        d.interval_ns =
+            now->raw.time_ns > prev->raw.time_ns ? now->raw.time_ns - prev->raw.time_ns : 0;
+    else if (s->hstat.kind == PCW_HSTAT_RATE && d.status == PCW_CSTATUS_VALID)
+        return PCW_CSTATUS_NO_DATA; /* no rate since the start */
+    int rc = pcwq_hist_cook(&d, &sp, &s->hstat, value);
+    if ((rc == PCW_CSTATUS_VALID || rc == PCW_CSTATUS_ABOVE_RANGE) && (flags & PCW_FMT_1000))
+        *value *= 1000.0;
+    return rc;
+}
 
 int hist_cook(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
               double *value)
@@ -16,14 +41,24 @@ int hist_cook(const hist_series *s, const hist_value *now, const hist_value *pre
     if (!value)
         value = &dummy;
     *value = 0.0;
+    int hist = s->type == PERF_PCW_HISTOGRAM && s->hshape;
     if (s->kind == HIST_KIND_RAW) {
+        if (hist && now->raw.status == PCW_CSTATUS_VALID && now->hn)
+            return cook_histogram(s, now, prev, flags, value);
         const pcw_raw *p = prev && prev->raw.status == PCW_CSTATUS_VALID ? &prev->raw : NULL;
         return pcw_cook(s->type, &now->raw, p, s->scale, flags, value);
     }
+    if (flags & PCW_FMT_RAW)
+        return now->raw.status == PCW_CSTATUS_VALID ? PCW_CSTATUS_NO_DATA : now->raw.status;
+    if (hist &&
+        (now->raw.status == PCW_CSTATUS_VALID || now->raw.status == PCW_CSTATUS_ABOVE_RANGE)) {
+        /* A histogram total's statistic, as pcwq_hist_value finished it:
+         * no scale, no cap; x1000 on request. */
+        *value = now->computed * ((flags & PCW_FMT_1000) ? 1000.0 : 1.0);
+        return now->raw.status;
+    }
     if (now->raw.status != PCW_CSTATUS_VALID)
         return now->raw.status;
-    if (flags & PCW_FMT_RAW)
-        return PCW_CSTATUS_NO_DATA;
     /* (Logged capped: capping again is the identity.) */
     return pcwq_finish_percent(s->type, now->computed, s->scale, flags, value);
 }

@@ -9,7 +9,11 @@
  * identity (provider, instance id, #n) with the counter type and scale: the
  * live query cooks a sample against the previous one of the same instance
  * only. A _Total or aggregate column logs the value the query computed
- * from its members, before the scale (HIST_COMPUTED_FLAGS). Samples gather in a block
+ * from its members, before the scale (HIST_COMPUTED_FLAGS). A histogram's
+ * statistic ("Latency:p99") of an instance logs the histogram's words as
+ * they stand (PCW_HIST_CUMULATIVE), from which hist_cook takes the
+ * interval as the query did; its identity names the shape and the
+ * statistic. Samples gather in a block
  * that is appended whole once it spans `flush_ns` (pcwstat's --flush,
  * default 10 s; 0: every sample is a block): a recorder killed at any
  * moment loses at most the samples of that span, and more samples in a
@@ -20,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pcw/histogram.h>
+
 #include "pcwstat.h"
 
 struct recorder {
@@ -29,6 +35,7 @@ struct recorder {
     hist_series *last; /* per column: the identity last logged */
     unsigned char *known, *kind;
     hist_value *v;
+    uint64_t **hw;        /* per column: a histogram's words (NULL: none yet) */
     uint64_t flush_ns;    /* a block spans this much time at most */
     uint64_t block_start; /* the open block's first sample's time; 0: none */
 };
@@ -41,6 +48,9 @@ void record_close(recorder *r)
     free(r->known);
     free(r->kind);
     free(r->v);
+    for (size_t i = 0; r->hw && i < r->n; i++)
+        free(r->hw[i]);
+    free(r->hw);
     free(r);
 }
 
@@ -64,8 +74,9 @@ recorder *record_open(int fd, const char *file, const column *cols, size_t n, ui
         r->known = calloc(n ? n : 1, 1);
         r->kind = calloc(n ? n : 1, 1);
         r->v = calloc(n ? n : 1, sizeof *r->v);
+        r->hw = calloc(n ? n : 1, sizeof *r->hw);
     }
-    if (!r || !r->last || !r->known || !r->kind || !r->v) {
+    if (!r || !r->last || !r->known || !r->kind || !r->v || !r->hw) {
         snprintf(why, why_len, "out of memory");
         record_close(r);
         close(fd);
@@ -89,15 +100,49 @@ recorder *record_open(int fd, const char *file, const column *cols, size_t n, ui
     return r;
 }
 
-/* The counter's default scale, as the query applies it (the counterset's
- * first registration's metadata, which every merged one shares). */
-static int32_t scale_of(pcw_pdh *q, const pcw_pdh_value *v)
+/* The counter's metadata (the counterset's first registration's, which
+ * every merged one shares: the default scale as the query applies it, a
+ * histogram's shape), or NULL. */
+static const pcw_counter *meta_of(pcw_pdh *q, const pcw_pdh_value *v)
 {
     const pcw_merged_counterset *m =
         pcw_consumer_find_counterset(pcw_pdh_consumer(q), v->counterset);
     if (!m || v->counter_index >= m->meta->counter_count)
+        return NULL;
+    return &m->meta->counters[v->counter_index];
+}
+
+/* A histogram column's identity: the shape and the statistic its counter
+ * name ends with ("Latency:p99"; the statistic's name has no ':'). */
+static void histogram_ident(const pcw_counter *c, const pcw_pdh_value *v, hist_series *s)
+{
+    s->hshape = c ? c->histogram : 0;
+    memset(&s->hstat, 0, sizeof s->hstat);
+    const char *colon = strrchr(v->counter, ':');
+    if (!colon || pcw_hist_stat_parse(colon + 1, &s->hstat) != PCW_OK)
+        s->hshape = 0; /* not a statistic: hist_writer_ident refuses it */
+}
+
+/* Column i's histogram words as they stand into r->hw[i] and hv (its value
+ * VALID): the words the provider wrote, sum and zero bucket first. A
+ * histogram whose count since the start does not fit 64 bits has no
+ * distribution to take them from: OVERFLOW. */
+static int histogram_words(recorder *r, size_t i, uint32_t shape, hist_value *hv)
+{
+    pcw_hist_dist d;
+    if (pcw_pdh_get_histogram(r->cols[i].h, 0, PCW_HIST_CUMULATIVE, &d) != PCW_OK)
+        return -1;
+    if (d.status != PCW_CSTATUS_VALID || d.shape != shape) {
+        hv->raw.status = d.status == PCW_CSTATUS_VALID ? PCW_CSTATUS_NO_DATA : d.status;
         return 0;
-    return m->meta->counters[v->counter_index].default_scale;
+    }
+    uint32_t n = 2 + d.nbuckets;
+    if (!r->hw[i] && !(r->hw[i] = malloc((size_t)(2 + PCW_HIST_MAX_BUCKETS) * sizeof **r->hw)))
+        return -1;
+    r->hw[i][0] = d.sum, r->hw[i][1] = d.zero;
+    memcpy(r->hw[i] + 2, d.buckets, (size_t)d.nbuckets * sizeof *d.buckets);
+    hv->hwords = r->hw[i], hv->hn = n;
+    return 0;
 }
 
 int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
@@ -123,20 +168,31 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
         }
         hist_series *s = &r->last[i];
         if (v.raw.status == PCW_CSTATUS_VALID || r->kind[i] == HIST_KIND_COMPUTED) {
+            const pcw_counter *c = meta_of(q, &v);
+            uint32_t shape = c && v.counter_type == PERF_PCW_HISTOGRAM ? c->histogram : 0;
             if (!r->known[i] || s->provider_id != v.provider_id ||
                 s->instance_id != v.instance_id || s->dup_index != v.dup_index ||
-                s->type != v.counter_type) {
+                s->type != v.counter_type || s->hshape != shape) {
                 s->type = v.counter_type;
-                s->scale = scale_of(q, &v);
+                s->scale = c ? c->default_scale : 0;
+                histogram_ident(c, &v, s);
                 s->provider_id = v.provider_id;
                 s->instance_id = v.instance_id;
                 s->pid = v.pid;
                 s->dup_index = v.dup_index;
                 r->known[i] = 1;
                 if (hist_writer_ident(r->w, (uint32_t)i, s)) {
-                    snprintf(why, why_len, "out of memory");
+                    snprintf(why, why_len,
+                             "column %zu: its histograms' buckets are more than a log may keep "
+                             "(%u words), or out of memory",
+                             i + 1, HIST_MAX_HWORDS);
                     return -1;
                 }
+            }
+            if (s->hshape && r->kind[i] == HIST_KIND_RAW &&
+                histogram_words(r, i, s->hshape, hv) != 0) {
+                snprintf(why, why_len, "out of memory");
+                return -1;
             }
         }
     }
