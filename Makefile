@@ -489,6 +489,8 @@ PCDIR   ?= $(LIBDIR)/pkgconfig
 MANDIR  ?= $(PREFIX)/share/man
 # The exporter's systemd unit (ExecStart names $(BINDIR)/pcw-exporter).
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The recorder's paths (pcwstat-recorder.service reads /etc/pcw/recorder.paths).
+SYSCONFDIR ?= $(PREFIX)/etc
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
              -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
 MAN_PAGES = $(wildcard man/*.1)
@@ -506,6 +508,9 @@ install: all
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|' tools/pcw-exporter/pcw-exporter.service \
 	    > $(DESTDIR)$(UNITDIR)/pcw-exporter.service
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|' tools/pcwstat/pcwstat-recorder.service \
+	    > $(DESTDIR)$(UNITDIR)/pcwstat-recorder.service
+	install -D -m 644 tools/pcwstat/recorder.paths $(DESTDIR)$(SYSCONFDIR)/pcw/recorder.paths
 	$(PC_SED) lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
 	$(PC_SED) lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
 
@@ -515,6 +520,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(BINDIR)/pcwgen
 	rm -f $(MAN_PAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(DESTDIR)$(UNITDIR)/pcw-exporter.service
+	rm -f $(DESTDIR)$(UNITDIR)/pcwstat-recorder.service $(DESTDIR)$(SYSCONFDIR)/pcw/recorder.paths
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')

@@ -23,7 +23,13 @@
  *     hits the file size limit mid-block leaves no partial block behind;
  *   - a block more compressible than a reader accepts is written plain;
  *   - hostile headers and lengths are refused naming the offset; the
- *     fuzzer's seeds are whole logs.
+ *     fuzzer's seeds are whole logs;
+ *   - histograms (format version 2): every statistic of an instance and of
+ *     the _Total replays as live, ABOVE_RANGE included; version 1 logs
+ *     still read as version 1;
+ *   - the recorder for days: --max-size rotates into FILE.1... keeping
+ *     --max-files, files that follow on, a restart keeps the previous
+ *     run's file; -f BIN logs instances that appear after the start.
  *
  * The recorder's output file is the signal the SIGKILL test waits on (with
  * a deadline), never a sleep; the pauses between collections are the
@@ -792,4 +798,173 @@ Test(history, version1_logs_still_read)
     cr_assert_eq(rc, -1);
     cr_assert(strstr(why, "block at offset 16"), "%s", why);
     hist_reader_close(r);
+}
+
+/* ---- the recorder for days: rotation, new instances ---------------------------- */
+
+/* Every sample of a log: its count, and the real times of the first and
+ * last into *first, *last (0 when none); -1 if it does not read to a clean
+ * end. */
+static long log_samples(const char *log, uint64_t *first, uint64_t *last)
+{
+    hist_reader *r;
+    char why[256];
+    *first = *last = 0;
+    if (hist_reader_open(&r, log, why, sizeof why))
+        return -1;
+    uint64_t mono, real;
+    const hist_value *v;
+    size_t nv;
+    long n = 0;
+    int rc;
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
+        if (!n++)
+            *first = real;
+        *last = real;
+    }
+    hist_reader_close(r);
+    return rc == 0 ? n : -1;
+}
+
+/* --max-size rotates: FILE, FILE.1, FILE.2 (--max-files 3) are each a
+ * whole log no longer than the size and one block; the oldest is gone
+ * (no FILE.3); each file's first sample is the previous file's last (it
+ * primes the rates), so pcwrelog's rows of FILE.2, FILE.1 and FILE follow
+ * on without a gap or a repeat, and the first row of a file has its rate. */
+Test(history, rotation_keeps_max_files_that_follow_on)
+{
+    tu_child p;
+    qp_start(&p, "Rot", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    char log[PATH_MAX], name[PATH_MAX + 8], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/rot.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *args[] = {"\\Rot(x)\\*", "-sc",         "150", "-si", "0.005", "--flush",
+                          "0",           "-f",          "BIN", "-o",  log,     "--max-size",
+                          "4096",        "--max-files", "3",   NULL};
+    cr_assert_eq(run_tool("pcwstat", args, out, err), 0, "%s", slurp(err));
+    long total = 0;
+    uint64_t prev_last = 0;
+    for (int k = 2; k >= 0; k--) {
+        if (k)
+            snprintf(name, sizeof name, "%s.%d", log, k);
+        else
+            snprintf(name, sizeof name, "%s", log);
+        struct stat st;
+        cr_assert_eq(stat(name, &st), 0, "%s: %s", name, strerror(errno));
+        cr_assert_leq(st.st_size, 4096 + 512, "%s: %lld bytes", name, (long long)st.st_size);
+        uint64_t first, last;
+        long n = log_samples(name, &first, &last);
+        cr_assert_gt(n, 1, "%s", name);
+        if (prev_last)
+            cr_assert_eq(first, prev_last, "%s does not start with the last sample before it",
+                         name);
+        prev_last = last;
+        total += n - 1;
+        /* Its rows: the first one has a rate (primed by the repeated sample). */
+        cr_assert_eq(run_tool("pcwrelog", (const char *[]){name, "-f", "CSV", NULL}, out, err), 0,
+                     "%s", slurp(err));
+        char *csv = slurp(out);
+        cr_assert_eq(count_lines(csv), (size_t)n, "%s", csv);
+        char *row = strchr(csv, '\n') + 1;
+        cr_assert(strncmp(strchr(row, ',') + 1, "\"\"", 2) != 0, "no first rate: %s", row);
+        free(csv);
+    }
+    snprintf(name, sizeof name, "%s.3", log);
+    cr_assert_neq(access(name, F_OK), 0, "%s kept beyond --max-files", name);
+    cr_assert_leq(total, 150);
+    cr_assert_gt(total, 30, "the three files hold %ld rows", total);
+    /* Started again (no -y): the previous run's file is kept as FILE.1. */
+    uint64_t was_first, was_last, first, last;
+    cr_assert_gt(log_samples(log, &was_first, &was_last), 1);
+    const char *again[] = {"\\Rot(x)\\*", "-sc", "2",          "-si",  "0.005",       "-f", "BIN",
+                           "-o",          log,   "--max-size", "4096", "--max-files", "3",  NULL};
+    cr_assert_eq(run_tool("pcwstat", again, out, err), 0, "%s", slurp(err));
+    snprintf(name, sizeof name, "%s.1", log);
+    cr_assert_gt(log_samples(name, &first, &last), 1);
+    cr_assert_eq(first, was_first, "the previous run's log is not %s", name);
+    cr_assert_eq(log_samples(log, &first, &last), 3);
+    qp_stop(&p);
+    /* Bad values are usage errors. */
+    const char *bad1[] = {"\\Rot(x)\\*", "-f", "BIN", "-o", log, "--max-size", "1x", NULL};
+    cr_assert_eq(run_tool("pcwstat", bad1, out, err), 2);
+    const char *bad2[] = {"\\Rot(x)\\*", "-f", "BIN",         "-o", log,
+                          "--max-size",  "1M", "--max-files", "1",  NULL};
+    cr_assert_eq(run_tool("pcwstat", bad2, out, err), 2);
+    const char *bad3[] = {"\\Rot(x)\\*", "--max-size", "1M", NULL};
+    cr_assert_eq(run_tool("pcwstat", bad3, out, err), 2);
+    char *e = slurp(err);
+    cr_assert(strstr(e, "--max-size rotates a log"), "%s", e);
+    free(e);
+}
+
+/* -f BIN re-expands the wildcards every sample: an instance that appears
+ * after the start becomes a series of the log from then on (the format
+ * defines series anywhere); the samples before hold no value of it. The
+ * recorder starts with nothing to record yet (the service's case at boot:
+ * a counterset wildcard, no instance), which is not an error for -f BIN.
+ * A real pcwstat, the log polled (with a deadline) as the synchronisation. */
+Test(history, new_instances_become_series)
+{
+    tu_child p;
+    qp_start(&p, "Grow", PCW_MULTI_INSTANCE, NULL);
+    char log[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
+    snprintf(log, sizeof log, "%s/grow.pcwlog", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(e, 2);
+        execl(path, path, "\\*(*)\\Level", "-si", "0.02", "-sc", "3000", "--flush", "0", "-f",
+              "BIN", "-o", log, (char *)NULL);
+        _exit(127);
+    }
+    long long deadline = tu_now_ms() + 30000;
+    while (samples_in(log, NULL, 0) < 3) {
+        cr_assert(tu_now_ms() < deadline, "no samples: %s", slurp(err));
+        pause_ms(10);
+    }
+    qp_cmd(&p, "create b");
+    qp_cmd(&p, "set b %d 9", QP_LEVEL);
+    /* Until the log holds a sample with b's value. */
+    int seen = 0;
+    while (!seen) {
+        cr_assert(tu_now_ms() < deadline, "b never logged: %s", slurp(err));
+        pause_ms(10);
+        hist_reader *r;
+        char why[256];
+        if (hist_reader_open(&r, log, why, sizeof why))
+            continue;
+        uint64_t mono, real;
+        const hist_value *v;
+        size_t nv;
+        int before = 0;
+        while (!seen && hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
+            for (size_t i = 0; i < nv; i++) {
+                const hist_series *s = hist_reader_series(r, i);
+                if (!strstr(s->path, "\\Grow(b)\\Level"))
+                    continue;
+                if (v[i].raw.status == PCW_CSTATUS_VALID) {
+                    cr_assert_eq(v[i].raw.first, 9);
+                    seen = 1;
+                }
+            }
+            before += !seen;
+        }
+        if (seen)
+            cr_assert_geq(before, 3, "b's series should start after the first samples");
+        hist_reader_close(r);
+    }
+    kill(pid, SIGTERM);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, slurp(err));
+    char *e = slurp(err);
+    cr_assert(!strstr(e, "not a column"), "-f BIN logs new instances: %s", e);
+    free(e);
+    qp_stop(&p);
 }

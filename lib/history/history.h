@@ -148,6 +148,8 @@ int hist_writer_flush(hist_writer *w, char *why, size_t why_len);
 int hist_writer_close(hist_writer *w, char *why, size_t why_len);
 /* Blocks written so far. */
 uint64_t hist_writer_blocks(const hist_writer *w);
+/* The file's length up to the end of the last block written whole. */
+uint64_t hist_writer_bytes(const hist_writer *w);
 
 /* ---- reading (read.c) ----------------------------------------------------- */
 

@@ -377,3 +377,8 @@ uint64_t hist_writer_blocks(const hist_writer *w)
 {
     return w->seq;
 }
+
+uint64_t hist_writer_bytes(const hist_writer *w)
+{
+    return w->end;
+}
