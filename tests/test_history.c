@@ -20,7 +20,9 @@
  *   - blocks span --flush (one block for a short run, smaller than one
  *     block per sample);
  *   - a full disk: pcwstat -o /dev/full fails with the reason; a writer that
- *     hits the file size limit mid-block leaves no partial block behind;
+ *     hits the file size limit mid-block leaves no partial block behind; a
+ *     real recorder filling a 64 KiB tmpfs (root) and its file size limit
+ *     stops with the reason, its log whole to the byte it names;
  *   - a block more compressible than a reader accepts is written plain;
  *   - hostile headers and lengths are refused naming the offset; the
  *     fuzzer's seeds are whole logs;
@@ -38,6 +40,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <zlib.h>
 
@@ -966,5 +969,65 @@ Test(history, new_instances_become_series)
     char *e = slurp(err);
     cr_assert(!strstr(e, "not a column"), "-f BIN logs new instances: %s", e);
     free(e);
+    qp_stop(&p);
+}
+
+/* ---- a real recorder on a full disk -------------------------------------------- */
+
+/* A real pcwstat recording into `log` until the disk (or the file size
+ * limit) is full: status 1, the reason and how much of the log is
+ * complete on stderr, and the log reads to a clean end exactly there -
+ * never a partial block. */
+static void record_until_full(const char *log, const char *reason)
+{
+    char out[PATH_MAX], err[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *args[] = {"\\Fill(*)\\*", "-si", "0.001", "-sc", "100000", "--flush", "0",
+                          "-f",           "BIN", "-o",    log,   NULL};
+    cr_assert_eq(run_tool("pcwstat", args, out, err), 1, "pcwstat did not fail: %s", slurp(err));
+    char *e = slurp(err);
+    cr_assert(strstr(e, reason) && strstr(e, "the log is complete up to byte"), "%s", e);
+    unsigned long long complete = 0;
+    cr_assert(sscanf(strstr(e, "up to byte") + 10, "%llu", &complete) == 1, "%s", e);
+    free(e);
+    struct stat st;
+    cr_assert_eq(stat(log, &st), 0);
+    cr_assert_eq((unsigned long long)st.st_size, complete, "a partial block was left behind");
+    uint64_t first, last;
+    cr_assert_gt(log_samples(log, &first, &last), 10, "the log does not read to a clean end");
+}
+
+/* ENOSPC on a real file system: a 64 KiB tmpfs (as root; CI runs as root).
+ * Not root, the same through the file size limit (EFBIG), which needs no
+ * privilege: something real runs either way. */
+Test(history, full_disk_real_recorder_leaves_whole_log)
+{
+    tu_child p;
+    qp_start(&p, "Fill", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "create b");
+    qp_cmd(&p, "rate a %d 1000", QP_RATE);
+    char dir[PATH_MAX / 2], log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/limit.pcwlog", tu_root);
+    /* The file size limit, inherited by pcwstat (SIGXFSZ ignored: EFBIG). */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, rl = {8192, 8192};
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rl.rlim_max = old.rlim_max;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    record_until_full(log, "File too large");
+    rl.rlim_cur = old.rlim_cur;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    if (geteuid() == 0) {
+        snprintf(dir, sizeof dir, "%s/small", tu_root);
+        cr_assert_eq(mkdir(dir, 0700), 0);
+        cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64k"), 0, "mount: %s", strerror(errno));
+        snprintf(log, sizeof log, "%s/full.pcwlog", dir);
+        record_until_full(log, "No space left on device");
+        cr_assert_eq(umount(dir), 0, "umount: %s", strerror(errno));
+    } else {
+        cr_log_info("not root: the tmpfs part (ENOSPC) needs root");
+    }
     qp_stop(&p);
 }
