@@ -40,10 +40,12 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include "pcw/histogram.h"
 #include "pcw/query.h"
 #include "query_provider.h"
 
@@ -1030,4 +1032,41 @@ Test(history, full_disk_real_recorder_leaves_whole_log)
         cr_log_info("not root: the tmpfs part (ENOSPC) needs root");
     }
     qp_stop(&p);
+}
+
+/* A histogram total's logged number is hostile input like the rest: an
+ * infinite or NaN top bound (ABOVE_RANGE) or statistic is no number
+ * (OVERFLOW, as the query's own finishing step says), never handed on. */
+Test(history, histogram_total_nonfinite_is_no_number)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/inf.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\S(_Total)\\H:max", HIST_KIND_COMPUTED), 0);
+    cr_assert_eq(hist_writer_series(w, 1, "\\S(_Total)\\H:mean", HIST_KIND_COMPUTED), 0);
+    hist_series id = {.type = PERF_PCW_HISTOGRAM,
+                      .hshape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_NS, 3, -30, 12),
+                      .hstat = {.kind = PCW_HSTAT_MAX}};
+    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    id.hstat.kind = PCW_HSTAT_MEAN;
+    cr_assert_eq(hist_writer_ident(w, 1, &id), 0);
+    hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_ABOVE_RANGE}, .computed = INFINITY},
+                       {.raw = {.status = PCW_CSTATUS_VALID}, .computed = NAN}};
+    cr_assert_eq(hist_writer_sample(w, 1000, 2000, v, 2), 0);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    hist_reader *r;
+    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const hist_value *got;
+    size_t n;
+    cr_assert_eq(hist_reader_next(r, &mono, &real, &got, &n, why, sizeof why), 1, "%s", why);
+    for (size_t i = 0; i < 2; i++) {
+        double x = 1;
+        int st = hist_cook(hist_reader_series(r, i), &got[i], NULL, 0, &x);
+        cr_assert_eq(st, PCW_CSTATUS_OVERFLOW, "series %zu: status %d, value %g", i, st, x);
+        cr_assert_eq(x, 0.0);
+    }
+    hist_reader_close(r);
 }

@@ -74,8 +74,11 @@ static void read_log(const uint8_t *data, size_t size)
             const hist_series *s = hist_reader_series(r, i);
             double x;
             int st = hist_cook(s, &v[i], epoch[i] == s->epoch ? &prev[i] : NULL, 0, &x);
-            if (st < 0 || st > PCW_CSTATUS_NOT_AGGREGATED ||
-                (st == PCW_CSTATUS_VALID && !isfinite(x)) || (st != PCW_CSTATUS_VALID && x != 0.0))
+            /* A number only with VALID and (a histogram's top bound)
+             * ABOVE_RANGE, always finite. */
+            int number = st == PCW_CSTATUS_VALID || st == PCW_CSTATUS_ABOVE_RANGE;
+            if (st < 0 || st > PCW_CSTATUS_LAST || (number && !isfinite(x)) ||
+                (!number && x != 0.0))
                 abort();
             prev[i] = v[i];
             epoch[i] = s->epoch;
