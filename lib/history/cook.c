@@ -7,6 +7,8 @@
  * or aggregate from the value the query computed, finished with the
  * query's own last step (pcwq_finish_percent).
  */
+#include <math.h>
+
 #include "history.h"
 
 #include "../query/internal.h"
@@ -53,8 +55,12 @@ int hist_cook(const hist_series *s, const hist_value *now, const hist_value *pre
     if (hist &&
         (now->raw.status == PCW_CSTATUS_VALID || now->raw.status == PCW_CSTATUS_ABOVE_RANGE)) {
         /* A histogram total's statistic, as pcwq_hist_value finished it:
-         * no scale, no cap; x1000 on request. */
-        *value = now->computed * ((flags & PCW_FMT_1000) ? 1000.0 : 1.0);
+         * no scale, no cap; x1000 on request. The log is hostile: a number
+         * that is not finite is none (as pcwq_finish_percent says). */
+        double x = now->computed * ((flags & PCW_FMT_1000) ? 1000.0 : 1.0);
+        if (!isfinite(x))
+            return PCW_CSTATUS_OVERFLOW;
+        *value = x;
         return now->raw.status;
     }
     if (now->raw.status != PCW_CSTATUS_VALID)
