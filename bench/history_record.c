@@ -6,7 +6,8 @@
  *   history/record/<instances>/<counters>
  *       one collection of "\Bench(*)\*" (bench/query.c's provider child and
  *       counterset) and its raw samples logged: pcw_pdh_collect, each
- *       counter's raw column (pcw_pdh_raw_column), hist_writer_sample of
+ *       counter's raw column (pcw_pdh_raw_column) copied in order into the
+ *       values of the sample (the series counter-major), hist_writer_sample of
  *       every value, and a block appended (zstd) every 10 samples - a
  *       recorder at one second with the default --flush of 10 s. The log
  *       goes to /dev/null: the figure is the CPU of recording, not the
@@ -51,13 +52,14 @@ static int open_devnull(void)
     return open("/dev/null", O_WRONLY | O_CLOEXEC);
 }
 
-/* One series per value, ids in value order (instance-major). */
-static int define(hist_writer *w, size_t n, uint32_t type)
+/* One series per value, counter-major (all instances of counter 0, then of
+ * counter 1...): the raw columns are copied in order. */
+static int define(hist_writer *w, size_t n, size_t instances, uint32_t type)
 {
     hist_series s = {.type = type};
     for (size_t i = 0; i < n; i++) {
         char path[64];
-        snprintf(path, sizeof path, "\\\\host\\Bench(i%zu)\\c%zu", i / 16, i % 16);
+        snprintf(path, sizeof path, "\\\\host\\Bench(i%zu)\\c%zu", i % instances, i / instances);
         if (hist_writer_series(w, (uint32_t)i, path, HIST_KIND_RAW) ||
             hist_writer_ident(w, (uint32_t)i, &s))
             return -1;
@@ -95,7 +97,7 @@ static void bm_record(gb_state *st, void *arg)
     int bad = !v || !col || pcw_pdh_collect(q, NULL) != PCW_OK ||
               pcw_pdh_raw_count(h) != (size_t)n ||
               hist_writer_open(&w, open_devnull(), "/dev/null", NULL, why, sizeof why) ||
-              define(w, series, PERF_COUNTER_LARGE_RAWCOUNT);
+              define(w, series, (size_t)n, PERF_COUNTER_LARGE_RAWCOUNT);
     if (bad) {
         gb_skip_with_error(st, "set-up failed");
         goto out;
@@ -105,8 +107,10 @@ static void bm_record(gb_state *st, void *arg)
         bad |= pcw_pdh_collect(q, NULL) != PCW_OK || pcw_pdh_raw_count(h) != (size_t)n;
         for (uint32_t k = 0; k < (uint32_t)c; k++) {
             bad |= pcw_pdh_raw_column(h, k, col) != PCW_OK;
+            /* Counter-major: series k * n + i, so the copy is sequential. */
+            hist_value *x = v + (size_t)k * (size_t)n;
             for (size_t i = 0; i < (size_t)n; i++)
-                v[i * (size_t)c + k].raw = col[i];
+                x[i].raw = col[i];
         }
         bad |= hist_writer_sample(w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q), v, series) != 0;
         if (++samples % BLOCK_SAMPLES == 0)

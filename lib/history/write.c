@@ -232,7 +232,7 @@ static void put_hwords(hist_writer *w, uint32_t i, const hist_value *v)
 static size_t sample_bound(const hist_writer *w, const hist_value *v, size_t n)
 {
     size_t need = 40 + n * 64; /* a status and five 10-byte varints a value */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && w->hwords; i++) {
         if (!w->hshape[i] || v[i].raw.status != PCW_CSTATUS_VALID)
             continue;
         if (!v[i].hwords || v[i].hn != w->hs[i].n)
@@ -263,10 +263,14 @@ int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const
     }
     t->n++, t->mono = mono_ns, t->real_offset = off;
     put_varint(w, n);
+    /* The values through a local cursor (w->len once at the end): the
+     * loop is the recorder's cost (docs/performance.md, "Recording a
+     * log"), and stores through w would make the compiler reload it. */
+    unsigned char *o = w->buf + w->len;
     for (size_t i = 0; i < n; i++) {
         const pcw_raw *r = &v[i].raw;
         hist_prev *p = &w->prev[i];
-        put_varint(w, (uint64_t)(uint32_t)r->status);
+        o += hist_put_varint(o, (uint64_t)(uint32_t)r->status);
         if (!hist_has_number(HIST_VERSION, w->kind[i], (uint32_t)r->status))
             continue;
         /* A raw series' fields as deltas (counts and times grow slowly); a
@@ -275,18 +279,22 @@ int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const
         if (w->kind[i] == HIST_KIND_COMPUTED) {
             uint64_t bits;
             memcpy(&bits, &v[i].computed, sizeof bits);
-            put_varint(w, bits ^ p->f[0]);
+            o += hist_put_varint(o, bits ^ p->f[0]);
             p->f[0] = bits;
             continue;
         }
         uint64_t f[5] = {r->first, r->second, r->multi, r->freq, r->time_ns};
         for (int k = 0; k < 5; k++) {
-            put_varint(w, hist_zigzag((int64_t)(f[k] - p->f[k])));
+            o += hist_put_varint(o, hist_zigzag((int64_t)(f[k] - p->f[k])));
             p->f[k] = f[k];
         }
-        if (w->hshape[i])
+        if (w->hshape[i]) {
+            w->len = (size_t)(o - w->buf);
             put_hwords(w, (uint32_t)i, &v[i]);
+            o = w->buf + w->len;
+        }
     }
+    w->len = (size_t)(o - w->buf);
     return 0;
 }
 
