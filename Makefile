@@ -165,6 +165,8 @@ $(HIST_SRC:%.c=$(BUILD)/%.o) $(HIST_SRC:%.c=$(BUILD)/pic/%.o): $(HIST_HDR)
 $(BUILD)/lib/query/logsource.o $(BUILD)/pic/lib/query/logsource.o: $(HIST_HDR)
 $(BUILD)/tests/test_history: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 $(BUILD)/tests/test_history_query: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
+# (Tools' objects use history.h's structs: a changed layout must rebuild them.)
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/pcwstat/*.c tools/pcwrelog/*.c)): $(HIST_HDR)
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
@@ -484,6 +486,8 @@ PCDIR   ?= $(LIBDIR)/pkgconfig
 MANDIR  ?= $(PREFIX)/share/man
 # The exporter's systemd unit (ExecStart names $(BINDIR)/pcw-exporter).
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+# The recorder's paths (pcwstat-recorder.service reads /etc/pcw/recorder.paths).
+SYSCONFDIR ?= $(PREFIX)/etc
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
              -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
 MAN_PAGES = $(wildcard man/*.1)
@@ -501,6 +505,9 @@ install: all
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|' tools/pcw-exporter/pcw-exporter.service \
 	    > $(DESTDIR)$(UNITDIR)/pcw-exporter.service
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|' tools/pcwstat/pcwstat-recorder.service \
+	    > $(DESTDIR)$(UNITDIR)/pcwstat-recorder.service
+	install -D -m 644 tools/pcwstat/recorder.paths $(DESTDIR)$(SYSCONFDIR)/pcw/recorder.paths
 	$(PC_SED) lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
 	$(PC_SED) lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
 
@@ -510,6 +517,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(BINDIR)/pcwgen
 	rm -f $(MAN_PAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(DESTDIR)$(UNITDIR)/pcw-exporter.service
+	rm -f $(DESTDIR)$(UNITDIR)/pcwstat-recorder.service $(DESTDIR)$(SYSCONFDIR)/pcw/recorder.paths
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')

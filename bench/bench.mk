@@ -20,7 +20,8 @@ BENCH_BUILD       = $(BUILD)/bench
 BENCH_BIN         = $(BENCH_BUILD)/pcw_bench
 BENCH_SRC         = $(wildcard bench/*.c)
 BENCH_OBJ         = $(BENCH_SRC:bench/%.c=$(BENCH_BUILD)/obj/%.o)
-BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o)
+BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o) \
+                    $(patsubst %.c,$(BENCH_BUILD)/obj/%.o,$(wildcard lib/history/*.c))
 # bench/export.c: pcw-exporter's scrape, without its HTTP side.
 BENCH_TOOL_SRC    = $(addprefix tools/pcw-exporter/,collector.c expo.c mapping.c log.c \
                       names.c unreadable.c classic.c proto.c)
@@ -68,6 +69,7 @@ $(BENCH_BUILD)/obj/lib/history/%.o: lib/history/%.c $(HEADERS) $(wildcard lib/hi
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c $< -o $@
 $(BENCH_BUILD)/obj/lib/query/logsource.o $(BENCH_BUILD)/obj/history_read.o: $(wildcard lib/history/*.h)
+$(BENCH_BUILD)/obj/history_record.o: $(wildcard lib/history/*.h)
 
 $(BENCH_BUILD)/obj/tools/%.o: tools/%.c $(HEADERS) $(wildcard tools/pcw-exporter/*.h) \
     $(PROTO_GEN)/.stamp
@@ -102,7 +104,7 @@ $(BENCH_BIN): $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ)
 	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_PROMCPP_OBJ) \
 	    $(GBENCH_SHIM_LIBS) $(PROVIDER_LIBS) \
 	    $$(test "$$(cat $(BENCH_HAVE_PROMCPP))" = 1 && echo -lprometheus-cpp-core) \
-	    $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lprotobuf-c -lm
+	    $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lprotobuf-c -lzstd -lz -lm
 
 .PHONY: bench bench-build bench-probe-force
 bench-probe-force:

@@ -36,6 +36,8 @@ def load(path, clock="real_time"):
     figs = {}
     for key, rs in runs.items():
         f = {"ns": statistics.median(r[clock] * TO_NS[r.get("time_unit", "ns")] for r in rs)}
+        # (Process CPU time too: history/record's target is a CPU ratio.)
+        f["cpu_ns"] = statistics.median(r.get("cpu_time", 0) * TO_NS[r.get("time_unit", "ns")] for r in rs)
         for field in set().union(*(r.keys() for r in rs)):
             vals = [r[field] for r in rs if isinstance(r.get(field), (int, float))]
             if vals and field not in ("real_time", "cpu_time"):
@@ -225,6 +227,21 @@ def rows(figs):
                     "query/collect_cooked/100000/16", si(bvps, "values/s") if b else "-",
                     f"{bvps / vps:.1f}x slower" if b and vps else "-",
                     ">= 50 M/s", verdict(vps >= 50e6)))
+    # Recording a log (bench/history_record.c): its CPU beside the query
+    # layer's collection of the same shape alone (issue 28: <= 1.3x), and
+    # one hour's bytes a sample (<= 2 B; Gorilla's 1.37 B, typeperf's CSV).
+    a, b = get("history/record/6250/16"), get("query/collect_cooked/6250/16")
+    if a:
+        r = a["cpu_ns"] / b["cpu_ns"] if b and b["cpu_ns"] else None
+        out.append(("history/record/6250/16", f"{t(a['cpu_ns'])} CPU/sample",
+                    "query/collect_cooked/6250/16", t(b["cpu_ns"]) + " CPU" if b else "-",
+                    f"{r:.2f}x" if r else "-", "<= 1.3x CPU", verdict(r is not None and r <= 1.3)))
+    a = get("history/size_hour/10000")
+    if a and "log_bytes_per_sample" in a:
+        x = a["log_bytes_per_sample"]
+        out.append(("history/size_hour/10000", f"{x:.2f} B/sample",
+                    "Gorilla 1.37 B; typeperf CSV", f"{a.get('csv_bytes_per_sample', 0):.2f} B/sample",
+                    f"{x / 1.37:.2f}x", "<= 2 B/sample", verdict(x <= 2.0)))
     # pcw-exporter (bench/export.c): a whole scrape over HTTP beside the same
     # scrape formatted into a buffer, and that beside the query layer's
     # collection alone.

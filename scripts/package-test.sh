@@ -72,6 +72,10 @@ done
 grep -q '^ExecStart=/usr/bin/pcw-exporter ' /lib/systemd/system/pcw-exporter.service ||
     { echo "package-test: the unit does not run /usr/bin/pcw-exporter" >&2; exit 1; }
 getent passwd pcw-exporter >/dev/null || { echo "package-test: no user pcw-exporter" >&2; exit 1; }
+grep -q '^ExecStart=/usr/bin/pcwstat ' /lib/systemd/system/pcwstat-recorder.service ||
+    { echo "package-test: the recorder's unit does not run /usr/bin/pcwstat" >&2; exit 1; }
+[ -f /etc/pcw/recorder.paths ] || { echo "package-test: no /etc/pcw/recorder.paths" >&2; exit 1; }
+getent passwd pcw-recorder >/dev/null || { echo "package-test: no user pcw-recorder" >&2; exit 1; }
 want=$(make -s --no-print-directory version)
 got=$(pcwtop --version | head -n 1)
 [ "$got" = "pcwtop (pcw) $want" ] || { echo "package-test: pcwtop --version: $got" >&2; exit 1; }

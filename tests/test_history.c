@@ -20,10 +20,18 @@
  *   - blocks span --flush (one block for a short run, smaller than one
  *     block per sample);
  *   - a full disk: pcwstat -o /dev/full fails with the reason; a writer that
- *     hits the file size limit mid-block leaves no partial block behind;
+ *     hits the file size limit mid-block leaves no partial block behind; a
+ *     real recorder filling a 64 KiB tmpfs (root) and its file size limit
+ *     stops with the reason, its log whole to the byte it names;
  *   - a block more compressible than a reader accepts is written plain;
  *   - hostile headers and lengths are refused naming the offset; the
- *     fuzzer's seeds are whole logs.
+ *     fuzzer's seeds are whole logs;
+ *   - histograms (format version 2): every statistic of an instance and of
+ *     the _Total replays as live, ABOVE_RANGE included; version 1 logs
+ *     still read as version 1;
+ *   - the recorder for days: --max-size rotates into FILE.1... keeping
+ *     --max-files, files that follow on, a restart keeps the previous
+ *     run's file; -f BIN logs instances that appear after the start.
  *
  * The recorder's output file is the signal the SIGKILL test waits on (with
  * a deadline), never a sleep; the pauses between collections are the
@@ -32,8 +40,12 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <zlib.h>
 
+#include "pcw/histogram.h"
 #include "pcw/query.h"
 #include "query_provider.h"
 
@@ -550,9 +562,12 @@ Test(history, hostile_headers)
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "not a pcw log"), "%s", why);
     memcpy(b, HIST_MAGIC, 8);
-    hist_put_le32(b + 8, 2);
+    hist_put_le32(b + 8, HIST_VERSION + 1);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
-    cr_assert(strstr(why, "version 2"), "%s", why);
+    cr_assert(strstr(why, "version 3, this reader knows versions 1 to 2"), "%s", why);
+    hist_put_le32(b + 8, 0);
+    cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
+    cr_assert(strstr(why, "version 0"), "%s", why);
     hist_put_le32(b + 8, HIST_VERSION);
     cr_assert_eq(read_all(b, HIST_FILE_HEADER, why, sizeof why), 0); /* empty log */
     unsigned char *h = b + HIST_FILE_HEADER;
@@ -618,4 +633,440 @@ Test(history, planted_fifo_output_is_refused_at_once)
     char *e = slurp(err);
     cr_assert(strstr(e, fifo), "%s", e);
     free(e);
+}
+
+/* ---- histograms (format version 2) ------------------------------------------- */
+
+__attribute__((format(printf, 2, 3))) static void hp_cmd(tu_child *c, const char *fmt, ...)
+{
+    char cmd[256], reply[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    cr_assert(tu_command(c, reply, sizeof reply, cmd) > 0, "no reply to %s", cmd);
+    cr_assert(strncmp(reply, "ok", 2) == 0, "%s -> %s", cmd, reply);
+}
+
+/* A histogram counter's statistics (pcwstat's columns "Latency:rate",
+ * ":mean", ":p99"... of each instance and of the _Total, which merges the
+ * instances' buckets) replay exactly as pcwstat printed them live: the log
+ * keeps each sample's buckets. Across a steady pattern, an interval
+ * without observations (no mean or quantile), a value above the range
+ * (ABOVE_RANGE: the top bound is printed, for an instance and the _Total)
+ * and a new instance mid-run (its first interval is no value). */
+Test(history, histogram_replays_as_live)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "top_hist_provider", (const char *[]){NULL}), 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
+    hp_cmd(&p, "create web");
+    hp_cmd(&p, "create api");
+    hp_cmd(&p, "pattern web 1500000 3 70000000 1");
+    char log[PATH_MAX], live[PATH_MAX], out[PATH_MAX], err[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/hist.pcwlog", tu_root);
+    snprintf(live, sizeof live, "%s/hist.csv", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    const char *paths[] = {"\\Hist Test(*)\\Latency", "\\Hist Test(*)\\Latency:count",
+                           "\\Hist Test(*)\\Latency:sum", "\\Hist Test(new)\\Latency"};
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    column cols[64];
+    size_t n = 0;
+    for (size_t u = 0; u < 4; u++) {
+        pcw_pdh_counter *user;
+        cr_assert_eq(pcw_pdh_add_counter(q, paths[u], &user, NULL), PCW_OK, "%s", paths[u]);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        for (size_t i = 0; i < pcw_pdh_value_count(user) && n < 64; i++, n++) {
+            char bare[4096], full[4096];
+            pcw_pdh_value_path(user, i, 0, bare, sizeof bare);
+            pcw_pdh_value_path(user, i, 1, full, sizeof full);
+            cr_assert_eq(pcw_pdh_add_counter(q, bare, &cols[n].h, NULL), PCW_OK, "%s", bare);
+            cols[n].path = strdup(full);
+        }
+        pcw_pdh_remove_counter(q, user);
+    }
+    cr_assert_geq(n, 3 * 7 + 3 * 2 + 7, "columns: %zu", n);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    cr_assert(fd >= 0);
+    recorder *rec = record_open(fd, log, cols, n, 50000000, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    FILE *csv = fopen(live, "w");
+    cr_assert(csv);
+    write_header(csv, FMT_CSV, cols, n);
+    for (int s = 0; s < 16; s++) {
+        if (s == 5)
+            hp_cmd(&p, "pattern web"); /* an interval without observations */
+        if (s == 7)
+            hp_cmd(&p, "observe api 9000000000000 2"); /* 9000 s: above 2^12 s */
+        if (s == 9) {
+            hp_cmd(&p, "create new");
+            hp_cmd(&p, "pattern new 3000 5");
+        }
+        pause_ms(15);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        write_row(csv, FMT_CSV, pcw_pdh_realtime_ns(q), cols, n, 0);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(fclose(csv), 0);
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    tu_send(&p, "quit");
+    cr_assert_eq(tu_finish(&p, 10000), 0);
+
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, "-f", "CSV", NULL}, out, err), 0,
+                 "stderr: %s", slurp(err));
+    char *a = slurp(live), *b = slurp(out);
+    cr_assert_str_eq(b, a, "pcwrelog:\n%s\nlive:\n%s", b, a);
+    /* The scenario reached what it means to compare: a top bound (4096 s)
+     * and numbers beside empty fields. */
+    cr_assert(strstr(a, "\"4096.000000\""), "no value above the range:\n%s", a);
+    cr_assert(strstr(a, ",\"\""), "no empty field:\n%s", a);
+    free(a);
+    free(b);
+    for (size_t i = 0; i < n; i++)
+        free(cols[i].path);
+    pcw_pdh_close(q);
+}
+
+/* A version 1 log (before histograms) still reads as version 1 encoded
+ * it: an identity of a histogram type without the shape and statistic,
+ * a histogram value without words, a computed ABOVE_RANGE without a
+ * number. Read as version 2, the same bytes are damaged. */
+static size_t v1_log(unsigned char *b, uint32_t version)
+{
+    unsigned char pay[256];
+    size_t n = 0;
+    const uint64_t recs[] = {HIST_REC_SERIES,           0, HIST_KIND_RAW,      4,
+                             /* path */ HIST_REC_IDENT, 0, PERF_PCW_HISTOGRAM, 0, 7, 1, 2, 0,
+                             HIST_REC_SERIES,           1, HIST_KIND_COMPUTED, 4};
+    for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) {
+        n += hist_put_varint(pay + n, recs[i]);
+        if (i == 3 || i == 15)
+            memcpy(pay + n, "\\S\\C", 4), n += 4;
+    }
+    for (int s = 0; s < 2; s++) { /* two samples: the raw value VALID, then ABOVE_RANGE */
+        const uint64_t smp[] = {HIST_REC_SAMPLE, s ? 2 : 1000, 0, 2, 0, 0, 0, 0, 0, 0, 12};
+        for (size_t i = 0; i < sizeof smp / sizeof *smp; i++)
+            n += hist_put_varint(pay + n, smp[i]);
+    }
+    memcpy(b, HIST_MAGIC, 8);
+    hist_put_le32(b + 8, version);
+    hist_put_le32(b + 12, 0);
+    unsigned char *h = b + HIST_FILE_HEADER;
+    memset(h, 0, HIST_BLOCK_HEADER);
+    hist_put_le32(h, HIST_BLOCK_MAGIC);
+    hist_put_le32(h + 4, (uint32_t)n);
+    hist_put_le32(h + 8, (uint32_t)n);
+    memcpy(h + HIST_BLOCK_HEADER, pay, n);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
+    hist_put_le32(h + 24, (uint32_t)crc32(crc, pay, (uInt)n));
+    return HIST_FILE_HEADER + HIST_BLOCK_HEADER + n;
+}
+
+Test(history, version1_logs_still_read)
+{
+    unsigned char b[512];
+    char why[256];
+    size_t len = v1_log(b, 1);
+    hist_reader *r;
+    cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_reader_version(r), 1);
+    uint64_t mono, real;
+    const hist_value *v;
+    size_t nv;
+    int rc, samples = 0;
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
+        samples++;
+        cr_assert_eq(nv, 2);
+        cr_assert_eq(v[0].raw.status, PCW_CSTATUS_VALID);
+        cr_assert_eq(v[0].hn, 0);
+        cr_assert_eq(v[1].raw.status, PCW_CSTATUS_ABOVE_RANGE);
+        double x;
+        cr_assert_eq(hist_cook(hist_reader_series(r, 1), &v[1], NULL, 0, &x),
+                     PCW_CSTATUS_ABOVE_RANGE);
+    }
+    cr_assert_eq(rc, 0, "%s", why);
+    cr_assert_eq(samples, 2);
+    cr_assert_eq(hist_reader_series(r, 0)->hshape, 0);
+    hist_reader_close(r);
+    /* The same bytes claiming version 2: the identity lacks its shape. */
+    len = v1_log(b, 2);
+    cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
+        ;
+    cr_assert_eq(rc, -1);
+    cr_assert(strstr(why, "block at offset 16"), "%s", why);
+    hist_reader_close(r);
+}
+
+/* ---- the recorder for days: rotation, new instances ---------------------------- */
+
+/* Every sample of a log: its count, and the real times of the first and
+ * last into *first, *last (0 when none); -1 if it does not read to a clean
+ * end. */
+static long log_samples(const char *log, uint64_t *first, uint64_t *last)
+{
+    hist_reader *r;
+    char why[256];
+    *first = *last = 0;
+    if (hist_reader_open(&r, log, why, sizeof why))
+        return -1;
+    uint64_t mono, real;
+    const hist_value *v;
+    size_t nv;
+    long n = 0;
+    int rc;
+    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
+        if (!n++)
+            *first = real;
+        *last = real;
+    }
+    hist_reader_close(r);
+    return rc == 0 ? n : -1;
+}
+
+/* --max-size rotates: FILE, FILE.1, FILE.2 (--max-files 3) are each a
+ * whole log no longer than the size and one block; the oldest is gone
+ * (no FILE.3); each file's first sample is the previous file's last (it
+ * primes the rates), so pcwrelog's rows of FILE.2, FILE.1 and FILE follow
+ * on without a gap or a repeat, and the first row of a file has its rate. */
+Test(history, rotation_keeps_max_files_that_follow_on)
+{
+    tu_child p;
+    qp_start(&p, "Rot", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    char log[PATH_MAX], name[PATH_MAX + 8], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/rot.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *args[] = {"\\Rot(x)\\*", "-sc",         "150", "-si", "0.005", "--flush",
+                          "0",           "-f",          "BIN", "-o",  log,     "--max-size",
+                          "4096",        "--max-files", "3",   NULL};
+    cr_assert_eq(run_tool("pcwstat", args, out, err), 0, "%s", slurp(err));
+    long total = 0;
+    uint64_t prev_last = 0;
+    for (int k = 2; k >= 0; k--) {
+        if (k)
+            snprintf(name, sizeof name, "%s.%d", log, k);
+        else
+            snprintf(name, sizeof name, "%s", log);
+        struct stat st;
+        cr_assert_eq(stat(name, &st), 0, "%s: %s", name, strerror(errno));
+        cr_assert_leq(st.st_size, 4096 + 512, "%s: %lld bytes", name, (long long)st.st_size);
+        uint64_t first, last;
+        long n = log_samples(name, &first, &last);
+        cr_assert_gt(n, 1, "%s", name);
+        if (prev_last)
+            cr_assert_eq(first, prev_last, "%s does not start with the last sample before it",
+                         name);
+        prev_last = last;
+        total += n - 1;
+        /* Its rows: the first one has a rate (primed by the repeated sample). */
+        cr_assert_eq(run_tool("pcwrelog", (const char *[]){name, "-f", "CSV", NULL}, out, err), 0,
+                     "%s", slurp(err));
+        char *csv = slurp(out);
+        cr_assert_eq(count_lines(csv), (size_t)n, "%s", csv);
+        char *row = strchr(csv, '\n') + 1;
+        cr_assert(strncmp(strchr(row, ',') + 1, "\"\"", 2) != 0, "no first rate: %s", row);
+        free(csv);
+    }
+    snprintf(name, sizeof name, "%s.3", log);
+    cr_assert_neq(access(name, F_OK), 0, "%s kept beyond --max-files", name);
+    cr_assert_leq(total, 150);
+    cr_assert_gt(total, 30, "the three files hold %ld rows", total);
+    /* Started again (no -y): the previous run's file is kept as FILE.1. */
+    uint64_t was_first, was_last, first, last;
+    cr_assert_gt(log_samples(log, &was_first, &was_last), 1);
+    const char *again[] = {"\\Rot(x)\\*", "-sc", "2",          "-si",  "0.005",       "-f", "BIN",
+                           "-o",          log,   "--max-size", "4096", "--max-files", "3",  NULL};
+    cr_assert_eq(run_tool("pcwstat", again, out, err), 0, "%s", slurp(err));
+    snprintf(name, sizeof name, "%s.1", log);
+    cr_assert_gt(log_samples(name, &first, &last), 1);
+    cr_assert_eq(first, was_first, "the previous run's log is not %s", name);
+    cr_assert_eq(log_samples(log, &first, &last), 3);
+    qp_stop(&p);
+    /* Bad values are usage errors. */
+    const char *bad1[] = {"\\Rot(x)\\*", "-f", "BIN", "-o", log, "--max-size", "1x", NULL};
+    cr_assert_eq(run_tool("pcwstat", bad1, out, err), 2);
+    const char *bad2[] = {"\\Rot(x)\\*", "-f", "BIN",         "-o", log,
+                          "--max-size",  "1M", "--max-files", "1",  NULL};
+    cr_assert_eq(run_tool("pcwstat", bad2, out, err), 2);
+    const char *bad3[] = {"\\Rot(x)\\*", "--max-size", "1M", NULL};
+    cr_assert_eq(run_tool("pcwstat", bad3, out, err), 2);
+    char *e = slurp(err);
+    cr_assert(strstr(e, "--max-size rotates a log"), "%s", e);
+    free(e);
+}
+
+/* -f BIN re-expands the wildcards every sample: an instance that appears
+ * after the start becomes a series of the log from then on (the format
+ * defines series anywhere); the samples before hold no value of it. The
+ * recorder starts with nothing to record yet (the service's case at boot:
+ * a counterset wildcard, no instance), which is not an error for -f BIN.
+ * A real pcwstat, the log polled (with a deadline) as the synchronisation. */
+Test(history, new_instances_become_series)
+{
+    tu_child p;
+    qp_start(&p, "Grow", PCW_MULTI_INSTANCE, NULL);
+    char log[PATH_MAX], err[PATH_MAX], path[PATH_MAX];
+    snprintf(log, sizeof log, "%s/grow.pcwlog", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    snprintf(path, sizeof path, "%s/pcwstat", build_dir());
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(e, 2);
+        execl(path, path, "\\*(*)\\Level", "-si", "0.02", "-sc", "3000", "--flush", "0", "-f",
+              "BIN", "-o", log, (char *)NULL);
+        _exit(127);
+    }
+    long long deadline = tu_now_ms() + 30000;
+    while (samples_in(log, NULL, 0) < 3) {
+        cr_assert(tu_now_ms() < deadline, "no samples: %s", slurp(err));
+        pause_ms(10);
+    }
+    qp_cmd(&p, "create b");
+    qp_cmd(&p, "set b %d 9", QP_LEVEL);
+    /* Until the log holds a sample with b's value. */
+    int seen = 0;
+    while (!seen) {
+        cr_assert(tu_now_ms() < deadline, "b never logged: %s", slurp(err));
+        pause_ms(10);
+        hist_reader *r;
+        char why[256];
+        if (hist_reader_open(&r, log, why, sizeof why))
+            continue;
+        uint64_t mono, real;
+        const hist_value *v;
+        size_t nv;
+        int before = 0;
+        while (!seen && hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
+            for (size_t i = 0; i < nv; i++) {
+                const hist_series *s = hist_reader_series(r, i);
+                if (!strstr(s->path, "\\Grow(b)\\Level"))
+                    continue;
+                if (v[i].raw.status == PCW_CSTATUS_VALID) {
+                    cr_assert_eq(v[i].raw.first, 9);
+                    seen = 1;
+                }
+            }
+            before += !seen;
+        }
+        if (seen)
+            cr_assert_geq(before, 3, "b's series should start after the first samples");
+        hist_reader_close(r);
+    }
+    kill(pid, SIGTERM);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, slurp(err));
+    char *e = slurp(err);
+    cr_assert(!strstr(e, "not a column"), "-f BIN logs new instances: %s", e);
+    free(e);
+    qp_stop(&p);
+}
+
+/* ---- a real recorder on a full disk -------------------------------------------- */
+
+/* A real pcwstat recording into `log` until the disk (or the file size
+ * limit) is full: status 1, the reason and how much of the log is
+ * complete on stderr, and the log reads to a clean end exactly there -
+ * never a partial block. */
+static void record_until_full(const char *log, const char *reason)
+{
+    char out[PATH_MAX], err[PATH_MAX];
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *args[] = {"\\Fill(*)\\*", "-si", "0.001", "-sc", "100000", "--flush", "0",
+                          "-f",           "BIN", "-o",    log,   NULL};
+    cr_assert_eq(run_tool("pcwstat", args, out, err), 1, "pcwstat did not fail: %s", slurp(err));
+    char *e = slurp(err);
+    cr_assert(strstr(e, reason) && strstr(e, "the log is complete up to byte"), "%s", e);
+    unsigned long long complete = 0;
+    cr_assert(sscanf(strstr(e, "up to byte") + 10, "%llu", &complete) == 1, "%s", e);
+    free(e);
+    struct stat st;
+    cr_assert_eq(stat(log, &st), 0);
+    cr_assert_eq((unsigned long long)st.st_size, complete, "a partial block was left behind");
+    uint64_t first, last;
+    cr_assert_gt(log_samples(log, &first, &last), 10, "the log does not read to a clean end");
+}
+
+/* ENOSPC on a real file system: a 64 KiB tmpfs (as root; CI runs as root).
+ * Not root, the same through the file size limit (EFBIG), which needs no
+ * privilege: something real runs either way. */
+Test(history, full_disk_real_recorder_leaves_whole_log)
+{
+    tu_child p;
+    qp_start(&p, "Fill", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "create b");
+    qp_cmd(&p, "rate a %d 1000", QP_RATE);
+    char dir[PATH_MAX / 2], log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/limit.pcwlog", tu_root);
+    /* The file size limit, inherited by pcwstat (SIGXFSZ ignored: EFBIG). */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, rl = {8192, 8192};
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rl.rlim_max = old.rlim_max;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    record_until_full(log, "File too large");
+    rl.rlim_cur = old.rlim_cur;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    if (geteuid() == 0) {
+        snprintf(dir, sizeof dir, "%s/small", tu_root);
+        cr_assert_eq(mkdir(dir, 0700), 0);
+        cr_assert_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64k"), 0, "mount: %s", strerror(errno));
+        snprintf(log, sizeof log, "%s/full.pcwlog", dir);
+        record_until_full(log, "No space left on device");
+        cr_assert_eq(umount(dir), 0, "umount: %s", strerror(errno));
+    } else {
+        cr_log_info("not root: the tmpfs part (ENOSPC) needs root");
+    }
+    qp_stop(&p);
+}
+
+/* A histogram total's logged number is hostile input like the rest: an
+ * infinite or NaN top bound (ABOVE_RANGE) or statistic is no number
+ * (OVERFLOW, as the query's own finishing step says), never handed on. */
+Test(history, histogram_total_nonfinite_is_no_number)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/inf.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\S(_Total)\\H:max", HIST_KIND_COMPUTED), 0);
+    cr_assert_eq(hist_writer_series(w, 1, "\\S(_Total)\\H:mean", HIST_KIND_COMPUTED), 0);
+    hist_series id = {.type = PERF_PCW_HISTOGRAM,
+                      .hshape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_NS, 3, -30, 12),
+                      .hstat = {.kind = PCW_HSTAT_MAX}};
+    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    id.hstat.kind = PCW_HSTAT_MEAN;
+    cr_assert_eq(hist_writer_ident(w, 1, &id), 0);
+    hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_ABOVE_RANGE}, .computed = INFINITY},
+                       {.raw = {.status = PCW_CSTATUS_VALID}, .computed = NAN}};
+    cr_assert_eq(hist_writer_sample(w, 1000, 2000, v, 2), 0);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    hist_reader *r;
+    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const hist_value *got;
+    size_t n;
+    cr_assert_eq(hist_reader_next(r, &mono, &real, &got, &n, why, sizeof why), 1, "%s", why);
+    for (size_t i = 0; i < 2; i++) {
+        double x = 1;
+        int st = hist_cook(hist_reader_series(r, i), &got[i], NULL, 0, &x);
+        cr_assert_eq(st, PCW_CSTATUS_OVERFLOW, "series %zu: status %d, value %g", i, st, x);
+        cr_assert_eq(x, 0.0);
+    }
+    hist_reader_close(r);
 }

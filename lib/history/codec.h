@@ -130,4 +130,91 @@ static inline int hist_get_varint(const unsigned char **p, const unsigned char *
     return -1;
 }
 
+/* ---- version 2: histograms ----------------------------------------------- */
+
+/* Does a value of this status carry a number? A raw series' fields only
+ * when VALID; a computed series' double when VALID and, from version 2,
+ * ABOVE_RANGE (a histogram statistic's top bound, which live shows). */
+static inline int hist_has_number(uint32_t version, uint32_t kind, uint64_t status)
+{
+    return status == 0 /* PCW_CSTATUS_VALID */ ||
+           (version >= 2 && kind == 1 /* HIST_KIND_COMPUTED */ && status == 12 /* ABOVE_RANGE */);
+}
+
+/* Per histogram series: the words its next sample's deltas are taken from.
+ * The reader keeps two arrays and decodes each sample into the one it did
+ * not hand out last, so the previous sample's words stay valid for its
+ * caller (history.h, hist_value); the writer uses w[0] only. */
+typedef struct hist_hstate {
+    uint64_t *w[2];
+    uint32_t n;     /* words per array: 2 + the shape's buckets (0: none) */
+    uint32_t cap;   /* words allocated per array (counted in HIST_MAX_HWORDS) */
+    unsigned cur;   /* w[cur]: the last sample's words */
+    uint64_t block; /* the reader's block load (hist_reader.gen, which a
+                       seek never takes back) they were coded in: in another
+                       load the base is zero (a block decodes on its own) */
+} hist_hstate;
+
+/* Most bytes hist_put_hwords writes for n words. */
+static inline size_t hist_hwords_bound(uint32_t n)
+{
+    return 10u * 3u + 20u * (size_t)n;
+}
+
+/* A histogram's n words (sum, zero bucket, buckets), as deltas from base
+ * (NULL: zero), into p: the sum's and the zero bucket's zigzag deltas,
+ * then the buckets as a run-length list - a bucket untouched since the
+ * base costs nothing: the count k of buckets that changed, then for each
+ * its gap from the previous one's index (+1) and its zigzag delta. A
+ * histogram with a few busy buckets of hundreds costs a few bytes a
+ * sample. Returns the bytes written (at most hist_hwords_bound(n)). */
+static inline size_t hist_put_hwords(unsigned char *p, const uint64_t *now, const uint64_t *base,
+                                     uint32_t n)
+{
+    size_t len = 0;
+    for (uint32_t j = 0; j < 2; j++)
+        len += hist_put_varint(p + len, hist_zigzag((int64_t)(now[j] - (base ? base[j] : 0))));
+    uint32_t k = 0;
+    for (uint32_t j = 2; j < n; j++)
+        k += now[j] != (base ? base[j] : 0);
+    len += hist_put_varint(p + len, k);
+    uint32_t next = 2;
+    for (uint32_t j = 2; j < n && k; j++) {
+        uint64_t b = base ? base[j] : 0;
+        if (now[j] == b)
+            continue;
+        len += hist_put_varint(p + len, j - next);
+        len += hist_put_varint(p + len, hist_zigzag((int64_t)(now[j] - b)));
+        next = j + 1;
+        k--;
+    }
+    return len;
+}
+
+/* The reverse, from [*p, end) into out[n]: 0, or -1 (cut short, an index
+ * beyond n, a zero delta where the list names a change). */
+static inline int hist_get_hwords(const unsigned char **p, const unsigned char *end, uint64_t *out,
+                                  const uint64_t *base, uint32_t n)
+{
+    uint64_t v, k;
+    for (uint32_t j = 0; j < n; j++)
+        out[j] = base ? base[j] : 0;
+    for (uint32_t j = 0; j < 2 && j < n; j++) {
+        if (hist_get_varint(p, end, &v))
+            return -1;
+        out[j] += (uint64_t)hist_unzigzag(v);
+    }
+    if (n < 2 || hist_get_varint(p, end, &k) || k > n - 2)
+        return -1;
+    uint64_t next = 2;
+    while (k--) {
+        uint64_t gap;
+        if (hist_get_varint(p, end, &gap) || gap >= n - next || hist_get_varint(p, end, &v) || !v)
+            return -1;
+        next += gap;
+        out[next++] += (uint64_t)hist_unzigzag(v);
+    }
+    return 0;
+}
+
 #endif /* PCW_HISTORY_CODEC_H */

@@ -27,9 +27,10 @@
 #include <pcw/query.h>
 
 #define HIST_MAGIC         "PCWLOG\r\n" /* 8 bytes: a text-mode transfer shows */
-#define HIST_VERSION       1u
-#define HIST_FILE_HEADER   16u         /* magic, version, flags */
-#define HIST_BLOCK_MAGIC   0x42574350u /* "PCWB" little-endian */
+#define HIST_VERSION       2u           /* what the writer writes */
+#define HIST_VERSION_MIN   1u           /* the oldest a reader reads */
+#define HIST_FILE_HEADER   16u          /* magic, version, flags */
+#define HIST_BLOCK_MAGIC   0x42574350u  /* "PCWB" little-endian */
 #define HIST_BLOCK_HEADER  32u
 #define HIST_BLOCK_MAX_RAW (16u << 20) /* a block's payload, decompressed */
 #define HIST_MAX_SERIES    (1u << 20)  /* series in one log */
@@ -37,6 +38,10 @@
 /* A logged scale beyond +-HIST_MAX_SCALE reads as that: the same cooked
  * value (10^400 overflows, 10^-400 underflows to 0). */
 #define HIST_MAX_SCALE 400
+/* Histogram words (2 + buckets per histogram series) one log may keep in
+ * its decoding state: a few bytes of a sample cannot make a reader hold
+ * megabytes per series (the writer refuses an identity beyond it). */
+#define HIST_MAX_HWORDS (1u << 22)
 /* A block's decompressed size may be at most this many times its stored
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
  * writer stores a block uncompressed rather than compress it further). */
@@ -65,12 +70,31 @@ typedef struct hist_series {
     int32_t pid;
     uint32_t dup_index;
     uint64_t epoch; /* counts identity records: a change breaks the series */
+    /* A histogram (type PERF_PCW_HISTOGRAM; version 2): its shape
+     * (pcw/histogram.h) and the statistic the series' path names
+     * ("Latency:p99": kind QUANTILE, q 0.99). 0 for other types. */
+    uint32_t hshape;
+    pcw_hist_stat hstat;
 } hist_series;
 
-/* One series' value in one sample. */
+/* One series' value in one sample.
+ *
+ * A histogram's (a HIST_KIND_RAW series of type PERF_PCW_HISTOGRAM, raw
+ * status VALID, version 2): raw.time_ns is the instance's read time (the
+ * interval is the difference of two samples' times, as live) and `hwords`
+ * its words as the provider wrote them, cumulative since the instance
+ * began: hwords[0] the sum, hwords[1] the zero bucket, hwords[2 + j]
+ * bucket j; hn = 2 + pcw_hist_nbuckets(hshape). hist_cook takes the
+ * interval between two samples' words, as the live query does. From the
+ * reader, hwords stays valid until the series' next-but-one sample: a
+ * caller that keeps the previous sample's hist_value (a shallow copy) can
+ * cook with it. hn 0: no words (version 1, other types, other statuses). */
 typedef struct hist_value {
     pcw_raw raw;     /* HIST_KIND_RAW: the raw sample (status always set) */
-    double computed; /* HIST_KIND_COMPUTED, when raw.status is VALID */
+    double computed; /* HIST_KIND_COMPUTED, when raw.status is VALID (or,
+                        version 2, ABOVE_RANGE: a histogram's top bound) */
+    const uint64_t *hwords;
+    uint32_t hn;
 } hist_value;
 
 /* A computed series logs the value the query gives with these flags: the
@@ -104,13 +128,19 @@ typedef struct hist_sync_policy {
  * (fd closed) and puts a sentence into why naming the file and the reason. */
 int hist_writer_open(hist_writer **out, int fd, const char *name, const hist_sync_policy *policy,
                      char *why, size_t why_len);
-/* Define series `id` (ids are 0, 1, 2... in order). */
+/* Define series `id` (ids are 0, 1, 2... in order). A series may be
+ * defined at any time, between samples: the samples before it hold no
+ * value of it (a reader gives PCW_CSTATUS_NO_INSTANCE). */
 int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t kind);
-/* Series id's identity from now on (type, scale, provider, instance):
- * write one whenever it changes, and before the first sample. */
+/* Series id's identity from now on (type, scale, provider, instance;
+ * a histogram's shape and statistic): write one whenever it changes, and
+ * before the first sample. -1 for an unknown id, a histogram shape that is
+ * not valid, or beyond HIST_MAX_HWORDS. */
 int hist_writer_ident(hist_writer *w, uint32_t id, const hist_series *ident);
 /* A sample: monotonic and real time of the collection, the values of
- * series 0..n-1. */
+ * series 0..n-1 (n may be less than the series defined: the rest have no
+ * value). A histogram series' VALID value must carry its words (hn = 2 +
+ * the buckets of the shape its identity gave), else -1. */
 int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const hist_value *v,
                        size_t n);
 /* End the block: compress, append it whole with one write(), sync as the
@@ -122,6 +152,8 @@ int hist_writer_flush(hist_writer *w, char *why, size_t why_len);
 int hist_writer_close(hist_writer *w, char *why, size_t why_len);
 /* Blocks written so far. */
 uint64_t hist_writer_blocks(const hist_writer *w);
+/* The file's length up to the end of the last block written whole. */
+uint64_t hist_writer_bytes(const hist_writer *w);
 
 /* ---- reading (read.c) ----------------------------------------------------- */
 
@@ -141,6 +173,8 @@ const hist_series *hist_reader_series(const hist_reader *r, size_t i);
 /* Blocks read whole so far, and the offset just past the last of them. */
 uint64_t hist_reader_blocks(const hist_reader *r);
 uint64_t hist_reader_offset(const hist_reader *r);
+/* The log's format version (HIST_VERSION_MIN..HIST_VERSION). */
+uint32_t hist_reader_version(const hist_reader *r);
 
 /* The offset of the block the last sample came from. */
 uint64_t hist_reader_block_offset(const hist_reader *r);

@@ -20,6 +20,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <pcw/histogram.h>
+
 #include "codec.h"
 #include "history.h"
 
@@ -50,6 +52,13 @@ struct hist_reader {
     uint32_t *changed; /* series whose identity record came since the last
                           hist_reader_next */
     size_t nchanged, changed_cap;
+    uint32_t version; /* the file header's */
+    /* Histograms (version 2): per series, the words state (hs[i].n 0: not
+     * a histogram of a provider's instance), allocated as identities name
+     * histograms; hwords counts the words kept (HIST_MAX_HWORDS). */
+    hist_hstate *hs;
+    size_t hs_cap;
+    uint64_t hwords;
 };
 
 /* Up to len bytes at offset off: how many were there. */
@@ -80,9 +89,10 @@ static int open_common(hist_reader *r, char *why, size_t why_len)
     if (fetch(r, 0, h, sizeof h) != sizeof h || memcmp(h, HIST_MAGIC, 8) != 0)
         return hist_fail(why, why_len, "not a pcw log (no \"PCWLOG\" header at offset 0)");
     uint32_t v = hist_le32(h + 8);
-    if (v != HIST_VERSION)
-        return hist_fail(why, why_len, "pcw log version %u, this reader knows version %u", v,
-                         HIST_VERSION);
+    if (v < HIST_VERSION_MIN || v > HIST_VERSION)
+        return hist_fail(why, why_len, "pcw log version %u, this reader knows versions %u to %u", v,
+                         HIST_VERSION_MIN, HIST_VERSION);
+    r->version = v;
     r->off = HIST_FILE_HEADER;
     return 0;
 }
@@ -134,6 +144,9 @@ void hist_reader_close(hist_reader *r)
     free(r->values);
     free(r->prev);
     free(r->kind);
+    for (size_t i = 0; i < r->hs_cap; i++)
+        free(r->hs[i].w[0]), free(r->hs[i].w[1]);
+    free(r->hs);
     free(r->stored);
     free(r->raw);
     free(r->changed);
@@ -270,6 +283,86 @@ static int rec_series(hist_reader *r, char *why, size_t why_len)
     return 0;
 }
 
+/* ---- histograms (version 2) ---------------------------------------------- */
+
+/* Series i's words state for its identity's shape (0: none): room for two
+ * arrays of its words, within HIST_MAX_HWORDS. */
+static int hstate_for(hist_reader *r, size_t i, uint32_t shape, char *why, size_t why_len)
+{
+    if (i >= r->hs_cap) {
+        if (!shape)
+            return 0;
+        size_t cap = r->hs_cap ? r->hs_cap : 16;
+        while (cap <= i)
+            cap *= 2;
+        hist_hstate *hs = realloc(r->hs, cap * sizeof *hs);
+        if (!hs)
+            return hist_fail(why, why_len, "out of memory");
+        memset(hs + r->hs_cap, 0, (cap - r->hs_cap) * sizeof *hs);
+        r->hs = hs, r->hs_cap = cap;
+    }
+    hist_hstate *h = &r->hs[i];
+    uint32_t n = shape ? 2 + pcw_hist_nbuckets(shape) : 0;
+    if (n > h->cap) {
+        if (r->hwords + 2ull * (n - h->cap) > 2ull * HIST_MAX_HWORDS)
+            return bad(r, why, why_len, "more histogram buckets than a log may hold");
+        for (int k = 0; k < 2; k++) {
+            uint64_t *a = realloc(h->w[k], (size_t)n * sizeof *a);
+            if (!a)
+                return hist_fail(why, why_len, "out of memory");
+            h->w[k] = a;
+        }
+        r->hwords += 2ull * (n - h->cap);
+        h->cap = n;
+    }
+    h->n = n;
+    h->block = 0; /* a new identity: its next words are whole */
+    return 0;
+}
+
+/* The rest of an identity record: a histogram's shape and statistic. */
+static int rec_ident_histogram(hist_reader *r, size_t id, char *why, size_t why_len)
+{
+    hist_series *s = &r->series[id];
+    s->hshape = 0;
+    memset(&s->hstat, 0, sizeof s->hstat);
+    if (r->version < 2 || s->type != PERF_PCW_HISTOGRAM)
+        return hstate_for(r, id, 0, why, why_len);
+    uint64_t shape, kind, q;
+    GET(shape);
+    GET(kind);
+    GET(q);
+    double qd;
+    memcpy(&qd, &q, sizeof qd);
+    if (shape > UINT32_MAX || !pcw_hist_shape_valid((uint32_t)shape) || kind < PCW_HSTAT_RATE ||
+        kind > PCW_HSTAT_SUM || (kind == PCW_HSTAT_QUANTILE ? !(qd > 0 && qd <= 1) : q != 0))
+        return bad(r, why, why_len, "bad histogram identity");
+    s->hshape = (uint32_t)shape;
+    s->hstat.kind = (int)kind;
+    s->hstat.q = qd;
+    return hstate_for(r, id, r->kind[id] == HIST_KIND_RAW ? s->hshape : 0, why, why_len);
+}
+
+/* A raw histogram value's words into v (rec_sample, the value VALID). */
+static int rec_hwords(hist_reader *r, size_t i, hist_value *v, char *why, size_t why_len)
+{
+    hist_hstate *h = &r->hs[i];
+    uint64_t n;
+    GET(n);
+    if (n != h->n)
+        return bad(r, why, why_len, "histogram words do not match the shape");
+    unsigned into = h->cur ^ 1;
+    const uint64_t *base = h->block == r->gen ? h->w[h->cur] : NULL;
+    if (hist_get_hwords(&r->p, r->end, h->w[into], base, h->n))
+        return bad(r, why, why_len, "bad histogram words");
+    h->cur = into, h->block = r->gen;
+    v->hwords = h->w[into];
+    v->hn = h->n;
+    return 0;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
 static int rec_ident(hist_reader *r, char *why, size_t why_len)
 {
     uint64_t id, type, scale, prov, inst, pid, dup;
@@ -304,7 +397,7 @@ static int rec_ident(hist_reader *r, char *why, size_t why_len)
         r->changed = c, r->changed_cap = cap;
     }
     r->changed[r->nchanged++] = (uint32_t)id;
-    return 0;
+    return rec_ident_histogram(r, (size_t)id, why, why_len);
 }
 
 static int rec_sample(hist_reader *r, char *why, size_t why_len)
@@ -345,6 +438,8 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
     for (size_t i = n; i < *tail && i < r->nseries; i++) {
         out[i].raw = (pcw_raw){.status = PCW_CSTATUS_NO_INSTANCE};
         out[i].computed = 0;
+        out[i].hwords = NULL;
+        out[i].hn = 0;
     }
     *tail = r->last_n = (size_t)n;
     for (size_t i = 0; i < n; i++) {
@@ -356,17 +451,21 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
         }
         uint64_t st;
         VGET(st);
-        if (st != PCW_CSTATUS_VALID) {
-            if (st > PCW_CSTATUS_NOT_AGGREGATED) {
-                r->p = cp;
-                return bad(r, why, why_len, "unknown value status");
-            }
+        if (st > PCW_CSTATUS_LAST) {
+            r->p = cp;
+            return bad(r, why, why_len, "unknown value status");
+        }
+        if (!hist_has_number(r->version, r->kind[i], st)) {
             /* (Every field written: no memset of the whole value.) */
             v->raw = (pcw_raw){.status = (int)st};
             v->computed = 0;
+            v->hwords = NULL;
+            v->hn = 0;
             continue;
         }
-        v->raw.status = PCW_CSTATUS_VALID;
+        v->raw.status = (int)st; /* VALID, or a computed histogram's ABOVE_RANGE */
+        v->hwords = NULL;
+        v->hn = 0;
         if (r->kind[i] == HIST_KIND_COMPUTED) {
             uint64_t x;
             VGET(x);
@@ -387,6 +486,12 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
         v->raw.freq = p->f[3] += (uint64_t)hist_unzigzag(d3);
         v->raw.time_ns = p->f[4] += (uint64_t)hist_unzigzag(d4);
         v->computed = 0;
+        if (i < r->hs_cap && r->hs[i].n) {
+            r->p = cp;
+            if (rec_hwords(r, i, v, why, why_len))
+                return -1;
+            cp = r->p;
+        }
     }
 #undef VGET
     r->p = cp;
@@ -482,6 +587,11 @@ void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
     *s = *ident;
     s->path = path;
     s->kind = kind;
+    /* The words state for the shape in force there (a restarted provider's
+     * histogram may have another); on failure no words are decoded for it,
+     * and its next words read as a damaged block. */
+    if (hstate_for(r, id, kind == HIST_KIND_RAW ? s->hshape : 0, NULL, 0) && id < r->hs_cap)
+        r->hs[id].n = 0;
 }
 
 void hist_reader_set_output(hist_reader *r, hist_value *out, size_t tail)
@@ -499,4 +609,9 @@ const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n)
 {
     *n = r->nchanged;
     return r->changed;
+}
+
+uint32_t hist_reader_version(const hist_reader *r)
+{
+    return r->version;
 }

@@ -20,6 +20,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <pcw/histogram.h>
+
 #include "codec.h"
 #include "history.h"
 
@@ -37,6 +39,9 @@ struct hist_writer {
     uint64_t synced_ns;
     hist_prev *prev;     /* per series */
     unsigned char *kind; /* per series: HIST_KIND_* */
+    hist_hstate *hs;     /* per series: a histogram's last words (n 0: none) */
+    uint32_t *hshape;    /* per series: its identity's histogram shape, or 0 */
+    uint64_t hwords;     /* histogram words kept, all series (HIST_MAX_HWORDS) */
     uint32_t nseries;
     hist_tstate t;
 };
@@ -140,6 +145,16 @@ int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t k
     if (!k)
         return -1;
     w->kind = k;
+    hist_hstate *hs = realloc(w->hs, (size_t)(id + 1) * sizeof *hs);
+    if (!hs)
+        return -1;
+    w->hs = hs;
+    memset(&hs[id], 0, sizeof hs[id]);
+    uint32_t *sh = realloc(w->hshape, (size_t)(id + 1) * sizeof *sh);
+    if (!sh)
+        return -1;
+    w->hshape = sh;
+    sh[id] = 0;
     k[id] = (unsigned char)kind;
     if (reserve(w, 40 + plen))
         return -1;
@@ -153,9 +168,33 @@ int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t k
     return 0;
 }
 
+/* Series id's histogram words state for `shape` (0: not a histogram):
+ * room for its words, within HIST_MAX_HWORDS as a reader counts them. */
+static int ident_histogram(hist_writer *w, uint32_t id, uint32_t shape)
+{
+    hist_hstate *h = &w->hs[id];
+    uint32_t n = shape ? 2 + pcw_hist_nbuckets(shape) : 0;
+    if (n > h->cap) {
+        if (w->hwords + (n - h->cap) > HIST_MAX_HWORDS)
+            return -1;
+        uint64_t *a = realloc(h->w[0], (size_t)n * sizeof *a);
+        if (!a)
+            return -1;
+        w->hwords += n - h->cap;
+        h->w[0] = a, h->cap = n;
+    }
+    h->n = n;
+    h->block = 0; /* a new identity: its next words are whole */
+    w->hshape[id] = shape;
+    return 0;
+}
+
 int hist_writer_ident(hist_writer *w, uint32_t id, const hist_series *s)
 {
-    if (id >= w->nseries || reserve(w, 80))
+    int hist = s->type == PERF_PCW_HISTOGRAM;
+    if (id >= w->nseries || (hist && !pcw_hist_shape_valid(s->hshape)) ||
+        ident_histogram(w, id, hist && w->kind[id] == HIST_KIND_RAW ? s->hshape : 0) ||
+        reserve(w, 110))
         return -1;
     put_varint(w, HIST_REC_IDENT);
     put_varint(w, id);
@@ -165,14 +204,49 @@ int hist_writer_ident(hist_writer *w, uint32_t id, const hist_series *s)
     put_varint(w, s->instance_id);
     put_varint(w, hist_zigzag(s->pid));
     put_varint(w, s->dup_index);
+    if (hist) { /* version 2: the shape and the statistic */
+        uint64_t q;
+        memcpy(&q, &s->hstat.q, sizeof q);
+        put_varint(w, s->hshape);
+        put_varint(w, (uint64_t)(uint32_t)s->hstat.kind);
+        put_varint(w, q);
+    }
     return 0;
+}
+
+/* Series i's histogram words (its value VALID; room reserved): deltas
+ * from its previous words in this block. */
+static void put_hwords(hist_writer *w, uint32_t i, const hist_value *v)
+{
+    hist_hstate *h = &w->hs[i];
+    const uint64_t *base = h->block == w->seq + 1 ? h->w[0] : NULL;
+    put_varint(w, h->n);
+    w->len += hist_put_hwords(w->buf + w->len, v->hwords, base, h->n);
+    memcpy(h->w[0], v->hwords, (size_t)h->n * sizeof *h->w[0]);
+    h->block = w->seq + 1;
+}
+
+/* The bytes a sample of v[0..n-1] may take, or 0 when a histogram value
+ * lacks its words: checked before anything is written, so that a refused
+ * sample leaves the block as it was. */
+static size_t sample_bound(const hist_writer *w, const hist_value *v, size_t n)
+{
+    size_t need = 40 + n * 64; /* a status and five 10-byte varints a value */
+    for (size_t i = 0; i < n && w->hwords; i++) {
+        if (!w->hshape[i] || v[i].raw.status != PCW_CSTATUS_VALID)
+            continue;
+        if (!v[i].hwords || v[i].hn != w->hs[i].n)
+            return 0;
+        need += 10 + hist_hwords_bound(w->hs[i].n);
+    }
+    return need;
 }
 
 int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const hist_value *v,
                        size_t n)
 {
-    /* (At most 64 bytes a value: a status and five 10-byte varints.) */
-    if (n > w->nseries || reserve(w, 40 + n * 64))
+    size_t need = n <= w->nseries ? sample_bound(w, v, n) : 0;
+    if (!need || reserve(w, need))
         return -1;
     put_varint(w, HIST_REC_SAMPLE);
     hist_tstate *t = &w->t;
@@ -189,11 +263,15 @@ int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const
     }
     t->n++, t->mono = mono_ns, t->real_offset = off;
     put_varint(w, n);
+    /* The values through a local cursor (w->len once at the end): the
+     * loop is the recorder's cost (docs/performance.md, "Recording a
+     * log"), and stores through w would make the compiler reload it. */
+    unsigned char *o = w->buf + w->len;
     for (size_t i = 0; i < n; i++) {
         const pcw_raw *r = &v[i].raw;
         hist_prev *p = &w->prev[i];
-        put_varint(w, (uint64_t)(uint32_t)r->status);
-        if (r->status != PCW_CSTATUS_VALID)
+        o += hist_put_varint(o, (uint64_t)(uint32_t)r->status);
+        if (!hist_has_number(HIST_VERSION, w->kind[i], (uint32_t)r->status))
             continue;
         /* A raw series' fields as deltas (counts and times grow slowly); a
          * computed value as the XOR of its bits with the previous (Gorilla:
@@ -201,16 +279,22 @@ int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const
         if (w->kind[i] == HIST_KIND_COMPUTED) {
             uint64_t bits;
             memcpy(&bits, &v[i].computed, sizeof bits);
-            put_varint(w, bits ^ p->f[0]);
+            o += hist_put_varint(o, bits ^ p->f[0]);
             p->f[0] = bits;
             continue;
         }
         uint64_t f[5] = {r->first, r->second, r->multi, r->freq, r->time_ns};
         for (int k = 0; k < 5; k++) {
-            put_varint(w, hist_zigzag((int64_t)(f[k] - p->f[k])));
+            o += hist_put_varint(o, hist_zigzag((int64_t)(f[k] - p->f[k])));
             p->f[k] = f[k];
         }
+        if (w->hshape[i]) {
+            w->len = (size_t)(o - w->buf);
+            put_hwords(w, (uint32_t)i, &v[i]);
+            o = w->buf + w->len;
+        }
     }
+    w->len = (size_t)(o - w->buf);
     return 0;
 }
 
@@ -236,7 +320,9 @@ int hist_writer_flush(hist_writer *w, char *why, size_t why_len)
     }
     unsigned char *h = w->out, *payload = w->out + HIST_BLOCK_HEADER;
     uint32_t flags = 0;
-    size_t stored = ZSTD_compress(payload, bound, w->buf, w->len, 3);
+    /* Level 1: faster than 3 and, on deltas, smaller too (docs/performance.md,
+     * "Recording a log": 1.16 against 1.36 bytes a sample). */
+    size_t stored = ZSTD_compress(payload, bound, w->buf, w->len, 1);
     /* Stored as it is when compression does not help, or helps more than a
      * reader accepts (HIST_MAX_RATIO: it bounds a reader's work per byte). */
     if (ZSTD_isError(stored) || stored >= w->len ||
@@ -289,6 +375,10 @@ int hist_writer_close(hist_writer *w, char *why, size_t why_len)
     free(w->out);
     free(w->prev);
     free(w->kind);
+    for (uint32_t i = 0; i < w->nseries; i++)
+        free(w->hs[i].w[0]);
+    free(w->hs);
+    free(w->hshape);
     free(w);
     return rc;
 }
@@ -296,4 +386,9 @@ int hist_writer_close(hist_writer *w, char *why, size_t why_len)
 uint64_t hist_writer_blocks(const hist_writer *w)
 {
     return w->seq;
+}
+
+uint64_t hist_writer_bytes(const hist_writer *w)
+{
+    return w->end;
 }

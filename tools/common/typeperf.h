@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <pcw/query.h>
+
 /* "MM/dd/yyyy HH:mm:ss.fff" in local time, as typeperf writes it. */
 void typeperf_time(uint64_t realtime_ns, char *buf, size_t len);
 
@@ -23,5 +25,14 @@ void typeperf_field(FILE *f, const char *s, int tty);
 /* A value field: "%.6f" when valid (a pcw_cstatus of 0), else "" (no data:
  * first sample of a rate, instance gone, zero interval...). */
 void typeperf_value(FILE *f, int valid, double v);
+
+/* Does a value of this status have a number to write? A valid one, or a
+ * histogram's quantile or max at the top of its range: the top bound, a
+ * lower bound of the true value (pcwstat says so once on stderr). Live
+ * (pcwstat) and replayed (pcwrelog) alike. */
+static inline int typeperf_has_number(int status)
+{
+    return status == PCW_CSTATUS_VALID || status == PCW_CSTATUS_ABOVE_RANGE;
+}
 
 #endif /* PCW_TOOLS_TYPEPERF_H */

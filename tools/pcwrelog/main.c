@@ -199,7 +199,7 @@ static int convert(hist_reader *r, FILE *out, const options *o)
                 double x;
                 int st = hist_cook(s, &v[i], epoch[i] == s->epoch ? &prev[i] : NULL, flags, &x);
                 fputc(sep, out);
-                typeperf_value(out, st == PCW_CSTATUS_VALID, x);
+                typeperf_value(out, typeperf_has_number(st), x);
             }
             fputc('\n', out);
         }

@@ -64,6 +64,9 @@ static const char usage_text[] =
     "                             LOG (with -f CSV or TSV; pcwrelog reads it)\n"
     "       --flush [[hh:]mm:]ss  a log block spans this long at most (default 10 s;\n"
     "                             0: every sample): what a killed recorder can lose\n"
+    "       --max-size SIZE       rotate the log once it is SIZE bytes (K, M, G: 100M):\n"
+    "                             FILE becomes FILE.1, FILE.1 FILE.2...\n"
+    "       --max-files N         files a rotated log keeps, FILE with them (default 4)\n"
     "  -y,  --yes                 overwrite FILE (and LOG) without asking\n"
     "  -q,  --query [COUNTERSET]  list counter paths (no instances) and exit\n"
     "  -qx, --query-instances [COUNTERSET]  list every path with its instances and exit\n"
@@ -133,6 +136,34 @@ static double parse_interval(const char *s)
     if (n > 2 && parts[1] >= 60)
         return -1;
     return secs > 0 && secs <= 366.0 * 24 * 3600 ? secs : -1;
+}
+
+/* A log file's rotation (--max-size, --max-files; docs/history.md). */
+#define MIN_LOG_SIZE      4096ull
+#define MAX_LOG_SIZE      (1ull << 50)
+#define MAX_LOG_FILES     1000
+#define DEFAULT_LOG_FILES 4
+
+/* "N", "NK", "NM", "NG" (powers of 1024) in bytes; 0 when bad or outside
+ * MIN_LOG_SIZE..MAX_LOG_SIZE. */
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M')
+        shift = 20, end++;
+    else if (*end == 'G')
+        shift = 30, end++;
+    if (errno || end == s || *end || v > (MAX_LOG_SIZE >> shift))
+        return 0;
+    v <<= shift;
+    return v >= MIN_LOG_SIZE ? v : 0;
 }
 
 static int add_path(options *o, const char *p)
@@ -321,6 +352,19 @@ static int parse(int argc, char **argv, options *o)
                                    v ? v : "");
             if (strcmp(v, "0") == 0)
                 o->flush = 0;
+        } else if (is(name, NULL, "--max-size")) {
+            if (!(v = value_of(argc, argv, &i, eq)) || !(o->max_size = parse_size(v)))
+                return usage_error("bad size \"%s\" (expected a number of bytes, %llu or more, "
+                                   "with K, M or G: 100M)",
+                                   v ? v : "", (unsigned long long)MIN_LOG_SIZE);
+        } else if (is(name, NULL, "--max-files")) {
+            char *end;
+            errno = 0;
+            long n = (v = value_of(argc, argv, &i, eq)) ? strtol(v, &end, 10) : 0;
+            if (!v || errno || end == v || *end || n < 2 || n > MAX_LOG_FILES)
+                return usage_error("bad number of files \"%s\" (expected 2 to %d)", v ? v : "",
+                                   MAX_LOG_FILES);
+            o->max_files = (unsigned)n;
         } else if (is(name, NULL, "--log")) {
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
@@ -352,6 +396,10 @@ static int parse(int argc, char **argv, options *o)
         return usage_error("%s", "no counter path given (PATH... or -cf FILE)");
     if (o->format == FMT_BIN && !o->query && !o->output)
         return usage_error("%s", "-f BIN writes a log file: give it with -o FILE");
+    if (o->max_files && !o->max_size)
+        return usage_error("%s", "--max-files needs --max-size (when to rotate)");
+    if (o->max_size && o->format != FMT_BIN && !o->log)
+        return usage_error("%s", "--max-size rotates a log: -f BIN -o FILE or --log LOG");
     if (o->log && (o->format == FMT_JSON || o->format == FMT_BIN))
         return usage_error("%s",
                            "--log records the columns of -f CSV or TSV (-f BIN is the log alone)");
@@ -504,6 +552,72 @@ nomem:
     return -1;
 }
 
+/* -f BIN: the user's paths' matches that are not columns yet (gathered in
+ * known->cur by this sample's expansion) become columns, their handles
+ * added now; their paths (with the host, as the query names them) and
+ * their series come after the next collection (name_new_columns). The
+ * log is not a CSV: its series may grow (docs/history.md, "Recording").
+ * 0, or -1 out of memory. */
+static int add_new_columns(pcw_pdh *q, newmatch *known, column **cols, size_t *n, size_t *cap)
+{
+    size_t added = 0;
+    for (size_t j = 0; j < known->ncur; j++) {
+        if (grow(cols, cap, *n + 1, sizeof **cols))
+            return -1;
+        column *c = &(*cols)[*n];
+        if (pcw_pdh_add_counter(q, known->cur[j], &c->h, NULL) != PCW_OK)
+            continue; /* gone again, or no longer a valid path: the next expansion says */
+        c->path = NULL;
+        if (nm_add_column(known, known->cur[j]))
+            return -1;
+        (*n)++, added++;
+    }
+    if (added)
+        nm_columns_done(known);
+    return 0;
+}
+
+/* -f BIN, after a collection: each user handle's values whose list may
+ * have changed (its instance epoch; epochs[] the last seen) into known's
+ * matches, as pcw_pdh_expand would give them. */
+static void see_matches(pcw_pdh_counter *const *user, uint64_t *epochs, size_t n, newmatch *known)
+{
+    for (size_t u = 0; u < n; u++) {
+        uint64_t e = pcw_pdh_instance_epoch(user[u]);
+        if (e == epochs[u])
+            continue;
+        epochs[u] = e;
+        for (size_t i = 0; i < pcw_pdh_value_count(user[u]); i++) {
+            pcw_pdh_value v;
+            char bare[8192];
+            if (pcw_pdh_get_value(user[u], i, PCW_FMT_RAW, &v) != PCW_OK ||
+                v.status == PCW_CSTATUS_NO_INSTANCE || v.status == PCW_CSTATUS_PROVIDER_GONE ||
+                pcw_pdh_value_path(user[u], i, 0, bare, sizeof bare) >= sizeof bare)
+                continue;
+            nm_see(bare, known);
+        }
+    }
+}
+
+/* After a collection: the paths of the columns add_new_columns added, and
+ * the recorder told of them. 0, or -1 with why. */
+static int name_new_columns(recorder *rec, column *cols, size_t n, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i].path)
+            continue;
+        char full[8192];
+        if (!pcw_pdh_value_count(cols[i].h) ||
+            pcw_pdh_value_path(cols[i].h, 0, 1, full, sizeof full) >= sizeof full)
+            snprintf(full, sizeof full, "%s", pcw_pdh_counter_path(cols[i].h));
+        if (!(cols[i].path = strdup(full))) {
+            snprintf(why, why_len, "out of memory");
+            return -1;
+        }
+    }
+    return record_columns(rec, cols, n, why, why_len);
+}
+
 /* ---- the sampling loop --------------------------------------------------- */
 
 static uint64_t mono_ns(void)
@@ -574,7 +688,10 @@ static int run(const options *o)
         return rc;
     }
     pcw_pdh_counter **user = calloc(o->npaths, sizeof *user);
-    if (!user) {
+    uint64_t *epochs = calloc(o->npaths ? o->npaths : 1, sizeof *epochs); /* see_matches */
+    if (!user || !epochs) {
+        free(user);
+        free(epochs);
         pcw_pdh_close(q);
         return 1;
     }
@@ -587,6 +704,7 @@ static int run(const options *o)
                     show(why, sizeof why, err.message));
             suggest_for_path(q, o->paths[i], &err, stderr);
             free(user);
+            free(epochs);
             pcw_pdh_close(q);
             return 1;
         }
@@ -595,11 +713,13 @@ static int run(const options *o)
     if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
         fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
         free(user);
+        free(epochs);
         pcw_pdh_close(q);
         return 1;
     }
     column *cols = NULL;
-    size_t ncols = 0;
+    size_t ncols = 0, cols_cap = 0;
+
     newmatch known = {0};
     strset told = {0};
     int status = 0;
@@ -610,21 +730,35 @@ static int run(const options *o)
             status = 130;
         } else if (r < 0)
             status = 1;
-        else if (!ncols) {
+        else if (!ncols && o->format != FMT_BIN) {
             fprintf(stderr, "pcwstat: no valid counters\n");
             status = 1;
         }
         nm_columns_done(&known);
-        /* The user's paths are only expanded again to report new matches. */
-        for (size_t i = 0; i < o->npaths; i++)
+        cols_cap = ncols;
+        /* The user's paths are only expanded again to report new matches.
+         * -f BIN keeps their handles, whose values after each collection
+         * are the matches to log (a set no handle holds is not read: an
+         * expansion would not see its new instances). */
+        for (size_t i = 0; i < o->npaths && o->format != FMT_BIN; i++)
             pcw_pdh_remove_counter(q, user[i]);
+    }
+    char why[1024];
+    /* A rotated log (--max-size) keeps the previous run's file as FILE.1
+     * rather than overwrite it: a recorder restarted loses nothing. */
+    const char *logfile = o->format == FMT_BIN ? o->output : o->log;
+    struct stat lst;
+    if (status == 0 && o->max_size && lstat(logfile, &lst) == 0 && S_ISREG(lst.st_mode) &&
+        record_shift(logfile, o->max_files ? o->max_files : DEFAULT_LOG_FILES, why, sizeof why) !=
+            0) {
+        fprintf(stderr, "pcwstat: %s\n", why);
+        status = 1;
     }
     FILE *out = status == 0 ? open_output(o) : NULL;
     if (!out && status == 0)
         status = 1;
     unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
     recorder *rec = NULL;
-    char why[1024];
     if (status == 0 && (o->format == FMT_BIN || o->log)) {
         /* The log starts with the priming sample: pcwrelog cooks the first
          * row's rates from it, as the live CSV did. -f BIN logs into -o's
@@ -638,6 +772,8 @@ static int run(const options *o)
         double flush = o->flush < 0 ? 10.0 : o->flush; /* docs/history.md */
         rec = fd >= 0 ? record_open(fd, name, cols, ncols, (uint64_t)(flush * 1e9), why, sizeof why)
                       : NULL;
+        if (rec && o->max_size)
+            record_rotation(rec, o->max_size, o->max_files ? o->max_files : DEFAULT_LOG_FILES);
         if (!rec || record_sample(rec, q, why, sizeof why) != 0) {
             fprintf(stderr, "pcwstat: %s\n", why);
             status = 1;
@@ -669,14 +805,25 @@ static int run(const options *o)
                     explain(&told, cols[i].h, 0);
                 if (o->format != FMT_BIN)
                     write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
-                if (rec && record_sample(rec, q, why, sizeof why) != 0) {
+                if (rec && ((o->format == FMT_BIN &&
+                             name_new_columns(rec, cols, ncols, why, sizeof why) != 0) ||
+                            record_sample(rec, q, why, sizeof why) != 0)) {
                     fprintf(stderr, "pcwstat: %s\n", why);
                     status = 1;
                     break;
                 }
-                for (size_t i = 0; i < o->npaths; i++)
-                    (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
-                nm_sample_end(&known, stderr);
+                if (o->format == FMT_BIN)
+                    see_matches(user, epochs, o->npaths, &known);
+                else
+                    for (size_t i = 0; i < o->npaths; i++)
+                        (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
+                if (o->format == FMT_BIN &&
+                    add_new_columns(q, &known, &cols, &ncols, &cols_cap) != 0) {
+                    fprintf(stderr, "pcwstat: out of memory\n");
+                    status = 1;
+                    break;
+                }
+                nm_sample_end(&known, o->format == FMT_BIN ? NULL : stderr);
             }
             if (fflush(out) != 0) {
                 out_end_if_reader_gone(errno);
@@ -700,6 +847,7 @@ static int run(const options *o)
     nm_free(&known);
     strset_free(&told);
     free(user);
+    free(epochs);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
     return status;
 }

@@ -39,14 +39,6 @@ void write_header(FILE *f, int format, const column *cols, size_t n)
     fputc('\n', f);
 }
 
-/* A value with a number to write: a valid one, or a histogram's quantile
- * or max at the top of its range - the top bound, a lower bound of the
- * true value (pcwstat says so once on stderr, main.c's explain). */
-static int has_number(int status)
-{
-    return status == PCW_CSTATUS_VALID || status == PCW_CSTATUS_ABOVE_RANGE;
-}
-
 void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, size_t n,
                unsigned fmt_flags)
 {
@@ -58,7 +50,7 @@ void write_row(FILE *f, int format, uint64_t realtime_ns, const column *cols, si
         pcw_pdh_value v;
         int valid = pcw_pdh_value_count(cols[i].h) > 0 &&
                     pcw_pdh_get_value(cols[i].h, 0, fmt_flags, &v) == PCW_OK &&
-                    has_number(v.status);
+                    typeperf_has_number(v.status);
         typeperf_value(f, valid, valid ? v.value : 0.0);
     }
     fputc('\n', f);
@@ -121,7 +113,7 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
                     json_string(f, ci->pod);
                 }
             }
-            if (has_number(v.status))
+            if (typeperf_has_number(v.status))
                 fprintf(f, ",\"value\":%.17g", v.value);
             else
                 fputs(",\"value\":null", f);

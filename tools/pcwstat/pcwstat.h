@@ -29,6 +29,8 @@ typedef struct options {
     const char *output; /* -o; NULL = stdout */
     const char *log;    /* --log: also record to this pcw log */
     double flush;       /* --flush: seconds a log block spans (-1: default) */
+    uint64_t max_size;  /* --max-size: rotate the log at this size (0: never) */
+    unsigned max_files; /* --max-files (0: the default) */
     int yes;            /* -y */
     int query;          /* 1: -q, 2: -qx */
     const char *query_set;
@@ -74,8 +76,23 @@ typedef struct recorder recorder;
  * flush_ns (0: every sample); NULL with why on error. */
 recorder *record_open(int fd, const char *file, const column *cols, size_t n, uint64_t flush_ns,
                       char *why, size_t why_len);
-/* Log the last collection of q, appending the block if it is due. 0, or
- * -1 with why (ENOSPC...: the log stays readable up to the last block). */
+/* The columns are now cols[0..n) (n at least as many as before; the array
+ * may have moved): the new ones become series of the log from the next
+ * sample on (their path set). 0, or -1 with why. */
+int record_columns(recorder *r, const column *cols, size_t n, char *why, size_t why_len);
+/* Rotate the log once a file reaches max_size bytes (0: never; checked at
+ * the end of each block, so a file grows past it by one block at most):
+ * FILE becomes FILE.1, FILE.1 FILE.2 ... keeping max_files files (at
+ * least 2) with FILE, and FILE starts again (docs/history.md). */
+void record_rotation(recorder *r, uint64_t max_size, unsigned max_files);
+/* Move FILE.k to FILE.k+1 (k from max_files - 2 down to 1) and FILE to
+ * FILE.1, the oldest replaced; names that do not exist are skipped. A
+ * rotation, and a recorder's start with --max-size (the previous run's log
+ * is kept as FILE.1). 0, or -1 with why. */
+int record_shift(const char *file, unsigned max_files, char *why, size_t why_len);
+/* Log the last collection of q, appending the block if it is due (and
+ * rotating if the file is full). 0, or -1 with why (ENOSPC...: the log
+ * stays readable up to the last block). */
 int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len);
 /* Sync and close the log, and free r: 0 or -1 with why. */
 int record_finish(recorder *r, char *why, size_t why_len);

@@ -9,28 +9,44 @@
  * identity (provider, instance id, #n) with the counter type and scale: the
  * live query cooks a sample against the previous one of the same instance
  * only. A _Total or aggregate column logs the value the query computed
- * from its members, before the scale (HIST_COMPUTED_FLAGS). Samples gather in a block
+ * from its members, before the scale (HIST_COMPUTED_FLAGS). A histogram's
+ * statistic ("Latency:p99") of an instance logs the histogram's words as
+ * they stand (PCW_HIST_CUMULATIVE), from which hist_cook takes the
+ * interval as the query did; its identity names the shape and the
+ * statistic. Samples gather in a block
  * that is appended whole once it spans `flush_ns` (pcwstat's --flush,
  * default 10 s; 0: every sample is a block): a recorder killed at any
  * moment loses at most the samples of that span, and more samples in a
  * block are what lets the deltas and zstd make the log small. The log is
  * synced as HIST_SYNC_DEFAULT says.
  */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <pcw/histogram.h>
 
 #include "pcwstat.h"
 
 struct recorder {
     hist_writer *w;
+    char *file; /* the log's name: the file being written */
     const column *cols;
-    size_t n;
+    size_t n, cap;     /* series (columns) logged; room in the arrays below */
     hist_series *last; /* per column: the identity last logged */
     unsigned char *known, *kind;
     hist_value *v;
+    uint64_t **hw;        /* per column: a histogram's words (NULL: none yet) */
     uint64_t flush_ns;    /* a block spans this much time at most */
     uint64_t block_start; /* the open block's first sample's time; 0: none */
+    uint64_t max_size;    /* rotate once the file is this long (0: never) */
+    unsigned max_files;   /* files kept: FILE, FILE.1 .. FILE.(max_files - 1) */
+    uint64_t mono, real;  /* the last sample's times */
 };
 
 void record_close(recorder *r)
@@ -41,6 +57,10 @@ void record_close(recorder *r)
     free(r->known);
     free(r->kind);
     free(r->v);
+    for (size_t i = 0; r->hw && i < r->cap; i++)
+        free(r->hw[i]);
+    free(r->hw);
+    free(r->file);
     free(r);
 }
 
@@ -55,53 +75,195 @@ static uint32_t kind_of(const column *c)
     return HIST_KIND_RAW;
 }
 
+/* Room for n columns in the per-column arrays (new ones zero). */
+static int room(recorder *r, size_t n)
+{
+    if (n <= r->cap)
+        return 0;
+    size_t cap = r->cap ? r->cap : 16;
+    while (cap < n)
+        cap *= 2;
+    hist_series *l = realloc(r->last, cap * sizeof *l);
+    if (l)
+        r->last = l;
+    unsigned char *k = l ? realloc(r->known, cap) : NULL;
+    if (k)
+        r->known = k;
+    unsigned char *d = k ? realloc(r->kind, cap) : NULL;
+    if (d)
+        r->kind = d;
+    hist_value *v = d ? realloc(r->v, cap * sizeof *v) : NULL;
+    if (v)
+        r->v = v;
+    uint64_t **hw = v ? realloc(r->hw, cap * sizeof *hw) : NULL;
+    if (!hw)
+        return -1;
+    r->hw = hw;
+    size_t more = cap - r->cap;
+    memset(r->last + r->cap, 0, more * sizeof *r->last);
+    memset(r->known + r->cap, 0, more);
+    memset(r->kind + r->cap, 0, more);
+    memset(r->v + r->cap, 0, more * sizeof *r->v);
+    memset(r->hw + r->cap, 0, more * sizeof *r->hw);
+    r->cap = cap;
+    return 0;
+}
+
+/* Series [from, r->n) into the log. */
+static int define_series(recorder *r, size_t from, char *why, size_t why_len)
+{
+    for (size_t i = from; i < r->n; i++)
+        if (hist_writer_series(r->w, (uint32_t)i, r->cols[i].path, r->kind[i]))
+            return snprintf(why, why_len,
+                            "%s: cannot define series %zu (more than %u, or out of "
+                            "memory)",
+                            r->file, i + 1, HIST_MAX_SERIES),
+                   -1;
+    return 0;
+}
+
+int record_columns(recorder *r, const column *cols, size_t n, char *why, size_t why_len)
+{
+    if (n < r->n || room(r, n)) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    size_t from = r->n;
+    r->cols = cols;
+    for (size_t i = from; i < n; i++)
+        r->kind[i] = (unsigned char)kind_of(&cols[i]);
+    r->n = n;
+    return define_series(r, from, why, why_len);
+}
+
+void record_rotation(recorder *r, uint64_t max_size, unsigned max_files)
+{
+    r->max_size = max_size;
+    r->max_files = max_files < 2 ? 2 : max_files;
+}
+
 recorder *record_open(int fd, const char *file, const column *cols, size_t n, uint64_t flush_ns,
                       char *why, size_t why_len)
 {
     recorder *r = calloc(1, sizeof *r);
-    if (r) {
-        r->last = calloc(n ? n : 1, sizeof *r->last);
-        r->known = calloc(n ? n : 1, 1);
-        r->kind = calloc(n ? n : 1, 1);
-        r->v = calloc(n ? n : 1, sizeof *r->v);
-    }
-    if (!r || !r->last || !r->known || !r->kind || !r->v) {
+    if (!r || !(r->file = strdup(file))) {
         snprintf(why, why_len, "out of memory");
-        record_close(r);
+        free(r);
         close(fd);
         return NULL;
     }
-    r->cols = cols, r->n = n, r->flush_ns = flush_ns;
+    r->flush_ns = flush_ns;
     if (hist_writer_open(&r->w, fd, file, NULL, why, why_len)) {
         record_close(r);
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        r->kind[i] = (unsigned char)kind_of(&cols[i]);
-        if (hist_writer_series(r->w, (uint32_t)i, cols[i].path, r->kind[i])) {
-            snprintf(why, why_len, "%s: out of memory", file);
-            hist_writer_close(r->w, NULL, 0);
-            r->w = NULL;
-            record_close(r);
-            return NULL;
-        }
+    if (record_columns(r, cols, n, why, why_len)) {
+        hist_writer_close(r->w, NULL, 0);
+        record_close(r);
+        return NULL;
     }
     return r;
 }
 
-/* The counter's default scale, as the query applies it (the counterset's
- * first registration's metadata, which every merged one shares). */
-static int32_t scale_of(pcw_pdh *q, const pcw_pdh_value *v)
+/* The counter's metadata (the counterset's first registration's, which
+ * every merged one shares: the default scale as the query applies it, a
+ * histogram's shape), or NULL. */
+static const pcw_counter *meta_of(pcw_pdh *q, const pcw_pdh_value *v)
 {
     const pcw_merged_counterset *m =
         pcw_consumer_find_counterset(pcw_pdh_consumer(q), v->counterset);
     if (!m || v->counter_index >= m->meta->counter_count)
+        return NULL;
+    return &m->meta->counters[v->counter_index];
+}
+
+/* A histogram column's identity: the shape and the statistic its counter
+ * name ends with ("Latency:p99"; the statistic's name has no ':'). */
+static void histogram_ident(const pcw_counter *c, const pcw_pdh_value *v, hist_series *s)
+{
+    s->hshape = c ? c->histogram : 0;
+    memset(&s->hstat, 0, sizeof s->hstat);
+    const char *colon = strrchr(v->counter, ':');
+    if (!colon || pcw_hist_stat_parse(colon + 1, &s->hstat) != PCW_OK)
+        s->hshape = 0; /* not a statistic: hist_writer_ident refuses it */
+}
+
+/* Column i's histogram words as they stand into r->hw[i] and hv (its value
+ * VALID): the words the provider wrote, sum and zero bucket first. A
+ * histogram whose count since the start does not fit 64 bits has no
+ * distribution to take them from: OVERFLOW. */
+static int histogram_words(recorder *r, size_t i, uint32_t shape, hist_value *hv)
+{
+    pcw_hist_dist d;
+    if (pcw_pdh_get_histogram(r->cols[i].h, 0, PCW_HIST_CUMULATIVE, &d) != PCW_OK)
+        return -1;
+    if (d.status != PCW_CSTATUS_VALID || d.shape != shape) {
+        hv->raw.status = d.status == PCW_CSTATUS_VALID ? PCW_CSTATUS_NO_DATA : d.status;
         return 0;
-    return m->meta->counters[v->counter_index].default_scale;
+    }
+    uint32_t n = 2 + d.nbuckets;
+    if (!r->hw[i] && !(r->hw[i] = malloc((size_t)(2 + PCW_HIST_MAX_BUCKETS) * sizeof **r->hw)))
+        return -1;
+    r->hw[i][0] = d.sum, r->hw[i][1] = d.zero;
+    memcpy(r->hw[i] + 2, d.buckets, (size_t)d.nbuckets * sizeof *d.buckets);
+    hv->hwords = r->hw[i], hv->hn = n;
+    return 0;
+}
+
+/* FILE.k's name into buf (k 0: FILE). */
+static int numbered(char *buf, size_t len, const char *file, unsigned k)
+{
+    int n = k ? snprintf(buf, len, "%s.%u", file, k) : snprintf(buf, len, "%s", file);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* The file reached max_size at the end of a block: close it (synced), move
+ * FILE.k to FILE.k+1 and FILE to FILE.1 (the oldest, FILE.(max_files-1),
+ * replaced), and start FILE again: every series defined anew, every known
+ * identity, then the last sample once more - the new file's first sample
+ * primes its rates as a log's first sample does, so FILE.1's rows and
+ * FILE's follow on without a gap or a repeat. FILE is created new
+ * (O_EXCL, O_NOFOLLOW): a name planted in between is an error. */
+int record_shift(const char *file, unsigned max_files, char *why, size_t why_len)
+{
+    char from[PATH_MAX], to[PATH_MAX];
+    for (unsigned k = (max_files < 2 ? 2 : max_files) - 1; k >= 1; k--) {
+        if (numbered(from, sizeof from, file, k - 1) || numbered(to, sizeof to, file, k))
+            return snprintf(why, why_len, "%s: name too long to rotate", file), -1;
+        if (rename(from, to) != 0 && errno != ENOENT)
+            return snprintf(why, why_len, "%s: cannot rotate to %s: %s", from, to, strerror(errno)),
+                   -1;
+    }
+    return 0;
+}
+
+static int rotate(recorder *r, char *why, size_t why_len)
+{
+    int rc = hist_writer_close(r->w, why, why_len);
+    r->w = NULL;
+    if (rc || record_shift(r->file, r->max_files, why, why_len))
+        return -1;
+    int fd = open(r->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return snprintf(why, why_len, "%s: cannot start the next file: %s", r->file,
+                        strerror(errno)),
+               -1;
+    if (hist_writer_open(&r->w, fd, r->file, NULL, why, why_len) ||
+        define_series(r, 0, why, why_len))
+        return -1;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->known[i] && hist_writer_ident(r->w, (uint32_t)i, &r->last[i]))
+            return snprintf(why, why_len, "%s: out of memory", r->file), -1;
+    if (hist_writer_sample(r->w, r->mono, r->real, r->v, r->n))
+        return snprintf(why, why_len, "%s: out of memory", r->file), -1;
+    r->block_start = r->mono;
+    return 0;
 }
 
 int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
 {
+    if (!r->w)
+        return snprintf(why, why_len, "%s: an earlier error ended the log", r->file), -1;
     for (size_t i = 0; i < r->n; i++) {
         hist_value *hv = &r->v[i];
         memset(hv, 0, sizeof *hv);
@@ -123,25 +285,37 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
         }
         hist_series *s = &r->last[i];
         if (v.raw.status == PCW_CSTATUS_VALID || r->kind[i] == HIST_KIND_COMPUTED) {
+            const pcw_counter *c = meta_of(q, &v);
+            uint32_t shape = c && v.counter_type == PERF_PCW_HISTOGRAM ? c->histogram : 0;
             if (!r->known[i] || s->provider_id != v.provider_id ||
                 s->instance_id != v.instance_id || s->dup_index != v.dup_index ||
-                s->type != v.counter_type) {
+                s->type != v.counter_type || s->hshape != shape) {
                 s->type = v.counter_type;
-                s->scale = scale_of(q, &v);
+                s->scale = c ? c->default_scale : 0;
+                histogram_ident(c, &v, s);
                 s->provider_id = v.provider_id;
                 s->instance_id = v.instance_id;
                 s->pid = v.pid;
                 s->dup_index = v.dup_index;
                 r->known[i] = 1;
                 if (hist_writer_ident(r->w, (uint32_t)i, s)) {
-                    snprintf(why, why_len, "out of memory");
+                    snprintf(why, why_len,
+                             "column %zu: its histograms' buckets are more than a log may keep "
+                             "(%u words), or out of memory",
+                             i + 1, HIST_MAX_HWORDS);
                     return -1;
                 }
+            }
+            if (s->hshape && r->kind[i] == HIST_KIND_RAW &&
+                histogram_words(r, i, s->hshape, hv) != 0) {
+                snprintf(why, why_len, "out of memory");
+                return -1;
             }
         }
     }
     uint64_t now = pcw_pdh_time_ns(q);
-    if (hist_writer_sample(r->w, now, pcw_pdh_realtime_ns(q), r->v, r->n)) {
+    r->mono = now, r->real = pcw_pdh_realtime_ns(q);
+    if (hist_writer_sample(r->w, now, r->real, r->v, r->n)) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }
@@ -150,12 +324,16 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
     if (now - r->block_start < r->flush_ns)
         return 0;
     r->block_start = 0;
-    return hist_writer_flush(r->w, why, why_len);
+    if (hist_writer_flush(r->w, why, why_len))
+        return -1;
+    if (r->max_size && hist_writer_bytes(r->w) >= r->max_size)
+        return rotate(r, why, why_len);
+    return 0;
 }
 
 int record_finish(recorder *r, char *why, size_t why_len)
 {
-    int rc = hist_writer_close(r->w, why, why_len);
+    int rc = r->w ? hist_writer_close(r->w, why, why_len) : 0;
     r->w = NULL;
     record_close(r);
     return rc;
