@@ -9,7 +9,8 @@
  * As typeperf, the paths given are expanded once, at start, into the CSV
  * columns; a value whose instance or provider is gone is an empty field,
  * and instances that appear later are reported on stderr (typeperf cannot
- * add them either; JSON output, which has no columns, includes them). The
+ * add them either; JSON output, which has no columns, includes them, and
+ * a log, -f BIN, makes them series of their own from then on). The
  * first sample is collected at start and not printed, so that every printed
  * rate covers a whole interval.
  *
