@@ -167,6 +167,9 @@ TOOL_LIBS_pcwrelog = $(HIST_LIBS)
 $(BUILD)/tests/test_history: $(HIST_OBJ)
 $(BUILD)/tests/test_history: TEST_LIBS += $(HIST_LIBS)
 $(BUILD)/tests/test_history: $(wildcard lib/history/*.h tools/common/*.[ch] tools/pcwstat/*.[ch])
+$(BUILD)/tests/test_relog: $(HIST_OBJ)
+$(BUILD)/tests/test_relog: TEST_LIBS += $(HIST_LIBS)
+$(BUILD)/tests/test_relog: $(wildcard lib/history/*.h tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
