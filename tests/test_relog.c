@@ -686,3 +686,28 @@ Test(relog, bad_input_is_a_clear_error)
     relog_fails((const char *[]){"--", "-t", NULL}, 1, "-t: No such file");
     free(log), free(junk);
 }
+
+/* A hostile log that names one path 400,000 times: 400,000 columns (as a
+ * log that holds a path twice has two), found in constant time each - the
+ * work stays linear in the log (a walk along the path's columns for each
+ * series was quadratic: minutes). */
+Test(relog, one_path_many_times_is_linear)
+{
+    char *log = path_in_root("same.pcwlog"), why[512];
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    enum { N = 400000 };
+    for (uint32_t i = 0; i < N; i++)
+        cr_assert_eq(hist_writer_series(w, i, "\\\\h\\S(a)\\R", HIST_KIND_RAW), 0);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    snprintf(out_, sizeof out_, "%s/out", tu_root);
+    snprintf(err_, sizeof err_, "%s/err", tu_root);
+    long long t0 = tu_now_ms();
+    int st = tu_run_tool("pcwrelog", (const char *[]){log, "-q", NULL}, out_, err_, 20000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "pcwrelog -q: status %d after %lld ms", st, tu_now_ms() - t0);
+    char *q = slurp(out_);
+    cr_assert(strstr(q, "Counters: 400000\n"), "%.200s", q);
+    free(q), free(log);
+}
