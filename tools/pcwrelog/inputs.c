@@ -66,9 +66,14 @@ hist_reader *inputs_open(const relog_run *run, size_t i)
 
 /* ---- columns --------------------------------------------------------------- */
 
+/* A path's columns: a chain first..last (relog_col.next_same), and the
+ * last one handed to a log's series, so that the next series of the same
+ * log with this path takes the next column of the chain at once: the work
+ * stays constant per series however often a (hostile) log repeats a path. */
 typedef struct path_key {
     const char *path; /* the first column's (owned by it) */
-    size_t col;
+    size_t first, last;
+    size_t cursor, cursor_log; /* the column log cursor_log - 1 took last */
 } path_key;
 
 static int key_cmp(const void *a, const void *b)
@@ -76,21 +81,10 @@ static int key_cmp(const void *a, const void *b)
     return strcmp(((const path_key *)a)->path, ((const path_key *)b)->path);
 }
 
-/* The column of log li's series of this path: the first column of the
- * path no series of this log maps to yet (a log may hold one path twice:
- * two columns, as pcwstat printed), else a new one. Returns it, or
- * SIZE_MAX out of memory. */
-static size_t column_for(relog_run *run, size_t li, const hist_series *s)
+/* A new column for series s (after `last` in its path's chain); its index,
+ * or SIZE_MAX out of memory. */
+static size_t new_column(relog_run *run, const hist_series *s)
 {
-    path_key k = {.path = s->path}, **found = tfind(&k, &run->by_path, key_cmp);
-    size_t last = SIZE_MAX;
-    for (size_t c = found ? (*found)->col : SIZE_MAX; c != SIZE_MAX; c = run->cols[c].next_same) {
-        if (run->cols[c].used_by != li + 1) {
-            run->cols[c].used_by = li + 1;
-            return c;
-        }
-        last = c;
-    }
     if (grow(&run->cols, &run->cols_cap, run->ncols + 1, sizeof *run->cols))
         return SIZE_MAX;
     relog_col *c = &run->cols[run->ncols];
@@ -98,20 +92,44 @@ static size_t column_for(relog_run *run, size_t li, const hist_series *s)
     if (!(c->path = strdup(s->path)))
         return SIZE_MAX;
     c->kind = s->kind, c->type = s->type;
-    c->next_same = SIZE_MAX, c->used_by = li + 1;
-    if (last != SIZE_MAX) {
-        run->cols[last].next_same = run->ncols;
-    } else {
-        path_key *nk = malloc(sizeof *nk);
-        if (nk)
-            nk->path = c->path, nk->col = run->ncols;
-        if (!nk || !tsearch(nk, &run->by_path, key_cmp)) {
-            free(nk);
-            free(c->path);
-            return SIZE_MAX;
-        }
-    }
+    c->next_same = SIZE_MAX;
     return run->ncols++;
+}
+
+/* The column of log li's series of this path: the next column of the
+ * path that no series of this log maps to yet (a log may hold one path
+ * twice: two columns, as pcwstat printed), else a new one. Returns it, or
+ * SIZE_MAX out of memory. */
+static size_t column_for(relog_run *run, size_t li, const hist_series *s)
+{
+    path_key k = {.path = s->path}, **found = tfind(&k, &run->by_path, key_cmp);
+    if (!found) {
+        path_key *nk = malloc(sizeof *nk);
+        size_t c = nk ? new_column(run, s) : SIZE_MAX;
+        if (c != SIZE_MAX) {
+            *nk = (path_key){.path = run->cols[c].path,
+                             .first = c,
+                             .last = c,
+                             .cursor = c,
+                             .cursor_log = li + 1};
+            if (tsearch(nk, &run->by_path, key_cmp))
+                return c;
+            free(run->cols[c].path); /* (the column is dropped again) */
+            run->ncols--;
+        }
+        free(nk);
+        return SIZE_MAX;
+    }
+    path_key *pk = *found;
+    size_t c = pk->cursor_log == li + 1 ? run->cols[pk->cursor].next_same : pk->first;
+    if (c == SIZE_MAX) {
+        if ((c = new_column(run, s)) == SIZE_MAX)
+            return SIZE_MAX;
+        run->cols[pk->last].next_same = c;
+        pk->last = c;
+    }
+    pk->cursor = c, pk->cursor_log = li + 1;
+    return c;
 }
 
 /* ---- order ---------------------------------------------------------------- */

@@ -56,7 +56,6 @@ typedef struct relog_col {
     char *path;
     uint32_t kind, type; /* of the first series seen with this path */
     size_t next_same;    /* the next column of the same path (SIZE_MAX: none) */
-    size_t used_by;      /* the last log (its index + 1) a series was mapped here */
     int selected;
     size_t out; /* its index among the selected columns */
     /* Its parts, for JSON (select.c, parsed once). */
