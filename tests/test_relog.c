@@ -34,6 +34,7 @@
 #include "query_provider.h"
 
 #include "../lib/history/codec.h"
+#include <zlib.h>
 
 /* Compiled in: pcwstat's JSON writer and its recording sink. */
 #include "../tools/common/container.c"
@@ -693,14 +694,33 @@ Test(relog, bad_input_is_a_clear_error)
  * series was quadratic: minutes). */
 Test(relog, one_path_many_times_is_linear)
 {
-    char *log = path_in_root("same.pcwlog"), why[512];
-    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    /* The log built by hand (one uncompressed block of series records, as
+     * docs/history.md lays it out): lib/history's writer grows its tables
+     * one series at a time, which under ASan is itself quadratic. */
     enum { N = 400000 };
-    for (uint32_t i = 0; i < N; i++)
-        cr_assert_eq(hist_writer_series(w, i, "\\\\h\\S(a)\\R", HIST_KIND_RAW), 0);
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    const char path[] = "\\\\h\\S(a)\\R";
+    size_t cap = HIST_FILE_HEADER + HIST_BLOCK_HEADER + (size_t)N * (4 + 10 + sizeof path);
+    unsigned char *b = calloc(1, cap), *p = b + HIST_FILE_HEADER + HIST_BLOCK_HEADER;
+    memcpy(b, HIST_MAGIC, 8);
+    hist_put_le32(b + 8, HIST_VERSION);
+    for (uint32_t i = 0; i < N; i++) {
+        p += hist_put_varint(p, HIST_REC_SERIES);
+        p += hist_put_varint(p, i);
+        p += hist_put_varint(p, HIST_KIND_RAW);
+        p += hist_put_varint(p, sizeof path - 1);
+        memcpy(p, path, sizeof path - 1);
+        p += sizeof path - 1;
+    }
+    unsigned char *h = b + HIST_FILE_HEADER;
+    uint32_t len = (uint32_t)(p - h - HIST_BLOCK_HEADER);
+    hist_put_le32(h, HIST_BLOCK_MAGIC);
+    hist_put_le32(h + 4, len);
+    hist_put_le32(h + 8, len);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
+    hist_put_le32(h + 24, (uint32_t)crc32(crc, h + HIST_BLOCK_HEADER, len));
+    char *log = path_in_root("same.pcwlog");
+    cr_assert_eq(tu_write_file(log, b, (size_t)(p - b), 0600), 0);
+    free(b);
     snprintf(out_, sizeof out_, "%s/out", tu_root);
     snprintf(err_, sizeof err_, "%s/err", tu_root);
     long long t0 = tu_now_ms();
