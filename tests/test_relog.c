@@ -677,6 +677,7 @@ Test(relog, bad_input_is_a_clear_error)
     relog_fails((const char *[]){log, "-f", "XML", NULL}, 2, "unsupported format");
     relog_fails((const char *[]){log, "-q", "-t", "2", NULL}, 2, "-q lists the logs whole");
     relog_fails((const char *[]){NULL}, 2, "no log file given");
+    relog_fails((const char *[]){"-c", "\\S(a)\\R", log, NULL}, 2, "give the logs before it");
     char missing[PATH_MAX];
     snprintf(missing, sizeof missing, "%s/missing.pcwlog", tu_root);
     char want[PATH_MAX + 64];

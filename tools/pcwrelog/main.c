@@ -211,7 +211,10 @@ static int parse(int argc, char **argv, relog_opts *o)
 #undef VALUE
     }
     if (!o->nfiles)
-        return usage_error("no log file given", NULL);
+        return usage_error(o->npatterns ? "no log file given (-c takes every argument up to the "
+                                          "next option: give the logs before it)"
+                                        : "no log file given",
+                           NULL);
     if (o->query && (given_f || o->has_begin || o->has_end || o->thin != 1))
         return usage_error("-q lists the logs whole: -f, -b, -e and -t do not apply to it", NULL);
     if (o->format == OUT_BIN && !o->output)
