@@ -7,7 +7,8 @@
  *     while it recorded the same collections (--log) of a real provider;
  *   - JSON equals pcwstat -f JSON's lines for the same collections
  *     (pcwstat's writer and recorder compiled in, as test_history does);
- *   - -c and -cf select by pattern: wildcards, case, #n as live, a parent;
+ *   - -c and -cf select by pattern: wildcards, case, #n as live, a parent
+ *     ("(parent/instance)", a '*' not reaching across the '/');
  *     a pattern that selects nothing or is no path is an error naming it;
  *   - -b and -e in relog's and ISO 8601's forms select the rows the whole
  *     conversion prints for those times, -e keeping the row of the time
@@ -731,4 +732,46 @@ Test(relog, one_path_many_times_is_linear)
     char *q = slurp(out_);
     cr_assert(strstr(q, "Counters: 400000\n"), "%.200s", q);
     free(q), free(log);
+}
+
+/* "(parent/instance)" patterns match each side against its side, as the
+ * query layer does; without a '/', the pattern takes the whole name. */
+Test(relog, selects_parent_instances)
+{
+    char *log = path_in_root("parent.pcwlog"), why[512];
+    const char *paths[] = {"\\\\h\\P(web/0)\\C", "\\\\h\\P(web/1)\\C", "\\\\h\\P(db/0)\\C",
+                           "\\\\h\\P(web/0/1)\\C"};
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    hist_series id = {.type = PERF_COUNTER_RAWCOUNT};
+    hist_value v[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        cr_assert_eq(hist_writer_series(w, i, paths[i], HIST_KIND_RAW), 0);
+        cr_assert_eq(hist_writer_ident(w, i, &id), 0);
+        v[i] = (hist_value){.raw = {.status = PCW_CSTATUS_VALID, .first = i + 1}};
+    }
+    for (uint64_t k = 0; k < 2; k++)
+        cr_assert_eq(hist_writer_sample(w, k, T0 + k * 1000000000u, v, 4), 0);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    struct {
+        const char *pattern, *header;
+    } cases[] = {
+        {"\\P(web/*)\\C", "\"\\\\h\\P(web/0)\\C\",\"\\\\h\\P(web/1)\\C\",\"\\\\h\\P(web/0/1)\\C\""},
+        {"\\p(*/0)\\c", "\"\\\\h\\P(web/0)\\C\",\"\\\\h\\P(db/0)\\C\""},
+        {"\\P(w*)\\C", "\"\\\\h\\P(web/0)\\C\",\"\\\\h\\P(web/1)\\C\",\"\\\\h\\P(web/0/1)\\C\""},
+        {"\\P(DB/0)\\C", "\"\\\\h\\P(db/0)\\C\""},
+        /* The parent "web*" and the instance "1": not "web/0/1", whose
+         * instance is "0/1" (a '*' does not reach across the '/'). */
+        {"\\P(web*/1)\\C", "\"\\\\h\\P(web/1)\\C\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *c = relog_ok((const char *[]){log, "-c", cases[i].pattern, NULL}), *h = line_of(c, 0);
+        char want[256];
+        snprintf(want, sizeof want, "\"(PDH-CSV 4.0)\",%s", cases[i].header);
+        cr_assert_str_eq(h, want, "-c %s", cases[i].pattern);
+        free(h), free(c);
+    }
+    relog_fails((const char *[]){log, "-c", "\\P(web)\\C", NULL}, 1, "matches no counter");
+    free(log);
 }
