@@ -775,3 +775,58 @@ Test(relog, selects_parent_instances)
     relog_fails((const char *[]){log, "-c", "\\P(web)\\C", NULL}, 1, "matches no counter");
     free(log);
 }
+
+/* `pcwrelog LOG | head -2`: once the reader is gone, pcwrelog ends as a
+ * filter does - by SIGPIPE, silently - and at once, not after converting
+ * the rest of the log into a closed pipe: it takes a fraction of the time
+ * of the whole conversion (3 million rows). */
+Test(relog, ends_as_a_filter_when_the_reader_goes)
+{
+    char *log = path_in_root("big.pcwlog"), *null = path_in_root("null"), why[512];
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S\\C", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = 5}};
+    int bad = 0;
+    for (uint64_t k = 0; k < 3000000; k++) {
+        bad |= hist_writer_sample(w, k * 1000, T0 + k * 1000000, &v, 1);
+        if (k % 1000000 == 999999)
+            bad |= hist_writer_flush(w, why, sizeof why);
+    }
+    cr_assert_eq(bad, 0, "%s", why);
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    long long t0 = tu_now_ms();
+    free(relog_ok((const char *[]){log, "-o", null, NULL}));
+    long long whole = tu_now_ms() - t0;
+
+    char path[PATH_MAX], err[PATH_MAX];
+    snprintf(path, sizeof path, "%s/pcwrelog",
+             getenv("PCW_BUILD") ? getenv("PCW_BUILD") : PCW_BUILD_DIR);
+    snprintf(err, sizeof err, "%s/pipe.err", tu_root);
+    int fds[2];
+    cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+    t0 = tu_now_ms();
+    tu_child c = {.pid = fork(), .in = -1, .out = -1};
+    cr_assert(c.pid >= 0);
+    if (c.pid == 0) {
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fds[1], 1), dup2(e, 2);
+        execl(path, path, log, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[256];
+    cr_assert_gt(read(fds[0], buf, sizeof buf), 0); /* the header, at least */
+    close(fds[0]);                                  /* the reader goes */
+    int st = tu_finish(&c, 60000);
+    long long took = tu_now_ms() - t0;
+    cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE, "status %d", st);
+    char *e = slurp(err);
+    cr_assert_str_eq(e, "");
+    cr_assert_lt(took * 3, whole, "%lld ms after the reader went; the whole conversion %lld ms",
+                 took, whole);
+    free(e), free(log), free(null);
+}
