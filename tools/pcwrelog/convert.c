@@ -54,7 +54,7 @@ static void fill(const relog_run *run, const relog_log *l, hist_reader *r, const
 
 /* Convert log li; 0, or 1 (it is damaged, it changed since the scan, or
  * the output failed: *fatal then). */
-static int convert_log(relog_run *run, size_t li, relog_sink *k, relog_cell **now,
+static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relog_cell **now,
                        relog_cell **prev, int *fatal)
 {
     const relog_log *l = &run->logs[li];
@@ -88,6 +88,10 @@ static int convert_log(relog_run *run, size_t li, relog_sink *k, relog_cell **no
         }
         relog_cell *t = *prev;
         *prev = *now, *now = t;
+        if (ferror(out)) { /* (the reader gone: main ends as a filter does) */
+            *fatal = 1;
+            break;
+        }
     }
     hist_reader_close(r);
     if (l->damaged && !*fatal) {
@@ -111,9 +115,7 @@ int convert_run(relog_run *run, FILE *out)
         status = 1, fatal = 1;
     }
     for (size_t li = 0; !fatal && li < run->nlogs; li++) {
-        status |= convert_log(run, li, k, &now, &prev, &fatal);
-        if (ferror(out))
-            break;
+        status |= convert_log(run, li, k, out, &now, &prev, &fatal);
     }
     if (sink_close(k))
         status = 1;
