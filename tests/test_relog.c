@@ -21,7 +21,9 @@
  *     the logs and the selected paths;
  *   - a damaged log among several: its rows before the damage and the
  *     other logs' rows are written, the error names the file and offset;
- *   - bad input: clear errors and status 2 (usage) or 1.
+ *   - bad input: clear errors and status 2 (usage) or 1;
+ *   - a hostile log naming one path 400,000 times is listed in linear
+ *     time; `pcwrelog LOG | head` ends by SIGPIPE at once.
  *
  * Synthetic logs (lib/history's writer) where exact arithmetic is the
  * point (-t's rates, the times of -b/-e); the pauses between collections
