@@ -605,6 +605,17 @@ Test(relog, bin_output_converts_as_the_run_printed)
     free(relog_ok((const char *[]){args[0], args[1], args[2], args[3], args[4], args[5], args[6],
                                    args[7], args[8], args[9], args[10], args[11], NULL}));
     relog_fails((const char *[]){log, "-f", "BIN", NULL}, 2, "-f BIN writes a log file");
+    /* -o naming an input (by another spelling too) would truncate the log
+     * before it is converted: refused, the log intact. */
+    char alias[PATH_MAX];
+    snprintf(alias, sizeof alias, "%s/./new.pcwlog", tu_root);
+    size_t before = 0, after = 0;
+    free(tu_read_file(nl, 1 << 20, &before));
+    relog_fails((const char *[]){nl, "-f", "BIN", "-o", alias, "-y", NULL}, 1,
+                "is also a log it reads");
+    relog_fails((const char *[]){log, nl, "-o", nl, "-y", NULL}, 1, "is also a log it reads");
+    free(tu_read_file(nl, 1 << 20, &after));
+    cr_assert(before > 0 && after == before, "%zu bytes, then %zu", before, after);
     free(q), free(got), free(want), free(log), free(nl);
 }
 
