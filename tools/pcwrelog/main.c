@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pcw/version.h>
@@ -238,6 +239,24 @@ static FILE *open_output(const relog_opts *o)
     return f;
 }
 
+/* -o naming one of the logs (by any spelling or link) would truncate it
+ * before it is converted: refuse it while nothing is written. (A file
+ * that appears between this check and the open is outfile_open's: it
+ * takes no existing file without -y.) */
+static int output_is_input(const relog_opts *o)
+{
+    struct stat so, si;
+    if (!o->output || stat(o->output, &so) != 0 || !S_ISREG(so.st_mode))
+        return 0;
+    for (size_t i = 0; i < o->nfiles; i++)
+        if (stat(o->files[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "pcwrelog: %s: the output is also a log it reads (%s)\n", o->output,
+                    o->files[i]);
+            return 1;
+        }
+    return 0;
+}
+
 static int run_relog(relog_opts *o)
 {
     relog_run run = {.o = o};
@@ -249,7 +268,7 @@ static int run_relog(relog_opts *o)
     run.nlogs = o->nfiles;
     for (size_t i = 0; i < o->nfiles; i++)
         run.logs[i].file = o->files[i];
-    int rc = inputs_scan(&run);
+    int rc = output_is_input(o) ? 1 : inputs_scan(&run);
     if (rc == 0)
         rc = select_columns(&run);
     FILE *out = rc == 0 ? open_output(o) : NULL;
