@@ -698,6 +698,18 @@ Test(relog, bad_input_is_a_clear_error)
     snprintf(want, sizeof want, "pcwrelog: %s: No such file or directory\n", missing);
     relog_fails((const char *[]){log, missing, NULL}, 1, want);
     relog_fails((const char *[]){junk, NULL}, 1, "junk: not a pcw log");
+    /* A FIFO for a log (planted, or a typo): refused at once, not an open
+     * that waits for a writer forever. */
+    char fifo[PATH_MAX];
+    snprintf(fifo, sizeof fifo, "%s/fifo", tu_root);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(out_, sizeof out_, "%s/out", tu_root);
+    snprintf(err_, sizeof err_, "%s/err", tu_root);
+    int st = tu_run_tool("pcwrelog", (const char *[]){fifo, NULL}, out_, err_, 5000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
+    char *e = slurp(err_);
+    cr_assert(strstr(e, "fifo: not a regular file"), "%s", e);
+    free(e);
     /* "--" ends the options: a log named like one. */
     relog_fails((const char *[]){"--", "-t", NULL}, 1, "-t: No such file");
     free(log), free(junk);
