@@ -16,6 +16,7 @@
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../common/grow.h"
 #include "../common/typeperf.h"
@@ -44,11 +45,19 @@ int ident_same(const relog_ident *a, const relog_ident *b)
 }
 
 /* Open a log, or say why not: "pcwrelog: FILE: why" (the reader's
- * sentence names the file itself when the open failed). */
+ * sentence names the file itself when the open failed). A log is a
+ * regular file: a FIFO's open would wait for a writer without end, a
+ * device's reads are not a file's. (A FIFO swapped in between the stat
+ * and the reader's open still blocks: that open would need O_NONBLOCK.) */
 static hist_reader *open_log(const char *file)
 {
     hist_reader *r;
     char why[512];
+    struct stat st;
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "pcwrelog: %s: not a regular file (a pcw log is one)\n", file);
+        return NULL;
+    }
     if (hist_reader_open(&r, file, why, sizeof why) == 0)
         return r;
     size_t n = strlen(file);
