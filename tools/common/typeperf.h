@@ -22,17 +22,17 @@ void typeperf_time(uint64_t realtime_ns, char *buf, size_t len);
  * a pipe the CSV quoting alone, so the file has the names as they are. */
 void typeperf_field(FILE *f, const char *s, int tty);
 
-/* Whether a value of this status (a pcw_cstatus) has a number to write:
- * a valid one, or a histogram's quantile or max at the top of its range -
- * the top bound, a lower bound of the true value (pcwstat says so once on
- * stderr). Live and replayed output apply this one rule. */
+/* A value field: "%.6f" when valid (a pcw_cstatus of 0), else "" (no data:
+ * first sample of a rate, instance gone, zero interval...). */
+void typeperf_value(FILE *f, int valid, double v);
+
+/* Does a value of this status have a number to write? A valid one, or a
+ * histogram's quantile or max at the top of its range: the top bound, a
+ * lower bound of the true value (pcwstat says so once on stderr). Live
+ * (pcwstat) and replayed (pcwrelog) alike. */
 static inline int typeperf_has_number(int status)
 {
     return status == PCW_CSTATUS_VALID || status == PCW_CSTATUS_ABOVE_RANGE;
 }
-
-/* A value field: "%.6f" when valid (a pcw_cstatus of 0), else "" (no data:
- * first sample of a rate, instance gone, zero interval...). */
-void typeperf_value(FILE *f, int valid, double v);
 
 #endif /* PCW_TOOLS_TYPEPERF_H */
