@@ -52,10 +52,20 @@ static void fill(const relog_run *run, const relog_log *l, hist_reader *r, const
     }
 }
 
+/* Keep this sample's cells as the ones the next kept sample is cooked
+ * from. A copy, not the reader's memory: they must outlive the reader's
+ * next samples (-t N skips N - 1 of them) and the reader itself (the first
+ * rate of the next log is cooked from them). Everything a hist_value
+ * points to is copied here, in this one place. */
+static void keep(const relog_run *run, relog_cell *prev, const relog_cell *now)
+{
+    memcpy(prev, now, run->nselected * sizeof *prev);
+}
+
 /* Convert log li; 0, or 1 (it is damaged, it changed since the scan, or
  * the output failed: *fatal then). */
-static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relog_cell **now,
-                       relog_cell **prev, int *fatal)
+static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relog_cell *now,
+                       relog_cell *prev, int *fatal)
 {
     const relog_log *l = &run->logs[li];
     hist_reader *r = NULL;
@@ -79,15 +89,14 @@ static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relo
         uint64_t g = l->first_index + j;
         if (!kept(run, g))
             continue;
-        fill(run, l, r, v, n, *now);
+        fill(run, l, r, v, n, now);
         int row = g >= run->first_row && in_range(run->o, real);
-        if (sink_sample(k, g, mono, real, row, *now, g == run->prime_row ? NULL : *prev)) {
+        if (sink_sample(k, g, mono, real, row, now, g == run->prime_row ? NULL : prev)) {
             *fatal = 1;
             status = 1;
             break;
         }
-        relog_cell *t = *prev;
-        *prev = *now, *now = t;
+        keep(run, prev, now);
         if (ferror(out)) { /* (the reader gone: main ends as a filter does) */
             *fatal = 1;
             break;
@@ -115,7 +124,7 @@ int convert_run(relog_run *run, FILE *out)
         status = 1, fatal = 1;
     }
     for (size_t li = 0; !fatal && li < run->nlogs; li++) {
-        status |= convert_log(run, li, k, out, &now, &prev, &fatal);
+        status |= convert_log(run, li, k, out, now, prev, &fatal);
     }
     if (sink_close(k))
         status = 1;
