@@ -57,9 +57,25 @@ static void fill(const relog_run *run, const relog_log *l, hist_reader *r, const
  * next samples (-t N skips N - 1 of them) and the reader itself (the first
  * rate of the next log is cooked from them). Everything a hist_value
  * points to is copied here, in this one place. */
-static void keep(const relog_run *run, relog_cell *prev, const relog_cell *now)
+static int keep(const relog_run *run, relog_cell *prev, const relog_cell *now)
 {
-    memcpy(prev, now, run->nselected * sizeof *prev);
+    for (size_t j = 0; j < run->nselected; j++) {
+        relog_cell *p = &prev[j];
+        p->v = now[j].v, p->id = now[j].id, p->present = now[j].present;
+#ifdef HIST_MAX_HWORDS /* a histogram's words: the reader's until its next samples */
+        if (p->v.hn) {
+            if (p->words_cap < p->v.hn) {
+                uint64_t *w = realloc(p->words, p->v.hn * sizeof *w);
+                if (!w)
+                    return -1;
+                p->words = w, p->words_cap = p->v.hn;
+            }
+            memcpy(p->words, p->v.hwords, p->v.hn * sizeof *p->words);
+            p->v.hwords = p->words;
+        }
+#endif
+    }
+    return 0;
 }
 
 /* Convert log li; 0, or 1 (it is damaged, it changed since the scan, or
@@ -96,7 +112,12 @@ static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relo
             status = 1;
             break;
         }
-        keep(run, prev, now);
+        if (keep(run, prev, now)) {
+            fprintf(stderr, "pcwrelog: out of memory\n");
+            *fatal = 1;
+            status = 1;
+            break;
+        }
         if (ferror(out)) { /* (the reader gone: main ends as a filter does) */
             *fatal = 1;
             break;
@@ -128,6 +149,8 @@ int convert_run(relog_run *run, FILE *out)
     }
     if (sink_close(k))
         status = 1;
+    for (size_t j = 0; prev && j < run->nselected; j++)
+        free(prev[j].words);
     free(now);
     free(prev);
     return status;

@@ -31,6 +31,23 @@ void ident_of(relog_ident *id, const hist_series *s)
                         .instance_id = s->instance_id,
                         .pid = s->pid,
                         .dup_index = s->dup_index};
+#ifdef HIST_MAX_HWORDS
+    id->hshape = s->hshape, id->hstat = s->hstat;
+#endif
+}
+
+void ident_series(hist_series *s, const relog_ident *id)
+{
+    *s = (hist_series){.kind = id->kind,
+                       .type = id->type,
+                       .scale = id->scale,
+                       .provider_id = id->provider_id,
+                       .instance_id = id->instance_id,
+                       .pid = id->pid,
+                       .dup_index = id->dup_index};
+#ifdef HIST_MAX_HWORDS
+    s->hshape = id->hshape, s->hstat = id->hstat;
+#endif
 }
 
 /* The same identity: the live query would have cooked one against the
@@ -39,9 +56,14 @@ void ident_of(relog_ident *id, const hist_series *s)
  * came back in between is the same one when its ids are). */
 int ident_same(const relog_ident *a, const relog_ident *b)
 {
-    return a->kind == b->kind && a->type == b->type && a->scale == b->scale &&
-           a->provider_id == b->provider_id && a->instance_id == b->instance_id &&
-           a->pid == b->pid && a->dup_index == b->dup_index;
+    int same = a->kind == b->kind && a->type == b->type && a->scale == b->scale &&
+               a->provider_id == b->provider_id && a->instance_id == b->instance_id &&
+               a->pid == b->pid && a->dup_index == b->dup_index;
+#ifdef HIST_MAX_HWORDS
+    same = same && a->hshape == b->hshape && a->hstat.kind == b->hstat.kind &&
+           a->hstat.q == b->hstat.q;
+#endif
+    return same;
 }
 
 /* Open a log, or say why not: "pcwrelog: FILE: why" (the reader's

@@ -48,6 +48,13 @@ typedef struct relog_ident {
     uint32_t instance_id;
     int32_t pid;
     uint32_t dup_index;
+/* A histogram's shape and statistic: in lib/history once its log format
+ * has histograms (version 2, HIST_MAX_HWORDS; branch h-hrec). Until both
+ * are merged the #ifdef lets this build either way; then it can go. */
+#ifdef HIST_MAX_HWORDS
+    uint32_t hshape;
+    pcw_hist_stat hstat;
+#endif
 } relog_ident;
 
 /* One column: a concrete path, the union over the logs (a series of the
@@ -132,7 +139,11 @@ typedef struct relog_cell {
     hist_value v;
     relog_ident id;
     int present;
+    uint64_t *words; /* a kept cell's own copy of what v points to */
+    size_t words_cap;
 } relog_cell;
+/* The series of a cell, for hist_cook and the writer. */
+void ident_series(hist_series *s, const relog_ident *id);
 
 typedef struct relog_sink relog_sink;
 /* Start writing (the header); NULL after a message. */

@@ -43,7 +43,8 @@ static int cook(const relog_cell *now, const relog_cell *prev, unsigned flags, d
     *x = 0.0;
     if (!now->present)
         return PCW_CSTATUS_NO_INSTANCE;
-    hist_series s = {.kind = now->id.kind, .type = now->id.type, .scale = now->id.scale};
+    hist_series s;
+    ident_series(&s, &now->id);
     const hist_value *p =
         prev && prev->present && ident_same(&prev->id, &now->id) ? &prev->v : NULL;
     return hist_cook(&s, &now->v, p, flags, x);
@@ -115,12 +116,8 @@ static int bin_sample(relog_sink *k, uint64_t mono, uint64_t real, const relog_c
         *hv = now[j].v;
         if (!k->known[j] || !ident_same(&k->written[j], &now[j].id)) {
             const relog_ident *id = &now[j].id;
-            hist_series s = {.type = id->type,
-                             .scale = id->scale,
-                             .provider_id = id->provider_id,
-                             .instance_id = id->instance_id,
-                             .pid = id->pid,
-                             .dup_index = id->dup_index};
+            hist_series s;
+            ident_series(&s, id);
             if (hist_writer_ident(k->w, (uint32_t)j, &s)) {
                 fprintf(stderr, "pcwrelog: %s: out of memory\n", k->run->o->output);
                 return -1;
