@@ -23,7 +23,8 @@
  *     other logs' rows are written, the error names the file and offset;
  *   - bad input: clear errors and status 2 (usage) or 1;
  *   - a hostile log naming one path 400,000 times is listed in linear
- *     time; `pcwrelog LOG | head` ends by SIGPIPE at once.
+ *     time; `pcwrelog LOG | head` ends by SIGPIPE at once;
+ *   - histograms thinned with -t equal the log -t -f BIN writes of them.
  *
  * Synthetic logs (lib/history's writer) where exact arithmetic is the
  * point (-t's rates, the times of -b/-e); the pauses between collections
@@ -854,4 +855,42 @@ Test(relog, ends_as_a_filter_when_the_reader_goes)
     cr_assert_lt(took * 3, whole, "%lld ms after the reader went; the whole conversion %lld ms",
                  took, whole);
     free(e), free(log), free(null);
+}
+
+/* A histogram's statistics with -t 3: each row cooked from the words of
+ * the sample 3 back, which the reader holds no more (pcwrelog keeps a copy
+ * of them), equal the rows of the log -t 3 -f BIN writes (which holds
+ * each row's own words). With histograms in the log format (h-hrec), the
+ * columns hold numbers; before, a histogram series logs its status only. */
+Test(relog, histograms_thinned)
+{
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "top_hist_provider", (const char *[]){NULL}), 0);
+    char line[256];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
+    qp_cmd(&p, "create web");
+    qp_cmd(&p, "create api");
+    qp_cmd(&p, "pattern web 1500000 3 70000000 1");
+    qp_cmd(&p, "pattern api 200000 5");
+    char *log = path_in_root("h.pcwlog"), *thin = path_in_root("h3.pcwlog");
+    pcwstat_ok((const char *[]){"\\Hist Test(*)\\Latency", "-si", "0.02", "-sc", "12", "-f", "BIN",
+                                "-o", log, NULL});
+    qp_stop(&p);
+    char *a = relog_ok((const char *[]){log, "-t", "3", NULL});
+    free(relog_ok((const char *[]){log, "-t", "3", "-f", "BIN", "-o", thin, NULL}));
+    char *b = relog_ok((const char *[]){thin, NULL});
+    cr_assert_eq(count_lines(a), 1 + 4, "%s", a);
+    cr_assert_str_eq(b, a, "from the new log:\n%s\nthinned:\n%s", b, a);
+#ifdef HIST_MAX_HWORDS
+    char *h = line_of(a, 0), path[256];
+    snprintf(path, sizeof path, "\\\\%s\\Hist Test(web)\\Latency:rate", pcw_path_local_host());
+    size_t col = column_index(h, path);
+    for (size_t r = 1; r <= 4; r++) {
+        char *f = cell(a, r, col);
+        cr_assert(f[0], "row %zu has no rate:\n%s", r, a);
+        free(f);
+    }
+    free(h);
+#endif
+    free(a), free(b), free(log), free(thin);
 }
