@@ -167,6 +167,7 @@ $(BUILD)/tests/test_history: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pc
 $(BUILD)/tests/test_history_query: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 # (Tools' objects use history.h's structs: a changed layout must rebuild them.)
 $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/pcwstat/*.c tools/pcwrelog/*.c)): $(HIST_HDR)
+$(BUILD)/tests/test_relog: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's

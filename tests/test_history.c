@@ -54,6 +54,7 @@
 #include "../tools/common/container.c"
 #include "../tools/common/escape.c"
 #include "../tools/common/grow.c"
+#include "../tools/common/jsonrow.c"
 #include "../tools/common/typeperf.c"
 #include "../tools/pcwstat/output.c"
 #include "../tools/pcwstat/record.c"

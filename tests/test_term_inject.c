@@ -188,6 +188,11 @@ Test(inject, pcwrelog_query)
     simple(recorded("-q"), SEEN_COUNTER);
 }
 
+Test(inject, pcwrelog_json)
+{
+    simple(recorded("-f JSON"), SEEN_JSON);
+}
+
 Test(inject, pcwtop_batch)
 {
     char cmd[2048];

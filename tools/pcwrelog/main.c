@@ -1,60 +1,61 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcwrelog - relog for pcw: read a pcw log (`pcwstat -f BIN -o FILE`,
- * docs/history.md) and write it as typeperf's CSV or TSV, cooked exactly
- * as the live pcwstat printed it, or list what it holds (-q).
+ * pcwrelog - relog for pcw: read pcw logs (`pcwstat -f BIN -o FILE`,
+ * docs/history.md) and write typeperf's CSV or TSV of them, cooked exactly
+ * as the live pcwstat printed them, JSON lines as pcwstat -f JSON writes
+ * them, or a new log; select counters (-c, -cf), cut by time (-b, -e),
+ * thin (-t), join several logs; or list what the logs hold (-q).
  *
- * The CSV: the header names the log's series (pcwstat's columns); the
- * log's first sample primes the rates and is not printed, as live; every
- * later sample is a row, each value cooked from the sample and the
- * series' previous one (hist_cook: pcw_cook's formulas, the previous
- * sample only when the instance is the same one).
+ * relog.h says which file does what. A damaged or incomplete block (a
+ * recorder killed mid-write, a disk error, a hostile file) ends that log:
+ * what came before it is written, then an error naming the file and the
+ * block's offset, exit status 1.
  *
- * A damaged or incomplete block (a recorder killed mid-write, a disk
- * error, a hostile file) ends the reading: what came before it is written,
- * then an error naming the block's offset, exit status 1.
- *
- * Exit status: 0 success, 1 failure (unreadable or damaged log, output
- * error), 2 usage error.
+ * Exit status: 0 success, 1 failure (unreadable or damaged log, a path
+ * that selects nothing, overlapping logs, output error), 2 usage error.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pcw/version.h>
 
-#include "../../lib/history/history.h"
+#include "../common/counterfile.h"
+#include "../common/grow.h"
 #include "../common/outfile.h"
-#include "../common/escape.h"
 #include "../common/output.h"
-#include "../common/typeperf.h"
+#include "relog.h"
 
 static const char usage_text[] =
-    "Usage: pcwrelog FILE [-f CSV|TSV] [-o OUTPUT [-y]] [--no-scale]\n"
-    "       pcwrelog FILE -q\n"
-    "Convert a pcw log (written by pcwstat -f BIN -o FILE) to typeperf's CSV or TSV,\n"
-    "cooked as pcwstat printed it live, or list what the log holds.\n"
+    "Usage: pcwrelog FILE... [-c PATH...] [-cf FILE] [-b TIME] [-e TIME] [-t N]\n"
+    "                [-f CSV|TSV|JSON|BIN] [-o OUTPUT [-y]] [--no-scale]\n"
+    "       pcwrelog FILE... -q [-c PATH...] [-cf FILE]\n"
+    "Convert pcw logs (written by pcwstat -f BIN -o FILE) to typeperf's CSV or TSV,\n"
+    "cooked as pcwstat printed them live, to JSON lines or to a new log; or list\n"
+    "what the logs hold. Several logs are joined in time order.\n"
     "\n"
-    "  -f, --format CSV|TSV   output format (default CSV)\n"
-    "  -o, --output OUTPUT    write to OUTPUT (default standard output)\n"
-    "  -y, --yes              overwrite OUTPUT if it exists\n"
-    "  -q, --query            list the log's counter paths, time range and samples\n"
-    "      --no-scale         do not apply counters' default scale\n"
-    "  -h, --help             this help\n"
-    "      --version          version\n"
+    "  -c, --counters PATH...   only these counter paths ('*' and '?' match any name;\n"
+    "                           the arguments up to the next option)\n"
+    "  -cf, --counter-file FILE counter paths, one per line ('#' starts a comment)\n"
+    "  -b, --begin TIME         rows from TIME on: M/d/yyyy hh:mm:ss[AM|PM] or\n"
+    "                           yyyy-mm-ddThh:mm:ss[Z|+hh:mm] (local time unless a zone)\n"
+    "  -e, --end TIME           rows up to TIME (the same forms)\n"
+    "  -t, --thin N             every N-th sample, rates over the N intervals\n"
+    "  -f, --format CSV|TSV|JSON|BIN  output format (default CSV; BIN needs -o)\n"
+    "  -o, --output OUTPUT      write to OUTPUT (default standard output)\n"
+    "  -y, --yes                overwrite OUTPUT if it exists\n"
+    "  -q, --query              list the logs: time ranges, samples, blocks, paths\n"
+    "      --no-scale           do not apply counters' default scale\n"
+    "  -h, --help               this help\n"
+    "      --version            version\n"
     "\n"
-    "Exit status: 0 success, 1 failure (unreadable or damaged log, output error),\n"
-    "2 usage error.\n";
-
-typedef struct options {
-    const char *file, *output;
-    int tsv, yes, query, no_scale;
-} options;
+    "Exit status: 0 success, 1 failure (unreadable or damaged log, a path that\n"
+    "selects nothing, overlapping logs, output error), 2 usage error.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -63,50 +64,169 @@ static int usage_error(const char *what, const char *arg)
     return 2;
 }
 
-static int parse(int argc, char **argv, options *o)
+static int add_pattern(void *arg, char *path)
 {
+    relog_opts *o = arg;
+    if (grow(&o->patterns, &o->patterns_cap, o->npatterns + 1, sizeof *o->patterns)) {
+        free(path);
+        return -1;
+    }
+    o->patterns[o->npatterns++] = path;
+    return 0;
+}
+
+static int is(const char *a, const char *dash, const char *gnu)
+{
+    return (dash && strcmp(a, dash) == 0) || (gnu && strcmp(a, gnu) == 0);
+}
+
+/* -t N: a whole number of samples, 1 or more. */
+static int parse_thin(const char *s, uint64_t *n)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *s == '-' || *s == '+' || *end || errno || v == 0)
+        return -1;
+    *n = v;
+    return 0;
+}
+
+/* -b's start, or (end) -e's end: the last nanosecond of the last unit
+ * written, so that "-e 03:13" keeps 03:13:59 and a row's time as the CSV
+ * shows it (milliseconds) keeps that row. */
+static int parse_time(const char *opt, const char *v, int end, uint64_t *ns)
+{
+    uint64_t unit;
+    if (timearg_parse(v, ns, &unit) == 0) {
+        if (end)
+            *ns += unit - 1;
+        return 0;
+    }
+    fprintf(stderr,
+            "pcwrelog: bad time \"%s\" for %s (expected M/d/yyyy hh:mm:ss[AM|PM] or "
+            "yyyy-mm-ddThh:mm:ss, local time; or with Z or +hh:mm)\nTry 'pcwrelog --help'.\n",
+            v, opt);
+    return 2;
+}
+
+static int parse(int argc, char **argv, relog_opts *o)
+{
+    int in_c = 0, only_files = 0, given_f = 0;
+    o->thin = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-?")) {
+        if (only_files || a[0] != '-' || !a[1]) {
+            if (in_c) {
+                char *p = strdup(a);
+                if (!p || add_pattern(o, p))
+                    return usage_error("out of memory", NULL);
+            } else if (grow(&o->files, &o->files_cap, o->nfiles + 1, sizeof *o->files)) {
+                return usage_error("out of memory", NULL);
+            } else {
+                o->files[o->nfiles++] = a;
+            }
+            continue;
+        }
+        in_c = 0;
+        if (strcmp(a, "--") == 0) {
+            only_files = 1;
+            continue;
+        }
+        /* "--name=value" for the GNU spellings. */
+        char name[64];
+        const char *eq = a[1] == '-' ? strchr(a, '=') : NULL, *v = NULL;
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        if (eq)
+            v = eq + 1;
+#define VALUE(what)                                                                                \
+    do {                                                                                           \
+        if (!v && i + 1 < argc)                                                                    \
+            v = argv[++i];                                                                         \
+        if (!v)                                                                                    \
+            return usage_error(name, "needs " what);                                               \
+    } while (0)
+        if (is(name, "-h", "--help") || strcmp(name, "-?") == 0) {
             fputs(usage_text, stdout);
             exit(0);
-        } else if (!strcmp(a, "--version")) {
+        } else if (is(name, NULL, "--version")) {
             printf("pcwrelog (pcw) %s\n", PCW_VERSION_STRING);
             exit(0);
-        } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-            if (++i >= argc)
-                return usage_error("-f needs CSV or TSV", NULL);
-            if (!strcasecmp(argv[i], "csv"))
-                o->tsv = 0;
-            else if (!strcasecmp(argv[i], "tsv"))
-                o->tsv = 1;
+        } else if (is(name, "-c", "--counters")) {
+            if (v) {
+                char *p = strdup(v);
+                if (!p || add_pattern(o, p))
+                    return usage_error("out of memory", NULL);
+            } else if (i + 1 >= argc || argv[i + 1][0] == '-') {
+                return usage_error(name, "needs a counter path");
+            }
+            in_c = 1;
+        } else if (is(name, "-cf", "--counter-file")) {
+            VALUE("a file name");
+            if (counterfile_read("pcwrelog", v, add_pattern, o))
+                return 1;
+        } else if (is(name, "-b", "--begin")) {
+            VALUE("a time");
+            if (parse_time(name, v, 0, &o->begin_ns))
+                return 2;
+            o->has_begin = 1;
+        } else if (is(name, "-e", "--end")) {
+            VALUE("a time");
+            if (parse_time(name, v, 1, &o->end_ns))
+                return 2;
+            o->has_end = 1;
+        } else if (is(name, "-t", "--thin")) {
+            VALUE("a number");
+            if (parse_thin(v, &o->thin)) {
+                fprintf(stderr,
+                        "pcwrelog: bad %s \"%s\" (expected a whole number of samples, 1 or "
+                        "more)\nTry 'pcwrelog --help'.\n",
+                        name, v);
+                return 2;
+            }
+        } else if (is(name, "-f", "--format")) {
+            VALUE("CSV, TSV, JSON or BIN");
+            given_f = 1;
+            if (!strcasecmp(v, "csv"))
+                o->format = OUT_CSV;
+            else if (!strcasecmp(v, "tsv"))
+                o->format = OUT_TSV;
+            else if (!strcasecmp(v, "json"))
+                o->format = OUT_JSON;
+            else if (!strcasecmp(v, "bin"))
+                o->format = OUT_BIN;
             else
-                return usage_error("unsupported format (CSV or TSV):", argv[i]);
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc)
-                return usage_error("-o needs a file name", NULL);
-            o->output = argv[i];
-        } else if (!strcmp(a, "-y") || !strcmp(a, "--yes")) {
+                return usage_error("unsupported format (CSV, TSV, JSON or BIN):", v);
+        } else if (is(name, "-o", "--output")) {
+            VALUE("a file name");
+            o->output = v;
+        } else if (is(name, "-y", "--yes")) {
             o->yes = 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--query")) {
+        } else if (is(name, "-q", "--query")) {
             o->query = 1;
-        } else if (!strcmp(a, "--no-scale")) {
+        } else if (is(name, NULL, "--no-scale")) {
             o->no_scale = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option", a);
-        } else if (o->file) {
-            return usage_error("one log at a time; extra argument", a);
         } else {
-            o->file = a;
+            return usage_error("unknown option", a);
         }
+#undef VALUE
     }
-    if (!o->file)
-        return usage_error("no log file given", NULL);
+    if (!o->nfiles)
+        return usage_error(o->npatterns ? "no log file given (-c takes every argument up to the "
+                                          "next option: give the logs before it)"
+                                        : "no log file given",
+                           NULL);
+    if (o->query && (given_f || o->has_begin || o->has_end || o->thin != 1))
+        return usage_error("-q lists the logs whole: -f, -b, -e and -t do not apply to it", NULL);
+    if (o->format == OUT_BIN && !o->output)
+        return usage_error("-f BIN writes a log file: give it with -o OUTPUT", NULL);
+    if (o->has_begin && o->has_end && o->begin_ns > o->end_ns)
+        return usage_error("-b is after -e", NULL);
     return 0;
 }
 
 /* -o: a new file, or overwritten only as tools/common/outfile.h allows. */
-static FILE *open_output(const options *o)
+static FILE *open_output(const relog_opts *o)
 {
     if (!o->output)
         return stdout;
@@ -119,133 +239,68 @@ static FILE *open_output(const options *o)
     return f;
 }
 
-/* A path from the log for the terminal or a file: hostile bytes escaped. */
-static void put_name(FILE *f, const char *s)
+/* -o naming one of the logs (by any spelling or link) would truncate it
+ * before it is converted: refuse it while nothing is written. (A file
+ * that appears between this check and the open is outfile_open's: it
+ * takes no existing file without -y.) */
+static int output_is_input(const relog_opts *o)
 {
-    if (esc_is_tty(f))
-        esc_put(f, s, strlen(s), ESC_BACKSLASH_LITERAL);
-    else
-        fputs(s, f);
-}
-
-static int list(hist_reader *r, FILE *out, const char *file)
-{
-    uint64_t mono, real, first_real = 0, last_real = 0, samples = 0;
-    const hist_value *v;
-    size_t n;
-    char why[512], a[64], b[64];
-    int rc;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why)) == 1) {
-        if (!samples++)
-            first_real = real;
-        last_real = real;
-    }
-    fputs("Log: ", out);
-    put_name(out, file);
-    uint64_t blocks = hist_reader_blocks(r);
-    fprintf(out, "\nFormat: pcw log version %u, %llu block%s, %llu bytes read\n", HIST_VERSION,
-            (unsigned long long)blocks, blocks == 1 ? "" : "s",
-            (unsigned long long)hist_reader_offset(r));
-    typeperf_time(first_real, a, sizeof a);
-    typeperf_time(last_real, b, sizeof b);
-    if (samples)
-        fprintf(out, "Begin: %s\nEnd: %s\n", a, b);
-    fprintf(out, "Samples: %llu\nCounters: %zu\n", (unsigned long long)samples,
-            hist_reader_series_count(r));
-    for (size_t i = 0; i < hist_reader_series_count(r); i++) {
-        const hist_series *s = hist_reader_series(r, i);
-        const char *t = pcw_counter_type_name(s->type);
-        put_name(out, s->path);
-        fprintf(out, "  %s\n", s->kind == HIST_KIND_COMPUTED ? "(computed)" : t ? t : "");
-    }
-    if (rc < 0)
-        fprintf(stderr, "pcwrelog: %s: %s\n", file, why);
-    return rc < 0;
-}
-
-static int convert(hist_reader *r, FILE *out, const options *o)
-{
-    char why[512], ts[64], sep = o->tsv ? '\t' : ',';
-    unsigned flags = o->no_scale ? PCW_FMT_NOSCALE : 0;
-    uint64_t mono, real, samples = 0;
-    const hist_value *v;
-    size_t n, ncols = 0;
-    hist_value *prev = NULL;
-    uint64_t *epoch = NULL;
-    int rc;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why)) == 1) {
-        if (samples++ == 0) {
-            /* The columns are the series of the first sample (pcwstat's). */
-            ncols = n;
-            prev = calloc(ncols ? ncols : 1, sizeof *prev);
-            epoch = calloc(ncols ? ncols : 1, sizeof *epoch);
-            if (!prev || !epoch) {
-                snprintf(why, sizeof why, "out of memory");
-                rc = -1;
-                break;
-            }
-            int tty = esc_is_tty(out);
-            typeperf_field(out, o->tsv ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)", tty);
-            for (size_t i = 0; i < ncols; i++) {
-                fputc(sep, out);
-                typeperf_field(out, hist_reader_series(r, i)->path, tty);
-            }
-            fputc('\n', out);
-        } else {
-            typeperf_time(real, ts, sizeof ts);
-            typeperf_field(out, ts, 0);
-            for (size_t i = 0; i < ncols; i++) {
-                const hist_series *s = hist_reader_series(r, i);
-                double x;
-                int st = hist_cook(s, &v[i], epoch[i] == s->epoch ? &prev[i] : NULL, flags, &x);
-                fputc(sep, out);
-                typeperf_value(out, typeperf_has_number(st), x);
-            }
-            fputc('\n', out);
+    struct stat so, si;
+    if (!o->output || stat(o->output, &so) != 0 || !S_ISREG(so.st_mode))
+        return 0;
+    for (size_t i = 0; i < o->nfiles; i++)
+        if (stat(o->files[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "pcwrelog: %s: the output is also a log it reads (%s)\n", o->output,
+                    o->files[i]);
+            return 1;
         }
-        for (size_t i = 0; i < ncols; i++) {
-            prev[i] = v[i];
-            epoch[i] = hist_reader_series(r, i)->epoch;
-        }
-        if (ferror(out))
-            break;
-    }
-    free(prev);
-    free(epoch);
-    if (rc < 0)
-        fprintf(stderr, "pcwrelog: %s: %s (%llu samples before it were converted)\n", o->file, why,
-                (unsigned long long)samples);
-    return rc < 0;
+    return 0;
 }
 
-int main(int argc, char **argv)
+static int run_relog(relog_opts *o)
 {
-    options o = {0};
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc;
-    signal(SIGPIPE, SIG_IGN);
-    char why[512];
-    hist_reader *r;
-    if (hist_reader_open(&r, o.file, why, sizeof why)) {
-        fprintf(stderr, "pcwrelog: %s: %s\n", o.file, why);
+    relog_run run = {.o = o};
+    run.logs = calloc(o->nfiles, sizeof *run.logs);
+    if (!run.logs) {
+        fprintf(stderr, "pcwrelog: out of memory\n");
         return 1;
     }
-    FILE *out = open_output(&o);
-    if (!out) {
-        hist_reader_close(r);
-        return 1;
-    }
-    rc = o.query ? list(r, out, o.file) : convert(r, out, &o);
-    hist_reader_close(r);
-    if (fflush(out) != 0 || ferror(out)) {
+    run.nlogs = o->nfiles;
+    for (size_t i = 0; i < o->nfiles; i++)
+        run.logs[i].file = o->files[i];
+    int rc = output_is_input(o) ? 1 : inputs_scan(&run);
+    if (rc == 0)
+        rc = select_columns(&run);
+    FILE *out = rc == 0 ? open_output(o) : NULL;
+    if (rc == 0 && !out)
+        rc = 1;
+    if (rc == 0)
+        rc = o->query ? list_logs(&run, out) : convert_run(&run, out);
+    if (out && (fflush(out) != 0 || ferror(out))) {
         out_end_if_reader_gone(errno);
         fprintf(stderr, "pcwrelog: write error: %s\n", strerror(errno));
         rc = 1;
     }
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "pcwrelog: %s: %s\n", o.output, strerror(errno));
+    if (out && out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "pcwrelog: %s: %s\n", o->output, strerror(errno));
         rc = 1;
     }
+    inputs_free(&run);
+    free(run.logs);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    relog_opts o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        rc = run_relog(&o);
+    }
+    for (size_t i = 0; i < o.npatterns; i++)
+        free(o.patterns[i]);
+    free(o.patterns);
+    free(o.files);
     return rc;
 }

@@ -32,6 +32,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/counterfile.h"
 #include "../common/outfile.h"
 #include "../common/output.h"
 #include "pcwstat.h"
@@ -175,89 +176,16 @@ static int add_path(options *o, const char *p)
     return 0;
 }
 
-/* A counter file is a short list of paths: its size and each line are
- * bounded (docs/design.md's limits table), so /dev/zero or an endless pipe
- * is refused instead of read until memory runs out. */
-#define CF_MAX_BYTES (1u << 20)
-#define CF_MAX_LINE  PCW_PATH_MAX
-
-/* One line of f into line (room for CF_MAX_LINE bytes and a NUL; its '\n'
- * not kept), *used counting the bytes read: its length, -1 at the end of
- * the file, -2 for a line longer than CF_MAX_LINE or holding a NUL byte
- * (read no further: the work stays bounded). fgets could not tell a NUL
- * inside a line from the end of a shorter one. */
-static long read_line(FILE *f, char *line, size_t *used)
+/* counterfile_read's add: the path is kept (to free) and added. */
+static int add_owned_path(void *arg, char *path)
 {
-    size_t len = 0;
-    int c;
-    while ((c = getc(f)) != EOF) {
-        (*used)++;
-        if (c == '\n')
-            break;
-        if (c == 0 || len == CF_MAX_LINE)
-            return -2;
-        line[len++] = (char)c;
-    }
-    if (c == EOF && len == 0)
+    options *o = arg;
+    if (grow(&o->owned, &o->owned_cap, o->nowned + 1, sizeof *o->owned)) {
+        free(path);
         return -1;
-    line[len] = 0;
-    return (long)len;
-}
-
-static int read_counter_file(options *o, const char *file)
-{
-    FILE *f = fopen(file, "r");
-    if (!f) {
-        fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
-        return 1;
     }
-    char *line = malloc(CF_MAX_LINE + 1);
-    size_t total = 0, lineno = 0;
-    long n;
-    int rc = line ? 0 : -1;
-    while (rc == 0 && (n = read_line(f, line, &total)) != -1) {
-        lineno++;
-        if (n == -2) {
-            fprintf(stderr,
-                    "pcwstat: %s: line %zu is longer than %u bytes or holds a NUL byte (not a "
-                    "counter path)\n",
-                    file, lineno, CF_MAX_LINE);
-            rc = 1;
-            break;
-        }
-        if (total > CF_MAX_BYTES) {
-            fprintf(stderr, "pcwstat: %s: larger than %u bytes (a counter file lists paths)\n",
-                    file, CF_MAX_BYTES);
-            rc = 1;
-            break;
-        }
-        size_t len = (size_t)n;
-        while (len > 0 && line[len - 1] == '\r')
-            line[--len] = 0;
-        size_t start = strspn(line, " \t");
-        if (!line[start] || line[start] == '#')
-            continue;
-        char *copy = strdup(line + start);
-        int ow = copy && grow(&o->owned, &o->owned_cap, o->nowned + 1, sizeof *o->owned) == 0;
-        if (ow)
-            o->owned[o->nowned++] = copy;
-        if (!copy || !ow || add_path(o, copy)) {
-            if (!ow)
-                free(copy);
-            rc = -1;
-        }
-    }
-    if (rc == 0 && ferror(f)) {
-        fprintf(stderr, "pcwstat: %s: %s\n", file, strerror(errno));
-        rc = 1;
-    }
-    if (rc < 0) {
-        fprintf(stderr, "pcwstat: out of memory\n");
-        rc = 1;
-    }
-    free(line);
-    fclose(f);
-    return rc;
+    o->owned[o->nowned++] = path;
+    return add_path(o, path);
 }
 
 /* Match an option in its typeperf (-si) or GNU (--interval) spelling. */
@@ -309,7 +237,7 @@ static int parse(int argc, char **argv, options *o)
         } else if (is(name, "-cf", "--counter-file")) {
             if (!(v = value_of(argc, argv, &i, eq)))
                 return usage_error("%s needs a file name", name);
-            int r = read_counter_file(o, v);
+            int r = counterfile_read("pcwstat", v, add_owned_path, o);
             if (r)
                 return r;
         } else if (is(name, "-si", "--interval")) {

@@ -11,7 +11,8 @@
  * rate, instance or provider gone, a zero interval... - is an empty field.
  * Lines end with "\n".
  *
- * JSON: one object per sample per line (docs/query.md shows it), strings
+ * JSON: one object per sample per line (docs/query.md shows it), written by
+ * tools/common/jsonrow.h (pcwrelog -f JSON writes the same lines), strings
  * escaped by the tools' one JSON escape (tools/common/escape.h).
  *
  * Names are never written raw to a terminal: see typeperf_field()
@@ -24,6 +25,7 @@
 #include <pcw/name.h>
 
 #include "../common/container.h"
+#include "../common/jsonrow.h"
 #include "../common/typeperf.h"
 #include "pcwstat.h"
 
@@ -70,56 +72,36 @@ void write_json(FILE *f, uint64_t realtime_ns, uint64_t sample, pcw_pdh_counter 
                 size_t n, unsigned fmt_flags, pcw_consumer *containers)
 {
     size_t hint = 0;
-    char ts[64];
-    time_t secs = (time_t)(realtime_ns / 1000000000ull);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-             (unsigned)(realtime_ns % 1000000000ull / 1000000ull));
-    fprintf(f, "{\"time\":\"%s\",\"sample\":%llu,\"values\":[", ts, (unsigned long long)sample);
+    jsonrow_begin(f, realtime_ns, sample);
     int first = 1;
-    char path[4096];
+    char path[4096], name[64];
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < pcw_pdh_value_count(hs[j]); i++) {
             pcw_pdh_value v;
             if (pcw_pdh_get_value(hs[j], i, fmt_flags, &v) != PCW_OK)
                 continue;
             pcw_pdh_value_path(hs[j], i, 1, path, sizeof path);
-            fputs(first ? "{" : ",{", f);
-            first = 0;
-            fputs("\"path\":", f);
-            json_string(f, path);
-            fputs(",\"counterset\":", f);
-            json_string(f, v.counterset);
-            fputs(",\"instance\":", f);
-            json_string(f, v.instance);
-            fputs(",\"counter\":", f);
-            json_string(f, v.counter);
-            fprintf(f, ",\"kind\":\"%s\",\"pid\":%d,\"provider_id\":\"%016llx\"", kind_name(v.kind),
-                    (int)v.pid, (unsigned long long)v.provider_id);
+            jsonrow_val jv = {.path = path,
+                              .counterset = v.counterset,
+                              .instance = v.instance,
+                              .counter = v.counter,
+                              .kind = kind_name(v.kind),
+                              .pid = (int32_t)v.pid,
+                              .provider_id = v.provider_id,
+                              .has_number = typeperf_has_number(v.status),
+                              .value = v.value,
+                              .status = v.status};
             const pcw_container_info *ci =
                 containers ? tc_container(containers, v.provider_id, &hint) : NULL;
             if (ci) {
-                char name[64];
                 tc_container_name(ci, name, sizeof name);
-                fputs(",\"container\":", f);
-                json_string(f, name);
-                fprintf(f, ",\"host_pid\":%d", (int)ci->host_pid);
-                if (ci->pod[0]) { /* Kubernetes' (docs/containers.md, "Identity") */
-                    fputs(",\"namespace\":", f);
-                    json_string(f, ci->pod_namespace);
-                    fputs(",\"pod\":", f);
-                    json_string(f, ci->pod);
-                }
+                jv.container = name;
+                jv.host_pid = (int32_t)ci->host_pid;
+                if (ci->pod[0])
+                    jv.pod_namespace = ci->pod_namespace, jv.pod = ci->pod;
             }
-            if (typeperf_has_number(v.status))
-                fprintf(f, ",\"value\":%.17g", v.value);
-            else
-                fputs(",\"value\":null", f);
-            fputs(",\"status\":", f);
-            json_string(f, pcw_cstatus_str(v.status));
-            fputc('}', f);
+            jsonrow_value(f, &jv, first);
+            first = 0;
         }
-    fputs("]}\n", f);
+    jsonrow_end(f);
 }
