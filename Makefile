@@ -163,6 +163,7 @@ HIST_SRC  = $(wildcard lib/history/*.c)
 HIST_HDR  = $(wildcard lib/history/*.h)
 $(HIST_SRC:%.c=$(BUILD)/%.o) $(HIST_SRC:%.c=$(BUILD)/pic/%.o): $(HIST_HDR)
 $(BUILD)/lib/query/logsource.o $(BUILD)/pic/lib/query/logsource.o: $(HIST_HDR)
+$(BUILD)/lib/query/logcook.o $(BUILD)/pic/lib/query/logcook.o: $(HIST_HDR)
 $(BUILD)/tests/test_history: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 $(BUILD)/tests/test_history_query: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).

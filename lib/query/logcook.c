@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/history/cook.c - a logged sample cooked as the live query cooked it:
+ * lib/query/logcook.c - a logged sample cooked as the live query cooked it:
  * a provider's instance with pcw_cook from its two raw samples (the query's
  * cook_one), a total or aggregate from the value the query computed,
  * finished with the query's own last step (pcwq_finish_percent).
  */
 #include <string.h>
 
-#include "history.h"
-
-#include "../query/internal.h"
+#include "../history/history.h"
+#include "internal.h"
 
 int hist_cook(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
               double *value)
