@@ -205,7 +205,11 @@ const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n);
 int hist_reader_open_mem(hist_reader **out, const void *data, size_t len, char *why,
                          size_t why_len);
 
-/* ---- cooking (cook.c) ----------------------------------------------------- */
+/* ---- cooking (lib/query/logcook.c) ---------------------------------------- *
+ *
+ * Defined by the query layer, whose formulas they are: lib/history calls
+ * nothing above it (docs/design.md, the map), and the query layer reads
+ * logs through the functions above (lib/query/logsource.c). */
 
 /* The value the live query showed for a series: `now`, and `prev` the
  * series' previous sample when its identity was the same then (else NULL),

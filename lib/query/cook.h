@@ -41,7 +41,7 @@ int pcw__q_cook_parts(int f, const pcw_raw *now, const pcw_raw *prev, double *pa
 /* pcw_cook's last step: x100 and cap for a percentage, 10^scale, x1000. */
 int pcw__q_finish(uint32_t type, double v, int32_t scale, unsigned flags, double *value);
 /* pcw__q_finish after its x100: the cap, 10^scale, x1000 (a logged total's
- * value, lib/history/cook.c, is finished with it). */
+ * value, lib/query/logcook.c, is finished with it). */
 int pcw__q_finish_percent(uint32_t type, double v, int32_t scale, unsigned flags, double *value);
 
 /* Where a sample's denominator ("second") comes from. */

@@ -2,7 +2,7 @@
 /*
  * lib/query/internal.h - every private header of the query layer at once,
  * for code outside lib/query that still includes this older all-in-one
- * header (lib/history/cook.c). New code, and every file of lib/query,
+ * header (lib/query/logcook.c). New code, and every file of lib/query,
  * includes the module headers it uses instead (docs/design.md, "The query
  * layer's modules").
  */
