@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/query/internal.h - every private header of the query layer at once,
- * for code outside lib/query that still includes this older all-in-one
- * header (lib/query/logcook.c). New code, and every file of lib/query,
- * includes the module headers it uses instead (docs/design.md, "The query
+ * for code that still includes this older all-in-one header (logcook.c,
+ * which came from lib/history). New code includes the module headers it
+ * uses instead (docs/design.md, "The query
  * layer's modules").
  */
 #ifndef PCW_QUERY_INTERNAL_H
