@@ -2,8 +2,8 @@
 /*
  * tests/test_pcwtop.c - pcwtop, the live viewer.
  *
- *   data      its data layer (tools/pcwtop/model.c, view.c, format.c,
- *             compiled in): every window of a sorted, filtered view against
+ *   data      its data layer (tools/pcwtop/model.c, view.c, format.c, in
+ *             libpcwtop.a, which this suite links): every window of a sorted, filtered view against
  *             a brute-force sort of the same rows, over 20000 instances
  *             with many equal values; instance marks; number formatting.
  *   batch     `pcwtop -b` output checked as text; option errors.
@@ -26,12 +26,8 @@
 #include <regex.h>
 #include <wchar.h>
 
-#include "../tools/common/container.c"
-#include "../tools/common/escape.c"
-#include "../tools/common/grow.c"
-#include "../tools/pcwtop/format.c"
-#include "../tools/pcwtop/model.c"
-#include "../tools/pcwtop/view.c"
+#include "../tools/pcwtop/format.h"
+#include "../tools/pcwtop/model.h"
 #include "tmux_util.h"
 
 static void setup(void)

@@ -247,7 +247,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
     }
     char why[512];
     if (sort_pending && f->table) {
-        if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
+        if (view_parse_sort_spec(f, o->sort, &v.sort, &v.reverse, why, sizeof why) != 0) {
             say("", why, "");
             view_free(&v);
             return 1;
@@ -269,7 +269,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
             deadline = now + step; /* fell behind: do not burst */
         top_model_collect(m, step);
         if (sort_pending && f->table) {
-            if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
+            if (view_parse_sort_spec(f, o->sort, &v.sort, &v.reverse, why, sizeof why) != 0) {
                 say("", why, "");
                 status = 1;
                 break;

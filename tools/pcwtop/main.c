@@ -4,8 +4,9 @@
  * a graph; top-like (tools/pcwtop/README.md).
  *
  * main.c parses the options, then runs batch mode (batch.c) or sets up the
- * terminal and runs the interactive viewer (input.c) with its collector
- * thread (collector.c).
+ * terminal and runs the interactive viewer: the event loop here, keys in
+ * input.c, the snapshot in snap.c, drawing in screen.c, with the
+ * collector thread (collector.c).
  *
  * The terminal is restored on every way out: q and F10 return from the
  * event loop; SIGINT, SIGTERM and SIGHUP set a flag the loop sees (through
@@ -27,10 +28,12 @@
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <term.h>
 #include <termios.h>
 #include <unistd.h>
@@ -281,31 +284,108 @@ static int parse(int argc, char **argv, top_options *o)
     return 0;
 }
 
-int top_apply_sort(top_view *v, const top_frame *f, const char *spec, char *why, size_t len)
-{
-    int dir = 0; /* 1 descending, -1 ascending, 0 the column's default */
-    if (*spec == '+' || *spec == '-')
-        dir = *spec++ == '+' ? 1 : -1;
-    int sort;
-    if (view_parse_sort(f, spec, &sort) != 0) {
-        size_t n = (size_t)snprintf(why, len, "no column \"%s\" in \"%s\" (columns: name, pid",
-                                    spec, f->set_name ? f->set_name : "");
-        for (uint32_t k = 0; f->table && k < f->table->ncols && n < len; k++)
-            n += (size_t)snprintf(why + n, len - n, ", %s", f->table->cols[k].name);
-        if (n < len)
-            snprintf(why + n, len - n, ")");
-        return -1;
-    }
-    v->sort = sort;
-    int desc_default = sort >= 0;
-    v->reverse = dir == 0 ? 0 : (dir > 0) != desc_default;
-    return 0;
-}
-
 /* ---- the interactive viewer ------------------------------------------------ */
+
+/* How long the UI waits for the model before drawing what it has. */
+#define UI_LOCK_MS 30
 
 /* The collector thread still held the model when the viewer quit. */
 static int model_busy;
+
+/* Read the model (locked) into the snapshot, the UI's choices applied. */
+static void sync_snapshot(top_ui *ui, top_snap *s, top_model *m)
+{
+    int fresh = snap_take(s, m);
+    if (fresh)
+        ui_refreshed(ui, s);
+    snap_view(s, m, &ui->choice);
+    if (ui->search_pending && s->table)
+        ui_found(ui, snap_search(s, m, ui->search, ui->search_from));
+    size_t h = (size_t)layout_table_height(LINES);
+    ui_clamp(ui, s, h);
+    snap_rows(s, m, ui->top, h, &ui->marks, ui->graph_col, fresh);
+    if (ui->mode == MODE_HEAT)
+        snap_heat(s, m, ui->cursor, ui->heat_col);
+}
+
+/* The requests the keys made (REACT_*) to the collector. */
+static void post_requests(top_collector *col, const top_ui *ui, int flags)
+{
+    if (flags & REACT_WANT)
+        collector_want(col, ui->want);
+    if (flags & REACT_RAW)
+        collector_set_raw(col, ui->raw);
+    if (flags & REACT_ADVANCED)
+        collector_set_advanced(col, ui->advanced);
+    if (flags & REACT_INTERVAL)
+        collector_set_interval(col, ui->interval_ns);
+    if (flags & REACT_PAUSE)
+        collector_pause(col, ui->paused);
+    if (flags & REACT_COLLECT)
+        collector_refresh(col);
+}
+
+static void resize(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resize_term(ws.ws_row, ws.ws_col);
+    clearok(curscr, TRUE);
+}
+
+/* The event loop, the only one: it reads the keys' reaction flags, posts
+ * their requests, reads the model when a collection ended or a key asked
+ * for it (for at most UI_LOCK_MS, so a collection waiting for a slow
+ * provider never holds up a key: then it draws what it read last and
+ * tries again shortly), and draws. It polls the terminal and the wake pipe
+ * (the collector writes to it after each collection, the signal handlers
+ * on SIGINT/SIGTERM/SIGHUP and SIGWINCH). Returns the exit status. */
+static int event_loop(top_ui *ui, top_snap *s, top_layout *lay, top_collector *col)
+{
+    int flags = REACT_RESYNC | REACT_REDRAW;
+    uint64_t synced_seq = 0;
+    while (!(flags & REACT_QUIT) && !signalled) {
+        if (winched) {
+            winched = 0;
+            resize();
+            flags |= REACT_RESYNC | REACT_REDRAW;
+        }
+        post_requests(col, ui, flags);
+        if (flags & REACT_CLEAR)
+            clearok(curscr, TRUE);
+        uint64_t seq = collector_seq(col);
+        if (seq != synced_seq || (flags & REACT_RESYNC) || s->stale) {
+            top_model *m = collector_lock(col, UI_LOCK_MS);
+            if (m) {
+                sync_snapshot(ui, s, m);
+                collector_unlock(col);
+                synced_seq = seq;
+            } else {
+                snap_mark_stale(s); /* collecting: draw what we have, retry soon */
+            }
+        }
+        screen_draw(ui, s, lay);
+        flags = 0;
+        if (ui->last_frame)
+            break;
+        struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
+        int timeout = s->stale ? 50 : 1000; /* 1 s: the clock in the header */
+        if (poll(p, 2, timeout) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents & POLLIN) {
+            char buf[64];
+            while (read(wake_pipe[0], buf, sizeof buf) > 0) {
+            }
+        }
+        if (p[0].revents & (POLLHUP | POLLERR))
+            break; /* the terminal went away */
+        wint_t c;
+        int r;
+        while (!(flags & REACT_QUIT) && (r = get_wch(&c)) != ERR)
+            flags |= ui_key(ui, s, lay, r == KEY_CODE_YES, c);
+    }
+    return 0;
+}
 
 static int interactive(const top_options *o, top_model *m)
 {
@@ -323,11 +403,14 @@ static int interactive(const top_options *o, top_model *m)
         return 1;
     }
     build_reset_seq();
-    top_ui *ui = calloc(1, sizeof *ui);
-    top_history *hist = calloc(1, sizeof *hist);
-    ui_cached *cache = calloc(2 * UI_CACHE, sizeof *cache);
+    top_ui ui;
+    top_snap snap;
+    top_layout lay;
+    memset(&lay, 0, sizeof lay);
+    ui_init(&ui, o, (uint64_t)(o->interval * 1e9));
     int status = 1;
-    if (!ui || !hist || !cache) {
+    top_collector *col = NULL;
+    if (snap_init(&snap) != 0) {
         endwin();
         delscreen(scr);
         fprintf(stderr, "pcwtop: out of memory\n");
@@ -351,31 +434,16 @@ static int interactive(const top_options *o, top_model *m)
     curs_set(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
-    ui->opt = o;
-    ui->hist = hist;
-    ui->cache_cur = cache;
-    ui->cache_prev = cache + UI_CACHE;
-    ui->utf8 = !fmt_ascii;
-    ui->interval_ns = (uint64_t)(o->interval * 1e9);
-    ui->focus = FOCUS_TABLE;
-    view_init(&ui->view);
-    if (o->filter)
-        snprintf(ui->view.filter, sizeof ui->view.filter, "%s", o->filter);
-    if (o->container)
-        snprintf(ui->view.container, sizeof ui->view.container, "%s", o->container);
-    ui->sort_pending = o->sort != NULL;
-    ui->heat_pending = o->heat != NULL;
-    ui->heat_col = -1;
-    ui->want = o->set ? strdup(o->set) : NULL;
-    screen_init_colors(ui);
+    lay.utf8 = !fmt_ascii;
+    screen_init_colors(&lay);
     top_model_want(m, o->set, o->set == NULL);
-    if (collector_start(&ui->col, m, ui->interval_ns, wake_pipe[1]) != 0) {
+    if (collector_start(&col, m, ui.interval_ns, wake_pipe[1]) != 0) {
         endwin();
         delscreen(scr);
         fprintf(stderr, "pcwtop: cannot start the collector thread\n");
         goto out;
     }
-    status = input_loop(ui, wake_pipe[0], &signalled, &winched);
+    status = event_loop(&ui, &snap, &lay, col);
     /* The terminal first: the collector may still be waiting for a
      * provider's answer (at most the time limit). */
     endwin();
@@ -383,31 +451,15 @@ static int interactive(const top_options *o, top_model *m)
     reset_len = 0;
     /* A collection still waiting for a provider is not waited for: the
      * prompt comes back now, and the model goes with the process. */
-    if (collector_stop(ui->col, 200) != 0)
+    if (collector_stop(col, 200) != 0)
         model_busy = 1;
-    if (ui->message[0] && status != 0) {
+    if (ui.message[0] && status != 0) {
         char msg[2048];
-        fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, ui->message, 0));
+        fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, ui.message, 0));
     }
 out:
-    if (ui) {
-        view_free(&ui->view);
-        top_table_unref(ui->table);
-        for (size_t i = 0; i < ui->hdr.nsets; i++)
-            free(ui->hdr.sets[i].name);
-        free(ui->hdr.sets);
-        free(ui->hdr.set_name);
-        free(ui->hdr.exits);
-        free(ui->rows);
-        free(ui->marks);
-        free(ui->want);
-        heat_free(&ui->heat);
-    }
-    if (hist)
-        hist_free(hist);
-    free(hist);
-    free(cache);
-    free(ui);
+    ui_free(&ui);
+    snap_free(&snap);
     return status;
 }
 

@@ -267,6 +267,11 @@ size_t view_rows(top_view *v, top_model *m, size_t first, size_t n, uint32_t *ro
 /* The sort column a name means: a counter's name (case-insensitive),
  * "name" / "instance", "pid", "none". 0, or -1 if there is none such. */
 int view_parse_sort(const top_frame *f, const char *name, int *sort);
+/* "-s" (a column's name, '+' or '-' in front: descending or ascending,
+ * else the column's default) into *sort and *reverse: 0, or -1 (unknown
+ * column: *why lists the columns there are). */
+int view_parse_sort_spec(const top_frame *f, const char *spec, int *sort, int *reverse, char *why,
+                         size_t len);
 /* Does filter `pattern` match a name? ('*' and '?' wildcards,
  * case-insensitive; a pattern without them matches as a substring.) */
 int view_filter_match(const char *pattern, const char *name, size_t len);
