@@ -921,6 +921,111 @@ Test(pcwtop, a_crash_restores_the_terminal)
     quit_by("SEGV");
 }
 
+/* ---- the terminal goes away ---------------------------------------------------- */
+
+/* Has process pid ended (gone, or a zombie nobody reaped yet)? */
+static int process_gone(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static int wait_process_gone(pid_t pid, int ms)
+{
+    long long deadline = tu_now_ms() + ms;
+    while (!process_gone(pid)) {
+        if (tu_now_ms() >= deadline)
+            return 0;
+        usleep(20 * 1000); /* the pace of polling */
+    }
+    return 1;
+}
+
+/* The pid pcwtop runs as, from the file the shell wrote before exec. */
+static pid_t read_pid(const char *file)
+{
+    long long deadline = tu_now_ms() + 20000;
+    for (;;) {
+        FILE *f = fopen(file, "r");
+        int pid = 0;
+        if (f) {
+            if (fscanf(f, "%d", &pid) != 1)
+                pid = 0;
+            fclose(f);
+        }
+        if (pid > 0 || tu_now_ms() >= deadline)
+            return pid;
+        usleep(20 * 1000);
+    }
+}
+
+/* Start pcwtop in place of the session's shell (exec: the pane is its
+ * terminal alone), through `wrapper` (a shell fragment, may be ""). */
+static pid_t exec_top(const char *wrapper, const char *pidfile)
+{
+    cr_assert(screen_wait("PCWTEST$", 0, 20000), "no shell prompt:\n%s", screen());
+    char exe[PATH_MAX], cmd[2 * PATH_MAX + 512];
+    pcwtop_path(exe, sizeof exe);
+    snprintf(cmd, sizeof cmd, "echo $$ > %s; exec %s %s -d 0.2", pidfile, wrapper, exe);
+    type(cmd);
+    return read_pid(pidfile);
+}
+
+/* The terminal hangs up (tmux's server ends, closing the pane's pty) while
+ * pcwtop cannot see SIGHUP (blocked, as under some supervisors): it ends on
+ * the terminal's hangup itself (poll's POLLHUP, read's EOF or EIO). */
+Test(pcwtop, exits_when_its_terminal_hangs_up)
+{
+    session(100, 30);
+    char pidfile[PATH_MAX];
+    snprintf(pidfile, sizeof pidfile, "%s/top.pid", tu_root);
+    pid_t pid = exec_top("python3 -c 'import os, signal, sys; "
+                         "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGHUP]); "
+                         "os.execv(sys.argv[1], sys.argv[1:])'",
+                         pidfile);
+    cr_assert_gt(pid, 0, "no pid in %s", pidfile);
+    WAIT_FOR("F1Help");
+    TMUX("kill-server");
+    cr_assert(wait_process_gone(pid, 10000), "pcwtop (pid %d) still runs after its terminal hung up",
+              (int)pid);
+}
+
+/* A test process killed before its teardown (Criterion's timeout, a
+ * crash) takes its tmux server and the pcwtop in it along (tmux_watchdog):
+ * no stray pcwtop keeps running after the tests. */
+Test(pcwtop, a_killed_test_leaves_no_pcwtop_running)
+{
+    char pidfile[PATH_MAX];
+    snprintf(pidfile, sizeof pidfile, "%s/top.pid", tu_root);
+    pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) { /* a test that dies: no assertion, no teardown */
+        session(100, 30);
+        if (screen_wait("PCWTEST$", 0, 20000)) {
+            char exe[PATH_MAX], cmd[2 * PATH_MAX + 64];
+            pcwtop_path(exe, sizeof exe);
+            snprintf(cmd, sizeof cmd, "echo $$ > %s; exec %s -d 0.2", pidfile, exe);
+            type(cmd);
+            screen_wait("F1Help", 0, 20000);
+        }
+        raise(SIGKILL);
+    }
+    int st;
+    cr_assert_eq(waitpid(child, &st, 0), child);
+    pid_t pid = read_pid(pidfile);
+    cr_assert_gt(pid, 0, "pcwtop never started");
+    cr_assert(wait_process_gone(pid, 10000),
+              "pcwtop (pid %d) still runs after the test that started it was killed", (int)pid);
+}
+
 /* Is there a colour (SGR 30-38, 40-48, 90-97, 100-107; 39 and 49 are the
  * defaults) in an escape? */
 static int has_colour(const char *s)
