@@ -66,14 +66,15 @@ SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
 endif
 
 # libpcw's own: jansson parses the container runtimes' config.json
-# (lib/consumer/annotations.c). In PROVIDER_LIBS, which every link of
-# libpcw.a names.
-LIBPCW_LIBS   = -ljansson
+# (lib/consumer/annotations.c); zstd and zlib read and write counter logs
+# (lib/history: zstd blocks, zlib's crc32). In PROVIDER_LIBS, which every
+# link of libpcw.a names.
+LIBPCW_LIBS   = -ljansson -lzstd -lz
 PROVIDER_LIBS = -lurcu-bp -lurcu-cds -lurcu-common -lpthread $(LIBPCW_LIBS)
 TEST_LIBS     = -lcriterion
 
 # ---- the consumer library -------------------------------------------------
-LIB_SRC  = $(wildcard lib/consumer/*.c lib/query/*.c)
+LIB_SRC  = $(wildcard lib/consumer/*.c lib/query/*.c lib/history/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_PIC  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 # Public headers, and the provider's private implementation headers (installed
@@ -154,19 +155,16 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COM
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
-# The counter log (lib/history, docs/history.md): linked into the tools that
-# write or read logs, not into libpcw (private until the query layer reads
-# logs itself); zstd compresses its blocks, zlib's crc32 checks them.
+# The counter log (lib/history, docs/history.md): part of libpcw (the query
+# layer reads logs: lib/query/logsource.c) but private, its header not
+# installed; zstd compresses its blocks, zlib's crc32 checks them
+# (LIBPCW_LIBS).
 HIST_SRC  = $(wildcard lib/history/*.c)
-HIST_OBJ  = $(HIST_SRC:%.c=$(BUILD)/%.o)
-HIST_LIBS = -lzstd -lz
-$(HIST_OBJ): $(wildcard lib/history/*.h)
-$(BUILD)/pcwstat $(BUILD)/pcwrelog: $(HIST_OBJ)
-TOOL_LIBS_pcwstat = $(HIST_LIBS)
-TOOL_LIBS_pcwrelog = $(HIST_LIBS)
-$(BUILD)/tests/test_history: $(HIST_OBJ)
-$(BUILD)/tests/test_history: TEST_LIBS += $(HIST_LIBS)
-$(BUILD)/tests/test_history: $(wildcard lib/history/*.h tools/common/*.[ch] tools/pcwstat/*.[ch])
+HIST_HDR  = $(wildcard lib/history/*.h)
+$(HIST_SRC:%.c=$(BUILD)/%.o) $(HIST_SRC:%.c=$(BUILD)/pic/%.o): $(HIST_HDR)
+$(BUILD)/lib/query/logsource.o $(BUILD)/pic/lib/query/logsource.o: $(HIST_HDR)
+$(BUILD)/tests/test_history: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
+$(BUILD)/tests/test_history_query: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
@@ -425,15 +423,14 @@ $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 
 # The log reader's fuzzer (fuzz/history): seeds are real logs recorded at
 # build time by fuzz/history/make_seeds.c (pcwstat's recording sink).
-$(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HEADERS) \
-    $(wildcard lib/history/*.h)
+$(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(LIB_SRC) $(HEADERS) $(HIST_HDR)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HIST_LIBS) $(LIBPCW_LIBS)
+	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(LIB_SRC) $(LIBPCW_LIBS)
 
-$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HEADERS) $(HIST_OBJ) $(LIBPCW_A) \
+$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HEADERS) $(LIBPCW_A) \
     $(wildcard tools/pcwstat/*.[ch])
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HIST_OBJ) $(LIBPCW_A) $(PROVIDER_LIBS) $(HIST_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
 $(HIST_SEEDS)/.stamp: $(BUILD)/fuzz/make_history_seeds
 	rm -rf $(HIST_SEEDS) && mkdir -p $(HIST_SEEDS)

@@ -64,6 +64,11 @@ $(BENCH_BUILD)/obj/lib/query/%.o: lib/query/%.c $(HEADERS) $(wildcard lib/query/
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -c $< -o $@
 
+$(BENCH_BUILD)/obj/lib/history/%.o: lib/history/%.c $(HEADERS) $(wildcard lib/history/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+$(BENCH_BUILD)/obj/lib/query/logsource.o $(BENCH_BUILD)/obj/history_read.o: $(wildcard lib/history/*.h)
+
 $(BENCH_BUILD)/obj/tools/%.o: tools/%.c $(HEADERS) $(wildcard tools/pcw-exporter/*.h) \
     $(PROTO_GEN)/.stamp
 	@mkdir -p $(@D)

@@ -23,6 +23,7 @@ static char root[PATH_MAX];
 
 void bench_pcwtop_register(void); /* bench/pcwtop.c */
 void bench_histogram_query_register(void); /* bench/histogram_query.c */
+void bench_history_read_register(void);    /* bench/history_read.c */
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
     bench_mmv_register();
     bench_query_register();
     bench_histogram_query_register();
+    bench_history_read_register();
     bench_pcwtop_register();
     bench_export_register();
     bench_containers_register();

@@ -213,6 +213,18 @@ def rows(figs):
             if name == "query/collect_cooked" and p:
                 out.append((f"{name}/{n}/{c}", f"{t(a['ns'])}/collection", f"snapshot/pcw_then_sum/{n}/{c}",
                             t(p["ns"]), f"{a['ns'] / p['ns']:.2f}x", "", ""))
+    # Reading a log back through the query layer (bench/history_read.c,
+    # issue 28): cooked values per second beside the live query's.
+    a, b = get("history/read_cooked/10000/600"), get("query/collect_cooked/100000/16")
+    if a:
+        # From the clock summarize reads (--cpu: CPU time), not Google
+        # Benchmark's items_per_second (always wall-clock here).
+        vps = a.get("series", 0) * a.get("samples", 0) / (a["ns"] / 1e9)
+        bvps = b.get("instances", 0) * b.get("counters", 0) / (b["ns"] / 1e9) if b else 0
+        out.append(("history/read_cooked/10000/600", si(vps, "values/s"),
+                    "query/collect_cooked/100000/16", si(bvps, "values/s") if b else "-",
+                    f"{bvps / vps:.1f}x slower" if b and vps else "-",
+                    ">= 50 M/s", verdict(vps >= 50e6)))
     # pcw-exporter (bench/export.c): a whole scrape over HTTP beside the same
     # scrape formatted into a buffer, and that beside the query layer's
     # collection alone.

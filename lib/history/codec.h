@@ -86,9 +86,32 @@ static inline size_t hist_put_varint(unsigned char *p, uint64_t v)
 }
 
 /* A varint from [*p, end): 0 and *p moved past it, or -1 (truncated, or
- * longer than 10 bytes / 64 bits). */
+ * longer than 10 bytes / 64 bits). The common cases first (a value is
+ * mostly one byte; with 10 bytes left no byte needs its own bounds
+ * check): reading a log is decoding these (docs/performance.md). */
 static inline int hist_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
+    const unsigned char *q = *p;
+    if (q < end && q[0] < 0x80) {
+        *v = q[0];
+        *p = q + 1;
+        return 0;
+    }
+    if (end - q >= 10) {
+        uint64_t x = 0;
+        for (unsigned i = 0; i < 10; i++) {
+            unsigned char b = q[i];
+            if (i == 9 && b > 1)
+                return -1;
+            x |= (uint64_t)(b & 0x7f) << (7 * i);
+            if (!(b & 0x80)) {
+                *v = x;
+                *p = q + i + 1;
+                return 0;
+            }
+        }
+        return -1;
+    }
     uint64_t r = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
         if (*p >= end)

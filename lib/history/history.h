@@ -2,9 +2,10 @@
 /*
  * lib/history/history.h - pcw's counter log (issue 28): writing and reading
  * the file `pcwstat -f BIN -o FILE` records and pcwrelog reads. The format
- * (version HIST_VERSION) is docs/history.md's; this header is private to
- * the tools and tests (not installed, not in libpcw.so) until the query
- * layer reads logs itself.
+ * (version HIST_VERSION) is docs/history.md's. Built into libpcw (the
+ * query layer reads logs through it: lib/query/logsource.c) but private:
+ * not installed, its hist_* functions not exported (libpcw.map); the tools
+ * and tests that write logs link libpcw.a.
  *
  * What is logged is PDH's raw counter (pcw_raw: PDH_RAW_COUNTER), per
  * series - one concrete counter path, as pcwstat's columns are - with what
@@ -138,6 +139,23 @@ const hist_series *hist_reader_series(const hist_reader *r, size_t i);
 uint64_t hist_reader_blocks(const hist_reader *r);
 uint64_t hist_reader_offset(const hist_reader *r);
 
+/* The offset of the block the last sample came from. */
+uint64_t hist_reader_block_offset(const hist_reader *r);
+/* Read on from the block at offset `off`, sequence number `seq` (an
+ * offset and number a reading before found: the query's block index,
+ * lib/query/logsource.c). The series stay defined (a series record read
+ * again is skipped); their identities stay as they were: the caller puts
+ * back those in force at that block with hist_reader_set_ident. */
+void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq);
+void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident);
+/* Decode the next samples' values into out (room for
+ * hist_reader_series_count() values; NULL: the reader's own array): a
+ * caller that keeps two samples swaps two arrays instead of copying. */
+void hist_reader_set_output(hist_reader *r, hist_value *out);
+/* The series whose identity record was read since the last
+ * hist_reader_next was called (for the sample it returned; may repeat). */
+const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n);
+
 /* The same over a buffer (the fuzz target): the reader keeps no pointer to
  * it after hist_reader_close. */
 int hist_reader_open_mem(hist_reader **out, const void *data, size_t len, char *why,
@@ -151,5 +169,14 @@ int hist_reader_open_mem(hist_reader **out, const void *data, size_t len, char *
  * series: PCW_CSTATUS_NO_DATA). Returns the pcw_cstatus. */
 int hist_cook(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
               double *value);
+/* The distribution behind a histogram series' value (pcw_pdh_get_histogram
+ * on a log query): the interval between `prev` (the series' previous
+ * sample of the same identity, else NULL) and `now`, or with
+ * PCW_HIST_CUMULATIVE in flags `now` as it stands, as the live query
+ * computes it; its buckets into `buckets` (room for PCW_HIST_MAX_BUCKETS).
+ * Returns out->status: PCW_CSTATUS_NO_DATA for a series that logs no
+ * buckets (not a histogram, or format version 1). */
+int hist_dist(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
+              uint64_t *buckets, pcw_hist_dist *out);
 
 #endif /* PCW_HISTORY_H */

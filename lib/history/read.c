@@ -40,6 +40,12 @@ struct hist_reader {
     size_t nseries, cap;
     hist_tstate t;
     int broken;
+    uint64_t seen;     /* blocks read so far at most (hist_reader_seek goes back) */
+    int reread;        /* the current block was read before */
+    hist_value *out;   /* hist_reader_set_output's array, or NULL: values */
+    uint32_t *changed; /* series whose identity record came since the last
+                          hist_reader_next */
+    size_t nchanged, changed_cap;
 };
 
 /* Up to len bytes at offset off: how many were there. */
@@ -126,6 +132,7 @@ void hist_reader_close(hist_reader *r)
     free(r->kind);
     free(r->stored);
     free(r->raw);
+    free(r->changed);
     free(r);
 }
 
@@ -187,7 +194,10 @@ static int load_block(hist_reader *r, char *why, size_t why_len)
     }
     r->block_off = r->off;
     r->off += HIST_BLOCK_HEADER + stored;
+    r->reread = r->blocks < r->seen;
     r->blocks++;
+    if (r->blocks > r->seen)
+        r->seen = r->blocks;
     r->p = r->raw, r->end = r->raw + raw;
     if (r->nseries)
         memset(r->prev, 0, r->nseries * sizeof *r->prev);
@@ -214,6 +224,11 @@ static int rec_series(hist_reader *r, char *why, size_t why_len)
     GET(id);
     GET(kind);
     GET(len);
+    if (r->reread && id < r->nseries && len <= (uint64_t)(r->end - r->p)) {
+        /* Read again after hist_reader_seek: defined already. */
+        r->p += len;
+        return 0;
+    }
     if (id != r->nseries || id >= HIST_MAX_SERIES)
         return bad(r, why, why_len, "series defined out of order");
     if (kind > HIST_KIND_COMPUTED || len > HIST_MAX_STRING || len > (uint64_t)(r->end - r->p))
@@ -270,6 +285,14 @@ static int rec_ident(hist_reader *r, char *why, size_t why_len)
     s->pid = (int32_t)hist_unzigzag(pid);
     s->dup_index = (uint32_t)dup;
     s->epoch++;
+    if (r->nchanged == r->changed_cap) {
+        size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
+        uint32_t *c = realloc(r->changed, cap * sizeof *c);
+        if (!c)
+            return hist_fail(why, why_len, "out of memory");
+        r->changed = c, r->changed_cap = cap;
+    }
+    r->changed[r->nchanged++] = (uint32_t)id;
     return 0;
 }
 
@@ -291,35 +314,59 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
     GET(n);
     if (n > r->nseries)
         return bad(r, why, why_len, "sample of more series than defined");
+    /* The values: the hot loop of reading a log (docs/performance.md), so
+     * the cursor is a local (not r->p through a pointer at every varint)
+     * and the previous values are added in registers. */
+    hist_value *out = r->out ? r->out : r->values;
+    const unsigned char *cp = r->p, *end = r->end;
+#define VGET(v)                                                                                    \
+    do {                                                                                           \
+        if (hist_get_varint(&cp, end, &(v))) {                                                     \
+            r->p = cp;                                                                             \
+            return hist_fail(why, why_len, "block at offset %llu: record cut short",               \
+                             (unsigned long long)r->block_off);                                    \
+        }                                                                                          \
+    } while (0)
     for (size_t i = 0; i < r->nseries; i++) {
-        hist_value *v = &r->values[i];
+        hist_value *v = &out[i];
         hist_prev *p = &r->prev[i];
-        memset(v, 0, sizeof *v);
-        v->raw.status = PCW_CSTATUS_NO_INSTANCE;
-        if (i >= n)
+        uint64_t st = PCW_CSTATUS_NO_INSTANCE;
+        if (i < n)
+            VGET(st);
+        if (st != PCW_CSTATUS_VALID) {
+            if (st > PCW_CSTATUS_NOT_AGGREGATED) {
+                r->p = cp;
+                return bad(r, why, why_len, "unknown value status");
+            }
+            /* (Every field written: no memset of the whole value.) */
+            v->raw = (pcw_raw){.status = (int)st};
+            v->computed = 0;
             continue;
-        uint64_t st;
-        GET(st);
-        if (st > PCW_CSTATUS_NOT_AGGREGATED)
-            return bad(r, why, why_len, "unknown value status");
-        v->raw.status = (int)st;
-        if (st != PCW_CSTATUS_VALID)
-            continue;
+        }
+        v->raw.status = PCW_CSTATUS_VALID;
         if (r->kind[i] == HIST_KIND_COMPUTED) {
             uint64_t x;
-            GET(x);
+            VGET(x);
             p->f[0] ^= x;
             memcpy(&v->computed, &p->f[0], sizeof v->computed);
+            v->raw.first = v->raw.second = v->raw.multi = v->raw.freq = v->raw.time_ns = 0;
             continue;
         }
-        for (int k = 0; k < 5; k++) {
-            uint64_t d;
-            GET(d);
-            p->f[k] += (uint64_t)hist_unzigzag(d);
-        }
-        v->raw.first = p->f[0], v->raw.second = p->f[1], v->raw.multi = p->f[2];
-        v->raw.freq = p->f[3], v->raw.time_ns = p->f[4];
+        uint64_t d0, d1, d2, d3, d4;
+        VGET(d0);
+        VGET(d1);
+        VGET(d2);
+        VGET(d3);
+        VGET(d4);
+        v->raw.first = p->f[0] += (uint64_t)hist_unzigzag(d0);
+        v->raw.second = p->f[1] += (uint64_t)hist_unzigzag(d1);
+        v->raw.multi = p->f[2] += (uint64_t)hist_unzigzag(d2);
+        v->raw.freq = p->f[3] += (uint64_t)hist_unzigzag(d3);
+        v->raw.time_ns = p->f[4] += (uint64_t)hist_unzigzag(d4);
+        v->computed = 0;
     }
+#undef VGET
+    r->p = cp;
     return 0;
 }
 
@@ -329,6 +376,7 @@ int hist_reader_next(hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns, const
     if (r->broken)
         return hist_fail(why, why_len, "the log is damaged at offset %llu",
                          (unsigned long long)r->off);
+    r->nchanged = 0;
     for (;;) {
         while (r->p == r->end) {
             int rc = load_block(r, why, why_len);
@@ -359,7 +407,7 @@ int hist_reader_next(hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns, const
         if (type == HIST_REC_SAMPLE) {
             *mono_ns = r->t.mono;
             *real_ns = r->t.mono + (uint64_t)r->t.real_offset;
-            *v = r->values;
+            *v = r->out ? r->out : r->values;
             *n = r->nseries;
             return 1;
         }
@@ -384,4 +432,42 @@ uint64_t hist_reader_blocks(const hist_reader *r)
 uint64_t hist_reader_offset(const hist_reader *r)
 {
     return r->off;
+}
+
+uint64_t hist_reader_block_offset(const hist_reader *r)
+{
+    return r->block_off;
+}
+
+void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq)
+{
+    r->off = off;
+    r->blocks = seq;
+    r->p = r->end = NULL;
+    r->broken = 0;
+}
+
+void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
+{
+    if (id >= r->nseries)
+        return;
+    /* Everything an identity record sets (whatever the format adds), the
+     * definition (path, kind) kept. */
+    hist_series *s = &r->series[id];
+    char *path = s->path;
+    uint32_t kind = s->kind;
+    *s = *ident;
+    s->path = path;
+    s->kind = kind;
+}
+
+void hist_reader_set_output(hist_reader *r, hist_value *out)
+{
+    r->out = out;
+}
+
+const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n)
+{
+    *n = r->nchanged;
+    return r->changed;
 }

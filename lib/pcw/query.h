@@ -743,6 +743,140 @@ void pcw_hist_bucket_bounds(uint32_t shape, uint32_t j, double *lower, double *u
 int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *arg), void *arg,
                    pcw_path_error *err);
 
+/* ---- a log as the data source (PdhBindInputDataSource) -------------------
+ *
+ * A query opened on pcw logs (`pcwstat -f BIN -o FILE`, docs/history.md)
+ * instead of the live providers: the same pcw_pdh_add_counter (paths and
+ * wildcards matched against the logged series' paths; "_Total" is the
+ * logged total, an aggregate the logged aggregate), pcw_pdh_collect reads
+ * the next logged sample instead of the providers, and the values,
+ * statuses, pcw_pdh_time_ns and pcw_pdh_realtime_ns are the logged ones,
+ * cooked exactly as the live query cooked them (a sample is cooked with the
+ * previous one of the same instance identity, as live: a provider restart
+ * or another instance behind the same path has no previous sample).
+ * docs/history.md, "The query layer on a log", has the details.
+ *
+ * Everything that reads values works on a log query: pcw_pdh_value_count,
+ * pcw_pdh_get_value, pcw_pdh_value_path, pcw_pdh_instance_epoch,
+ * pcw_pdh_instance_count, pcw_pdh_selected_counter_count,
+ * pcw_pdh_cook_column, pcw_pdh_cook_all, pcw_pdh_visit(_rows),
+ * pcw_pdh_collect_rows, pcw_pdh_get_histogram (a logged histogram's
+ * interval; NO_DATA when the log holds no buckets for it), pcw_pdh_expand
+ * (the logged paths a pattern matches), pcw_pdh_set_scale,
+ * pcw_pdh_counter_count/at/path, pcw_pdh_remove_counter, pcw_pdh_collections.
+ * What only a live query has: pcw_pdh_consumer is NULL; pcw_pdh_refresh
+ * returns 0 (the log's series do not change under it); pcw_pdh_set_timeout
+ * and pcw_pdh_set_detail are accepted and change nothing (the log holds
+ * what was recorded); a log has no providers' raw instances, so
+ * pcw_pdh_raw_count, pcw_pdh_raw_epoch and pcw_pdh_source_count are 0 and
+ * pcw_pdh_raw_instance_at, pcw_pdh_raw_column, pcw_pdh_raw_histogram and
+ * pcw_pdh_get_source return PCW_E_INVALID_PARAMETER (as for a handle that
+ * matches nothing). Values of a log query carry no consumer
+ * metadata: pcw_pdh_value.counter_index is the counter's position among the
+ * log's counters of its counterset, and `sources` is 1 for an instance and
+ * 0 for a logged total or aggregate (the log does not say how many).
+ *
+ * Several files are read one after the other, as one log, in the order
+ * given (time order: the caller sorts). At a file boundary every series
+ * starts again without a previous sample, as a recorder that was
+ * restarted did.
+ *
+ * Damage: the first damaged or incomplete block ends the readable part of
+ * the log; the samples before it are read as usual, and the collect that
+ * reaches it returns PCW_E_CORRUPT, pcw_pdh_log_error naming the file and
+ * the block's offset. Opening reads the whole log once (block headers,
+ * then each block's records, to index the samples' times and the series:
+ * linear in the log's size, memory one block and the index), so the
+ * sample count and time range are known at once and a seek costs a binary
+ * search and the decoding of one block.
+ */
+
+/* pcw_pdh_collect on a log query: every sample has been read (no values
+ * change; the last sample's values stay readable). Positive: not an
+ * error, but not PCW_OK either, so a loop `while (pcw_pdh_collect(q, 0)
+ * == PCW_OK)` ends at the end of the log. */
+#define PCW_PDH_END_OF_LOG 1
+
+/* Open a query on the logs files[0..nfiles-1] (read as one log, in that
+ * order). Returns PCW_OK; PCW_E_NOT_FOUND or PCW_E_PERMISSION (a file
+ * cannot be opened), PCW_E_VERSION (a newer format), PCW_E_CORRUPT (not a
+ * pcw log), PCW_E_NO_MEMORY, PCW_E_INVALID_PARAMETER; on error a sentence
+ * naming the file and what is wrong goes into why (why_len bytes; may be
+ * NULL). A log whose end is damaged opens (PCW_OK): its readable part is
+ * what the query reads, pcw_pdh_log_error says where it ends. */
+int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, char *why,
+                     size_t why_len);
+
+/* 1 for a query opened by pcw_pdh_open_log, 0 otherwise (and for NULL). */
+int pcw_pdh_is_log(const pcw_pdh *q);
+
+/* What a log query's log holds. */
+typedef struct pcw_pdh_log_info {
+    uint64_t samples;       /* readable samples, in every file */
+    uint64_t next;          /* the index of the sample the next
+                               pcw_pdh_collect reads (samples: at the end) */
+    uint64_t first_ns;      /* CLOCK_MONOTONIC of the first sample (0: none) */
+    uint64_t last_ns;       /* and of the last one */
+    uint64_t first_real_ns; /* CLOCK_REALTIME of the first sample */
+    uint64_t last_real_ns;  /* and of the last one */
+    uint64_t blocks;        /* readable blocks */
+    size_t series;          /* logged series (pcw_pdh_log_series_count) */
+    size_t files;
+    int damaged; /* 1: a damaged or incomplete block ends the readable part
+                    (pcw_pdh_log_error names it) */
+} pcw_pdh_log_info;
+/* Returns PCW_OK, or PCW_E_INVALID_PARAMETER (q not a log query, NULL out). */
+int pcw_pdh_get_log_info(const pcw_pdh *q, pcw_pdh_log_info *out);
+
+/* A sentence about the log's first damaged block ("waves.pcwlog: block at
+ * offset 338: CRC mismatch (damaged)"), or the last read error; "" when
+ * there is none (and for a live query). Valid until the next call on q. */
+const char *pcw_pdh_log_error(const pcw_pdh *q);
+
+/* Position the log so that the next pcw_pdh_collect reads sample `index`
+ * (0-based, below pcw_pdh_get_log_info's samples; `samples` itself: at
+ * the end). As after pcw_pdh_add_counter live, that sample has no previous
+ * one: its rates are PCW_CSTATUS_NEW_DATA_NEEDED (seek to index - 1 and
+ * collect twice for its cooked rates). Returns PCW_OK, PCW_E_INVALID_PARAMETER
+ * (index past the end, not a log query), PCW_E_CORRUPT or PCW_E_IO (the
+ * block holding it could not be read again: pcw_pdh_log_error). Cost: a
+ * binary search over the block index and decoding the samples of one
+ * block up to it. */
+int pcw_pdh_log_seek(pcw_pdh *q, uint64_t index);
+/* The same to the first sample whose wall-clock time (CLOCK_REALTIME ns,
+ * as pcw_pdh_realtime_ns gives it) is at or after realtime_ns: the log's
+ * first sample for a time before the log, the end (the next collect
+ * returns PCW_PDH_END_OF_LOG) for a time after it. The search assumes the
+ * logged wall-clock times ascend (a clock set backwards during the
+ * recording makes it land on one of the samples where the time passes
+ * realtime_ns). Returns as pcw_pdh_log_seek. */
+int pcw_pdh_log_seek_time(pcw_pdh *q, uint64_t realtime_ns);
+
+/* One logged series: a concrete counter path and what it is, for a
+ * browser that lists what the log holds (countersets, their instances and
+ * counters). Strings stay valid until pcw_pdh_close. */
+typedef struct pcw_pdh_log_series {
+    const char *path;          /* as logged: "\\host\Set(job#1)\Counter" */
+    const char *host;          /* "" when the path has none */
+    const char *counterset;    /* "Set" */
+    const char *instance;      /* display name with #n ("job#1"), "" for a
+                                  set without instances, "_Total" */
+    const char *instance_name; /* without #n */
+    uint32_t dup_index;        /* the n of #n */
+    const char *counter;       /* "Counter" (a histogram's "Latency:p99") */
+    uint32_t counter_type;     /* of the series' last identity in the log (0:
+                                  it logged none: never a value) */
+    int32_t scale;             /* its default scale */
+    uint32_t kind;             /* pcw_pdh_kind */
+} pcw_pdh_log_series;
+/* How many series the log holds (0 for a live query), and series i, in the
+ * log's order (the recorder's columns, in every file: a path logged in
+ * several files is one series). pcw_pdh_log_series_at returns PCW_OK or
+ * PCW_E_INVALID_PARAMETER. Names come from the log: hostile, not checked
+ * (escape them before a terminal shows them). */
+size_t pcw_pdh_log_series_count(const pcw_pdh *q);
+int pcw_pdh_log_series_at(const pcw_pdh *q, size_t i, pcw_pdh_log_series *out);
+
 #ifdef __cplusplus
 }
 #endif

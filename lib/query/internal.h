@@ -484,6 +484,7 @@ struct pcw_pdh_counter {
      * namespace for one no runtime named. */
     char ctr_id[65];
     uint64_t ctr_ns;
+    struct pcwl_sel *lsel; /* a log query's handle (logsource.h); NULL live */
 };
 
 /* A collection that hands one handle's rows over as it reads them
@@ -526,6 +527,7 @@ struct pcw_pdh {
      * of work, not API, that tests/test_query_cost.c holds to the cost
      * model (linear set-up and churn). */
     uint64_t entry_tests;
+    struct pcwl_log *log; /* pcw_pdh_open_log's source (logsource.h); NULL live */
 };
 
 /* The snapshot fetch b read into. */

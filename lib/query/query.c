@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "logsource.h"
 #include "pcw/layout.h"
 #include "pcw/name.h"
 
@@ -68,6 +69,10 @@ static void handle_free(pcw_pdh_counter *h)
 
 void pcw_pdh_close(pcw_pdh *q)
 {
+    if (PCWL_Q(q)) {
+        pcwl_close(q);
+        return;
+    }
     if (!q)
         return;
     while (q->nctrs)
@@ -296,6 +301,8 @@ static int add(pcw_pdh *q, const char *text, int notify, pcw_pdh_counter **out, 
 
 int pcw_pdh_add_counter(pcw_pdh *q, const char *path, pcw_pdh_counter **out, pcw_path_error *err)
 {
+    if (PCWL_Q(q))
+        return pcwl_add_counter(q, path, out, err);
     return add(q, path, 1, out, err);
 }
 
@@ -314,6 +321,8 @@ static int unlink_handle(pcw_pdh *q, pcw_pdh_counter *h)
 
 int pcw_pdh_remove_counter(pcw_pdh *q, pcw_pdh_counter *ctr)
 {
+    if (PCWL_Q(q) && ctr)
+        return pcwl_remove_counter(q, ctr);
     if (!q || !ctr || unlink_handle(q, ctr))
         return PCW_E_INVALID_PARAMETER;
     pcwq_budget_start(q);
@@ -388,6 +397,8 @@ static int catch_up(pcw_pdh *q)
 
 int pcw_pdh_refresh(pcw_pdh *q)
 {
+    if (PCWL_Q(q))
+        return 0;
     if (!q)
         return PCW_E_INVALID_PARAMETER;
     pcwq_budget_start(q);
@@ -418,6 +429,8 @@ static int collect(pcw_pdh *q, size_t *failed);
 
 int pcw_pdh_collect(pcw_pdh *q, size_t *failed)
 {
+    if (PCWL_Q(q))
+        return pcwl_collect(q, failed);
     if (failed)
         *failed = 0;
     if (!q)
@@ -473,6 +486,8 @@ static int pcwq_fetch_only_new(pcw_pdh *q)
 int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, void *arg), void *arg,
                    pcw_path_error *err)
 {
+    if (PCWL_Q(q))
+        return pcwl_expand(q, path, fn, arg, err);
     if (!q || !path || !fn)
         return pcwq_fail(err, PCW_E_INVALID_PARAMETER, PCW_PATH_SYNTAX, 0, "no path given");
     pcw_pdh_counter *h;

@@ -20,6 +20,7 @@
 
 #include "../consumer/read_hook.h"
 #include "internal.h"
+#include "logsource.h"
 #include "pcw/name.h"
 #include "snaprows.h"
 
@@ -367,6 +368,8 @@ uint64_t pcw_pdh_instance_epoch(const pcw_pdh_counter *ctr)
 
 size_t pcw_pdh_value_count(const pcw_pdh_counter *ctr)
 {
+    if (PCWL_H(ctr))
+        return pcwl_value_count(ctr);
     size_t n = 0;
     if (ctr)
         for (size_t j = 0; j < ctr->nm; j++)
@@ -473,6 +476,8 @@ static int cook_one(const pcw_pdh_counter *h, const pcwq_set *s, const pcwq_rows
 
 int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_pdh_value *out)
 {
+    if (PCWL_H(ctr))
+        return pcwl_get_value(ctr, i, flags, out);
     locus l;
     if (!ctr || !out || locate(ctr, i, &l))
         return PCW_E_INVALID_PARAMETER;
@@ -517,6 +522,8 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
 size_t pcw_pdh_value_path(const pcw_pdh_counter *ctr, size_t i, int with_host, char *buf,
                           size_t len)
 {
+    if (PCWL_H(ctr))
+        return pcwl_value_path(ctr, i, with_host, buf, len);
     locus l;
     if (!ctr || locate(ctr, i, &l)) {
         if (len && buf)
@@ -555,6 +562,8 @@ static const pcwq_match *single(const pcw_pdh_counter *ctr)
 
 size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
 {
+    if (PCWL_H(ctr))
+        return pcwl_instance_count(ctr);
     const pcwq_match *mt = single(ctr);
     if (!mt)
         return 0;
@@ -563,6 +572,8 @@ size_t pcw_pdh_instance_count(const pcw_pdh_counter *ctr)
 
 size_t pcw_pdh_selected_counter_count(const pcw_pdh_counter *ctr)
 {
+    if (PCWL_H(ctr))
+        return pcwl_selected_counter_count(ctr);
     const pcwq_match *mt = single(ctr);
     return mt ? mt->nctr : 0;
 }
@@ -1125,6 +1136,8 @@ static void cook_handle(const pcw_pdh_counter *ctr, int col, unsigned flags, sin
 
 int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values, uint8_t *status)
 {
+    if (PCWL_H(ctr) && values)
+        return pcwl_cook_all(ctr, flags, values, status);
     if (!ctr || !values)
         return PCW_E_INVALID_PARAMETER;
     sink k = {.values = values, .status = status};
@@ -1135,6 +1148,8 @@ int pcw_pdh_cook_all(const pcw_pdh_counter *ctr, unsigned flags, double *values,
 int pcw_pdh_cook_column(const pcw_pdh_counter *ctr, size_t kk, unsigned flags, double *values,
                         uint8_t *status)
 {
+    if (PCWL_H(ctr))
+        return pcwl_cook_column(ctr, kk, flags, values, status);
     const pcwq_match *mt = single(ctr);
     if (!mt || kk >= mt->nctr || !values)
         return PCW_E_INVALID_PARAMETER;
@@ -1191,6 +1206,8 @@ static sink block_sink(block *bl, int (*fn)(const pcw_pdh_rows *, void *), void 
 int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
                        int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
 {
+    if (PCWL_H(ctr) && fn)
+        return pcwl_visit_rows(ctr, flags, fn, arg);
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
     block bl;
@@ -1350,6 +1367,8 @@ static __attribute__((unused)) double *cvt_buffer(pcw_pdh *q, uint32_t nc, size_
 int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
                          int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
 {
+    if (PCWL_Q(q) && ctr && ctr->q == q && fn)
+        return pcwl_collect_rows(q, failed, ctr, flags, fn, arg);
     if (failed)
         *failed = 0;
     if (!q || !ctr || ctr->q != q || !fn)
@@ -1397,6 +1416,8 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
 int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
                   int (*fn)(const pcw_pdh_row *row, void *arg), void *arg)
 {
+    if (PCWL_H(ctr) && fn)
+        return pcwl_visit(ctr, flags, fn, arg);
     if (!ctr || !fn)
         return PCW_E_INVALID_PARAMETER;
     block bl; /* one instance's values at a time */
@@ -1412,6 +1433,8 @@ int pcw_pdh_visit(const pcw_pdh_counter *ctr, unsigned flags,
 
 int pcw_pdh_get_histogram(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_hist_dist *out)
 {
+    if (PCWL_H(ctr))
+        return pcwl_get_histogram(ctr, i, flags, out);
     locus l;
     if (!ctr || !out || locate(ctr, i, &l))
         return PCW_E_INVALID_PARAMETER;

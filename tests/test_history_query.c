@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_history_query.c - the query layer reading pcw logs
+ * (pcw_pdh_open_log, lib/query/logsource.c, docs/history.md "The query
+ * layer on a log"):
+ *
+ *   - log equals live: pcwstat's own column and recording code (compiled
+ *     in, as tests/test_history does) records real providers while the
+ *     live values of every column are kept; the log, opened through the
+ *     query layer, gives the same statuses and the same cooked numbers
+ *     (bit for bit) and times, per column path and through a wildcard,
+ *     across rates, a fraction, a _Total, #n instances, an instance
+ *     created again (a new identity), a provider that crashes and one that
+ *     starts later (a provider restart);
+ *   - seeks by index and by wall-clock time land on the right sample, the
+ *     first collect after one has no previous sample (as live after add),
+ *     the next one cooks as live; the end of the log is PCW_PDH_END_OF_LOG;
+ *   - a real `pcwstat -f BIN -o LOG`, its log damaged (a flipped byte, a
+ *     cut): the samples before the damaged block read as usual, the
+ *     collect that reaches it returns PCW_E_CORRUPT naming the offset;
+ *   - two logs read as one: the second starts without previous samples;
+ *   - bad files, bad paths and the listing of what a log holds.
+ */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+
+#include "pcw/query.h"
+#include "query_provider.h"
+
+#include "../lib/history/codec.h"
+/* Compiled in: pcwstat's recording sink. */
+#include "../tools/common/container.c"
+#include "../tools/common/escape.c"
+#include "../tools/common/grow.c"
+#include "../tools/common/typeperf.c"
+#include "../tools/pcwstat/output.c"
+#include "../tools/pcwstat/record.c"
+
+TestSuite(history_query, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL); /* the sampling interval, not synchronisation */
+}
+
+static char *slurp(const char *path)
+{
+    char *s = tu_read_text(path, 1 << 24);
+    cr_assert(s, "cannot read %s", path);
+    return s;
+}
+
+/* ---- a recording with its live values ------------------------------------- */
+
+#define SAMPLES 25 /* the priming sample and 24 more */
+
+typedef struct live_val {
+    int status;
+    double value;
+} live_val;
+
+typedef struct recording {
+    char log[PATH_MAX];
+    size_t n;    /* columns */
+    char **path; /* with host, as logged */
+    char **bare; /* without */
+    uint32_t *type;
+    live_val (*v)[SAMPLES]; /* [column][sample] */
+    uint64_t real[SAMPLES], mono[SAMPLES];
+} recording;
+
+static void recording_free(recording *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->path[i]);
+        free(r->bare[i]);
+    }
+    free(r->path);
+    free(r->bare);
+    free(r->type);
+    free(r->v);
+}
+
+/* Two providers of "HQ" (an aggregating set: a _Total), both with an
+ * instance "a" (so "a" and "a#1"), recorded as pcwstat records, with the
+ * live value of every column at every sample. Events: at 8 "b" is created
+ * again (a new identity), at 12 a base goes to zero, at 16 the second
+ * provider crashes, at 19 a third one starts with "c" again (a provider
+ * restart: a new identity behind the same path). */
+static void record_scenario(recording *r, const char *name)
+{
+    tu_child p1, p2, p3;
+    qp_start(&p1, "HQ", PCW_MULTI_AGGREGATE, NULL);
+    qp_start(&p2, "HQ", PCW_MULTI_AGGREGATE, NULL);
+    qp_cmd(&p1, "create a");
+    qp_cmd(&p1, "create b");
+    qp_cmd(&p2, "create c");
+    qp_cmd(&p2, "create a");
+    qp_cmd(&p1, "rate a %d 1000", QP_RATE);
+    qp_cmd(&p1, "rate b %d 250", QP_RATE);
+    qp_cmd(&p1, "rate a %d 5000", QP_COUNT);
+    qp_cmd(&p2, "rate c %d 777", QP_RATE);
+    qp_cmd(&p2, "rate a %d 333", QP_RATE);
+    qp_cmd(&p1, "set a %d 7", QP_HIT);
+    qp_cmd(&p1, "set a %d 9", QP_HIT_BASE);
+    qp_cmd(&p1, "set b %d 42", QP_LEVEL);
+    qp_cmd(&p2, "set c %d 5", QP_PEAK);
+
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *user;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\HQ(*)\\*", &user, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    size_t n = pcw_pdh_value_count(user);
+    cr_assert_geq(n, 5 * 7, "values: %zu", n);
+    column *cols = calloc(n, sizeof *cols);
+    r->n = n;
+    r->path = calloc(n, sizeof *r->path);
+    r->bare = calloc(n, sizeof *r->bare);
+    r->type = calloc(n, sizeof *r->type);
+    r->v = calloc(n, sizeof *r->v);
+    for (size_t i = 0; i < n; i++) {
+        char bare[4096], full[4096];
+        pcw_pdh_value_path(user, i, 0, bare, sizeof bare);
+        pcw_pdh_value_path(user, i, 1, full, sizeof full);
+        cr_assert_eq(pcw_pdh_add_counter(q, bare, &cols[i].h, NULL), PCW_OK, "%s", bare);
+        cols[i].path = strdup(full);
+        r->path[i] = strdup(full);
+        r->bare[i] = strdup(bare);
+    }
+    pcw_pdh_remove_counter(q, user);
+    char why[512];
+    snprintf(r->log, sizeof r->log, "%s/%s", tu_root, name);
+    int fd = open(r->log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    cr_assert_geq(fd, 0);
+    /* Blocks of 4 samples or so (a seek lands inside a block). */
+    recorder *rec = record_open(fd, r->log, cols, n, 40000000ull, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    for (int s = 0; s < SAMPLES; s++) {
+        if (s == 8) {
+            qp_cmd(&p1, "close b");
+            qp_cmd(&p1, "create tmp");
+            qp_cmd(&p1, "create b");
+            qp_cmd(&p1, "close tmp");
+            qp_cmd(&p1, "set b %d 4000000000", QP_COUNT);
+            qp_cmd(&p1, "rate b %d 3000", QP_RATE);
+        }
+        if (s == 12)
+            qp_cmd(&p1, "set a %d 0", QP_HIT_BASE);
+        if (s == 16) {
+            tu_send(&p2, "crash");
+            tu_finish(&p2, 10000);
+        }
+        if (s == 19) {
+            qp_start(&p3, "HQ", PCW_MULTI_AGGREGATE, NULL);
+            qp_cmd(&p3, "create c");
+            qp_cmd(&p3, "rate c %d 100", QP_RATE);
+        }
+        if (s > 0) {
+            pause_ms(15);
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        }
+        for (size_t i = 0; i < n; i++) {
+            pcw_pdh_value v;
+            r->v[i][s].status = PCW_CSTATUS_NO_INSTANCE;
+            if (pcw_pdh_value_count(cols[i].h) &&
+                pcw_pdh_get_value(cols[i].h, 0, 0, &v) == PCW_OK) {
+                r->v[i][s].status = v.status;
+                r->v[i][s].value = v.value;
+                if (v.counter_type)
+                    r->type[i] = v.counter_type;
+            }
+        }
+        r->real[s] = pcw_pdh_realtime_ns(q);
+        r->mono[s] = pcw_pdh_time_ns(q);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    qp_stop(&p1);
+    qp_stop(&p3);
+    for (size_t i = 0; i < n; i++)
+        free(cols[i].path);
+    free(cols);
+    pcw_pdh_close(q);
+}
+
+static int column_of(const recording *r, const char *bare)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->bare[i], bare) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Value 0 of h now equals the live value of column c at sample s. */
+static void assert_live(const recording *r, pcw_pdh_counter *h, size_t c, int s)
+{
+    pcw_pdh_value v;
+    cr_assert_eq(pcw_pdh_value_count(h), 1, "%s", r->bare[c]);
+    cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, r->v[c][s].status, "%s sample %d: status %d, live %d", r->bare[c], s,
+                 v.status, r->v[c][s].status);
+    cr_assert(memcmp(&v.value, &r->v[c][s].value, sizeof v.value) == 0,
+              "%s sample %d: %.17g, live %.17g", r->bare[c], s, v.value, r->v[c][s].value);
+}
+
+/* ---- log equals live ---------------------------------------------------------- */
+
+Test(history_query, log_equals_live)
+{
+    recording r = {0};
+    record_scenario(&r, "hq.pcwlog");
+    pcw_pdh *q;
+    char why[512];
+    const char *files[] = {r.log};
+    cr_assert_eq(pcw_pdh_open_log(&q, files, 1, why, sizeof why), PCW_OK, "%s", why);
+    cr_assert(pcw_pdh_is_log(q));
+    cr_assert_null(pcw_pdh_consumer(q));
+    pcw_pdh_log_info info;
+    cr_assert_eq(pcw_pdh_get_log_info(q, &info), PCW_OK);
+    cr_assert_eq(info.samples, SAMPLES);
+    cr_assert_eq(info.next, 0);
+    cr_assert_eq(info.series, r.n);
+    cr_assert_eq(info.files, 1);
+    cr_assert_eq(info.damaged, 0);
+    cr_assert_eq(info.first_real_ns, r.real[0]);
+    cr_assert_eq(info.last_real_ns, r.real[SAMPLES - 1]);
+    cr_assert_eq(info.first_ns, r.mono[0]);
+    cr_assert_eq(info.last_ns, r.mono[SAMPLES - 1]);
+    cr_assert_gt(info.blocks, 2, "blocks: %llu", (unsigned long long)info.blocks);
+    cr_assert_str_eq(pcw_pdh_log_error(q), "");
+
+    /* The listing: every column, in order, with its parts. */
+    int totals = 0, dups = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        pcw_pdh_log_series s;
+        cr_assert_eq(pcw_pdh_log_series_at(q, i, &s), PCW_OK);
+        cr_assert_str_eq(s.path, r.path[i]);
+        cr_assert_str_eq(s.counterset, "HQ");
+        totals += s.kind == PCW_PDH_TOTAL && strcmp(s.instance, "_Total") == 0;
+        dups +=
+            s.dup_index == 1 && strcmp(s.instance, "a#1") == 0 && strcmp(s.instance_name, "a") == 0;
+        cr_assert_eq(s.counter_type, r.type[i], "%s", s.path);
+    }
+    cr_assert_eq(totals, 7, "a _Total of each counter");
+    cr_assert_eq(dups, 7, "a#1: the second provider's a");
+    cr_assert_eq(pcw_pdh_log_series_at(q, r.n, &(pcw_pdh_log_series){0}), PCW_E_INVALID_PARAMETER);
+
+    /* One handle per column, and the wildcard. */
+    pcw_pdh_counter **h = calloc(r.n, sizeof *h), *all;
+    for (size_t i = 0; i < r.n; i++)
+        cr_assert_eq(pcw_pdh_add_counter(q, r.bare[i], &h[i], NULL), PCW_OK, "%s", r.bare[i]);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\HQ(*)\\*", &all, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_counter_count(q), r.n + 1);
+    uint64_t epoch = pcw_pdh_instance_epoch(all);
+    int epoch_changes = 0, saw_restart = 0, saw_gone = 0;
+    for (int s = 0; s < SAMPLES; s++) {
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK, "sample %d", s);
+        cr_assert_eq(pcw_pdh_realtime_ns(q), r.real[s]);
+        cr_assert_eq(pcw_pdh_time_ns(q), r.mono[s]);
+        cr_assert_eq(pcw_pdh_collections(q), (uint64_t)s + 1);
+        for (size_t i = 0; i < r.n; i++)
+            assert_live(&r, h[i], i, s);
+        /* The wildcard: each value is its column's. */
+        size_t nv = pcw_pdh_value_count(all);
+        double *vals = calloc(nv + 1, sizeof *vals);
+        uint8_t *sts = calloc(nv + 1, 1);
+        cr_assert_eq(pcw_pdh_cook_all(all, 0, vals, sts), PCW_OK);
+        for (size_t k = 0; k < nv; k++) {
+            char bare[4096];
+            pcw_pdh_value v;
+            pcw_pdh_value_path(all, k, 0, bare, sizeof bare);
+            int c = column_of(&r, bare);
+            cr_assert_geq(c, 0, "%s is no column", bare);
+            cr_assert_eq(pcw_pdh_get_value(all, k, 0, &v), PCW_OK);
+            cr_assert_eq(v.status, r.v[c][s].status, "%s sample %d", bare, s);
+            cr_assert_eq(v.status, sts[k]);
+            cr_assert(memcmp(&v.value, &r.v[c][s].value, sizeof v.value) == 0);
+            cr_assert(memcmp(&v.value, &vals[k], sizeof v.value) == 0);
+            /* A wildcard shows the instances there are. */
+            cr_assert(v.status != PCW_CSTATUS_NO_INSTANCE || strstr(bare, "_Total"), "%s at %d",
+                      bare, s);
+            if (s == 19 && strcmp(bare, "\\HQ(c)\\Rate") == 0)
+                saw_restart = v.status == PCW_CSTATUS_NEW_DATA_NEEDED;
+        }
+        if (s == 17) {
+            saw_gone = 1;
+            for (size_t k = 0; k < nv; k++) {
+                char bare[4096];
+                pcw_pdh_value_path(all, k, 0, bare, sizeof bare);
+                if (strstr(bare, "(c)") || strstr(bare, "(a#1)"))
+                    saw_gone = 0;
+            }
+        }
+        free(vals);
+        free(sts);
+        if (pcw_pdh_instance_epoch(all) != epoch)
+            epoch_changes++, epoch = pcw_pdh_instance_epoch(all);
+    }
+    cr_assert(saw_gone, "the crashed provider's instances left the wildcard");
+    cr_assert(saw_restart, "the restarted provider's c starts without a previous sample");
+    cr_assert_geq(epoch_changes, 2, "instances went and came: %d", epoch_changes);
+    /* The scenario reached what it means to compare: a rate, a number
+     * and an empty value of the same column. */
+    int c = column_of(&r, "\\HQ(a#1)\\Rate");
+    cr_assert_geq(c, 0);
+    cr_assert_eq(r.v[c][0].status, PCW_CSTATUS_NEW_DATA_NEEDED);
+    int rated = 0;
+    for (int s = 1; s < SAMPLES; s++)
+        rated += r.v[c][s].status == PCW_CSTATUS_VALID && r.v[c][s].value > 0;
+    cr_assert_gt(rated, 5, "a rate with numbers");
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    /* The last sample's values stay. */
+    assert_live(&r, h[c], (size_t)c, SAMPLES - 1);
+    cr_assert_eq(pcw_pdh_get_log_info(q, &info), PCW_OK);
+    cr_assert_eq(info.next, SAMPLES);
+    free(h);
+    pcw_pdh_close(q);
+    recording_free(&r);
+}
+
+/* ---- seeking -------------------------------------------------------------------- */
+
+Test(history_query, seek_by_index_and_time)
+{
+    recording r = {0};
+    record_scenario(&r, "seek.pcwlog");
+    pcw_pdh *q;
+    char why[512];
+    const char *files[] = {r.log};
+    cr_assert_eq(pcw_pdh_open_log(&q, files, 1, why, sizeof why), PCW_OK, "%s", why);
+    pcw_pdh_counter **h = calloc(r.n, sizeof *h);
+    for (size_t i = 0; i < r.n; i++)
+        cr_assert_eq(pcw_pdh_add_counter(q, r.bare[i], &h[i], NULL), PCW_OK);
+    int rates = 0;
+    for (int k = 1; k < SAMPLES; k += 3) {
+        cr_assert_eq(pcw_pdh_log_seek(q, (uint64_t)k), PCW_OK);
+        pcw_pdh_log_info info;
+        pcw_pdh_get_log_info(q, &info);
+        cr_assert_eq(info.next, (uint64_t)k);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(pcw_pdh_realtime_ns(q), r.real[k]);
+        /* No previous sample: a two-sample type has no value yet, an
+         * instantaneous one is as live. */
+        for (size_t i = 0; i < r.n; i++) {
+            pcw_pdh_value v;
+            cr_assert_eq(pcw_pdh_get_value(h[i], 0, 0, &v), PCW_OK);
+            if (!pcw_cook_needs_two(r.type[i])) {
+                assert_live(&r, h[i], i, k);
+            } else if (r.v[i][k].status == PCW_CSTATUS_VALID) {
+                cr_assert_eq(v.status, PCW_CSTATUS_NEW_DATA_NEEDED, "%s after a seek to %d: %d",
+                             r.bare[i], k, v.status);
+                rates++;
+            }
+        }
+        /* The next sample cooks as live. */
+        if (k + 1 < SAMPLES) {
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            for (size_t i = 0; i < r.n; i++)
+                assert_live(&r, h[i], i, k + 1);
+        }
+    }
+    cr_assert_gt(rates, 10);
+    /* Backwards, one before, twice: sample k exactly as live. */
+    for (int k = SAMPLES - 1; k >= 1; k -= 5) {
+        cr_assert_eq(pcw_pdh_log_seek(q, (uint64_t)k - 1), PCW_OK);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        for (size_t i = 0; i < r.n; i++)
+            assert_live(&r, h[i], i, k);
+    }
+    /* By wall-clock time: the sample at or after it. */
+    for (int k = 0; k < SAMPLES; k += 4) {
+        cr_assert_eq(pcw_pdh_log_seek_time(q, r.real[k]), PCW_OK);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(pcw_pdh_realtime_ns(q), r.real[k], "seek to sample %d", k);
+        if (k > 0) {
+            cr_assert_eq(pcw_pdh_log_seek_time(q, r.real[k] - 1), PCW_OK);
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            cr_assert_eq(pcw_pdh_realtime_ns(q), r.real[k], "just before sample %d", k);
+        }
+    }
+    cr_assert_eq(pcw_pdh_log_seek_time(q, 0), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_realtime_ns(q), r.real[0]);
+    cr_assert_eq(pcw_pdh_log_seek_time(q, r.real[SAMPLES - 1] + 1), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    cr_assert_eq(pcw_pdh_log_seek(q, SAMPLES), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    cr_assert_eq(pcw_pdh_log_seek(q, SAMPLES + 1), PCW_E_INVALID_PARAMETER);
+    /* From the end back to the start. */
+    cr_assert_eq(pcw_pdh_log_seek(q, 0), PCW_OK);
+    for (int s = 0; s < SAMPLES; s++)
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    for (size_t i = 0; i < r.n; i++)
+        assert_live(&r, h[i], i, SAMPLES - 1);
+    free(h);
+    pcw_pdh_close(q);
+    recording_free(&r);
+}
+
+/* ---- several logs ----------------------------------------------------------------- */
+
+Test(history_query, two_logs_read_as_one)
+{
+    recording a = {0}, b = {0};
+    record_scenario(&a, "one.pcwlog");
+    record_scenario(&b, "two.pcwlog");
+    pcw_pdh *q;
+    char why[512];
+    const char *files[] = {a.log, b.log};
+    cr_assert_eq(pcw_pdh_open_log(&q, files, 2, why, sizeof why), PCW_OK, "%s", why);
+    pcw_pdh_log_info info;
+    cr_assert_eq(pcw_pdh_get_log_info(q, &info), PCW_OK);
+    cr_assert_eq(info.samples, 2 * SAMPLES);
+    cr_assert_eq(info.files, 2);
+    cr_assert_eq(info.first_real_ns, a.real[0]);
+    cr_assert_eq(info.last_real_ns, b.real[SAMPLES - 1]);
+    int c = column_of(&a, "\\HQ(b)\\Rate");
+    cr_assert_geq(c, 0);
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_add_counter(q, a.bare[c], &h, NULL), PCW_OK);
+    for (int s = 0; s < 2 * SAMPLES; s++) {
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        const recording *r = s < SAMPLES ? &a : &b;
+        /* The second log's first sample: no previous one, as its live run. */
+        assert_live(r, h, (size_t)column_of(r, a.bare[c]), s % SAMPLES);
+    }
+    cr_assert_eq(b.v[column_of(&b, a.bare[c])][0].status, PCW_CSTATUS_NEW_DATA_NEEDED);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    /* A seek into the second log. */
+    cr_assert_eq(pcw_pdh_log_seek_time(q, b.real[3]), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_realtime_ns(q), b.real[3]);
+    pcw_pdh_close(q);
+    recording_free(&a);
+    recording_free(&b);
+}
+
+/* ---- damaged logs from a real pcwstat ------------------------------------------------- */
+
+/* The offsets of the blocks of a log (walking the headers). */
+static size_t block_offsets(const unsigned char *b, size_t len, uint64_t *off, size_t cap)
+{
+    size_t n = 0;
+    for (uint64_t at = HIST_FILE_HEADER; at + HIST_BLOCK_HEADER <= len && n < cap;) {
+        off[n++] = at;
+        at += HIST_BLOCK_HEADER + hist_le32(b + at + 4);
+    }
+    return n;
+}
+
+Test(history_query, damaged_block_ends_the_log_naming_its_offset)
+{
+    tu_child p;
+    qp_start(&p, "Dmg", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&p, "create x");
+    qp_cmd(&p, "set x %d 42", QP_LEVEL);
+    qp_cmd(&p, "rate x %d 1000", QP_RATE);
+    char log[PATH_MAX], out[PATH_MAX], err[PATH_MAX], bad[PATH_MAX], cut[PATH_MAX];
+    snprintf(log, sizeof log, "%s/dmg.pcwlog", tu_root);
+    snprintf(bad, sizeof bad, "%s/bad.pcwlog", tu_root);
+    snprintf(cut, sizeof cut, "%s/cut.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    const char *args[] = {"\\Dmg(x)\\Level",
+                          "\\Dmg(x)\\Rate",
+                          "-si",
+                          "0.02",
+                          "-sc",
+                          "8",
+                          "--flush",
+                          "0",
+                          "-f",
+                          "BIN",
+                          "-o",
+                          log,
+                          NULL};
+    int st = tu_run_tool("pcwstat", args, out, err, 60000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pcwstat: %s", slurp(err));
+    qp_stop(&p);
+    size_t len = 0;
+    unsigned char *b = tu_read_file(log, 1 << 24, &len);
+    cr_assert(b);
+    uint64_t off[64];
+    size_t nb = block_offsets(b, len, off, 64);
+    cr_assert_eq(nb, 9, "one block a sample: %zu", nb);
+
+    /* A byte flipped in the 4th block: three samples, then the error. */
+    b[off[3] + HIST_BLOCK_HEADER + 1] ^= 0x40;
+    cr_assert_eq(tu_write_file(bad, b, len, 0600), 0);
+    pcw_pdh *q;
+    char why[512];
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){bad}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_log_info info;
+    pcw_pdh_get_log_info(q, &info);
+    cr_assert_eq(info.samples, 3);
+    cr_assert_eq(info.damaged, 1);
+    char want[128];
+    snprintf(want, sizeof want, "bad.pcwlog: block at offset %llu: CRC mismatch",
+             (unsigned long long)off[3]);
+    cr_assert(strstr(pcw_pdh_log_error(q), want), "%s", pcw_pdh_log_error(q));
+    pcw_pdh_counter *lv, *rt;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Dmg(x)\\Level", &lv, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Dmg(*)\\Rate", &rt, NULL), PCW_OK);
+    for (int s = 0; s < 3; s++) {
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        pcw_pdh_value v;
+        cr_assert_eq(pcw_pdh_get_value(lv, 0, 0, &v), PCW_OK);
+        cr_assert_eq(v.status, PCW_CSTATUS_VALID);
+        cr_assert_float_eq(v.value, 42.0, 1e-9);
+        cr_assert_eq(pcw_pdh_get_value(rt, 0, 0, &v), PCW_OK);
+        cr_assert_eq(v.status, s == 0 ? PCW_CSTATUS_NEW_DATA_NEEDED : PCW_CSTATUS_VALID);
+    }
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_E_CORRUPT);
+    cr_assert(strstr(pcw_pdh_log_error(q), want), "%s", pcw_pdh_log_error(q));
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    /* A seek back reads the good part again. */
+    cr_assert_eq(pcw_pdh_log_seek(q, 2), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_E_CORRUPT);
+    pcw_pdh_close(q);
+
+    /* Cut inside the last block (a recorder killed mid-write). */
+    b[off[3] + HIST_BLOCK_HEADER + 1] ^= 0x40;
+    cr_assert_eq(tu_write_file(cut, b, (size_t)off[8] + 10, 0600), 0);
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){cut}, 1, why, sizeof why), PCW_OK);
+    pcw_pdh_get_log_info(q, &info);
+    cr_assert_eq(info.samples, 8);
+    snprintf(want, sizeof want, "incomplete block header at offset %llu",
+             (unsigned long long)off[8]);
+    cr_assert(strstr(pcw_pdh_log_error(q), want), "%s", pcw_pdh_log_error(q));
+    for (int s = 0; s < 8; s++)
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_E_CORRUPT);
+    pcw_pdh_close(q);
+    free(b);
+}
+
+/* ---- bad files, bad paths ------------------------------------------------------------- */
+
+static int append_path(const char *path, void *arg)
+{
+    strcat(arg, path);
+    return 0;
+}
+
+Test(history_query, bad_files_and_paths)
+{
+    char why[512], missing[PATH_MAX], text[PATH_MAX];
+    snprintf(missing, sizeof missing, "%s/none.pcwlog", tu_root);
+    snprintf(text, sizeof text, "%s/text.pcwlog", tu_root);
+    pcw_pdh *q = (pcw_pdh *)1;
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){missing}, 1, why, sizeof why),
+                 PCW_E_NOT_FOUND);
+    cr_assert_null(q);
+    cr_assert(strstr(why, "none.pcwlog") && strstr(why, "No such file"), "%s", why);
+    cr_assert_eq(tu_write_file(text, "hello, world\n", 13, 0600), 0);
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){text}, 1, why, sizeof why), PCW_E_CORRUPT);
+    cr_assert(strstr(why, "text.pcwlog: not a pcw log"), "%s", why);
+    cr_assert_eq(pcw_pdh_open_log(&q, NULL, 0, why, sizeof why), PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_open_log(NULL, (const char *[]){text}, 1, NULL, 0),
+                 PCW_E_INVALID_PARAMETER);
+    /* A log of one known series. */
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/one.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    for (int i = 0; i < 3; i++) {
+        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                .first = (uint64_t)i * 100,
+                                .second = (uint64_t)(i + 1) * 1000000000u,
+                                .freq = 1000000000u}};
+        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+                     0);
+    }
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_path_error e;
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Nope(*)\\*", &h, &e), PCW_E_NOT_FOUND);
+    cr_assert_eq(e.part, PCW_PATH_COUNTERSET);
+    cr_assert(strstr(e.message, "Nope"), "%s", e.message);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\S(*)\\Nope", &h, &e), PCW_E_NOT_FOUND);
+    cr_assert_eq(e.part, PCW_PATH_COUNTER, "%d %s", e.part, e.message);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\S(*", &h, &e), PCW_E_INVALID_NAME);
+    /* An instance the log does not hold: one value, no instance. */
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\S(y)\\Rate", &h, &e), PCW_OK, "%s", e.message);
+    pcw_pdh_counter *x, *any;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\\\h\\s(X)\\rate", &x, &e), PCW_OK, "%s", e.message);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\\\other\\S(*)\\Rate", &any, &e), PCW_E_NOT_FOUND);
+    cr_assert_eq(pcw_pdh_refresh(q), 0);
+    cr_assert_eq(pcw_pdh_raw_count(x), 0);
+    cr_assert_eq(pcw_pdh_source_count(x), 0);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_value v;
+    cr_assert_eq(pcw_pdh_value_count(h), 1);
+    cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_NO_INSTANCE);
+    cr_assert_eq(pcw_pdh_get_value(x, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID);
+    cr_assert_float_eq(v.value, 100.0, 1e-9);
+    cr_assert_str_eq(v.instance, "x");
+    cr_assert_eq(v.instance_id, 1);
+    cr_assert_eq(v.provider_id, 1);
+    cr_assert_eq(v.raw.first, 100);
+    char p[256];
+    pcw_pdh_value_path(x, 0, 1, p, sizeof p);
+    cr_assert_str_eq(p, "\\\\h\\S(x)\\Rate");
+    /* Expansion lists the logged paths a pattern matches. */
+    char got[256] = "";
+    cr_assert_eq(pcw_pdh_expand(q, "\\S(*)\\*", append_path, got, NULL), PCW_OK);
+    cr_assert_str_eq(got, "\\S(x)\\Rate");
+    pcw_hist_dist d;
+    cr_assert_eq(pcw_pdh_get_histogram(x, 0, 0, &d), PCW_OK);
+    cr_assert_eq(d.status, PCW_CSTATUS_NO_DATA);
+    cr_assert_eq(pcw_pdh_remove_counter(q, h), PCW_OK);
+    cr_assert_eq(pcw_pdh_remove_counter(q, h), PCW_E_INVALID_PARAMETER);
+    pcw_pdh_close(q);
+}
+
+/* A series whose identity changed (another instance behind the path, a
+ * provider restarted) has no previous sample at that point, as live: its
+ * rate there is no number, the next one is a rate again. */
+Test(history_query, new_identity_has_no_previous_sample)
+{
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/ident.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    hist_writer *w;
+    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
+    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    uint64_t firsts[5] = {100, 300, 5000, 5400, 5500};
+    for (int i = 0; i < 5; i++) {
+        if (i == 0 || i == 2) {
+            id.instance_id = (uint32_t)i + 1;
+            cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+        }
+        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                .first = firsts[i],
+                                .second = (uint64_t)(i + 1) * 1000000000u,
+                                .freq = 1000000000u}};
+        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+                     0);
+        if (i == 1) /* the change at a block's start too */
+            cr_assert_eq(hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\S(x)\\Rate", &h, NULL), PCW_OK);
+    const int want_st[5] = {PCW_CSTATUS_NEW_DATA_NEEDED, PCW_CSTATUS_VALID,
+                            PCW_CSTATUS_NEW_DATA_NEEDED, PCW_CSTATUS_VALID, PCW_CSTATUS_VALID};
+    const double want[5] = {0, 200, 0, 400, 100};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < 5; i++) {
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            pcw_pdh_value v;
+            cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+            cr_assert_eq(v.status, want_st[i], "pass %d sample %d: %d", pass, i, v.status);
+            cr_assert_float_eq(v.value, want[i], 1e-9, "sample %d: %g", i, v.value);
+            cr_assert_eq(v.instance_id, i < 2 ? 1u : 3u);
+        }
+        /* Again from sample 1 (no previous: a seek), the identities put
+         * back as they were there. */
+        cr_assert_eq(pcw_pdh_log_seek(q, 0), PCW_OK);
+    }
+    cr_assert_eq(pcw_pdh_log_seek(q, 3), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_value v;
+    cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID);
+    cr_assert_float_eq(v.value, 100.0, 1e-9);
+    cr_assert_eq(v.instance_id, 3u);
+    cr_assert_eq(pcw_pdh_log_seek(q, 1), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_get_value(h, 0, 0, &v), PCW_OK);
+    cr_assert_eq(v.instance_id, 1u, "the identity of sample 1, put back by the seek");
+    pcw_pdh_close(q);
+}
+
+/* A histogram counter (format version 2 logs its buckets, lib/history):
+ * every statistic of every instance and of the _Total cooks as live, and
+ * pcw_pdh_get_histogram on the log gives the interval's distribution the
+ * live query gave (the same buckets, count, sum, interval), before and
+ * after a seek (the first sample after one: no previous, as live's
+ * first). A format without buckets (version 1) has nothing to compare. */
+#define HSAMPLES 14
+Test(history_query, histogram_as_live)
+{
+#if HIST_VERSION < 2
+    cr_skip_test("this log format (version %u) keeps no histogram buckets", HIST_VERSION);
+#else
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "top_hist_provider", (const char *[]){NULL}), 0);
+    char line[256], why[512], log[PATH_MAX];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
+    qp_cmd(&p, "create web");
+    qp_cmd(&p, "create api");
+    qp_cmd(&p, "pattern web 1500000 3 70000000 1");
+    qp_cmd(&p, "pattern api 2000 4");
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *user;
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Hist Test(*)\\Latency", &user, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    size_t n = pcw_pdh_value_count(user);
+    cr_assert_geq(n, 3 * 7, "columns: %zu", n);
+    column *cols = calloc(n, sizeof *cols);
+    char **bare = calloc(n, sizeof *bare);
+    for (size_t i = 0; i < n; i++) {
+        char b[4096], full[4096];
+        pcw_pdh_value_path(user, i, 0, b, sizeof b);
+        pcw_pdh_value_path(user, i, 1, full, sizeof full);
+        cr_assert_eq(pcw_pdh_add_counter(q, b, &cols[i].h, NULL), PCW_OK, "%s", b);
+        cols[i].path = strdup(full);
+        bare[i] = strdup(b);
+    }
+    pcw_pdh_remove_counter(q, user);
+    snprintf(log, sizeof log, "%s/hist.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    recorder *rec = record_open(fd, log, cols, n, 40000000ull, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    live_val(*lv)[HSAMPLES] = calloc(n, sizeof *lv);
+    pcw_hist_dist(*ld)[HSAMPLES] = calloc(n, sizeof *ld);
+    uint64_t(*lb)[HSAMPLES][64] = calloc(n, sizeof *lb);  /* the first 64 buckets */
+    pcw_hist_dist(*lc)[HSAMPLES] = calloc(n, sizeof *lc); /* cumulative */
+    uint64_t real[HSAMPLES];
+    for (int s = 0; s < HSAMPLES; s++) {
+        if (s == 6)
+            qp_cmd(&p, "pattern web"); /* an interval without observations */
+        if (s > 0) {
+            pause_ms(15);
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        }
+        for (size_t i = 0; i < n; i++) {
+            pcw_pdh_value v;
+            cr_assert_eq(pcw_pdh_get_value(cols[i].h, 0, 0, &v), PCW_OK);
+            lv[i][s].status = v.status, lv[i][s].value = v.value;
+            cr_assert_eq(pcw_pdh_get_histogram(cols[i].h, 0, PCW_HIST_CUMULATIVE, &lc[i][s]),
+                         PCW_OK);
+            cr_assert_eq(pcw_pdh_get_histogram(cols[i].h, 0, 0, &ld[i][s]), PCW_OK);
+            for (uint32_t j = 0; j < 64 && j < ld[i][s].nbuckets; j++)
+                lb[i][s][j] = ld[i][s].buckets[j];
+        }
+        real[s] = pcw_pdh_realtime_ns(q);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    tu_send(&p, "quit");
+    cr_assert_eq(tu_finish(&p, 10000), 0);
+    pcw_pdh_close(q);
+
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_counter **h = calloc(n, sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(pcw_pdh_add_counter(q, bare[i], &h[i], NULL), PCW_OK, "%s", bare[i]);
+    int dists = 0;
+    /* From the start, then after seeks: back to sample 3 (another block
+     * than the last read), and back into the block last read (its words
+     * must be decoded whole again, not against the words read last). */
+    const int starts[3] = {0, 4, HSAMPLES - 1};
+    for (int pass = 0; pass < 3; pass++) {
+        int from = starts[pass];
+        if (pass)
+            cr_assert_eq(pcw_pdh_log_seek(q, (uint64_t)from - 1), PCW_OK);
+        for (int s = pass ? from - 1 : 0; s < HSAMPLES; s++) {
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            cr_assert_eq(pcw_pdh_realtime_ns(q), real[s]);
+            if (s < from)
+                continue; /* the priming sample after the seek */
+            for (size_t i = 0; i < n; i++) {
+                pcw_pdh_value v;
+                cr_assert_eq(pcw_pdh_get_value(h[i], 0, 0, &v), PCW_OK);
+                cr_assert_eq(v.status, lv[i][s].status, "%s sample %d", bare[i], s);
+                cr_assert(memcmp(&v.value, &lv[i][s].value, sizeof v.value) == 0,
+                          "%s sample %d: %.17g live %.17g", bare[i], s, v.value, lv[i][s].value);
+                if (strstr(bare[i], "_Total"))
+                    continue; /* a total's buckets are not logged */
+                pcw_hist_dist d;
+                /* Cumulative: the words as logged, not only their change. */
+                cr_assert_eq(pcw_pdh_get_histogram(h[i], 0, PCW_HIST_CUMULATIVE, &d), PCW_OK);
+                cr_assert_eq(d.status, lc[i][s].status, "%s sample %d", bare[i], s);
+                cr_assert_eq(d.count, lc[i][s].count, "%s sample %d: cumulative", bare[i], s);
+                cr_assert_eq(d.sum, lc[i][s].sum);
+                cr_assert_eq(pcw_pdh_get_histogram(h[i], 0, 0, &d), PCW_OK);
+                const pcw_hist_dist *w = &ld[i][s];
+                cr_assert_eq(d.status, w->status, "%s sample %d: %d live %d", bare[i], s, d.status,
+                             w->status);
+                if (d.status != PCW_CSTATUS_VALID)
+                    continue;
+                cr_assert_eq(d.shape, w->shape);
+                cr_assert_eq(d.count, w->count, "%s sample %d", bare[i], s);
+                cr_assert_eq(d.sum, w->sum);
+                cr_assert_eq(d.zero, w->zero);
+                cr_assert_eq(d.interval_ns, w->interval_ns, "%s sample %d", bare[i], s);
+                for (uint32_t j = 0; j < 64 && j < d.nbuckets; j++)
+                    cr_assert_eq(d.buckets[j], lb[i][s][j], "bucket %u", j);
+                dists += d.count > 0;
+            }
+        }
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_PDH_END_OF_LOG);
+    }
+    cr_assert_gt(dists, 10, "distributions with observations compared: %d", dists);
+    for (size_t i = 0; i < n; i++) {
+        free(cols[i].path);
+        free(bare[i]);
+    }
+    free(cols), free(bare), free(h), free(lv), free(ld), free(lb), free(lc);
+    pcw_pdh_close(q);
+#endif
+}
