@@ -70,6 +70,7 @@ void ui_init(top_ui *ui, const top_options *o, uint64_t interval_ns)
     ui->heat_pending = o->heat != NULL;
     ui->heat_col = -1;
     ui->want = o->set ? strdup(o->set) : NULL;
+    ui->replay = o->replay != NULL;
 }
 
 void ui_free(top_ui *ui)
@@ -239,9 +240,39 @@ static void toggle_mark(key_ctx *k)
 }
 
 /* The filter and search prompts: wide characters in, UTF-8 kept. */
+/* The time prompt (--replay, b): Enter goes there, Esc does not. */
+static void goto_key(key_ctx *k, int is_key, wint_t c)
+{
+    top_ui *ui = k->ui;
+    size_t n = strlen(ui->edit);
+    if ((is_key && c == KEY_ENTER) || (!is_key && (c == L'\r' || c == L'\n'))) {
+        ui->editing = EDIT_NONE;
+        if (fmt_parse_time(ui->edit, k->s->hdr.log_first_real_ns, &ui->seek_real_ns) == 0)
+            k->flags |= REACT_SEEK_TIME;
+        else
+            say(ui, "not a time: \"%s\" (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)", ui->edit);
+    } else if (!is_key && c == 27) {
+        ui->editing = EDIT_NONE;
+    } else if ((is_key && c == KEY_BACKSPACE) || (!is_key && (c == 127 || c == 8))) {
+        if (n > 0)
+            ui->edit[n - 1] = 0;
+    } else if (!is_key && c == 21) { /* ^U */
+        ui->edit[0] = 0;
+    } else if (!is_key &&
+               ((c >= L'0' && c <= L'9') || c == L':' || c == L'-' || c == L' ' || c == L'T') &&
+               n + 1 < sizeof ui->edit) {
+        ui->edit[n] = (char)c;
+        ui->edit[n + 1] = 0;
+    }
+}
+
 static void edit_key(key_ctx *k, int is_key, wint_t c)
 {
     top_ui *ui = k->ui;
+    if (ui->editing == EDIT_GOTO) {
+        goto_key(k, is_key, c);
+        return;
+    }
     size_t n = strlen(ui->edit);
     int searching = ui->editing == EDIT_SEARCH;
     if ((is_key && c == KEY_ENTER) || (!is_key && (c == L'\r' || c == L'\n'))) {
@@ -384,6 +415,47 @@ static int hscroll(const key_ctx *k)
     return h > 0 ? h : 0;
 }
 
+/* --replay's keys: `.` one sample forward, `,` or `T` (atop -r's) one back,
+ * `b` (atop's "branch") a time to go to, + and - the speed; atop's `t`
+ * forward is pcwtop's totals. 1 if c was one. Steps count from the sample
+ * a step already asked for while the snapshot has not moved on, so that
+ * keys typed ahead of the screen add up. */
+static int replay_key(key_ctx *k, int is_key, wint_t c)
+{
+    top_ui *ui = k->ui;
+    static const int speeds[] = UI_SPEEDS;
+    const int nspeeds = (int)(sizeof speeds / sizeof speeds[0]);
+    if (!ui->replay || is_key)
+        return 0;
+    if (c == L'.' || c == L',' || c == L'T') {
+        uint64_t at = ui->seek_seq == k->s->seq ? ui->seek_index : k->s->hdr.log_index;
+        if (c == L'.')
+            at++;
+        else if (at)
+            at--;
+        ui->seek_index = at;
+        ui->seek_seq = k->s->seq;
+        k->flags |= REACT_SEEK;
+    } else if (c == L'b') {
+        ui->editing = EDIT_GOTO;
+        ui->edit[0] = 0;
+    } else if (c == L'+' || c == L'=' || c == L'-' || c == L'_') {
+        int up = c == L'+' || c == L'=';
+        if (up && ui->speed + 1 < nspeeds)
+            ui->speed++;
+        else if (!up && ui->speed > 0)
+            ui->speed--;
+        k->flags |= REACT_SPEED;
+        if (speeds[ui->speed])
+            say(ui, "speed %dx", speeds[ui->speed]);
+        else
+            say(ui, "%s", "speed: as fast as possible");
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static void key_table(key_ctx *k, int is_key, wint_t c)
 {
     top_ui *ui = k->ui;
@@ -394,7 +466,9 @@ static void key_table(key_ctx *k, int is_key, wint_t c)
     size_t count = ui->focus == FOCUS_SETS ? k->s->hdr.nsets : k->s->count;
     long delta = 0;
     int moved = 0;
-    if (is_key) {
+    if (replay_key(k, is_key, c)) {
+        k->flags |= REACT_RESYNC;
+    } else if (is_key) {
         switch (c) {
         case KEY_UP:
             delta = -1, moved = 1;
@@ -640,7 +714,9 @@ static void key_setup(key_ctx *k, int is_key, wint_t c)
 static int plot_key(key_ctx *k, int is_key, wint_t c)
 {
     top_ui *ui = k->ui;
-    if (is_key && (c == KEY_UP || c == KEY_DOWN)) {
+    if (replay_key(k, is_key, c)) {
+        return 1;
+    } else if (is_key && (c == KEY_UP || c == KEY_DOWN)) {
         move_cursor(&ui->cursor, k->s->count, c == KEY_UP ? -1 : 1);
     } else if (!is_key && c == L' ') {
         ui->paused = !ui->paused;

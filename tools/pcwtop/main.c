@@ -62,6 +62,9 @@ static const char usage_text[] =
     "                           heatmap (H); with -b, print it after each table\n"
     "      --timeout SECONDS    how long a callback provider has to answer each\n"
     "                           refresh (default: the delay, at most 1)\n"
+    "      --replay FILE        replay a log (pcwstat -f BIN -o FILE) instead of the\n"
+    "                           live providers: the same screens at the recorded\n"
+    "                           pace; with -b every logged sample as text\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
     "      --all-users          also other users' providers (needs their opt-in)\n"
     "      --containers         also providers in other mount namespaces (containers;\n"
@@ -77,7 +80,8 @@ static const char usage_text[] =
     "(columns); F3 search; F4, / or \\ filter; F5 refresh now; F6 or s sort;\n"
     "r reverse; +/- interval; space pause; t totals; v raw/cooked; a advanced\n"
     "counters; d details; g graph; H heatmap of a histogram; m mark for the graph;\n"
-    "h, F1 or ? help; q or F10 quit.\n"
+    "h, F1 or ? help; q or F10 quit. --replay: space pause, . next sample,\n"
+    ", or T the one before, b go to a time, + - speed.\n"
     "\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
@@ -182,7 +186,15 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 
 static int parse(int argc, char **argv, top_options *o)
 {
-    enum { OPT_DIR = 256, OPT_ALL_USERS, OPT_VERSION, OPT_TIMEOUT, OPT_CONTAINERS, OPT_CONTAINER };
+    enum {
+        OPT_DIR = 256,
+        OPT_ALL_USERS,
+        OPT_VERSION,
+        OPT_TIMEOUT,
+        OPT_CONTAINERS,
+        OPT_CONTAINER,
+        OPT_REPLAY
+    };
     static const struct option longs[] = {
         {"delay", required_argument, NULL, 'd'},
         {"counterset", required_argument, NULL, 'c'},
@@ -197,6 +209,7 @@ static int parse(int argc, char **argv, top_options *o)
         {"containers", no_argument, NULL, OPT_CONTAINERS},
         {"container", required_argument, NULL, OPT_CONTAINER},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"replay", required_argument, NULL, OPT_REPLAY},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -267,6 +280,11 @@ static int parse(int argc, char **argv, top_options *o)
             if (end == optarg || *end || errno || !(o->timeout >= 0.01) || o->timeout > 3600)
                 return usage_error("bad timeout \"%s\" (seconds, 0.01 to 3600)", optarg);
             break;
+        case OPT_REPLAY:
+            if (!*optarg)
+                return usage_error("--replay needs a log file (pcwstat -f BIN -o FILE)");
+            o->replay = optarg;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -281,6 +299,9 @@ static int parse(int argc, char **argv, top_options *o)
     }
     if (optind < argc)
         return usage_error("unexpected argument \"%s\"", argv[optind]);
+    if (o->replay && (o->containers || o->all_users || o->dir))
+        return usage_error("--replay reads a log: --dir, --all-users and --container(s) "
+                           "choose live providers");
     return 0;
 }
 
@@ -323,6 +344,15 @@ static void post_requests(top_collector *col, const top_ui *ui, int flags)
         collector_pause(col, ui->paused);
     if (flags & REACT_COLLECT)
         collector_refresh(col);
+    if (flags & REACT_SEEK)
+        collector_seek(col, ui->seek_index);
+    if (flags & REACT_SEEK_TIME)
+        collector_seek_time(col, ui->seek_real_ns);
+    if (flags & REACT_SPEED) {
+        static const int speeds[] = UI_SPEEDS;
+        int x = speeds[ui->speed];
+        collector_set_interval(col, x ? ui->interval_ns / (uint64_t)x : 0);
+    }
 }
 
 static void resize(void)
@@ -407,7 +437,8 @@ static int interactive(const top_options *o, top_model *m)
     top_snap snap;
     top_layout lay;
     memset(&lay, 0, sizeof lay);
-    ui_init(&ui, o, (uint64_t)(o->interval * 1e9));
+    /* A replay's pace is the log's: its interval is the recorded one. */
+    ui_init(&ui, o, o->replay ? top_model_log_interval(m) : (uint64_t)(o->interval * 1e9));
     int status = 1;
     top_collector *col = NULL;
     if (snap_init(&snap) != 0) {
@@ -495,6 +526,22 @@ int main(int argc, char **argv)
             install(crashes[i], on_crash, SA_RESETHAND | SA_NODEFER);
     }
 
+    if (o.replay) {
+        char why[1024];
+        top_model *lm;
+        const char *files[] = {o.replay};
+        if ((rc = top_model_open_log(&lm, files, 1, why, sizeof why)) != PCW_OK) {
+            char msg[2048];
+            fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, why, 0));
+            return 1;
+        }
+        rc = o.batch ? batch_run(&o, lm, &signalled) : interactive(&o, lm);
+        if (!model_busy)
+            top_model_close(lm);
+        close(wake_pipe[0]);
+        close(wake_pipe[1]);
+        return rc;
+    }
     pcw_consumer_options co = {0};
     co.dir = o.dir;
     co.all_users = o.all_users;

@@ -166,6 +166,15 @@ typedef struct top_frame {
     char note[256];            /* a standing explanation of the table (totals
                                   of counters without an aggregate attribute),
                                   or "" */
+    /* Replaying a log (top_model_open_log): where in it this frame is. */
+    int log;                                      /* 1: the frame is a logged sample */
+    int log_end;                                  /* the log has no sample after this one */
+    int log_again;                                /* the collection found the end of the log:
+                                                     this is the last sample again */
+    uint64_t log_index;                           /* the sample shown, from 0 */
+    uint64_t log_samples;                         /* samples the log holds */
+    uint64_t log_first_real_ns, log_last_real_ns; /* its time range */
+    uint64_t log_first_ns, log_last_ns;           /* (monotonic) */
 } top_frame;
 
 /* ---- the model ------------------------------------------------------------- */
@@ -175,6 +184,23 @@ typedef struct top_model top_model;
 /* Open over the providers the options name (NULL: the defaults). */
 int top_model_open(top_model **out, const pcw_consumer_options *opt);
 void top_model_close(top_model *m);
+
+/* Open over pcw logs instead (pcwtop --replay: pcw_pdh_open_log, read as
+ * one log in the order given): each collection reads the next logged
+ * sample, cooked as it was live; the counterset list is the log's. On
+ * error a sentence naming the file goes into why. */
+int top_model_open_log(top_model **out, const char *const *files, size_t nfiles, char *why,
+                       size_t why_len);
+/* A log model: the next collection shows sample `index` (from 0; past the
+ * end: the last), cooked with the sample before it as it was live.
+ * PCW_OK, PCW_E_INVALID_PARAMETER (not a log), or the log's read error. */
+int top_model_seek(top_model *m, uint64_t index);
+/* A log model: the log's mean time between samples (1 s when it holds
+ * fewer than two). */
+uint64_t top_model_log_interval(const top_model *m);
+/* ...the first sample at or after wall-clock time real_ns (the first
+ * sample for a time before the log, the last for one after it). */
+int top_model_seek_time(top_model *m, uint64_t real_ns);
 
 /* Show counterset `name` from the next collection on (NULL: none; then,
  * with want_first, the first counterset there is by name - which stays

@@ -70,6 +70,7 @@ typedef struct top_options {
     int advanced;          /* -a: advanced counters are columns too */
     const char *heat;      /* -H: the histogram counter whose distribution is
                               shown (interactive: the heatmap; -b: text) */
+    const char *replay;    /* --replay: the log replayed instead of live */
 } top_options;
 
 /* Intervals +/- step through (seconds). */
@@ -131,6 +132,11 @@ void collector_refresh(top_collector *c);
 /* Show advanced counters (detail level) or not: the next collection
  * rebuilds the columns (a, -a). */
 void collector_set_advanced(top_collector *c, int advanced);
+/* A log (--replay): collect sample `index` at once (paused or not), or the
+ * first at or after wall-clock time real_ns. At the log's end the
+ * collector waits for such a request. */
+void collector_seek(top_collector *c, uint64_t index);
+void collector_seek_time(top_collector *c, uint64_t real_ns);
 /* Collections finished so far. */
 uint64_t collector_seq(top_collector *c);
 /* The model, locked - or NULL when the collector kept it longer than
@@ -142,25 +148,35 @@ void collector_unlock(top_collector *c);
 
 enum { FOCUS_SETS, FOCUS_TABLE };
 enum { MODE_TABLE, MODE_HELP, MODE_DETAILS, MODE_GRAPH, MODE_SORT, MODE_SETUP, MODE_HEAT };
-/* The prompt on the bottom line: none, the filter (F4, /, \), the search (F3). */
-enum { EDIT_NONE, EDIT_FILTER, EDIT_SEARCH };
+/* The prompt on the bottom line: none, the filter (F4, /, \), the search
+ * (F3), the time to go to (--replay: b). */
+enum { EDIT_NONE, EDIT_FILTER, EDIT_SEARCH, EDIT_GOTO };
 /* Narrower terminals hide the counterset list unless `c` showed it. */
 #define UI_NARROW_COLS 60
 
 /* What a key asks of the event loop (main.c), htop's reaction flags: the
  * handler changes the UI state, the loop does the rest. */
 enum {
-    REACT_REDRAW = 1 << 0,   /* draw again */
-    REACT_RESYNC = 1 << 1,   /* read the model again (rows, order, cursor) */
-    REACT_QUIT = 1 << 2,     /* leave */
-    REACT_CLEAR = 1 << 3,    /* repaint the whole terminal (^L) */
-    REACT_COLLECT = 1 << 4,  /* collect now, paused or not (F5) */
-    REACT_PAUSE = 1 << 5,    /* ui->paused changed */
-    REACT_INTERVAL = 1 << 6, /* ui->interval_ns changed */
-    REACT_WANT = 1 << 7,     /* ui->want (the counterset) changed */
-    REACT_RAW = 1 << 8,      /* ui->raw changed */
-    REACT_ADVANCED = 1 << 9, /* ui->advanced changed */
+    REACT_REDRAW = 1 << 0,     /* draw again */
+    REACT_RESYNC = 1 << 1,     /* read the model again (rows, order, cursor) */
+    REACT_QUIT = 1 << 2,       /* leave */
+    REACT_CLEAR = 1 << 3,      /* repaint the whole terminal (^L) */
+    REACT_COLLECT = 1 << 4,    /* collect now, paused or not (F5) */
+    REACT_PAUSE = 1 << 5,      /* ui->paused changed */
+    REACT_INTERVAL = 1 << 6,   /* ui->interval_ns changed */
+    REACT_WANT = 1 << 7,       /* ui->want (the counterset) changed */
+    REACT_RAW = 1 << 8,        /* ui->raw changed */
+    REACT_ADVANCED = 1 << 9,   /* ui->advanced changed */
+    REACT_SEEK = 1 << 10,      /* --replay: show sample ui->seek_index */
+    REACT_SEEK_TIME = 1 << 11, /* --replay: show the sample at ui->seek_real_ns */
+    REACT_SPEED = 1 << 12,     /* --replay: ui->speed changed */
 };
+/* --replay's speeds (+ and -): times the recorded pace; 0: as fast as
+ * possible. */
+#define UI_SPEEDS                                                                                  \
+    {                                                                                              \
+        1, 2, 4, 8, 16, 32, 64, 0                                                                  \
+    }
 
 /* Colour pairs (screen.c sets them up). */
 enum {
@@ -297,6 +313,12 @@ typedef struct top_ui {
     int last_frame;    /* -n reached: draw once more, then quit */
     int sort_pending;  /* -s waits for the first table */
     char *want;        /* counterset asked for (-c, or chosen) */
+    /* --replay */
+    int replay;            /* replaying a log: the keys below */
+    int speed;             /* index in UI_SPEEDS */
+    uint64_t seek_index;   /* the sample a step asked for... */
+    uint64_t seek_seq;     /* ...when the snapshot was at this refresh */
+    uint64_t seek_real_ns; /* the time `b` asked for */
 } top_ui;
 
 /* ---- snap.c: the snapshot the screen is drawn from ---------------------------- */

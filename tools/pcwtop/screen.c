@@ -129,6 +129,18 @@ static void draw_header(const top_ui *ui, const top_snap *s, top_layout *lay)
     snprintf(f[3], sizeof f[3], "Instances: %zu", instances);
     snprintf(f[4], sizeof f[4], "Cost: %s", cost);
     snprintf(f[5], sizeof f[5], "Delay: %s", iv);
+    if (h->log) { /* a replay: where in the log, how fast; the clock has the date */
+        static const int speeds[] = UI_SPEEDS;
+        int x = speeds[ui->speed];
+        snprintf(f[1], sizeof f[1], "Replay: sample %llu of %llu",
+                 (unsigned long long)h->log_index + 1, (unsigned long long)h->log_samples);
+        if (x)
+            snprintf(f[5], sizeof f[5], "Speed: %dx", x);
+        else
+            snprintf(f[5], sizeof f[5], "Speed: max");
+        fmt_datetime(clock, sizeof clock, h->real_ns);
+        clock[19] = 0; /* to the second */
+    }
     static const int drop[] = {4, 0, 2};
     int shown[6] = {1, 1, 1, 1, 1, 1};
     int cw = (int)strlen(clock) + 1;
@@ -150,10 +162,14 @@ static void draw_header(const top_ui *ui, const top_snap *s, top_layout *lay)
     line[0] = 0;
     if (h->set_name) {
         const top_setinfo *si = h->set_index >= 0 ? &h->sets[h->set_index] : NULL;
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s (%s, %u provider%s%s)", h->set_name,
-                              fmt_instance_type(h->instance_type), si ? si->providers : 0,
-                              si && si->providers == 1 ? "" : "s",
-                              h->set_callback ? ", callback" : "");
+        if (h->log)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s (%s, from the log)", h->set_name,
+                                  fmt_instance_type(h->instance_type));
+        else
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s (%s, %u provider%s%s)",
+                                  h->set_name, fmt_instance_type(h->instance_type),
+                                  si ? si->providers : 0, si && si->providers == 1 ? "" : "s",
+                                  h->set_callback ? ", callback" : "");
     }
     if (ui->choice.sort != TOP_SORT_NONE && n < sizeof line) {
         int desc = (ui->choice.sort >= 0) != ui->choice.reverse;
@@ -170,6 +186,8 @@ static void draw_header(const top_ui *ui, const top_snap *s, top_layout *lay)
         n += (size_t)snprintf(line + n, sizeof line - n, "  ADVANCED");
     if (ui->paused && n < sizeof line)
         n += (size_t)snprintf(line + n, sizeof line - n, "  PAUSED");
+    if (h->log && h->log_end && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, "  END OF LOG");
     if (ui->mode == MODE_TABLE && s->table && lay->ncol_visible &&
         (lay->col_first > 0 || lay->col_last + 1 < lay->ncol_visible) && n < sizeof line)
         n += (size_t)snprintf(line + n, sizeof line - n, "  columns %d-%d of %d (Left/Right)",
@@ -203,9 +221,12 @@ static void draw_bar(const top_ui *ui, const top_snap *s, top_layout *lay)
         char line[600];
         snprintf(line, sizeof line, "%s_%s", ui->edit,
                  search && ui->search_failed ? "   (no instance matches)" : "");
-        const char *hint = search ? "F3 Next  Enter Done " : "Enter Done  Esc Undo";
+        int go = ui->editing == EDIT_GOTO;
+        const char *hint = search ? "F3 Next  Enter Done "
+                           : go   ? "Enter Go  Esc Cancel"
+                                  : "Enter Done  Esc Undo";
         text(y, 0, 20, COLS, hint, at(lay, PAIR_BAR, A_REVERSE), 0);
-        text(y, 21, 8, COLS, search ? "Search:" : "Filter:", A_BOLD, 0);
+        text(y, 21, 8, COLS, search ? "Search:" : go ? "Go to:" : "Filter:", A_BOLD, 0);
         text(y, 29, COLS - 29, COLS, line, A_NORMAL, 0);
         return;
     }
@@ -230,6 +251,11 @@ static void draw_bar(const top_ui *ui, const top_snap *s, top_layout *lay)
         {"+-", "Delay"},
     };
     size_t n = sizeof keys / sizeof keys[0];
+    if (s->hdr.log) { /* a replay: no refresh to ask for, a pace instead of a delay */
+        keys[4][0] = "b", keys[4][1] = "GoTo";
+        keys[14][1] = "Speed";
+        keys[12][0] = ".,", keys[12][1] = "Step";
+    }
     if (ui->mode == MODE_GRAPH) {
         static const char *const graph[][2] = {
             {"<>", "Counter"}, {"m", "Mark"},    {"U", "Unmark"}, {"Esc", "Table"},
@@ -346,7 +372,8 @@ static void draw_sets(const top_ui *ui, const top_snap *s, top_layout *lay, int 
         }
         const top_setinfo *si = &s->hdr.sets[k];
         char count[24], name[CELL_BYTES];
-        int cw = snprintf(count, sizeof count, " (%u)", si->providers);
+        int cw = s->hdr.log ? (count[0] = 0) /* a log does not say */
+                            : snprintf(count, sizeof count, " (%u)", si->providers);
         utf8_pad(name, sizeof name, si->name, strlen(si->name), w - cw > 1 ? w - cw : 1, 0);
         char line[CELL_BYTES + 32];
         snprintf(line, sizeof line, "%s%s", name, count);
@@ -569,9 +596,30 @@ static const char *const help_lines[] = {
     "Press any key to return.  (Up Down PgUp PgDn Home End scroll this help.)",
 };
 
+/* A replay's keys, after the others' (--replay only: live, the help keeps
+ * its length). */
+static const char *const replay_lines[] = {
+    "Replaying a log (--replay): + - are the speed, and",
+    "  . , T             the next sample; the one before (, or atop's T)",
+    "  b                 go to a time (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)",
+};
+#define HELP_KEYS_END 29 /* help_lines' "F10 q quit" line, + 1 */
+
+/* Line k of the help (replay: with replay_lines after the keys). */
+static const char *help_line(int k, int replay)
+{
+    int nr = replay ? (int)(sizeof replay_lines / sizeof replay_lines[0]) : 0;
+    if (k < HELP_KEYS_END)
+        return help_lines[k];
+    if (k < HELP_KEYS_END + nr)
+        return replay_lines[k - HELP_KEYS_END];
+    return help_lines[k - nr];
+}
+
 static void draw_help(const top_ui *ui, top_layout *lay, int y, int h)
 {
-    int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+    int n = (int)(sizeof help_lines / sizeof help_lines[0]) +
+            (ui->replay ? (int)(sizeof replay_lines / sizeof replay_lines[0]) : 0);
     lay->help_max = n - h;
     lay->help_top = ui->help_top > n - h ? n - h : ui->help_top;
     if (lay->help_top < 0)
@@ -580,7 +628,7 @@ static void draw_help(const top_ui *ui, top_layout *lay, int y, int h)
         int k = lay->help_top + i;
         clear_line(y + i);
         if (k < n)
-            text(y + i, 1, COLS - 1, COLS, help_lines[k],
+            text(y + i, 1, COLS - 1, COLS, help_line(k, ui->replay),
                  k == 0 ? at(lay, PAIR_HEADER, A_BOLD) : A_NORMAL, 0);
     }
     /* More below or above: said on the last line, where the eye looks. */
