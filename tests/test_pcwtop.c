@@ -2191,6 +2191,21 @@ Test(pcwtop, replay_in_a_terminal_steps_pauses_and_seeks)
     wait_sample(first, of, batch);
     keys("T");
     wait_sample(first - 1, of, batch);
+    /* The graph spans the whole log: its time axis runs from the log's first
+     * sample's time to its last one's, the sample shown marked under it. */
+    const char *range = strstr(batch, "\nLog: ");
+    cr_assert(range);
+    char from[16], to[16];
+    snprintf(from, sizeof from, "%.8s", range + 6 + 11);             /* HH:MM:SS of the first */
+    snprintf(to, sizeof to, "%.8s", strstr(range, " to ") + 4 + 11); /* ...of the last */
+    keys("g");
+    WAIT_FOR("over the whole log");
+    char axis[128];
+    snprintf(axis, sizeof axis, "^ +%s[^\n]*%s *$", from, to);
+    cr_assert(screen_wait_re(axis, 20000), "no axis from %s to %s:\n%s", from, to, screen());
+    cr_assert(strstr(screen(), "\xe2\x96\xb2"), "the sample shown is not marked:\n%s", screen());
+    keys("Escape");
+    WAIT_FOR("INSTANCE");
     keys("+");
     WAIT_FOR("Speed: 2x");
     /* Going on: it plays to the end of the log and stays there. */

@@ -99,6 +99,45 @@ static size_t series_points(const top_ui *ui, const top_snap *snap, const hist_s
     return n;
 }
 
+/* --replay: the points of a series over the whole log (snap_span), each
+ * joined to the one before (they are the logged samples). */
+static size_t span_points(const double *v, int ndots, point *out)
+{
+    size_t n = 0;
+    for (int x = 0; v && x < ndots; x++)
+        if (!isnan(v[x]))
+            out[n++] = (point){x, v[x], (uint64_t)n}; /* consecutive: joined */
+    return n;
+}
+
+/* --replay: the time axis of the whole log, labelled with clock times, and
+ * the sample shown marked under it. */
+static void span_axis(const top_snap *snap, const top_layout *lay, int y, int px, int pw)
+{
+    const top_frame *h = &snap->hdr;
+    attrset(lay->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
+    for (int c = 0; c < pw; c++)
+        mvaddstr(y, px + c, lay->utf8 ? "\xe2\x94\x80" : "-");
+    int marks = pw / 20 > 4 ? 4 : pw / 20;
+    for (int i = 0; i <= marks; i++) {
+        int c = marks ? i * (pw - 1) / marks : 0;
+        char label[32];
+        uint64_t span = h->log_last_real_ns - h->log_first_real_ns;
+        fmt_clock(label, sizeof label,
+                  h->log_first_real_ns + (uint64_t)((double)span * c / (pw > 1 ? pw - 1 : 1)));
+        int lx = px + c - (i == marks ? (int)strlen(label) - 1 : i ? (int)strlen(label) / 2 : 0);
+        mvaddstr(y, lx < px ? px : lx, label);
+    }
+    attrset(A_NORMAL);
+    if (h->log_last_ns > h->log_first_ns && h->mono_ns >= h->log_first_ns) {
+        int c = (int)((double)(h->mono_ns - h->log_first_ns) /
+                      (double)(h->log_last_ns - h->log_first_ns) * (pw - 1));
+        attrset(A_BOLD);
+        mvaddstr(y - 1, px + (c < pw ? c : pw - 1), lay->utf8 ? "\xe2\x96\xb2" : "^");
+        attrset(A_NORMAL);
+    }
+}
+
 void graph_time_axis(const top_ui *ui, const top_layout *lay, int y, int px, int pw, int per_col)
 {
     attrset(lay->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
@@ -143,9 +182,12 @@ void graph_draw(const top_ui *ui, const top_snap *snap, const top_layout *lay, i
     char line[1024];
     char span[32];
     fmt_interval(span, sizeof span, (uint64_t)(2 * (pw > 0 ? pw : 0)) * ui->interval_ns);
-    snprintf(line, sizeof line, "\\%s(*)\\%s%s%s  over the last %s  (Left/Right: counter %d of %u)",
+    if (snap->hdr.log)
+        snprintf(span, sizeof span, "the whole log");
+    snprintf(line, sizeof line, "\\%s(*)\\%s%s%s  over %s%s  (Left/Right: counter %d of %u)",
              snap->hdr.set_name ? snap->hdr.set_name : "", col->name, col->unit[0] ? " in " : "",
-             snap->hdr.raw ? "" : col->unit, span, k + 1, t->ncols);
+             snap->hdr.raw ? "" : col->unit, snap->hdr.log ? "" : "the last ", span, k + 1,
+             t->ncols);
     attrset(A_BOLD);
     mvaddnstr(y, x, line, w);
     attrset(A_NORMAL);
@@ -155,17 +197,22 @@ void graph_draw(const top_ui *ui, const top_snap *snap, const top_layout *lay, i
     }
     /* Points of every series, and the value range. */
     int ndots = 2 * pw;
-    point *pts = malloc(ns * HIST_POINTS * sizeof *pts);
+    /* --replay: the series over the whole log (snap_span), when read for
+     * this column and width. */
+    int spans = snap->hdr.log && snap->span_col == k && snap->span_n == (size_t)ndots;
+    size_t cap = (size_t)ndots > HIST_POINTS ? (size_t)ndots : HIST_POINTS; /* points a series */
+    point *pts = malloc((ns ? ns : 1) * cap * sizeof *pts);
     size_t npts[GRAPH_MAX_SERIES] = {0};
     double vmin = 0, vmax = 0;
     int any = 0;
     for (size_t i = 0; pts && i < ns; i++) {
         const top_row *r = &t->rows[snap->graph_rows[i]];
         const hist_series *s = hist_get(snap->hist, snap_series_key(snap, r->key), (uint32_t)k);
-        npts[i] = series_points(ui, snap, s, ndots, pts + i * HIST_POINTS);
+        npts[i] = spans ? span_points(snap->span[i], ndots, pts + i * cap)
+                        : series_points(ui, snap, s, ndots, pts + i * cap);
         for (size_t j = 0; j < npts[i]; j++) { /* the axis starts at 0 */
-            vmin = fmin(vmin, pts[i * HIST_POINTS + j].v);
-            vmax = fmax(vmax, pts[i * HIST_POINTS + j].v);
+            vmin = fmin(vmin, pts[i * cap + j].v);
+            vmax = fmax(vmax, pts[i * cap + j].v);
             any = 1;
         }
     }
@@ -178,7 +225,7 @@ void graph_draw(const top_ui *ui, const top_snap *snap, const top_layout *lay, i
     }
     int ydots = 4 * ph;
     for (size_t i = 0; i < ns; i++) {
-        const point *p = pts + i * HIST_POINTS;
+        const point *p = pts + i * cap;
         for (size_t j = 0; j < npts[i]; j++) {
             int yd = ydots - 1 - (int)llround((p[j].v - bottom) / (top - bottom) * (ydots - 1));
             if (j > 0 && p[j].seq == p[j - 1].seq + 1) {
@@ -233,7 +280,10 @@ void graph_draw(const top_ui *ui, const top_snap *snap, const top_layout *lay, i
     }
     /* The time axis: seconds before now. */
     int ay = py + ph;
-    graph_time_axis(ui, lay, ay, px, pw, 2);
+    if (spans)
+        span_axis(snap, lay, ay, px, pw);
+    else
+        graph_time_axis(ui, lay, ay, px, pw, 2);
     /* The legend: perfmon's Last, Minimum, Average, Maximum. */
     int ly = ay + 1;
     attrset(A_UNDERLINE);
@@ -242,7 +292,7 @@ void graph_draw(const top_ui *ui, const top_snap *snap, const top_layout *lay, i
     attrset(A_NORMAL);
     for (size_t i = 0; i < ns && ly < y + h; i++, ly++) {
         const top_row *r = &t->rows[snap->graph_rows[i]];
-        const point *p = pts + i * HIST_POINTS;
+        const point *p = pts + i * cap;
         char name[4 * 31 + 8], last[32] = "-", mn[32] = "-", avg[32] = "-", mx[32] = "-";
         utf8_pad(name, sizeof name, top_row_name(t, r), r->name_len, 30, 0);
         if (npts[i]) {

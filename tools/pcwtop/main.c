@@ -327,6 +327,9 @@ static void sync_snapshot(top_ui *ui, top_snap *s, top_model *m)
     snap_rows(s, m, ui->top, h, &ui->marks, ui->graph_col, fresh);
     if (ui->mode == MODE_HEAT)
         snap_heat(s, m, ui->cursor, ui->heat_col);
+    /* --replay: the graph spans the whole log. */
+    if (ui->mode == MODE_GRAPH && s->hdr.log && COLS > GRAPH_AXIS_W + 1)
+        snap_span(s, m, ui->graph_col, 2 * (size_t)(COLS - GRAPH_AXIS_W - 1));
 }
 
 /* The requests the keys made (REACT_*) to the collector. */

@@ -17,6 +17,7 @@
  * to count live and exited ones and to report exits.
  */
 #define _GNU_SOURCE 1
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,9 @@ struct top_model {
     int containers;          /* rows name their container (options' containers) */
     char container[80];      /* the paths' host part (top_model_set_container); "" none */
     int log;                 /* a query on logs (top_model_open_log) */
-    int prime;               /* log: read one sample first (top_model_seek) */
+    char **files;            /* ...its files (top_model_log_span reads them again) */
+    size_t nfiles;
+    int prime; /* log: read one sample first (top_model_seek) */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -718,6 +721,8 @@ int top_model_open(top_model **out, const pcw_consumer_options *opt)
     return PCW_OK;
 }
 
+static int lined_up(const top_model *m);
+
 int top_model_open_log(top_model **out, const char *const *files, size_t nfiles, char *why,
                        size_t why_len)
 {
@@ -735,8 +740,61 @@ int top_model_open_log(top_model **out, const char *const *files, size_t nfiles,
     m->detail = PCW_DETAIL_WIZARD; /* the log holds what was recorded */
     m->log = 1;
     m->f.log = 1;
+    if (!(m->files = calloc(nfiles ? nfiles : 1, sizeof *m->files))) {
+        top_model_close(m);
+        return PCW_E_NO_MEMORY;
+    }
+    for (m->nfiles = 0; m->nfiles < nfiles; m->nfiles++)
+        if (!(m->files[m->nfiles] = strdup(files[m->nfiles]))) {
+            top_model_close(m);
+            return PCW_E_NO_MEMORY;
+        }
     *out = m;
     return PCW_OK;
+}
+
+int top_model_log_span(top_model *m, const top_row *r, uint32_t k, double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = NAN;
+    if (!m->log || !n || !lined_up(m) || r->qi == UINT32_MAX || k >= m->table->ncols)
+        return PCW_E_INVALID_PARAMETER;
+    /* The series' own path, read by a second query on the same files: the
+     * replay's position stays where it is. */
+    char *path = malloc(PCW_PATH_MAX);
+    if (!path)
+        return PCW_E_NO_MEMORY;
+    if (pcw_pdh_value_path(m->h, (size_t)r->qi * m->table->ncols + k, 1, path, PCW_PATH_MAX) >=
+        PCW_PATH_MAX) {
+        free(path);
+        return PCW_E_NAME_TOO_LONG;
+    }
+    pcw_pdh *q;
+    int rc = pcw_pdh_open_log(&q, (const char *const *)m->files, m->nfiles, NULL, 0);
+    if (rc != PCW_OK) {
+        free(path);
+        return rc;
+    }
+    pcw_pdh_counter *h;
+    pcw_path_error err;
+    pcw_pdh_log_info info;
+    rc = pcw_pdh_add_counter(q, path, &h, &err);
+    if (rc == PCW_OK)
+        rc = pcw_pdh_get_log_info(q, &info);
+    uint64_t span = rc == PCW_OK && info.last_ns > info.first_ns ? info.last_ns - info.first_ns : 1;
+    while (rc == PCW_OK && pcw_pdh_collect(q, NULL) == PCW_OK) {
+        uint64_t t = pcw_pdh_time_ns(q);
+        pcw_pdh_value val;
+        if (t < info.first_ns ||
+            pcw_pdh_get_value(h, 0, m->raw ? PCW_FMT_RAW : 0, &val) != PCW_OK ||
+            val.status != PCW_CSTATUS_VALID)
+            continue;
+        size_t i = (size_t)((double)(t - info.first_ns) / (double)span * (double)(n - 1) + 0.5);
+        v[i < n ? i : n - 1] = val.value;
+    }
+    pcw_pdh_close(q);
+    free(path);
+    return rc;
 }
 
 int top_model_seek(top_model *m, uint64_t index)
@@ -827,6 +885,9 @@ void top_model_close(top_model *m)
     free(m->col_st);
     free(m->want);
     free(m->known);
+    for (size_t i = 0; i < m->nfiles; i++)
+        free(m->files[i]);
+    free(m->files);
     free(m);
 }
 

@@ -198,6 +198,12 @@ int top_model_seek(top_model *m, uint64_t index);
 /* A log model: the log's mean time between samples (1 s when it holds
  * fewer than two). */
 uint64_t top_model_log_interval(const top_model *m);
+/* A log model: column k of row r at every logged sample, over the whole
+ * log (the graph's span): v[i], i in [0, n), is the value of the last
+ * sample whose time falls at i / (n - 1) of the log's time range, NaN where
+ * none does. Reads the log once (O(its size)) with a query of its own, so
+ * the replay's position does not move. PCW_OK or an error. */
+int top_model_log_span(top_model *m, const top_row *r, uint32_t k, double *v, size_t n);
 /* ...the first sample at or after wall-clock time real_ns (the first
  * sample for a time before the log, the last for one after it). */
 int top_model_seek_time(top_model *m, uint64_t real_ns);

@@ -363,6 +363,12 @@ typedef struct top_snap {
     top_history *hist; /* every value on screen, recorded */
     top_heat heat;     /* the heatmap's ring, for the instance under the cursor */
     int stale;         /* the model was busy: what is drawn is older */
+    /* --replay's graph: each series over the whole log (top_model_log_span),
+     * span_n points, kept while the series, column and width are the same. */
+    double *span[GRAPH_MAX_SERIES];
+    uint64_t span_key[GRAPH_MAX_SERIES];
+    int span_col;
+    size_t span_n;
 } top_snap;
 
 /* Allocate the rings and caches; 0, or -1 out of memory. */
@@ -381,6 +387,9 @@ long snap_search(top_snap *s, top_model *m, const char *pattern, size_t from);
  * when the refresh is new (fresh). */
 void snap_rows(top_snap *s, top_model *m, size_t top, size_t h, const top_marks *marks,
                int graph_col, int fresh);
+/* --replay's graph: the graph's series of column k over the whole log, n
+ * points (read from the log once per series, column and width). */
+void snap_span(top_snap *s, top_model *m, int k, size_t n);
 /* Record the heatmap's column k for the row at view index `cursor`. */
 void snap_heat(top_snap *s, top_model *m, size_t cursor, int k);
 /* The history key of an instance key (with counterset and raw/cooked). */

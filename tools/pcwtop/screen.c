@@ -267,6 +267,8 @@ static void draw_bar(const top_ui *ui, const top_snap *s, top_layout *lay)
             keys[4][1] = "Cooked";
         if (ui->paused)
             keys[5][1] = "Run";
+        if (s->hdr.log)
+            keys[6][1] = "Speed";
     } else if (ui->mode == MODE_HEAT) {
         static const char *const heat[][2] = {
             {"<>", "Histogram"}, {"Up/Dn", "Instance"}, {"Esc", "Table"},
@@ -276,6 +278,8 @@ static void draw_bar(const top_ui *ui, const top_snap *s, top_layout *lay)
         memcpy(keys, heat, sizeof heat);
         if (ui->paused)
             keys[3][1] = "Run";
+        if (s->hdr.log)
+            keys[4][1] = "Speed";
     } else if (ui->mode == MODE_SETUP) {
         static const char *const setup[][2] = {
             {"Spc", "Show/Hide"}, {"F7", "MoveUp"}, {"F8", "MoveDn"}, {"Esc", "Done"}};

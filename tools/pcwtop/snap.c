@@ -47,6 +47,8 @@ void snap_free(top_snap *s)
     free(s->hdr.exits);
     free(s->rows);
     heat_free(&s->heat);
+    for (size_t i = 0; i < GRAPH_MAX_SERIES; i++)
+        free(s->span[i]);
     if (s->hist)
         hist_free(s->hist);
     free(s->hist);
@@ -286,4 +288,29 @@ void snap_heat(top_snap *s, top_model *m, size_t cursor, int k)
         return;
     const top_row *r = &s->table->rows[u->row];
     heat_record(&s->heat, m, r, k, snap_series_key(s, r->key), s->seq, s->hdr.mono_ns);
+}
+
+void snap_span(top_snap *s, top_model *m, int k, size_t n)
+{
+    if (!s->table || k < 0 || !n)
+        return;
+    if (s->span_col != k || s->span_n != n) {
+        for (size_t i = 0; i < GRAPH_MAX_SERIES; i++) {
+            free(s->span[i]);
+            s->span[i] = NULL;
+            s->span_key[i] = 0;
+        }
+        s->span_col = k;
+        s->span_n = n;
+    }
+    for (size_t i = 0; i < s->ngraph; i++) {
+        const top_row *r = &s->table->rows[s->graph_rows[i]];
+        uint64_t key = snap_series_key(s, r->key);
+        if (s->span[i] && s->span_key[i] == key)
+            continue;
+        if (!s->span[i] && !(s->span[i] = malloc(n * sizeof *s->span[i])))
+            return;
+        s->span_key[i] = key;
+        top_model_log_span(m, r, (uint32_t)k, s->span[i], n);
+    }
 }
