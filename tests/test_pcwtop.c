@@ -2216,3 +2216,48 @@ Test(pcwtop, replay_in_a_terminal_steps_pauses_and_seeks)
     assert_restored();
     free(batch);
 }
+
+/* --replay of what is not a readable log: a clear error naming the file
+ * (escaped: a file name is anyone's), a counterset the log does not hold,
+ * options that choose live providers, and a log cut short: the samples
+ * before the damage, then the block's offset, exit 1. */
+Test(pcwtop, replay_refuses_what_is_not_a_log)
+{
+    char live[PATH_MAX], log[PATH_MAX], bad[PATH_MAX], cut[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(log, sizeof log, "%s/waves.pcwlog", tu_root);
+    snprintf(bad, sizeof bad, "%s/evil\033]0;x\007.pcwlog", tu_root);
+    snprintf(cut, sizeof cut, "%s/cut.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    cr_assert_eq(tu_write_file(bad, "not a log\n", 10, 0600), 0);
+    int st = tu_run_tool("pcwtop", (const char *[]){"--replay", bad, "-b", NULL}, out, err, 30000);
+    char *e = tu_read_text(err, 4096);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", e);
+    cr_assert(strstr(e, "evil\\x1b]0;x\\x07.pcwlog: not a pcw log"), "%s", e);
+    free(e);
+    record_waves(live, log, 8);
+    st = tu_run_tool("pcwtop", (const char *[]){"--replay", log, "-b", "-c", "No Such", NULL}, out,
+                     err, 30000);
+    e = tu_read_text(err, 4096);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", e);
+    cr_assert(strstr(e, "\"No Such\" is not in the log"), "%s", e);
+    free(e);
+    st = tu_run_tool("pcwtop", (const char *[]){"--replay", log, "--dir", tu_root, NULL}, out, err,
+                     30000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    /* The last block cut short. */
+    size_t len;
+    unsigned char *b = tu_read_file(log, 1 << 24, &len);
+    cr_assert(b && len > 64);
+    cr_assert_eq(tu_write_file(cut, b, len - 5, 0600), 0);
+    free(b);
+    st = tu_run_tool("pcwtop", (const char *[]){"--replay", cut, "-b", NULL}, out, err, 30000);
+    e = tu_read_text(err, 4096);
+    char *o = tu_read_text(out, 1 << 22);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", e);
+    cr_assert(strstr(e, "cut.pcwlog") && strstr(e, "offset"), "%s", e);
+    cr_assert(strstr(o, " - sample 2 of "), "the samples before the damage:\n%s", o);
+    free(e);
+    free(o);
+}
