@@ -261,7 +261,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
     const top_frame *f = top_model_frame(m);
     int status = 0, sort_pending = o->sort != NULL;
     if (o->set && !f->table) {
-        if (strstr(f->message, "not published"))
+        if (strstr(f->message, "not published") && !f->log)
             say("counterset \"", o->set, "\" does not exist (no provider publishes it)");
         else
             say("", f->message[0] ? f->message : "no counterset shown", "");
@@ -313,7 +313,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
         if (f->log && f->log_end)
             break;
     }
-    if (f->log && f->message[0] && !f->table) {
+    if (f->log && f->message[0] && (!f->table || (f->log_end && f->log_damaged))) {
         say("", f->message, ""); /* a damaged block ended the log */
         status = 1;
     }

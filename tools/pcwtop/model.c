@@ -1037,6 +1037,9 @@ static int log_collect(top_model *m, top_frame *f, int read)
         f->log_index = info.next ? info.next - 1 : 0;
         f->log_samples = info.samples;
         f->log_end = info.next >= info.samples;
+        f->log_damaged = info.damaged;
+        if (f->log_end && info.damaged) /* where the readable part ends, and why */
+            snprintf(f->message, sizeof f->message, "%s", pcw_pdh_log_error(m->q));
         f->log_first_real_ns = info.first_real_ns;
         f->log_last_real_ns = info.last_real_ns;
         f->log_first_ns = info.first_ns;
@@ -1087,7 +1090,9 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
         if (find_set(f, target) < 0) {
             drop_handle(m);
             snprintf(f->message, sizeof f->message,
-                     "counterset \"%.200s\" is not published (waiting for it)", target);
+                     m->log ? "counterset \"%.200s\" is not in the log"
+                            : "counterset \"%.200s\" is not published (waiting for it)",
+                     target);
             goto out;
         }
         /* As published (the name asked for may differ in case). */
@@ -1105,7 +1110,11 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
         }
     }
     if (!m->h) {
-        if (!f->nsets)
+        if (!f->nsets && m->log)
+            snprintf(f->message, sizeof f->message, "%s",
+                     pcw_pdh_log_error(m->q)[0] ? pcw_pdh_log_error(m->q)
+                                                : "the log holds no counters");
+        else if (!f->nsets)
             snprintf(f->message, sizeof f->message, "no counters are published (no provider)");
         goto out;
     }

@@ -166,15 +166,17 @@ typedef struct top_frame {
     char note[256];            /* a standing explanation of the table (totals
                                   of counters without an aggregate attribute),
                                   or "" */
-    /* Replaying a log (top_model_open_log): where in it this frame is. */
-    int log;                                      /* 1: the frame is a logged sample */
-    int log_end;                                  /* the log has no sample after this one */
-    int log_again;                                /* the collection found the end of the log:
-                                                     this is the last sample again */
-    uint64_t log_index;                           /* the sample shown, from 0 */
-    uint64_t log_samples;                         /* samples the log holds */
-    uint64_t log_first_real_ns, log_last_real_ns; /* its time range */
-    uint64_t log_first_ns, log_last_ns;           /* (monotonic) */
+    /* Replaying a log (top_model_open_log): where in it this frame is.
+     * log: the frame is a logged sample; log_end: the log has no sample
+     * after this one; log_again: the collection found the end of the log,
+     * this is the last sample again; log_damaged: a damaged block ends the
+     * readable log (the message names it at log_end); log_index: the sample
+     * shown, from 0, of log_samples; the log's time range, wall-clock and
+     * monotonic. */
+    int log, log_end, log_again, log_damaged;
+    uint64_t log_index, log_samples;
+    uint64_t log_first_real_ns, log_last_real_ns;
+    uint64_t log_first_ns, log_last_ns;
 } top_frame;
 
 /* ---- the model ------------------------------------------------------------- */
