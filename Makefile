@@ -191,9 +191,14 @@ $(BUILD)/tools/pcw-exporter/proto.o: $(PROTO_GEN)/.stamp
 $(BUILD)/tools/pcw-exporter/proto.o: private override CFLAGS += -I$(PROTO_GEN)
 $(BUILD)/pcw-exporter: $(PROTO_OBJ)
 
-# pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
+# pcwtop draws with ncursesw. Its core - everything but main.c: model,
+# view, snapshot, keys, drawing - is a static library that the tool's
+# tests link (bench/bench.mk builds its own, optimised, for bench/pcwtop.c).
 TOOL_LIBS_pcwtop = -lncursesw -lm
-$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch] tools/common/container.[ch])
+PCWTOP_LIB_SRC = $(filter-out tools/pcwtop/main.c,$(wildcard tools/pcwtop/*.c))
+PCWTOP_A = $(BUILD)/tools/pcwtop/libpcwtop.a
+$(PCWTOP_A): $(PCWTOP_LIB_SRC:%.c=$(BUILD)/%.o)
+	rm -f $@ && ar rcs $@ $^
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -213,14 +218,16 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
-	    -o $@ $< $(filter %.o,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+	    -o $@ $< $(filter %.o %.a,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
 # Suites that compile a tool's sources in (#include "../tools/..."): rebuilt
 # when those change.
 $(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
-$(BUILD)/tests/test_pcwtop: $(wildcard tools/common/*.[ch] tools/pcwtop/*.[ch])
+# tests/test_pcwtop.c links pcwtop's core and what it uses of tools/common.
+$(BUILD)/tests/test_pcwtop: $(PCWTOP_A) $(addprefix $(BUILD)/tools/common/,escape.o grow.o container.o)
+$(BUILD)/tests/test_pcwtop: private TEST_LIBS += $(TOOL_LIBS_pcwtop)
 $(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
 $(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
 # tests/test_exporter_body.c compiles body.c in, with a collector of its own.

@@ -99,10 +99,18 @@ $(BENCH_PROMCPP_OBJ): bench/promcpp.cc bench/promcpp.h $(BENCH_HAVE_PROMCPP)
 	$(CXX) -std=c++17 -O2 -g $(WERROR) -Wall -Wextra -Ibench \
 	    -DBENCH_HAVE_PROMCPP=$$(cat $(BENCH_HAVE_PROMCPP)) -c $< -o $@
 
-$(BENCH_BIN): $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_PROMCPP_OBJ) \
-    $(BENCH_HAVE_MMV) $(BENCH_HAVE_PROMCPP)
-	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) $(BENCH_PROMCPP_OBJ) \
-	    $(GBENCH_SHIM_LIBS) $(PROVIDER_LIBS) \
+# bench/pcwtop.c: pcwtop's core (libpcwtop.a, everything but its main.c),
+# linked as the tool's tests link it.
+BENCH_PCWTOP_A    = $(BENCH_BUILD)/obj/tools/pcwtop/libpcwtop.a
+BENCH_PCWTOP_OBJ  = $(PCWTOP_LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o)
+BENCH_TOOL_OBJ   += $(addprefix $(BENCH_BUILD)/obj/tools/common/,escape.o grow.o container.o)
+$(BENCH_PCWTOP_A): $(BENCH_PCWTOP_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BENCH_BIN): $(BENCH_OBJ) $(BENCH_PCWTOP_A) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) \
+    $(BENCH_PROMCPP_OBJ) $(BENCH_HAVE_MMV) $(BENCH_HAVE_PROMCPP)
+	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_PCWTOP_A) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) \
+	    $(BENCH_PROMCPP_OBJ) $(GBENCH_SHIM_LIBS) $(PROVIDER_LIBS) -lncursesw \
 	    $$(test "$$(cat $(BENCH_HAVE_PROMCPP))" = 1 && echo -lprometheus-cpp-core) \
 	    $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lprotobuf-c -lzstd -lz -lm
 

@@ -2,8 +2,8 @@
 /*
  * tests/test_pcwtop.c - pcwtop, the live viewer.
  *
- *   data      its data layer (tools/pcwtop/model.c, view.c, format.c,
- *             compiled in): every window of a sorted, filtered view against
+ *   data      its data layer (tools/pcwtop/model.c, view.c, format.c, in
+ *             libpcwtop.a, which this suite links): every window of a sorted, filtered view against
  *             a brute-force sort of the same rows, over 20000 instances
  *             with many equal values; instance marks; number formatting.
  *   batch     `pcwtop -b` output checked as text; option errors.
@@ -26,12 +26,8 @@
 #include <regex.h>
 #include <wchar.h>
 
-#include "../tools/common/container.c"
-#include "../tools/common/escape.c"
-#include "../tools/common/grow.c"
-#include "../tools/pcwtop/format.c"
-#include "../tools/pcwtop/model.c"
-#include "../tools/pcwtop/view.c"
+#include "../tools/pcwtop/format.h"
+#include "../tools/pcwtop/model.h"
 #include "tmux_util.h"
 
 static void setup(void)
@@ -925,6 +921,111 @@ Test(pcwtop, a_crash_restores_the_terminal)
     quit_by("SEGV");
 }
 
+/* ---- the terminal goes away ---------------------------------------------------- */
+
+/* Has process pid ended (gone, or a zombie nobody reaped yet)? */
+static int process_gone(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static int wait_process_gone(pid_t pid, int ms)
+{
+    long long deadline = tu_now_ms() + ms;
+    while (!process_gone(pid)) {
+        if (tu_now_ms() >= deadline)
+            return 0;
+        usleep(20 * 1000); /* the pace of polling */
+    }
+    return 1;
+}
+
+/* The pid pcwtop runs as, from the file the shell wrote before exec. */
+static pid_t read_pid(const char *file)
+{
+    long long deadline = tu_now_ms() + 20000;
+    for (;;) {
+        FILE *f = fopen(file, "r");
+        int pid = 0;
+        if (f) {
+            if (fscanf(f, "%d", &pid) != 1)
+                pid = 0;
+            fclose(f);
+        }
+        if (pid > 0 || tu_now_ms() >= deadline)
+            return pid;
+        usleep(20 * 1000);
+    }
+}
+
+/* Start pcwtop in place of the session's shell (exec: the pane is its
+ * terminal alone), through `wrapper` (a shell fragment, may be ""). */
+static pid_t exec_top(const char *wrapper, const char *pidfile)
+{
+    cr_assert(screen_wait("PCWTEST$", 0, 20000), "no shell prompt:\n%s", screen());
+    char exe[PATH_MAX], cmd[2 * PATH_MAX + 512];
+    pcwtop_path(exe, sizeof exe);
+    snprintf(cmd, sizeof cmd, "echo $$ > %s; exec %s %s -d 0.2", pidfile, wrapper, exe);
+    type(cmd);
+    return read_pid(pidfile);
+}
+
+/* The terminal hangs up (tmux's server ends, closing the pane's pty) while
+ * pcwtop cannot see SIGHUP (blocked, as under some supervisors): it ends on
+ * the terminal's hangup itself (poll's POLLHUP, read's EOF or EIO). */
+Test(pcwtop, exits_when_its_terminal_hangs_up)
+{
+    session(100, 30);
+    char pidfile[PATH_MAX];
+    snprintf(pidfile, sizeof pidfile, "%s/top.pid", tu_root);
+    pid_t pid = exec_top("python3 -c 'import os, signal, sys; "
+                         "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGHUP]); "
+                         "os.execv(sys.argv[1], sys.argv[1:])'",
+                         pidfile);
+    cr_assert_gt(pid, 0, "no pid in %s", pidfile);
+    WAIT_FOR("F1Help");
+    TMUX("kill-server");
+    cr_assert(wait_process_gone(pid, 10000),
+              "pcwtop (pid %d) still runs after its terminal hung up", (int)pid);
+}
+
+/* A test process killed before its teardown (Criterion's timeout, a
+ * crash) takes its tmux server and the pcwtop in it along (tmux_watchdog):
+ * no stray pcwtop keeps running after the tests. */
+Test(pcwtop, a_killed_test_leaves_no_pcwtop_running)
+{
+    char pidfile[PATH_MAX];
+    snprintf(pidfile, sizeof pidfile, "%s/top.pid", tu_root);
+    pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) { /* a test that dies: no assertion, no teardown */
+        session(100, 30);
+        if (screen_wait("PCWTEST$", 0, 20000)) {
+            char exe[PATH_MAX], cmd[2 * PATH_MAX + 64];
+            pcwtop_path(exe, sizeof exe);
+            snprintf(cmd, sizeof cmd, "echo $$ > %s; exec %s -d 0.2", pidfile, exe);
+            type(cmd);
+            screen_wait("F1Help", 0, 20000);
+        }
+        raise(SIGKILL);
+    }
+    int st;
+    cr_assert_eq(waitpid(child, &st, 0), child);
+    pid_t pid = read_pid(pidfile);
+    cr_assert_gt(pid, 0, "pcwtop never started");
+    cr_assert(wait_process_gone(pid, 10000),
+              "pcwtop (pid %d) still runs after the test that started it was killed", (int)pid);
+}
+
 /* Is there a colour (SGR 30-38, 40-48, 90-97, 100-107; 39 and 49 are the
  * defaults) in an escape? */
 static int has_colour(const char *s)
@@ -1005,7 +1106,7 @@ Test(pcwtop, raw_mode_shows_exact_integers)
     WAIT_FOR("www");
     keys("v");
     WAIT_FOR("RAW VALUES");
-    WAIT_FOR(" 2652000001"); /* not 2.652G */
+    WAIT_FOR(" 2652000001");      /* not 2.652G */
     WAIT_FOR(" 123456789012345"); /* the column widens: not cut */
     keys("q");
     assert_restored();
@@ -1789,4 +1890,374 @@ Test(pcwtop, the_heatmap_in_colour_and_in_ascii_mono)
     keys("q");
     WAIT_FOR("mono-exit=0");
     top_stop(&p);
+}
+
+/* ---- --replay (issue 28) ------------------------------------------------------- */
+
+/* Samples the log holds now (0: not readable yet), through the query layer. */
+static uint64_t log_samples(const char *log)
+{
+    pcw_pdh *q;
+    const char *files[] = {log};
+    if (pcw_pdh_open_log(&q, files, 1, NULL, 0) != PCW_OK)
+        return 0;
+    pcw_pdh_log_info info;
+    uint64_t n = pcw_pdh_get_log_info(q, &info) == PCW_OK ? info.samples : 0;
+    pcw_pdh_close(q);
+    return n;
+}
+
+/* The demo provider (Geometric Waves) recorded by a real pcwstat, which
+ * prints the live CSV (live) and logs the same samples (log) until the log
+ * holds `want` samples; then the recorder is killed (SIGKILL) and the
+ * provider stopped. Every wait is on what the files or the model show. */
+static void record_waves(const char *live, const char *log, uint64_t want)
+{
+    pid_t waves = waves_start();
+    top_model *m;
+    cr_assert_eq(top_model_open(&m, NULL), PCW_OK);
+    top_model_want(m, "Geometric Waves", 0);
+    long long deadline = tu_now_ms() + 20000;
+    while (top_model_collect(m, 100000000ull), !top_model_frame(m)->table)
+        cr_assert(tu_now_ms() < deadline, "Geometric Waves never published");
+    top_model_close(m);
+    char exe[PATH_MAX], err[PATH_MAX];
+    snprintf(exe, sizeof exe, "%s/pcwstat", build_dir());
+    snprintf(err, sizeof err, "%s/pcwstat.err", tu_root);
+    pid_t rec = fork();
+    cr_assert(rec >= 0);
+    if (rec == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(e, 2);
+        execl(exe, exe, "\\Geometric Waves(*)\\*", "-si", "0.1", "--flush", "0.1", "-f", "CSV",
+              "-o", live, "--log", log, "-y", (char *)NULL);
+        _exit(127);
+    }
+    deadline = tu_now_ms() + 30000;
+    while (log_samples(log) < want) {
+        cr_assert(tu_now_ms() < deadline, "the recorder logged no %llu samples: %s",
+                  (unsigned long long)want, tu_read_text(err, 4096));
+        usleep(20 * 1000); /* the pace of polling */
+    }
+    kill(rec, SIGKILL);
+    int st;
+    waitpid(rec, &st, 0);
+    cr_assert(WIFSIGNALED(st), "the recorder ended before it was killed: %s",
+              tu_read_text(err, 4096));
+    waves_stop(waves);
+}
+
+/* One CSV field (quoted) at *p: copied into out, *p moved past it. */
+static int csv_field(const char **p, char *out, size_t cap)
+{
+    const char *s = *p;
+    if (*s != '"')
+        return -1;
+    const char *e = strchr(s + 1, '"');
+    if (!e)
+        return -1;
+    snprintf(out, cap, "%.*s", (int)(e - s - 1), s + 1);
+    *p = e + 1 + (e[1] == ',');
+    return 0;
+}
+
+/* The cell pcwstat's CSV value `csv` is as pcwtop prints it: the same
+ * number at pcwtop's width (format.h), or "" when pcwstat printed none. */
+static void as_pcwtop_cell(const char *csv, char *out, size_t cap)
+{
+    char *end;
+    double v = strtod(csv, &end);
+    if (end == csv || *end)
+        out[0] = 0;
+    else
+        fmt_value(out, cap, v, "", 0);
+}
+
+/* What pcwtop -b printed for one instance in the block of the sample at
+ * `when` ("2026-11-27 02:46:05.835"): the line's cells after the PID,
+ * space-separated into out; -1 if there is no such line. */
+static int batch_cells(const char *batch, const char *when, const char *instance, char *out,
+                       size_t cap)
+{
+    char head[128];
+    snprintf(head, sizeof head, " - %s - sample ", when);
+    const char *b = strstr(batch, head);
+    if (!b)
+        return -1;
+    const char *end = strstr(b, "\n\n\n"); /* the next block: a blank line, then its own */
+    const char *next = strstr(b + 1, "\npcwtop ");
+    if (!end || (next && next < end))
+        end = next ? next : b + strlen(b);
+    for (const char *l = b; l && l < end; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        /* "<mark> <name padded> <pid> <cells>": the name at column 2 */
+        size_t n = strlen(instance);
+        if (strncmp(l + 2, instance, n) != 0 || l[2 + n] != ' ')
+            continue;
+        const char *c = l + 2 + n;
+        while (*c == ' ')
+            c++;
+        while (*c && *c != ' ')
+            c++; /* the PID */
+        size_t k = 0;
+        out[0] = 0;
+        while (*c && *c != '\n' && k + 2 < cap) {
+            while (*c == ' ')
+                c++;
+            if (*c == '\n' || !*c)
+                break;
+            if (k)
+                out[k++] = ' ';
+            while (*c && *c != ' ' && *c != '\n' && k + 1 < cap)
+                out[k++] = *c++;
+            out[k] = 0;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* Issue 28's "Accepted when": the values pcwtop --replay -b prints for each
+ * logged sample are the ones the live pcwstat printed for the same sample
+ * (matched by its time, to the millisecond), number for number as pcwtop
+ * writes numbers. */
+Test(pcwtop, replay_batch_prints_what_pcwstat_printed_live)
+{
+    char live[PATH_MAX], log[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(log, sizeof log, "%s/waves.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/replay.out", tu_root);
+    snprintf(err, sizeof err, "%s/replay.err", tu_root);
+    record_waves(live, log, 12);
+    uint64_t samples = log_samples(log);
+    int st = tu_run_tool("pcwtop", (const char *[]){"--replay", log, "-b", NULL}, out, err, 30000);
+    char *batch = tu_read_text(out, 1 << 22), *csv = tu_read_text(live, 1 << 22);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pcwtop --replay -b: %s",
+              tu_read_text(err, 4096));
+    cr_assert(batch && csv);
+    /* Every sample but the first (it primes the rates, as live). */
+    char want[64];
+    snprintf(want, sizeof want, "sample %llu of %llu - replay", (unsigned long long)samples,
+             (unsigned long long)samples);
+    cr_assert(strstr(batch, want), "no \"%s\":\n%s", want, batch);
+    /* The CSV's header: which instance and counter each column is. */
+    enum { MAXC = 16 };
+    char inst[MAXC][64], ctr[MAXC][64], f[4096];
+    const char *p = csv;
+    int ncols = 0;
+    cr_assert_eq(csv_field(&p, f, sizeof f), 0, "%s", csv); /* "(PDH-CSV 4.0)" */
+    while (*p != '\n' && ncols < MAXC && csv_field(&p, f, sizeof f) == 0) {
+        char *open = strchr(f, '('), *close = strrchr(f, ')');
+        cr_assert(open && close && close[1] == '\\', "%s", f);
+        snprintf(inst[ncols], sizeof inst[ncols], "%.*s", (int)(close - open - 1), open + 1);
+        snprintf(ctr[ncols], sizeof ctr[ncols], "%s", close + 2);
+        ncols++;
+    }
+    cr_assert_eq(ncols, 8, "_Total and three waves, two counters each: %d", ncols);
+    cr_assert_str_eq(ctr[0], "Triangle");
+    cr_assert_str_eq(ctr[1], "Square Wave"); /* pcwtop's columns, in this order */
+    /* Each row: its time as pcwtop prints it, the same numbers. */
+    int compared = 0, rows = 0;
+    for (p = strchr(p, '\n'); p && p[1]; p = strchr(p, '\n')) {
+        p++;
+        char t[64], when[64];
+        cr_assert_eq(csv_field(&p, t, sizeof t), 0);
+        int mo, d, y, h, mi, s, ms;
+        cr_assert_eq(sscanf(t, "%d/%d/%d %d:%d:%d.%d", &mo, &d, &y, &h, &mi, &s, &ms), 7, "%s", t);
+        snprintf(when, sizeof when, "%04d-%02d-%02d %02d:%02d:%02d.%03d", y, mo, d, h, mi, s, ms);
+        rows++;
+        char expect[MAXC / 2][256];
+        for (int c = 0; c < ncols; c++) {
+            char cell[64];
+            cr_assert_eq(csv_field(&p, f, sizeof f), 0);
+            as_pcwtop_cell(f, cell, sizeof cell);
+            if (c % 2 == 0)
+                snprintf(expect[c / 2], sizeof expect[c / 2], "%s", cell);
+            else
+                snprintf(expect[c / 2] + strlen(expect[c / 2]),
+                         sizeof expect[c / 2] - strlen(expect[c / 2]), " %s", cell);
+        }
+        char got[256];
+        if (batch_cells(batch, when, inst[0], got, sizeof got) != 0)
+            continue; /* a row of the block the kill cut off: not in the log */
+        for (int i = 0; i < ncols / 2; i++) {
+            cr_assert_eq(batch_cells(batch, when, inst[2 * i], got, sizeof got), 0,
+                         "no %s at %s:\n%s", inst[2 * i], when, batch);
+            cr_assert_str_eq(got, expect[i], "%s at %s: pcwtop %s, pcwstat %s", inst[2 * i], when,
+                             got, expect[i]);
+        }
+        compared++;
+    }
+    cr_assert_eq((uint64_t)compared, samples - 1,
+                 "%d of %d live rows are in the log's %llu samples", compared, rows,
+                 (unsigned long long)samples);
+    free(batch);
+    free(csv);
+}
+
+/* The sample the screen shows ("Replay: sample N of M"), or 0. */
+static unsigned long shown_sample(void)
+{
+    const char *p = strstr(screen(), "Replay: sample ");
+    return p ? strtoul(p + strlen("Replay: sample "), NULL, 10) : 0;
+}
+
+/* Wait until the screen shows sample n (of `of`), and its Small Wave row
+ * holds the values pcwtop -b printed for that sample. */
+static void wait_sample(unsigned long n, unsigned long of, const char *batch)
+{
+    char want[64];
+    snprintf(want, sizeof want, "Replay: sample %lu of %lu", n, of);
+    WAIT_FOR(want);
+    const char *b = strstr(batch, " - sample ");
+    char tag[64];
+    snprintf(tag, sizeof tag, " - sample %lu of %lu -", n, of);
+    cr_assert(b && (b = strstr(batch, tag)), "no sample %lu in the batch output", n);
+    const char *l = strstr(b, "\n  Small Wave ");
+    cr_assert(l);
+    char line[256], on_screen[512];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(l + 3, "\n"), l + 3);
+    /* The screen's row: after the list's bar, the same words. */
+    cr_assert(line_of(screen(), "Small Wave ", on_screen, sizeof on_screen) >= 0, "%s", screen());
+    char a[256] = "", c[256] = "";
+    for (const char *s = line, *e; *s; s = e) { /* words, single-spaced */
+        while (*s == ' ')
+            s++;
+        e = s + strcspn(s, " ");
+        if (e > s)
+            snprintf(a + strlen(a), sizeof a - strlen(a), "%s%.*s", a[0] ? " " : "", (int)(e - s),
+                     s);
+    }
+    const char *r = strstr(on_screen, "Small Wave");
+    for (const char *s = r, *e; s && *s; s = e) {
+        while (*s == ' ')
+            s++;
+        e = s + strcspn(s, " ");
+        if (e > s)
+            snprintf(c + strlen(c), sizeof c - strlen(c), "%s%.*s", c[0] ? " " : "", (int)(e - s),
+                     s);
+    }
+    cr_assert_str_eq(c, a, "sample %lu: the screen shows \"%s\", pcwtop -b printed \"%s\"", n, c,
+                     a);
+}
+
+/* pcwtop --replay in a terminal: the logged samples' values, paused,
+ * stepped forward and back (. , T), a seek to a time (b), the speed (+);
+ * the header says where in the log it is. */
+Test(pcwtop, replay_in_a_terminal_steps_pauses_and_seeks)
+{
+    char live[PATH_MAX], log[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(log, sizeof log, "%s/waves.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/replay.out", tu_root);
+    snprintf(err, sizeof err, "%s/replay.err", tu_root);
+    record_waves(live, log, 30);
+    unsigned long of = (unsigned long)log_samples(log);
+    int st = tu_run_tool("pcwtop", (const char *[]){"--replay", log, "-b", NULL}, out, err, 30000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char *batch = tu_read_text(out, 1 << 22);
+    cr_assert(batch);
+    session(120, 40);
+    char args[PATH_MAX + 32];
+    snprintf(args, sizeof args, "--replay %s", log);
+    start_top_until(args, "Replay: sample");
+    keys("Space");
+    WAIT_FOR("PAUSED");
+    /* A seek to a time: the first sample at or after it. Sample 20's time
+     * to the second, so the one it lands on is the first of that second. */
+    const char *b = strstr(batch, " - sample 20 of ");
+    cr_assert(b);
+    char when[32];
+    snprintf(when, sizeof when, "%.19s", b - 23); /* "YYYY-MM-DD HH:MM:SS" */
+    unsigned long first = 0;
+    for (const char *p = batch; (p = strstr(p, "pcwtop ")) != NULL; p++) {
+        const char *t = strstr(p, " - ");
+        if (t && strncmp(t + 3, when, 19) == 0) {
+            first = strtoul(strstr(t, " - sample ") + 10, NULL, 10);
+            break;
+        }
+    }
+    cr_assert(first >= 2, "no sample in %s", when);
+    keys("b");
+    WAIT_FOR("Go to:");
+    TMUX("send-keys", "-t", "t", "-l", when + 11); /* HH:MM:SS: on the log's day */
+    keys("Enter");
+    wait_sample(first, of, batch);
+    cr_assert(strstr(screen(), when), "the header has the sample's date and time:\n%s", screen());
+    /* Paused: it stays there; steps move one sample. */
+    keys(".");
+    wait_sample(first + 1, of, batch);
+    keys(",");
+    wait_sample(first, of, batch);
+    keys("T");
+    wait_sample(first - 1, of, batch);
+    /* The graph spans the whole log: its time axis runs from the log's first
+     * sample's time to its last one's, the sample shown marked under it. */
+    const char *range = strstr(batch, "\nLog: ");
+    cr_assert(range);
+    char from[16], to[16];
+    snprintf(from, sizeof from, "%.8s", range + 6 + 11);             /* HH:MM:SS of the first */
+    snprintf(to, sizeof to, "%.8s", strstr(range, " to ") + 4 + 11); /* ...of the last */
+    keys("g");
+    WAIT_FOR("over the whole log");
+    char axis[128];
+    snprintf(axis, sizeof axis, "^ +%s[^\n]*%s *$", from, to);
+    cr_assert(screen_wait_re(axis, 20000), "no axis from %s to %s:\n%s", from, to, screen());
+    cr_assert(strstr(screen(), "\xe2\x96\xb2"), "the sample shown is not marked:\n%s", screen());
+    keys("Escape");
+    WAIT_FOR("INSTANCE");
+    keys("+");
+    WAIT_FOR("Speed: 2x");
+    /* Going on: it plays to the end of the log and stays there. */
+    keys("Space");
+    WAIT_FOR("END OF LOG");
+    cr_assert_eq(shown_sample(), of, "%s", screen());
+    keys("q");
+    assert_restored();
+    free(batch);
+}
+
+/* --replay of what is not a readable log: a clear error naming the file
+ * (escaped: a file name is anyone's), a counterset the log does not hold,
+ * options that choose live providers, and a log cut short: the samples
+ * before the damage, then the block's offset, exit 1. */
+Test(pcwtop, replay_refuses_what_is_not_a_log)
+{
+    char live[PATH_MAX], log[PATH_MAX], bad[PATH_MAX], cut[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(live, sizeof live, "%s/live.csv", tu_root);
+    snprintf(log, sizeof log, "%s/waves.pcwlog", tu_root);
+    snprintf(bad, sizeof bad, "%s/evil\033]0;x\007.pcwlog", tu_root);
+    snprintf(cut, sizeof cut, "%s/cut.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    cr_assert_eq(tu_write_file(bad, "not a log\n", 10, 0600), 0);
+    int st = tu_run_tool("pcwtop", (const char *[]){"--replay", bad, "-b", NULL}, out, err, 30000);
+    char *e = tu_read_text(err, 4096);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", e);
+    cr_assert(strstr(e, "evil\\x1b]0;x\\x07.pcwlog: not a pcw log"), "%s", e);
+    free(e);
+    record_waves(live, log, 8);
+    st = tu_run_tool("pcwtop", (const char *[]){"--replay", log, "-b", "-c", "No Such", NULL}, out,
+                     err, 30000);
+    e = tu_read_text(err, 4096);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", e);
+    cr_assert(strstr(e, "\"No Such\" is not in the log"), "%s", e);
+    free(e);
+    st = tu_run_tool("pcwtop", (const char *[]){"--replay", log, "--dir", tu_root, NULL}, out, err,
+                     30000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    /* The last block cut short. */
+    size_t len;
+    unsigned char *b = tu_read_file(log, 1 << 24, &len);
+    cr_assert(b && len > 64);
+    cr_assert_eq(tu_write_file(cut, b, len - 5, 0600), 0);
+    free(b);
+    st = tu_run_tool("pcwtop", (const char *[]){"--replay", cut, "-b", NULL}, out, err, 30000);
+    e = tu_read_text(err, 4096);
+    char *o = tu_read_text(out, 1 << 22);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s", e);
+    cr_assert(strstr(e, "cut.pcwlog") && strstr(e, "offset"), "%s", e);
+    cr_assert(strstr(o, " - sample 2 of "), "the samples before the damage:\n%s", o);
+    free(e);
+    free(o);
 }

@@ -100,9 +100,35 @@ static void tmux_teardown(void)
     tu_root_teardown();
 }
 
+/* The tmux server dies with the test process, however that ends: a test
+ * Criterion kills (its timeout, a crash) runs no .fini, and its server -
+ * with the program under test in it - used to keep running (stray pcwtop
+ * processes for an hour). A watchdog child waits for the end of a pipe
+ * only the test process holds, then becomes `tmux kill-server`. */
+static void tmux_watchdog(void)
+{
+    int p[2];
+    cr_assert(pipe2(p, O_CLOEXEC) == 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(p[0], 3);
+        dup2(null, 0), dup2(null, 1), dup2(null, 2);
+        close_range(4, ~0u, 0); /* nothing of the test's: no pipe kept open */
+        char c;
+        while (read(3, &c, 1) < 0 && errno == EINTR) {
+        }
+        execlp("tmux", "tmux", "-L", sock, "kill-server", (char *)NULL);
+        _exit(127);
+    }
+    close(p[0]); /* p[1] stays open (close-on-exec) until the test process ends */
+}
+
 /* A session "t" running bash (no rc files), w x h, with our root and a UTF-8 locale. */
 static void session(int w, int h)
 {
+    tmux_watchdog();
     char dir[300], ws[16], hs[16];
     snprintf(dir, sizeof dir, "PCW_DIR=%s", tu_root);
     snprintf(ws, sizeof ws, "%d", w);

@@ -21,8 +21,13 @@
  * With -H COUNTER, the histogram counter's interval distribution follows
  * each table (heatmap.c, heat_print).
  *
+ * --replay: every sample of the log after the first (which primes the
+ * rates, as live), as fast as it is read, each headed with its own time
+ * to the millisecond and its place in the log.
+ *
  * Exit status: 0, or 1 when the counterset (-c), the sort column (-s) or
- * the histogram (-H) does not exist at the start.
+ * the histogram (-H) does not exist at the start, or a replayed log ends
+ * in a damaged block.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -57,18 +62,32 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     fmt_clock(clock, sizeof clock, f->real_ns);
     fmt_interval(iv, sizeof iv, f->interval_ns);
     fmt_cost(cost, sizeof cost, f->cost_ns);
-    fprintf(out, "pcwtop %s - %s - refresh %ld - delay %s\n", PCW_VERSION_STRING, clock, refresh,
-            iv);
     size_t instances = f->table ? f->table->nq - f->table->ntotals : 0;
-    fprintf(out,
-            "Providers: %zu live, %zu exited   Countersets: %zu   Instances: %zu   "
-            "Cost: %s\n",
-            f->providers_live, f->providers_exited, f->nsets, instances, cost);
+    if (f->log) {
+        /* A replayed sample: its own time, to the millisecond (the CSV's),
+         * and where in the log it is. */
+        char when[48], from[48], to[48];
+        fmt_datetime(when, sizeof when, f->real_ns);
+        fmt_datetime(from, sizeof from, f->log_first_real_ns);
+        fmt_datetime(to, sizeof to, f->log_last_real_ns);
+        fprintf(out, "pcwtop %s - %s - sample %llu of %llu - replay\n", PCW_VERSION_STRING, when,
+                (unsigned long long)f->log_index + 1, (unsigned long long)f->log_samples);
+        fprintf(out, "Log: %s to %s   Countersets: %zu   Instances: %zu\n", from, to, f->nsets,
+                instances);
+    } else {
+        fprintf(out, "pcwtop %s - %s - refresh %ld - delay %s\n", PCW_VERSION_STRING, clock,
+                refresh, iv);
+        fprintf(out,
+                "Providers: %zu live, %zu exited   Countersets: %zu   Instances: %zu   "
+                "Cost: %s\n",
+                f->providers_live, f->providers_exited, f->nsets, instances, cost);
+    }
     fputs("Countersets:", out);
     for (size_t i = 0; i < f->nsets; i++) {
         fprintf(out, "%s ", i ? "," : "");
         put_name(out, f->sets[i].name);
-        fprintf(out, " (%u)", f->sets[i].providers);
+        if (!f->log) /* a log does not say how many providers published it */
+            fprintf(out, " (%u)", f->sets[i].providers);
     }
     fputs(f->nsets ? "\n" : " none\n", out);
     for (size_t i = 0; i < f->nexits; i++) {
@@ -90,9 +109,12 @@ static void print_header(FILE *out, const top_frame *f, const top_view *v, size_
     const top_setinfo *si = f->set_index >= 0 ? &f->sets[f->set_index] : NULL;
     fputs("Counterset: ", out);
     put_name(out, f->set_name);
-    fprintf(out, " (%s, %u provider%s%s)", fmt_instance_type(f->instance_type),
-            si ? si->providers : 0, si && si->providers == 1 ? "" : "s",
-            f->set_callback ? ", callback" : "");
+    if (f->log)
+        fprintf(out, " (%s, from the log)", fmt_instance_type(f->instance_type));
+    else
+        fprintf(out, " (%s, %u provider%s%s)", fmt_instance_type(f->instance_type),
+                si ? si->providers : 0, si && si->providers == 1 ? "" : "s",
+                f->set_callback ? ", callback" : "");
     if (v->sort != TOP_SORT_NONE) {
         const char *col = v->sort == TOP_SORT_NAME              ? "name"
                           : v->sort == TOP_SORT_PID             ? "pid"
@@ -232,13 +254,14 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
     if (o->container)
         snprintf(v.container, sizeof v.container, "%s", o->container);
     top_model_want(m, o->set, o->set == NULL);
-    uint64_t step = (uint64_t)(o->interval * 1e9);
+    /* A replay prints every logged sample at once: no waiting. */
+    uint64_t step = o->replay ? 0 : (uint64_t)(o->interval * 1e9);
     /* The first collection primes the rates; it is not printed. */
     top_model_collect(m, step);
     const top_frame *f = top_model_frame(m);
     int status = 0, sort_pending = o->sort != NULL;
     if (o->set && !f->table) {
-        if (strstr(f->message, "not published"))
+        if (strstr(f->message, "not published") && !f->log)
             say("counterset \"", o->set, "\" does not exist (no provider publishes it)");
         else
             say("", f->message[0] ? f->message : "no counterset shown", "");
@@ -247,7 +270,7 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
     }
     char why[512];
     if (sort_pending && f->table) {
-        if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
+        if (view_parse_sort_spec(f, o->sort, &v.sort, &v.reverse, why, sizeof why) != 0) {
             say("", why, "");
             view_free(&v);
             return 1;
@@ -268,8 +291,10 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
         if (deadline < now)
             deadline = now + step; /* fell behind: do not burst */
         top_model_collect(m, step);
+        if (f->log && (f->log_again || (f->message[0] && !f->table)))
+            break; /* the end of the log (or its damaged block: said below) */
         if (sort_pending && f->table) {
-            if (top_apply_sort(&v, f, o->sort, why, sizeof why) != 0) {
+            if (view_parse_sort_spec(f, o->sort, &v.sort, &v.reverse, why, sizeof why) != 0) {
                 say("", why, "");
                 status = 1;
                 break;
@@ -285,6 +310,12 @@ int batch_run(const top_options *o, top_model *m, volatile int *signalled)
             status = 1;
             break;
         }
+        if (f->log && f->log_end)
+            break;
+    }
+    if (f->log && f->message[0] && (!f->table || (f->log_end && f->log_damaged))) {
+        say("", f->message, ""); /* a damaged block ended the log */
+        status = 1;
     }
     view_free(&v);
     return status;

@@ -7,7 +7,7 @@
  *
  * Two locks, never held together by one thread:
  *   `mu` guards the requests (UI -> collector: interval, pause, counterset,
- *     raw/cooked, refresh now, quit) and `seq`, the number of the last finished
+ *     raw/cooked, refresh now, a log's seek, quit) and `seq`, the number of the last finished
  *     collection. It is only ever held for a few instructions, so the UI
  *     can always post a request at once. A change of counterset or of
  *     raw/cooked is collected at once; the collector waits on `cv` (with
@@ -50,6 +50,8 @@ struct top_collector {
     int raw, raw_changed;
     int refresh_now; /* F5: collect at once, even paused */
     int advanced, advanced_changed;
+    int seek; /* a log: 1 seek to seek_index, 2 to seek_time */
+    uint64_t seek_index, seek_time;
     uint64_t seq; /* collections finished */
     int done;     /* the thread left its loop */
 };
@@ -69,8 +71,10 @@ static void *run(void *arg)
         /* Take the requests, then collect without holding mu. */
         int want_changed = c->want_changed, raw_changed = c->raw_changed, raw = c->raw;
         int advanced_changed = c->advanced_changed, advanced = c->advanced;
+        int seek = c->seek;
+        uint64_t seek_index = c->seek_index, seek_time = c->seek_time;
         char *want = want_changed && c->want ? strdup(c->want) : NULL;
-        c->want_changed = c->raw_changed = c->refresh_now = c->advanced_changed = 0;
+        c->want_changed = c->raw_changed = c->refresh_now = c->advanced_changed = c->seek = 0;
         uint64_t interval = c->interval_ns;
         pthread_mutex_unlock(&c->mu);
 
@@ -81,10 +85,16 @@ static void *run(void *arg)
             top_model_set_raw(c->m, raw);
         if (advanced_changed)
             top_model_set_advanced(c->m, advanced);
+        if (seek == 1)
+            top_model_seek(c->m, seek_index);
+        else if (seek == 2)
+            top_model_seek_time(c->m, seek_time);
         const top_frame *f = top_model_frame(c->m);
         char *before = f->set_name ? strdup(f->set_name) : NULL;
         top_model_collect(c->m, interval);
         int switched = f->set_name && (!before || strcmp(before, f->set_name) != 0);
+        /* A log's end: nothing to collect until a request (a seek). */
+        int at_end = f->log && f->log_end;
         pthread_mutex_unlock(&c->model_mu);
         free(before);
         free(want);
@@ -98,9 +108,8 @@ static void *run(void *arg)
             wait = FIRST_RATE_NS;
         uint64_t start = mono_ns(), deadline = start + wait;
         while (!c->quit && !c->want_changed && !c->raw_changed && !c->refresh_now &&
-               !c->advanced_changed &&
-               (c->paused || mono_ns() < deadline)) {
-            if (c->paused) {
+               !c->advanced_changed && !c->seek && (c->paused || at_end || mono_ns() < deadline)) {
+            if (c->paused || at_end) {
                 pthread_cond_wait(&c->cv, &c->mu);
                 deadline = 0; /* resumed: collect at once */
                 continue;
@@ -217,6 +226,16 @@ void collector_set_raw(top_collector *c, int raw)
 void collector_refresh(top_collector *c)
 {
     REQUEST(c, c->refresh_now = 1);
+}
+
+void collector_seek(top_collector *c, uint64_t index)
+{
+    REQUEST(c, (c->seek = 1, c->seek_index = index));
+}
+
+void collector_seek_time(top_collector *c, uint64_t real_ns)
+{
+    REQUEST(c, (c->seek = 2, c->seek_time = real_ns));
 }
 
 void collector_set_advanced(top_collector *c, int advanced)

@@ -127,6 +127,50 @@ size_t fmt_clock(char *buf, size_t cap, uint64_t real_ns)
     return strftime(buf, cap, "%H:%M:%S", &tm);
 }
 
+size_t fmt_datetime(char *buf, size_t cap, uint64_t real_ns)
+{
+    time_t t = (time_t)(real_ns / 1000000000ull);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    size_t n = strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
+    if (n && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, ".%03u",
+                              (unsigned)(real_ns % 1000000000ull / 1000000u));
+    return n;
+}
+
+int fmt_parse_time(const char *s, uint64_t day_of, uint64_t *real_ns)
+{
+    static const char *const full[] = {"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+                                       "%Y-%m-%dT%H:%M"};
+    static const char *const clock[] = {"%H:%M:%S", "%H:%M"};
+    while (*s == ' ')
+        s++;
+    struct tm tm;
+    for (size_t i = 0; i < sizeof full / sizeof full[0] + sizeof clock / sizeof clock[0]; i++) {
+        int is_full = i < sizeof full / sizeof full[0];
+        time_t day = (time_t)(day_of / 1000000000ull);
+        memset(&tm, 0, sizeof tm);
+        if (!is_full)
+            localtime_r(&day, &tm), tm.tm_sec = 0; /* the date: the log's first day */
+        const char *fmt = is_full ? full[i] : clock[i - sizeof full / sizeof full[0]];
+        const char *end = strptime(s, fmt, &tm);
+        if (!end)
+            continue;
+        while (*end == ' ')
+            end++;
+        if (*end)
+            continue;
+        tm.tm_isdst = -1;
+        time_t t = mktime(&tm);
+        if (t == (time_t)-1 || t < 0)
+            return -1;
+        *real_ns = (uint64_t)t * 1000000000ull;
+        return 0;
+    }
+    return -1;
+}
+
 /* ---- names on a terminal --------------------------------------------------- */
 
 int fmt_ascii;

@@ -46,6 +46,13 @@ size_t fmt_interval(char *buf, size_t cap, uint64_t ns);
 size_t fmt_cost(char *buf, size_t cap, uint64_t ns);
 /* Local time of day, "HH:MM:SS". */
 size_t fmt_clock(char *buf, size_t cap, uint64_t real_ns);
+/* Local date and time to the millisecond, "2026-11-27 03:12:05.250" (a
+ * replayed sample's time). */
+size_t fmt_datetime(char *buf, size_t cap, uint64_t real_ns);
+/* A time typed at the replay's prompt, local time: "HH:MM[:SS]" (on the day
+ * of `day_of`, a CLOCK_REALTIME ns) or "YYYY-MM-DD[ T]HH:MM[:SS]". 0 and
+ * *real_ns, or -1 for anything else. */
+int fmt_parse_time(const char *s, uint64_t day_of, uint64_t *real_ns);
 
 /* Terminal columns of code point c (wcwidth), -1 for a control character. */
 int utf8_char_width(uint32_t c);

@@ -71,15 +71,16 @@ static void line_dots(uint8_t *bits, uint8_t *color, int pw, int ph, int x0, int
 }
 
 /* The points of one series that fall in the plot, oldest first. */
-static size_t series_points(const top_ui *ui, const hist_series *s, int ndots, point *out)
+static size_t series_points(const top_ui *ui, const top_snap *snap, const hist_series *s, int ndots,
+                            point *out)
 {
-    uint64_t now = ui->hdr.mono_ns, step = ui->interval_ns ? ui->interval_ns : 1000000000ull;
+    uint64_t now = snap->hdr.mono_ns, step = ui->interval_ns ? ui->interval_ns : 1000000000ull;
     size_t n = 0;
     if (!s)
         return 0;
     for (uint64_t seq = s->last + 1; seq-- > s->first && n < HIST_POINTS;) {
         uint64_t t;
-        double v = hist_at(ui->hist, s, seq, &t);
+        double v = hist_at(snap->hist, s, seq, &t);
         if (!t || t > now)
             continue;
         double back = (double)(now - t) / (double)step;
@@ -98,11 +99,50 @@ static size_t series_points(const top_ui *ui, const hist_series *s, int ndots, p
     return n;
 }
 
-void graph_time_axis(const top_ui *ui, int y, int px, int pw, int per_col)
+/* --replay: the points of a series over the whole log (snap_span), each
+ * joined to the one before (they are the logged samples). */
+static size_t span_points(const double *v, int ndots, point *out)
 {
-    attrset(ui->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
+    size_t n = 0;
+    for (int x = 0; v && x < ndots; x++)
+        if (!isnan(v[x]))
+            out[n++] = (point){x, v[x], (uint64_t)n}; /* consecutive: joined */
+    return n;
+}
+
+/* --replay: the time axis of the whole log, labelled with clock times, and
+ * the sample shown marked under it. */
+static void span_axis(const top_snap *snap, const top_layout *lay, int y, int px, int pw)
+{
+    const top_frame *h = &snap->hdr;
+    attrset(lay->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
     for (int c = 0; c < pw; c++)
-        mvaddstr(y, px + c, ui->utf8 ? "\xe2\x94\x80" : "-");
+        mvaddstr(y, px + c, lay->utf8 ? "\xe2\x94\x80" : "-");
+    int marks = pw / 20 > 4 ? 4 : pw / 20;
+    for (int i = 0; i <= marks; i++) {
+        int c = marks ? i * (pw - 1) / marks : 0;
+        char label[32];
+        uint64_t span = h->log_last_real_ns - h->log_first_real_ns;
+        fmt_clock(label, sizeof label,
+                  h->log_first_real_ns + (uint64_t)((double)span * c / (pw > 1 ? pw - 1 : 1)));
+        int lx = px + c - (i == marks ? (int)strlen(label) - 1 : i ? (int)strlen(label) / 2 : 0);
+        mvaddstr(y, lx < px ? px : lx, label);
+    }
+    attrset(A_NORMAL);
+    if (h->log_last_ns > h->log_first_ns && h->mono_ns >= h->log_first_ns) {
+        int c = (int)((double)(h->mono_ns - h->log_first_ns) /
+                      (double)(h->log_last_ns - h->log_first_ns) * (pw - 1));
+        attrset(A_BOLD);
+        mvaddstr(y - 1, px + (c < pw ? c : pw - 1), lay->utf8 ? "\xe2\x96\xb2" : "^");
+        attrset(A_NORMAL);
+    }
+}
+
+void graph_time_axis(const top_ui *ui, const top_layout *lay, int y, int px, int pw, int per_col)
+{
+    attrset(lay->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
+    for (int c = 0; c < pw; c++)
+        mvaddstr(y, px + c, lay->utf8 ? "\xe2\x94\x80" : "-");
     int marks = pw / 20 > 4 ? 4 : pw / 20;
     for (int i = 0; i <= marks; i++) {
         int c = marks ? pw - 1 - i * (pw - 1) / marks : pw - 1;
@@ -122,28 +162,32 @@ void graph_time_axis(const top_ui *ui, int y, int px, int pw, int per_col)
     attrset(A_NORMAL);
 }
 
-void graph_draw(top_ui *ui, int y, int x, int h, int w)
+void graph_draw(const top_ui *ui, const top_snap *snap, const top_layout *lay, int y, int x, int h,
+                int w)
 {
     for (int i = 0; i < h; i++) {
         move(y + i, x);
         clrtoeol();
     }
-    const top_table *t = ui->table;
+    const top_table *t = snap->table;
     if (!t || !t->ncols) {
         mvaddstr(y + 1, x + 2, "no counter to graph");
         return;
     }
     int k = ui->graph_col < (int)t->ncols ? ui->graph_col : 0;
     const top_column *col = &t->cols[k];
-    size_t ns = ui->ngraph;
+    size_t ns = snap->ngraph;
     int legend = (int)ns + 1;
     int pw = w - AXIS_W - 1, ph = h - 2 - legend;
     char line[1024];
     char span[32];
     fmt_interval(span, sizeof span, (uint64_t)(2 * (pw > 0 ? pw : 0)) * ui->interval_ns);
-    snprintf(line, sizeof line, "\\%s(*)\\%s%s%s  over the last %s  (Left/Right: counter %d of %u)",
-             ui->hdr.set_name ? ui->hdr.set_name : "", col->name, col->unit[0] ? " in " : "",
-             ui->raw ? "" : col->unit, span, k + 1, t->ncols);
+    if (snap->hdr.log)
+        snprintf(span, sizeof span, "the whole log");
+    snprintf(line, sizeof line, "\\%s(*)\\%s%s%s  over %s%s  (Left/Right: counter %d of %u)",
+             snap->hdr.set_name ? snap->hdr.set_name : "", col->name, col->unit[0] ? " in " : "",
+             snap->hdr.raw ? "" : col->unit, snap->hdr.log ? "" : "the last ", span, k + 1,
+             t->ncols);
     attrset(A_BOLD);
     mvaddnstr(y, x, line, w);
     attrset(A_NORMAL);
@@ -153,17 +197,22 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
     }
     /* Points of every series, and the value range. */
     int ndots = 2 * pw;
-    point *pts = malloc(ns * HIST_POINTS * sizeof *pts);
+    /* --replay: the series over the whole log (snap_span), when read for
+     * this column and width. */
+    int spans = snap->hdr.log && snap->span_col == k && snap->span_n == (size_t)ndots;
+    size_t cap = (size_t)ndots > HIST_POINTS ? (size_t)ndots : HIST_POINTS; /* points a series */
+    point *pts = malloc((ns ? ns : 1) * cap * sizeof *pts);
     size_t npts[GRAPH_MAX_SERIES] = {0};
     double vmin = 0, vmax = 0;
     int any = 0;
     for (size_t i = 0; pts && i < ns; i++) {
-        const top_row *r = &t->rows[ui->graph_rows[i]];
-        const hist_series *s = hist_get(ui->hist, ui_series_key(ui, r->key), (uint32_t)k);
-        npts[i] = series_points(ui, s, ndots, pts + i * HIST_POINTS);
+        const top_row *r = &t->rows[snap->graph_rows[i]];
+        const hist_series *s = hist_get(snap->hist, snap_series_key(snap, r->key), (uint32_t)k);
+        npts[i] = spans ? span_points(snap->span[i], ndots, pts + i * cap)
+                        : series_points(ui, snap, s, ndots, pts + i * cap);
         for (size_t j = 0; j < npts[i]; j++) { /* the axis starts at 0 */
-            vmin = fmin(vmin, pts[i * HIST_POINTS + j].v);
-            vmax = fmax(vmax, pts[i * HIST_POINTS + j].v);
+            vmin = fmin(vmin, pts[i * cap + j].v);
+            vmax = fmax(vmax, pts[i * cap + j].v);
             any = 1;
         }
     }
@@ -176,7 +225,7 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
     }
     int ydots = 4 * ph;
     for (size_t i = 0; i < ns; i++) {
-        const point *p = pts + i * HIST_POINTS;
+        const point *p = pts + i * cap;
         for (size_t j = 0; j < npts[i]; j++) {
             int yd = ydots - 1 - (int)llround((p[j].v - bottom) / (top - bottom) * (ydots - 1));
             if (j > 0 && p[j].seq == p[j - 1].seq + 1) {
@@ -205,10 +254,10 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
             if (tick_row[i] == r)
                 fmt_number(label, sizeof label, tick_value[i],
                            tick_value[i] == floor(tick_value[i]),
-                           strcmp(col->unit, "s") == 0 && !ui->raw);
-        attrset(ui->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
+                           strcmp(col->unit, "s") == 0 && !snap->hdr.raw);
+        attrset(lay->colors ? COLOR_PAIR(PAIR_DIM) : A_NORMAL);
         mvprintw(py + r, x, "%*s ", AXIS_W - 1, label);
-        if (ui->utf8)
+        if (lay->utf8)
             mvaddstr(py + r, x + AXIS_W, label[0] ? "\xe2\x94\xa4" : "\xe2\x94\x82");
         else
             mvaddch(py + r, x + AXIS_W, label[0] ? '+' : '|');
@@ -217,9 +266,9 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
             size_t cell = (size_t)r * (size_t)pw + (size_t)c;
             if (!bits[cell])
                 continue;
-            attr_t a = ui->colors ? COLOR_PAIR(PAIR_SERIES0 + color[cell] - 1) : A_BOLD;
+            attr_t a = lay->colors ? COLOR_PAIR(PAIR_SERIES0 + color[cell] - 1) : A_BOLD;
             attrset(a);
-            if (ui->utf8) {
+            if (lay->utf8) {
                 char ch[4] = {(char)0xE2, (char)(0xA0 | (bits[cell] >> 6)),
                               (char)(0x80 | (bits[cell] & 0x3F)), 0};
                 mvaddstr(py + r, px + c, ch);
@@ -231,16 +280,19 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
     }
     /* The time axis: seconds before now. */
     int ay = py + ph;
-    graph_time_axis(ui, ay, px, pw, 2);
+    if (spans)
+        span_axis(snap, lay, ay, px, pw);
+    else
+        graph_time_axis(ui, lay, ay, px, pw, 2);
     /* The legend: perfmon's Last, Minimum, Average, Maximum. */
     int ly = ay + 1;
     attrset(A_UNDERLINE);
-    mvprintw(ly++, x, "   %-30s %10s %10s %10s %10s", ui->nmarks ? "MARKED" : "TOP BY SORT", "LAST",
-             "MIN", "AVG", "MAX");
+    mvprintw(ly++, x, "   %-30s %10s %10s %10s %10s", ui->marks.n ? "MARKED" : "TOP BY SORT",
+             "LAST", "MIN", "AVG", "MAX");
     attrset(A_NORMAL);
     for (size_t i = 0; i < ns && ly < y + h; i++, ly++) {
-        const top_row *r = &t->rows[ui->graph_rows[i]];
-        const point *p = pts + i * HIST_POINTS;
+        const top_row *r = &t->rows[snap->graph_rows[i]];
+        const point *p = pts + i * cap;
         char name[4 * 31 + 8], last[32] = "-", mn[32] = "-", avg[32] = "-", mx[32] = "-";
         utf8_pad(name, sizeof name, top_row_name(t, r), r->name_len, 30, 0);
         if (npts[i]) {
@@ -250,13 +302,13 @@ void graph_draw(top_ui *ui, int y, int x, int h, int w)
                 hi = p[j].v > hi ? p[j].v : hi;
                 sum += p[j].v;
             }
-            fmt_value(last, sizeof last, p[npts[i] - 1].v, col->unit, ui->raw);
-            fmt_value(mn, sizeof mn, lo, col->unit, ui->raw);
-            fmt_value(avg, sizeof avg, sum / (double)npts[i], col->unit, ui->raw);
-            fmt_value(mx, sizeof mx, hi, col->unit, ui->raw);
+            fmt_value(last, sizeof last, p[npts[i] - 1].v, col->unit, snap->hdr.raw);
+            fmt_value(mn, sizeof mn, lo, col->unit, snap->hdr.raw);
+            fmt_value(avg, sizeof avg, sum / (double)npts[i], col->unit, snap->hdr.raw);
+            fmt_value(mx, sizeof mx, hi, col->unit, snap->hdr.raw);
         }
-        attrset(ui->colors ? COLOR_PAIR(PAIR_SERIES0 + (int)i) | A_BOLD : A_BOLD);
-        mvaddstr(ly, x + 1, ui->utf8 ? "\xe2\x96\xa0" : "#");
+        attrset(lay->colors ? COLOR_PAIR(PAIR_SERIES0 + (int)i) | A_BOLD : A_BOLD);
+        mvaddstr(ly, x + 1, lay->utf8 ? "\xe2\x96\xa0" : "#");
         attrset(A_NORMAL);
         mvprintw(ly, x + 3, "%s %10s %10s %10s %10s", name, last, mn, avg, mx);
     }

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/pcwtop/input.c - the interactive event loop: keys, mouse, resize,
- * and reading the model into what the screen draws (ui_sync).
- *
- * The loop polls the terminal and the wake pipe (the collector writes to
- * it after each collection, the signal handlers on SIGINT/SIGTERM/SIGHUP
- * and SIGWINCH). Keys change the UI's state at once; whenever they change
- * which rows are shown, or a collection ends, the UI takes the model's
- * lock - for at most UI_LOCK_MS, so a collection that waits for a slow
- * provider never holds up a key - and reads the rows it will draw. If the
- * model is busy it draws what it read last and tries again shortly.
+ * tools/pcwtop/input.c - keys and mouse: each changes the UI state
+ * (top_ui, which nothing else changes) and returns reaction flags
+ * (REACT_*, htop's HTOP_REFRESH and friends) that the event loop in main.c
+ * reads: redraw, read the model again, quit, and the requests the loop
+ * posts to the collector (pause, interval, counterset, raw, advanced,
+ * refresh now). Handlers read the snapshot (top_snap) and where the last
+ * draw put things (top_layout, for the mouse and scrolling); they never
+ * draw and never touch the model. ui_refreshed and ui_clamp are the UI's
+ * side of a sync: what a new refresh means for the messages, the columns
+ * and the cursor.
  *
  * Keys are htop's where htop has one (help screen: h, F1 or ?): F2 setup
  * (the columns), F3 search, F4 filter, F6 sort, F10 quit; F5, htop's
@@ -21,21 +21,14 @@
  */
 #define _GNU_SOURCE 1
 #include <curses.h>
-#include <errno.h>
 #include <limits.h>
-#include <math.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 #include <wchar.h>
 
 #include "pcwtop.h"
 
-/* How long the UI waits for the model before drawing what it has. */
-#define UI_LOCK_MS 30
 /* How long a message stays (refreshes). */
 #define MESSAGE_REFRESHES 5
 
@@ -43,82 +36,55 @@
 static const double intervals[] = {0.1, 0.2, 0.5, 1,   2,   5,    10,  15,
                                    30,  60,  120, 300, 600, 1800, 3600};
 
+/* What a handler works with: the UI it changes, what it reads, and the
+ * flags it returns. */
+typedef struct key_ctx {
+    top_ui *ui;
+    const top_snap *s;
+    const top_layout *lay;
+    int flags;
+} key_ctx;
+
 __attribute__((format(printf, 2, 3))) static void say(top_ui *ui, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ui->message, sizeof ui->message, fmt, ap);
     va_end(ap);
-    ui->message_seq = ui->seq;
-    ui->dirty = 1;
+    ui->message_seq = ui->seen_seq;
 }
 
-int ui_marked(const top_ui *ui, uint64_t key)
+void ui_init(top_ui *ui, const top_options *o, uint64_t interval_ns)
 {
-    for (size_t i = 0; i < ui->nmarks; i++)
-        if (ui->marks[i] == key)
-            return 1;
-    return 0;
+    memset(ui, 0, sizeof *ui);
+    ui->opt = o;
+    ui->interval_ns = interval_ns;
+    ui->focus = FOCUS_TABLE;
+    ui->choice.sort = TOP_SORT_NONE;
+    ui->choice.totals = 1;
+    if (o->filter)
+        snprintf(ui->choice.filter, sizeof ui->choice.filter, "%s", o->filter);
+    if (o->container)
+        snprintf(ui->choice.container, sizeof ui->choice.container, "%s", o->container);
+    ui->sort_pending = o->sort != NULL;
+    ui->heat_pending = o->heat != NULL;
+    ui->heat_col = -1;
+    ui->want = o->set ? strdup(o->set) : NULL;
+    ui->replay = o->replay != NULL;
 }
 
-uint64_t ui_series_key(const top_ui *ui, uint64_t key)
+void ui_free(top_ui *ui)
 {
-    /* The same instance key in another counterset, or raw against cooked,
-     * is another series. */
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)ui->raw;
-    for (const char *p = ui->hdr.set_name ? ui->hdr.set_name : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return key ^ (h * 0x9e3779b97f4a7c15ull);
+    marks_free(&ui->marks);
+    free(ui->want);
+    ui->want = NULL;
 }
 
-/* ---- reading the model ------------------------------------------------------ */
-
-static ui_cached *cache_find(ui_cached *c, size_t n, uint64_t key)
-{
-    for (size_t i = 0; i < n; i++)
-        if (c[i].key == key)
-            return &c[i];
-    return NULL;
-}
-
-/* Row r's values for this refresh: cooked once, compared with the refresh
- * before. Returns the entry (NULL when the cache is full: out holds them). */
-static const ui_cached *row_values(top_ui *ui, top_model *m, const top_row *r, ui_cached *out)
-{
-    ui_cached *e = cache_find(ui->cache_cur, ui->ncur, r->key);
-    if (e)
-        return e;
-    e = ui->ncur < UI_CACHE ? &ui->cache_cur[ui->ncur++] : out;
-    uint32_t nc = ui->table->ncols;
-    memset(e, 0, sizeof *e);
-    e->key = r->key;
-    e->raw = ui->raw;
-    const ui_cached *before = cache_find(ui->cache_prev, ui->nprev, r->key);
-    if (before && before->raw != ui->raw)
-        before = NULL;
-    if (r->qi == UINT32_MAX) { /* a gone row: no values ("gone" / "exited") */
-        memset(e->st, PCW_CSTATUS_NO_INSTANCE, sizeof e->st);
-        return e;
-    }
-    if (nc <= UI_MAX_COLS) {
-        top_model_row_values(m, r, e->v, e->st);
-    } else {
-        double v[nc];
-        uint8_t st[nc];
-        top_model_row_values(m, r, v, st);
-        memcpy(e->v, v, sizeof e->v);
-        memcpy(e->st, st, sizeof e->st);
-    }
-    for (uint32_t k = 0; before && k < nc && k < UI_MAX_COLS; k++)
-        if (e->st[k] != before->st[k] || (e->st[k] == PCW_CSTATUS_VALID && e->v[k] != before->v[k]))
-            e->changed |= 1ull << k;
-    return e;
-}
+/* ---- a sync --------------------------------------------------------------------- */
 
 /* The columns as published: every one shown, in its order. */
-static void columns_reset(top_ui *ui)
+static void columns_reset(top_ui *ui, uint32_t nc)
 {
-    uint32_t nc = ui->table ? ui->table->ncols : 0;
     ui->ncol_order = nc < UI_MAX_COLS ? nc : UI_MAX_COLS;
     for (uint32_t i = 0; i < ui->ncol_order; i++) {
         ui->col_order[i] = i;
@@ -128,88 +94,18 @@ static void columns_reset(top_ui *ui)
     ui->setup_cursor = 0;
 }
 
-/* F3: the first instance at or after ui->search_from (in the view's
- * order, wrapping around once) whose name matches the search becomes the
- * cursor. O(rows), a window of rows at a time. */
-static void search(top_ui *ui, top_model *m)
+void ui_refreshed(top_ui *ui, const top_snap *s)
 {
-    enum { CHUNK = 256 };
-    uint32_t rows[CHUNK];
-    size_t n = ui->count;
-    ui->search_failed = 1;
-    if (!n)
-        return;
-    size_t start = ui->search_from < n ? ui->search_from : 0;
-    for (size_t done = 0; done < n;) {
-        size_t at = (start + done) % n;
-        size_t want = n - at < CHUNK ? n - at : CHUNK;
-        if (want > n - done)
-            want = n - done;
-        size_t got = view_rows(&ui->view, m, at, want, rows);
-        if (!got)
-            return;
-        for (size_t i = 0; i < got; i++) {
-            const top_row *r = &ui->table->rows[rows[i]];
-            if (view_filter_match(ui->search, top_row_name(ui->table, r), r->name_len)) {
-                ui->cursor = at + i;
-                ui->search_failed = 0;
-                return;
-            }
-        }
-        done += got;
-    }
-}
-
-/* A new refresh: header, table, messages. */
-static void take_refresh(top_ui *ui, const top_frame *f)
-{
-    ui->seq_before = ui->seq;
-    ui->seq = f->seq;
-    /* This refresh's cache starts empty; the last one's tells changes. */
-    ui_cached *t = ui->cache_prev;
-    ui->cache_prev = ui->cache_cur;
-    ui->nprev = ui->ncur;
-    ui->cache_cur = t;
-    ui->ncur = 0;
-    /* The header: scalars, and copies of what the model will free. */
-    for (size_t i = 0; i < ui->hdr.nsets; i++)
-        free(ui->hdr.sets[i].name);
-    top_setinfo *sets = ui->hdr.sets;
-    size_t sets_cap = ui->hdr.sets_cap;
-    top_exit *exits = ui->hdr.exits;
-    size_t exits_cap = ui->hdr.exits_cap;
-    char *set_name = ui->hdr.set_name;
-    ui->hdr = *f;
-    ui->hdr.table = NULL;
-    ui->hdr.sets = sets, ui->hdr.sets_cap = sets_cap, ui->hdr.nsets = 0;
-    ui->hdr.exits = exits, ui->hdr.exits_cap = exits_cap, ui->hdr.nexits = 0;
-    int set_changed = !set_name || !f->set_name || strcmp(set_name, f->set_name) != 0;
-    free(set_name);
-    ui->hdr.set_name = f->set_name ? strdup(f->set_name) : NULL;
-    if (f->nsets > ui->hdr.sets_cap) {
-        top_setinfo *n = realloc(ui->hdr.sets, f->nsets * sizeof *n);
-        if (n)
-            ui->hdr.sets = n, ui->hdr.sets_cap = f->nsets;
-    }
-    for (size_t i = 0; i < f->nsets && i < ui->hdr.sets_cap; i++) {
-        ui->hdr.sets[i] = f->sets[i];
-        if (!(ui->hdr.sets[i].name = strdup(f->sets[i].name)))
-            break;
-        ui->hdr.nsets = i + 1;
-    }
-    if (ui->hdr.set_index >= (int)ui->hdr.nsets)
-        ui->hdr.set_index = -1;
-    top_table_unref(ui->table);
-    ui->table = f->table;
-    top_table_ref(ui->table);
-    uint32_t nc = ui->table ? ui->table->ncols : 0;
-    if (set_changed || ui->ncol_order != (nc < UI_MAX_COLS ? nc : UI_MAX_COLS))
-        columns_reset(ui);
+    const top_frame *f = &s->hdr;
+    ui->seen_seq = s->seq;
+    uint32_t nc = s->table ? s->table->ncols : 0;
+    if (s->set_changed || ui->ncol_order != (nc < UI_MAX_COLS ? nc : UI_MAX_COLS))
+        columns_reset(ui, nc);
     /* The counterset list's cursor follows the counterset shown. */
-    if (ui->hdr.set_index >= 0 && ui->focus != FOCUS_SETS)
-        ui->set_cursor = (size_t)ui->hdr.set_index;
-    if (ui->set_cursor >= ui->hdr.nsets)
-        ui->set_cursor = ui->hdr.nsets ? ui->hdr.nsets - 1 : 0;
+    if (f->set_index >= 0 && ui->focus != FOCUS_SETS)
+        ui->set_cursor = (size_t)f->set_index;
+    if (ui->set_cursor >= f->nsets)
+        ui->set_cursor = f->nsets ? f->nsets - 1 : 0;
     /* Messages: what happened in this refresh. */
     if (f->nexits)
         say(ui, "provider %d (%s) exited%s", (int)f->exits[0].pid, f->exits[0].name,
@@ -220,24 +116,27 @@ static void take_refresh(top_ui *ui, const top_frame *f)
         say(ui, "%zu provider%s did not answer in time", f->failed, f->failed == 1 ? "" : "s");
     else if (f->message[0])
         say(ui, "%s", f->message);
-    else if (!ui->message[0] || ui->seq - ui->message_seq >= MESSAGE_REFRESHES) {
+    else if (!ui->message[0] || s->seq - ui->message_seq >= MESSAGE_REFRESHES) {
         /* Nothing happened: the table's standing note, while the totals
          * it explains are shown. */
-        if (f->note[0] && ui->view.totals)
+        if (f->note[0] && ui->choice.totals)
             say(ui, "%s", f->note);
         else
             ui->message[0] = 0;
     }
-    if (ui->sort_pending && ui->table) {
+    if (ui->sort_pending && s->table) {
         char why[512];
-        if (top_apply_sort(&ui->view, f, ui->opt->sort, why, sizeof why) != 0)
+        top_frame with_table = *f;
+        with_table.table = s->table;
+        if (view_parse_sort_spec(&with_table, ui->opt->sort, &ui->choice.sort, &ui->choice.reverse,
+                                 why, sizeof why) != 0)
             say(ui, "%s", why);
         ui->sort_pending = 0;
     }
-    if (ui->table && ui->graph_col >= (int)ui->table->ncols)
+    if (s->table && ui->graph_col >= (int)s->table->ncols)
         ui->graph_col = 0;
-    if (ui->heat_pending && ui->table) { /* -H */
-        ui->heat_col = heat_find_column(ui->table, ui->opt->heat);
+    if (ui->heat_pending && s->table) { /* -H */
+        ui->heat_col = heat_find_column(s->table, ui->opt->heat);
         if (ui->heat_col >= 0)
             ui->mode = MODE_HEAT;
         else
@@ -249,92 +148,32 @@ static void take_refresh(top_ui *ui, const top_frame *f)
         ui->last_frame = 1;
 }
 
-void ui_sync(top_ui *ui, top_model *m)
+void ui_found(top_ui *ui, long found)
 {
-    const top_frame *f = top_model_frame(m);
-    int fresh = f->seq != ui->seq;
-    if (fresh)
-        take_refresh(ui, f);
-    ui->raw = f->raw;
-    ui->advanced = f->advanced;
-    ui->count = ui->table ? view_count(&ui->view, m) : 0;
-    ui->nshown_totals = ui->view.nshown_totals;
-    if (ui->search_pending && ui->table) {
-        search(ui, m);
-        ui->search_pending = 0;
-    }
+    if (found >= 0)
+        ui->cursor = (size_t)found;
+    ui->search_failed = found < 0;
+    ui->search_pending = 0;
+}
+
+void ui_clamp(top_ui *ui, const top_snap *s, size_t h)
+{
+    ui->raw = s->hdr.raw;
+    ui->advanced = s->hdr.advanced;
     /* Keep the cursor inside the rows and the window around the cursor. */
-    size_t h = (size_t)screen_table_height(ui);
-    if (ui->cursor >= ui->count)
-        ui->cursor = ui->count ? ui->count - 1 : 0;
+    if (ui->cursor >= s->count)
+        ui->cursor = s->count ? s->count - 1 : 0;
     if (ui->cursor < ui->top)
         ui->top = ui->cursor;
     if (h && ui->cursor >= ui->top + h)
         ui->top = ui->cursor - h + 1;
-    if (ui->top + h > ui->count)
-        ui->top = ui->count > h ? ui->count - h : 0;
-    if (h > ui->rows_cap) {
-        ui_row *n = realloc(ui->rows, h * sizeof *n);
-        if (!n)
-            return;
-        ui->rows = n;
-        ui->rows_cap = h;
-    }
-    uint32_t rowbuf[h ? h : 1];
-    ui->nrows = ui->table ? view_rows(&ui->view, m, ui->top, h, rowbuf) : 0;
-    ui->rows_first = ui->top;
-    ui_cached spare;
-    uint32_t nc = ui->table ? ui->table->ncols : 0;
-    for (size_t i = 0; i < ui->nrows; i++) {
-        const top_row *r = &ui->table->rows[rowbuf[i]];
-        const ui_cached *e = row_values(ui, m, r, &spare);
-        ui_row *u = &ui->rows[i];
-        u->row = rowbuf[i];
-        u->key = r->key;
-        u->state = top_row_state(r, nc ? e->st[0] : PCW_CSTATUS_VALID);
-        u->is_new = r->born && ui->seq - r->born < TOP_NEW_REFRESHES;
-        u->changed = e->changed;
-        memcpy(u->v, e->v, sizeof u->v);
-        memcpy(u->st, e->st, sizeof u->st);
-    }
-    /* The graph's instances: the marked ones, else the first rows. */
-    ui->ngraph = 0;
-    if (ui->table) {
-        for (size_t i = 0; i < ui->nmarks && ui->ngraph < GRAPH_MAX_SERIES; i++) {
-            uint32_t r = top_table_find(ui->table, ui->marks[i]);
-            if (r != UINT32_MAX)
-                ui->graph_rows[ui->ngraph++] = r;
-        }
-        if (!ui->nmarks)
-            ui->ngraph =
-                view_rows(&ui->view, m, ui->nshown_totals, GRAPH_MAX_SERIES, ui->graph_rows);
-    }
-    /* History: every value on screen, and the graph's series. */
-    if (fresh && ui->table) {
-        hist_time(ui->hist, ui->seq, ui->hdr.mono_ns);
-        for (size_t i = 0; i < ui->nrows; i++) {
-            const ui_row *u = &ui->rows[i];
-            if (ui->table->rows[u->row].qi == UINT32_MAX)
-                continue;
-            for (uint32_t k = 0; k < nc && k < UI_MAX_COLS; k++)
-                hist_put(ui->hist, ui_series_key(ui, u->key), k, ui->seq,
-                         u->st[k] == PCW_CSTATUS_VALID ? u->v[k] : NAN);
-        }
-        for (size_t i = 0; i < ui->ngraph; i++) {
-            const top_row *r = &ui->table->rows[ui->graph_rows[i]];
-            if (r->qi == UINT32_MAX || ui->graph_col >= (int)nc)
-                continue;
-            const ui_cached *e = row_values(ui, m, r, &spare);
-            int k = ui->graph_col;
-            hist_put(ui->hist, ui_series_key(ui, r->key), (uint32_t)k, ui->seq,
-                     e->st[k] == PCW_CSTATUS_VALID ? e->v[k] : NAN);
-        }
-    }
-    if (ui->mode == MODE_HEAT)
-        heat_sync(ui, m);
-    ui->stale = 0;
-    ui->resync = 0;
-    ui->dirty = 1;
+    if (ui->top + h > s->count)
+        ui->top = s->count > h ? s->count - h : 0;
+    /* The heatmap's histogram: the first there is, when it has none. */
+    const top_table *t = s->table;
+    if (ui->mode == MODE_HEAT && t &&
+        (ui->heat_col < 0 || ui->heat_col >= (int)t->ncols || !t->cols[ui->heat_col].shape))
+        ui->heat_col = heat_next_column(t, -1, 1);
 }
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -351,24 +190,26 @@ static void move_cursor(size_t *cursor, size_t count, long delta)
     *cursor = (size_t)c;
 }
 
-static void choose_set(top_ui *ui, size_t i)
+static void choose_set(key_ctx *k, size_t i)
 {
-    if (i >= ui->hdr.nsets)
+    top_ui *ui = k->ui;
+    if (i >= k->s->hdr.nsets)
         return;
     ui->set_cursor = i;
-    if (ui->hdr.set_name && strcmp(ui->hdr.set_name, ui->hdr.sets[i].name) == 0)
+    if (k->s->hdr.set_name && strcmp(k->s->hdr.set_name, k->s->hdr.sets[i].name) == 0)
         return;
     free(ui->want);
-    ui->want = strdup(ui->hdr.sets[i].name);
-    collector_want(ui->col, ui->want);
+    ui->want = strdup(k->s->hdr.sets[i].name);
+    k->flags |= REACT_WANT;
     ui->cursor = ui->top = 0;
-    ui->view.sort = TOP_SORT_NONE; /* columns differ from one set to the next */
-    ui->view.reverse = 0;
+    ui->choice.sort = TOP_SORT_NONE; /* columns differ from one set to the next */
+    ui->choice.reverse = 0;
     ui->graph_col = 0;
 }
 
-static void set_interval(top_ui *ui, int dir)
+static void set_interval(key_ctx *k, int dir)
 {
+    top_ui *ui = k->ui;
     double now = (double)ui->interval_ns / 1e9, next = now;
     size_t n = sizeof intervals / sizeof intervals[0];
     if (dir > 0) {
@@ -385,40 +226,53 @@ static void set_interval(top_ui *ui, int dir)
             }
     }
     ui->interval_ns = (uint64_t)(next * 1e9 + 0.5);
-    collector_set_interval(ui->col, ui->interval_ns);
+    k->flags |= REACT_INTERVAL;
     char iv[32];
     fmt_interval(iv, sizeof iv, ui->interval_ns);
     say(ui, "delay %s", iv);
 }
 
-static void toggle_mark(top_ui *ui)
+static void toggle_mark(key_ctx *k)
 {
-    if (ui->cursor < ui->rows_first || ui->cursor >= ui->rows_first + ui->nrows)
-        return;
-    uint64_t key = ui->rows[ui->cursor - ui->rows_first].key;
-    for (size_t i = 0; i < ui->nmarks; i++)
-        if (ui->marks[i] == key) {
-            ui->marks[i] = ui->marks[--ui->nmarks];
-            return;
-        }
-    if (ui->nmarks >= GRAPH_MAX_SERIES) {
-        say(ui, "at most %d instances are marked for the graph", GRAPH_MAX_SERIES);
-        return;
-    }
-    if (ui->nmarks == ui->marks_cap) {
-        size_t cap = ui->marks_cap ? 2 * ui->marks_cap : 8;
-        uint64_t *n = realloc(ui->marks, cap * sizeof *n);
-        if (!n)
-            return;
-        ui->marks = n;
-        ui->marks_cap = cap;
-    }
-    ui->marks[ui->nmarks++] = key;
+    const ui_row *u = snap_row_at(k->s, k->ui->cursor);
+    if (u && marks_toggle(&k->ui->marks, u->key) < 0 && k->ui->marks.n >= GRAPH_MAX_SERIES)
+        say(k->ui, "at most %d instances are marked for the graph", GRAPH_MAX_SERIES);
 }
 
 /* The filter and search prompts: wide characters in, UTF-8 kept. */
-static void edit_key(top_ui *ui, int is_key, wint_t c)
+/* The time prompt (--replay, b): Enter goes there, Esc does not. */
+static void goto_key(key_ctx *k, int is_key, wint_t c)
 {
+    top_ui *ui = k->ui;
+    size_t n = strlen(ui->edit);
+    if ((is_key && c == KEY_ENTER) || (!is_key && (c == L'\r' || c == L'\n'))) {
+        ui->editing = EDIT_NONE;
+        if (fmt_parse_time(ui->edit, k->s->hdr.log_first_real_ns, &ui->seek_real_ns) == 0)
+            k->flags |= REACT_SEEK_TIME;
+        else
+            say(ui, "not a time: \"%s\" (HH:MM:SS, or YYYY-MM-DD HH:MM:SS)", ui->edit);
+    } else if (!is_key && c == 27) {
+        ui->editing = EDIT_NONE;
+    } else if ((is_key && c == KEY_BACKSPACE) || (!is_key && (c == 127 || c == 8))) {
+        if (n > 0)
+            ui->edit[n - 1] = 0;
+    } else if (!is_key && c == 21) { /* ^U */
+        ui->edit[0] = 0;
+    } else if (!is_key &&
+               ((c >= L'0' && c <= L'9') || c == L':' || c == L'-' || c == L' ' || c == L'T') &&
+               n + 1 < sizeof ui->edit) {
+        ui->edit[n] = (char)c;
+        ui->edit[n + 1] = 0;
+    }
+}
+
+static void edit_key(key_ctx *k, int is_key, wint_t c)
+{
+    top_ui *ui = k->ui;
+    if (ui->editing == EDIT_GOTO) {
+        goto_key(k, is_key, c);
+        return;
+    }
     size_t n = strlen(ui->edit);
     int searching = ui->editing == EDIT_SEARCH;
     if ((is_key && c == KEY_ENTER) || (!is_key && (c == L'\r' || c == L'\n'))) {
@@ -426,11 +280,11 @@ static void edit_key(top_ui *ui, int is_key, wint_t c)
     } else if (!is_key && c == 27) { /* Esc: back to the filter as it was */
         ui->editing = EDIT_NONE;
         if (!searching)
-            memcpy(ui->view.filter, ui->edit_undo, sizeof ui->view.filter);
+            memcpy(ui->choice.filter, ui->edit_undo, sizeof ui->choice.filter);
     } else if (searching && is_key && c == KEY_F(3)) { /* the next match */
         ui->search_from = ui->cursor + 1;
         ui->search_pending = 1;
-        ui->resync = 1;
+        k->flags |= REACT_RESYNC;
         return;
     } else if (is_key && c != KEY_BACKSPACE) {
         return; /* other keys: nothing (htop's prompts) */
@@ -446,13 +300,13 @@ static void edit_key(top_ui *ui, int is_key, wint_t c)
         char mb[MB_LEN_MAX + 1];
         mbstate_t st;
         memset(&st, 0, sizeof st);
-        size_t k = wcrtomb(mb, (wchar_t)c, &st);
-        if (k != (size_t)-1 && n + k < sizeof ui->edit) {
-            memcpy(ui->edit + n, mb, k);
-            ui->edit[n + k] = 0;
+        size_t len = wcrtomb(mb, (wchar_t)c, &st);
+        if (len != (size_t)-1 && n + len < sizeof ui->edit) {
+            memcpy(ui->edit + n, mb, len);
+            ui->edit[n + len] = 0;
         }
     }
-    ui->resync = 1;
+    k->flags |= REACT_RESYNC;
     if (searching) {
         /* The search follows what is typed, from where it started. */
         if (ui->editing && strcmp(ui->search, ui->edit) != 0) {
@@ -464,7 +318,7 @@ static void edit_key(top_ui *ui, int is_key, wint_t c)
     }
     if (ui->editing) {
         /* The filter follows what is typed (as htop's). */
-        memcpy(ui->view.filter, ui->edit, sizeof ui->view.filter);
+        memcpy(ui->choice.filter, ui->edit, sizeof ui->choice.filter);
     }
     ui->cursor = ui->top = 0;
 }
@@ -472,8 +326,8 @@ static void edit_key(top_ui *ui, int is_key, wint_t c)
 static void open_filter(top_ui *ui)
 {
     ui->editing = EDIT_FILTER;
-    memcpy(ui->edit, ui->view.filter, sizeof ui->edit);
-    memcpy(ui->edit_undo, ui->view.filter, sizeof ui->edit_undo);
+    memcpy(ui->edit, ui->choice.filter, sizeof ui->edit);
+    memcpy(ui->edit_undo, ui->choice.filter, sizeof ui->edit_undo);
 }
 
 static void open_search(top_ui *ui)
@@ -493,73 +347,128 @@ static void show_sets(top_ui *ui, int show)
         ui->focus = FOCUS_TABLE;
 }
 
-static void sort_by(top_ui *ui, int sort)
+static void sort_by(key_ctx *k, int sort)
 {
-    if (ui->view.sort == sort) {
-        ui->view.reverse = !ui->view.reverse;
+    top_ui *ui = k->ui;
+    if (ui->choice.sort == sort) {
+        ui->choice.reverse = !ui->choice.reverse;
     } else {
-        ui->view.sort = sort;
-        ui->view.reverse = 0;
+        ui->choice.sort = sort;
+        ui->choice.reverse = 0;
     }
     if (sort >= 0)
         ui->graph_col = sort;
-    ui->resync = 1;
+    k->flags |= REACT_RESYNC;
 }
 
-static void mouse(top_ui *ui)
+static void mouse(key_ctx *k)
 {
+    top_ui *ui = k->ui;
     MEVENT ev;
     if (getmouse(&ev) != OK)
         return;
     if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
         long d = (ev.bstate & BUTTON4_PRESSED) ? -3 : 3;
-        if (ev.x < ui->list_x + ui->list_w && ui->mode == MODE_TABLE) {
+        if (ev.x < k->lay->list_x + k->lay->list_w && ui->mode == MODE_TABLE) {
             size_t c = ui->set_cursor;
-            move_cursor(&c, ui->hdr.nsets, d);
-            choose_set(ui, c);
+            move_cursor(&c, k->s->hdr.nsets, d);
+            choose_set(k, c);
         } else {
-            move_cursor(&ui->cursor, ui->count, d);
+            move_cursor(&ui->cursor, k->s->count, d);
         }
-        ui->resync = 1;
+        k->flags |= REACT_RESYNC;
         return;
     }
     if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) || ui->mode != MODE_TABLE)
         return;
-    if (ev.y < ui->body_y || ev.y >= ui->body_y + ui->body_h)
+    if (ev.y < k->lay->body_y || ev.y >= k->lay->body_y + k->lay->body_h)
         return;
-    if (ev.x >= ui->list_x && ev.x < ui->list_x + ui->list_w) {
+    if (ev.x >= k->lay->list_x && ev.x < k->lay->list_x + k->lay->list_w) {
         /* The counterset list: its title, then one line per set. */
         ui->focus = FOCUS_SETS;
-        int line = ev.y - ui->body_y - 1;
+        int line = ev.y - k->lay->body_y - 1;
         if (line >= 0)
-            choose_set(ui, ui->set_top + (size_t)line);
-    } else if (ev.x >= ui->table_x) {
+            choose_set(k, k->lay->set_top + (size_t)line);
+    } else if (ev.x >= k->lay->table_x) {
         ui->focus = FOCUS_TABLE;
-        if (ev.y == ui->body_y) { /* the header: sort by the column clicked */
-            for (int i = ui->nhdr - 1; i >= 0; i--)
-                if (ev.x >= ui->hdr_x[i]) {
-                    sort_by(ui, ui->hdr_sort[i]);
+        if (ev.y == k->lay->body_y) { /* the header: sort by the column clicked */
+            for (int i = k->lay->nhdr - 1; i >= 0; i--)
+                if (ev.x >= k->lay->hdr_x[i]) {
+                    sort_by(k, k->lay->hdr_sort[i]);
                     break;
                 }
         } else {
-            size_t row = ui->top + (size_t)(ev.y - ui->body_y - 1);
-            if (row < ui->count)
+            size_t row = ui->top + (size_t)(ev.y - k->lay->body_y - 1);
+            if (row < k->s->count)
                 ui->cursor = row;
         }
     }
-    ui->resync = 1;
+    k->flags |= REACT_RESYNC;
 }
 
-static void key_table(top_ui *ui, int is_key, wint_t c)
+/* The first column shown, as the last draw could show it (several keys
+ * may come before the next draw). */
+static int hscroll(const key_ctx *k)
 {
-    if (ui->focus == FOCUS_SETS && !screen_sets_shown(ui))
+    int h = k->ui->hscroll;
+    h = h > k->lay->hscroll_max ? k->lay->hscroll_max : h;
+    return h > 0 ? h : 0;
+}
+
+/* --replay's keys: `.` one sample forward, `,` or `T` (atop -r's) one back,
+ * `b` (atop's "branch") a time to go to, + and - the speed; atop's `t`
+ * forward is pcwtop's totals. 1 if c was one. Steps count from the sample
+ * a step already asked for while the snapshot has not moved on, so that
+ * keys typed ahead of the screen add up. */
+static int replay_key(key_ctx *k, int is_key, wint_t c)
+{
+    top_ui *ui = k->ui;
+    static const int speeds[] = UI_SPEEDS;
+    const int nspeeds = (int)(sizeof speeds / sizeof speeds[0]);
+    if (!ui->replay || is_key)
+        return 0;
+    if (c == L'.' || c == L',' || c == L'T') {
+        uint64_t at = ui->seek_seq == k->s->seq ? ui->seek_index : k->s->hdr.log_index;
+        if (c == L'.')
+            at++;
+        else if (at)
+            at--;
+        ui->seek_index = at;
+        ui->seek_seq = k->s->seq;
+        k->flags |= REACT_SEEK;
+    } else if (c == L'b') {
+        ui->editing = EDIT_GOTO;
+        ui->edit[0] = 0;
+    } else if (c == L'+' || c == L'=' || c == L'-' || c == L'_') {
+        int up = c == L'+' || c == L'=';
+        if (up && ui->speed + 1 < nspeeds)
+            ui->speed++;
+        else if (!up && ui->speed > 0)
+            ui->speed--;
+        k->flags |= REACT_SPEED;
+        if (speeds[ui->speed])
+            say(ui, "speed %dx", speeds[ui->speed]);
+        else
+            say(ui, "%s", "speed: as fast as possible");
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static void key_table(key_ctx *k, int is_key, wint_t c)
+{
+    top_ui *ui = k->ui;
+    if (ui->focus == FOCUS_SETS && !layout_sets_shown(ui, COLS))
         ui->focus = FOCUS_TABLE; /* the terminal got narrow: no keys for a hidden list */
-    size_t page = (size_t)screen_table_height(ui);
+    size_t page = (size_t)layout_table_height(LINES);
     size_t *cur = ui->focus == FOCUS_SETS ? &ui->set_cursor : &ui->cursor;
-    size_t count = ui->focus == FOCUS_SETS ? ui->hdr.nsets : ui->count;
+    size_t count = ui->focus == FOCUS_SETS ? k->s->hdr.nsets : k->s->count;
     long delta = 0;
     int moved = 0;
-    if (is_key) {
+    if (replay_key(k, is_key, c)) {
+        k->flags |= REACT_RESYNC;
+    } else if (is_key) {
         switch (c) {
         case KEY_UP:
             delta = -1, moved = 1;
@@ -580,16 +489,16 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             delta = (long)count, moved = 1;
             break;
         case KEY_LEFT: /* scroll; from the first column, to the list */
-            if (ui->focus == FOCUS_TABLE && ui->hscroll > 0)
-                ui->hscroll--;
-            else if (screen_sets_shown(ui))
+            if (ui->focus == FOCUS_TABLE && hscroll(k) > 0)
+                ui->hscroll = hscroll(k) - 1;
+            else if (layout_sets_shown(ui, COLS))
                 ui->focus = FOCUS_SETS;
             break;
         case KEY_RIGHT:
             if (ui->focus == FOCUS_SETS)
                 ui->focus = FOCUS_TABLE;
-            else if (ui->hscroll < ui->hscroll_max)
-                ui->hscroll++;
+            else if (hscroll(k) < k->lay->hscroll_max)
+                ui->hscroll = hscroll(k) + 1;
             break;
         case KEY_F(1):
             ui->mode = MODE_HELP;
@@ -605,7 +514,7 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             open_filter(ui);
             break;
         case KEY_F(5):
-            collector_refresh(ui->col);
+            k->flags |= REACT_COLLECT;
             say(ui, "refreshed");
             break;
         case KEY_F(6):
@@ -613,10 +522,10 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             ui->sort_cursor = 0;
             break;
         case KEY_F(10):
-            ui->quit = 1;
+            k->flags |= REACT_QUIT;
             break;
         case KEY_MOUSE:
-            mouse(ui);
+            mouse(k);
             break;
         case KEY_ENTER:
             ui->focus = FOCUS_TABLE;
@@ -625,22 +534,22 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
     } else {
         switch (c) {
         case L'\t':
-            if (!screen_sets_shown(ui))
+            if (!layout_sets_shown(ui, COLS))
                 show_sets(ui, 1);
             ui->focus = ui->focus == FOCUS_SETS ? FOCUS_TABLE : FOCUS_SETS;
             break;
         case L'c':
-            show_sets(ui, !screen_sets_shown(ui));
+            show_sets(ui, !layout_sets_shown(ui, COLS));
             say(ui, "%s",
-                screen_sets_shown(ui) ? "counterset list shown"
-                                      : "counterset list hidden (c shows it)");
+                layout_sets_shown(ui, COLS) ? "counterset list shown"
+                                            : "counterset list hidden (c shows it)");
             break;
         case L'\r':
         case L'\n':
             ui->focus = FOCUS_TABLE;
             break;
         case L'q':
-            ui->quit = 1;
+            k->flags |= REACT_QUIT;
             break;
         case L'h':
         case L'?':
@@ -656,35 +565,35 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             ui->sort_cursor = 0;
             break;
         case L'r':
-            ui->view.reverse = !ui->view.reverse;
-            ui->resync = 1;
+            ui->choice.reverse = !ui->choice.reverse;
+            k->flags |= REACT_RESYNC;
             break;
         case L'+':
         case L'=':
-            set_interval(ui, 1);
+            set_interval(k, 1);
             break;
         case L'-':
         case L'_':
-            set_interval(ui, -1);
+            set_interval(k, -1);
             break;
         case L' ':
             ui->paused = !ui->paused;
-            collector_pause(ui->col, ui->paused);
+            k->flags |= REACT_PAUSE;
             say(ui, "%s", ui->paused ? "paused (space to go on)" : "running");
             break;
         case L't':
-            ui->view.totals = !ui->view.totals;
-            ui->resync = 1;
-            say(ui, "%s", ui->view.totals ? "totals shown" : "totals hidden");
+            ui->choice.totals = !ui->choice.totals;
+            k->flags |= REACT_RESYNC;
+            say(ui, "%s", ui->choice.totals ? "totals shown" : "totals hidden");
             break;
         case L'a':
             ui->advanced = !ui->advanced;
-            collector_set_advanced(ui->col, ui->advanced);
+            k->flags |= REACT_ADVANCED;
             say(ui, "%s", ui->advanced ? "advanced counters shown" : "advanced counters hidden");
             break;
         case L'v':
             ui->raw = !ui->raw;
-            collector_set_raw(ui->col, ui->raw);
+            k->flags |= REACT_RAW;
             say(ui, "%s", ui->raw ? "raw values" : "cooked values");
             break;
         case L'd':
@@ -692,47 +601,48 @@ static void key_table(top_ui *ui, int is_key, wint_t c)
             break;
         case L'g':
             ui->mode = MODE_GRAPH;
-            if (ui->view.sort >= 0)
-                ui->graph_col = ui->view.sort;
-            ui->resync = 1;
+            if (ui->choice.sort >= 0)
+                ui->graph_col = ui->choice.sort;
+            k->flags |= REACT_RESYNC;
             break;
         case L'H': /* the heatmap: the sort column's histogram, else the first */
-            ui->heat_col = ui->view.sort >= 0 && ui->table &&
-                                   ui->view.sort < (int)ui->table->ncols &&
-                                   ui->table->cols[ui->view.sort].shape
-                               ? ui->view.sort
-                               : heat_next_column(ui->table, -1, 1);
+            ui->heat_col = ui->choice.sort >= 0 && k->s->table &&
+                                   ui->choice.sort < (int)k->s->table->ncols &&
+                                   k->s->table->cols[ui->choice.sort].shape
+                               ? ui->choice.sort
+                               : heat_next_column(k->s->table, -1, 1);
             if (ui->heat_col < 0)
                 say(ui, "%s", "no histogram counter in this counterset");
             else
                 ui->mode = MODE_HEAT;
-            ui->resync = 1;
+            k->flags |= REACT_RESYNC;
             break;
         case L'm':
-            toggle_mark(ui);
-            ui->resync = 1;
+            toggle_mark(k);
+            k->flags |= REACT_RESYNC;
             break;
         case L'U':
-            ui->nmarks = 0;
-            ui->resync = 1;
+            marks_clear(&ui->marks);
+            k->flags |= REACT_RESYNC;
             break;
         case 12: /* ^L */
-            clearok(curscr, TRUE);
+            k->flags |= REACT_CLEAR;
             break;
         }
     }
     if (moved) {
         move_cursor(cur, count, delta);
         if (ui->focus == FOCUS_SETS)
-            choose_set(ui, ui->set_cursor);
-        ui->resync = 1;
+            choose_set(k, ui->set_cursor);
+        k->flags |= REACT_RESYNC;
     }
 }
 
-static void key_sort(top_ui *ui, int is_key, wint_t c)
+static void key_sort(key_ctx *k, int is_key, wint_t c)
 {
+    top_ui *ui = k->ui;
     int choices[UI_MAX_COLS + 3];
-    size_t n = screen_sort_choices(ui, choices, sizeof choices / sizeof choices[0]);
+    size_t n = layout_sort_choices(k->s->table, choices, sizeof choices / sizeof choices[0]);
     if (is_key && c == KEY_UP && ui->sort_cursor > 0)
         ui->sort_cursor--;
     else if (is_key && c == KEY_DOWN && ui->sort_cursor + 1 < n)
@@ -743,18 +653,18 @@ static void key_sort(top_ui *ui, int is_key, wint_t c)
         ui->sort_cursor = n - 1;
     else if ((is_key && c == KEY_ENTER) || (!is_key && (c == L'\r' || c == L'\n'))) {
         if (ui->sort_cursor < n) {
-            ui->view.sort = choices[ui->sort_cursor];
-            ui->view.reverse = 0;
-            if (ui->view.sort >= 0)
-                ui->graph_col = ui->view.sort;
+            ui->choice.sort = choices[ui->sort_cursor];
+            ui->choice.reverse = 0;
+            if (ui->choice.sort >= 0)
+                ui->graph_col = ui->choice.sort;
         }
         ui->mode = MODE_TABLE;
-        ui->resync = 1;
+        k->flags |= REACT_RESYNC;
     } else if ((is_key && (c == KEY_F(6) || c == KEY_F(10))) ||
                (!is_key && (c == 27 || c == L's' || c == L'q'))) {
         ui->mode = MODE_TABLE;
         if ((is_key && c == KEY_F(10)) || (!is_key && c == L'q'))
-            ui->quit = 1;
+            k->flags |= REACT_QUIT;
     }
 }
 
@@ -770,8 +680,9 @@ static void column_swap(top_ui *ui, size_t i, size_t j)
 }
 
 /* F2: the columns; Space shows or hides one, F7/F8 (or [ ]) move it. */
-static void key_setup(top_ui *ui, int is_key, wint_t c)
+static void key_setup(key_ctx *k, int is_key, wint_t c)
 {
+    top_ui *ui = k->ui;
     size_t n = ui->ncol_order, *cur = &ui->setup_cursor;
     if (is_key && c == KEY_UP && *cur > 0)
         (*cur)--;
@@ -793,22 +704,25 @@ static void key_setup(top_ui *ui, int is_key, wint_t c)
                (!is_key && (c == 27 || c == L'q' || c == L'\r' || c == L'\n'))) {
         ui->mode = MODE_TABLE;
         if ((is_key && c == KEY_F(10)) || (!is_key && c == L'q'))
-            ui->quit = 1;
+            k->flags |= REACT_QUIT;
     }
-    ui->resync = 1;
+    k->flags |= REACT_RESYNC;
 }
 
 /* The keys the graph and the heatmap share: Up/Down another instance,
  * Space pause, + - the interval, the mouse ignored. 1 if c was one. */
-static int plot_key(top_ui *ui, int is_key, wint_t c)
+static int plot_key(key_ctx *k, int is_key, wint_t c)
 {
-    if (is_key && (c == KEY_UP || c == KEY_DOWN)) {
-        move_cursor(&ui->cursor, ui->count, c == KEY_UP ? -1 : 1);
+    top_ui *ui = k->ui;
+    if (replay_key(k, is_key, c)) {
+        return 1;
+    } else if (is_key && (c == KEY_UP || c == KEY_DOWN)) {
+        move_cursor(&ui->cursor, k->s->count, c == KEY_UP ? -1 : 1);
     } else if (!is_key && c == L' ') {
         ui->paused = !ui->paused;
-        collector_pause(ui->col, ui->paused);
+        k->flags |= REACT_PAUSE;
     } else if (!is_key && (c == L'+' || c == L'-')) {
-        set_interval(ui, c == L'+' ? 1 : -1);
+        set_interval(k, c == L'+' ? 1 : -1);
     } else if (is_key && c == KEY_MOUSE) {
         MEVENT ev;
         getmouse(&ev);
@@ -818,41 +732,43 @@ static int plot_key(top_ui *ui, int is_key, wint_t c)
     return 1;
 }
 
-static void key_mode(top_ui *ui, int is_key, wint_t c)
+static void key_mode(key_ctx *k, int is_key, wint_t c)
 {
+    top_ui *ui = k->ui;
     /* Help and details: any key returns (q and F10 quit); the graph keeps
      * its own keys. */
     int quit = (is_key && c == KEY_F(10)) || (!is_key && c == L'q');
     if (ui->mode == MODE_HEAT) {
         if (is_key && (c == KEY_LEFT || c == KEY_RIGHT))
-            ui->heat_col = heat_next_column(ui->table, ui->heat_col, c == KEY_LEFT ? -1 : 1);
-        else if (!plot_key(ui, is_key, c))
+            ui->heat_col = heat_next_column(k->s->table, ui->heat_col, c == KEY_LEFT ? -1 : 1);
+        else if (!plot_key(k, is_key, c))
             ui->mode = MODE_TABLE;
     } else if (ui->mode == MODE_GRAPH) {
-        uint32_t nc = ui->table ? ui->table->ncols : 0;
+        uint32_t nc = k->s->table ? k->s->table->ncols : 0;
         if (is_key && c == KEY_LEFT && nc)
             ui->graph_col = (ui->graph_col + (int)nc - 1) % (int)nc;
         else if (is_key && c == KEY_RIGHT && nc)
             ui->graph_col = (ui->graph_col + 1) % (int)nc;
         else if (!is_key && c == L'm')
-            toggle_mark(ui);
+            toggle_mark(k);
         else if (!is_key && c == L'U')
-            ui->nmarks = 0;
-        else if (!plot_key(ui, is_key, c))
+            marks_clear(&ui->marks);
+        else if (!plot_key(k, is_key, c))
             ui->mode = MODE_TABLE;
     } else if (ui->mode == MODE_HELP && is_key &&
                (c == KEY_UP || c == KEY_DOWN || c == KEY_PPAGE || c == KEY_NPAGE || c == KEY_HOME ||
                 c == KEY_END)) {
         /* Scroll (screen.c keeps it within the help). */
-        int page = ui->body_h > 1 ? ui->body_h - 1 : 1;
-        ui->help_top += c == KEY_UP      ? -1
-                        : c == KEY_DOWN  ? 1
-                        : c == KEY_PPAGE ? -page
-                        : c == KEY_NPAGE ? page
-                        : c == KEY_HOME  ? -(1 << 20)
-                                         : 1 << 20;
+        int page = k->lay->body_h > 1 ? k->lay->body_h - 1 : 1;
+        int top = ui->help_top > k->lay->help_max ? k->lay->help_max : ui->help_top;
+        ui->help_top = (top > 0 ? top : 0) + (c == KEY_UP      ? -1
+                                              : c == KEY_DOWN  ? 1
+                                              : c == KEY_PPAGE ? -page
+                                              : c == KEY_NPAGE ? page
+                                              : c == KEY_HOME  ? -(1 << 20)
+                                                               : 1 << 20);
     } else if (ui->mode == MODE_DETAILS && is_key && (c == KEY_UP || c == KEY_DOWN)) {
-        move_cursor(&ui->cursor, ui->count, c == KEY_UP ? -1 : 1);
+        move_cursor(&ui->cursor, k->s->count, c == KEY_UP ? -1 : 1);
     } else if (!(is_key && c == KEY_MOUSE)) {
         ui->mode = MODE_TABLE;
     } else {
@@ -860,83 +776,24 @@ static void key_mode(top_ui *ui, int is_key, wint_t c)
         getmouse(&ev);
     }
     if (quit)
-        ui->quit = 1;
-    ui->resync = 1;
+        k->flags |= REACT_QUIT;
+    k->flags |= REACT_RESYNC;
 }
 
-static void handle_key(top_ui *ui, int is_key, wint_t c)
+int ui_key(top_ui *ui, const top_snap *s, const top_layout *lay, int is_key, wint_t c)
 {
-    ui->dirty = 1;
+    key_ctx k = {ui, s, lay, REACT_REDRAW};
     if (is_key && c == KEY_RESIZE)
-        return; /* SIGWINCH did it */
+        return k.flags; /* SIGWINCH did it */
     if (ui->editing)
-        edit_key(ui, is_key, c);
+        edit_key(&k, is_key, c);
     else if (ui->mode == MODE_SORT)
-        key_sort(ui, is_key, c);
+        key_sort(&k, is_key, c);
     else if (ui->mode == MODE_SETUP)
-        key_setup(ui, is_key, c);
+        key_setup(&k, is_key, c);
     else if (ui->mode != MODE_TABLE)
-        key_mode(ui, is_key, c);
+        key_mode(&k, is_key, c);
     else
-        key_table(ui, is_key, c);
-}
-
-static void resize(top_ui *ui)
-{
-    struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
-        resize_term(ws.ws_row, ws.ws_col);
-    clearok(curscr, TRUE);
-    ui->resync = 1;
-    ui->dirty = 1;
-}
-
-int input_loop(top_ui *ui, int wake_fd, volatile int *signalled, volatile int *winched)
-{
-    ui->scr_lines = LINES;
-    ui->scr_cols = COLS;
-    ui->resync = ui->dirty = 1;
-    uint64_t synced_seq = 0;
-    while (!ui->quit && !*signalled) {
-        if (*winched) {
-            *winched = 0;
-            resize(ui);
-        }
-        ui->scr_lines = LINES;
-        ui->scr_cols = COLS;
-        uint64_t seq = collector_seq(ui->col);
-        if (seq != synced_seq || ui->resync || ui->stale) {
-            top_model *m = collector_lock(ui->col, UI_LOCK_MS);
-            if (m) {
-                ui_sync(ui, m);
-                collector_unlock(ui->col);
-                synced_seq = seq;
-            } else {
-                ui->stale = 1; /* collecting: draw what we have, retry soon */
-            }
-        }
-        screen_draw(ui);
-        ui->dirty = 0;
-        if (ui->last_frame)
-            break;
-        struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-        int timeout = ui->stale ? 50 : 1000; /* 1 s: the clock in the header */
-        if (poll(p, 2, timeout) < 0 && errno != EINTR)
-            break;
-        if (p[1].revents & POLLIN) {
-            char buf[64];
-            while (read(wake_fd, buf, sizeof buf) > 0) {
-            }
-        }
-        if (p[0].revents & (POLLHUP | POLLERR))
-            break; /* the terminal went away */
-        wint_t c;
-        int r;
-        while ((r = get_wch(&c)) != ERR) {
-            handle_key(ui, r == KEY_CODE_YES, c);
-            if (ui->quit)
-                break;
-        }
-    }
-    return 0;
+        key_table(&k, is_key, c);
+    return k.flags;
 }

@@ -4,8 +4,9 @@
  * a graph; top-like (tools/pcwtop/README.md).
  *
  * main.c parses the options, then runs batch mode (batch.c) or sets up the
- * terminal and runs the interactive viewer (input.c) with its collector
- * thread (collector.c).
+ * terminal and runs the interactive viewer: the event loop here, keys in
+ * input.c, the snapshot in snap.c, drawing in screen.c, with the
+ * collector thread (collector.c).
  *
  * The terminal is restored on every way out: q and F10 return from the
  * event loop; SIGINT, SIGTERM and SIGHUP set a flag the loop sees (through
@@ -27,10 +28,12 @@
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <term.h>
 #include <termios.h>
 #include <unistd.h>
@@ -59,6 +62,9 @@ static const char usage_text[] =
     "                           heatmap (H); with -b, print it after each table\n"
     "      --timeout SECONDS    how long a callback provider has to answer each\n"
     "                           refresh (default: the delay, at most 1)\n"
+    "      --replay FILE        replay a log (pcwstat -f BIN -o FILE) instead of the\n"
+    "                           live providers: the same screens at the recorded\n"
+    "                           pace; with -b every logged sample as text\n"
     "      --dir DIR            root directory (default: $PCW_DIR, else /dev/shm)\n"
     "      --all-users          also other users' providers (needs their opt-in)\n"
     "      --containers         also providers in other mount namespaces (containers;\n"
@@ -74,7 +80,8 @@ static const char usage_text[] =
     "(columns); F3 search; F4, / or \\ filter; F5 refresh now; F6 or s sort;\n"
     "r reverse; +/- interval; space pause; t totals; v raw/cooked; a advanced\n"
     "counters; d details; g graph; H heatmap of a histogram; m mark for the graph;\n"
-    "h, F1 or ? help; q or F10 quit.\n"
+    "h, F1 or ? help; q or F10 quit. --replay: space pause, . next sample,\n"
+    ", or T the one before, b go to a time, + - speed.\n"
     "\n"
     "Exit status: 0 success, 1 failure, 2 usage error.\n";
 
@@ -179,7 +186,15 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 
 static int parse(int argc, char **argv, top_options *o)
 {
-    enum { OPT_DIR = 256, OPT_ALL_USERS, OPT_VERSION, OPT_TIMEOUT, OPT_CONTAINERS, OPT_CONTAINER };
+    enum {
+        OPT_DIR = 256,
+        OPT_ALL_USERS,
+        OPT_VERSION,
+        OPT_TIMEOUT,
+        OPT_CONTAINERS,
+        OPT_CONTAINER,
+        OPT_REPLAY
+    };
     static const struct option longs[] = {
         {"delay", required_argument, NULL, 'd'},
         {"counterset", required_argument, NULL, 'c'},
@@ -194,6 +209,7 @@ static int parse(int argc, char **argv, top_options *o)
         {"containers", no_argument, NULL, OPT_CONTAINERS},
         {"container", required_argument, NULL, OPT_CONTAINER},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"replay", required_argument, NULL, OPT_REPLAY},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -264,6 +280,11 @@ static int parse(int argc, char **argv, top_options *o)
             if (end == optarg || *end || errno || !(o->timeout >= 0.01) || o->timeout > 3600)
                 return usage_error("bad timeout \"%s\" (seconds, 0.01 to 3600)", optarg);
             break;
+        case OPT_REPLAY:
+            if (!*optarg)
+                return usage_error("--replay needs a log file (pcwstat -f BIN -o FILE)");
+            o->replay = optarg;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -278,34 +299,126 @@ static int parse(int argc, char **argv, top_options *o)
     }
     if (optind < argc)
         return usage_error("unexpected argument \"%s\"", argv[optind]);
-    return 0;
-}
-
-int top_apply_sort(top_view *v, const top_frame *f, const char *spec, char *why, size_t len)
-{
-    int dir = 0; /* 1 descending, -1 ascending, 0 the column's default */
-    if (*spec == '+' || *spec == '-')
-        dir = *spec++ == '+' ? 1 : -1;
-    int sort;
-    if (view_parse_sort(f, spec, &sort) != 0) {
-        size_t n = (size_t)snprintf(why, len, "no column \"%s\" in \"%s\" (columns: name, pid",
-                                    spec, f->set_name ? f->set_name : "");
-        for (uint32_t k = 0; f->table && k < f->table->ncols && n < len; k++)
-            n += (size_t)snprintf(why + n, len - n, ", %s", f->table->cols[k].name);
-        if (n < len)
-            snprintf(why + n, len - n, ")");
-        return -1;
-    }
-    v->sort = sort;
-    int desc_default = sort >= 0;
-    v->reverse = dir == 0 ? 0 : (dir > 0) != desc_default;
+    if (o->replay && (o->containers || o->all_users || o->dir))
+        return usage_error("--replay reads a log: --dir, --all-users and --container(s) "
+                           "choose live providers");
     return 0;
 }
 
 /* ---- the interactive viewer ------------------------------------------------ */
 
+/* How long the UI waits for the model before drawing what it has. */
+#define UI_LOCK_MS 30
+
 /* The collector thread still held the model when the viewer quit. */
 static int model_busy;
+
+/* Read the model (locked) into the snapshot, the UI's choices applied. */
+static void sync_snapshot(top_ui *ui, top_snap *s, top_model *m)
+{
+    int fresh = snap_take(s, m);
+    if (fresh)
+        ui_refreshed(ui, s);
+    snap_view(s, m, &ui->choice);
+    if (ui->search_pending && s->table)
+        ui_found(ui, snap_search(s, m, ui->search, ui->search_from));
+    size_t h = (size_t)layout_table_height(LINES);
+    ui_clamp(ui, s, h);
+    snap_rows(s, m, ui->top, h, &ui->marks, ui->graph_col, fresh);
+    if (ui->mode == MODE_HEAT)
+        snap_heat(s, m, ui->cursor, ui->heat_col);
+    /* --replay: the graph spans the whole log. */
+    if (ui->mode == MODE_GRAPH && s->hdr.log && COLS > GRAPH_AXIS_W + 1)
+        snap_span(s, m, ui->graph_col, 2 * (size_t)(COLS - GRAPH_AXIS_W - 1));
+}
+
+/* The requests the keys made (REACT_*) to the collector. */
+static void post_requests(top_collector *col, const top_ui *ui, int flags)
+{
+    if (flags & REACT_WANT)
+        collector_want(col, ui->want);
+    if (flags & REACT_RAW)
+        collector_set_raw(col, ui->raw);
+    if (flags & REACT_ADVANCED)
+        collector_set_advanced(col, ui->advanced);
+    if (flags & REACT_INTERVAL)
+        collector_set_interval(col, ui->interval_ns);
+    if (flags & REACT_PAUSE)
+        collector_pause(col, ui->paused);
+    if (flags & REACT_COLLECT)
+        collector_refresh(col);
+    if (flags & REACT_SEEK)
+        collector_seek(col, ui->seek_index);
+    if (flags & REACT_SEEK_TIME)
+        collector_seek_time(col, ui->seek_real_ns);
+    if (flags & REACT_SPEED) {
+        static const int speeds[] = UI_SPEEDS;
+        int x = speeds[ui->speed];
+        collector_set_interval(col, x ? ui->interval_ns / (uint64_t)x : 0);
+    }
+}
+
+static void resize(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resize_term(ws.ws_row, ws.ws_col);
+    clearok(curscr, TRUE);
+}
+
+/* The event loop, the only one: it reads the keys' reaction flags, posts
+ * their requests, reads the model when a collection ended or a key asked
+ * for it (for at most UI_LOCK_MS, so a collection waiting for a slow
+ * provider never holds up a key: then it draws what it read last and
+ * tries again shortly), and draws. It polls the terminal and the wake pipe
+ * (the collector writes to it after each collection, the signal handlers
+ * on SIGINT/SIGTERM/SIGHUP and SIGWINCH). Returns the exit status. */
+static int event_loop(top_ui *ui, top_snap *s, top_layout *lay, top_collector *col)
+{
+    int flags = REACT_RESYNC | REACT_REDRAW;
+    uint64_t synced_seq = 0;
+    while (!(flags & REACT_QUIT) && !signalled) {
+        if (winched) {
+            winched = 0;
+            resize();
+            flags |= REACT_RESYNC | REACT_REDRAW;
+        }
+        post_requests(col, ui, flags);
+        if (flags & REACT_CLEAR)
+            clearok(curscr, TRUE);
+        uint64_t seq = collector_seq(col);
+        if (seq != synced_seq || (flags & REACT_RESYNC) || s->stale) {
+            top_model *m = collector_lock(col, UI_LOCK_MS);
+            if (m) {
+                sync_snapshot(ui, s, m);
+                collector_unlock(col);
+                synced_seq = seq;
+            } else {
+                snap_mark_stale(s); /* collecting: draw what we have, retry soon */
+            }
+        }
+        screen_draw(ui, s, lay);
+        flags = 0;
+        if (ui->last_frame)
+            break;
+        struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {wake_pipe[0], POLLIN, 0}};
+        int timeout = s->stale ? 50 : 1000; /* 1 s: the clock in the header */
+        if (poll(p, 2, timeout) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents & POLLIN) {
+            char buf[64];
+            while (read(wake_pipe[0], buf, sizeof buf) > 0) {
+            }
+        }
+        if (p[0].revents & (POLLHUP | POLLERR))
+            break; /* the terminal went away */
+        wint_t c;
+        int r;
+        while (!(flags & REACT_QUIT) && (r = get_wch(&c)) != ERR)
+            flags |= ui_key(ui, s, lay, r == KEY_CODE_YES, c);
+    }
+    return 0;
+}
 
 static int interactive(const top_options *o, top_model *m)
 {
@@ -323,11 +436,15 @@ static int interactive(const top_options *o, top_model *m)
         return 1;
     }
     build_reset_seq();
-    top_ui *ui = calloc(1, sizeof *ui);
-    top_history *hist = calloc(1, sizeof *hist);
-    ui_cached *cache = calloc(2 * UI_CACHE, sizeof *cache);
+    top_ui ui;
+    top_snap snap;
+    top_layout lay;
+    memset(&lay, 0, sizeof lay);
+    /* A replay's pace is the log's: its interval is the recorded one. */
+    ui_init(&ui, o, o->replay ? top_model_log_interval(m) : (uint64_t)(o->interval * 1e9));
     int status = 1;
-    if (!ui || !hist || !cache) {
+    top_collector *col = NULL;
+    if (snap_init(&snap) != 0) {
         endwin();
         delscreen(scr);
         fprintf(stderr, "pcwtop: out of memory\n");
@@ -351,31 +468,16 @@ static int interactive(const top_options *o, top_model *m)
     curs_set(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
-    ui->opt = o;
-    ui->hist = hist;
-    ui->cache_cur = cache;
-    ui->cache_prev = cache + UI_CACHE;
-    ui->utf8 = !fmt_ascii;
-    ui->interval_ns = (uint64_t)(o->interval * 1e9);
-    ui->focus = FOCUS_TABLE;
-    view_init(&ui->view);
-    if (o->filter)
-        snprintf(ui->view.filter, sizeof ui->view.filter, "%s", o->filter);
-    if (o->container)
-        snprintf(ui->view.container, sizeof ui->view.container, "%s", o->container);
-    ui->sort_pending = o->sort != NULL;
-    ui->heat_pending = o->heat != NULL;
-    ui->heat_col = -1;
-    ui->want = o->set ? strdup(o->set) : NULL;
-    screen_init_colors(ui);
+    lay.utf8 = !fmt_ascii;
+    screen_init_colors(&lay);
     top_model_want(m, o->set, o->set == NULL);
-    if (collector_start(&ui->col, m, ui->interval_ns, wake_pipe[1]) != 0) {
+    if (collector_start(&col, m, ui.interval_ns, wake_pipe[1]) != 0) {
         endwin();
         delscreen(scr);
         fprintf(stderr, "pcwtop: cannot start the collector thread\n");
         goto out;
     }
-    status = input_loop(ui, wake_pipe[0], &signalled, &winched);
+    status = event_loop(&ui, &snap, &lay, col);
     /* The terminal first: the collector may still be waiting for a
      * provider's answer (at most the time limit). */
     endwin();
@@ -383,31 +485,15 @@ static int interactive(const top_options *o, top_model *m)
     reset_len = 0;
     /* A collection still waiting for a provider is not waited for: the
      * prompt comes back now, and the model goes with the process. */
-    if (collector_stop(ui->col, 200) != 0)
+    if (collector_stop(col, 200) != 0)
         model_busy = 1;
-    if (ui->message[0] && status != 0) {
+    if (ui.message[0] && status != 0) {
         char msg[2048];
-        fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, ui->message, 0));
+        fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, ui.message, 0));
     }
 out:
-    if (ui) {
-        view_free(&ui->view);
-        top_table_unref(ui->table);
-        for (size_t i = 0; i < ui->hdr.nsets; i++)
-            free(ui->hdr.sets[i].name);
-        free(ui->hdr.sets);
-        free(ui->hdr.set_name);
-        free(ui->hdr.exits);
-        free(ui->rows);
-        free(ui->marks);
-        free(ui->want);
-        heat_free(&ui->heat);
-    }
-    if (hist)
-        hist_free(hist);
-    free(hist);
-    free(cache);
-    free(ui);
+    ui_free(&ui);
+    snap_free(&snap);
     return status;
 }
 
@@ -443,6 +529,22 @@ int main(int argc, char **argv)
             install(crashes[i], on_crash, SA_RESETHAND | SA_NODEFER);
     }
 
+    if (o.replay) {
+        char why[1024];
+        top_model *lm;
+        const char *files[] = {o.replay};
+        if ((rc = top_model_open_log(&lm, files, 1, why, sizeof why)) != PCW_OK) {
+            char msg[2048];
+            fprintf(stderr, "pcwtop: %s\n", esc_str(msg, sizeof msg, why, 0));
+            return 1;
+        }
+        rc = o.batch ? batch_run(&o, lm, &signalled) : interactive(&o, lm);
+        if (!model_busy)
+            top_model_close(lm);
+        close(wake_pipe[0]);
+        close(wake_pipe[1]);
+        return rc;
+    }
     pcw_consumer_options co = {0};
     co.dir = o.dir;
     co.all_users = o.all_users;

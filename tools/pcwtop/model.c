@@ -17,6 +17,7 @@
  * to count live and exited ones and to report exits.
  */
 #define _GNU_SOURCE 1
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,10 @@ struct top_model {
     int reshow;              /* the handle of `shown` is to be made again */
     int containers;          /* rows name their container (options' containers) */
     char container[80];      /* the paths' host part (top_model_set_container); "" none */
+    int log;                 /* a query on logs (top_model_open_log) */
+    char **files;            /* ...its files (top_model_log_span reads them again) */
+    size_t nfiles;
+    int prime; /* log: read one sample first (top_model_seek) */
 };
 
 static uint64_t clock_ns(clockid_t id)
@@ -276,6 +281,40 @@ static int make_columns(const pcw_counterset *cs, uint32_t detail, top_column **
     }
     *out = c;
     *n = k;
+    return 0;
+}
+
+/* A log's columns: the counters the handle selects, as the values of its
+ * first instance name them (the log keeps names, types and scales, not
+ * descriptions, bases or detail levels). */
+static int make_log_columns(const top_model *m, top_column **out, uint32_t *n)
+{
+    size_t K = pcw_pdh_selected_counter_count(m->h);
+    *out = NULL;
+    *n = 0;
+    if (!K || !pcw_pdh_instance_count(m->h))
+        return 0;
+    top_column *c = calloc(K, sizeof *c);
+    if (!c)
+        return -1;
+    for (size_t k = 0; k < K; k++) {
+        pcw_pdh_value v;
+        memset(&v, 0, sizeof v);
+        pcw_pdh_get_value(m->h, k, PCW_FMT_RAW, &v);
+        c[k].index = v.counter_index;
+        c[k].type = v.counter_type;
+        c[k].detail_level = PCW_DETAIL_STANDARD;
+        c[k].unit = unit_of(v.counter_type);
+        c[k].name = dup_or_empty(v.counter);
+        c[k].description = dup_or_empty("");
+        c[k].base = dup_or_empty("");
+        if (!c[k].name || !c[k].description || !c[k].base) {
+            columns_free(c, (uint32_t)k + 1);
+            return -1;
+        }
+    }
+    *out = c;
+    *n = (uint32_t)K;
     return 0;
 }
 
@@ -590,8 +629,45 @@ static void sets_clear(top_frame *f)
     f->nsets = 0;
 }
 
+/* A log's countersets: its series' (the log keeps no instance type: a
+ * counterset logged with a _Total is shown as multipleAggregate, one with
+ * an instance as multiple, else single). O(series x countersets). */
+static int list_log_sets(top_model *m, top_frame *f)
+{
+    size_t n = pcw_pdh_log_series_count(m->q);
+    sets_clear(f);
+    for (size_t i = 0; i < n; i++) {
+        pcw_pdh_log_series ls;
+        if (pcw_pdh_log_series_at(m->q, i, &ls) != PCW_OK)
+            continue;
+        size_t len = strlen(ls.counterset), k = 0;
+        while (k < f->nsets &&
+               !pcw_name_equal(f->sets[k].name, strlen(f->sets[k].name), ls.counterset, len))
+            k++;
+        if (k == f->nsets) {
+            if (grow((void **)&f->sets, &f->sets_cap, f->nsets + 1, sizeof *f->sets))
+                return -1;
+            top_setinfo *si = &f->sets[f->nsets];
+            memset(si, 0, sizeof *si);
+            if (!(si->name = strdup(ls.counterset)))
+                return -1;
+            si->instance_type = PCW_SINGLE_INSTANCE;
+            f->nsets++;
+        }
+        top_setinfo *si = &f->sets[k];
+        if (ls.kind != PCW_PDH_INSTANCE)
+            si->instance_type = PCW_MULTI_AGGREGATE;
+        else if (ls.instance[0] && si->instance_type == PCW_SINGLE_INSTANCE)
+            si->instance_type = PCW_MULTI_INSTANCE;
+    }
+    qsort(f->sets, f->nsets, sizeof *f->sets, by_set_name);
+    return 0;
+}
+
 static int list_sets(top_model *m, top_frame *f)
 {
+    if (m->log)
+        return list_log_sets(m, f);
     pcw_consumer *c = pcw_pdh_consumer(m->q);
     size_t n = pcw_consumer_counterset_count(c);
     sets_clear(f);
@@ -643,6 +719,117 @@ int top_model_open(top_model **out, const pcw_consumer_options *opt)
     m->f.containers = m->containers;
     *out = m;
     return PCW_OK;
+}
+
+static int lined_up(const top_model *m);
+
+int top_model_open_log(top_model **out, const char *const *files, size_t nfiles, char *why,
+                       size_t why_len)
+{
+    top_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return PCW_E_NO_MEMORY;
+    int rc = pcw_pdh_open_log(&m->q, files, nfiles, why, why_len);
+    if (rc != PCW_OK) {
+        free(m);
+        return rc;
+    }
+    if (getrandom(&m->hash_seed, sizeof m->hash_seed, GRND_NONBLOCK) != sizeof m->hash_seed)
+        m->hash_seed = clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)m;
+    m->want_first = 1;
+    m->detail = PCW_DETAIL_WIZARD; /* the log holds what was recorded */
+    m->log = 1;
+    m->f.log = 1;
+    if (!(m->files = calloc(nfiles ? nfiles : 1, sizeof *m->files))) {
+        top_model_close(m);
+        return PCW_E_NO_MEMORY;
+    }
+    for (m->nfiles = 0; m->nfiles < nfiles; m->nfiles++)
+        if (!(m->files[m->nfiles] = strdup(files[m->nfiles]))) {
+            top_model_close(m);
+            return PCW_E_NO_MEMORY;
+        }
+    *out = m;
+    return PCW_OK;
+}
+
+int top_model_log_span(top_model *m, const top_row *r, uint32_t k, double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = NAN;
+    if (!m->log || !n || !lined_up(m) || r->qi == UINT32_MAX || k >= m->table->ncols)
+        return PCW_E_INVALID_PARAMETER;
+    /* The series' own path, read by a second query on the same files: the
+     * replay's position stays where it is. */
+    char *path = malloc(PCW_PATH_MAX);
+    if (!path)
+        return PCW_E_NO_MEMORY;
+    if (pcw_pdh_value_path(m->h, (size_t)r->qi * m->table->ncols + k, 1, path, PCW_PATH_MAX) >=
+        PCW_PATH_MAX) {
+        free(path);
+        return PCW_E_NAME_TOO_LONG;
+    }
+    pcw_pdh *q;
+    int rc = pcw_pdh_open_log(&q, (const char *const *)m->files, m->nfiles, NULL, 0);
+    if (rc != PCW_OK) {
+        free(path);
+        return rc;
+    }
+    pcw_pdh_counter *h;
+    pcw_path_error err;
+    pcw_pdh_log_info info;
+    rc = pcw_pdh_add_counter(q, path, &h, &err);
+    if (rc == PCW_OK)
+        rc = pcw_pdh_get_log_info(q, &info);
+    uint64_t span = rc == PCW_OK && info.last_ns > info.first_ns ? info.last_ns - info.first_ns : 1;
+    while (rc == PCW_OK && pcw_pdh_collect(q, NULL) == PCW_OK) {
+        uint64_t t = pcw_pdh_time_ns(q);
+        pcw_pdh_value val;
+        if (t < info.first_ns ||
+            pcw_pdh_get_value(h, 0, m->raw ? PCW_FMT_RAW : 0, &val) != PCW_OK ||
+            val.status != PCW_CSTATUS_VALID)
+            continue;
+        size_t i = (size_t)((double)(t - info.first_ns) / (double)span * (double)(n - 1) + 0.5);
+        v[i < n ? i : n - 1] = val.value;
+    }
+    pcw_pdh_close(q);
+    free(path);
+    return rc;
+}
+
+int top_model_seek(top_model *m, uint64_t index)
+{
+    pcw_pdh_log_info info;
+    if (!m->log || pcw_pdh_get_log_info(m->q, &info) != PCW_OK)
+        return PCW_E_INVALID_PARAMETER;
+    if (!info.samples)
+        return PCW_OK;
+    if (index >= info.samples)
+        index = info.samples - 1;
+    /* The sample before it first, so that its rates are cooked (as live). */
+    int rc = pcw_pdh_log_seek(m->q, index ? index - 1 : 0);
+    m->prime = rc == PCW_OK && index > 0;
+    return rc;
+}
+
+uint64_t top_model_log_interval(const top_model *m)
+{
+    pcw_pdh_log_info info;
+    if (!m->log || pcw_pdh_get_log_info(m->q, &info) != PCW_OK || info.samples < 2 ||
+        info.last_ns <= info.first_ns)
+        return 1000000000ull;
+    return (info.last_ns - info.first_ns) / (info.samples - 1);
+}
+
+int top_model_seek_time(top_model *m, uint64_t real_ns)
+{
+    pcw_pdh_log_info info;
+    if (!m->log)
+        return PCW_E_INVALID_PARAMETER;
+    int rc = pcw_pdh_log_seek_time(m->q, real_ns);
+    if (rc == PCW_OK)
+        rc = pcw_pdh_get_log_info(m->q, &info);
+    return rc == PCW_OK ? top_model_seek(m, info.next) : rc;
 }
 
 int top_model_set_container(top_model *m, const char *name)
@@ -698,6 +885,9 @@ void top_model_close(top_model *m)
     free(m->col_st);
     free(m->want);
     free(m->known);
+    for (size_t i = 0; i < m->nfiles; i++)
+        free(m->files[i]);
+    free(m->files);
     free(m);
 }
 
@@ -757,11 +947,12 @@ static int update_table(top_model *m, top_frame *f)
     /* Columns: the counterset's now, or - when nobody publishes it any
      * more - the last ones, for the rows that are going. */
     const pcw_merged_counterset *ms =
-        pcw_consumer_find_counterset(pcw_pdh_consumer(m->q), m->shown);
+        m->log ? NULL : pcw_consumer_find_counterset(pcw_pdh_consumer(m->q), m->shown);
     top_column *cols = NULL;
     uint32_t ncols = 0;
-    int ok = ms ? make_columns(ms->meta, m->detail, &cols, &ncols) == 0
-                : copy_columns(m->table, &cols, &ncols) == 0;
+    int ok = ms       ? make_columns(ms->meta, m->detail, &cols, &ncols) == 0
+             : m->log ? make_log_columns(m, &cols, &ncols) == 0
+                      : copy_columns(m->table, &cols, &ncols) == 0;
     top_table *t = ok ? build_table(m, cols, ncols, epoch, m->table) : NULL;
     if (!t)
         return PCW_E_NO_MEMORY;
@@ -822,6 +1013,41 @@ static void note_totals(top_model *m, top_frame *f)
                  what, count, t->cols[first].name);
 }
 
+/* A log model's collection: the counterset list (the log's, which a sample
+ * does not change), the next sample - the one before it first after a
+ * seek - and where in the log it is. At the end of the log the last
+ * sample stays (f->log_end). */
+static int log_collect(top_model *m, top_frame *f, int read)
+{
+    if (!f->nsets && list_sets(m, f))
+        return PCW_E_NO_MEMORY;
+    int rc = PCW_OK;
+    /* Without a handle yet (read 0), the sample is for the one show() makes. */
+    if (read && m->prime) {
+        m->prime = 0;
+        rc = pcw_pdh_collect(m->q, NULL);
+    }
+    if (rc == PCW_OK && read)
+        rc = pcw_pdh_collect(m->q, NULL);
+    f->log_again = rc == PCW_PDH_END_OF_LOG;
+    if (f->log_again)
+        rc = PCW_OK;
+    pcw_pdh_log_info info;
+    if (pcw_pdh_get_log_info(m->q, &info) == PCW_OK) {
+        f->log_index = info.next ? info.next - 1 : 0;
+        f->log_samples = info.samples;
+        f->log_end = info.next >= info.samples;
+        f->log_damaged = info.damaged;
+        if (f->log_end && info.damaged) /* where the readable part ends, and why */
+            snprintf(f->message, sizeof f->message, "%s", pcw_pdh_log_error(m->q));
+        f->log_first_real_ns = info.first_real_ns;
+        f->log_last_real_ns = info.last_real_ns;
+        f->log_first_ns = info.first_ns;
+        f->log_last_ns = info.last_ns;
+    }
+    return rc;
+}
+
 int top_model_collect(top_model *m, uint64_t interval_ns)
 {
     uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
@@ -839,14 +1065,18 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     f->set_index = -1;
     f->set_callback = 0;
     size_t failed = 0;
-    int rc = pcw_pdh_collect(m->q, &failed);
-    if (rc == PCW_OK && list_sets(m, f))
+    int rc = m->log ? log_collect(m, f, m->h != NULL) : pcw_pdh_collect(m->q, &failed);
+    if (rc == PCW_OK && !m->log && list_sets(m, f))
         rc = PCW_E_NO_MEMORY;
     if (rc != PCW_OK) {
-        snprintf(f->message, sizeof f->message, "collection failed: %s", pcw_status_str(rc));
+        if (m->log)
+            snprintf(f->message, sizeof f->message, "%s", pcw_pdh_log_error(m->q));
+        else
+            snprintf(f->message, sizeof f->message, "collection failed: %s", pcw_status_str(rc));
         goto out;
     }
-    scan_providers(m, f);
+    if (!m->log)
+        scan_providers(m, f);
     /* Which counterset to show: the one asked for, else the one shown,
      * else the first. */
     const char *target = m->want;
@@ -860,20 +1090,31 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
         if (find_set(f, target) < 0) {
             drop_handle(m);
             snprintf(f->message, sizeof f->message,
-                     "counterset \"%.200s\" is not published (waiting for it)", target);
+                     m->log ? "counterset \"%.200s\" is not in the log"
+                            : "counterset \"%.200s\" is not published (waiting for it)",
+                     target);
             goto out;
         }
         /* As published (the name asked for may differ in case). */
         if ((rc = show(m, f, f->sets[find_set(f, target)].name)) != PCW_OK)
             goto out;
-        /* Its first sample (rates show from the next one). */
-        if ((rc = pcw_pdh_collect(m->q, &failed)) != PCW_OK) {
+        /* Its first sample (rates show from the next one); a log's
+         * handle takes the sample log_collect reads next. */
+        if (m->log)
+            rc = log_collect(m, f, 1);
+        else
+            rc = pcw_pdh_collect(m->q, &failed);
+        if (rc != PCW_OK) {
             snprintf(f->message, sizeof f->message, "collection failed: %s", pcw_status_str(rc));
             goto out;
         }
     }
     if (!m->h) {
-        if (!f->nsets)
+        if (!f->nsets && m->log)
+            snprintf(f->message, sizeof f->message, "%s",
+                     pcw_pdh_log_error(m->q)[0] ? pcw_pdh_log_error(m->q)
+                                                : "the log holds no counters");
+        else if (!f->nsets)
             snprintf(f->message, sizeof f->message, "no counters are published (no provider)");
         goto out;
     }

@@ -166,6 +166,17 @@ typedef struct top_frame {
     char note[256];            /* a standing explanation of the table (totals
                                   of counters without an aggregate attribute),
                                   or "" */
+    /* Replaying a log (top_model_open_log): where in it this frame is.
+     * log: the frame is a logged sample; log_end: the log has no sample
+     * after this one; log_again: the collection found the end of the log,
+     * this is the last sample again; log_damaged: a damaged block ends the
+     * readable log (the message names it at log_end); log_index: the sample
+     * shown, from 0, of log_samples; the log's time range, wall-clock and
+     * monotonic. */
+    int log, log_end, log_again, log_damaged;
+    uint64_t log_index, log_samples;
+    uint64_t log_first_real_ns, log_last_real_ns;
+    uint64_t log_first_ns, log_last_ns;
 } top_frame;
 
 /* ---- the model ------------------------------------------------------------- */
@@ -175,6 +186,29 @@ typedef struct top_model top_model;
 /* Open over the providers the options name (NULL: the defaults). */
 int top_model_open(top_model **out, const pcw_consumer_options *opt);
 void top_model_close(top_model *m);
+
+/* Open over pcw logs instead (pcwtop --replay: pcw_pdh_open_log, read as
+ * one log in the order given): each collection reads the next logged
+ * sample, cooked as it was live; the counterset list is the log's. On
+ * error a sentence naming the file goes into why. */
+int top_model_open_log(top_model **out, const char *const *files, size_t nfiles, char *why,
+                       size_t why_len);
+/* A log model: the next collection shows sample `index` (from 0; past the
+ * end: the last), cooked with the sample before it as it was live.
+ * PCW_OK, PCW_E_INVALID_PARAMETER (not a log), or the log's read error. */
+int top_model_seek(top_model *m, uint64_t index);
+/* A log model: the log's mean time between samples (1 s when it holds
+ * fewer than two). */
+uint64_t top_model_log_interval(const top_model *m);
+/* A log model: column k of row r at every logged sample, over the whole
+ * log (the graph's span): v[i], i in [0, n), is the value of the last
+ * sample whose time falls at i / (n - 1) of the log's time range, NaN where
+ * none does. Reads the log once (O(its size)) with a query of its own, so
+ * the replay's position does not move. PCW_OK or an error. */
+int top_model_log_span(top_model *m, const top_row *r, uint32_t k, double *v, size_t n);
+/* ...the first sample at or after wall-clock time real_ns (the first
+ * sample for a time before the log, the last for one after it). */
+int top_model_seek_time(top_model *m, uint64_t real_ns);
 
 /* Show counterset `name` from the next collection on (NULL: none; then,
  * with want_first, the first counterset there is by name - which stays
@@ -267,6 +301,11 @@ size_t view_rows(top_view *v, top_model *m, size_t first, size_t n, uint32_t *ro
 /* The sort column a name means: a counter's name (case-insensitive),
  * "name" / "instance", "pid", "none". 0, or -1 if there is none such. */
 int view_parse_sort(const top_frame *f, const char *name, int *sort);
+/* "-s" (a column's name, '+' or '-' in front: descending or ascending,
+ * else the column's default) into *sort and *reverse: 0, or -1 (unknown
+ * column: *why lists the columns there are). */
+int view_parse_sort_spec(const top_frame *f, const char *spec, int *sort, int *reverse, char *why,
+                         size_t len);
 /* Does filter `pattern` match a name? ('*' and '?' wildcards,
  * case-insensitive; a pattern without them matches as a substring.) */
 int view_filter_match(const char *pattern, const char *name, size_t len);

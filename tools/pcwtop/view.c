@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE 1
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,10 +92,9 @@ static int filter(top_view *v, const top_table *t)
     v->k_valid = 0;
     v->f_table = 0;
     if (grow((void **)&v->filtered, &v->filtered_cap, t->nrows + 1, sizeof *v->filtered) ||
-        grow((void **)&v->filtered_qi, &v->filtered_qi_cap, t->nrows + 1,
-                  sizeof *v->filtered_qi) ||
+        grow((void **)&v->filtered_qi, &v->filtered_qi_cap, t->nrows + 1, sizeof *v->filtered_qi) ||
         grow((void **)&v->shown_totals, &v->shown_totals_cap, t->ntotals + 1,
-                  sizeof *v->shown_totals))
+             sizeof *v->shown_totals))
         return -1;
     if (v->totals)
         for (size_t r = 0; r < t->ntotals; r++)
@@ -488,4 +488,24 @@ int view_parse_sort(const top_frame *f, const char *name, int *sort)
             return 0;
         }
     return -1;
+}
+
+int view_parse_sort_spec(const top_frame *f, const char *spec, int *sort, int *reverse, char *why,
+                         size_t len)
+{
+    int dir = 0; /* 1 descending, -1 ascending, 0 the column's default */
+    if (*spec == '+' || *spec == '-')
+        dir = *spec++ == '+' ? 1 : -1;
+    if (view_parse_sort(f, spec, sort) != 0) {
+        size_t n = (size_t)snprintf(why, len, "no column \"%s\" in \"%s\" (columns: name, pid",
+                                    spec, f->set_name ? f->set_name : "");
+        for (uint32_t k = 0; f->table && k < f->table->ncols && n < len; k++)
+            n += (size_t)snprintf(why + n, len - n, ", %s", f->table->cols[k].name);
+        if (n < len)
+            snprintf(why + n, len - n, ")");
+        return -1;
+    }
+    int desc_default = *sort >= 0;
+    *reverse = dir == 0 ? 0 : (dir > 0) != desc_default;
+    return 0;
 }
