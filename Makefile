@@ -108,13 +108,27 @@ tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
 tests: $(TESTS) $(HELPERS) $(CXX_HELPERS)
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h tools/*/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+# ---- header dependencies ----------------------------------------------------
+# Every compile of one source writes the headers it included (-MMD: ours, not
+# the system's) to $@.d, read back below: a header's change rebuilds what
+# includes it and nothing else. -MP adds an empty rule per header, so a header
+# removed or renamed does not stop the next build. A header the build
+# generates must exist before the first compile that includes it, when there
+# is no .d file yet: it goes in GENERATED_HEADERS, an order-only prerequisite
+# of every such compile (the protobuf code has its own rule, below). Rules
+# that compile several sources in one command (the fuzzers, the C++ helpers)
+# keep their header lists: -MF holds the last source's only.
+DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
+GENERATED_HEADERS =
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-$(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h)
+$(BUILD)/%.o: %.c | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c | $(GENERATED_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -c $< -o $@
 
 $(LIBPCW_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -160,13 +174,11 @@ $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
 HIST_SRC  = $(wildcard lib/history/*.c)
 HIST_OBJ  = $(HIST_SRC:%.c=$(BUILD)/%.o)
 HIST_LIBS = -lzstd -lz
-$(HIST_OBJ): $(wildcard lib/history/*.h)
 $(BUILD)/pcwstat $(BUILD)/pcwrelog: $(HIST_OBJ)
 TOOL_LIBS_pcwstat = $(HIST_LIBS)
 TOOL_LIBS_pcwrelog = $(HIST_LIBS)
 $(BUILD)/tests/test_history: $(HIST_OBJ)
 $(BUILD)/tests/test_history: TEST_LIBS += $(HIST_LIBS)
-$(BUILD)/tests/test_history: $(wildcard lib/history/*.h tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
@@ -191,7 +203,6 @@ $(BUILD)/pcw-exporter: $(PROTO_OBJ)
 
 # pcwtop draws with ncursesw; bench/pcwtop.c compiles its data layer in.
 TOOL_LIBS_pcwtop = -lncursesw -lm
-$(BUILD)/bench/obj/pcwtop.o: $(wildcard tools/pcwtop/*.[ch] tools/common/grow.[ch] tools/common/container.[ch])
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -199,30 +210,23 @@ EXAMPLE_GEN = $(BUILD)/gen/examples/manifests/kcs.h $(BUILD)/gen/examples/manife
 $(BUILD)/gen/examples/manifests/kcs.h: PCWGEN_FLAGS = -prefix Kcs
 $(BUILD)/gen/examples/manifests/ucs.h: PCWGEN_FLAGS = -prefix Ucs
 
-$(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBPCW_A) $(EXAMPLE_GEN)
+$(BUILD)/examples/%: examples/%.c $(LIBPCW_A) $(EXAMPLE_GEN) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -I$(BUILD)/gen/examples/manifests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -I$(BUILD)/gen/examples/manifests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
-$(BUILD)/tests/helpers/%: tests/helpers/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h)
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
-$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h lib/query/*.h)
+$(BUILD)/tests/%: tests/%.c $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
 	    -o $@ $< $(filter %.o,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
-# Suites that compile a tool's sources in (#include "../tools/..."): rebuilt
-# when those change.
-$(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
-$(BUILD)/tests/test_pcwtop: $(wildcard tools/common/*.[ch] tools/pcwtop/*.[ch])
-$(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
-$(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
 # tests/test_exporter_body.c compiles body.c in, with a collector of its own.
-$(BUILD)/tests/test_exporter_body: $(wildcard tools/pcw-exporter/*.[ch])
 $(BUILD)/tests/test_exporter_body: private TEST_LIBS += -lz
 # tests/test_exporter_histogram.c decodes the protobuf exposition with the
 # code protoc-c generates (as pcw-exporter encodes it).
@@ -276,9 +280,9 @@ include tools/pcwgen/pcwgen.mk
 # manifest_provider publishes a CTRPP manifest's countersets, read at run time
 # with pcwgen's reader (expat): the exporter's name tests run real manifests.
 $(BUILD)/tests/helpers/manifest_provider: tests/helpers/manifest_provider.c $(PCWGEN_CORE_OBJS) \
-    $(HEADERS) $(LIBPCW_A)
+    $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(PCWGEN_CORE_OBJS) $(LIBPCW_A) $(PROVIDER_LIBS) \
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -o $@ $< $(PCWGEN_CORE_OBJS) $(LIBPCW_A) $(PROVIDER_LIBS) \
 	    $(PCWGEN_EXPAT_LIBS) -lm
 
 # ---- tests ----------------------------------------------------------------
@@ -407,9 +411,9 @@ $(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC) $(LIBPCW_LIBS)
 
-$(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c $(HEADERS)
+$(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PROVIDER_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(PROVIDER_LIBS)
 
 $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 	rm -rf $(SEG_SEEDS) && mkdir -p $(SEG_SEEDS)
@@ -423,10 +427,10 @@ $(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HIST_LIBS) $(LIBPCW_LIBS)
 
-$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HEADERS) $(HIST_OBJ) $(LIBPCW_A) \
-    $(wildcard tools/pcwstat/*.[ch])
+$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HIST_OBJ) $(LIBPCW_A) \
+    | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HIST_OBJ) $(LIBPCW_A) $(PROVIDER_LIBS) $(HIST_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(HIST_OBJ) $(LIBPCW_A) $(PROVIDER_LIBS) $(HIST_LIBS) -lm
 
 $(HIST_SEEDS)/.stamp: $(BUILD)/fuzz/make_history_seeds
 	rm -rf $(HIST_SEEDS) && mkdir -p $(HIST_SEEDS)
