@@ -319,7 +319,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-man check-debian-version check-asan \
+check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-layering check-man check-debian-version check-asan \
        check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
@@ -339,6 +339,19 @@ test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
 	$(MAKE) pcwgen-check
 	@echo "make test: all quick suites passed"
+
+# Who calls whom, read from the objects (scripts/check-layering.py; the rule
+# is docs/design.md's map): no loop of calls between the files of one folder
+# or between folders, nothing in lib/ calls tools/, no tool another's code;
+# no installed header hands a pcw__ or pcwq_ name to its users
+# (scripts/check-public-headers.py). tests/layering/run.sh tests both checks
+# on small trees first.
+LAYER_OBJ = $(sort $(LIB_OBJ) $(HIST_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*/*.c)))
+check-layering: $(LAYER_OBJ)
+	./tests/layering/run.sh $(CC)
+	@rc=0; ./scripts/check-layering.py --root $(BUILD) $(LAYER_OBJ) || rc=1; \
+	./scripts/check-public-headers.py $(CC) $(HEADERS) || rc=1; exit $$rc
+.PHONY: check-layering
 
 # libpcw.so exports its public API and nothing else (scripts/check-abi.sh).
 check-abi: $(LIBPCW_SO) $(LIBPCW_A)

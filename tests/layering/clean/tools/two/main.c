@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: MIT */
+int util(void); int usage(void); int main(void) { return util() + usage(); }

@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: MIT */
+int y(void); int x(void); int x(void) { return y(); }

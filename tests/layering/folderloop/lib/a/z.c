@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: MIT */
+int z(void); int z(void) { return 0; }
