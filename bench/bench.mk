@@ -22,7 +22,7 @@ BENCH_SRC         = $(wildcard bench/*.c)
 BENCH_OBJ         = $(BENCH_SRC:bench/%.c=$(BENCH_BUILD)/obj/%.o)
 BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o)
 # bench/export.c: pcw-exporter's scrape, without its HTTP side.
-BENCH_TOOL_SRC    = $(addprefix tools/pcw-exporter/,collector.c expo.c mapping.c log.c \
+BENCH_TOOL_SRC    = $(addprefix tools/pcw-exporter/,collector.c clock.c expo.c mapping.c log.c \
                       names.c unreadable.c classic.c proto.c)
 BENCH_TOOL_OBJ    = $(BENCH_TOOL_SRC:%.c=$(BENCH_BUILD)/obj/%.o) $(PROTO_OBJ)
 # -falign-loops=64: the update/* loops are one or two instructions, and
