@@ -168,6 +168,18 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COM
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
+# The same code as static libraries, for the tests and the bench: a tool's
+# files but main.c in $(BUILD)/tools/libNAME.a, tools/common's in
+# $(TOOLS_COMMON_A). A test links what it tests (a target-specific
+# prerequisite below) instead of compiling a tool's .c files in.
+TOOLS_COMMON_A = $(BUILD)/tools/libtools-common.a
+$(TOOLS_COMMON_A): $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
+	rm -f $@ && ar rcs $@ $^
+define TOOL_LIB_RULE
+$(BUILD)/tools/lib$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/$(1)/main.c,$(wildcard tools/$(1)/*.c)))
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach t,$(TOOLS),$(eval $(call TOOL_LIB_RULE,$(t))))
 # The counter log (lib/history, docs/history.md): linked into the tools that
 # write or read logs, not into libpcw (private until the query layer reads
 # logs itself); zstd compresses its blocks, zlib's crc32 checks them.
@@ -222,11 +234,18 @@ $(BUILD)/tests/%: tests/%.c $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
-	    -o $@ $< $(filter %.o,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+	    -o $@ $< $(filter %.o,$^) $(filter-out $(LIBPCW_A),$(filter %.a,$^)) $(LIBPCW_A) \
+	    $(PROVIDER_LIBS) $(TEST_LIBS) -lm
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
-# tests/test_exporter_body.c compiles body.c in, with a collector of its own.
+$(BUILD)/tests/test_pcwdump: $(BUILD)/tools/libpcwdump.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_pcwstat: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_history: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_exporter_expo: $(BUILD)/tools/libpcw-exporter.a
+$(BUILD)/tests/test_exporter_expo: private TEST_LIBS += -lm
+# tests/test_exporter_body.c links body.c, with a collector of its own.
+$(BUILD)/tests/test_exporter_body: $(BUILD)/tools/libpcw-exporter.a
 $(BUILD)/tests/test_exporter_body: private TEST_LIBS += -lz
 # tests/test_exporter_histogram.c decodes the protobuf exposition with the
 # code protoc-c generates (as pcw-exporter encodes it).
@@ -440,10 +459,11 @@ $(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(HIST_SRC) $(LIB_SRC) $(HIST_LIBS) $(LIBPCW_LIBS)
 
-$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HIST_OBJ) $(LIBPCW_A) \
-    | $(GENERATED_HEADERS)
+$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HIST_OBJ) $(BUILD)/tools/libpcwstat.a \
+    $(TOOLS_COMMON_A) $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(HIST_OBJ) $(LIBPCW_A) $(PROVIDER_LIBS) $(HIST_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(filter-out $(LIBPCW_A),$(filter %.o %.a,$^)) \
+	    $(LIBPCW_A) $(PROVIDER_LIBS) $(HIST_LIBS) -lm
 
 $(HIST_SEEDS)/.stamp: $(BUILD)/fuzz/make_history_seeds
 	rm -rf $(HIST_SEEDS) && mkdir -p $(HIST_SEEDS)

@@ -22,8 +22,8 @@
 #include <pcw/name.h>
 #include <pcw/provider.h>
 
-#include "../tools/common/escape.c"
-#include "../tools/pcwdump/json_writer.c"
+#include "../tools/common/escape.h"
+#include "../tools/pcwdump/json_writer.h"
 
 TestSuite(pcwdump, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 
