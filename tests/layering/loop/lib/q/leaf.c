@@ -1,2 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-int leaf(void); int leaf(void) { return 0; }
+int leaf(void);
+int leaf(void)
+{
+    return 0;
+}

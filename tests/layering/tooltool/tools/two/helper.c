@@ -1,2 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-int two_helper(void); int two_helper(void) { return 0; }
+int two_helper(void);
+int two_helper(void)
+{
+    return 0;
+}
