@@ -87,8 +87,8 @@ Test(cli, every_duration_form_is_taken)
     for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
         char *err;
         int st = run(taken[i].tool, taken[i].args, &err);
-        cr_expect_eq(st, 2, "%s %s %s: exit %d", taken[i].tool, taken[i].args[0],
-                     taken[i].args[1], st);
+        cr_expect_eq(st, 2, "%s %s %s: exit %d", taken[i].tool, taken[i].args[0], taken[i].args[1],
+                     st);
         cr_expect(strstr(err, "--bogus"), "%s %s %s: refused before --bogus: %s", taken[i].tool,
                   taken[i].args[0], taken[i].args[1], err);
         free(err);
@@ -111,8 +111,7 @@ static const cli_case refused[] = {
 Test(cli, malformed_durations_are_one_usage_error)
 {
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        const char *value = refused[i].args[0][0] == '\\' ? refused[i].args[2]
-                                                          : refused[i].args[1];
+        const char *value = refused[i].args[0][0] == '\\' ? refused[i].args[2] : refused[i].args[1];
         const char *eq = strchr(refused[i].args[0], '=');
         if (eq)
             value = eq + 1;
@@ -128,8 +127,7 @@ Test(cli, malformed_durations_are_one_usage_error)
 
 Test(cli, every_tool_has_the_one_usage_error)
 {
-    static const char *const tools[] = {"pcwstat", "pcwtop", "pcwdump", "pcw-exporter",
-                                        "pcwrelog"};
+    static const char *const tools[] = {"pcwstat", "pcwtop", "pcwdump", "pcw-exporter", "pcwrelog"};
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
         const char *args[] = {"--bogus", NULL};
         char *err;

@@ -114,7 +114,8 @@ static scrape_body *join(bodies *bs, scrape_body *b, uint64_t deadline_ns, int *
      * with a later deadline must not wait on a collection that has
      * already overrun its own. */
     b->refs++;
-    uint64_t until = (deadline_ns < b->deadline_ns ? deadline_ns : b->deadline_ns) + body_join_grace_ns;
+    uint64_t until =
+        (deadline_ns < b->deadline_ns ? deadline_ns : b->deadline_ns) + body_join_grace_ns;
     struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
     int rc = 0;
     while (!b->done && rc == 0)

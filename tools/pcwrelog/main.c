@@ -29,6 +29,7 @@
 #include <pcw/version.h>
 
 #include "../../lib/history/history.h"
+#include "../common/cli.h"
 #include "../common/outfile.h"
 #include "../common/escape.h"
 #include "../common/output.h"
@@ -56,12 +57,10 @@ typedef struct options {
     int tsv, yes, query, no_scale;
 } options;
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "pcwrelog: %s%s%s\nTry 'pcwrelog --help'.\n", what, arg ? " " : "",
-            arg ? arg : "");
-    return 2;
-}
+/* The tools' one usage error (tools/common/cli.h): what is wrong, and the
+ * argument it is about. */
+#define usage_error(what, arg)                                                                     \
+    cli_usage_error("pcwrelog", "%s%s%s", what, (arg) ? " " : "", (arg) ? (arg) : "")
 
 static int parse(int argc, char **argv, options *o)
 {
