@@ -8,13 +8,7 @@
 #               fails, naming the three files in the loop's order;
 #   libtools    an object of lib/ calling a function defined in tools/;
 #   folderloop  lib/a -> lib/b -> lib/a, with no loop inside either folder;
-#   tooltool    one tool calling a function of another tool's folder;
-# and of scripts/check-public-headers.py on two headers:
-#   clean.h     private names in static inline helpers, a static table and
-#               the type only they use: passes;
-#   leaky.h     a private struct as a public struct's member, an extern
-#               private object, a pcwq_ function: fails, naming the three
-#               (and not what PCW_PROVIDER_IMPLEMENTATION hides).
+#   tooltool    one tool calling a function of another tool's folder.
 # Usage: tests/layering/run.sh CC
 set -u
 cc=${1:-cc}
@@ -59,26 +53,6 @@ expect libtools 1 'lib/c: lib/ calls into tools/: lib/c/read\.c -> tools/dump/ma
 expect folderloop 1 'folders call each other in a loop' 'lib/a -> lib/b: lib/a/x\.c -> lib/b/y\.c \(y\)' \
     'lib/b -> lib/a: lib/b/y\.c -> lib/a/z\.c \(z\)'
 expect tooltool 1 "tools/one: calls another tool's code: tools/one/main\.c -> tools/two/helper\.c \(two_helper\)"
-
-# expect_headers HEADER STATUS PATTERN...
-expect_headers() {
-    h=$1 want=$2
-    shift 2
-    (cd "$here/headers" && python3 "$here/../../scripts/check-public-headers.py" "$cc" "lib/pcw/$h") \
-        > "$tmp/$h.out" 2>&1
-    got=$?
-    ok=1
-    [ "$got" -eq "$want" ] || { echo "layering test $h: exit status $got, want $want"; ok=0; }
-    for pat in "$@"; do
-        grep -Eq -- "$pat" "$tmp/$h.out" || { echo "layering test $h: no line matches '$pat'"; ok=0; }
-    done
-    if grep -q only_in_the_implementation "$tmp/$h.out"; then
-        echo "layering test $h: reports what PCW_PROVIDER_IMPLEMENTATION hides"; ok=0
-    fi
-    if [ $ok -eq 1 ]; then passed=$((passed + 1)); else sed 's/^/    | /' "$tmp/$h.out"; failed=$((failed + 1)); fi
-}
-expect_headers clean.h 0 '^check-public-headers: 1 installed headers'
-expect_headers leaky.h 1 'lib/pcw/leaky.h hands private names to its users: pcw__cache, pcw__pages, pcwq_grow$'
 
 echo "check-layering tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
