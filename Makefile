@@ -365,7 +365,8 @@ test: check-abi check-man check-debian-version
 # tests/layering/run.sh tests the check on small trees first. The map's
 # third rule, no private name in an installed header, is check-abi's, which
 # this runs rather than a copy of it.
-LAYER_OBJ = $(sort $(LIB_OBJ) $(HIST_OBJ) $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/*/*.c)))
+# Every source of lib/ and tools/, whichever library or program it goes in.
+LAYER_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/*/*.c tools/*/*.c))
 check-layering: $(LAYER_OBJ) check-abi
 	./tests/layering/run.sh $(CC)
 	@./scripts/check-layering.py --root $(BUILD) $(LAYER_OBJ)
