@@ -109,13 +109,27 @@ tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
 tests: $(TESTS) $(HELPERS) $(CXX_HELPERS)
 
-$(BUILD)/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h tools/*/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+# ---- header dependencies ----------------------------------------------------
+# Every compile of one source writes the headers it included (-MMD: ours, not
+# the system's) to $@.d, read back below: a header's change rebuilds what
+# includes it and nothing else. -MP adds an empty rule per header, so a header
+# removed or renamed does not stop the next build. A header the build
+# generates must exist before the first compile that includes it, when there
+# is no .d file yet: it goes in GENERATED_HEADERS, an order-only prerequisite
+# of every such compile (the protobuf code has its own rule, below). Rules
+# that compile several sources in one command (the fuzzers, the C++ helpers)
+# keep their header lists: -MF holds the last source's only.
+DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
+GENERATED_HEADERS =
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-$(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard lib/consumer/*.h lib/query/*.h)
+$(BUILD)/%.o: %.c | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c | $(GENERATED_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -c $< -o $@
 
 $(LIBPCW_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -155,6 +169,18 @@ $(BUILD)/$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/$(1)/*.c) $(TOOL_COM
 	$$(CC) $$(LDFLAGS) -o $$@ $$(filter %.o,$$^) $(LIBPCW_A) $$(PROVIDER_LIBS) $$(TOOL_LIBS_$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call TOOL_RULE,$(t))))
+# The same code as static libraries, for the tests and the bench: a tool's
+# files but main.c in $(BUILD)/tools/libNAME.a, tools/common's in
+# $(TOOLS_COMMON_A). A test links what it tests (a target-specific
+# prerequisite below) instead of compiling a tool's .c files in.
+TOOLS_COMMON_A = $(BUILD)/tools/libtools-common.a
+$(TOOLS_COMMON_A): $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
+	rm -f $@ && ar rcs $@ $^
+define TOOL_LIB_RULE
+$(BUILD)/tools/lib$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(filter-out tools/$(1)/main.c,$(wildcard tools/$(1)/*.c)))
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach t,$(TOOLS),$(eval $(call TOOL_LIB_RULE,$(t))))
 # The counter log (lib/history, docs/history.md): part of libpcw (the query
 # layer reads logs: lib/query/logsource.c) but private, its header not
 # installed; zstd compresses its blocks, zlib's crc32 checks them
@@ -196,9 +222,7 @@ $(BUILD)/pcw-exporter: $(PROTO_OBJ)
 # tests link (bench/bench.mk builds its own, optimised, for bench/pcwtop.c).
 TOOL_LIBS_pcwtop = -lncursesw -lm
 PCWTOP_LIB_SRC = $(filter-out tools/pcwtop/main.c,$(wildcard tools/pcwtop/*.c))
-PCWTOP_A = $(BUILD)/tools/pcwtop/libpcwtop.a
-$(PCWTOP_A): $(PCWTOP_LIB_SRC:%.c=$(BUILD)/%.o)
-	rm -f $@ && ar rcs $@ $^
+PCWTOP_A = $(BUILD)/tools/libpcwtop.a
 
 # Examples may include headers pcwgen makes from examples/manifests/*.man
 # (see tools/pcwgen/README.md for the pattern).
@@ -206,32 +230,33 @@ EXAMPLE_GEN = $(BUILD)/gen/examples/manifests/kcs.h $(BUILD)/gen/examples/manife
 $(BUILD)/gen/examples/manifests/kcs.h: PCWGEN_FLAGS = -prefix Kcs
 $(BUILD)/gen/examples/manifests/ucs.h: PCWGEN_FLAGS = -prefix Ucs
 
-$(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBPCW_A) $(EXAMPLE_GEN)
+$(BUILD)/examples/%: examples/%.c $(LIBPCW_A) $(EXAMPLE_GEN) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -I$(BUILD)/gen/examples/manifests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -I$(BUILD)/gen/examples/manifests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
-$(BUILD)/tests/helpers/%: tests/helpers/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h)
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
-$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildcard lib/consumer/*.h lib/query/*.h)
+$(BUILD)/tests/%: tests/%.c $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -Ilib/consumer -DPCW_BUILD_DIR='"$(abspath $(BUILD))"' \
 	    -DPCW_SOURCE_DIR='"$(abspath .)"' \
-	    -o $@ $< $(filter %.o %.a,$^) $(LIBPCW_A) $(PROVIDER_LIBS) $(TEST_LIBS) -lm
+	    -o $@ $< $(filter %.o,$^) $(filter-out $(LIBPCW_A),$(filter %.a,$^)) $(LIBPCW_A) \
+	    $(PROVIDER_LIBS) $(TEST_LIBS) -lm
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
-# Suites that compile a tool's sources in (#include "../tools/..."): rebuilt
-# when those change.
-$(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
+$(BUILD)/tests/test_pcwdump: $(BUILD)/tools/libpcwdump.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_pcwstat: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_history: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_exporter_expo: $(BUILD)/tools/libpcw-exporter.a
+$(BUILD)/tests/test_exporter_expo: private TEST_LIBS += -lm
+# tests/test_exporter_body.c links body.c, with a collector of its own.
+$(BUILD)/tests/test_exporter_body: $(BUILD)/tools/libpcw-exporter.a
 # tests/test_pcwtop.c links pcwtop's core and what it uses of tools/common.
-$(BUILD)/tests/test_pcwtop: $(PCWTOP_A) $(addprefix $(BUILD)/tools/common/,escape.o grow.o container.o)
+$(BUILD)/tests/test_pcwtop: $(PCWTOP_A) $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_pcwtop: private TEST_LIBS += $(TOOL_LIBS_pcwtop)
-$(BUILD)/tests/test_pcwdump: $(wildcard tools/common/*.[ch] tools/pcwdump/*.[ch])
-$(BUILD)/tests/test_exporter_expo: $(wildcard tools/pcw-exporter/*.[ch])
-# tests/test_exporter_body.c compiles body.c in, with a collector of its own.
-$(BUILD)/tests/test_exporter_body: $(wildcard tools/pcw-exporter/*.[ch])
 $(BUILD)/tests/test_exporter_body: private TEST_LIBS += -lz
 # tests/test_exporter_histogram.c decodes the protobuf exposition with the
 # code protoc-c generates (as pcw-exporter encodes it).
@@ -285,9 +310,9 @@ include tools/pcwgen/pcwgen.mk
 # manifest_provider publishes a CTRPP manifest's countersets, read at run time
 # with pcwgen's reader (expat): the exporter's name tests run real manifests.
 $(BUILD)/tests/helpers/manifest_provider: tests/helpers/manifest_provider.c $(PCWGEN_CORE_OBJS) \
-    $(HEADERS) $(LIBPCW_A)
+    $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -Itests -o $@ $< $(PCWGEN_CORE_OBJS) $(LIBPCW_A) $(PROVIDER_LIBS) \
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Itests -o $@ $< $(PCWGEN_CORE_OBJS) $(LIBPCW_A) $(PROVIDER_LIBS) \
 	    $(PCWGEN_EXPAT_LIBS) -lm
 
 # ---- tests ----------------------------------------------------------------
@@ -324,7 +349,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-man check-debian-version check-asan \
+check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-layering check-man check-debian-version check-asan \
        check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
@@ -344,6 +369,19 @@ test: check-abi check-man check-debian-version
 	$(MAKE) RUN_TESTS='$(QUICK_TESTS)' run-tests
 	$(MAKE) pcwgen-check
 	@echo "make test: all quick suites passed"
+
+# Who calls whom, read from the objects (scripts/check-layering.py; the rule
+# is docs/design.md's map): no loop of calls between the files of one folder
+# or between folders, nothing in lib/ calls tools/, no tool another's code.
+# tests/layering/run.sh tests the check on small trees first. The map's
+# third rule, no private name in an installed header, is check-abi's, which
+# this runs rather than a copy of it.
+# Every source of lib/ and tools/, whichever library or program it goes in.
+LAYER_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/*/*.c tools/*/*.c))
+check-layering: $(LAYER_OBJ) check-abi
+	./tests/layering/run.sh $(CC)
+	@./scripts/check-layering.py --root $(BUILD) $(LAYER_OBJ)
+.PHONY: check-layering
 
 # libpcw.so exports its public API and nothing else (scripts/check-abi.sh).
 check-abi: $(LIBPCW_SO) $(LIBPCW_A)
@@ -416,9 +454,9 @@ $(BUILD)/fuzz/fuzz_query: fuzz/query/fuzz_query.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/query/fuzz_query.c $(LIB_SRC) $(LIBPCW_LIBS)
 
-$(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c $(HEADERS)
+$(BUILD)/fuzz/make_seeds: fuzz/segment/make_seeds.c | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PROVIDER_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(PROVIDER_LIBS)
 
 $(SEG_SEEDS)/.stamp: $(BUILD)/fuzz/make_seeds
 	rm -rf $(SEG_SEEDS) && mkdir -p $(SEG_SEEDS)
@@ -431,10 +469,11 @@ $(BUILD)/fuzz/fuzz_history: fuzz/history/fuzz_history.c $(LIB_SRC) $(HEADERS) $(
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/history/fuzz_history.c $(LIB_SRC) $(LIBPCW_LIBS)
 
-$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(HEADERS) $(LIBPCW_A) \
-    $(wildcard tools/pcwstat/*.[ch])
+$(BUILD)/fuzz/make_history_seeds: fuzz/history/make_seeds.c $(BUILD)/tools/libpcwstat.a \
+    $(TOOLS_COMMON_A) $(LIBPCW_A) | $(GENERATED_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBPCW_A) $(PROVIDER_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(filter-out $(LIBPCW_A),$(filter %.o %.a,$^)) \
+	    $(LIBPCW_A) $(PROVIDER_LIBS) -lm
 
 $(HIST_SEEDS)/.stamp: $(BUILD)/fuzz/make_history_seeds
 	rm -rf $(HIST_SEEDS) && mkdir -p $(HIST_SEEDS)

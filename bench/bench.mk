@@ -23,7 +23,7 @@ BENCH_OBJ         = $(BENCH_SRC:bench/%.c=$(BENCH_BUILD)/obj/%.o)
 BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o) \
                     $(patsubst %.c,$(BENCH_BUILD)/obj/%.o,$(wildcard lib/history/*.c))
 # bench/export.c: pcw-exporter's scrape, without its HTTP side.
-BENCH_TOOL_SRC    = $(addprefix tools/pcw-exporter/,collector.c expo.c mapping.c log.c \
+BENCH_TOOL_SRC    = $(addprefix tools/pcw-exporter/,collector.c clock.c expo.c mapping.c log.c \
                       names.c unreadable.c classic.c proto.c)
 BENCH_TOOL_OBJ    = $(BENCH_TOOL_SRC:%.c=$(BENCH_BUILD)/obj/%.o) $(PROTO_OBJ)
 # -falign-loops=64: the update/* loops are one or two instructions, and
@@ -53,28 +53,17 @@ $(BENCH_HAVE_MMV): bench-probe-force
 	then echo 1; else echo 0; fi > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp $(BENCH_BUILD)/mmv_probe
 
-$(BENCH_BUILD)/obj/%.o: bench/%.c bench/benchutil.h $(GBENCH_SHIM_HDR) $(HEADERS) $(BENCH_HAVE_MMV)
+$(BENCH_BUILD)/obj/%.o: bench/%.c $(BENCH_HAVE_MMV) | $(GENERATED_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -DBENCH_HAVE_MMV=$$(cat $(BENCH_HAVE_MMV)) -c $< -o $@
+	$(CC) $(BENCH_CFLAGS) $(DEPFLAGS) -DBENCH_HAVE_MMV=$$(cat $(BENCH_HAVE_MMV)) -c $< -o $@
 
-$(BENCH_BUILD)/obj/lib/consumer/%.o: lib/consumer/%.c $(HEADERS) $(wildcard lib/consumer/*.h)
+$(BENCH_BUILD)/obj/lib/%.o: lib/%.c | $(GENERATED_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+	$(CC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BENCH_BUILD)/obj/lib/query/%.o: lib/query/%.c $(HEADERS) $(wildcard lib/query/*.h)
+$(BENCH_BUILD)/obj/tools/%.o: tools/%.c $(PROTO_GEN)/.stamp | $(GENERATED_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -c $< -o $@
-
-$(BENCH_BUILD)/obj/lib/history/%.o: lib/history/%.c $(HEADERS) $(wildcard lib/history/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -c $< -o $@
-$(BENCH_BUILD)/obj/lib/query/logsource.o $(BENCH_BUILD)/obj/lib/query/logcook.o $(BENCH_BUILD)/obj/history_read.o: $(wildcard lib/history/*.h)
-$(BENCH_BUILD)/obj/history_record.o: $(wildcard lib/history/*.h)
-
-$(BENCH_BUILD)/obj/tools/%.o: tools/%.c $(HEADERS) $(wildcard tools/pcw-exporter/*.h) \
-    $(PROTO_GEN)/.stamp
-	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -I$(PROTO_GEN) -c $< -o $@
+	$(CC) $(BENCH_CFLAGS) $(DEPFLAGS) -I$(PROTO_GEN) -c $< -o $@
 
 # The lzcnt variant of the histogram observer (x86-64 only: elsewhere clz
 # needs no flag).

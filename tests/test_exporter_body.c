@@ -1,26 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/test_exporter_body.c - pcw-exporter's scrape bodies
- * (tools/pcw-exporter/body.c, compiled in here) against a collector of
- * the test's own: its collection blocks on a gate the test opens, so
- * the orders of two requests that a real exporter meets only by chance
- * are made here on purpose.
+ * (tools/pcw-exporter/body.c, linked from libpcw-exporter.a) against a
+ * collector of the test's own: its collection blocks on a gate the test
+ * opens, so the orders of two requests that a real exporter meets only by
+ * chance are made here on purpose.
  *
- * The hooks are compile-time and exist only in this build: body.c's
- * collector (collector_scrape, collector_count, mono_ns) is defined here,
- * its make_room callback is the test's, and JOIN_GRACE_NS is shortened
- * so that a bounded join ends within the test's time.
+ * The hooks: body.c's collector (collector_scrape, collector_count,
+ * mono_ns) is defined here, so the link takes these instead of the
+ * library's collector.o and clock.o; its make_room callback is the
+ * test's; body_join_grace_ns is shortened so that a bounded join ends
+ * within the test's time (body_int.h, which also gives the structures).
  */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
 #include <sched.h>
 
-#define JOIN_GRACE_NS (100 * 1000000ull)
-#include "../tools/pcw-exporter/body.c"
-#include "../tools/pcw-exporter/expo.c"
+#include "../tools/pcw-exporter/body_int.h"
+#include "../tools/pcw-exporter/collector.h"
+#include "../tools/pcw-exporter/expo.h"
 
-TestSuite(exporter_body, .timeout = 60);
+static void shorten_grace(void)
+{
+    body_join_grace_ns = 100 * 1000000ull;
+}
+
+TestSuite(exporter_body, .init = shorten_grace, .timeout = 60);
 
 /* ---- the test's collector --------------------------------------------------- */
 

@@ -3,16 +3,18 @@
  * tests/test_exporter_expo.c - pcw-exporter's pure pieces, directly:
  * metric-name parts, numbers, escaping, the type mapping table and a
  * histogram's classic buckets (tools/pcw-exporter/expo.c, mapping.c,
- * names.c, classic.c, compiled in here).
+ * names.c, classic.c, linked from $(BUILD)/tools/libpcw-exporter.a).
  */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
+#include <pcw/histogram.h>
 
-#include "../tools/pcw-exporter/classic.c"
-#include "../tools/pcw-exporter/expo.c"
-#include "../tools/pcw-exporter/mapping.c"
-#include "../tools/pcw-exporter/names.c"
+#include "../tools/pcw-exporter/classic.h"
+#include "../tools/pcw-exporter/expo.h"
+#include "../tools/pcw-exporter/mapping.h"
+#include "../tools/pcw-exporter/names.h"
 #include "pcw/types.h"
 
 static const char *part(const char *in)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* lib/consumer's: a snapshot's private part */
 #include "pcw/consumer.h"
 #include "pcw/provider.h"
 #include "testutil.h"
@@ -25,26 +26,27 @@
  * read does. */
 static void hand_add(pcw_snapshot *s, const char *name)
 {
+    pcw__snapshot_priv *p = pcw__snap(s); /* the part a read keeps to itself */
     size_t len = strlen(name);
-    if (s->count == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        s->ids = realloc(s->ids, s->cap * sizeof *s->ids);
-        s->name_off_buf = realloc(s->name_off_buf, s->cap * sizeof *s->name_off_buf);
-        s->name_len_buf = realloc(s->name_len_buf, s->cap * sizeof *s->name_len_buf);
-        cr_assert(s->ids && s->name_off_buf && s->name_len_buf);
-        s->name_off = s->name_off_buf, s->name_len = s->name_len_buf;
+    if (s->count == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 16;
+        s->ids = realloc(s->ids, p->cap * sizeof *s->ids);
+        p->name_off_buf = realloc(p->name_off_buf, p->cap * sizeof *p->name_off_buf);
+        p->name_len_buf = realloc(p->name_len_buf, p->cap * sizeof *p->name_len_buf);
+        cr_assert(s->ids && p->name_off_buf && p->name_len_buf);
+        s->name_off = p->name_off_buf, s->name_len = p->name_len_buf;
     }
-    if (s->names_len + len + 1 > s->names_cap) {
-        s->names_cap = (s->names_len + len + 1) * 2;
-        s->names = realloc(s->names, s->names_cap);
+    if (p->names_len + len + 1 > p->names_cap) {
+        p->names_cap = (p->names_len + len + 1) * 2;
+        s->names = realloc(s->names, p->names_cap);
         cr_assert_not_null(s->names);
     }
     size_t x = s->count++;
     s->ids[x] = (uint32_t)x;
-    s->name_off[x] = s->names_len;
+    s->name_off[x] = p->names_len;
     s->name_len[x] = (uint32_t)len;
-    memcpy(s->names + s->names_len, name, len + 1);
-    s->names_len += len + 1;
+    memcpy(s->names + p->names_len, name, len + 1);
+    p->names_len += len + 1;
 }
 
 static int find(const pcw_name_index *ix, const char *name, size_t *at)
@@ -155,7 +157,7 @@ Test(name_index, rejects_bad_arguments_and_bad_snapshots)
     hand_add(&s, "fine");
     hand_add(&s, "broken");
     /* A name reaching past the name buffer: refused, not read. */
-    s.name_off[1] = s.names_len - 2;
+    s.name_off[1] = pcw__snap(&s)->names_len - 2;
     cr_assert_eq(pcw_name_index_build(&ix, &s), PCW_E_INVALID_PARAMETER);
     s.name_off[1] = 5;
     s.name_len[1] = 5000; /* over PCW_MAX_INSTANCE_NAME_BYTES */

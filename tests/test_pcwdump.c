@@ -22,8 +22,8 @@
 #include <pcw/name.h>
 #include <pcw/provider.h>
 
-#include "../tools/common/escape.c"
-#include "../tools/pcwdump/json_writer.c"
+#include "../tools/common/escape.h"
+#include "../tools/pcwdump/json_writer.h"
 
 TestSuite(pcwdump, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 
@@ -851,8 +851,10 @@ Test(pcwdump, usage_errors_exit_2)
         {{"-x"}, "unknown option '-x'"},
         {{"-p"}, "option '-p' needs an argument"},
         {{"--dir"}, "option '--dir' needs an argument"},
-        {{"--watch", "abc"}, "--watch: 'abc' is not a positive number"},
-        {{"--watch", "-1"}, "not a positive number"},
+        {{"--watch", "abc"}, "--watch: bad duration 'abc' (e.g. 5, 0.5, 500ms"},
+        {{"--watch", "-1"}, "--watch: bad duration '-1'"},
+        {{"--watch", "0"}, "--watch: bad duration '0'"},
+        {{"--timeout", "0"}, "--timeout: bad duration '0' (1ms to 1h"},
         {{"-n", "0"}, "--count: must be at least 1"},
         {{"-n", "12x"}, "--count: '12x' is not a number"},
         {{"--id", "-3"}, "--id: '-3' is not a number"},

@@ -24,9 +24,9 @@
 #include "query_provider.h"
 
 /* Compiled in: the new-match report and what it uses. */
-#include "../tools/common/escape.c"
-#include "../tools/common/grow.c"
-#include "../tools/pcwstat/newmatch.c"
+#include "../tools/common/escape.h"
+#include "../tools/common/grow.h"
+#include "../tools/pcwstat/pcwstat.h"
 
 TestSuite(pcwstat, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 90);
 

@@ -429,3 +429,73 @@ Test(snapshot, large_reads_keep_every_row, .timeout = 240)
         pcw_segment_close(seg);
     }
 }
+
+/* ---- the struct's ABI ------------------------------------------------------- */
+
+/* pcw_snapshot as PCW_2 (libpcw.so.2) published it, private fields and
+ * all: programs built then allocate this size and inline a
+ * pcw_snapshot_clear that zeroes names_len and cache_seg. Hiding the
+ * private part (issue 26) must not move a byte. */
+typedef struct pcw2_snapshot {
+    size_t count;
+    uint32_t data_size, busy;
+    uint32_t *ids;
+    unsigned char *data;
+    uint64_t *name_off;
+    uint32_t *name_len;
+    char *names;
+    uint64_t time_ns;
+    pcw_snapshot_source *sources;
+    size_t nsources;
+    size_t cap, data_cap, names_len, names_cap, sources_cap;
+    uint64_t *name_off_buf;
+    uint32_t *name_len_buf;
+    uint64_t cache_seg;
+    void *name_cache;
+} pcw2_snapshot;
+
+#define SAME_OFFSET(f) (offsetof(pcw_snapshot, f) == offsetof(pcw2_snapshot, f))
+_Static_assert(sizeof(pcw_snapshot) == sizeof(pcw2_snapshot), "pcw_snapshot's size is PCW_2's");
+_Static_assert(_Alignof(pcw_snapshot) == _Alignof(pcw2_snapshot),
+               "pcw_snapshot's alignment is PCW_2's");
+_Static_assert(SAME_OFFSET(count) && SAME_OFFSET(data_size) && SAME_OFFSET(busy) &&
+                   SAME_OFFSET(ids) && SAME_OFFSET(data) && SAME_OFFSET(name_off) &&
+                   SAME_OFFSET(name_len) && SAME_OFFSET(names) && SAME_OFFSET(time_ns) &&
+                   SAME_OFFSET(sources) && SAME_OFFSET(nsources),
+               "pcw_snapshot's public fields are where PCW_2 had them");
+_Static_assert(offsetof(pcw_snapshot, reserved) == offsetof(pcw2_snapshot, cap),
+               "the private part starts where PCW_2's private fields did");
+
+/* A program built against PCW_2's header: its inlined clear zeroes
+ * names_len and cache_seg in place, then the library reads into the
+ * snapshot again - and gets the rows and names right, as a clear by the
+ * library does. */
+Test(snapshot, cleared_as_pcw2_programs_inline_it)
+{
+    register_set("Set", 0);
+    pcw_instance *in[3];
+    in[0] = create("n0", 10), in[1] = create("n1", 11), in[2] = create("n2", 12);
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "set");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    for (int round = 0; round < 3; round++) {
+        /* The second and third reads may reuse the first's names (cache_seg). */
+        cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+        expect_rows(&s, &cs->counters[0], 3, "n", 10);
+        /* PCW_2's inline pcw_snapshot_clear, on its view of the struct. */
+        pcw2_snapshot *old = (pcw2_snapshot *)(void *)&s;
+        old->cache_seg = 0;
+        old->count = old->names_len = old->nsources = 0;
+        old->busy = 0, old->time_ns = 0, old->name_off = NULL, old->name_len = NULL;
+        cr_assert_eq(s.count, 0);
+    }
+    /* And the library's own clear, then a read appended to nothing. */
+    pcw_snapshot_clear(&s);
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, PCW_READ_APPEND), PCW_OK);
+    expect_rows(&s, &cs->counters[0], 3, "n", 10);
+    pcw_snapshot_free(&s);
+    for (int i = 0; i < 3; i++)
+        pcw_close_instance(in[i]);
+    pcw_segment_close(seg);
+}

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../tools/pcwstat/record.c"
+#include "../../tools/pcwstat/pcwstat.h"
 
 static char root[] = "/tmp/pcw-hist-seeds-XXXXXX";
 

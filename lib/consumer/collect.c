@@ -155,11 +155,11 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
             memset(d, 0, dsize);
         mask_counters(q, cs, d);
         if (names) {
-            snap->name_off[row] = snap->names_len;
+            snap->name_off[row] = pcw__snap(snap)->names_len;
             snap->name_len[row] = nlen;
-            memcpy(snap->names + snap->names_len, name, nlen);
-            snap->names[snap->names_len + nlen] = 0;
-            snap->names_len += nlen + 1;
+            memcpy(snap->names + pcw__snap(snap)->names_len, name, nlen);
+            snap->names[pcw__snap(snap)->names_len + nlen] = 0;
+            pcw__snap(snap)->names_len += nlen + 1;
         }
     }
     if (rc == PCW_OK && rd.pos != len)

@@ -28,13 +28,6 @@
 #include "control.h"
 #include "pcw/naming.h"
 
-long long pcw__ctl_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg)
 {
     const pcw_provider_info *info = pcw_segment_provider(seg);

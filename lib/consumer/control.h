@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "internal.h"
 #include "pcw/collect.h"
@@ -143,7 +144,16 @@ size_t pcw__ctl_wait(pcw__ctl_req *const *rs, size_t n, long long deadline, int 
 /* Free r's reply; if it is still awaited, stop awaiting it (its reply
  * will be dropped when it comes). r may then be reused or freed. */
 void pcw__ctl_req_release(pcw__ctl_req *r);
-long long pcw__ctl_now_ms(void);
+/* CLOCK_MONOTONIC in milliseconds, the clock of every deadline here.
+ * Inline: control.c and peer.c both read it, and peer.c is called by
+ * control.c, so a function of either would make them call each other
+ * (make check-layering). */
+static inline long long pcw__ctl_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* peer.c: is the process listening on the connected socket fd the
  * provider of k's segment (in this pid namespace or one below it)? PCW_OK;

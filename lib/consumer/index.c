@@ -127,7 +127,7 @@ int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap)
         /* The snapshot is the caller's: check that the name lies inside
          * its buffer (with the NUL the reader appends) before using it. */
         if (name_len > PCW_MAX_INSTANCE_NAME_BYTES || name_off > NAME_OFF_MAX ||
-            !pcw__in_range(name_off, (uint64_t)name_len + 1, snap->names_len)) {
+            !pcw__in_range(name_off, (uint64_t)name_len + 1, pcw__snap(snap)->names_len)) {
             table_free(ix);
             free(ix);
             return PCW_E_INVALID_PARAMETER;

@@ -10,6 +10,7 @@
 #ifndef PCW_CONSUMER_INTERNAL_H
 #define PCW_CONSUMER_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
@@ -130,6 +131,43 @@ int pcw__snapshot_begin_source(pcw_snapshot *s, const pcw_segment *seg, uint32_t
 int pcw__snapshot_want_names(pcw_snapshot *s);
 uint64_t pcw__now_ns(void);
 
+/* A snapshot's private part, in its `reserved` member (pcw/consumer.h),
+ * which has the same member types in the same order: capacities, the name
+ * columns' buffers (name_off and name_len point at them while the rows
+ * have names), and what the last read knows about them (read.c). Programs
+ * built when these fields were public inline a pcw_snapshot_clear that
+ * zeroes names_len and cache_seg at these offsets: the asserts below keep
+ * them where they were. may_alias: the library reaches `reserved`, whose
+ * declared type is the header's, only through this type, which the
+ * compiler must then not assume distinct from it (strict aliasing). */
+typedef struct __attribute__((may_alias)) pcw__snapshot_priv {
+    size_t cap, data_cap, names_len, names_cap, sources_cap;
+    uint64_t *name_off_buf;
+    uint32_t *name_len_buf;
+    uint64_t cache_seg; /* the rows' ids and names are a read of this
+                           segment (serial) that read.c may reuse; 0 = no */
+    struct pcw__name_cache *name_cache;
+} pcw__snapshot_priv;
+
+#define PCW__SNAP_RESERVED(m) offsetof(pcw_snapshot, reserved) + offsetof(pcw__snapshot_priv, m)
+_Static_assert(sizeof(pcw__snapshot_priv) == sizeof(((pcw_snapshot *)0)->reserved),
+               "pcw_snapshot.reserved holds the private part exactly");
+_Static_assert(_Alignof(pcw__snapshot_priv) == _Alignof(__typeof__(((pcw_snapshot *)0)->reserved)),
+               "pcw_snapshot.reserved is aligned as the private part");
+_Static_assert(PCW__SNAP_RESERVED(names_len) ==
+                       offsetof(pcw_snapshot, reserved) + 2 * sizeof(size_t) &&
+                   PCW__SNAP_RESERVED(name_off_buf) ==
+                       offsetof(pcw_snapshot, reserved.r1) &&
+                   PCW__SNAP_RESERVED(cache_seg) == offsetof(pcw_snapshot, reserved.r2) &&
+                   PCW__SNAP_RESERVED(name_cache) == offsetof(pcw_snapshot, reserved.r3),
+               "the private fields sit where PCW_2's public ones did");
+
+/* The private part of snapshot s (const if s is). */
+#define pcw__snap(s)                                                                               \
+    _Generic((s),                                                                                  \
+        const pcw_snapshot *: (const pcw__snapshot_priv *)(const void *)&(s)->reserved,            \
+        default: (pcw__snapshot_priv *)(void *)&(s)->reserved)
+
 /* Where a snapshot stood, to roll a failed part back to. */
 typedef struct pcw__snap_mark {
     size_t count, names_len, nsources;
@@ -139,13 +177,13 @@ typedef struct pcw__snap_mark {
 
 static inline pcw__snap_mark pcw__snapshot_mark(const pcw_snapshot *s)
 {
-    pcw__snap_mark m = {s->count, s->names_len, s->nsources, s->busy, s->name_off != NULL};
+    pcw__snap_mark m = {s->count, pcw__snap(s)->names_len, s->nsources, s->busy, s->name_off != NULL};
     return m;
 }
 
 static inline void pcw__snapshot_rollback(pcw_snapshot *s, pcw__snap_mark m)
 {
-    s->count = m.count, s->names_len = m.names_len, s->nsources = m.nsources, s->busy = m.busy;
+    s->count = m.count, pcw__snap(s)->names_len = m.names_len, s->nsources = m.nsources, s->busy = m.busy;
     if (!m.had_names)
         s->name_off = NULL, s->name_len = NULL;
 }

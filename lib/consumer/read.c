@@ -47,7 +47,7 @@
 #endif
 
 /* What a snapshot remembers of the read that filled its ids and names
- * (snap->cache_seg says which segment): the counterset, its generation
+ * (the private cache_seg says which segment): the counterset, its generation
  * and the live-bit words the read saw. A later read of the same counterset
  * that sees the same generation and the same words - so the same
  * instances in the same slots - copies only the data and keeps the ids
@@ -75,16 +75,29 @@ void pcw_snapshot_free(pcw_snapshot *s)
 {
     if (!s)
         return;
-    if (s->name_cache)
-        free(s->name_cache->words);
-    free(s->name_cache);
+    if (pcw__snap(s)->name_cache)
+        free(pcw__snap(s)->name_cache->words);
+    free(pcw__snap(s)->name_cache);
     free(s->ids);
     free(s->data);
-    free(s->name_off_buf);
-    free(s->name_len_buf);
+    free(pcw__snap(s)->name_off_buf);
+    free(pcw__snap(s)->name_len_buf);
     free(s->names);
     free(s->sources);
     memset(s, 0, sizeof *s);
+}
+
+void pcw_snapshot_clear(pcw_snapshot *snap)
+{
+    if (!snap)
+        return;
+    pcw__snap(snap)->cache_seg = 0; /* the rows go: what was known of them too */
+    pcw__snap(snap)->names_len = 0;
+    snap->count = snap->nsources = 0;
+    snap->busy = 0;
+    snap->time_ns = 0;
+    snap->name_off = NULL;
+    snap->name_len = NULL;
 }
 
 /* A capacity of at least `need` elements: doubling from 64. 0 on overflow. */
@@ -117,44 +130,44 @@ int pcw__snapshot_reserve(pcw_snapshot *s, size_t rows, int names, size_t name_b
     size_t need = s->count + rows;
     if (need < s->count)
         return PCW_E_NO_MEMORY;
-    if (need > s->cap || (names && !s->name_off_buf)) {
+    if (need > pcw__snap(s)->cap || (names && !pcw__snap(s)->name_off_buf)) {
         /* Each column grows to the new capacity; `cap` moves only once all
          * have (a column left larger than `cap` is harmless). */
-        size_t n = new_cap(s->cap, need, sizeof(uint64_t)); /* >= 64 */
+        size_t n = new_cap(pcw__snap(s)->cap, need, sizeof(uint64_t)); /* >= 64 */
         if (!n)
             return PCW_E_NO_MEMORY;
-        if (n > s->cap) {
+        if (n > pcw__snap(s)->cap) {
             uint32_t *ids = realloc(s->ids, n * sizeof *ids);
             if (!ids)
                 return PCW_E_NO_MEMORY;
             s->ids = ids;
         }
-        if (names || s->name_off_buf) {
-            uint64_t *no = realloc(s->name_off_buf, n * sizeof *no);
+        if (names || pcw__snap(s)->name_off_buf) {
+            uint64_t *no = realloc(pcw__snap(s)->name_off_buf, n * sizeof *no);
             if (!no)
                 return PCW_E_NO_MEMORY;
-            s->name_off_buf = no;
-            uint32_t *nl = realloc(s->name_len_buf, n * sizeof *nl);
+            pcw__snap(s)->name_off_buf = no;
+            uint32_t *nl = realloc(pcw__snap(s)->name_len_buf, n * sizeof *nl);
             if (!nl)
                 return PCW_E_NO_MEMORY;
-            s->name_len_buf = nl;
+            pcw__snap(s)->name_len_buf = nl;
             if (s->name_off)
                 s->name_off = no, s->name_len = nl;
         }
-        s->cap = n;
+        pcw__snap(s)->cap = n;
     }
     size_t dneed = need * (size_t)s->data_size;
     if (s->data_size && dneed / s->data_size != need)
         return PCW_E_NO_MEMORY;
-    if (dneed > s->data_cap) {
+    if (dneed > pcw__snap(s)->data_cap) {
         /* Rows are 8-byte aligned: malloc's alignment covers it. */
-        int rc = grow_bytes((void **)&s->data, &s->data_cap, dneed);
+        int rc = grow_bytes((void **)&s->data, &pcw__snap(s)->data_cap, dneed);
         if (rc != PCW_OK)
             return rc;
     }
-    if (s->names_len + name_bytes < s->names_len)
+    if (pcw__snap(s)->names_len + name_bytes < pcw__snap(s)->names_len)
         return PCW_E_NO_MEMORY;
-    return grow_bytes((void **)&s->names, &s->names_cap, s->names_len + name_bytes);
+    return grow_bytes((void **)&s->names, &pcw__snap(s)->names_cap, pcw__snap(s)->names_len + name_bytes);
 }
 
 int pcw__snapshot_want_names(pcw_snapshot *s)
@@ -165,24 +178,24 @@ int pcw__snapshot_want_names(pcw_snapshot *s)
     if (rc != PCW_OK)
         return rc;
     /* Rows already there (read without names) get "". */
-    uint64_t empty = s->names_len;
-    s->names[s->names_len++] = 0;
+    uint64_t empty = pcw__snap(s)->names_len;
+    s->names[pcw__snap(s)->names_len++] = 0;
     for (size_t i = 0; i < s->count; i++)
-        s->name_off_buf[i] = empty, s->name_len_buf[i] = 0;
-    s->name_off = s->name_off_buf;
-    s->name_len = s->name_len_buf;
+        pcw__snap(s)->name_off_buf[i] = empty, pcw__snap(s)->name_len_buf[i] = 0;
+    s->name_off = pcw__snap(s)->name_off_buf;
+    s->name_len = pcw__snap(s)->name_len_buf;
     return PCW_OK;
 }
 
 int pcw__snapshot_begin_source(pcw_snapshot *s, const pcw_segment *seg, uint32_t source)
 {
-    if (s->nsources == s->sources_cap) {
-        size_t n = new_cap(s->sources_cap, s->nsources + 1, sizeof *s->sources);
+    if (s->nsources == pcw__snap(s)->sources_cap) {
+        size_t n = new_cap(pcw__snap(s)->sources_cap, s->nsources + 1, sizeof *s->sources);
         pcw_snapshot_source *v = n ? realloc(s->sources, n * sizeof *v) : NULL;
         if (!v)
             return PCW_E_NO_MEMORY;
         s->sources = v;
-        s->sources_cap = n;
+        pcw__snap(s)->sources_cap = n;
     }
     pcw_snapshot_source *src = &s->sources[s->nsources++];
     memset(src, 0, sizeof *src);
@@ -312,15 +325,15 @@ static inline int put_name(struct read_args *a, size_t row, uint64_t off, uint32
 {
     pcw_snapshot *s = a->snap;
     uint64_t rounded = (len + 7ull) & ~7ull;
-    if (s->names_cap - s->names_len < rounded + 1 &&
+    if (pcw__snap(s)->names_cap - pcw__snap(s)->names_len < rounded + 1 &&
         pcw__snapshot_reserve(s, 0, 0, rounded + 1) != PCW_OK)
         return SLOT_NOMEM;
     if (len) /* an empty name's offset may be anything: never form map + off */
-        copy_words((unsigned char *)s->names + s->names_len, a->seg->map + off, (uint32_t)rounded);
-    s->name_off[row] = s->names_len;
+        copy_words((unsigned char *)s->names + pcw__snap(s)->names_len, a->seg->map + off, (uint32_t)rounded);
+    s->name_off[row] = pcw__snap(s)->names_len;
     s->name_len[row] = len;
-    s->names[s->names_len + len] = 0;
-    s->names_len += len + 1;
+    s->names[pcw__snap(s)->names_len + len] = 0;
+    pcw__snap(s)->names_len += len + 1;
     return 0;
 }
 
@@ -354,7 +367,7 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
         }
         size_t row_at = s->count;
         copy_words(s->data + row_at * dsize, row + a->cs->row_data, dsize);
-        size_t names0 = s->names_len;
+        size_t names0 = pcw__snap(s)->names_len;
         uint64_t budget0 = a->name_bytes;
         if (a->names) {
             uint64_t noff;
@@ -394,7 +407,7 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
         if (!changed && seq && __atomic_load_n(seqp, __ATOMIC_RELAXED) != q1)
             changed = -1; /* the data moved under us: try again */
         if (changed) {
-            s->names_len = names0;
+            pcw__snap(s)->names_len = names0;
             a->name_bytes = budget0;
             if (changed > 0)
                 return SLOT_SKIPPED; /* closed (maybe reused) while we read */
@@ -708,7 +721,7 @@ static inline int run_rows(struct read_args *a, const pcw_chunk_priv *c, const u
         if (n < 64)
             w &= (1ull << n) - 1;
         if (a->cache != CACHE_OFF) {
-            struct pcw__name_cache *nc = a->snap->name_cache;
+            struct pcw__name_cache *nc = pcw__snap(a->snap)->name_cache;
             if (a->cache == CACHE_RECORD)
                 nc->words[a->nword++] = w; /* room reserved in read_chunks */
             else if (a->nword >= nc->nwords || nc->words[a->nword++] != w)
@@ -741,7 +754,7 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
     const uint64_t *nrefs = (const uint64_t *)(const void *)(base + pcw_seg_chunk_names(c->n));
     const unsigned char *rows = base + pcw_seg_chunk_rows(c->n) + a->cs->row_data;
     pcw_snapshot *s = a->snap;
-    size_t count0 = s->count, names0 = s->names_len;
+    size_t count0 = s->count, names0 = pcw__snap(s)->names_len;
     uint32_t busy0 = s->busy;
     uint64_t budget0 = a->name_bytes;
     /* R0. Pairs with the provider's release RMW of closes (C1 in
@@ -775,7 +788,7 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
      * look): read the run again, slot by slot. What the read saw is then
      * no longer one moment's instance set: nothing to cache. */
     a->cache = CACHE_OFF;
-    s->count = count0, s->names_len = names0, s->busy = busy0;
+    s->count = count0, pcw__snap(s)->names_len = names0, s->busy = busy0;
     a->name_bytes = budget0;
     return read_slots(a, c, lo, hi);
 }
@@ -860,7 +873,7 @@ static int read_chunks(void *p)
     const int seq = cs->row_data != 0;
     if (a->cache == CACHE_RECORD) {
         /* Room for every live word this read will see. */
-        struct pcw__name_cache *nc = a->snap->name_cache;
+        struct pcw__name_cache *nc = pcw__snap(a->snap)->name_cache;
         size_t need = 0;
         for (size_t ci = 0; ci < cs->nchunks; ci++)
             need += (cs->chunks[ci].n + 63) / 64;
@@ -939,7 +952,7 @@ static int read_pass(struct read_args *a, uint64_t gen0)
     rc = cset_generation(a->seg, a->cs, __ATOMIC_RELAXED, &gen1);
     if (rc != PCW_OK)
         return rc;
-    struct pcw__name_cache *nc = a->snap->name_cache;
+    struct pcw__name_cache *nc = pcw__snap(a->snap)->name_cache;
     if (gen1 != gen0 ||
         (a->cache == CACHE_REUSE && (a->nword != nc->nwords || a->snap->count != nc->count)))
         return a->cache == CACHE_REUSE ? CACHE_MISS : (a->cache = CACHE_OFF, PCW_OK);
@@ -960,9 +973,9 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
      * so the next read of the same instances skips their ids and names. */
     int cacheable =
         names && !(flags & PCW_READ_APPEND) && only_id == PCW_ANY_INSTANCE_ID && cs->row_data == 0;
-    int reuse = cacheable && snap->cache_seg == seg->serial && snap->name_cache &&
-                snap->name_cache->cset_off == cs->off;
-    snap->cache_seg = 0;
+    int reuse = cacheable && pcw__snap(snap)->cache_seg == seg->serial && pcw__snap(snap)->name_cache &&
+                pcw__snap(snap)->name_cache->cset_off == cs->off;
+    pcw__snap(snap)->cache_seg = 0;
     if (!(flags & PCW_READ_APPEND))
         pcw_snapshot_clear(snap);
     else if (snap->count && snap->data_size != cs->pub.data_size)
@@ -974,9 +987,9 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     uint64_t gen0 = 0;
     if (cacheable && (rc = cset_generation(seg, cs, __ATOMIC_ACQUIRE, &gen0)) != PCW_OK)
         return rc;
-    if (cacheable && !snap->name_cache && !(snap->name_cache = calloc(1, sizeof *snap->name_cache)))
+    if (cacheable && !pcw__snap(snap)->name_cache && !(pcw__snap(snap)->name_cache = calloc(1, sizeof *pcw__snap(snap)->name_cache)))
         cacheable = 0;
-    if (reuse && gen0 != snap->name_cache->generation)
+    if (reuse && gen0 != pcw__snap(snap)->name_cache->generation)
         reuse = 0;
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
     size_t count0 = snap->count;
@@ -986,7 +999,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     if ((rc = pcw__snapshot_begin_source(snap, seg, 0)) != PCW_OK)
         return rc;
     snap->sources[snap->nsources - 1].registration = cs->pub.reg_index;
-    size_t names_start = snap->names_len;
+    size_t names_start = pcw__snap(snap)->names_len;
     struct read_args a = {.seg = seg,
                           .cs = cs,
                           .snap = snap,
@@ -1006,10 +1019,10 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
         rc = read_pass(&a, gen0);
         if (rc == PCW_OK) {
             /* The ids and names of the cached read are the rows' still. */
-            snap->names_len = snap->name_cache->names_len;
+            pcw__snap(snap)->names_len = pcw__snap(snap)->name_cache->names_len;
         } else if (rc == CACHE_MISS) {
             /* Not the same instances any more: read them afresh. */
-            snap->count = count0, snap->names_len = names_start, snap->busy = 0;
+            snap->count = count0, pcw__snap(snap)->names_len = names_start, snap->busy = 0;
             a.cache = CACHE_RECORD, a.nword = 0, a.found = 0, a.name_bytes = 0;
             rc = read_pass(&a, gen0);
         }
@@ -1019,8 +1032,8 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     if (rc == PCW_OK && !names && snap->name_off && snap->count > count0) {
         /* Rows without names in a snapshot that has names: "". */
         if ((rc = pcw__snapshot_reserve(snap, 0, 1, 1)) == PCW_OK) {
-            uint64_t empty = snap->names_len;
-            snap->names[snap->names_len++] = 0;
+            uint64_t empty = pcw__snap(snap)->names_len;
+            snap->names[pcw__snap(snap)->names_len++] = 0;
             for (size_t i = count0; i < snap->count; i++)
                 snap->name_off[i] = empty, snap->name_len[i] = 0;
         }
@@ -1035,10 +1048,10 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
         return rc;
     }
     if (a.cache != CACHE_OFF) {
-        struct pcw__name_cache *nc = snap->name_cache;
+        struct pcw__name_cache *nc = pcw__snap(snap)->name_cache;
         nc->cset_off = cs->off, nc->generation = gen0;
-        nc->count = snap->count, nc->names_len = snap->names_len, nc->nwords = a.nword;
-        snap->cache_seg = seg->serial;
+        nc->count = snap->count, nc->names_len = pcw__snap(snap)->names_len, nc->nwords = a.nword;
+        pcw__snap(snap)->cache_seg = seg->serial;
     }
     pcw_snapshot_source *src = &snap->sources[snap->nsources - 1];
     src->count = snap->count - src->first;

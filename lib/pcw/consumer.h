@@ -200,15 +200,17 @@ typedef struct pcw_snapshot {
     uint64_t time_ns; /* CLOCK_MONOTONIC at the read (its first source) */
     pcw_snapshot_source *sources;
     size_t nsources;
-    /* Private: capacities, the name columns' buffers (name_off and
-     * name_len point at them while the rows have names), and what the
-     * last read knows about them (read.c). */
-    size_t cap, data_cap, names_len, names_cap, sources_cap;
-    uint64_t *name_off_buf;
-    uint32_t *name_len_buf;
-    uint64_t cache_seg; /* the rows' ids and names are a read of this
-                           segment (serial) that read.c may reuse; 0 = no */
-    struct pcw__name_cache *name_cache;
+    /* libpcw's own: its buffers' capacities and what its last read knows
+     * of the rows. Never read or write it (PCW_SNAPSHOT_INIT zeroes it,
+     * pcw_snapshot_free frees what it holds). Its members' types are
+     * those of the fields it replaced, so the struct's size, alignment
+     * and offsets are PCW_2's on every ABI. */
+    struct {
+        size_t r0[5];
+        void *r1[2];
+        uint64_t r2;
+        void *r3;
+    } reserved;
 } pcw_snapshot;
 #ifdef __cplusplus /* {0} would be a -Wmissing-field-initializers warning */
 #define PCW_SNAPSHOT_INIT                                                                          \
@@ -224,18 +226,10 @@ typedef struct pcw_snapshot {
 /* Free its buffers (it may be reused, as a PCW_SNAPSHOT_INIT one). NULL:
  * nothing. */
 void pcw_snapshot_free(pcw_snapshot *snap);
-/* Empty it, keeping its buffers. NULL: nothing. */
-static inline void pcw_snapshot_clear(pcw_snapshot *snap)
-{
-    if (!snap)
-        return;
-    snap->cache_seg = 0; /* the rows go: what was known of them too */
-    snap->count = snap->names_len = snap->nsources = 0;
-    snap->busy = 0;
-    snap->time_ns = 0;
-    snap->name_off = NULL;
-    snap->name_len = NULL;
-}
+/* Empty it, keeping its buffers. NULL: nothing. (A function since 0.3:
+ * programs built before inlined it, which stays right, as the private
+ * part's layout has not changed.) */
+void pcw_snapshot_clear(pcw_snapshot *snap);
 
 /* Row accessors. `row` must be below s->count: it is not checked (they
  * are the hot path of every reader). A NULL snapshot (or counter) gives

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "auth.h"
-#include "collector.h" /* mono_ns */
+#include "collector.h" /* mono_ns, lock_until */
 
 #define DIGEST 32
 

@@ -10,40 +10,13 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "body.h"
+#include "body_int.h"
 
-/* How long past its deadline a join may wait for the exposition to be
- * written. A test build (tests/test_exporter_body.c) shortens it. */
-#ifndef JOIN_GRACE_NS
-#define JOIN_GRACE_NS (30 * 1000000000ull)
-#endif
+uint64_t body_join_grace_ns = 30 * 1000000000ull;
 /* How long a cut response's connection may take to close and free its
  * body before the next is cut: libmicrohttpd's thread sees the shutdown at
  * once; this only bounds the wait. */
 #define CUT_WAIT_NS (200 * 1000000ull)
-
-struct scrape_body {
-    bodies *owner;
-    unsigned refs;           /* under owner->lock */
-    int done, rc;            /* under owner->lock: the collection finished, its result */
-    uint64_t deadline_ns;    /* its collection's (the builder's); set before it is published */
-    size_t bytes;            /* counted in owner->held; under owner->lock */
-    ebuf text;               /* the collecting thread's until done, then read-only */
-    pthread_mutex_t gz_lock; /* guards gz_state, gz */
-    int gz_state;            /* 0 not made, 1 made, -1 failed */
-    ebuf gz;
-};
-
-struct bodies {
-    pthread_mutex_t lock;
-    pthread_cond_t done;                 /* a collection finished (broadcast) */
-    pthread_cond_t freed;                /* a body was freed: held went down (broadcast) */
-    scrape_body *building[EXPO_FORMATS]; /* the collection under way, per format */
-    size_t held, limit;                  /* bytes of bodies alive */
-    collector *coll;
-    int (*make_room)(void *); /* cut the response sending longest (slots_cut_sender) */
-    void *room_arg;
-};
 
 int bodies_open(bodies **out, collector *coll, size_t limit, int (*make_room)(void *),
                 void *room_arg)
@@ -141,7 +114,8 @@ static scrape_body *join(bodies *bs, scrape_body *b, uint64_t deadline_ns, int *
      * with a later deadline must not wait on a collection that has
      * already overrun its own. */
     b->refs++;
-    uint64_t until = (deadline_ns < b->deadline_ns ? deadline_ns : b->deadline_ns) + JOIN_GRACE_NS;
+    uint64_t until =
+        (deadline_ns < b->deadline_ns ? deadline_ns : b->deadline_ns) + body_join_grace_ns;
     struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
     int rc = 0;
     while (!b->done && rc == 0)

@@ -126,13 +126,6 @@ static const char *const cause_names[CAUSE_COUNT_] = {
     "auth",    "auth_limited", "auth_busy",      "request_timeout",  "shed", "memory",
 };
 
-uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int lock_until(pthread_mutex_t *m, uint64_t deadline_ns)
 {
     /* pthread_mutex_timedlock takes CLOCK_REALTIME: the same distance from

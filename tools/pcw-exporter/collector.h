@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "expo.h"
 
 typedef struct collector_options {
@@ -64,8 +65,7 @@ int collector_scrape(collector *c, ebuf *out, int format, uint64_t deadline_ns);
 /* Count an error seen outside a scrape (the HTTP layer's). Any thread. */
 void collector_count(collector *c, int cause);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t mono_ns(void);
+/* mono_ns(): CLOCK_MONOTONIC in nanoseconds (clock.h). */
 
 /* Lock m, waiting until deadline_ns (CLOCK_MONOTONIC) at most: 0, or
  * non-zero (ETIMEDOUT) when it is still held then. */

@@ -35,6 +35,7 @@
 #include <pcw/types.h>
 #include <pcw/version.h>
 
+#include "../common/cli.h"
 #include "classic.h"
 #include "collector.h"
 #include "http.h"
@@ -110,32 +111,13 @@ typedef struct options {
     int log_level, log_json;
 } options;
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "pcw-exporter: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'pcw-exporter --help'.\n");
-    va_end(ap);
-    return 2;
-}
+#define usage_error(...) cli_usage_error("pcw-exporter", __VA_ARGS__)
 
-/* "1.5", "500ms", "2s", "1m" -> seconds; -1 if malformed. */
+/* A duration (tools/common/cli.h) in seconds; -1 if malformed. */
 static double parse_duration(const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v < 0)
-        return -1;
-    if (strcmp(end, "ms") == 0)
-        v /= 1000;
-    else if (strcmp(end, "m") == 0)
-        v *= 60;
-    else if (*end && strcmp(end, "s") != 0)
-        return -1;
-    return v;
+    double v;
+    return cli_duration(s, 1, &v) == 0 ? v : -1;
 }
 
 /* "1048576", "512KB", "256MB", "1GB" (also KiB, MiB, GiB; powers of 1024)
@@ -264,8 +246,8 @@ static int parse(int argc, char **argv, options *o)
         } else if (strcmp(name, "--web.request-timeout") == 0) {
             double d = parse_duration(v);
             if (d < 0.1 || d > 3600)
-                return usage_error("--web.request-timeout: bad duration \"%s\" (0.1s to 1h, "
-                                   "e.g. 10s)",
+                return usage_error("--web.request-timeout: bad duration \"%s\" (0.1s to 1h; "
+                                   "a duration, " CLI_DURATION_FORMS ")",
                                    v);
             o->request_timeout = d;
         } else if (strcmp(name, "--collector.timeout") == 0 ||
@@ -273,7 +255,7 @@ static int parse(int argc, char **argv, options *o)
             double d = parse_duration(v);
             int off = strcmp(name, "--collector.timeout-offset") == 0;
             if (d < 0 || (!off && (d < 0.001 || d > 3600)) || (off && d > 60))
-                return usage_error("%s: bad duration \"%s\" (e.g. 10s, 500ms)", name, v);
+                return usage_error("%s: bad duration \"%s\" (" CLI_DURATION_FORMS ")", name, v);
             *(off ? &o->offset : &o->timeout) = d;
         } else if (strcmp(name, "--collector.dir") == 0) {
             o->dir = v;

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector.h" /* mono_ns */
+#include "clock.h"
 #include "log.h"
 #include "unreadable.h"
 

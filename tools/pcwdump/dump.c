@@ -16,12 +16,6 @@
 #include "pcw/collect.h"
 #include "pcwdump.h"
 
-const char *dump_status(int status)
-{
-    static char buf[96];
-    return pcw_status_describe(status, buf, sizeof buf);
-}
-
 const char *dump_root(const dump_opts *o)
 {
     return pcw_root(o->dir);

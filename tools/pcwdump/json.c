@@ -311,11 +311,6 @@ void *json_sink_new(FILE *out, int pretty, int merged)
     return j;
 }
 
-void sink_free(void *st)
-{
-    free(st);
-}
-
 const dump_sink json_sink = {
     json_doc_begin, json_provider_begin, json_cset, json_provider_end, json_doc_end,
 };

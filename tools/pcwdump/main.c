@@ -22,6 +22,7 @@
 #include <pcw/layout.h>
 #include <pcw/version.h>
 
+#include "../common/cli.h"
 #include "pcwdump.h"
 
 static const char usage_text[] =
@@ -103,16 +104,8 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("pcwdump: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'pcwdump --help' for more information.\n", stderr);
-    exit(EXIT_USAGE);
-}
+/* The tools' one usage error (tools/common/cli.h), which ends pcwdump. */
+#define usage_error(...) exit(cli_usage_error("pcwdump", __VA_ARGS__))
 
 static void add(str_list *l, const char *s)
 {
@@ -231,11 +224,16 @@ int main(int argc, char **argv)
         case OPT_SEGMENT:
             add_nonempty(&o.segments, "--segment", optarg);
             break;
-        case OPT_TIMEOUT:
-            o.timeout_ms = (uint32_t)parse_uint("--timeout", optarg, 3600000ull);
-            if (!o.timeout_ms)
-                usage_error("--timeout: must be at least 1 millisecond");
+        case OPT_TIMEOUT: {
+            /* A bare number is milliseconds, as it always was. */
+            double secs;
+            if (cli_duration(optarg, 0.001, &secs) != 0 || secs < 0.001 || secs > 3600)
+                usage_error("--timeout: bad duration '%s' (1ms to 1h, a bare number in "
+                            "milliseconds; " CLI_DURATION_FORMS ")",
+                            optarg);
+            o.timeout_ms = (uint32_t)(secs * 1000 + 0.5);
             break;
+        }
         case OPT_MERGED:
             o.merged = 1;
             break;
@@ -249,13 +247,11 @@ int main(int argc, char **argv)
             o.check = 1;
             break;
         case OPT_WATCH: {
-            char *end;
-            errno = 0;
-            double v = strtod(optarg, &end);
-            if (!*optarg || *end || errno || !isfinite(v) || v <= 0)
-                usage_error("--watch: '%s' is not a positive number of seconds", optarg);
+            double v;
+            if (cli_duration(optarg, 1, &v) != 0 || v <= 0)
+                usage_error("--watch: bad duration '%s' (" CLI_DURATION_FORMS ")", optarg);
             if (v > 31536000.0)
-                usage_error("--watch: %s seconds is too long (at most a year)", optarg);
+                usage_error("--watch: '%s' is too long (at most a year)", optarg);
             o.interval = v;
             break;
         }

@@ -45,9 +45,9 @@ typedef struct dump_opts {
 /* The root directory the consumer scans. */
 const char *dump_root(const dump_opts *o);
 
-/* A status as pcwdump shows it: pcw_status_describe (a provider's own
- * error code is "provider error 5 (ERROR_ACCESS_DENIED)"), in a buffer
- * that lasts until the next call (pcwdump is single-threaded). */
+/* A status as pcwdump shows it (sink.c): pcw_status_describe (a
+ * provider's own error code is "provider error 5 (ERROR_ACCESS_DENIED)"),
+ * in a buffer that lasts until the next call (pcwdump is single-threaded). */
 const char *dump_status(int status);
 
 /* ---- select.c: filters ----------------------------------------------- */
@@ -99,6 +99,8 @@ uint64_t dump_hist_bucket(const dump_hist *h, uint32_t j);
 const char *dump_hist_unit(uint32_t shape);
 
 /* ---- the walk (dump.c) and its outputs --------------------------------- */
+/* The walk calls the sinks; the sinks call nothing of the walk (what both
+ * use is in sink.c), so the files make no loop (make check-layering). */
 
 /* The segment index (pcw_consumer_segment) a snapshot row came from. */
 static inline uint32_t row_source(const pcw_snapshot *snap, size_t row)
@@ -143,7 +145,7 @@ extern const dump_sink text_sink;
 extern const dump_sink json_sink;
 void *text_sink_new(FILE *out);
 void *json_sink_new(FILE *out, int pretty, int merged);
-void sink_free(void *st);
+void sink_free(void *st); /* either sink's state (sink.c) */
 
 /* Text helpers shared with check.c: print s[0..n) with control characters
  * and invalid UTF-8 escaped (never raw to a terminal). Returns the number

@@ -25,6 +25,7 @@
 
 #include <pcw/version.h>
 
+#include "../common/cli.h"
 #include "../common/counterfile.h"
 #include "../common/grow.h"
 #include "../common/outfile.h"
@@ -57,12 +58,10 @@ static const char usage_text[] =
     "Exit status: 0 success, 1 failure (unreadable or damaged log, a path that\n"
     "selects nothing, overlapping logs, output error), 2 usage error.\n";
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "pcwrelog: %s%s%s\nTry 'pcwrelog --help'.\n", what, arg ? " " : "",
-            arg ? arg : "");
-    return 2;
-}
+/* The tools' one usage error (tools/common/cli.h): what is wrong, and the
+ * argument it is about. */
+#define usage_error(what, arg)                                                                     \
+    cli_usage_error("pcwrelog", "%s%s%s", what, (arg) ? " " : "", (arg) ? (arg) : "")
 
 static int add_pattern(void *arg, char *path)
 {

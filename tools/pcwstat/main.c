@@ -32,6 +32,7 @@
 
 #include <pcw/name.h>
 
+#include "../common/cli.h"
 #include "../common/counterfile.h"
 #include "../common/outfile.h"
 #include "../common/output.h"
@@ -93,51 +94,14 @@ static void on_signal(int sig)
     stopping = 1;
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "pcwstat: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'pcwstat --help'.\n");
-    va_end(ap);
-    return 2;
-}
+#define usage_error(...) cli_usage_error("pcwstat", __VA_ARGS__)
 
-/* "[[hh:]mm:]ss" with ss possibly fractional; seconds, or -1. */
+/* A duration (tools/common/cli.h) above 0, at most 366 days: seconds, or
+ * -1. */
 static double parse_interval(const char *s)
 {
-    double parts[3];
-    int n = 0;
-    const char *p = s;
-    for (;;) {
-        char *end;
-        if (n == 3 || !*p || *p == '-' || *p == '+' || *p == ' ')
-            return -1;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno)
-            return -1;
-        parts[n++] = v;
-        if (*end == ':') {
-            /* hours and minutes are whole numbers */
-            if (v != (double)(long)v)
-                return -1;
-            p = end + 1;
-            continue;
-        }
-        if (*end)
-            return -1;
-        break;
-    }
-    double secs = 0;
-    for (int i = 0; i < n; i++)
-        secs = secs * 60 + parts[i];
-    if (n > 1 && parts[n - 1] >= 60)
-        return -1;
-    if (n > 2 && parts[1] >= 60)
-        return -1;
-    return secs > 0 && secs <= 366.0 * 24 * 3600 ? secs : -1;
+    double secs;
+    return cli_duration(s, 1, &secs) == 0 && secs > 0 && secs <= 366.0 * 24 * 3600 ? secs : -1;
 }
 
 /* A log file's rotation (--max-size, --max-files; docs/history.md). */
@@ -242,8 +206,7 @@ static int parse(int argc, char **argv, options *o)
                 return r;
         } else if (is(name, "-si", "--interval")) {
             if (!(v = value_of(argc, argv, &i, eq)) || (o->interval = parse_interval(v)) <= 0)
-                return usage_error("bad interval \"%s\" (expected [[hh:]mm:]ss, e.g. 5 or "
-                                   "01:30)",
+                return usage_error("bad interval \"%s\" (a duration, " CLI_DURATION_FORMS ")",
                                    v ? v : "");
         } else if (is(name, "-sc", "--samples")) {
             char *end;
@@ -277,8 +240,8 @@ static int parse(int argc, char **argv, options *o)
         } else if (is(name, NULL, "--flush")) {
             if (!(v = value_of(argc, argv, &i, eq)) ||
                 (strcmp(v, "0") != 0 && (o->flush = parse_interval(v)) <= 0))
-                return usage_error("bad flush time \"%s\" (expected [[hh:]mm:]ss, or 0)",
-                                   v ? v : "");
+                return usage_error(
+                    "bad flush time \"%s\" (a duration, " CLI_DURATION_FORMS ", or 0)", v ? v : "");
             if (strcmp(v, "0") == 0)
                 o->flush = 0;
         } else if (is(name, NULL, "--max-size")) {

@@ -40,6 +40,7 @@
 
 #include <pcw/version.h>
 
+#include "../common/cli.h"
 #include "pcwtop.h"
 
 static const char usage_text[] =
@@ -173,16 +174,7 @@ static void build_reset_seq(void)
 
 /* ---- options -------------------------------------------------------------- */
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "pcwtop: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'pcwtop --help'.\n");
-    va_end(ap);
-    return 2;
-}
+#define usage_error(...) cli_usage_error("pcwtop", __VA_ARGS__)
 
 static int parse(int argc, char **argv, top_options *o)
 {
@@ -221,12 +213,11 @@ static int parse(int argc, char **argv, top_options *o)
         char *end;
         switch (c) {
         case 'd':
-            errno = 0;
-            o->interval = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(o->interval >= TOP_MIN_INTERVAL) ||
+            if (cli_duration(optarg, 1, &o->interval) != 0 || o->interval < TOP_MIN_INTERVAL ||
                 o->interval > TOP_MAX_INTERVAL)
-                return usage_error("bad delay \"%s\" (seconds, %g to %g)", optarg, TOP_MIN_INTERVAL,
-                                   TOP_MAX_INTERVAL);
+                return usage_error("bad delay \"%s\" (%gs to %gs; a duration, " CLI_DURATION_FORMS
+                                   ")",
+                                   optarg, TOP_MIN_INTERVAL, TOP_MAX_INTERVAL);
             break;
         case 'c':
             if (!*optarg)
@@ -275,10 +266,9 @@ static int parse(int argc, char **argv, top_options *o)
             o->containers = 1;
             break;
         case OPT_TIMEOUT:
-            errno = 0;
-            o->timeout = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(o->timeout >= 0.01) || o->timeout > 3600)
-                return usage_error("bad timeout \"%s\" (seconds, 0.01 to 3600)", optarg);
+            if (cli_duration(optarg, 1, &o->timeout) != 0 || o->timeout < 0.01 || o->timeout > 3600)
+                return usage_error(
+                    "bad timeout \"%s\" (10ms to 1h; a duration, " CLI_DURATION_FORMS ")", optarg);
             break;
         case OPT_REPLAY:
             if (!*optarg)

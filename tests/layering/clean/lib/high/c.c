@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+int low_b(void);
+int high_c(void);
+int high_c(void)
+{
+    return low_b();
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+int high_c(void);
+int util(void);
+int util(void)
+{
+    return high_c();
+}

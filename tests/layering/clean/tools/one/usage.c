@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+int usage(void);
+int usage(void)
+{
+    return 1;
+}

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+int z(void);
+int z(void)
+{
+    return 0;
+}

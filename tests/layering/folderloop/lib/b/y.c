@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+int z(void);
+int y(void);
+int y(void)
+{
+    return z();
+}

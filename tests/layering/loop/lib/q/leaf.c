@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+int leaf(void);
+int leaf(void)
+{
+    return 0;
+}

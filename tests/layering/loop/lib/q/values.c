@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+int query(void);
+int values(void);
+int values(void)
+{
+    return query();
+}
