@@ -185,16 +185,9 @@ $(foreach t,$(TOOLS),$(eval $(call TOOL_LIB_RULE,$(t))))
 # layer reads logs: lib/query/logsource.c) but private, its header not
 # installed; zstd compresses its blocks, zlib's crc32 checks them
 # (LIBPCW_LIBS).
-HIST_SRC  = $(wildcard lib/history/*.c)
+# (Its sources are in LIB_SRC; the fuzzer, which compiles them in one
+# command, lists its headers: -MMD cannot.)
 HIST_HDR  = $(wildcard lib/history/*.h)
-$(HIST_SRC:%.c=$(BUILD)/%.o) $(HIST_SRC:%.c=$(BUILD)/pic/%.o): $(HIST_HDR)
-$(BUILD)/lib/query/logsource.o $(BUILD)/pic/lib/query/logsource.o: $(HIST_HDR)
-$(BUILD)/lib/query/logcook.o $(BUILD)/pic/lib/query/logcook.o: $(HIST_HDR)
-$(BUILD)/tests/test_history: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
-$(BUILD)/tests/test_history_query: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
-# (Tools' objects use history.h's structs: a changed layout must rebuild them.)
-$(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/pcwstat/*.c tools/pcwrelog/*.c)): $(HIST_HDR)
-$(BUILD)/tests/test_relog: $(HIST_HDR) $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
 # pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
 TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
@@ -250,6 +243,8 @@ $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/tests/test_pcwdump: $(BUILD)/tools/libpcwdump.a $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_pcwstat: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_history: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_history_query: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
+$(BUILD)/tests/test_relog: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_exporter_expo: $(BUILD)/tools/libpcw-exporter.a
 $(BUILD)/tests/test_exporter_expo: private TEST_LIBS += -lm
 # tests/test_exporter_body.c links body.c, with a collector of its own.

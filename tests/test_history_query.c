@@ -31,13 +31,7 @@
 
 #include "../lib/history/codec.h"
 /* Compiled in: pcwstat's recording sink. */
-#include "../tools/common/container.c"
-#include "../tools/common/escape.c"
-#include "../tools/common/grow.c"
-#include "../tools/common/jsonrow.c"
-#include "../tools/common/typeperf.c"
-#include "../tools/pcwstat/output.c"
-#include "../tools/pcwstat/record.c"
+#include "../tools/pcwstat/pcwstat.h"
 
 TestSuite(history_query, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
 

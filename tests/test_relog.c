@@ -41,13 +41,7 @@
 #include <zlib.h>
 
 /* Compiled in: pcwstat's JSON writer and its recording sink. */
-#include "../tools/common/container.c"
-#include "../tools/common/escape.c"
-#include "../tools/common/grow.c"
-#include "../tools/common/jsonrow.c"
-#include "../tools/common/typeperf.c"
-#include "../tools/pcwstat/output.c"
-#include "../tools/pcwstat/record.c"
+#include "../tools/pcwstat/pcwstat.h"
 
 TestSuite(relog, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
 
