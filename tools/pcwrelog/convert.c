@@ -21,11 +21,6 @@
 
 #include "relog.h"
 
-int in_range(const relog_opts *o, uint64_t t)
-{
-    return (!o->has_begin || t >= o->begin_ns) && (!o->has_end || t <= o->end_ns);
-}
-
 /* Is merged sample g one the output needs: the one that primes the first
  * row, or a row's place (every N-th from the first row)? */
 static int kept(const relog_run *run, uint64_t g)

@@ -5,7 +5,7 @@
  *   main.c     options, and the run: order, select, convert or list
  *   inputs.c   the logs: their order in time, what each holds, the columns
  *   select.c   -c / -cf: which columns a path pattern selects
- *   timearg.c  -b / -e: the times the user writes
+ *   timearg.c  -b / -e: the times the user writes, and whether a sample is within them
  *   convert.c  the samples of the logs, in order, cut (-b/-e) and thinned (-t)
  *   sinks.c    writing the rows: typeperf's CSV/TSV, JSON lines, a new log
  *   list.c     -q
@@ -125,11 +125,11 @@ int select_columns(relog_run *run);
  * written (an hour, a minute, a second, 10^-k s): -e ends at ns + unit - 1.
  * 0, or -1 (not such a time). */
 int timearg_parse(const char *s, uint64_t *ns, uint64_t *unit_ns);
+/* Is a sample at real time t within -b and -e? */
+int in_range(const relog_opts *o, uint64_t t);
 
 /* ---- convert.c / sinks.c ------------------------------------------------- */
 
-/* Is a sample at real time t within -b and -e? */
-int in_range(const relog_opts *o, uint64_t t);
 /* Write the selected columns' rows to out; the exit status. */
 int convert_run(relog_run *run, FILE *out);
 

@@ -161,3 +161,8 @@ int timearg_parse(const char *s, uint64_t *ns, uint64_t *unit_ns)
 {
     return iso(s, ns, unit_ns) == 0 || relog_form(s, ns, unit_ns) == 0 ? 0 : -1;
 }
+
+int in_range(const relog_opts *o, uint64_t t)
+{
+    return (!o->has_begin || t >= o->begin_ns) && (!o->has_end || t <= o->end_ns);
+}
