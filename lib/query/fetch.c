@@ -202,7 +202,7 @@ int pcw__q_bind(pcw_pdh *q, pcw__q_set *s)
         /* First sight, or registered again with other counters: what the
          * query knew about its instances no longer applies. */
         pcw__q_instances_free(s);
-        s->have_prev = 0;
+        s->ins.have_prev = 0;
         int rc = copy_meta(s, cs);
         if (rc != PCW_OK) {
             s->m = NULL;
@@ -403,8 +403,8 @@ static int read_sources(pcw_pdh *q, pcw__q_set *s, unsigned flags)
 int pcw__q_unchanged(const pcw__q_set *s)
 {
     int b = s->cur, pb = b ^ 1;
-    if (!s->have_prev || s->callback || s->nstale || s->nsrc[b] != s->nsrc[pb] || s->busy[b] ||
-        s->busy[pb])
+    if (!s->ins.have_prev || s->callback || s->ins.nstale || s->nsrc[b] != s->nsrc[pb] ||
+        s->busy[b] || s->busy[pb])
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         const pcw__q_src *x = &s->src[b][i], *y = &s->src[pb][i];
@@ -421,7 +421,7 @@ int pcw__q_unchanged(const pcw__q_set *s)
 static int maybe_unchanged(pcw_pdh *q, const pcw__q_set *s)
 {
     int b = s->cur, pb = b ^ 1;
-    if (!s->have_prev || s->nstale || s->nsrc[b] != s->nsrc[pb])
+    if (!s->ins.have_prev || s->ins.nstale || s->nsrc[b] != s->nsrc[pb])
         return 0;
     for (size_t i = 0; i < s->nsrc[b]; i++) {
         const pcw__q_src *x = &s->src[b][i], *y = &s->src[pb][i];
@@ -557,7 +557,7 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     int rc = PCW_OK;
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
         pcw__q_set *s = q->sets[i];
-        if (!s->refs || (only_new && s->have_prev))
+        if (!s->refs || (only_new && s->ins.have_prev))
             continue;
         s->cur ^= 1;
         if (s->hpre)
@@ -597,7 +597,8 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     }
     for (size_t i = 0; i < q->nsets; i++) {
         pcw__q_set *s = q->sets[i];
-        if (s->refs && (!only_new || !s->have_prev) && s->m && s->callback && s->mf.source_count)
+        if (s->refs && (!only_new || !s->ins.have_prev) && s->m && s->callback &&
+            s->mf.source_count)
             collected_set(s, t);
     }
     return PCW_OK;

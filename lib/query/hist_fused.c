@@ -217,7 +217,7 @@ int pcw__q_hpre_value(const pcw__q_set *s, uint32_t e, uint32_t k, const pcw_his
     const pcw__q_hpre *p = s->hpre;
     if (!p || (flags & PCW_FMT_RAW) || (e & PCW__Q_ENT_AGG))
         return 0;
-    const pcw__q_inst *x = &s->inst[e];
+    const pcw__q_inst *x = &s->ins.inst[e];
     if (x->row < 0 || (size_t)x->row >= p->stamp_cap || p->stamp[x->row] != p->gen)
         return 0;
     size_t r = (size_t)x->row;

@@ -100,9 +100,9 @@ static void total_dist(const pcw__q_set *s, uint32_t a, uint32_t k, int cumulati
     memset(buf, 0, (size_t)n * sizeof *buf);
     int first_bad = PCW_CSTATUS_VALID, over = 0;
     size_t members = 0;
-    for (size_t o = 0; o < s->norder; o++) {
-        uint32_t j = s->order[o];
-        const pcw__q_inst *x = &s->inst[j];
+    for (size_t o = 0; o < s->ins.norder; o++) {
+        uint32_t j = s->ins.order[o];
+        const pcw__q_inst *x = &s->ins.inst[j];
         if (x->row < 0 || (s->it.by_name && x->agg != a))
             continue;
         pcw_hist_dist m;

@@ -83,20 +83,20 @@ static uint32_t heap_pop(uint32_t *heap, uint32_t *n)
 static int ghash_rebuild(pcw__q_set *s)
 {
     size_t cap = 16;
-    while (cap < 2 * s->ngroups + 2)
+    while (cap < 2 * s->ins.ngroups + 2)
         cap *= 2;
-    if (cap != s->ghash_cap) {
-        uint32_t *h = realloc(s->ghash, cap * sizeof *h);
+    if (cap != s->ins.ghash_cap) {
+        uint32_t *h = realloc(s->ins.ghash, cap * sizeof *h);
         if (!h)
             return -1;
-        s->ghash = h, s->ghash_cap = cap;
+        s->ins.ghash = h, s->ins.ghash_cap = cap;
     }
-    memset(s->ghash, 0, s->ghash_cap * sizeof *s->ghash);
-    for (size_t g = 0; g < s->ngroups; g++) {
-        size_t i = s->groups[g].hash & (s->ghash_cap - 1);
-        while (s->ghash[i])
-            i = (i + 1) & (s->ghash_cap - 1);
-        s->ghash[i] = (uint32_t)g + 1;
+    memset(s->ins.ghash, 0, s->ins.ghash_cap * sizeof *s->ins.ghash);
+    for (size_t g = 0; g < s->ins.ngroups; g++) {
+        size_t i = s->ins.groups[g].hash & (s->ins.ghash_cap - 1);
+        while (s->ins.ghash[i])
+            i = (i + 1) & (s->ins.ghash_cap - 1);
+        s->ins.ghash[i] = (uint32_t)g + 1;
     }
     return 0;
 }
@@ -107,17 +107,18 @@ static int agg_new(pcw__q_set *s, const char *name, uint32_t len, uint32_t kind,
 static uint32_t group_of(pcw__q_set *s, const char *name, uint32_t len)
 {
     uint64_t h = pcw_name_hash(name, len);
-    if (s->ghash_cap) {
-        size_t i = h & (s->ghash_cap - 1);
-        for (; s->ghash[i]; i = (i + 1) & (s->ghash_cap - 1)) {
-            pcw__q_group *g = &s->groups[s->ghash[i] - 1];
+    if (s->ins.ghash_cap) {
+        size_t i = h & (s->ins.ghash_cap - 1);
+        for (; s->ins.ghash[i]; i = (i + 1) & (s->ins.ghash_cap - 1)) {
+            pcw__q_group *g = &s->ins.groups[s->ins.ghash[i] - 1];
             if (g->hash == h && pcw_name_equal(g->name, g->name_len, name, len))
-                return s->ghash[i] - 1;
+                return s->ins.ghash[i] - 1;
         }
     }
-    if (pcw__q_grow((void **)&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups))
+    if (pcw__q_grow((void **)&s->ins.groups, &s->ins.groups_cap, s->ins.ngroups + 1,
+                    sizeof *s->ins.groups))
         return UINT32_MAX;
-    pcw__q_group *g = &s->groups[s->ngroups];
+    pcw__q_group *g = &s->ins.groups[s->ins.ngroups];
     memset(g, 0, sizeof *g);
     if (!(g->name = malloc(len + 1)))
         return UINT32_MAX;
@@ -133,30 +134,30 @@ static uint32_t group_of(pcw__q_set *s, const char *name, uint32_t len)
         free(g->name);
         return UINT32_MAX;
     }
-    s->ngroups++;
-    s->nempty++; /* until its first member joins */
-    if (2 * s->ngroups + 2 > s->ghash_cap) {
+    s->ins.ngroups++;
+    s->ins.nempty++; /* until its first member joins */
+    if (2 * s->ins.ngroups + 2 > s->ins.ghash_cap) {
         if (ghash_rebuild(s))
             return UINT32_MAX;
     } else {
-        size_t i = h & (s->ghash_cap - 1);
-        while (s->ghash[i])
-            i = (i + 1) & (s->ghash_cap - 1);
-        s->ghash[i] = (uint32_t)s->ngroups;
+        size_t i = h & (s->ins.ghash_cap - 1);
+        while (s->ins.ghash[i])
+            i = (i + 1) & (s->ins.ghash_cap - 1);
+        s->ins.ghash[i] = (uint32_t)s->ins.ngroups;
     }
-    return (uint32_t)s->ngroups - 1;
+    return (uint32_t)s->ins.ngroups - 1;
 }
 
 static int group_join(pcw__q_set *s, uint32_t gi, uint32_t *dup)
 {
-    pcw__q_group *g = &s->groups[gi];
+    pcw__q_group *g = &s->ins.groups[gi];
     /* A name back after all its instances left (no history): a new total,
      * whose rates start afresh. */
     if (s->it.by_name && g->agg == UINT32_MAX) {
         uint32_t a;
         if (agg_new(s, g->name, g->name_len, PCW_PDH_AGGREGATE, &a) != 0)
             return -1;
-        g = &s->groups[gi];
+        g = &s->ins.groups[gi];
         g->agg = a;
     }
     if (g->nfreed) {
@@ -165,7 +166,7 @@ static int group_join(pcw__q_set *s, uint32_t gi, uint32_t *dup)
         *dup = g->next++;
     }
     if (g->nlive++ == 0)
-        s->nempty--;
+        s->ins.nempty--;
     if (g->agg != UINT32_MAX) {
         pcw__q_agg *a = &s->aggs[g->agg];
         a->nlive++;
@@ -176,7 +177,7 @@ static int group_join(pcw__q_set *s, uint32_t gi, uint32_t *dup)
 
 static void group_leave(pcw__q_set *s, uint32_t gi, uint32_t dup)
 {
-    pcw__q_group *g = &s->groups[gi];
+    pcw__q_group *g = &s->ins.groups[gi];
     if (dup + 1 == g->next) {
         g->next--; /* the newest: give it back to the counter */
     } else if (pcw__q_grow((void **)&g->freed, &g->freed_cap, g->nfreed + 1u, sizeof *g->freed) ==
@@ -185,7 +186,7 @@ static void group_leave(pcw__q_set *s, uint32_t gi, uint32_t dup)
     }
     /* (Out of memory: the index is simply not reused.) */
     if (--g->nlive == 0) {
-        s->nempty++;
+        s->ins.nempty++;
         g->nfreed = 0;
         g->next = s->it.total && pcw_name_equal(g->name, g->name_len, "_Total", 6) ? 1 : 0;
         if (g->agg != UINT32_MAX) {
@@ -213,27 +214,27 @@ static int compact_groups(pcw__q_set *s)
 {
     if (s->it.by_name && s->it.history)
         return 0;
-    if (s->nempty < 64 || 2 * s->nempty < s->ngroups)
+    if (s->ins.nempty < 64 || 2 * s->ins.nempty < s->ins.ngroups)
         return 0;
-    uint32_t *map = malloc(s->ngroups * sizeof *map);
+    uint32_t *map = malloc(s->ins.ngroups * sizeof *map);
     if (!map)
         return 0; /* compaction is only an optimisation */
     size_t w = 0;
-    for (size_t g = 0; g < s->ngroups; g++) {
-        if (s->groups[g].nlive == 0) {
-            free(s->groups[g].name);
-            free(s->groups[g].freed);
+    for (size_t g = 0; g < s->ins.ngroups; g++) {
+        if (s->ins.groups[g].nlive == 0) {
+            free(s->ins.groups[g].name);
+            free(s->ins.groups[g].freed);
             map[g] = UINT32_MAX;
             continue;
         }
         map[g] = (uint32_t)w;
-        s->groups[w++] = s->groups[g];
+        s->ins.groups[w++] = s->ins.groups[g];
     }
-    s->ngroups = w;
-    s->nempty = 0;
-    for (size_t i = 0; i < s->ninst; i++)
-        if (s->inst[i].live)
-            s->inst[i].group = map[s->inst[i].group];
+    s->ins.ngroups = w;
+    s->ins.nempty = 0;
+    for (size_t i = 0; i < s->ins.ninst; i++)
+        if (s->ins.inst[i].live)
+            s->ins.inst[i].group = map[s->ins.inst[i].group];
     free(map);
     return ghash_rebuild(s);
 }
@@ -287,40 +288,40 @@ static int hash_rebuild(pcw__q_set *s, size_t want)
     size_t cap = 64;
     while (cap < 2 * want + 2)
         cap *= 2;
-    if (cap > s->hash_cap) {
-        uint32_t *h = realloc(s->hash, cap * sizeof *h);
+    if (cap > s->ins.hash_cap) {
+        uint32_t *h = realloc(s->ins.hash, cap * sizeof *h);
         if (!h)
             return -1;
-        s->hash = h, s->hash_cap = cap;
+        s->ins.hash = h, s->ins.hash_cap = cap;
     }
-    memset(s->hash, 0, s->hash_cap * sizeof *s->hash);
-    for (size_t j = 0; j < s->ninst; j++)
-        if (s->inst[j].live) {
-            size_t i = s->inst[j].key & (s->hash_cap - 1);
-            while (s->hash[i])
-                i = (i + 1) & (s->hash_cap - 1);
-            s->hash[i] = (uint32_t)j + 1;
+    memset(s->ins.hash, 0, s->ins.hash_cap * sizeof *s->ins.hash);
+    for (size_t j = 0; j < s->ins.ninst; j++)
+        if (s->ins.inst[j].live) {
+            size_t i = s->ins.inst[j].key & (s->ins.hash_cap - 1);
+            while (s->ins.hash[i])
+                i = (i + 1) & (s->ins.hash_cap - 1);
+            s->ins.hash[i] = (uint32_t)j + 1;
         }
     return 0;
 }
 
 static void hash_insert(pcw__q_set *s, uint32_t j)
 {
-    size_t i = s->inst[j].key & (s->hash_cap - 1);
-    while (s->hash[i])
-        i = (i + 1) & (s->hash_cap - 1);
-    s->hash[i] = j + 1;
+    size_t i = s->ins.inst[j].key & (s->ins.hash_cap - 1);
+    while (s->ins.hash[i])
+        i = (i + 1) & (s->ins.hash_cap - 1);
+    s->ins.hash[i] = j + 1;
 }
 
 static void inst_release(pcw__q_set *s, uint32_t j)
 {
-    pcw__q_inst *x = &s->inst[j];
+    pcw__q_inst *x = &s->ins.inst[j];
     free(x->name);
     free(x->disp);
     free(x->last);
     memset(x, 0, sizeof *x);
     /* The free list has room: it was sized with the array. */
-    s->free_inst[s->nfree++] = j;
+    s->ins.free_inst[s->ins.nfree++] = j;
 }
 
 /* Make the display name: "name", or "name#n". */
@@ -341,36 +342,37 @@ static uint32_t inst_new(pcw__q_set *s, const pcw__q_src *x, uint32_t id, const 
                          uint32_t len, uint64_t key, int *nomem)
 {
     uint32_t j;
-    if (s->nfree) {
-        j = s->free_inst[--s->nfree];
+    if (s->ins.nfree) {
+        j = s->ins.free_inst[--s->ins.nfree];
     } else {
-        size_t fcap = s->inst_cap;
-        if (pcw__q_grow((void **)&s->inst, &s->inst_cap, s->ninst + 1, sizeof *s->inst)) {
+        size_t fcap = s->ins.inst_cap;
+        if (pcw__q_grow((void **)&s->ins.inst, &s->ins.inst_cap, s->ins.ninst + 1,
+                        sizeof *s->ins.inst)) {
             *nomem = 1;
             return UINT32_MAX;
         }
-        if (s->inst_cap != fcap || !s->free_inst) {
-            uint32_t *f = realloc(s->free_inst, s->inst_cap * sizeof *f);
+        if (s->ins.inst_cap != fcap || !s->ins.free_inst) {
+            uint32_t *f = realloc(s->ins.free_inst, s->ins.inst_cap * sizeof *f);
             if (!f) {
                 *nomem = 1;
                 return UINT32_MAX;
             }
-            s->free_inst = f;
+            s->ins.free_inst = f;
         }
-        j = (uint32_t)s->ninst++;
+        j = (uint32_t)s->ins.ninst++;
     }
-    pcw__q_inst *in = &s->inst[j];
+    pcw__q_inst *in = &s->ins.inst[j];
     memset(in, 0, sizeof *in);
     in->name = malloc(len + 1);
     uint32_t g = group_of(s, name, len);
     if (!in->name || g == UINT32_MAX) {
         free(in->name);
         in->name = NULL;
-        s->free_inst[s->nfree++] = j;
+        s->ins.free_inst[s->ins.nfree++] = j;
         *nomem = 1;
         return UINT32_MAX;
     }
-    in = &s->inst[j];
+    in = &s->ins.inst[j];
     memcpy(in->name, name, len);
     in->name[len] = 0;
     in->name_len = len;
@@ -382,11 +384,11 @@ static uint32_t inst_new(pcw__q_set *s, const pcw__q_src *x, uint32_t id, const 
     if (group_join(s, g, &in->dup) != 0) {
         free(in->name);
         in->name = NULL;
-        s->free_inst[s->nfree++] = j;
+        s->ins.free_inst[s->ins.nfree++] = j;
         *nomem = 1;
         return UINT32_MAX;
     }
-    in->agg = s->groups[g].agg != UINT32_MAX ? s->groups[g].agg : 0;
+    in->agg = s->ins.groups[g].agg != UINT32_MAX ? s->ins.groups[g].agg : 0;
     in->disp = display(name, len, in->dup);
     if (s->it.history && s->data_size)
         in->last = calloc(1, s->data_size);
@@ -405,7 +407,7 @@ static uint32_t inst_new(pcw__q_set *s, const pcw__q_src *x, uint32_t id, const 
 /* An instance left for good: a History total keeps its last values. */
 static void depart(pcw__q_set *s, uint32_t j)
 {
-    pcw__q_inst *x = &s->inst[j];
+    pcw__q_inst *x = &s->ins.inst[j];
     if (s->it.history && x->last && s->nagg)
         pcw__q_total_keep(s, &s->aggs[s->it.by_name ? x->agg : 0], x->last);
     group_leave(s, x->group, x->dup);
@@ -414,34 +416,37 @@ static void depart(pcw__q_set *s, uint32_t j)
 
 void pcw__q_instances_free(pcw__q_set *s)
 {
-    for (size_t j = 0; j < s->ninst; j++)
-        if (s->inst[j].live) {
-            free(s->inst[j].name);
-            free(s->inst[j].disp);
-            free(s->inst[j].last);
+    for (size_t j = 0; j < s->ins.ninst; j++)
+        if (s->ins.inst[j].live) {
+            free(s->ins.inst[j].name);
+            free(s->ins.inst[j].disp);
+            free(s->ins.inst[j].last);
         }
-    for (size_t g = 0; g < s->ngroups; g++) {
-        free(s->groups[g].name);
-        free(s->groups[g].freed);
+    for (size_t g = 0; g < s->ins.ngroups; g++) {
+        free(s->ins.groups[g].name);
+        free(s->ins.groups[g].freed);
     }
     for (size_t a = 0; a < s->nagg; a++) {
         free(s->aggs[a].name);
         free(s->aggs[a].hist);
         free(s->aggs[a].hval);
     }
-    free(s->inst), free(s->free_inst), free(s->hash), free(s->groups), free(s->ghash);
-    free(s->aggs), free(s->order);
+    free(s->ins.inst), free(s->ins.free_inst), free(s->ins.hash), free(s->ins.groups),
+        free(s->ins.ghash);
+    free(s->aggs), free(s->ins.order);
     free(s->agg_free);
     s->agg_free = NULL, s->nagg_free = 0, s->agg_free_cap = 0;
-    s->inst = NULL, s->free_inst = NULL, s->hash = NULL, s->groups = NULL, s->ghash = NULL;
-    s->aggs = NULL, s->order = NULL;
-    s->ninst = s->inst_cap = s->nfree = s->hash_cap = s->ngroups = s->groups_cap = 0;
-    s->ghash_cap = s->nagg = s->agg_cap = s->norder = s->order_cap = 0;
-    s->nread = 0;
-    s->in_order = 0;
-    s->nempty = s->nstale = 0;
-    s->have_prev = 0;
-    s->identity = 0;
+    s->ins.inst = NULL, s->ins.free_inst = NULL, s->ins.hash = NULL, s->ins.groups = NULL,
+    s->ins.ghash = NULL;
+    s->aggs = NULL, s->ins.order = NULL;
+    s->ins.ninst = s->ins.inst_cap = s->ins.nfree = s->ins.hash_cap = s->ins.ngroups =
+        s->ins.groups_cap = 0;
+    s->ins.ghash_cap = s->nagg = s->agg_cap = s->ins.norder = s->ins.order_cap = 0;
+    s->ins.nread = 0;
+    s->ins.in_order = 0;
+    s->ins.nempty = s->ins.nstale = 0;
+    s->ins.have_prev = 0;
+    s->ins.identity = 0;
     pcw__q_entries_free(&s->entries);
     pcw__q_totals_free(&s->tot);
     s->epoch++;
@@ -463,34 +468,35 @@ int pcw__q_map_instances(pcw__q_set *s, int fast)
     if (ensure_total(s))
         return PCW_E_NO_MEMORY;
     if (fast) {
-        s->identity = 1;
-        s->have_prev = 1;
+        s->ins.identity = 1;
+        s->ins.have_prev = 1;
         return PCW_OK;
     }
     int b = s->cur;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
     int changed = 0;
     /* 1. Last time's rows are in the previous snapshot now. */
-    for (size_t j = 0; j < s->ninst; j++) {
-        pcw__q_inst *x = &s->inst[j];
+    for (size_t j = 0; j < s->ins.ninst; j++) {
+        pcw__q_inst *x = &s->ins.inst[j];
         if (!x->live)
             continue;
-        x->prev_row = s->have_prev ? x->row : -1;
-        x->prev_src = s->have_prev ? x->src : -1;
+        x->prev_row = s->ins.have_prev ? x->row : -1;
+        x->prev_src = s->ins.have_prev ? x->src : -1;
         x->row = x->src = -1;
     }
-    s->identity = 0;
-    size_t nlive = s->ninst - s->nfree;
+    s->ins.identity = 0;
+    size_t nlive = s->ins.ninst - s->ins.nfree;
     if (hash_rebuild(s, nlive + snap->count))
         return PCW_E_NO_MEMORY;
-    if (pcw__q_grow((void **)&s->order, &s->order_cap, snap->count + nlive + 1, sizeof *s->order))
+    if (pcw__q_grow((void **)&s->ins.order, &s->ins.order_cap, snap->count + nlive + 1,
+                    sizeof *s->ins.order))
         return PCW_E_NO_MEMORY;
     /* The order is rebuilt in place; an instance in another place than
      * last time is a change too (a callback may add its instances in any
      * order), so that the epoch tells callers who cache by position. */
-    size_t old_norder = s->norder;
-    s->norder = 0;
-    s->in_order = 1;
+    size_t old_norder = s->ins.norder;
+    s->ins.norder = 0;
+    s->ins.in_order = 1;
     /* 2. Each row: the instance it is, or a new one. */
     int nomem = 0;
     for (size_t i = 0; i < s->nsrc[b] && !nomem; i++) {
@@ -500,11 +506,12 @@ int pcw__q_map_instances(pcw__q_set *s, int fast)
             const char *name = pcw__q_row_name(snap, r, &len);
             uint64_t key = inst_key(x->provider_id, id, name, len);
             uint32_t j = UINT32_MAX;
-            for (size_t h = key & (s->hash_cap - 1); s->hash[h]; h = (h + 1) & (s->hash_cap - 1)) {
-                pcw__q_inst *c = &s->inst[s->hash[h] - 1];
+            for (size_t h = key & (s->ins.hash_cap - 1); s->ins.hash[h];
+                 h = (h + 1) & (s->ins.hash_cap - 1)) {
+                pcw__q_inst *c = &s->ins.inst[s->ins.hash[h] - 1];
                 if (c->key == key && c->provider_id == x->provider_id && c->id == id &&
                     c->name_len == len && memcmp(c->name, name, len) == 0 && c->row < 0) {
-                    j = s->hash[h] - 1;
+                    j = s->ins.hash[h] - 1;
                     break;
                 }
             }
@@ -514,29 +521,29 @@ int pcw__q_map_instances(pcw__q_set *s, int fast)
                     break;
                 changed = 1;
             }
-            pcw__q_inst *c = &s->inst[j];
+            pcw__q_inst *c = &s->ins.inst[j];
             c->row = (int32_t)r;
             c->src = (int32_t)i;
             c->pid = x->pid;
             if (c->stale) {
                 c->stale = 0;
-                s->nstale--;
+                s->ins.nstale--;
                 changed = 1;
             }
-            if (s->norder >= old_norder || s->order[s->norder] != j)
+            if (s->ins.norder >= old_norder || s->ins.order[s->ins.norder] != j)
                 changed = 1;
-            if ((size_t)r != s->norder)
-                s->in_order = 0;
-            s->order[s->norder++] = j;
+            if ((size_t)r != s->ins.norder)
+                s->ins.in_order = 0;
+            s->ins.order[s->ins.norder++] = j;
         }
     }
     if (nomem)
         return PCW_E_NO_MEMORY;
-    s->nread = s->norder;
+    s->ins.nread = s->ins.norder;
     /* 3. Instances not read: their provider did not answer (kept, stale),
      * or they are gone. */
-    for (size_t j = 0; j < s->ninst; j++) {
-        pcw__q_inst *x = &s->inst[j];
+    for (size_t j = 0; j < s->ins.ninst; j++) {
+        pcw__q_inst *x = &s->ins.inst[j];
         if (!x->live || x->row >= 0)
             continue;
         int keep = 0;
@@ -550,25 +557,25 @@ int pcw__q_map_instances(pcw__q_set *s, int fast)
         if (keep) {
             if (!x->stale) {
                 x->stale = 1;
-                s->nstale++;
+                s->ins.nstale++;
                 changed = 1;
             }
-            if (s->norder >= old_norder || s->order[s->norder] != (uint32_t)j)
+            if (s->ins.norder >= old_norder || s->ins.order[s->ins.norder] != (uint32_t)j)
                 changed = 1;
-            s->order[s->norder++] = (uint32_t)j;
+            s->ins.order[s->ins.norder++] = (uint32_t)j;
         } else {
             if (x->stale)
-                s->nstale--;
+                s->ins.nstale--;
             depart(s, (uint32_t)j);
             changed = 1;
         }
     }
     if (compact_groups(s))
         return PCW_E_NO_MEMORY;
-    if (s->norder != old_norder)
+    if (s->ins.norder != old_norder)
         changed = 1;
-    if (changed || !s->have_prev)
+    if (changed || !s->ins.have_prev)
         s->epoch++;
-    s->have_prev = 1;
+    s->ins.have_prev = 1;
     return PCW_OK;
 }

@@ -26,7 +26,7 @@ static int entries(pcw__q_set *s)
 {
     if (s->entries.ent && s->entries.ent_epoch == s->epoch)
         return 0;
-    size_t need = s->nagg + s->norder + 1;
+    size_t need = s->nagg + s->ins.norder + 1;
     if (pcw__q_grow((void **)&s->entries.ent, &s->entries.ent_cap, need, sizeof *s->entries.ent))
         return -1;
     size_t n = 0;
@@ -34,8 +34,8 @@ static int entries(pcw__q_set *s)
         if (s->aggs[a].active)
             s->entries.ent[n++] = (uint32_t)a | PCW__Q_ENT_AGG;
     if (!s->it.global && !s->it.by_name)
-        for (size_t o = 0; o < s->norder; o++)
-            s->entries.ent[n++] = s->order[o];
+        for (size_t o = 0; o < s->ins.norder; o++)
+            s->entries.ent[n++] = s->ins.order[o];
     s->entries.nent = n;
     s->entries.ent_epoch = s->epoch;
     return 0;
@@ -54,7 +54,7 @@ const char *pcw__q_entry_name(const pcw__q_set *s, uint32_t e, uint32_t *len, ui
         *len = a->name_len, *dup = 0;
         return a->name;
     }
-    const pcw__q_inst *x = &s->inst[e];
+    const pcw__q_inst *x = &s->ins.inst[e];
     *len = x->name_len, *dup = x->dup;
     return x->name;
 }
@@ -255,7 +255,7 @@ static int container_entries(pcw_pdh_counter *h, const pcw__q_set *s, pcw__q_mat
         const char *name = pcw__q_entry_name(s, x, &len, &dup);
         int named = p->instance && !p->has_index ? pcw__q_instance_match(p->instance, name, len)
                                                  : entry_matches(p, name, len, dup);
-        if (named && pcw__q_in_container(h, s->inst[x].provider_id, &hint))
+        if (named && pcw__q_in_container(h, s->ins.inst[x].provider_id, &hint))
             mt->ents[mt->nents++] = (uint32_t)e;
     }
     return 0;
@@ -320,7 +320,7 @@ int pcw__q_match_update(pcw_pdh_counter *h, pcw__q_match *mt)
             mt->placeholder_status = PCW_CSTATUS_PROVIDER_GONE;
     } else if (mt->nents) {
         uint32_t e = s->entries.ent[mt->all ? 0 : mt->ents[0]];
-        mt->last_provider = (e & PCW__Q_ENT_AGG) ? 0 : s->inst[e].provider_id;
+        mt->last_provider = (e & PCW__Q_ENT_AGG) ? 0 : s->ins.inst[e].provider_id;
     }
     mt->epoch = s->epoch;
     return PCW_OK;

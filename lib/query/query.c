@@ -487,7 +487,7 @@ static int pcw__q_fetch_only_new(pcw_pdh *q)
     int rc = pcw__q_fetch_new(q);
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
         pcw__q_set *s = q->sets[i];
-        if (!s->refs || s->have_prev)
+        if (!s->refs || s->ins.have_prev)
             continue;
         if ((rc = pcw__q_map_instances(s, 0)) == PCW_OK)
             rc = pcw__q_totals(s);
@@ -511,7 +511,7 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
      * rates) and expand to the instances of their last collection. */
     int fresh = 0;
     for (size_t j = 0; j < h->nm; j++)
-        fresh |= !h->m[j].set->have_prev;
+        fresh |= !h->m[j].set->ins.have_prev;
     if (fresh) {
         pcw__q_budget_start(q);
         rc = pcw__q_fetch_only_new(q);

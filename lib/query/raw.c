@@ -33,7 +33,7 @@ static const char *provider_name(const pcw_pdh *q, uint32_t seg)
 size_t pcw_pdh_raw_count(const pcw_pdh_counter *ctr)
 {
     const pcw__q_set *s = one_set(ctr);
-    return s ? s->nread : 0;
+    return s ? s->ins.nread : 0;
 }
 
 uint64_t pcw_pdh_raw_epoch(const pcw_pdh_counter *ctr)
@@ -45,9 +45,9 @@ uint64_t pcw_pdh_raw_epoch(const pcw_pdh_counter *ctr)
 int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_instance *out)
 {
     const pcw__q_set *s = one_set(ctr);
-    if (!s || !out || i >= s->nread)
+    if (!s || !out || i >= s->ins.nread)
         return PCW_E_INVALID_PARAMETER;
-    const pcw__q_inst *x = &s->inst[s->order[i]];
+    const pcw__q_inst *x = &s->ins.inst[s->ins.order[i]];
     memset(out, 0, sizeof *out);
     out->name = x->name;
     out->name_len = x->name_len;
@@ -64,25 +64,25 @@ int pcw_pdh_raw_instance_at(const pcw_pdh_counter *ctr, size_t i, pcw_pdh_raw_in
 int pcw_pdh_raw_column(const pcw_pdh_counter *ctr, uint32_t counter_index, pcw_raw *out)
 {
     const pcw__q_set *s = one_set(ctr);
-    if (!s || counter_index >= s->ncounters || (!out && s->nread))
+    if (!s || counter_index >= s->ncounters || (!out && s->ins.nread))
         return PCW_E_INVALID_PARAMETER;
     int b = s->cur;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
     const pcw__q_recipe *rc = &s->recipes[counter_index];
     pcw__q_layout lay = {s->off, s->size};
-    if (s->in_order) {
+    if (s->ins.in_order) {
         /* Instance i is row i: walk the rows provider by provider, without
          * touching the instance records (the steady state of a segment
          * counterset). */
         for (size_t k = 0; k < s->nsrc[b]; k++) {
             const pcw__q_src *x = &s->src[b][k];
-            for (size_t r = x->first; r < x->first + x->count && r < s->nread; r++)
+            for (size_t r = x->first; r < x->first + x->count && r < s->ins.nread; r++)
                 pcw__q_raw_from_row(rc, pcw__q_row(snap, r), &lay, x->time_ns, &out[r]);
         }
         return PCW_OK;
     }
-    for (size_t i = 0; i < s->nread; i++) {
-        const pcw__q_inst *x = &s->inst[s->order[i]];
+    for (size_t i = 0; i < s->ins.nread; i++) {
+        const pcw__q_inst *x = &s->ins.inst[s->ins.order[i]];
         if (x->row < 0 || (size_t)x->row >= snap->count || x->src < 0 ||
             (size_t)x->src >= s->nsrc[b]) {
             /* Only after a collection that failed half-way. */
@@ -100,15 +100,15 @@ int pcw_pdh_raw_histogram(const pcw_pdh_counter *ctr, uint32_t counter_index, si
                           uint64_t *words, size_t nwords)
 {
     const pcw__q_set *s = one_set(ctr);
-    if (!s || !words || counter_index >= s->ncounters || i >= s->nread ||
+    if (!s || !words || counter_index >= s->ncounters || i >= s->ins.nread ||
         s->counter_types[counter_index] != PERF_PCW_HISTOGRAM || nwords < 2 ||
         s->off[counter_index] > s->data_size || nwords > (s->data_size - s->off[counter_index]) / 8)
         return PCW_E_INVALID_PARAMETER;
     int b = s->cur;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
     size_t row = i;
-    if (!s->in_order) {
-        const pcw__q_inst *x = &s->inst[s->order[i]];
+    if (!s->ins.in_order) {
+        const pcw__q_inst *x = &s->ins.inst[s->ins.order[i]];
         if (x->row < 0 || (size_t)x->row >= snap->count)
             return PCW_E_NOT_FOUND; /* only after a collection that failed half-way */
         row = (size_t)x->row;

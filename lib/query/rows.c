@@ -37,7 +37,7 @@ void pcw__q_entry_rows(const pcw__q_set *s, uint32_t e, pcw__q_rows *w)
          * when it was collected - pcw__q_tval.) */
         return;
     }
-    const pcw__q_inst *x = &s->inst[e];
+    const pcw__q_inst *x = &s->ins.inst[e];
     w->lay.off = s->off, w->lay.size = s->size;
     if (x->row < 0) {
         w->status = x->stale ? PCW_CSTATUS_PROVIDER_GONE : PCW_CSTATUS_NO_INSTANCE;
@@ -45,8 +45,8 @@ void pcw__q_entry_rows(const pcw__q_set *s, uint32_t e, pcw__q_rows *w)
     }
     w->row = pcw__q_row(pcw__q_snap(s, b), (size_t)x->row);
     w->t = s->src[b][x->src].time_ns;
-    int32_t prow = s->identity ? x->row : x->prev_row;
-    int32_t psrc = s->identity ? x->src : x->prev_src;
+    int32_t prow = s->ins.identity ? x->row : x->prev_row;
+    int32_t psrc = s->ins.identity ? x->src : x->prev_src;
     if (prow >= 0 && psrc >= 0 && s->two) {
         w->prow = pcw__q_row(pcw__q_snap(s, pb), (size_t)prow);
         w->pt = s->src[pb][psrc].time_ns;

@@ -100,6 +100,31 @@ typedef struct pcw__q_tval {
  * entry its index in inst[], a total's its index in aggs[] | this bit. */
 #define PCW__Q_ENT_AGG 0x80000000u
 
+/* A set's instances: written by instances.c alone (pcw__q_map_instances,
+ * pcw__q_instances_free), read by the modules that look up an entry's
+ * rows, name or provider. */
+typedef struct pcw__q_instances {
+    pcw__q_inst *inst;
+    size_t ninst, inst_cap;
+    uint32_t *free_inst;
+    size_t nfree;
+    uint32_t *hash; /* key -> instance + 1, open addressing */
+    size_t hash_cap;
+    pcw__q_group *groups;
+    size_t ngroups, groups_cap;
+    uint32_t *ghash; /* group hash -> group + 1 */
+    size_t ghash_cap;
+    size_t nempty;   /* groups without members (compacted when many) */
+    size_t nstale;   /* instances whose provider did not answer */
+    uint32_t *order; /* instances in value order: provider by provider */
+    size_t norder, order_cap;
+    size_t nread;  /* order[0..nread): the instances read this time; the
+                      stale ones (provider did not answer) follow */
+    int in_order;  /* order[k] is snapshot row k for every k < nread */
+    int identity;  /* every instance's prev_row == row (nothing changed) */
+    int have_prev; /* a sample was mapped before this one */
+} pcw__q_instances;
+
 /* A set's entries, as match.c selects from them: written by match.c
  * (rebuilt when the set's epoch moved), emptied with the instances
  * (pcw__q_entries_free). */
@@ -176,27 +201,8 @@ typedef struct pcw__q_set {
     pcw__q_src *src[2];
     size_t nsrc[2], src_cap[2];
     int cur;
-    uint32_t *order; /* instances in value order: provider by provider */
-    size_t norder, order_cap;
-    size_t nread;           /* order[0..nread): the instances read this time; the
-                               stale ones (provider did not answer) follow */
-    int in_order;           /* order[k] is snapshot row k for every k < nread */
+    pcw__q_instances ins;   /* instances.c's */
     pcw__q_entries entries; /* match.c's */
-    int identity;           /* every instance's prev_row == row (nothing changed) */
-    int have_prev;
-    /* Instances. */
-    pcw__q_inst *inst;
-    size_t ninst, inst_cap;
-    uint32_t *free_inst;
-    size_t nfree;
-    uint32_t *hash; /* key -> instance + 1, open addressing */
-    size_t hash_cap;
-    pcw__q_group *groups;
-    size_t ngroups, groups_cap;
-    uint32_t *ghash; /* group hash -> group + 1 */
-    size_t ghash_cap;
-    size_t nempty; /* groups without members (compacted when many) */
-    size_t nstale; /* instances whose provider did not answer */
     /* Totals. */
     pcw__q_agg *aggs;
     size_t nagg, agg_cap;

@@ -77,8 +77,8 @@ static void raw_rows(pcw__q_set *s, int b)
     uint32_t nc = s->ncounters;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
     pcw__q_layout lay = {s->off, s->size};
-    for (size_t o = 0; o < s->norder; o++) {
-        pcw__q_inst *x = &s->inst[s->order[o]];
+    for (size_t o = 0; o < s->ins.norder; o++) {
+        pcw__q_inst *x = &s->ins.inst[s->ins.order[o]];
         const unsigned char *row = NULL;
         if (x->row >= 0) {
             row = pcw__q_row(snap, (size_t)x->row);
@@ -123,9 +123,9 @@ static void member_values(pcw__q_set *s)
                      ? WAY_RATE
                      : WAY_GENERAL;
     }
-    for (size_t o = 0; o < s->norder; o++) {
-        uint32_t j = s->order[o];
-        const pcw__q_inst *x = &s->inst[j];
+    for (size_t o = 0; o < s->ins.norder; o++) {
+        uint32_t j = s->ins.order[o];
+        const pcw__q_inst *x = &s->ins.inst[j];
         if (x->row < 0 && !x->stale)
             continue;
         size_t g = s->it.by_name ? x->agg : 0;

@@ -126,7 +126,7 @@ int pcw_pdh_get_value(const pcw_pdh_counter *ctr, size_t i, unsigned flags, pcw_
         out->kind = a->kind;
         out->sources = a->sources;
     } else {
-        const pcw__q_inst *x = &s->inst[e];
+        const pcw__q_inst *x = &s->ins.inst[e];
         out->instance = x->disp;
         out->instance_name = x->name;
         out->dup_index = x->dup;

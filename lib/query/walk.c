@@ -176,9 +176,10 @@ static void cook_rows_fast(const pcw_pdh_counter *h, const pcw__q_set *s, const 
                 } else {
                     /* Anything else, or a status to tell: the general way. */
                     pcw__q_rows w;
-                    pcw__q_entry_rows(s, s->order[r], &w);
+                    pcw__q_entry_rows(s, s->ins.order[r], &w);
                     pcw_raw now;
-                    rs = pcw__q_cook_value(h, s, &w, s->order[r], q->k, q->hs, flags, &now, &v[c]);
+                    rs = pcw__q_cook_value(h, s, &w, s->ins.order[r], q->k, q->hs, flags, &now,
+                                           &v[c]);
                 }
                 if (st)
                     st[c] = (uint8_t)rs;
@@ -198,8 +199,8 @@ static int steady(const pcw__q_match *mt, uint32_t nc, size_t *naggs)
     while (n < s->entries.nent && (s->entries.ent[n] & PCW__Q_ENT_AGG))
         n++;
     *naggs = n;
-    return mt->all && s->identity && !s->it.global && !s->it.by_name && !s->nstale && nc <= 64 &&
-           s->entries.nent - n == pcw__q_snap(s, s->cur)->count;
+    return mt->all && s->ins.identity && !s->it.global && !s->it.by_name && !s->ins.nstale &&
+           nc <= 64 && s->entries.nent - n == pcw__q_snap(s, s->cur)->count;
 }
 
 /* Every value of the handle, instance by instance, into the sink: all
