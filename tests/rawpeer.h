@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "pcw/control_proto.h"
+#include "common/control_proto.h"
 
 /* Connect to the socket at path: the descriptor, or -1. */
 static inline int raw_connect(const char *path)

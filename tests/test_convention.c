@@ -69,9 +69,9 @@ static int build(int impl_in_a, int impl_in_main, char **out, char *prog, size_t
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(prog, prog_len, "%s/prog", dir);
     snprintf(cmd, sizeof cmd,
-             "cd %s && cc -std=c11 -Wall -Wextra -Werror -I%s/lib a.c main.c -o prog "
+             "cd %s && cc -std=c11 -Wall -Wextra -Werror " PCW_TEST_INCLUDES " a.c main.c -o prog "
              "-lurcu-bp -lurcu-cds -lurcu-common -lpthread > log 2>&1",
-             dir, PCW_SOURCE_DIR);
+             dir);
     int st = system(cmd);
     cr_assert(WIFEXITED(st), "cc did not run: %s", cmd);
     size_t len;

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 #include "pcw/provider.h"
 #include "testutil.h"
 

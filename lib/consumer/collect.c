@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "control.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 /* A full listen backlog is retried this often, until the deadline. */
 #define CONNECT_RETRY_MS 5

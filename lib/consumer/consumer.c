@@ -22,8 +22,8 @@
 #include "containers.h"
 #include "control.h"
 #include "internal.h"
-#include "pcw/name.h"
-#include "pcw/naming.h"
+#include "common/name.h"
+#include "common/naming.h"
 
 struct pcw_consumer {
     char *root;

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "pcw/naming.h"
+#include "common/naming.h"
 
 long long pcw__ctl_now_ms(void)
 {

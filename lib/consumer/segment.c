@@ -20,8 +20,8 @@
 
 #include "internal.h"
 #include "pcw/histogram.h"
-#include "pcw/name.h"
-#include "pcw/naming.h"
+#include "common/name.h"
+#include "common/naming.h"
 
 /* ---- mapping ------------------------------------------------------------ */
 

@@ -43,7 +43,7 @@
  * directory, so the credential check is the second of two walls.
  *
  * The channel's limits (what one provider grants its consumers) are in
- * pcw/provider_impl/control.h and docs/design.md's table of limits.
+ * lib/provider/control.c and docs/design.md's table of limits.
  */
 #ifndef PCW_CALLBACK_H
 #define PCW_CALLBACK_H

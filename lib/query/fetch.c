@@ -29,8 +29,8 @@
 
 #include "../consumer/containers.h"
 #include "internal.h"
-#include "pcw/layout.h"
-#include "pcw/name.h"
+#include "common/layout.h"
+#include "common/name.h"
 #include "snaprows.h"
 
 #define PCWQ_DIR_SETTLE_NS 100000000ull /* 100 ms: several coarse ticks */

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 #include "pcw/histogram.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 /* The statistics a bare histogram name stands for, in column order. */
 const pcw_hist_stat pcwq_hist_defaults[PCWQ_HIST_NDEFAULT] = {

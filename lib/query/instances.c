@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "pcw/name.h"
+#include "common/name.h"
 #include "snaprows.h"
 
 static uint64_t mix(uint64_t x)

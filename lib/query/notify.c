@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "pcw/layout.h"
-#include "pcw/name.h"
+#include "common/layout.h"
+#include "common/name.h"
 
 static int told(const pcwq_match *mt, uint64_t id)
 {

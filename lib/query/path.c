@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 int pcwq_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
 {

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "pcw/layout.h"
-#include "pcw/name.h"
+#include "common/layout.h"
+#include "common/name.h"
 
 int pcw_pdh_open(pcw_pdh **out, const pcw_consumer_options *opt)
 {

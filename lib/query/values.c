@@ -20,7 +20,7 @@
 
 #include "../consumer/read_hook.h"
 #include "internal.h"
-#include "pcw/name.h"
+#include "common/name.h"
 #include "snaprows.h"
 
 /* Rebuild s->ent if the set changed since. */

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/outfile.h"
 #include "../common/output.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/layout.h - the shared-memory segment: what a provider publishes and a
+ * common/layout.h - the shared-memory segment: what a provider publishes and a
  * consumer maps read-only. Layout version 2.
  *
  * One segment per provider object: a file in the provider directory
- * (pcw/naming.h). Everything in it is linked by byte offsets from the
+ * (common/naming.h). Everything in it is linked by byte offsets from the
  * segment's start, never pointers.
  *
  *   +---------------------+ 0

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/control_proto.h - the control channel's wire format, shared by the
- * provider (pcw/provider_impl/control.h) and the consumer library
+ * common/control_proto.h - the control channel's wire format, shared by the
+ * provider (lib/provider/control.c) and the consumer library
  * (lib/consumer/control.c).
  *
  * One Unix-domain stream socket per provider, beside its segment
@@ -79,7 +79,7 @@ extern "C" {
  * consumer that collects every few minutes (an exporter scraped every
  * 60 s) to keep its connection. The consumer library adds its counters
  * again whenever it connects anew, so a connection closed for silence (or
- * shed to make room, pcw/provider_impl/control.h) costs it nothing. */
+ * shed to make room, lib/provider/control.c) costs it nothing. */
 #ifndef PCW_CTL_ADDED_IDLE_TIMEOUT_MS
 #define PCW_CTL_ADDED_IDLE_TIMEOUT_MS 600000
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/control.h - the control channel's server: the
+ * lib/provider/control.c - the control channel's server: the
  * listener, one thread per connected consumer, requests, replies, and the
  * limits that keep a consumer from exhausting the provider. The protocol
  * is pcw/control_proto.h and docs/control-channel.md; what callbacks may
- * rely on is pcw/callback.h. Private (see impl.h).
+ * rely on is pcw/callback.h. Private (see internal.h).
  *
  * Lifetimes (why nothing is used after it is freed):
  *   - Connection threads find a registration in prov->regs under
@@ -24,8 +24,7 @@
  *     for: close returns once the callback returns. Threads are joinable,
  *     never detached, so none outlives the provider.
  */
-#ifndef PCW_PROVIDER_IMPL_CONTROL_H
-#define PCW_PROVIDER_IMPL_CONTROL_H
+#include "internal.h"
 
 /* The control channel's limits: what one provider grants its consumers,
  * so that no consumer can exhaust its memory or threads or stall it.
@@ -1046,12 +1045,12 @@ static int pcw__control_run(pcw__prov *p)
     return PCW_OK;
 }
 
-static int pcw__control_start(pcw__prov *p)
+PCW__PRIVATE int pcw__control_start(pcw__prov *p)
 {
     return p->opt.control_callback ? pcw__control_run(p) : PCW_OK;
 }
 
-static int pcw__control_ensure(pcw__prov *p)
+PCW__PRIVATE int pcw__control_ensure(pcw__prov *p)
 {
     if (pcw__ctl_of(p))
         return PCW_OK;
@@ -1061,7 +1060,7 @@ static int pcw__control_ensure(pcw__prov *p)
     return rc;
 }
 
-static void pcw__control_forget(pcw__reg *r)
+PCW__PRIVATE void pcw__control_forget(pcw__reg *r)
 {
     pcw__ctl *ctl = pcw__ctl_of(r->prov);
     if (!ctl)
@@ -1079,7 +1078,7 @@ static void pcw__control_forget(pcw__reg *r)
     pthread_mutex_unlock(&ctl->lock);
 }
 
-static void pcw__control_stop(pcw__prov *p)
+PCW__PRIVATE void pcw__control_stop(pcw__prov *p)
 {
     pcw__ctl *ctl = pcw__ctl_of(p);
     if (!ctl)
@@ -1104,5 +1103,3 @@ static void pcw__control_stop(pcw__prov *p)
     __atomic_store_n(&p->control, NULL, __ATOMIC_RELEASE);
     pcw__control_free(ctl);
 }
-
-#endif /* PCW_PROVIDER_IMPL_CONTROL_H */

@@ -1,36 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/buffer.h - pcw_buffer, what a callback fills with
+ * lib/provider/buffer.c - pcw_buffer, what a callback fills with
  * pcw_add_instance (PcwAddInstance): the checks on each instance, the
- * request's masks, and the encoded reply items. Private (see impl.h).
+ * request's masks, and the encoded reply items. Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_BUFFER_H
-#define PCW_PROVIDER_IMPL_BUFFER_H
+#include "internal.h"
 
-struct pcw_buffer {
-    pcw__reg *reg;
-    int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
-    uint64_t counter_mask; /* the request's masks, applied here; this one
-                              by position, as the wire carries it (the
-                              callback sees it by id: pcw__id_mask) */
-    uint32_t instance_id;
-    const char *mask;
-    size_t mask_len;
-    pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
-    uint32_t count;       /* items encoded */
-    uint32_t duplicates;  /* names dropped as duplicates (pcw_add_instance) */
-    /* Every name added (kept or dropped), for the duplicate check. */
-    char *names;
-    size_t names_len, names_cap;
-    uint64_t *name_at; /* per name: offset << 32 | length */
-    size_t nnames, name_at_cap;
-    uint32_t *tab; /* open addressing over name_at, index + 1; 0 = empty */
-    size_t tab_cap;
-    unsigned char *scratch; /* one instance's data */
-};
-
-static int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
-                            uint32_t instance_id, const char *mask)
+PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
+                                  uint32_t instance_id, const char *mask)
 {
     memset(b, 0, sizeof *b);
     b->reg = r;
@@ -44,7 +21,7 @@ static int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t co
     return b->scratch ? PCW_OK : PCW_E_NO_MEMORY;
 }
 
-static void pcw__buffer_free(pcw_buffer *b)
+PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
 {
     pcw_ctl_writer_free(&b->items);
     free(b->names);
@@ -168,5 +145,3 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
     b->count++;
     return PCW_OK;
 }
-
-#endif /* PCW_PROVIDER_IMPL_BUFFER_H */

@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/instance.h - instances: slot chunks, instance names,
+ * lib/provider/instance.c - instances: slot chunks, instance names,
  * reuse after a grace period (the limbo), giving pages back (punching), and
  * the create and close protocol of design.md section 4 (C0, P0, P1, C1, C2).
- * Private (see impl.h).
+ * Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_INSTANCE_H
-#define PCW_PROVIDER_IMPL_INSTANCE_H
+#include "internal.h"
+
+static int pcw__vec_push(pcw__vec *a, uint64_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 64;
+        uint64_t *v = (uint64_t *)realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        a->v = v, a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return PCW_OK;
+}
 
 static int pcw__name_match(struct cds_lfht_node *node, const void *key)
 {
@@ -168,7 +180,7 @@ static int pcw__unpunch(pcw__reg *r, pcw__chunk *c)
  * of the limbo): no provider thread can still find these instances in the
  * name table, so their slots and names may be reused and their structs
  * freed. Consumers need no grace period: they check slot generations. */
-static void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
+PCW__PRIVATE void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
 {
     pcw__prov *p = r->prov;
     pthread_mutex_lock(&p->lock);
@@ -207,7 +219,7 @@ static void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
  * PcwAddInstance both check it): valid UTF-8, at most 1024 characters,
  * empty exactly when the counterset has a single instance. *len gets its
  * length in bytes. */
-static int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len)
+PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len)
 {
     *len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
     long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw_utf8_count(name, *len);
@@ -399,7 +411,7 @@ undo:
 
 /* Close an instance whose handle was claimed (pcw_close_instance,
  * pcw_unregister). */
-static void pcw__close_record(pcw__inst *in)
+PCW__PRIVATE void pcw__close_record(pcw__inst *in)
 {
     pcw__reg *r = in->reg;
     urcu_bp_read_lock();
@@ -469,5 +481,3 @@ int pcw_close_instance(pcw_instance *h)
     pcw__close_record(in);
     return PCW_OK;
 }
-
-#endif /* PCW_PROVIDER_IMPL_INSTANCE_H */

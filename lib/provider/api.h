@@ -67,9 +67,9 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "callback.h"
-#include "histogram.h"
-#include "types.h"
+#include <pcw/callback.h>
+#include <pcw/histogram.h>
+#include <pcw/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -245,7 +245,7 @@ PCW_PROVIDER_API int pcw_close_instance(pcw_instance *inst);
 
 /* ---- the fast paths (inline, in every translation unit) ----------------- */
 
-/* Private: the process-wide handle table (pcw/provider_impl/handles.h),
+/* Private: the process-wide handle table (lib/provider/handles.c),
  * declared here because the inline functions below read it. An entry is
  * written under the table's lock by the implementation; these functions
  * only read it, with atomic loads, so that even a handle used after its
@@ -436,11 +436,3 @@ static inline uint64_t pcw_time_ns(void)
 #endif
 
 #endif /* PCW_PROVIDER_H */
-
-/* The implementation, in the one translation unit that asks for it. Outside
- * the include guard, so that it works even when this header was included
- * (through another header) before PCW_PROVIDER_IMPLEMENTATION was defined. */
-#if defined(PCW_PROVIDER_IMPLEMENTATION) && !defined(PCW__PROVIDER_IMPLEMENTED)
-#define PCW__PROVIDER_IMPLEMENTED 1
-#include "provider_impl/impl.h"
-#endif
