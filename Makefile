@@ -170,8 +170,8 @@ $(PROVIDER_H): scripts/amalgamate.py lib/provider/api.h $(PRIVATE_HEADERS) $(PRO
 	python3 scripts/amalgamate.py -o $@ lib/provider/api.h lib/provider/internal.h $(PROVIDER_SRC)
 $(LIBPCW_PROVIDER_A): $(PROVIDER_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
 	./scripts/check-provider-order.sh $(PROVIDER_OBJ)
+	rm -f $@ && ar rcs $@ $^
 
 # Each tool: every .c in its folder and in tools/common (what every tool
 # shares: the escaping of hostile names, tools/common/escape.h), linked with
@@ -245,6 +245,8 @@ $(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBPCW_A) $(wildcard tests/*.h) $(wildc
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
+# tests/test_convention.c links a program with libpcw-provider.a.
+$(BUILD)/tests/test_convention: $(LIBPCW_PROVIDER_A)
 # Suites that compile a tool's sources in (#include "../tools/..."): rebuilt
 # when those change.
 $(BUILD)/tests/test_pcwstat: $(wildcard tools/common/*.[ch] tools/pcwstat/*.[ch])
@@ -550,6 +552,12 @@ format:
 
 clean:
 	rm -rf $(BUILD)
+
+# The installed headers' names, one a line (scripts/install-test.sh
+# compares the installed tree with them).
+install-headers:
+	@printf '%s\n' $(notdir $(INSTALL_HEADERS))
+.PHONY: install-headers
 
 # The README's examples, built from the README against an installed tree.
 install-test: all
