@@ -367,9 +367,14 @@ test: check-abi check-man check-debian-version
 	$(MAKE) pcwgen-check
 	@echo "make test: all quick suites passed"
 
-# libpcw.so exports its public API and nothing else (scripts/check-abi.sh).
-check-abi: $(LIBPCW_SO) $(LIBPCW_A)
+# libpcw.so exports its public API and nothing else (scripts/check-abi.sh);
+# the installed headers declare no private (pcw__) name outside their
+# marked private sections and the provider's implementation section
+# (scripts/check-headers.sh, tried first on its fixtures).
+check-abi: $(LIBPCW_SO) $(LIBPCW_A) $(PROVIDER_H)
 	./scripts/check-abi.sh $(LIBPCW_SO) $(LIBPCW_A) $(SOVERSION)
+	./scripts/check-headers-test.sh
+	./scripts/check-headers.sh $(INSTALL_HEADERS)
 
 # The man pages render without warnings and name every option of --help.
 check-man: tools
@@ -488,7 +493,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
                golang-github-prometheus-client-model-dev \
-               libzstd-dev libjansson-dev
+               libzstd-dev libjansson-dev universal-ctags
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)
