@@ -23,7 +23,7 @@ PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint6
 
 PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
 {
-    pcw_ctl_writer_free(&b->items);
+    pcw__ctl_writer_free(&b->items);
     free(b->names);
     free(b->name_at);
     free(b->tab);
@@ -117,10 +117,10 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
     if (!pcw_wildcard_match(b->mask, b->mask_len, name, len))
         return PCW_OK;
     int with_data = b->collect && count;
-    pcw_ctl_put_u32(&b->items, id);
-    pcw_ctl_put_u32(&b->items, (uint32_t)len);
-    pcw_ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
-    pcw_ctl_put_bytes(&b->items, name, len);
+    pcw__ctl_put_u32(&b->items, id);
+    pcw__ctl_put_u32(&b->items, (uint32_t)len);
+    pcw__ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
+    pcw__ctl_put_bytes(&b->items, name, len);
     if (with_data) {
         unsigned char *d = b->scratch;
         memset(d, 0, r->data_size);
@@ -132,13 +132,13 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
         } else {
             for (uint32_t c = 0; c < r->counter_count; c++) {
                 const pcw_counter_desc *cd = &r->counters[c];
-                if (!pcw_ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
+                if (!pcw__ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
                     continue;
                 memcpy(d + r->block_off[cd->block] + cd->offset,
                        (const unsigned char *)data[cd->block].data + cd->offset, cd->size);
             }
         }
-        pcw_ctl_put_bytes(&b->items, d, r->data_size);
+        pcw__ctl_put_bytes(&b->items, d, r->data_size);
     }
     if (b->items.bad)
         return PCW_E_NO_MEMORY;

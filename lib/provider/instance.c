@@ -54,7 +54,7 @@ static int pcw__add_chunk(pcw__reg *r)
     }
     int rc;
     pthread_mutex_lock(&p->lock);
-    uint64_t off = pcw__arena_alloc(p, pcw_seg_chunk_bytes(n, r->data_stride), &rc);
+    uint64_t off = pcw__arena_alloc(p, pcw__seg_chunk_bytes(n, r->data_stride), &rc);
     if (off) {
         pcw_seg_chunk *ch = (pcw_seg_chunk *)(p->base + off);
         ch->first_slot = r->slot_count;
@@ -80,10 +80,10 @@ static int pcw__add_chunk(pcw__reg *r)
     c->n = n;
     c->nfree = n;
     c->hdr = (pcw_seg_chunk *)(p->base + off);
-    c->live = (uint64_t *)(p->base + off + pcw_seg_chunk_live());
-    c->gens = (uint64_t *)(p->base + off + pcw_seg_chunk_gens(n));
-    c->names = (uint64_t *)(p->base + off + pcw_seg_chunk_names(n));
-    c->rows = p->base + off + pcw_seg_chunk_rows(n);
+    c->live = (uint64_t *)(p->base + off + pcw__seg_chunk_live());
+    c->gens = (uint64_t *)(p->base + off + pcw__seg_chunk_gens(n));
+    c->names = (uint64_t *)(p->base + off + pcw__seg_chunk_names(n));
+    c->rows = p->base + off + pcw__seg_chunk_rows(n);
     /* Lowest ids first: push in reverse so pops come out ascending. */
     for (uint32_t i = n; i-- > 0;)
         r->free_slots.v[r->free_slots.n++] = (uint64_t)r->slot_count + i;
@@ -133,7 +133,7 @@ static int pcw__chunk_pages(const pcw__reg *r, const pcw__chunk *c, uint64_t *lo
 {
     uint64_t off = (uint64_t)((unsigned char *)c->hdr - r->prov->base);
     *lo = pcw__align(off + sizeof(pcw_seg_chunk), 4096);
-    *hi = (off + pcw_seg_chunk_bytes(c->n, r->data_stride)) & ~4095ull;
+    *hi = (off + pcw__seg_chunk_bytes(c->n, r->data_stride)) & ~4095ull;
     return *lo < *hi;
 }
 

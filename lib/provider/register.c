@@ -479,8 +479,8 @@ int pcw_register(pcw_registration **out, pcw_provider *ph, const pcw_registratio
                           (in->flags & PCW_REG_CACHELINE ? PCW_CSET_F_CACHELINE : 0) |
                           (in->callback ? PCW_CSET_F_CALLBACK : 0);
     r->data_size = data;
-    r->row_data = pcw_seg_row_data(cset_flags);
-    r->data_stride = (uint32_t)pcw_seg_row_stride(cset_flags, data);
+    r->row_data = pcw__seg_row_data(cset_flags);
+    r->data_stride = (uint32_t)pcw__seg_row_stride(cset_flags, data);
     for (uint32_t i = 0; i < in->counter_count; i++) {
         r->counters[i] = in->counters[i];
         r->counters[i].size = pcw__counter_size(&in->counters[i]);
