@@ -37,7 +37,8 @@ PCWGEN_CRITERION_LIBS ?= -lcriterion
 PCWGEN_CORE_SRCS := tools/pcwgen/manifest.c tools/pcwgen/check.c tools/pcwgen/arena.c \
                     tools/pcwgen/ident.c tools/pcwgen/types_table.c tools/pcwgen/emit.c
 PCWGEN_CORE_OBJS := $(PCWGEN_CORE_SRCS:%.c=$(BUILD)/%.o)
-PCWGEN_HDRS := $(wildcard tools/pcwgen/*.h) lib/pcw/types.h lib/common/name.h lib/pcw/version.h
+PCWGEN_HDRS := $(wildcard tools/pcwgen/*.h) lib/pcw/types.h lib/common/name.h lib/pcw/version.h \
+               $(PROVIDER_H)
 
 $(BUILD)/tools/pcwgen/%.o: tools/pcwgen/%.c $(PCWGEN_HDRS)
 	@mkdir -p $(@D)
