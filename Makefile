@@ -92,6 +92,7 @@ PRIVATE_HEADERS = $(wildcard lib/common/*.h lib/provider/*.h)
 HEADERS  = $(INSTALL_HEADERS) $(PRIVATE_HEADERS)
 LIBPCW_A = $(BUILD)/libpcw.a
 LIBPCW_SO = $(BUILD)/libpcw.so
+LIBPCW_PROVIDER_A = $(BUILD)/libpcw-provider.a# the provider, linkable (below)
 UNINSTALLED_PC = $(BUILD)/pkgconfig/pcw-uninstalled.pc $(BUILD)/pkgconfig/pcw-provider-uninstalled.pc \
                  $(BUILD)/pkgconfig/pcw-provider-lib-uninstalled.pc
 SOVERSION = 2
@@ -165,7 +166,6 @@ $(BUILD)/pkgconfig/%-uninstalled.pc: lib/%.pc.in lib/pcw/version.h
 PROVIDER_PARTS = sync handles arena instance buffer control open register teardown
 PROVIDER_SRC   = $(PROVIDER_PARTS:%=lib/provider/%.c)
 PROVIDER_OBJ   = $(PROVIDER_SRC:%.c=$(BUILD)/%.o)
-LIBPCW_PROVIDER_A = $(BUILD)/libpcw-provider.a
 $(PROVIDER_H): scripts/amalgamate.py lib/provider/api.h $(PRIVATE_HEADERS) $(PROVIDER_SRC)
 	python3 scripts/amalgamate.py -o $@ lib/provider/api.h lib/provider/internal.h $(PROVIDER_SRC)
 $(LIBPCW_PROVIDER_A): $(PROVIDER_OBJ)
