@@ -10,7 +10,7 @@
 #   make package-test  build, lintian, install and smoke-test the Debian
 #                   packages (root; scripts/package-test.sh)
 #   make bench      the benchmark suite (bench/README.md)
-#   make casefold-table  regenerate lib/pcw/casefold_table.h from the UCD
+#   make casefold-table  regenerate lib/common/casefold_table.h from the UCD
 #   make install    PREFIX=/usr/local DESTDIR= (LIBDIR=, MANDIR=...: docs/building.md)
 #
 # Conventions (so new files need no Makefile edit):
@@ -51,11 +51,14 @@ export PCW_USER_CXXFLAGS := $(CXXFLAGS)
 export PCW_USER_LDFLAGS  := $(LDFLAGS)
 endif
 
+# The generated <pcw/provider.h> ($(BUILD)/include, see "the provider") first,
+# then lib/ (<pcw/*.h>, and the private "common/*.h").
+PCW_INCLUDES = -I$(BUILD)/include -Ilib
 WARN     = $(WERROR) -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wpointer-arith \
            -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
-override CFLAGS   = -Ilib $(PCW_USER_CPPFLAGS) $(or $(PCW_USER_CFLAGS),$(OPT)) \
+override CFLAGS   = $(PCW_INCLUDES) $(PCW_USER_CPPFLAGS) $(or $(PCW_USER_CFLAGS),$(OPT)) \
                     -std=c11 $(WARN) $(SANFLAGS) $(EXTRA_CFLAGS)
-override CXXFLAGS = -Ilib $(PCW_USER_CPPFLAGS) $(or $(PCW_USER_CXXFLAGS),$(OPT)) \
+override CXXFLAGS = $(PCW_INCLUDES) $(PCW_USER_CPPFLAGS) $(or $(PCW_USER_CXXFLAGS),$(OPT)) \
                     -std=c++17 $(WERROR) -Wall -Wextra $(SANFLAGS)
 override LDFLAGS  = $(PCW_USER_LDFLAGS) $(SANFLAGS)
 
@@ -77,14 +80,22 @@ TEST_LIBS     = -lcriterion
 LIB_SRC  = $(wildcard lib/consumer/*.c lib/query/*.c lib/history/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_PIC  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
-# Public headers, and the provider's private implementation headers (installed
-# too: the file that defines PCW_PROVIDER_IMPLEMENTATION includes them).
-PUBLIC_HEADERS = $(wildcard lib/pcw/*.h)
-IMPL_HEADERS   = $(wildcard lib/pcw/provider_impl/*.h)
-HEADERS  = $(PUBLIC_HEADERS) $(IMPL_HEADERS)
+# The installed headers, an explicit list (install, uninstall, check-abi and
+# debian/libpcw-dev.install use it; nothing else is installed): lib/pcw/'s,
+# and the single-file provider generated from lib/provider/ (below). The
+# private headers, lib/common/ (shared by the provider and libpcw) and
+# lib/provider/, are never installed.
+PUBLIC_HEADERS  = lib/pcw/callback.h lib/pcw/collect.h lib/pcw/consumer.h lib/pcw/histogram.h \
+                  lib/pcw/query.h lib/pcw/types.h lib/pcw/version.h
+PROVIDER_H      = $(BUILD)/include/pcw/provider.h
+INSTALL_HEADERS = $(PUBLIC_HEADERS) $(PROVIDER_H)
+PRIVATE_HEADERS = $(wildcard lib/common/*.h lib/provider/*.h)
+HEADERS  = $(INSTALL_HEADERS) $(PRIVATE_HEADERS)
 LIBPCW_A = $(BUILD)/libpcw.a
 LIBPCW_SO = $(BUILD)/libpcw.so
-UNINSTALLED_PC = $(BUILD)/pkgconfig/pcw-uninstalled.pc $(BUILD)/pkgconfig/pcw-provider-uninstalled.pc
+LIBPCW_PROVIDER_A = $(BUILD)/libpcw-provider.a# the provider, linkable (below)
+UNINSTALLED_PC = $(BUILD)/pkgconfig/pcw-uninstalled.pc $(BUILD)/pkgconfig/pcw-provider-uninstalled.pc \
+                 $(BUILD)/pkgconfig/pcw-provider-lib-uninstalled.pc
 SOVERSION = 2
 
 # ---- tools, examples, tests ----------------------------------------------
@@ -104,7 +115,8 @@ HIST_SEEDS = $(BUILD)/fuzz/history-seeds# the log reader fuzzer's (tests/test_hi
         install uninstall clean bench format
 all: lib tools examples
 
-lib: $(LIBPCW_A) $(LIBPCW_SO) $(LIBPCW_SO).$(SOVERSION) $(UNINSTALLED_PC)
+lib: $(LIBPCW_A) $(LIBPCW_SO) $(LIBPCW_SO).$(SOVERSION) $(UNINSTALLED_PC) $(PROVIDER_H) \
+     $(LIBPCW_PROVIDER_A)
 tools: $(TOOL_BINS) $(BUILD)/pcwgen
 examples: $(EXAMPLES)
 tests: $(TESTS) $(HELPERS) $(CXX_HELPERS)
@@ -120,7 +132,7 @@ tests: $(TESTS) $(HELPERS) $(CXX_HELPERS)
 # that compile several sources in one command (the fuzzers, the C++ helpers)
 # keep their header lists: -MF holds the last source's only.
 DEPFLAGS = -MMD -MP -MT $@ -MF $@.d
-GENERATED_HEADERS =
+GENERATED_HEADERS = $(PROVIDER_H)# the single-file provider (below)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 $(BUILD)/%.o: %.c | $(GENERATED_HEADERS)
@@ -153,10 +165,28 @@ $(LIBPCW_SO).$(SOVERSION): $(LIBPCW_SO)
 # README's commands work right after `make demo`, before any install.
 PC_SED_UNINSTALLED = sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(abspath $(BUILD))|' \
     -e 's|@INCDIR@|$(CURDIR)/lib|' -e 's|@PCW_VERSION@|$(PCW_VERSION)|' \
-    -e 's|^Libs: -L$${libdir} -lpcw$$|Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpcw|'
+    -e 's|^Libs: -L$${libdir} -lpcw$$|Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpcw|' \
+    -e 's|^Cflags: -I$${includedir}|Cflags: -I$(abspath $(BUILD))/include -I$${includedir}|'
 $(BUILD)/pkgconfig/%-uninstalled.pc: lib/%.pc.in lib/pcw/version.h
 	@mkdir -p $(dir $@)
 	$(PC_SED_UNINSTALLED) $< > $@
+
+# ---- the provider (lib/provider, docs/design.md "The provider's sources") ------
+# Written as ordinary sources, a private header (internal.h) and parts in
+# their dependency order (PROVIDER_PARTS: a part calls only the parts before
+# it). Two products of one code:
+#   - <pcw/provider.h>, the single installed header (stb style): api.h, then
+#     the implementation section, generated by scripts/amalgamate.py;
+#   - libpcw-provider.a, for programs that prefer linking (pcw-provider-lib.pc).
+PROVIDER_PARTS = sync handles arena instance buffer control open register teardown
+PROVIDER_SRC   = $(PROVIDER_PARTS:%=lib/provider/%.c)
+PROVIDER_OBJ   = $(PROVIDER_SRC:%.c=$(BUILD)/%.o)
+$(PROVIDER_H): scripts/amalgamate.py lib/provider/api.h $(PRIVATE_HEADERS) $(PROVIDER_SRC)
+	python3 scripts/amalgamate.py -o $@ lib/provider/api.h lib/provider/internal.h $(PROVIDER_SRC)
+$(LIBPCW_PROVIDER_A): $(PROVIDER_OBJ)
+	@mkdir -p $(dir $@)
+	./scripts/check-provider-order.sh $(PROVIDER_OBJ)
+	rm -f $@ && ar rcs $@ $^
 
 # Each tool: every .c in its folder and in tools/common (what every tool
 # shares: the escaping of hostile names, tools/common/escape.h), linked with
@@ -240,6 +270,8 @@ $(BUILD)/tests/%: tests/%.c $(LIBPCW_A) | $(GENERATED_HEADERS)
 # tests/test_tools_common.c tests what every tool shares (tools/common):
 # linked with those objects, as the tools are.
 $(BUILD)/tests/test_tools_common: $(TOOL_COMMON_SRC:%.c=$(BUILD)/%.o)
+# tests/test_convention.c links a program with libpcw-provider.a.
+$(BUILD)/tests/test_convention: $(LIBPCW_PROVIDER_A)
 $(BUILD)/tests/test_pcwdump: $(BUILD)/tools/libpcwdump.a $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_pcwstat: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_history: $(BUILD)/tools/libpcwstat.a $(TOOLS_COMMON_A)
@@ -265,11 +297,10 @@ $(BUILD)/tests/test_exporter_histogram: private TEST_LIBS += -lprotobuf-c
 # and a C++ consumer: helpers that tests/test_cxx.c runs. check-cxx compiles
 # every public header, and these files, with g++ and clang++ in both
 # standards.
-CXX_TEST_FLAGS   = $(OPT) -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Ilib -Itests/cxx \
+CXX_TEST_FLAGS   = $(OPT) -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers $(PCW_INCLUDES) -Itests/cxx \
                    $(SANFLAGS)
 CXX_PROVIDER_SRC = tests/cxx/provider_main.cc tests/cxx/web_counters.cc
-CXX_HEADERS      = provider callback consumer collect query types layout name naming \
-                   control_proto version
+CXX_HEADERS      = $(notdir $(INSTALL_HEADERS:.h=))
 
 $(BUILD)/tests/helpers/cxx_provider17: $(CXX_PROVIDER_SRC) tests/cxx/web.h $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -282,8 +313,8 @@ $(BUILD)/tests/helpers/cxx_consumer: tests/cxx/consumer.cc $(HEADERS) $(LIBPCW_A
 	$(CXX) -std=c++17 $(CXX_TEST_FLAGS) -o $@ $< $(LIBPCW_A) -lpthread $(LIBPCW_LIBS)
 
 # The README's C++ block (web17.cc, with its web.h) too, and -Wpedantic for all.
-CXX_CHECK_FLAGS = -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers -Ilib
-check-cxx:
+CXX_CHECK_FLAGS = -Wall -Wextra -Wpedantic -Werror -Wmissing-field-initializers $(PCW_INCLUDES)
+check-cxx: $(PROVIDER_H)
 	@set -e; readme=$$(mktemp -d); trap 'rm -rf "$$readme"' EXIT; \
 	./scripts/readme-files.sh "$$readme"; \
 	for cxx in g++ clang++; do for std in c++17 c++20; do \
@@ -378,9 +409,14 @@ check-layering: $(LAYER_OBJ) check-abi
 	@./scripts/check-layering.py --root $(BUILD) $(LAYER_OBJ)
 .PHONY: check-layering
 
-# libpcw.so exports its public API and nothing else (scripts/check-abi.sh).
-check-abi: $(LIBPCW_SO) $(LIBPCW_A)
+# libpcw.so exports its public API and nothing else (scripts/check-abi.sh);
+# the installed headers declare no private (pcw__) name outside their
+# marked private sections and the provider's implementation section
+# (scripts/check-headers.sh, tried first on its fixtures).
+check-abi: $(LIBPCW_SO) $(LIBPCW_A) $(PROVIDER_H)
 	./scripts/check-abi.sh $(LIBPCW_SO) $(LIBPCW_A) $(SOVERSION)
+	./scripts/check-headers-test.sh
+	./scripts/check-headers.sh $(INSTALL_HEADERS)
 
 # The man pages render without warnings and name every option of --help.
 check-man: tools
@@ -408,22 +444,22 @@ check-debian-version:
 .PHONY: test check-abi check-man check-debian-version run-tests run-conc-tests
 
 # ---- the case-folding table (scripts/gen_casefold.py) ----------------------
-# lib/pcw/casefold_table.h is generated from the Unicode Character Database
+# lib/common/casefold_table.h is generated from the Unicode Character Database
 # (Debian's unicode-data) and checked in; check-casefold regenerates it into
 # a temporary file and fails if the checked-in one differs.
 UCD_CASEFOLDING ?= /usr/share/unicode/CaseFolding.txt
 
 casefold-table:
-	python3 scripts/gen_casefold.py $(UCD_CASEFOLDING) -o lib/pcw/casefold_table.h
+	python3 scripts/gen_casefold.py $(UCD_CASEFOLDING) -o lib/common/casefold_table.h
 
 check-casefold:
 	@tmp=$$(mktemp) && trap 'rm -f "$$tmp"' EXIT && \
 	python3 scripts/gen_casefold.py $(UCD_CASEFOLDING) -o "$$tmp" && \
-	if cmp -s "$$tmp" lib/pcw/casefold_table.h; then \
-	  echo "check-casefold: lib/pcw/casefold_table.h matches $(UCD_CASEFOLDING)"; \
+	if cmp -s "$$tmp" lib/common/casefold_table.h; then \
+	  echo "check-casefold: lib/common/casefold_table.h matches $(UCD_CASEFOLDING)"; \
 	else \
-	  diff -u lib/pcw/casefold_table.h "$$tmp" | head -20; \
-	  echo "check-casefold: lib/pcw/casefold_table.h differs from what scripts/gen_casefold.py makes of $(UCD_CASEFOLDING); run 'make casefold-table' and commit the result" >&2; \
+	  diff -u lib/common/casefold_table.h "$$tmp" | head -20; \
+	  echo "check-casefold: lib/common/casefold_table.h differs from what scripts/gen_casefold.py makes of $(UCD_CASEFOLDING); run 'make casefold-table' and commit the result" >&2; \
 	  exit 1; \
 	fi
 .PHONY: casefold-table check-casefold
@@ -440,7 +476,7 @@ check-model:
 # FUZZ_MAX_LEN bounds an input (the largest seed is 240 KiB).
 FUZZ_SECONDS ?= 30
 FUZZ_MAX_LEN ?= 262144
-FUZZ_FLAGS = -std=c11 -g -O1 -Ilib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_FLAGS = -std=c11 -g -O1 $(PCW_INCLUDES) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 $(BUILD)/fuzz/fuzz_segment: fuzz/segment/fuzz_segment.c $(LIB_SRC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ fuzz/segment/fuzz_segment.c $(LIB_SRC) $(LIBPCW_LIBS)
@@ -499,7 +535,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
                golang-github-prometheus-client-model-dev \
-               libzstd-dev libjansson-dev
+               libzstd-dev libjansson-dev universal-ctags
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)
@@ -535,13 +571,12 @@ PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR
              -e 's|@PCW_VERSION@|$(PCW_VERSION)|'
 MAN_PAGES = $(wildcard man/*.1)
 
-# Headers: everything under lib/pcw/, subdirectories included, as <pcw/...>.
+# Headers: INSTALL_HEADERS, as <pcw/NAME.h>; nothing else.
 install: all
 	install -d $(DESTDIR)$(INCDIR)/pcw $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR)
-	cd lib/pcw && find . -name '*.h' | while read -r h; do \
-	    install -D -m 644 "$$h" "$(DESTDIR)$(INCDIR)/pcw/$$h" || exit 1; done
-	install -m 644 $(LIBPCW_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCDIR)/pcw/
+	install -m 644 $(LIBPCW_A) $(LIBPCW_PROVIDER_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIBPCW_SO) $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
 	ln -sf libpcw.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpcw.so
 	install -m 755 $(TOOL_BINS) $(BUILD)/pcwgen $(DESTDIR)$(BINDIR)/
@@ -553,11 +588,14 @@ install: all
 	install -D -m 644 tools/pcwstat/recorder.paths $(DESTDIR)$(SYSCONFDIR)/pcw/recorder.paths
 	$(PC_SED) lib/pcw.pc.in > $(DESTDIR)$(PCDIR)/pcw.pc
 	$(PC_SED) lib/pcw-provider.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider.pc
+	$(PC_SED) lib/pcw-provider-lib.pc.in > $(DESTDIR)$(PCDIR)/pcw-provider-lib.pc
 
 uninstall:
-	rm -rf $(DESTDIR)$(INCDIR)/pcw
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/pcw/,$(notdir $(INSTALL_HEADERS)))
+	-rmdir $(DESTDIR)$(INCDIR)/pcw
 	rm -f $(DESTDIR)$(LIBDIR)/libpcw.a $(DESTDIR)$(LIBDIR)/libpcw.so $(DESTDIR)$(LIBDIR)/libpcw.so.$(SOVERSION)
-	rm -f $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libpcw-provider.a
+	rm -f $(DESTDIR)$(PCDIR)/pcw.pc $(DESTDIR)$(PCDIR)/pcw-provider.pc $(DESTDIR)$(PCDIR)/pcw-provider-lib.pc
 	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(BINDIR)/pcwgen
 	rm -f $(MAN_PAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(DESTDIR)$(UNITDIR)/pcw-exporter.service
 	rm -f $(DESTDIR)$(UNITDIR)/pcwstat-recorder.service $(DESTDIR)$(SYSCONFDIR)/pcw/recorder.paths
@@ -567,6 +605,12 @@ format:
 
 clean:
 	rm -rf $(BUILD)
+
+# The installed headers' names, one a line (scripts/install-test.sh
+# compares the installed tree with them).
+install-headers:
+	@printf '%s\n' $(notdir $(INSTALL_HEADERS))
+.PHONY: install-headers
 
 # The README's examples, built from the README against an installed tree.
 install-test: all

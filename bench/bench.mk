@@ -29,7 +29,7 @@ BENCH_TOOL_OBJ    = $(BENCH_TOOL_SRC:%.c=$(BENCH_BUILD)/obj/%.o) $(PROTO_OBJ)
 # -falign-loops=64: the update/* loops are one or two instructions, and
 # their speed varied 2x with where the linker happened to place them
 # (0.33 or 0.7 ns for the same code); aligned, it does not.
-BENCH_CFLAGS      = -std=c11 -O2 -g $(WARN) -Ilib -Ibench -I$(GBENCH_SHIM_DIR) -falign-loops=64
+BENCH_CFLAGS      = -std=c11 -O2 -g $(WARN) $(PCW_INCLUDES) -Ibench -I$(GBENCH_SHIM_DIR) -falign-loops=64
 BENCH_HAVE_MMV    = $(BENCH_BUILD)/have_mmv
 
 BENCH_FILTER      ?= .

@@ -48,8 +48,8 @@
 
 #include "benchutil.h"
 #include "pcw/collect.h"
-#include "pcw/control_proto.h"
-#include "pcw/layout.h"
+#include "common/control_proto.h"
+#include "common/layout.h"
 #include "pcw/provider.h"
 
 #define CB_CSET     "BenchCallback"

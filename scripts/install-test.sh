@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Install pcw into a scratch tree, build the README's examples from the
+# Install pcw into a scratch tree, check that it holds exactly the listed
+# headers (make install-headers), build the README's examples from the
 # README alone with pkg-config, and run them: the provider (two translation
 # units, one of them defining PCW_PROVIDER_IMPLEMENTATION) is read by the
 # installed pcwdump and by the README's consumer linked with `pkg-config
@@ -9,7 +10,8 @@
 # -Wextra -Werror from the installed headers: nm must show exactly one copy
 # of the control channel's server, and a program that forgets
 # PCW_PROVIDER_IMPLEMENTATION (or defines it twice) must fail to link with
-# the error that names it.
+# the error that names it. The same C++ provider linked with
+# libpcw-provider.a (pkg-config pcw-provider-lib) is read too.
 # Usage: scripts/install-test.sh   (from the repository root)
 set -eu
 tmp=$(mktemp -d /tmp/pcw-install.XXXXXX)
@@ -30,10 +32,18 @@ mkdir -p "$PCW_DIR" "$tmp/src"
 
 # Each README code block preceded by <!-- file: NAME --> becomes NAME.
 ./scripts/readme-files.sh "$tmp/src"
+# The installed headers are the Makefile's list (INSTALL_HEADERS), no more:
+# nothing private (lib/common/, lib/provider/) is installed.
+make -s --no-print-directory install-headers | sort > "$tmp/headers.want"
+(cd "$tmp/root/usr/local/include" && find . -type f -o -type l | sed 's|^\./pcw/||' | sort) > "$tmp/headers.got"
+if ! cmp -s "$tmp/headers.want" "$tmp/headers.got"; then
+    echo "install-test: the installed headers differ from INSTALL_HEADERS (-want +got):" >&2
+    diff -u "$tmp/headers.want" "$tmp/headers.got" | sed 1,2d >&2; exit 1
+fi
 # One version everywhere (lib/pcw/version.h): the .pc files, the installed
 # header, the installed tools.
 want=$(make -s --no-print-directory version)
-for pc in pcw pcw-provider; do
+for pc in pcw pcw-provider pcw-provider-lib; do
     got=$(pkg-config --modversion "$pc")
     [ "$got" = "$want" ] || { echo "install-test: $pc.pc says $got, lib/pcw/version.h $want" >&2; exit 1; }
 done
@@ -108,21 +118,34 @@ fi
 grep -q 'multiple definition of .PCW_PROVIDER_IMPLEMENTATION_must_be_defined_in_exactly_one_source_file' twice.log ||
     { echo "install-test: the double-implementation error does not name it:" >&2; cat twice.log >&2; exit 1; }
 echo "install-test: link errors name PCW_PROVIDER_IMPLEMENTATION for none and for two"
-mkfifo ctl
-./cxx_provider < ctl > provider.out & pid=$!
-exec 3> ctl
-i=0
-until grep -q '^ready ' provider.out 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 100 ] || { echo "install-test: the C++ provider did not start" >&2; exit 1; }
-    sleep 0.1
+# The same provider linked with libpcw-provider.a (pkg-config
+# pcw-provider-lib) instead: provider_main.cc without its
+# PCW_PROVIDER_IMPLEMENTATION line.
+sed '/^#define PCW_PROVIDER_IMPLEMENTATION/d' provider_main.cc > linked_main.cc
+g++ $CXXW -c linked_main.cc $(pkg-config --cflags pcw-provider-lib) -o linked_main.o
+g++ linked_main.o web_counters.o $(pkg-config --libs pcw-provider-lib) -o cxx_linked
+n=$(nm cxx_linked | grep -c ' T pcw__listener_main$' || true)
+[ "$n" = 1 ] || { echo "install-test: nm shows $n copies of pcw__listener_main in the linked C++ provider" >&2; exit 1; }
+echo "install-test: the C++ provider links with libpcw-provider.a (pkg-config pcw-provider-lib)"
+
+# Each provider (header-only, then linked) is read by the C++ consumer.
+for prog in cxx_provider cxx_linked; do
+    rm -f ctl provider.out; mkfifo ctl
+    ./$prog < ctl > provider.out & pid=$!
+    exec 3> ctl
+    i=0
+    until grep -q '^ready ' provider.out 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 100 ] || { echo "install-test: $prog did not start" >&2; exit 1; }
+        sleep 0.1
+    done
+    out=$(./cxx_consumer)
+    echo "$out" | grep -q '^Requests = 42 base=-1 agg=0 detail=100 ""$' &&
+        echo "$out" | grep -q '^Hit Ratio = 21 base=4 agg=0 detail=100 ""$' &&
+        echo "$out" | grep -q '^Errors = 0 base=-1 agg=1 detail=200 "Failed requests"$' ||
+        { echo "install-test: C++ consumer output wrong with $prog:" >&2; echo "$out" >&2; exit 1; }
+    echo "$prog: $out"
+    echo quit >&3; exec 3>&-
+    wait "$pid" || { echo "install-test: $prog's teardown failed" >&2; exit 1; }
+    pid=
 done
-out=$(./cxx_consumer)
-echo "$out" | grep -q '^Requests = 42 base=-1 agg=0 detail=100 ""$' &&
-    echo "$out" | grep -q '^Hit Ratio = 21 base=4 agg=0 detail=100 ""$' &&
-    echo "$out" | grep -q '^Errors = 0 base=-1 agg=1 detail=200 "Failed requests"$' ||
-    { echo "install-test: C++ consumer output wrong:" >&2; echo "$out" >&2; exit 1; }
-echo "$out"
-echo quit >&3; exec 3>&-
-wait "$pid" || { echo "install-test: the C++ provider's teardown failed" >&2; exit 1; }
-pid=
-echo "install-test: 4 passed, 0 failed"
+echo "install-test: 6 passed, 0 failed"

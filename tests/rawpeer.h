@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "pcw/control_proto.h"
+#include "common/control_proto.h"
 
 /* Connect to the socket at path: the descriptor, or -1. */
 static inline int raw_connect(const char *path)
@@ -49,7 +49,7 @@ static inline int raw_read(int fd, pcw_ctl_header *h)
             return -1;
         got += (size_t)r;
     }
-    if (pcw_ctl_get_header(b, h) != 0)
+    if (pcw__ctl_get_header(b, h) != 0)
         return -1;
     for (uint32_t left = h->length; left;) {
         static char skip[1 << 16];
@@ -71,8 +71,8 @@ static inline int raw_request(int fd, uint16_t type, uint32_t id, const unsigned
     unsigned char *b = malloc(PCW_CTL_HEADER_SIZE + len);
     pcw_ctl_writer w = {b, 0, PCW_CTL_HEADER_SIZE + len, PCW_CTL_HEADER_SIZE + len, 0};
     pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, (uint32_t)len, id, 0, 0};
-    pcw_ctl_put_header(&w, &h);
-    pcw_ctl_put_bytes(&w, pl, len);
+    pcw__ctl_put_header(&w, &h);
+    pcw__ctl_put_bytes(&w, pl, len);
     int rc = send(fd, b, w.len, MSG_NOSIGNAL) == (ssize_t)w.len ? 0 : -1;
     free(b);
     return rc;

@@ -56,9 +56,9 @@ static inline void readme_build_web(char *dir, size_t cap)
     cr_assert_geq(readme_extract(dir), 3);
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "cd %s && cc -std=c11 -Wall -Wextra -Werror -I%s/lib main.c web.c -o web "
+             "cd %s && cc -std=c11 -Wall -Wextra -Werror " PCW_TEST_INCLUDES " main.c web.c -o web "
              "-lurcu-bp -lurcu-cds -lurcu-common -lpthread",
-             dir, PCW_SOURCE_DIR);
+             dir);
     cr_assert_eq(system(cmd), 0, "the README's provider does not build: %s", cmd);
 }
 

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 #include "pcw/provider.h"
 #include "testutil.h"
 

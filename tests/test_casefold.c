@@ -27,7 +27,7 @@
 #include <criterion/criterion.h>
 
 #include "pcw/consumer.h"
-#include "pcw/name.h"
+#include "common/name.h"
 #include "pcw/provider.h"
 #include "testutil.h"
 

@@ -181,7 +181,7 @@ static void *flood_main(void *arg)
     pcw_ctl_header h = {
         PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_COLLECT | PCW_CTL_REPLY, 0, 0x7FFFFFFF, PCW_OK, 0};
     for (size_t i = 0; i < nframes; i++)
-        pcw_ctl_put_header(&w, &h);
+        pcw__ctl_put_header(&w, &h);
     long long until = tu_now_ms() + 10000; /* the old consumer drained all of it */
     while (!atomic_load(&f->stop) && tu_now_ms() < until)
         if (send(fd, frame, len, MSG_NOSIGNAL) < 0)

@@ -28,51 +28,51 @@ TestSuite(control, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 6
 Test(control, writer_reader_roundtrip_and_bounds)
 {
     pcw_ctl_writer w = {NULL, 0, 0, 64, 0};
-    pcw_ctl_put_u16(&w, 0xBEEF);
-    pcw_ctl_put_u32(&w, 0x01020304u);
-    pcw_ctl_put_u64(&w, 0x1122334455667788ull);
-    pcw_ctl_put_str(&w, "héllo", strlen("héllo"));
+    pcw__ctl_put_u16(&w, 0xBEEF);
+    pcw__ctl_put_u32(&w, 0x01020304u);
+    pcw__ctl_put_u64(&w, 0x1122334455667788ull);
+    pcw__ctl_put_str(&w, "héllo", strlen("héllo"));
     cr_assert_eq(w.bad, 0);
     cr_assert_eq(w.buf[2], 0x04, "little-endian on the wire");
     pcw_ctl_reader r = {w.buf, w.len, 0, 0};
-    cr_assert_eq(pcw_ctl_get_u16(&r), 0xBEEF);
-    cr_assert_eq(pcw_ctl_get_u32(&r), 0x01020304u);
-    cr_assert_eq(pcw_ctl_get_u64(&r), 0x1122334455667788ull);
+    cr_assert_eq(pcw__ctl_get_u16(&r), 0xBEEF);
+    cr_assert_eq(pcw__ctl_get_u32(&r), 0x01020304u);
+    cr_assert_eq(pcw__ctl_get_u64(&r), 0x1122334455667788ull);
     uint32_t n;
-    const char *s = pcw_ctl_get_str(&r, 100, &n);
+    const char *s = pcw__ctl_get_str(&r, 100, &n);
     cr_assert(s && n == strlen("héllo") && memcmp(s, "héllo", n) == 0);
     cr_assert_eq(r.pos, w.len);
-    cr_assert_eq(pcw_ctl_get_u32(&r), 0);
+    cr_assert_eq(pcw__ctl_get_u32(&r), 0);
     cr_assert_eq(r.bad, 1, "reading past the end is caught");
     /* A string longer than allowed, or than the buffer. */
     pcw_ctl_reader r2 = {w.buf, w.len, 14, 0};
-    cr_assert_null(pcw_ctl_get_str(&r2, 3, &n));
+    cr_assert_null(pcw__ctl_get_str(&r2, 3, &n));
     cr_assert(r2.bad);
     unsigned char lie[8] = {0xFF, 0xFF, 0xFF, 0x7F, 'a'};
     pcw_ctl_reader r3 = {lie, sizeof lie, 0, 0};
-    cr_assert_null(pcw_ctl_get_str(&r3, UINT32_MAX, &n));
+    cr_assert_null(pcw__ctl_get_str(&r3, UINT32_MAX, &n));
     cr_assert(r3.bad);
     /* The writer's limit. */
     unsigned char big[100] = {0};
-    pcw_ctl_put_bytes(&w, big, sizeof big);
+    pcw__ctl_put_bytes(&w, big, sizeof big);
     cr_assert(w.bad);
-    pcw_ctl_writer_free(&w);
+    pcw__ctl_writer_free(&w);
     /* Header checks. */
     pcw_ctl_writer h = {NULL, 0, 0, 64, 0};
     pcw_ctl_header hd = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_PING, 0, 7, 0, 0}, out;
-    pcw_ctl_put_header(&h, &hd);
+    pcw__ctl_put_header(&h, &hd);
     cr_assert_eq(h.len, PCW_CTL_HEADER_SIZE);
-    cr_assert_eq(pcw_ctl_get_header(h.buf, &out), 0);
+    cr_assert_eq(pcw__ctl_get_header(h.buf, &out), 0);
     cr_assert_eq(out.id, 7);
     h.buf[4] = 2; /* version */
-    cr_assert_neq(pcw_ctl_get_header(h.buf, &out), 0);
-    pcw_ctl_writer_free(&h);
+    cr_assert_neq(pcw__ctl_get_header(h.buf, &out), 0);
+    pcw__ctl_writer_free(&h);
     /* Counter masks: bit 63 covers the rest. */
-    cr_assert(pcw_ctl_counter_selected(1, 0));
-    cr_assert(!pcw_ctl_counter_selected(1, 1));
-    cr_assert(pcw_ctl_counter_selected(1ull << 63, 63));
-    cr_assert(pcw_ctl_counter_selected(1ull << 63, 4000));
-    cr_assert(!pcw_ctl_counter_selected(~0ull >> 1, 64));
+    cr_assert(pcw__ctl_counter_selected(1, 0));
+    cr_assert(!pcw__ctl_counter_selected(1, 1));
+    cr_assert(pcw__ctl_counter_selected(1ull << 63, 63));
+    cr_assert(pcw__ctl_counter_selected(1ull << 63, 4000));
+    cr_assert(!pcw__ctl_counter_selected(~0ull >> 1, 64));
 }
 
 /* ---- the wildcard matcher -------------------------------------------------- */
@@ -233,7 +233,7 @@ static int raw_read(int fd, pcw_ctl_header *h)
             return -1;
         got += (size_t)r;
     }
-    if (pcw_ctl_get_header(b, h) != 0)
+    if (pcw__ctl_get_header(b, h) != 0)
         return -2;
     for (uint32_t left = h->length; left;) {
         char skip[512];
@@ -254,7 +254,7 @@ static size_t header(unsigned char *b, uint16_t type, uint32_t len, uint32_t id)
 {
     pcw_ctl_writer w = {b, 0, PCW_CTL_HEADER_SIZE, PCW_CTL_HEADER_SIZE, 0};
     pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, type, len, id, 0, 0};
-    pcw_ctl_put_header(&w, &h);
+    pcw__ctl_put_header(&w, &h);
     return w.len;
 }
 
@@ -326,20 +326,20 @@ Test(control, malformed_and_truncated_requests)
     fd = raw_connect(e.sock);
     pcw_ctl_writer w = {b, 0, sizeof b, sizeof b, 0};
     pcw_ctl_header hh = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_ENUMERATE, 0, 7, 0, 0};
-    pcw_ctl_put_header(&w, &hh);
-    pcw_ctl_put_u32(&w, 0), pcw_ctl_put_u32(&w, 0), pcw_ctl_put_u64(&w, ~0ull);
-    pcw_ctl_put_u32(&w, PCW_ANY_INSTANCE_ID), pcw_ctl_put_u32(&w, 1000);
-    pcw_ctl_put_bytes(&w, "*", 1);
-    pcw_ctl_patch_length(&w, 0);
+    pcw__ctl_put_header(&w, &hh);
+    pcw__ctl_put_u32(&w, 0), pcw__ctl_put_u32(&w, 0), pcw__ctl_put_u64(&w, ~0ull);
+    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID), pcw__ctl_put_u32(&w, 1000);
+    pcw__ctl_put_bytes(&w, "*", 1);
+    pcw__ctl_patch_length(&w, 0);
     raw_send(fd, b, w.len);
     expect_protocol_then_eof(fd, "string length");
     /* Unknown flags. */
     fd = raw_connect(e.sock);
     w.len = 0;
-    pcw_ctl_put_header(&w, &hh);
-    pcw_ctl_put_u32(&w, 0), pcw_ctl_put_u32(&w, 0x80), pcw_ctl_put_u64(&w, ~0ull);
-    pcw_ctl_put_u32(&w, PCW_ANY_INSTANCE_ID), pcw_ctl_put_str(&w, "*", 1);
-    pcw_ctl_patch_length(&w, 0);
+    pcw__ctl_put_header(&w, &hh);
+    pcw__ctl_put_u32(&w, 0), pcw__ctl_put_u32(&w, 0x80), pcw__ctl_put_u64(&w, ~0ull);
+    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID), pcw__ctl_put_str(&w, "*", 1);
+    pcw__ctl_patch_length(&w, 0);
     raw_send(fd, b, w.len);
     expect_protocol_then_eof(fd, "flags");
     /* Truncated header, then the client goes. */
@@ -353,10 +353,10 @@ Test(control, malformed_and_truncated_requests)
     /* Unknown counterset: an error reply, and the connection stays. */
     fd = raw_connect(e.sock);
     w.len = 0;
-    pcw_ctl_put_header(&w, &hh);
-    pcw_ctl_put_u32(&w, 12345), pcw_ctl_put_u32(&w, 0), pcw_ctl_put_u64(&w, ~0ull);
-    pcw_ctl_put_u32(&w, PCW_ANY_INSTANCE_ID), pcw_ctl_put_str(&w, "*", 1);
-    pcw_ctl_patch_length(&w, 0);
+    pcw__ctl_put_header(&w, &hh);
+    pcw__ctl_put_u32(&w, 12345), pcw__ctl_put_u32(&w, 0), pcw__ctl_put_u64(&w, ~0ull);
+    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID), pcw__ctl_put_str(&w, "*", 1);
+    pcw__ctl_patch_length(&w, 0);
     raw_send(fd, b, w.len);
     cr_assert_eq(raw_read(fd, &h), 0);
     cr_assert_eq(h.status, PCW_E_NOT_FOUND);

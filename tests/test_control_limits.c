@@ -167,10 +167,10 @@ static int32_t raw_call(int fd, uint16_t type, uint32_t id, const unsigned char 
 static size_t add_counter_payload(unsigned char *b, size_t cap, uint32_t reg, const char *mask)
 {
     pcw_ctl_writer w = {b, 0, cap, cap, 0};
-    pcw_ctl_put_u32(&w, reg);
-    pcw_ctl_put_u32(&w, 0);
-    pcw_ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
-    pcw_ctl_put_str(&w, mask, strlen(mask));
+    pcw__ctl_put_u32(&w, reg);
+    pcw__ctl_put_u32(&w, 0);
+    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
+    pcw__ctl_put_str(&w, mask, strlen(mask));
     cr_assert(!w.bad);
     return w.len;
 }
@@ -178,11 +178,11 @@ static size_t add_counter_payload(unsigned char *b, size_t cap, uint32_t reg, co
 static size_t collect_payload(unsigned char *b, size_t cap, uint32_t reg, uint32_t flags)
 {
     pcw_ctl_writer w = {b, 0, cap, cap, 0};
-    pcw_ctl_put_u32(&w, reg);
-    pcw_ctl_put_u32(&w, flags);
-    pcw_ctl_put_u64(&w, ~0ull);
-    pcw_ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
-    pcw_ctl_put_str(&w, "*", 1);
+    pcw__ctl_put_u32(&w, reg);
+    pcw__ctl_put_u32(&w, flags);
+    pcw__ctl_put_u64(&w, ~0ull);
+    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
+    pcw__ctl_put_str(&w, "*", 1);
     return w.len;
 }
 
@@ -249,7 +249,7 @@ Test(control_limits, slow_sender_is_dropped)
     unsigned char b[PCW_CTL_HEADER_SIZE];
     pcw_ctl_writer w = {b, 0, sizeof b, sizeof b, 0};
     pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_PING, 0, 1, 0, 0};
-    pcw_ctl_put_header(&w, &h);
+    pcw__ctl_put_header(&w, &h);
     int fd = raw_connect(e.sock);
     cr_assert_geq(fd, 0);
     int dropped = 0;
@@ -352,7 +352,7 @@ Test(control_limits, held_collection_ends_by_itself)
     /* The connection is still served; a late COLLECT_END finds nothing. */
     cr_assert_eq(raw_call(fd, PCW_CTL_PING, 2, NULL, 0), PCW_OK);
     unsigned char ri[4];
-    pcw_ctl_put_le(ri, e.seg_index, 4);
+    pcw__ctl_put_le(ri, e.seg_index, 4);
     cr_assert_eq(raw_call(fd, PCW_CTL_COLLECT_END, 3, ri, 4), PCW_E_NOT_FOUND);
     cr_assert_eq(count(PCW_CONTROL_COLLECT_END), 1);
     /* Held, then the consumer goes: ended at once. */

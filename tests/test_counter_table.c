@@ -366,8 +366,8 @@ static void compile_fails(const char *compiler, const char *ext, const char *bad
     char text[1024];
     snprintf(text, sizeof text, TABLE_SRC, bad, field);
     cr_assert_eq(tu_write_file(src, text, strlen(text), 0600), 0);
-    snprintf(cmd, sizeof cmd, "%s -std=%s -fsyntax-only -I%s/lib %s > %s 2>&1", compiler,
-             strcmp(ext, "c") ? "c++17" : "c11", PCW_SOURCE_DIR, src, log);
+    snprintf(cmd, sizeof cmd, "%s -std=%s -fsyntax-only " PCW_TEST_INCLUDES " %s > %s 2>&1",
+             compiler, strcmp(ext, "c") ? "c++17" : "c11", src, log);
     int st = system(cmd);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "%s accepted %s in %s", compiler, bad, field);
     size_t len;

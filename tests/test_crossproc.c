@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 #include "testutil.h"
 
 TestSuite(crossproc, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 #include "pcw/provider.h"
 #include "testutil.h"
 

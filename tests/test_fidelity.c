@@ -122,7 +122,7 @@ Test(fidelity, collect_multiple_is_false_for_a_single_instance_counterset)
 }
 
 /* The consumer's time limit passes: a callback polling
- * pcw_callback_cancelled, and one waiting in pcw_callback_wait_cancel,
+ * pcw_cancelled, and one waiting in pcw_cancel_wait,
  * both stop early (they would run 30 s otherwise). */
 Test(fidelity, cancel_when_the_consumer_gives_up)
 {

@@ -310,9 +310,8 @@ Test(histogram, type_in_a_source_file_compiles_clean)
         snprintf(log, sizeof log, "%s/log", dir);
         cr_assert_eq(tu_write_file(file, src, strlen(src), 0600), 0);
         snprintf(cmd, sizeof cmd,
-                 "%s -std=%s -Wall -Wextra -Werror -fsyntax-only -I%s/lib %s > %s 2>&1",
-                 compilers[i][0], strcmp(compilers[i][1], "c") ? "c++17" : "c11", PCW_SOURCE_DIR,
-                 file, log);
+                 "%s -std=%s -Wall -Wextra -Werror -fsyntax-only " PCW_TEST_INCLUDES " %s > %s 2>&1",
+                 compilers[i][0], strcmp(compilers[i][1], "c") ? "c++17" : "c11", file, log);
         int st = system(cmd);
         size_t len;
         char *out = (char *)tu_read_file(log, 1 << 20, &len);

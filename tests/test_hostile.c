@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 #include "pcw/provider.h"
 #include "testutil.h"
 
@@ -106,8 +106,8 @@ static void setup(void)
     chunk1 = get64(base, cset1 + CSET(chunk_head));
     stride = get32(base, cset1 + CSET(data_stride));
     uint32_t n = get32(base, chunk1 + CHUNK(nslots));
-    nref0 = chunk1 + pcw_seg_chunk_names(n);
-    rows0 = chunk1 + pcw_seg_chunk_rows(n);
+    nref0 = chunk1 + pcw__seg_chunk_names(n);
+    rows0 = chunk1 + pcw__seg_chunk_rows(n);
     cr_assert(cset1 && cset2 && chunk1 && stride);
     cr_assert_gt(rows0 + n * stride, 8192, "the chunk must reach past two pages");
     cr_assert_geq(chunk1, 4096, "the chunk must start past the first page");

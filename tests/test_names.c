@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pcw/name.h"
+#include "common/name.h"
 
 /* Decode s (n bytes) from 0; returns the code point, -1 if malformed. */
 static int32_t dec(const char *s, size_t n, size_t *adv)

@@ -18,8 +18,8 @@
 
 #include "testutil.h"
 
-#include <pcw/layout.h>
-#include <pcw/name.h>
+#include "common/layout.h"
+#include "common/name.h"
 #include <pcw/provider.h>
 
 #include "../tools/common/escape.h"

@@ -20,7 +20,7 @@
 #include "consumer_util.h"
 #include "pcw/collect.h"
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 #include "testutil.h"
 
 TestSuite(pidns, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

@@ -41,6 +41,12 @@
 #ifndef PCW_BUILD_DIR
 #define PCW_BUILD_DIR "build"
 #endif
+#ifndef PCW_SOURCE_DIR
+#define PCW_SOURCE_DIR "."
+#endif
+/* The -I flags of a program a test compiles, as the Makefile's
+ * PCW_INCLUDES: the generated <pcw/provider.h> first, then lib/. */
+#define PCW_TEST_INCLUDES "-I" PCW_BUILD_DIR "/include -I" PCW_SOURCE_DIR "/lib"
 
 /* Leaks inside Criterion's own runner are suppressed for every test binary
  * by tests/lsan.supp (the Makefile sets LSAN_OPTIONS). */

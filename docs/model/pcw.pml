@@ -9,8 +9,8 @@
  * explains it; check.sh runs it.
  *
  * The protocol modelled is the one specified at the top of
- * lib/pcw/layout.h (layout version 2, with live bits), as
- * pcw_create_instance / pcw_close_instance (lib/pcw/provider_impl/instance.h) and
+ * lib/common/layout.h (layout version 2, with live bits), as
+ * pcw_create_instance / pcw_close_instance (lib/provider/instance.c) and
  * read_run / read_slot / read_pass (lib/consumer/read.c) implement it:
  *
  *   provider (any thread; one writer per slot)

@@ -34,7 +34,7 @@
 
 #include "pcw/collect.h"
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 __attribute__((format(printf, 4, 5))) static int fail(char *why, size_t n, int rc, const char *fmt,
                                                       ...)

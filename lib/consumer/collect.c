@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "control.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 /* A full listen backlog is retried this often, until the deadline. */
 #define CONNECT_RETRY_MS 5
@@ -82,7 +82,7 @@ static void mask_counters(const query *q, const pcw_counterset *cs, unsigned cha
     if (q->counter_mask == ~0ull)
         return;
     for (uint32_t i = 0; i < cs->counter_count; i++)
-        if (!pcw_ctl_counter_selected(q->counter_mask, i))
+        if (!pcw__ctl_counter_selected(q->counter_mask, i))
             memset(data + cs->counters[i].data_offset, 0, cs->counters[i].size);
 }
 
@@ -117,25 +117,25 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
                      const pcw_counterset *cs, unsigned flags, int enumerate, int *cb_status)
 {
     pcw_ctl_reader rd = {pl, len, 0, 0};
-    *cb_status = (int32_t)pcw_ctl_get_u32(&rd);
-    uint32_t count = pcw_ctl_get_u32(&rd);
-    uint32_t dsize = pcw_ctl_get_u32(&rd);
-    uint32_t reserved = pcw_ctl_get_u32(&rd);
+    *cb_status = (int32_t)pcw__ctl_get_u32(&rd);
+    uint32_t count = pcw__ctl_get_u32(&rd);
+    uint32_t dsize = pcw__ctl_get_u32(&rd);
+    uint32_t reserved = pcw__ctl_get_u32(&rd);
     if (rd.bad || reserved || dsize != cs->data_size)
         return PCW_E_PROTOCOL;
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
     int names = !(flags & PCW_READ_NO_NAMES) || snap->name_off;
     int rc = names ? pcw__snapshot_want_names(snap) : PCW_OK;
     for (uint32_t i = 0; i < count && rc == PCW_OK; i++) {
-        uint32_t id = pcw_ctl_get_u32(&rd), nlen = pcw_ctl_get_u32(&rd);
-        uint32_t iflags = pcw_ctl_get_u32(&rd);
+        uint32_t id = pcw__ctl_get_u32(&rd), nlen = pcw__ctl_get_u32(&rd);
+        uint32_t iflags = pcw__ctl_get_u32(&rd);
         if (rd.bad || nlen > PCW_MAX_INSTANCE_NAME_BYTES ||
             (iflags & ~(uint32_t)PCW_CTL_ITEM_DATA)) {
             rc = PCW_E_PROTOCOL;
             break;
         }
-        const char *name = (const char *)pcw_ctl_take(&rd, nlen);
-        const unsigned char *data = iflags & PCW_CTL_ITEM_DATA ? pcw_ctl_take(&rd, dsize) : NULL;
+        const char *name = (const char *)pcw__ctl_take(&rd, nlen);
+        const unsigned char *data = iflags & PCW_CTL_ITEM_DATA ? pcw__ctl_take(&rd, dsize) : NULL;
         if (rd.bad || pcw_utf8_count(name, nlen) < 0 || id >= PCW_ANY_INSTANCE_ID - 1) {
             rc = PCW_E_PROTOCOL;
             break;
@@ -217,20 +217,20 @@ static int send_job(job *j, uint16_t type, uint32_t counter_index, long long dea
             return PCW_E_NO_MEMORY;
         w.buf = heap, w.cap = q->mask_len + 64;
     }
-    pcw_ctl_put_u32(&w, j->cs->reg_index);
+    pcw__ctl_put_u32(&w, j->cs->reg_index);
     if (type == PCW_CTL_ADD_COUNTER || type == PCW_CTL_REMOVE_COUNTER) {
-        pcw_ctl_put_u32(&w, counter_index);
+        pcw__ctl_put_u32(&w, counter_index);
     } else {
-        pcw_ctl_put_u32(&w, (j->want_hold ? PCW_CTL_HOLD : 0) | PCW_CTL_TIMEOUT);
-        pcw_ctl_put_u64(&w, q->counter_mask);
+        pcw__ctl_put_u32(&w, (j->want_hold ? PCW_CTL_HOLD : 0) | PCW_CTL_TIMEOUT);
+        pcw__ctl_put_u64(&w, q->counter_mask);
     }
-    pcw_ctl_put_u32(&w, q->instance_id);
-    pcw_ctl_put_str(&w, q->mask, q->mask_len);
+    pcw__ctl_put_u32(&w, q->instance_id);
+    pcw__ctl_put_str(&w, q->mask, q->mask_len);
     if (type != PCW_CTL_ADD_COUNTER && type != PCW_CTL_REMOVE_COUNTER) {
         /* The time left: the provider cancels the request then (its
          * callbacks' cancel signal), counting from when it reads it. */
         long long left = deadline - pcw__ctl_now_ms();
-        pcw_ctl_put_u32(&w, left <= 0 ? 0 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+        pcw__ctl_put_u32(&w, left <= 0 ? 0 : left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
     }
     int rc = w.bad ? PCW_E_INVALID_PARAMETER
                    : pcw__ctl_send(j->k, type, w.buf, w.len, forget ? NULL : &j->req, deadline);
@@ -331,7 +331,7 @@ static void end_hold(job *j, long long deadline)
     if (k->holds)
         k->holds--;
     unsigned char ri[4];
-    pcw_ctl_put_le(ri, j->cs->reg_index, 4);
+    pcw__ctl_put_le(ri, j->cs->reg_index, 4);
     long long end = pcw__ctl_now_ms() + END_GRACE_MS;
     (void)pcw__ctl_send(k, PCW_CTL_COLLECT_END, ri, sizeof ri, NULL,
                         end > deadline ? end : deadline);

@@ -23,8 +23,8 @@
 #include "private.h"
 #include "control.h"
 #include "internal.h"
-#include "pcw/name.h"
-#include "pcw/naming.h"
+#include "common/name.h"
+#include "common/naming.h"
 
 struct pcw_consumer {
     char *root;

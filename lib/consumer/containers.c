@@ -29,8 +29,8 @@
 
 #include "containers.h"
 #include "internal.h"
-#include "pcw/layout.h"
-#include "pcw/naming.h"
+#include "common/layout.h"
+#include "common/naming.h"
 
 int pcw__ctr_open(pcw__ctr **out, const char *dir)
 {

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "pcw/naming.h"
+#include "common/naming.h"
 
 pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg)
 {
@@ -307,8 +307,8 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
             return PCW_E_NO_MEMORY;
         w.buf = heap, w.cap = PCW_CTL_HEADER_SIZE + len;
     }
-    pcw_ctl_put_header(&w, &h);
-    pcw_ctl_put_bytes(&w, payload, len);
+    pcw__ctl_put_header(&w, &h);
+    pcw__ctl_put_bytes(&w, payload, len);
     size_t done = 0;
     int rc = PCW_OK, retried = 0;
     while (done < w.len) {
@@ -430,7 +430,7 @@ static ssize_t take(pcw__ctl_conn *k, const unsigned char *src, size_t n, int *d
         k->hb_got += m, used = m;
         if (k->hb_got < PCW_CTL_HEADER_SIZE)
             return (ssize_t)used;
-        if (pcw_ctl_get_header(k->hb, &k->h) != 0 || k->h.length > PCW_CTL_MAX_REPLY ||
+        if (pcw__ctl_get_header(k->hb, &k->h) != 0 || k->h.length > PCW_CTL_MAX_REPLY ||
             !(k->h.type & PCW_CTL_REPLY || k->h.type == PCW_CTL_REFUSED)) {
             fail(k, PCW_E_PROTOCOL);
             return -1;

@@ -27,7 +27,7 @@
 
 #include "internal.h"
 #include "pcw/collect.h"
-#include "pcw/control_proto.h"
+#include "common/control_proto.h"
 
 struct pcw__ctl_conn;
 

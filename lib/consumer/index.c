@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 
 #include "internal.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 #define EMPTY_SAMPLE UINT32_MAX
 /* Tables this big are mapped with transparent huge pages requested: random

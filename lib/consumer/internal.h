@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "pcw/consumer.h"
-#include "pcw/layout.h"
+#include "common/layout.h"
 
 /* The most chunks a counterset may have (chunks double, up to
  * PCW_SEG_MAX_CHUNK_SLOTS slots: 2^32 ids fit in far fewer). Bounds every

@@ -344,11 +344,11 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
 {
     const unsigned char *map = a->seg->map;
     const uint64_t *gen =
-        (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_gens(c->n)) + i;
+        (const uint64_t *)(const void *)(map + c->off + pcw__seg_chunk_gens(c->n)) + i;
     const uint64_t *nref =
-        (const uint64_t *)(const void *)(map + c->off + pcw_seg_chunk_names(c->n)) + i;
+        (const uint64_t *)(const void *)(map + c->off + pcw__seg_chunk_names(c->n)) + i;
     const unsigned char *row =
-        map + c->off + pcw_seg_chunk_rows(c->n) + (uint64_t)i * a->cs->data_stride;
+        map + c->off + pcw__seg_chunk_rows(c->n) + (uint64_t)i * a->cs->data_stride;
     const uint64_t *seqp = (const uint64_t *)(const void *)row;
     const int seq = a->cs->row_data != 0;
     pcw_snapshot *s = a->snap;
@@ -750,9 +750,9 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
 {
     const unsigned char *base = a->seg->map + c->off;
     const pcw_seg_chunk *ch = (const pcw_seg_chunk *)(const void *)base;
-    const uint64_t *live = (const uint64_t *)(const void *)(base + pcw_seg_chunk_live());
-    const uint64_t *nrefs = (const uint64_t *)(const void *)(base + pcw_seg_chunk_names(c->n));
-    const unsigned char *rows = base + pcw_seg_chunk_rows(c->n) + a->cs->row_data;
+    const uint64_t *live = (const uint64_t *)(const void *)(base + pcw__seg_chunk_live());
+    const uint64_t *nrefs = (const uint64_t *)(const void *)(base + pcw__seg_chunk_names(c->n));
+    const unsigned char *rows = base + pcw__seg_chunk_rows(c->n) + a->cs->row_data;
     pcw_snapshot *s = a->snap;
     size_t count0 = s->count, names0 = pcw__snap(s)->names_len;
     uint32_t busy0 = s->busy;
@@ -801,7 +801,7 @@ static int take_chunk(struct read_args *a, uint64_t off)
     pcw_cset_priv *cs = a->cs;
     const pcw_chunk_priv *last = cs->nchunks ? &cs->chunks[cs->nchunks - 1] : NULL;
     uint32_t expect_first = last ? last->first + last->n : 0;
-    uint64_t prev_end = last ? last->off + pcw_seg_chunk_bytes(last->n, cs->data_stride) : 0;
+    uint64_t prev_end = last ? last->off + pcw__seg_chunk_bytes(last->n, cs->data_stride) : 0;
     if (cs->nchunks >= PCW_MAX_CHUNKS || off % PCW_SEG_ALIGN || off < prev_end)
         return pcw__corrupt(a->seg, "counterset \"%s\": chunk list is damaged at offset %llu",
                             cs->pub.name, (unsigned long long)off);
@@ -819,7 +819,7 @@ static int take_chunk(struct read_args *a, uint64_t off)
     if (first != expect_first || n == 0 || n > PCW_SEG_MAX_CHUNK_SLOTS || cset_off != cs->off)
         return pcw__corrupt(a->seg, "counterset \"%s\": chunk at offset %llu has a bad header",
                             cs->pub.name, (unsigned long long)off);
-    uint64_t bytes = pcw_seg_chunk_bytes(n, cs->data_stride);
+    uint64_t bytes = pcw__seg_chunk_bytes(n, cs->data_stride);
     if (!pcw__in_range(off, bytes, a->size)) {
         int r = catch_up(a, off, bytes);
         if (r <= 0)

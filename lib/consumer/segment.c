@@ -20,8 +20,8 @@
 
 #include "internal.h"
 #include "pcw/histogram.h"
-#include "pcw/name.h"
-#include "pcw/naming.h"
+#include "common/name.h"
+#include "common/naming.h"
 
 /* ---- mapping ------------------------------------------------------------ */
 
@@ -221,7 +221,7 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
     uint64_t counters_off = sc->counters_off, blocks_off = sc->blocks_off;
     if (counter_count == 0 || counter_count > PCW_MAX_COUNTERS || block_count > PCW_MAX_BLOCKS ||
         data_size % 8 || data_size > (uint64_t)PCW_MAX_BLOCKS * PCW_MAX_BLOCK_SIZE ||
-        (flags & ~(uint32_t)PCW_CSET_F_ALL_) || stride != pcw_seg_row_stride(flags, data_size) ||
+        (flags & ~(uint32_t)PCW_CSET_F_ALL_) || stride != pcw__seg_row_stride(flags, data_size) ||
         sc->instance_type > PCW_INSTANCE_TYPE_MAX_)
         return pcw__corrupt(a->seg, "counterset at offset %llu: bad counts, sizes or flags",
                             (unsigned long long)off);
@@ -237,7 +237,7 @@ static int load_cset(struct load_args *a, uint64_t off, pcw_cset_priv *out)
         return rc;
     out->off = off;
     out->data_stride = stride;
-    out->row_data = pcw_seg_row_data(flags);
+    out->row_data = pcw__seg_row_data(flags);
     cs->instance_type = sc->instance_type;
     cs->flags = flags;
     cs->counter_count = counter_count;

@@ -43,7 +43,7 @@
  * directory, so the credential check is the second of two walls.
  *
  * The channel's limits (what one provider grants its consumers) are in
- * pcw/provider_impl/control.h and docs/design.md's table of limits.
+ * lib/provider/control.c and docs/design.md's table of limits.
  */
 #ifndef PCW_CALLBACK_H
 #define PCW_CALLBACK_H
@@ -123,8 +123,8 @@ typedef struct pcw_callback_info {
     int collect_multiple;
     /* PCW's CancelEvent: signalled when the consumer gave up on this
      * request (its time limit passed) or disconnected, or the provider is
-     * closing. Poll it with pcw_callback_cancelled, wait on it with
-     * pcw_callback_wait_cancel, or add it to your own poll with
+     * closing. Poll it with pcw_cancelled, wait on it with
+     * pcw_cancel_wait, or add it to your own poll with
      * pcw_cancel_pollfd. NULL for ADD/REMOVE_COUNTER (never cancelled). */
     const pcw_cancel *cancel;
 } pcw_callback_info;
@@ -169,12 +169,18 @@ PCW_PROVIDER_API int pcw_cancel_wait(const pcw_cancel *c, int timeout_ms);
  * not read from, write to or close the descriptor. */
 PCW_PROVIDER_API int pcw_cancel_pollfd(const pcw_cancel *c, struct pollfd *pfd);
 
-/* The callback's own request: pcw_cancelled(info->cancel). */
-static inline int pcw_callback_cancelled(const pcw_callback_info *info)
+/* Deprecated (pcw 2.x keeps them; a future soname bump may drop them):
+ * second names for pcw_cancelled(info->cancel) and
+ * pcw_cancel_wait(info->cancel, timeout_ms). One operation has one name:
+ * the pcw_cancel_* functions take the signal, which callbacks and control
+ * callbacks both receive. */
+__attribute__((deprecated("use pcw_cancelled(info->cancel)"))) static inline int
+pcw_callback_cancelled(const pcw_callback_info *info)
 {
     return info ? pcw_cancelled(info->cancel) : 0;
 }
-static inline int pcw_callback_wait_cancel(const pcw_callback_info *info, int timeout_ms)
+__attribute__((deprecated("use pcw_cancel_wait(info->cancel, timeout_ms)"))) static inline int
+pcw_callback_wait_cancel(const pcw_callback_info *info, int timeout_ms)
 {
     return pcw_cancel_wait(info ? info->cancel : NULL, timeout_ms);
 }

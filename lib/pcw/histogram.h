@@ -90,8 +90,10 @@ enum {
 
 /* 2^schema as a factor (d * 2^schema, exact for a negative schema when d is a
  * multiple of 2^-schema). Constant expressions. */
+/* pcw-private-begin: the public shape macros expand to it */
 #define PCW__HIST_SCALE(d, schema)                                                                 \
     ((schema) >= 0 ? (d) * (1 << ((schema)&15)) : (d) / (1 << ((-(schema)) & 15)))
+/* pcw-private-end */
 /* Buckets and 64-bit words of a histogram of this shape. */
 #define PCW_HISTOGRAM_NBUCKETS(schema, min_exp, max_exp)                                           \
     PCW__HIST_SCALE((max_exp) - (min_exp), schema)
@@ -153,6 +155,7 @@ static inline int32_t pcw_hist_min_index(uint32_t shape)
  * The bucket of a value: integers only, no search (see
  * scripts/gen-histogram-tables.py for why one compare suffices).
  */
+/* pcw-private-begin: the inline observers (pcw_hist_index) read these tables */
 typedef struct pcw__hist_table {
     int32_t offset;   /* C: 256 * log2(unit divisor), rounded down */
     uint64_t th[257]; /* T_j, and a sentinel above every mantissa */
@@ -476,6 +479,7 @@ static inline int32_t pcw__hist_index8(unsigned unit, uint64_t v)
     k += m > t->th[k];
     return (int32_t)(256u * (unsigned)(63 - lz) + k) - t->offset;
 }
+/* pcw-private-end */
 
 /* The Prometheus bucket index of v > 0 at the shape's schema:
  * ceil(2^schema * log2(x)), from the schema-8 index since
@@ -517,11 +521,13 @@ static inline void pcw_histogram_observe_atomic(uint64_t *words, uint32_t shape,
     __atomic_fetch_add(&words[0], v, __ATOMIC_RELAXED);
 }
 
+/* pcw-private-begin: PCW_HISTOGRAM_TYPE expands to it */
 #ifdef __cplusplus
 #define PCW__HIST_STATIC_ASSERT static_assert
 #else
 #define PCW__HIST_STATIC_ASSERT _Static_assert
 #endif
+/* pcw-private-end */
 
 /* PCW_HISTOGRAM_TYPE(name, unit, schema, min_exp, max_exp): a histogram
  * type for a provider's data struct, with its shape and typed observers:
@@ -579,6 +585,7 @@ static inline void pcw_histogram_observe_atomic(uint64_t *words, uint32_t shape,
             (uint32_t)(detail_level), (uint32_t)(aggregate), 0, (name), (description), NULL, NULL, \
             (uint32_t)hist_type##_shape                                                            \
     }
+/* pcw-private-begin: PCW_HISTOGRAM_COUNTER's compile-time checks, which it expands to */
 #ifndef __cplusplus
 #define PCW__HIST_CHECKED_SIZE(struct_type, field, hist_type)                                      \
     ((uint32_t)(sizeof(((struct_type *)0)->field) +                                                \
@@ -606,4 +613,5 @@ template <size_t Size, size_t TypeSize, size_t Offset> struct pcw__histogram_fie
     static constexpr uint32_t size = (uint32_t)Size;
 };
 #endif
+/* pcw-private-end */
 #endif /* PCW_HISTOGRAM_H */

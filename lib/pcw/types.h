@@ -280,7 +280,9 @@ static inline const char *pcw_status_describe(int status, char *buf, size_t len)
 /* Is `type` one of the counter types above? */
 static inline int pcw_counter_type_known(uint32_t type)
 {
+/* pcw-private-begin: a macro for the switch below, undefined after it */
 #define PCW__TYPE_CASE(t) case t:
+/* pcw-private-end */
     switch (type) {
         PCW_COUNTER_TYPE_LIST(PCW__TYPE_CASE)
         return 1;
@@ -289,6 +291,7 @@ static inline int pcw_counter_type_known(uint32_t type)
     return 0;
 }
 
+/* pcw-private-begin: the provider's messages and libpcw share it (static inline) */
 /* The PERF_* name of a counter type ("PERF_COUNTER_BULK_COUNT"), or NULL
  * for a value that is none. (libpcw exports it as pcw_counter_type_name,
  * pcw/query.h; the provider's messages use this one.) */
@@ -303,6 +306,7 @@ static inline const char *pcw__counter_type_name(uint32_t type)
 #undef PCW__TYPE_NAME
     return NULL;
 }
+/* pcw-private-end */
 
 /* The size a counter of this type has: 8 bytes for the PCW_PERF_SIZE_LARGE
  * types (and the variable-length text type, whose size bits include it), 4
@@ -473,11 +477,13 @@ enum {
  * PCW__ZERO: in C++ it gives each a default member initialiser, so that a
  * designated or partial initialiser leaves the rest zero without a
  * -Wmissing-field-initializers warning, as C does. Nothing in C. */
+/* pcw-private-begin: the public structs' members use it */
 #ifdef __cplusplus
 #define PCW__ZERO = {}
 #else
 #define PCW__ZERO
 #endif
+/* pcw-private-end */
 
 /* A reference from one counter to another (base_ref and the three after
  * it): 0 means none (or, for base_ref, the default below), PCW_REF(id) the
@@ -581,6 +587,7 @@ static inline pcw_counter_desc pcw_counter_desc_default(void)
             0                                                                                      \
     }
 
+/* pcw-private-begin: PCW_COUNTER's compile-time checks, which the public macros expand to */
 #define PCW__FIELD_SIZE(struct_type, field) sizeof(((struct_type *)0)->field)
 /* PCW_COUNTER_SIZE_OK split by the rule a field breaks, so that the
  * compiler's message names that rule (the three together are exactly
@@ -658,4 +665,5 @@ template <uint32_t Type, size_t Size, size_t Offset> struct pcw__counter_field {
     static constexpr uint32_t size = (uint32_t)Size;
 };
 #endif
+/* pcw-private-end */
 #endif /* PCW_TYPES_H */

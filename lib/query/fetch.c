@@ -34,8 +34,8 @@
 #include "fetch.h"
 #include "hist_fused.h"
 #include "instances.h"
-#include "pcw/layout.h"
-#include "pcw/name.h"
+#include "common/layout.h"
+#include "common/name.h"
 #include "snaprows.h"
 #include "util.h"
 

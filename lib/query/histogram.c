@@ -19,7 +19,7 @@
 #include "cook.h"
 #include "histogram.h"
 #include "pcw/histogram.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 /* The statistics a bare histogram name stands for, in column order. */
 const pcw_hist_stat pcw__q_hist_defaults[PCW__Q_HIST_NDEFAULT] = {

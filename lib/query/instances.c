@@ -20,7 +20,7 @@
 
 #include "aggregate.h"
 #include "instances.h"
-#include "pcw/name.h"
+#include "common/name.h"
 #include "snaprows.h"
 #include "totals.h"
 #include "util.h"

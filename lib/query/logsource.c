@@ -35,7 +35,7 @@
 #include "../history/history.h"
 #include "logsource.h"
 #include "pcw/histogram.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 #define NONE UINT32_MAX
 

@@ -18,7 +18,7 @@
 #include "histogram.h"
 #include "match.h"
 #include "path.h"
-#include "pcw/name.h"
+#include "common/name.h"
 #include "util.h"
 
 /* Rebuild s->entries.ent if the set changed since. */

@@ -16,8 +16,8 @@
 #include "fetch.h"
 #include "notify.h"
 #include "path.h"
-#include "pcw/layout.h"
-#include "pcw/name.h"
+#include "common/layout.h"
+#include "common/name.h"
 #include "util.h"
 
 static int told(const pcw__q_match *mt, uint64_t id)

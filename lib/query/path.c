@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "path.h"
-#include "pcw/name.h"
+#include "common/name.h"
 
 int pcw__q_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)
 {

@@ -16,8 +16,8 @@
  *   - "Single Set" (single-instance) and "Id Mask Set" record the
  *     collect_multiple their COLLECT_DATA saw (single_multi, multi_multi).
  *   - "Cancel Poll Set" / "Cancel Wait Set": a COLLECT_DATA that runs
- *     until cancelled (at most 30 s), polling pcw_callback_cancelled(),
- *     resp. waiting in pcw_callback_wait_cancel(); counts the callbacks
+ *     until cancelled (at most 30 s), polling pcw_cancelled(),
+ *     resp. waiting in pcw_cancel_wait(); counts the callbacks
  *     begun (cancel_begun) and those that saw the cancel (cancel_seen).
  *   - "Slow Start Set", "Slow Add Set", "Denied Set": segment
  *     countersets (counter V, one instance "i"). The control callback
@@ -164,9 +164,9 @@ static int cancel_callback(pcw_callback_type type, const pcw_callback_info *info
     atomic_fetch_add(&cancel_begun, 1);
     int seen = 0;
     if (ctx) { /* Cancel Wait Set */
-        seen = pcw_callback_wait_cancel(info, 30000);
+        seen = pcw_cancel_wait(info->cancel, 30000);
     } else { /* Cancel Poll Set: a slow loop that looks now and then */
-        for (int i = 0; i < 30000 && !(seen = pcw_callback_cancelled(info)); i++) {
+        for (int i = 0; i < 30000 && !(seen = pcw_cancelled(info->cancel)); i++) {
             struct timespec ts = {0, 1000 * 1000};
             nanosleep(&ts, NULL);
         }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 int esc_is_control(int32_t cp)
 {

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "escape.h"
 

@@ -35,7 +35,7 @@
 #include <time.h>
 
 #include <pcw/histogram.h>
-#include <pcw/name.h>
+#include "common/name.h"
 #include <pcw/query.h>
 #include <pcw/version.h>
 

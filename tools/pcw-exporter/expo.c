@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "expo.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <pcw/layout.h>
+#include "common/layout.h"
 
 #include "pcw/collect.h"
 #include "pcwdump.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/escape.h"
 

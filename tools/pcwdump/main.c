@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcw/layout.h>
+#include "common/layout.h"
 #include <pcw/version.h>
 
 #include "../common/cli.h"

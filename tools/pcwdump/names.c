@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include <pcw/layout.h>
+#include "common/layout.h"
 #include <pcw/types.h>
 
 #include "pcwdump.h"

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 #include <pcw/types.h>
 
 #include "internal.h"

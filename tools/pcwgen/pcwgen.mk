@@ -20,7 +20,7 @@ BUILD ?= build
 # Standalone defaults: the top-level Makefile's warnings, so code that builds
 # here builds there.
 CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wundef -Wpointer-arith \
-          -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -Ilib
+          -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers $(PCW_INCLUDES)
 LDFLAGS ?=
 PROVIDER_LIBS ?= -lurcu-bp -lurcu-cds -lurcu-common -lpthread
 
@@ -40,7 +40,8 @@ PCWGEN_CRITERION_LIBS ?= -lcriterion
 PCWGEN_CORE_SRCS := tools/pcwgen/manifest.c tools/pcwgen/check.c tools/pcwgen/arena.c \
                     tools/pcwgen/ident.c tools/pcwgen/types_table.c tools/pcwgen/emit.c
 PCWGEN_CORE_OBJS := $(PCWGEN_CORE_SRCS:%.c=$(BUILD)/%.o)
-PCWGEN_HDRS := $(wildcard tools/pcwgen/*.h) lib/pcw/types.h lib/pcw/name.h lib/pcw/version.h
+PCWGEN_HDRS := $(wildcard tools/pcwgen/*.h) lib/pcw/types.h lib/common/name.h lib/pcw/version.h \
+               $(PROVIDER_H)
 
 $(BUILD)/tools/pcwgen/%.o: tools/pcwgen/%.c $(PCWGEN_HDRS)
 	@mkdir -p $(@D)
@@ -173,7 +174,7 @@ pcwgen-asan:
 # libFuzzer target for the manifest reader and the emitter. New inputs go to
 # $(BUILD)/fuzz/pcwgen/corpus; the other directories are read-only seeds.
 PCWGEN_FUZZ := $(BUILD)/fuzz/pcwgen/fuzz_manifest
-PCWGEN_FUZZ_CFLAGS ?= -std=c11 -g -O1 -Ilib -Itools/pcwgen \
+PCWGEN_FUZZ_CFLAGS ?= -std=c11 -g -O1 $(PCW_INCLUDES) -Itools/pcwgen \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
 $(PCWGEN_FUZZ): fuzz/pcwgen/fuzz_manifest.c $(PCWGEN_CORE_SRCS) $(PCWGEN_HDRS)

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 #include <pcw/query.h>
 
 #include "../common/escape.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/suggest.h"
 #include "pcwstat.h"

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/cli.h"
 #include "../common/counterfile.h"

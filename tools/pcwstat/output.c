@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/container.h"
 #include "../common/jsonrow.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <wchar.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/escape.h"
 #include "format.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include <pcw/histogram.h>
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "pcwtop.h"
 

@@ -27,8 +27,8 @@
 #include <time.h>
 
 #include <pcw/histogram.h>
-#include <pcw/layout.h>
-#include <pcw/name.h>
+#include "common/layout.h"
+#include "common/name.h"
 
 #include "../common/container.h"
 #include "../common/grow.h"

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcw/name.h>
+#include "common/name.h"
 
 #include "../common/container.h"
 #include "../common/grow.h"

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/arena.h - the provider's segment memory: the provider
+ * lib/provider/arena.c - the provider's segment memory: the provider
  * folder, the file's growth into its reserved range, trimming, and the
- * bump allocator (design.md section 2). Private (see impl.h).
+ * bump allocator (design.md section 2). Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_ARENA_H
-#define PCW_PROVIDER_IMPL_ARENA_H
+#include "internal.h"
 
-static uint64_t pcw__align(uint64_t x, uint64_t a)
+PCW__PRIVATE uint64_t pcw__align(uint64_t x, uint64_t a)
 {
     return (x + a - 1) & ~(a - 1);
 }
@@ -16,7 +15,7 @@ static uint64_t pcw__align(uint64_t x, uint64_t a)
  * /proc/<getpid()>: in a pid namespace that kept its parent's /proc, that
  * is another process (our pid 1 is the parent namespace's init there);
  * /proc/self is the caller in every /proc. */
-static uint64_t pcw__proc_start_time(void)
+PCW__PRIVATE uint64_t pcw__proc_start_time(void)
 {
     char buf[1024];
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
@@ -43,7 +42,7 @@ static uint64_t pcw__proc_start_time(void)
  * names in a shared /dev/shm before we do. A provider that shares with a
  * group (`group`; `gid`, 0 for its own) gives the folder to that group
  * too: its members must list the folder to find the segment. */
-static int pcw__provider_dir(char *dir, size_t cap, const char *root, int group, gid_t gid)
+PCW__PRIVATE int pcw__provider_dir(char *dir, size_t cap, const char *root, int group, gid_t gid)
 {
     uid_t uid = geteuid();
     char name[32];
@@ -71,7 +70,7 @@ static int pcw__provider_dir(char *dir, size_t cap, const char *root, int group,
 }
 
 /* Grow the mapped file so that [0, need) is backed. prov->lock held. */
-static int pcw__grow(pcw__prov *p, uint64_t need)
+PCW__PRIVATE int pcw__grow(pcw__prov *p, uint64_t need)
 {
     if (need <= p->reserved)
         return PCW_OK;
@@ -114,7 +113,7 @@ static int pcw__grow(pcw__prov *p, uint64_t need)
 /* Give back the reserved pages past the arena's end (after a mass close:
  * the growth step reserved up to a quarter more than is in use). The next
  * growth reserves them again. prov->lock held. */
-static void pcw__trim(pcw__prov *p)
+PCW__PRIVATE void pcw__trim(pcw__prov *p)
 {
     uint64_t lo = pcw__align(p->used, 4096);
     if (lo < p->reserved && fallocate(p->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo,
@@ -124,7 +123,7 @@ static void pcw__trim(pcw__prov *p)
 
 /* Bump-allocate `n` bytes of zeroed arena aligned to `align` (a power of
  * two). Returns the offset or 0 (and *rc). prov->lock held. */
-static uint64_t pcw__arena_alloc_aligned(pcw__prov *p, uint64_t n, uint64_t align, int *rc)
+PCW__PRIVATE uint64_t pcw__arena_alloc_aligned(pcw__prov *p, uint64_t n, uint64_t align, int *rc)
 {
     uint64_t off = pcw__align(p->used, align);
     if (n > p->max_size || off + n > p->max_size) {
@@ -143,13 +142,13 @@ static uint64_t pcw__arena_alloc_aligned(pcw__prov *p, uint64_t n, uint64_t alig
 }
 
 /* Structures: 64-byte (cache-line) aligned. */
-static uint64_t pcw__arena_alloc(pcw__prov *p, uint64_t n, int *rc)
+PCW__PRIVATE uint64_t pcw__arena_alloc(pcw__prov *p, uint64_t n, int *rc)
 {
     return pcw__arena_alloc_aligned(p, n, PCW_SEG_ALIGN, rc);
 }
 
 /* Copy a string into the arena; returns its pcw_seg_str (len 0 for NULL). */
-static int pcw__arena_str(pcw__prov *p, const char *s, pcw_seg_str *out)
+PCW__PRIVATE int pcw__arena_str(pcw__prov *p, const char *s, pcw_seg_str *out)
 {
     memset(out, 0, sizeof *out);
     if (!s || !*s)
@@ -165,11 +164,9 @@ static int pcw__arena_str(pcw__prov *p, const char *s, pcw_seg_str *out)
     return PCW_OK;
 }
 
-static void pcw__bump_generation(pcw__prov *p)
+PCW__PRIVATE void pcw__bump_generation(pcw__prov *p)
 {
     /* Release: a consumer that sees the new generation (acquire) and then
      * rescans sees the change that caused it. */
     __atomic_fetch_add(&p->hdr->generation, 1, __ATOMIC_RELEASE);
 }
-
-#endif /* PCW_PROVIDER_IMPL_ARENA_H */

@@ -1,36 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/buffer.h - pcw_buffer, what a callback fills with
+ * lib/provider/buffer.c - pcw_buffer, what a callback fills with
  * pcw_add_instance (PcwAddInstance): the checks on each instance, the
- * request's masks, and the encoded reply items. Private (see impl.h).
+ * request's masks, and the encoded reply items. Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_BUFFER_H
-#define PCW_PROVIDER_IMPL_BUFFER_H
+#include "internal.h"
 
-struct pcw_buffer {
-    pcw__reg *reg;
-    int collect;           /* 1: COLLECT_DATA (values travel), 0: ENUMERATE */
-    uint64_t counter_mask; /* the request's masks, applied here; this one
-                              by position, as the wire carries it (the
-                              callback sees it by id: pcw__id_mask) */
-    uint32_t instance_id;
-    const char *mask;
-    size_t mask_len;
-    pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
-    uint32_t count;       /* items encoded */
-    uint32_t duplicates;  /* names dropped as duplicates (pcw_add_instance) */
-    /* Every name added (kept or dropped), for the duplicate check. */
-    char *names;
-    size_t names_len, names_cap;
-    uint64_t *name_at; /* per name: offset << 32 | length */
-    size_t nnames, name_at_cap;
-    uint32_t *tab; /* open addressing over name_at, index + 1; 0 = empty */
-    size_t tab_cap;
-    unsigned char *scratch; /* one instance's data */
-};
-
-static int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
-                            uint32_t instance_id, const char *mask)
+PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
+                                  uint32_t instance_id, const char *mask)
 {
     memset(b, 0, sizeof *b);
     b->reg = r;
@@ -44,9 +21,9 @@ static int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t co
     return b->scratch ? PCW_OK : PCW_E_NO_MEMORY;
 }
 
-static void pcw__buffer_free(pcw_buffer *b)
+PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
 {
-    pcw_ctl_writer_free(&b->items);
+    pcw__ctl_writer_free(&b->items);
     free(b->names);
     free(b->name_at);
     free(b->tab);
@@ -140,10 +117,10 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
     if (!pcw_wildcard_match(b->mask, b->mask_len, name, len))
         return PCW_OK;
     int with_data = b->collect && count;
-    pcw_ctl_put_u32(&b->items, id);
-    pcw_ctl_put_u32(&b->items, (uint32_t)len);
-    pcw_ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
-    pcw_ctl_put_bytes(&b->items, name, len);
+    pcw__ctl_put_u32(&b->items, id);
+    pcw__ctl_put_u32(&b->items, (uint32_t)len);
+    pcw__ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
+    pcw__ctl_put_bytes(&b->items, name, len);
     if (with_data) {
         unsigned char *d = b->scratch;
         memset(d, 0, r->data_size);
@@ -155,18 +132,16 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
         } else {
             for (uint32_t c = 0; c < r->counter_count; c++) {
                 const pcw_counter_desc *cd = &r->counters[c];
-                if (!pcw_ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
+                if (!pcw__ctl_counter_selected(b->counter_mask, c) || !data[cd->block].data)
                     continue;
                 memcpy(d + r->block_off[cd->block] + cd->offset,
                        (const unsigned char *)data[cd->block].data + cd->offset, cd->size);
             }
         }
-        pcw_ctl_put_bytes(&b->items, d, r->data_size);
+        pcw__ctl_put_bytes(&b->items, d, r->data_size);
     }
     if (b->items.bad)
         return PCW_E_NO_MEMORY;
     b->count++;
     return PCW_OK;
 }
-
-#endif /* PCW_PROVIDER_IMPL_BUFFER_H */

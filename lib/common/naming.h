@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/naming.h - where a provider's files live, what they are called, which
+ * common/naming.h - where a provider's files live, what they are called, which
  * folders may be trusted, and how a provider shows it is alive: the one
  * place these rules are written.
  *
  * pcw-internal: shared by the provider's implementation
- * (pcw/provider_impl/) and libpcw (lib/consumer/). Applications use
+ * (lib/provider/) and libpcw (lib/consumer/). Applications use
  * pcw_provider_open, pcw_consumer_* and pcw_consumer_discover instead.
  *
  *   <root>                      options' dir, else $PCW_DIR, else /dev/shm
@@ -56,10 +56,10 @@
 #include <unistd.h>
 
 #include "layout.h"
-#include "types.h"
+#include "../pcw/types.h"
 
 #ifndef F_OFD_SETLK
-#error "pcw/naming.h needs _GNU_SOURCE (for F_OFD_SETLK): define it before your first #include"
+#error "common/naming.h needs _GNU_SOURCE (for F_OFD_SETLK): define it before your first #include"
 #endif
 
 #ifdef __cplusplus

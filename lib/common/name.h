@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/name.h - names: UTF-8 validation, case-insensitive comparison and
+ * common/name.h - names: UTF-8 validation, case-insensitive comparison and
  * hashing, and the instance-name wildcard matcher.
  *
  * Names compare case-insensitively, as in PCW, by Unicode's simple case
  * folding (CaseFolding.txt, statuses C and S) over all of Unicode: one code
  * point folds to one code point, so "Ά" equals "ά", "ς" equals "σ" and "Σ",
  * but "ß" does not equal "ss" (that is full folding). The table is generated
- * from the Unicode Character Database (pcw/casefold_table.h names the
+ * from the Unicode Character Database (common/casefold_table.h names the
  * version) and compiled in, so folding never depends on the process locale.
  *
  * One fold for everything: pcw_name_equal, pcw_name_hash and
@@ -83,7 +83,7 @@ static inline long pcw_utf8_count(const char *s, size_t n)
 /* Unicode simple case folding of one code point (see the file comment):
  * the folded form of c, c itself when it has none. ASCII takes a branch of
  * its own (names are mostly ASCII); everything else costs two loads from
- * the two-stage table in pcw/casefold_table.h (its size is stated there). */
+ * the two-stage table in common/casefold_table.h (its size is stated there). */
 static inline uint32_t pcw_fold(uint32_t c)
 {
     if (c < 0x80)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/control_proto.h - the control channel's wire format, shared by the
- * provider (pcw/provider_impl/control.h) and the consumer library
+ * common/control_proto.h - the control channel's wire format, shared by the
+ * provider (lib/provider/control.c) and the consumer library
  * (lib/consumer/control.c).
  *
  * One Unix-domain stream socket per provider, beside its segment
@@ -79,7 +79,7 @@ extern "C" {
  * consumer that collects every few minutes (an exporter scraped every
  * 60 s) to keep its connection. The consumer library adds its counters
  * again whenever it connects anew, so a connection closed for silence (or
- * shed to make room, pcw/provider_impl/control.h) costs it nothing. */
+ * shed to make room, lib/provider/control.c) costs it nothing. */
 #ifndef PCW_CTL_ADDED_IDLE_TIMEOUT_MS
 #define PCW_CTL_ADDED_IDLE_TIMEOUT_MS 600000
 #endif
@@ -126,7 +126,7 @@ typedef struct pcw_ctl_writer {
     int bad;      /* an allocation failed or the limit was reached */
 } pcw_ctl_writer;
 
-static inline unsigned char *pcw_ctl_reserve(pcw_ctl_writer *w, size_t n)
+static inline unsigned char *pcw__ctl_reserve(pcw_ctl_writer *w, size_t n)
 {
     if (w->bad)
         return NULL;
@@ -150,66 +150,66 @@ static inline unsigned char *pcw_ctl_reserve(pcw_ctl_writer *w, size_t n)
     return p;
 }
 
-static inline void pcw_ctl_put_le(unsigned char *p, uint64_t v, int bytes)
+static inline void pcw__ctl_put_le(unsigned char *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static inline void pcw_ctl_put_u16(pcw_ctl_writer *w, uint16_t v)
+static inline void pcw__ctl_put_u16(pcw_ctl_writer *w, uint16_t v)
 {
-    unsigned char *p = pcw_ctl_reserve(w, 2);
+    unsigned char *p = pcw__ctl_reserve(w, 2);
     if (p)
-        pcw_ctl_put_le(p, v, 2);
+        pcw__ctl_put_le(p, v, 2);
 }
-static inline void pcw_ctl_put_u32(pcw_ctl_writer *w, uint32_t v)
+static inline void pcw__ctl_put_u32(pcw_ctl_writer *w, uint32_t v)
 {
-    unsigned char *p = pcw_ctl_reserve(w, 4);
+    unsigned char *p = pcw__ctl_reserve(w, 4);
     if (p)
-        pcw_ctl_put_le(p, v, 4);
+        pcw__ctl_put_le(p, v, 4);
 }
-static inline void pcw_ctl_put_u64(pcw_ctl_writer *w, uint64_t v)
+static inline void pcw__ctl_put_u64(pcw_ctl_writer *w, uint64_t v)
 {
-    unsigned char *p = pcw_ctl_reserve(w, 8);
+    unsigned char *p = pcw__ctl_reserve(w, 8);
     if (p)
-        pcw_ctl_put_le(p, v, 8);
+        pcw__ctl_put_le(p, v, 8);
 }
-static inline void pcw_ctl_put_bytes(pcw_ctl_writer *w, const void *s, size_t n)
+static inline void pcw__ctl_put_bytes(pcw_ctl_writer *w, const void *s, size_t n)
 {
-    unsigned char *p = pcw_ctl_reserve(w, n);
+    unsigned char *p = pcw__ctl_reserve(w, n);
     if (p && n)
         memcpy(p, s, n);
 }
-static inline void pcw_ctl_put_str(pcw_ctl_writer *w, const char *s, size_t n)
+static inline void pcw__ctl_put_str(pcw_ctl_writer *w, const char *s, size_t n)
 {
     if (n > UINT32_MAX) {
         w->bad = 1;
         return;
     }
-    pcw_ctl_put_u32(w, (uint32_t)n);
-    pcw_ctl_put_bytes(w, s, n);
+    pcw__ctl_put_u32(w, (uint32_t)n);
+    pcw__ctl_put_bytes(w, s, n);
 }
 
 /* Encode a header at the writer's current end. */
-static inline void pcw_ctl_put_header(pcw_ctl_writer *w, const pcw_ctl_header *h)
+static inline void pcw__ctl_put_header(pcw_ctl_writer *w, const pcw_ctl_header *h)
 {
-    pcw_ctl_put_u32(w, h->magic);
-    pcw_ctl_put_u16(w, h->version);
-    pcw_ctl_put_u16(w, h->type);
-    pcw_ctl_put_u32(w, h->length);
-    pcw_ctl_put_u32(w, h->id);
-    pcw_ctl_put_u32(w, (uint32_t)h->status);
-    pcw_ctl_put_u32(w, h->reserved);
+    pcw__ctl_put_u32(w, h->magic);
+    pcw__ctl_put_u16(w, h->version);
+    pcw__ctl_put_u16(w, h->type);
+    pcw__ctl_put_u32(w, h->length);
+    pcw__ctl_put_u32(w, h->id);
+    pcw__ctl_put_u32(w, (uint32_t)h->status);
+    pcw__ctl_put_u32(w, h->reserved);
 }
 
 /* Rewrite the length field of a header that starts at `at`. */
-static inline void pcw_ctl_patch_length(pcw_ctl_writer *w, size_t at)
+static inline void pcw__ctl_patch_length(pcw_ctl_writer *w, size_t at)
 {
     if (!w->bad && w->len >= at + PCW_CTL_HEADER_SIZE)
-        pcw_ctl_put_le(w->buf + at + 8, (uint64_t)(w->len - at - PCW_CTL_HEADER_SIZE), 4);
+        pcw__ctl_put_le(w->buf + at + 8, (uint64_t)(w->len - at - PCW_CTL_HEADER_SIZE), 4);
 }
 
-static inline void pcw_ctl_writer_free(pcw_ctl_writer *w)
+static inline void pcw__ctl_writer_free(pcw_ctl_writer *w)
 {
     free(w->buf);
     w->buf = NULL, w->len = w->cap = 0, w->bad = 0;
@@ -223,7 +223,7 @@ typedef struct pcw_ctl_reader {
     int bad; /* ran past the end, or a length field was too large */
 } pcw_ctl_reader;
 
-static inline const unsigned char *pcw_ctl_take(pcw_ctl_reader *r, size_t n)
+static inline const unsigned char *pcw__ctl_take(pcw_ctl_reader *r, size_t n)
 {
     if (r->bad || n > r->len - r->pos) {
         r->bad = 1;
@@ -234,7 +234,7 @@ static inline const unsigned char *pcw_ctl_take(pcw_ctl_reader *r, size_t n)
     return q;
 }
 
-static inline uint64_t pcw_ctl_get_le(const unsigned char *p, int bytes)
+static inline uint64_t pcw__ctl_get_le(const unsigned char *p, int bytes)
 {
     uint64_t v = 0;
     for (int i = 0; i < bytes; i++)
@@ -242,32 +242,32 @@ static inline uint64_t pcw_ctl_get_le(const unsigned char *p, int bytes)
     return v;
 }
 
-static inline uint16_t pcw_ctl_get_u16(pcw_ctl_reader *r)
+static inline uint16_t pcw__ctl_get_u16(pcw_ctl_reader *r)
 {
-    const unsigned char *q = pcw_ctl_take(r, 2);
-    return q ? (uint16_t)pcw_ctl_get_le(q, 2) : 0;
+    const unsigned char *q = pcw__ctl_take(r, 2);
+    return q ? (uint16_t)pcw__ctl_get_le(q, 2) : 0;
 }
-static inline uint32_t pcw_ctl_get_u32(pcw_ctl_reader *r)
+static inline uint32_t pcw__ctl_get_u32(pcw_ctl_reader *r)
 {
-    const unsigned char *q = pcw_ctl_take(r, 4);
-    return q ? (uint32_t)pcw_ctl_get_le(q, 4) : 0;
+    const unsigned char *q = pcw__ctl_take(r, 4);
+    return q ? (uint32_t)pcw__ctl_get_le(q, 4) : 0;
 }
-static inline uint64_t pcw_ctl_get_u64(pcw_ctl_reader *r)
+static inline uint64_t pcw__ctl_get_u64(pcw_ctl_reader *r)
 {
-    const unsigned char *q = pcw_ctl_take(r, 8);
-    return q ? pcw_ctl_get_le(q, 8) : 0;
+    const unsigned char *q = pcw__ctl_take(r, 8);
+    return q ? pcw__ctl_get_le(q, 8) : 0;
 }
 /* A string of at most `max` bytes: points into the buffer (not NUL-
  * terminated); *n gets its length. NULL (and bad) if it does not fit. */
-static inline const char *pcw_ctl_get_str(pcw_ctl_reader *r, size_t max, uint32_t *n)
+static inline const char *pcw__ctl_get_str(pcw_ctl_reader *r, size_t max, uint32_t *n)
 {
-    uint32_t len = pcw_ctl_get_u32(r);
+    uint32_t len = pcw__ctl_get_u32(r);
     *n = 0;
     if (r->bad || len > max) {
         r->bad = 1;
         return NULL;
     }
-    const unsigned char *q = pcw_ctl_take(r, len);
+    const unsigned char *q = pcw__ctl_take(r, len);
     if (q)
         *n = len;
     return (const char *)q;
@@ -275,15 +275,15 @@ static inline const char *pcw_ctl_get_str(pcw_ctl_reader *r, size_t max, uint32_
 
 /* Decode a 24-byte header and check what can be checked without knowing
  * the direction: magic, version, reserved. Returns 0 if acceptable. */
-static inline int pcw_ctl_get_header(const unsigned char *b, pcw_ctl_header *h)
+static inline int pcw__ctl_get_header(const unsigned char *b, pcw_ctl_header *h)
 {
-    h->magic = (uint32_t)pcw_ctl_get_le(b, 4);
-    h->version = (uint16_t)pcw_ctl_get_le(b + 4, 2);
-    h->type = (uint16_t)pcw_ctl_get_le(b + 6, 2);
-    h->length = (uint32_t)pcw_ctl_get_le(b + 8, 4);
-    h->id = (uint32_t)pcw_ctl_get_le(b + 12, 4);
-    h->status = (int32_t)(uint32_t)pcw_ctl_get_le(b + 16, 4);
-    h->reserved = (uint32_t)pcw_ctl_get_le(b + 20, 4);
+    h->magic = (uint32_t)pcw__ctl_get_le(b, 4);
+    h->version = (uint16_t)pcw__ctl_get_le(b + 4, 2);
+    h->type = (uint16_t)pcw__ctl_get_le(b + 6, 2);
+    h->length = (uint32_t)pcw__ctl_get_le(b + 8, 4);
+    h->id = (uint32_t)pcw__ctl_get_le(b + 12, 4);
+    h->status = (int32_t)(uint32_t)pcw__ctl_get_le(b + 16, 4);
+    h->reserved = (uint32_t)pcw__ctl_get_le(b + 20, 4);
     if (h->magic != PCW_CTL_MAGIC || h->version != PCW_CTL_VERSION || h->reserved != 0)
         return -1;
     return 0;
@@ -294,7 +294,7 @@ static inline int pcw_ctl_get_header(const unsigned char *b, pcw_ctl_header *h)
 /* Is counter `index` selected by `mask`? Bit i selects the i-th registered
  * counter; bit 63 also stands for every counter past the 64th, so ~0 is
  * "every counter" whatever the counterset's size. */
-static inline int pcw_ctl_counter_selected(uint64_t mask, uint32_t index)
+static inline int pcw__ctl_counter_selected(uint64_t mask, uint32_t index)
 {
     return (mask >> (index < 63 ? index : 63)) & 1u;
 }

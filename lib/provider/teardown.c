@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/teardown.h - pcw_unregister and pcw_provider_close:
+ * lib/provider/teardown.c - pcw_unregister and pcw_provider_close:
  * what ends in which order, and why a handle used after its end is refused
- * (handles.h). The order for programs is in the README: instances, then
+ * (handles.c). The order for programs is in the README: instances, then
  * registrations, then the provider, each step optional because the next
- * one does it for whatever is still open. Private (see impl.h).
+ * one does it for whatever is still open. Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_TEARDOWN_H
-#define PCW_PROVIDER_IMPL_TEARDOWN_H
+#include "internal.h"
 
 /* Unregister a registration whose handle was claimed (pcw_unregister,
  * pcw_provider_close). */
@@ -89,5 +88,3 @@ int pcw_provider_close(pcw_provider *h)
     free(p);
     return PCW_OK;
 }
-
-#endif /* PCW_PROVIDER_IMPL_TEARDOWN_H */

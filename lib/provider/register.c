@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/register.h - pcw_register: the rules a registration
+ * lib/provider/register.c - pcw_register: the rules a registration
  * must follow (with a sentence naming the counter and the rule it broke,
  * pcw_register_error), and publishing the counterset. pcw_unregister is in
- * teardown.h. Private (see impl.h).
+ * teardown.c. Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_REGISTER_H
-#define PCW_PROVIDER_IMPL_REGISTER_H
+#include "internal.h"
 
 /* ---- validation: which rule, for which counter ------------------------- */
 
@@ -410,7 +409,7 @@ const char *pcw_register_error(int rc, const pcw_registration_info *info, char *
 }
 
 /* Free a registration record (its handle, if it still has one, too). */
-static void pcw__free_registration(pcw__reg *r)
+PCW__PRIVATE void pcw__free_registration(pcw__reg *r)
 {
     if (r->handle)
         pcw__handle_claim(r->handle, PCW__HANDLE_REGISTRATION);
@@ -480,8 +479,8 @@ int pcw_register(pcw_registration **out, pcw_provider *ph, const pcw_registratio
                           (in->flags & PCW_REG_CACHELINE ? PCW_CSET_F_CACHELINE : 0) |
                           (in->callback ? PCW_CSET_F_CALLBACK : 0);
     r->data_size = data;
-    r->row_data = pcw_seg_row_data(cset_flags);
-    r->data_stride = (uint32_t)pcw_seg_row_stride(cset_flags, data);
+    r->row_data = pcw__seg_row_data(cset_flags);
+    r->data_stride = (uint32_t)pcw__seg_row_stride(cset_flags, data);
     for (uint32_t i = 0; i < in->counter_count; i++) {
         r->counters[i] = in->counters[i];
         r->counters[i].size = pcw__counter_size(&in->counters[i]);
@@ -578,5 +577,3 @@ int pcw_register(pcw_registration **out, pcw_provider *ph, const pcw_registratio
     *out = (pcw_registration *)r->handle;
     return PCW_OK;
 }
-
-#endif /* PCW_PROVIDER_IMPL_REGISTER_H */

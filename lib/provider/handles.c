@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/handles.h - the process-wide handle table behind
+ * lib/provider/handles.c - the process-wide handle table behind
  * pcw_provider *, pcw_registration * and pcw_instance *. Private (see
- * impl.h); the entry layout and the lookup are in pcw/provider.h, because
- * the inline fast paths read them.
+ * internal.h); the entry layout and the lookup are in api.h (the public
+ * part of pcw/provider.h), because the inline fast paths read them.
  *
  * Why. A handle is (generation << 32) | (index + 1), not a pointer, so that
  * a handle kept past its object's end is recognised instead of followed:
@@ -30,8 +30,7 @@
  *   - A claim (pcw__handle_claim) checks and frees in one step: of two
  *     closes of one handle, exactly one gets the object.
  */
-#ifndef PCW_PROVIDER_IMPL_HANDLES_H
-#define PCW_PROVIDER_IMPL_HANDLES_H
+#include "internal.h"
 
 #ifdef __cplusplus
 static_assert(sizeof(void *) == 8, "pcw handles need 64-bit pointers");
@@ -97,7 +96,7 @@ static void pcw__handle_push(uint64_t idx)
 
 /* A new handle of `kind` naming `obj`; NULL when out of memory (or after
  * 2^32 - 1 entries). */
-static void *pcw__handle_new(uint32_t kind, void *obj)
+PCW__PRIVATE void *pcw__handle_new(uint32_t kind, void *obj)
 {
     int64_t idx = pcw__handle_pop();
     if (idx < 0) {
@@ -138,8 +137,9 @@ static void *pcw__handle_new(uint32_t kind, void *obj)
 }
 
 /* An instance's fast-path fields, before its handle is returned. */
-static void pcw__handle_set_instance(void *h, unsigned char *data, uint64_t *seq,
-                                     const uint32_t *block_off, uint32_t block_count, uint32_t id)
+PCW__PRIVATE void pcw__handle_set_instance(void *h, unsigned char *data, uint64_t *seq,
+                                           const uint32_t *block_off, uint32_t block_count,
+                                           uint32_t id)
 {
     pcw__handle_entry *e = (pcw__handle_entry *)pcw__handle_find(h, PCW__HANDLE_INSTANCE);
     if (!e)
@@ -154,7 +154,7 @@ static void pcw__handle_set_instance(void *h, unsigned char *data, uint64_t *seq
 /* The object a live handle of `kind` names, or NULL. Lock-free: valid
  * while the caller keeps the object from being closed, as the API's
  * concurrency contract requires. */
-static void *pcw__handle_get(const void *h, uint32_t kind)
+PCW__PRIVATE void *pcw__handle_get(const void *h, uint32_t kind)
 {
     const pcw__handle_entry *e = pcw__handle_find(h, kind);
     return e ? __atomic_load_n(&e->obj, __ATOMIC_RELAXED) : NULL;
@@ -164,7 +164,7 @@ static void *pcw__handle_get(const void *h, uint32_t kind)
  * copy of the handle is refused from now on) and return the object; else
  * NULL. Of several claims of one handle, exactly one wins: the one whose
  * compare-and-swap moves the generation on. */
-static void *pcw__handle_claim(const void *h, uint32_t kind)
+PCW__PRIVATE void *pcw__handle_claim(const void *h, uint32_t kind)
 {
     pcw__handle_entry *e = (pcw__handle_entry *)pcw__handle_find(h, kind);
     if (!e)
@@ -179,5 +179,3 @@ static void *pcw__handle_claim(const void *h, uint32_t kind)
         pcw__handle_push((uint32_t)(uintptr_t)h - 1); /* else retired: never reused */
     return obj;
 }
-
-#endif /* PCW_PROVIDER_IMPL_HANDLES_H */

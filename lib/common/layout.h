@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/layout.h - the shared-memory segment: what a provider publishes and a
+ * common/layout.h - the shared-memory segment: what a provider publishes and a
  * consumer maps read-only. Layout version 2.
  *
  * One segment per provider object: a file in the provider directory
- * (pcw/naming.h). Everything in it is linked by byte offsets from the
+ * (common/naming.h). Everything in it is linked by byte offsets from the
  * segment's start, never pointers.
  *
  *   +---------------------+ 0
@@ -23,10 +23,10 @@
  *   | live[nslots/64]  |  uint64_t: bit i%64 of word i/64 set = slot i live
  *   | gen[nslots]      |  uint64_t: the slot generation (below)
  *   | name[nslots]     |  uint64_t: PCW_SEG_NAME_REF(offset, length)
- *   +------------------+ pcw_seg_chunk_rows(): 64-byte aligned
+ *   +------------------+ pcw__seg_chunk_rows(): 64-byte aligned
  *   | row[nslots]      |  data_stride bytes each: [seq] + the instance's
  *   |                  |  data blocks at the counterset's block offsets
- *   +------------------+ pcw_seg_chunk_bytes()
+ *   +------------------+ pcw__seg_chunk_bytes()
  *
  * The slot's index (chunk.first_slot + i) is the instance id.
  *
@@ -185,7 +185,7 @@ typedef struct pcw_seg_cset {
     uint32_t data_size;    /* bytes of data per instance (multiple of 8) */
     uint64_t blocks_off;   /* uint32_t[block_count * 2]: each block's
                               offset in the instance's data, and its size */
-    uint32_t data_stride;  /* bytes per row: pcw_seg_row_stride() */
+    uint32_t data_stride;  /* bytes per row: pcw__seg_row_stride() */
     uint32_t reg_index;    /* registration number within the segment */
     pcw_seg_str name, description, guid, uri, symbol;
     pcw_seg_str provider_name, provider_guid, provider_type, provider_callback,
@@ -237,37 +237,37 @@ typedef struct pcw_seg_chunk {
  * with an 8-byte sequence count when PCW_CSET_F_SEQCOUNT is set, then the
  * data; rows are 8-byte aligned, or 64-byte aligned (each on its own cache
  * lines) with PCW_CSET_F_CACHELINE. */
-static inline uint32_t pcw_seg_row_data(uint32_t flags)
+static inline uint32_t pcw__seg_row_data(uint32_t flags)
 {
     return (flags & PCW_CSET_F_SEQCOUNT) ? 8u : 0u;
 }
-static inline uint64_t pcw_seg_row_stride(uint32_t flags, uint64_t data_size)
+static inline uint64_t pcw__seg_row_stride(uint32_t flags, uint64_t data_size)
 {
     uint64_t a = (flags & PCW_CSET_F_CACHELINE) ? 64u : 8u;
-    return (pcw_seg_row_data(flags) + data_size + a - 1) & ~(a - 1);
+    return (pcw__seg_row_data(flags) + data_size + a - 1) & ~(a - 1);
 }
 
 /* Where a chunk's arrays are, relative to the chunk, for `n` slots. */
-static inline uint64_t pcw_seg_chunk_live(void)
+static inline uint64_t pcw__seg_chunk_live(void)
 {
     return sizeof(pcw_seg_chunk);
 }
-static inline uint64_t pcw_seg_chunk_gens(uint64_t n)
+static inline uint64_t pcw__seg_chunk_gens(uint64_t n)
 {
     return sizeof(pcw_seg_chunk) + 8 * ((n + 63) / 64);
 }
-static inline uint64_t pcw_seg_chunk_names(uint64_t n)
+static inline uint64_t pcw__seg_chunk_names(uint64_t n)
 {
-    return pcw_seg_chunk_gens(n) + 8 * n;
+    return pcw__seg_chunk_gens(n) + 8 * n;
 }
-static inline uint64_t pcw_seg_chunk_rows(uint64_t n)
+static inline uint64_t pcw__seg_chunk_rows(uint64_t n)
 {
-    return (pcw_seg_chunk_names(n) + 8 * n + 63) & ~(uint64_t)63;
+    return (pcw__seg_chunk_names(n) + 8 * n + 63) & ~(uint64_t)63;
 }
 /* The whole chunk, for `n` slots of `stride` bytes. */
-static inline uint64_t pcw_seg_chunk_bytes(uint64_t n, uint64_t stride)
+static inline uint64_t pcw__seg_chunk_bytes(uint64_t n, uint64_t stride)
 {
-    return pcw_seg_chunk_rows(n) + n * stride;
+    return pcw__seg_chunk_rows(n) + n * stride;
 }
 
 #ifdef __cplusplus

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/control.h - the control channel's server: the
+ * lib/provider/control.c - the control channel's server: the
  * listener, one thread per connected consumer, requests, replies, and the
  * limits that keep a consumer from exhausting the provider. The protocol
  * is pcw/control_proto.h and docs/control-channel.md; what callbacks may
- * rely on is pcw/callback.h. Private (see impl.h).
+ * rely on is pcw/callback.h. Private (see internal.h).
  *
  * Lifetimes (why nothing is used after it is freed):
  *   - Connection threads find a registration in prov->regs under
@@ -24,8 +24,7 @@
  *     for: close returns once the callback returns. Threads are joinable,
  *     never detached, so none outlives the provider.
  */
-#ifndef PCW_PROVIDER_IMPL_CONTROL_H
-#define PCW_PROVIDER_IMPL_CONTROL_H
+#include "internal.h"
 
 /* The control channel's limits: what one provider grants its consumers,
  * so that no consumer can exhaust its memory or threads or stall it.
@@ -376,7 +375,7 @@ static int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int status, cons
                         id,
                         status,
                         0};
-    pcw_ctl_put_header(&w, &h);
+    pcw__ctl_put_header(&w, &h);
     struct iovec iov[3] = {{hb, sizeof hb}, {(void *)pre, pre_len}, {(void *)body, body_len}};
     int n = body_len ? 3 : pre_len ? 2 : 1;
     return pcw__conn_send(c, iov, n, pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS);
@@ -431,7 +430,7 @@ static const char *pcw__reg_name(const pcw__reg *r)
 
 /* The consumer's counter mask, which the wire carries by position
  * (bit i = the i-th registered counter, bit 63 also every one after the
- * 64th: pcw_ctl_counter_selected), as the callbacks see it: by counter id
+ * 64th: pcw__ctl_counter_selected), as the callbacks see it: by counter id
  * (pcw/callback.h, pcw_callback_info.counter_mask). */
 static uint64_t pcw__id_mask(const pcw__reg *r, uint64_t by_position)
 {
@@ -439,7 +438,7 @@ static uint64_t pcw__id_mask(const pcw__reg *r, uint64_t by_position)
         return ~0ull;
     uint64_t m = 0;
     for (uint32_t i = 0; i < r->counter_count; i++)
-        if (pcw_ctl_counter_selected(by_position, i))
+        if (pcw__ctl_counter_selected(by_position, i))
             m |= 1ull << (r->counters[i].id < 63 ? r->counters[i].id : 63);
     return m;
 }
@@ -478,7 +477,7 @@ typedef struct pcw__req {
 static int pcw__get_mask(pcw_ctl_reader *rd, pcw__req *q)
 {
     uint32_t n;
-    const char *s = pcw_ctl_get_str(rd, PCW_MAX_INSTANCE_NAME_BYTES, &n);
+    const char *s = pcw__ctl_get_str(rd, PCW_MAX_INSTANCE_NAME_BYTES, &n);
     if (!s || memchr(s, 0, n))
         return -1;
     memcpy(q->mask, s, n);
@@ -499,25 +498,25 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
         break;
     case PCW_CTL_ADD_COUNTER:
     case PCW_CTL_REMOVE_COUNTER:
-        q->reg_index = pcw_ctl_get_u32(&rd);
-        q->counter_index = pcw_ctl_get_u32(&rd);
-        q->instance_id = pcw_ctl_get_u32(&rd);
+        q->reg_index = pcw__ctl_get_u32(&rd);
+        q->counter_index = pcw__ctl_get_u32(&rd);
+        q->instance_id = pcw__ctl_get_u32(&rd);
         if (pcw__get_mask(&rd, q) != 0)
             return -1;
         break;
     case PCW_CTL_ENUMERATE:
     case PCW_CTL_COLLECT:
-        q->reg_index = pcw_ctl_get_u32(&rd);
-        q->flags = pcw_ctl_get_u32(&rd);
-        q->counter_mask = pcw_ctl_get_u64(&rd);
-        q->instance_id = pcw_ctl_get_u32(&rd);
+        q->reg_index = pcw__ctl_get_u32(&rd);
+        q->flags = pcw__ctl_get_u32(&rd);
+        q->counter_mask = pcw__ctl_get_u64(&rd);
+        q->instance_id = pcw__ctl_get_u32(&rd);
         if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)(PCW_CTL_HOLD | PCW_CTL_TIMEOUT)))
             return -1;
         if (q->flags & PCW_CTL_TIMEOUT)
-            q->deadline = pcw__now_ms() + pcw_ctl_get_u32(&rd);
+            q->deadline = pcw__now_ms() + pcw__ctl_get_u32(&rd);
         break;
     case PCW_CTL_COLLECT_END:
-        q->reg_index = pcw_ctl_get_u32(&rd);
+        q->reg_index = pcw__ctl_get_u32(&rd);
         break;
     default:
         return -1;
@@ -719,10 +718,10 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     } else {
         unsigned char pre[16];
         pcw_ctl_writer w = {pre, 0, sizeof pre, sizeof pre, 0};
-        pcw_ctl_put_u32(&w, (uint32_t)cb_status);
-        pcw_ctl_put_u32(&w, b.count);
-        pcw_ctl_put_u32(&w, data_size);
-        pcw_ctl_put_u32(&w, 0);
+        pcw__ctl_put_u32(&w, (uint32_t)cb_status);
+        pcw__ctl_put_u32(&w, b.count);
+        pcw__ctl_put_u32(&w, data_size);
+        pcw__ctl_put_u32(&w, 0);
         sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, b.items.buf, b.items.len);
     }
     pcw__buffer_free(&b);
@@ -764,7 +763,7 @@ static void *pcw__conn_main(void *arg)
         if (pcw__conn_read(c, hb, sizeof hb, deadline) != 1)
             break; /* end of file, or a header cut short */
         pcw_ctl_header h;
-        if (pcw_ctl_get_header(hb, &h) != 0 || h.length > PCW_CTL_MAX_REQUEST || h.status != 0 ||
+        if (pcw__ctl_get_header(hb, &h) != 0 || h.length > PCW_CTL_MAX_REQUEST || h.status != 0 ||
             h.type == 0 || h.type > PCW_CTL_TYPE_MAX_) {
             /* Malformed: say so, then drop this connection only. */
             (void)pcw__reply(c, 0, h.id, PCW_E_PROTOCOL, NULL, 0, NULL, 0);
@@ -838,7 +837,7 @@ static void pcw__refuse(int fd, int status)
     unsigned char hb[PCW_CTL_HEADER_SIZE];
     pcw_ctl_writer w = {hb, 0, sizeof hb, sizeof hb, 0};
     pcw_ctl_header h = {PCW_CTL_MAGIC, PCW_CTL_VERSION, PCW_CTL_REFUSED, 0, 0, status, 0};
-    pcw_ctl_put_header(&w, &h);
+    pcw__ctl_put_header(&w, &h);
     ssize_t wr = send(fd, hb, sizeof hb, MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)wr;
     close(fd);
@@ -1046,12 +1045,12 @@ static int pcw__control_run(pcw__prov *p)
     return PCW_OK;
 }
 
-static int pcw__control_start(pcw__prov *p)
+PCW__PRIVATE int pcw__control_start(pcw__prov *p)
 {
     return p->opt.control_callback ? pcw__control_run(p) : PCW_OK;
 }
 
-static int pcw__control_ensure(pcw__prov *p)
+PCW__PRIVATE int pcw__control_ensure(pcw__prov *p)
 {
     if (pcw__ctl_of(p))
         return PCW_OK;
@@ -1061,7 +1060,7 @@ static int pcw__control_ensure(pcw__prov *p)
     return rc;
 }
 
-static void pcw__control_forget(pcw__reg *r)
+PCW__PRIVATE void pcw__control_forget(pcw__reg *r)
 {
     pcw__ctl *ctl = pcw__ctl_of(r->prov);
     if (!ctl)
@@ -1079,7 +1078,7 @@ static void pcw__control_forget(pcw__reg *r)
     pthread_mutex_unlock(&ctl->lock);
 }
 
-static void pcw__control_stop(pcw__prov *p)
+PCW__PRIVATE void pcw__control_stop(pcw__prov *p)
 {
     pcw__ctl *ctl = pcw__ctl_of(p);
     if (!ctl)
@@ -1104,5 +1103,3 @@ static void pcw__control_stop(pcw__prov *p)
     __atomic_store_n(&p->control, NULL, __ATOMIC_RELEASE);
     pcw__control_free(ctl);
 }
-
-#endif /* PCW_PROVIDER_IMPL_CONTROL_H */

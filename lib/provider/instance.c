@@ -1,12 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/instance.h - instances: slot chunks, instance names,
+ * lib/provider/instance.c - instances: slot chunks, instance names,
  * reuse after a grace period (the limbo), giving pages back (punching), and
  * the create and close protocol of design.md section 4 (C0, P0, P1, C1, C2).
- * Private (see impl.h).
+ * Private (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_INSTANCE_H
-#define PCW_PROVIDER_IMPL_INSTANCE_H
+#include "internal.h"
+
+static int pcw__vec_push(pcw__vec *a, uint64_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 64;
+        uint64_t *v = (uint64_t *)realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return PCW_E_NO_MEMORY;
+        a->v = v, a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return PCW_OK;
+}
 
 static int pcw__name_match(struct cds_lfht_node *node, const void *key)
 {
@@ -42,7 +54,7 @@ static int pcw__add_chunk(pcw__reg *r)
     }
     int rc;
     pthread_mutex_lock(&p->lock);
-    uint64_t off = pcw__arena_alloc(p, pcw_seg_chunk_bytes(n, r->data_stride), &rc);
+    uint64_t off = pcw__arena_alloc(p, pcw__seg_chunk_bytes(n, r->data_stride), &rc);
     if (off) {
         pcw_seg_chunk *ch = (pcw_seg_chunk *)(p->base + off);
         ch->first_slot = r->slot_count;
@@ -68,10 +80,10 @@ static int pcw__add_chunk(pcw__reg *r)
     c->n = n;
     c->nfree = n;
     c->hdr = (pcw_seg_chunk *)(p->base + off);
-    c->live = (uint64_t *)(p->base + off + pcw_seg_chunk_live());
-    c->gens = (uint64_t *)(p->base + off + pcw_seg_chunk_gens(n));
-    c->names = (uint64_t *)(p->base + off + pcw_seg_chunk_names(n));
-    c->rows = p->base + off + pcw_seg_chunk_rows(n);
+    c->live = (uint64_t *)(p->base + off + pcw__seg_chunk_live());
+    c->gens = (uint64_t *)(p->base + off + pcw__seg_chunk_gens(n));
+    c->names = (uint64_t *)(p->base + off + pcw__seg_chunk_names(n));
+    c->rows = p->base + off + pcw__seg_chunk_rows(n);
     /* Lowest ids first: push in reverse so pops come out ascending. */
     for (uint32_t i = n; i-- > 0;)
         r->free_slots.v[r->free_slots.n++] = (uint64_t)r->slot_count + i;
@@ -121,7 +133,7 @@ static int pcw__chunk_pages(const pcw__reg *r, const pcw__chunk *c, uint64_t *lo
 {
     uint64_t off = (uint64_t)((unsigned char *)c->hdr - r->prov->base);
     *lo = pcw__align(off + sizeof(pcw_seg_chunk), 4096);
-    *hi = (off + pcw_seg_chunk_bytes(c->n, r->data_stride)) & ~4095ull;
+    *hi = (off + pcw__seg_chunk_bytes(c->n, r->data_stride)) & ~4095ull;
     return *lo < *hi;
 }
 
@@ -168,7 +180,7 @@ static int pcw__unpunch(pcw__reg *r, pcw__chunk *c)
  * of the limbo): no provider thread can still find these instances in the
  * name table, so their slots and names may be reused and their structs
  * freed. Consumers need no grace period: they check slot generations. */
-static void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
+PCW__PRIVATE void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
 {
     pcw__prov *p = r->prov;
     pthread_mutex_lock(&p->lock);
@@ -207,7 +219,7 @@ static void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
  * PcwAddInstance both check it): valid UTF-8, at most 1024 characters,
  * empty exactly when the counterset has a single instance. *len gets its
  * length in bytes. */
-static int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len)
+PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len)
 {
     *len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
     long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw_utf8_count(name, *len);
@@ -399,7 +411,7 @@ undo:
 
 /* Close an instance whose handle was claimed (pcw_close_instance,
  * pcw_unregister). */
-static void pcw__close_record(pcw__inst *in)
+PCW__PRIVATE void pcw__close_record(pcw__inst *in)
 {
     pcw__reg *r = in->reg;
     urcu_bp_read_lock();
@@ -469,5 +481,3 @@ int pcw_close_instance(pcw_instance *h)
     pcw__close_record(in);
     return PCW_OK;
 }
-
-#endif /* PCW_PROVIDER_IMPL_INSTANCE_H */

@@ -67,9 +67,9 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "callback.h"
-#include "histogram.h"
-#include "types.h"
+#include <pcw/callback.h>
+#include <pcw/histogram.h>
+#include <pcw/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -245,7 +245,8 @@ PCW_PROVIDER_API int pcw_close_instance(pcw_instance *inst);
 
 /* ---- the fast paths (inline, in every translation unit) ----------------- */
 
-/* Private: the process-wide handle table (pcw/provider_impl/handles.h),
+/* pcw-private-begin: the inline fast paths below (pcw_instance_block, pcw_instance_write_begin/end) look handles up in the table without a call */
+/* Private: the process-wide handle table (lib/provider/handles.c),
  * declared here because the inline functions below read it. An entry is
  * written under the table's lock by the implementation; these functions
  * only read it, with atomic loads, so that even a handle used after its
@@ -300,6 +301,7 @@ static inline const pcw__handle_entry *pcw__handle_find(const void *h, uint32_t 
         return NULL;
     return e;
 }
+/* pcw-private-end */
 
 /* The instance's data block `block` inside the segment (8-byte aligned),
  * valid until the instance is closed. Store counter values into it. NULL
@@ -415,6 +417,7 @@ static inline void pcw_u32_set(uint32_t *p, uint32_t v)
  * hundred ns where the vDSO cannot read the clock, e.g. some virtual
  * machines' clock sources; /sys/devices/system/clock/clocksource0 says
  * which). Never fails for CLOCK_MONOTONIC on Linux. */
+/* pcw-private-begin: the inline pcw_time_ns reads this clock */
 #ifdef CLOCK_MONOTONIC
 #define PCW__CLOCK_MONOTONIC CLOCK_MONOTONIC
 #else
@@ -424,6 +427,7 @@ static inline void pcw_u32_set(uint32_t *p, uint32_t v)
 extern int clock_gettime(int, struct timespec *);
 #define PCW__CLOCK_MONOTONIC 1
 #endif
+/* pcw-private-end */
 static inline uint64_t pcw_time_ns(void)
 {
     struct timespec ts;
@@ -436,11 +440,3 @@ static inline uint64_t pcw_time_ns(void)
 #endif
 
 #endif /* PCW_PROVIDER_H */
-
-/* The implementation, in the one translation unit that asks for it. Outside
- * the include guard, so that it works even when this header was included
- * (through another header) before PCW_PROVIDER_IMPLEMENTATION was defined. */
-#if defined(PCW_PROVIDER_IMPLEMENTATION) && !defined(PCW__PROVIDER_IMPLEMENTED)
-#define PCW__PROVIDER_IMPLEMENTED 1
-#include "provider_impl/impl.h"
-#endif

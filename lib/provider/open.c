@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcw/provider_impl/open.h - opening a provider: its folder, its segment
+ * lib/provider/open.c - opening a provider: its folder, its segment
  * (made unnamed, locked, then linked into place), and the sentence that
- * says why an open failed. pcw_provider_close is in teardown.h. Private
- * (see impl.h).
+ * says why an open failed. pcw_provider_close is in teardown.c. Private
+ * (see internal.h).
  */
-#ifndef PCW_PROVIDER_IMPL_OPEN_H
-#define PCW_PROVIDER_IMPL_OPEN_H
+#include "internal.h"
 
 int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt)
 {
@@ -203,4 +202,7 @@ const char *pcw_provider_open_error(int rc, const pcw_provider_options *opt, cha
     return buf;
 }
 
-#endif /* PCW_PROVIDER_IMPL_OPEN_H */
+/* The symbol every translation unit that includes pcw/provider.h refers
+ * to (see there): defined here, once per program, by the implementation
+ * section or by libpcw-provider. */
+const char PCW_PROVIDER_IMPLEMENTATION_must_be_defined_in_exactly_one_source_file = 1;
