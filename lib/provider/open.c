@@ -201,8 +201,3 @@ const char *pcw_provider_open_error(int rc, const pcw_provider_options *opt, cha
              rc == PCW_E_IO ? strerror(e) : "", (char *)NULL);
     return buf;
 }
-
-/* The symbol every translation unit that includes pcw/provider.h refers
- * to (see there): defined here, once per program, by the implementation
- * section or by libpcw-provider. */
-const char PCW_PROVIDER_IMPLEMENTATION_must_be_defined_in_exactly_one_source_file = 1;
