@@ -38,14 +38,7 @@
 #include "../common/output.h"
 #include "pcwstat.h"
 
-#if defined(__has_include)
-#if __has_include(<pcw/version.h>)
 #include <pcw/version.h>
-#endif
-#endif
-#ifndef PCW_VERSION_STRING
-#define PCW_VERSION_STRING "0.3.0"
-#endif
 
 static const char usage_text[] =
     "Usage: pcwstat PATH... [OPTIONS]\n"
