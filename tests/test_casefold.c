@@ -7,9 +7,9 @@
  *     Greek capitals, final sigma, Armenian) and a few more with unusual
  *     foldings (titlecase, Cherokee, Deseret, Kelvin sign);
  *   - every C and S mapping of the installed CaseFolding.txt, and every
- *     other code point folding to itself, checked against pcw_fold,
- *     pcw_name_equal, pcw_name_hash and pcw_wildcard_match;
- *   - pcw_name_hash against a plain FNV-1a reference;
+ *     other code point folding to itself, checked against pcw__fold,
+ *     pcw__name_equal, pcw__name_hash and pcw__wildcard_match;
+ *   - pcw__name_hash against a plain FNV-1a reference;
  *   - invalid UTF-8 handled as before;
  *   - a real provider refusing instance names that differ only by case, and
  *     a consumer finding countersets and instances of a provider process by
@@ -35,17 +35,17 @@
 
 static int eq(const char *a, const char *b)
 {
-    return pcw_name_equal(a, strlen(a), b, strlen(b));
+    return pcw__name_equal(a, strlen(a), b, strlen(b));
 }
 
 static uint64_t hash(const char *s)
 {
-    return pcw_name_hash(s, strlen(s));
+    return pcw__name_hash(s, strlen(s));
 }
 
 static int wm(const char *pattern, const char *name)
 {
-    return pcw_wildcard_match(pattern, strlen(pattern), name, strlen(name));
+    return pcw__wildcard_match(pattern, strlen(pattern), name, strlen(name));
 }
 
 /* Encode code point c as UTF-8 into out (at least 5 bytes), NUL-terminated. */
@@ -71,7 +71,7 @@ static size_t enc(uint32_t c, char *out)
 static int32_t first(const char *s)
 {
     size_t i = 0;
-    return pcw_utf8_next(s, strlen(s), &i);
+    return pcw__utf8_next(s, strlen(s), &i);
 }
 
 Test(casefold, utf8_literals)
@@ -81,7 +81,7 @@ Test(casefold, utf8_literals)
     cr_assert_eq(first("Ά"), 0x386);
     cr_assert_eq(first("ς"), 0x3C2);
     cr_assert_eq(first("Ա"), 0x531);
-    cr_assert_eq(pcw_utf8_count("ĐẠI HỌC", strlen("ĐẠI HỌC")), 7);
+    cr_assert_eq(pcw__utf8_count("ĐẠI HỌC", strlen("ĐẠI HỌC")), 7);
 }
 
 /* Names that must compare equal, each group all-pairs. */
@@ -116,31 +116,31 @@ static const char *const groups[][3] = {
 
 Test(casefold, issue_examples_fold)
 {
-    cr_assert_eq(pcw_fold(0x1EA0), 0x1EA1); /* Ạ -> ạ */
-    cr_assert_eq(pcw_fold(0x1EA1), 0x1EA1);
-    cr_assert_eq(pcw_fold(0x1CD), 0x1CE); /* Ǎ -> ǎ */
-    cr_assert_eq(pcw_fold(0x1C4), 0x1C6); /* DŽ -> dž */
-    cr_assert_eq(pcw_fold(0x1C5), 0x1C6); /* Dž -> dž */
-    cr_assert_eq(pcw_fold(0x386), 0x3AC); /* Ά -> ά */
-    cr_assert_eq(pcw_fold(0x38F), 0x3CE); /* Ώ -> ώ */
-    cr_assert_eq(pcw_fold(0x3C2), 0x3C3); /* ς -> σ */
-    cr_assert_eq(pcw_fold(0x3A3), 0x3C3); /* Σ -> σ */
-    cr_assert_eq(pcw_fold(0x531), 0x561); /* Ա -> ա */
-    cr_assert_eq(pcw_fold(0x556), 0x586); /* Ֆ -> ֆ, the last Armenian capital */
-    cr_assert_eq(pcw_fold(0x13F8), 0x13F0);
-    cr_assert_eq(pcw_fold(0xAB70), 0x13A0);
-    cr_assert_eq(pcw_fold(0x10400), 0x10428);
-    cr_assert_eq(pcw_fold(0x1E900), 0x1E922);
-    cr_assert_eq(pcw_fold(0x1E921), 0x1E943);
+    cr_assert_eq(pcw__fold(0x1EA0), 0x1EA1); /* Ạ -> ạ */
+    cr_assert_eq(pcw__fold(0x1EA1), 0x1EA1);
+    cr_assert_eq(pcw__fold(0x1CD), 0x1CE); /* Ǎ -> ǎ */
+    cr_assert_eq(pcw__fold(0x1C4), 0x1C6); /* DŽ -> dž */
+    cr_assert_eq(pcw__fold(0x1C5), 0x1C6); /* Dž -> dž */
+    cr_assert_eq(pcw__fold(0x386), 0x3AC); /* Ά -> ά */
+    cr_assert_eq(pcw__fold(0x38F), 0x3CE); /* Ώ -> ώ */
+    cr_assert_eq(pcw__fold(0x3C2), 0x3C3); /* ς -> σ */
+    cr_assert_eq(pcw__fold(0x3A3), 0x3C3); /* Σ -> σ */
+    cr_assert_eq(pcw__fold(0x531), 0x561); /* Ա -> ա */
+    cr_assert_eq(pcw__fold(0x556), 0x586); /* Ֆ -> ֆ, the last Armenian capital */
+    cr_assert_eq(pcw__fold(0x13F8), 0x13F0);
+    cr_assert_eq(pcw__fold(0xAB70), 0x13A0);
+    cr_assert_eq(pcw__fold(0x10400), 0x10428);
+    cr_assert_eq(pcw__fold(0x1E900), 0x1E922);
+    cr_assert_eq(pcw__fold(0x1E921), 0x1E943);
     /* Not simple foldings: İ and ı (Turkic only), ß and ŉ (full only). */
-    cr_assert_eq(pcw_fold(0x130), 0x130);
-    cr_assert_eq(pcw_fold(0x131), 0x131);
-    cr_assert_eq(pcw_fold(0xDF), 0xDF);
-    cr_assert_eq(pcw_fold(0x149), 0x149);
+    cr_assert_eq(pcw__fold(0x130), 0x130);
+    cr_assert_eq(pcw__fold(0x131), 0x131);
+    cr_assert_eq(pcw__fold(0xDF), 0xDF);
+    cr_assert_eq(pcw__fold(0x149), 0x149);
     /* No case: CJK, emoji, the last code point. */
-    cr_assert_eq(pcw_fold(0x4E2D), 0x4E2D);
-    cr_assert_eq(pcw_fold(0x1F600), 0x1F600);
-    cr_assert_eq(pcw_fold(0x10FFFF), 0x10FFFF);
+    cr_assert_eq(pcw__fold(0x4E2D), 0x4E2D);
+    cr_assert_eq(pcw__fold(0x1F600), 0x1F600);
+    cr_assert_eq(pcw__fold(0x10FFFF), 0x10FFFF);
 }
 
 Test(casefold, equal_names_hash_equal)
@@ -184,16 +184,16 @@ Test(casefold, wildcard_across_cases)
     cr_assert_not(wm("ǍǏ?", "ǎǐǒǔ"));
 }
 
-/* pcw_name_hash as defined: 64-bit FNV-1a over the four little-endian bytes
+/* pcw__name_hash as defined: 64-bit FNV-1a over the four little-endian bytes
  * of each folded code point, up to the first invalid sequence. */
 static uint64_t hash_reference(const char *s, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n;) {
-        int32_t c = pcw_utf8_next(s, n, &i);
+        int32_t c = pcw__utf8_next(s, n, &i);
         if (c < 0)
             break;
-        uint32_t f = pcw_fold((uint32_t)c);
+        uint32_t f = pcw__fold((uint32_t)c);
         for (int k = 0; k < 4; k++) {
             h ^= (f >> (8 * k)) & 0xFF;
             h *= 0x100000001b3ull;
@@ -229,7 +229,7 @@ Test(casefold, hash_is_fnv1a_over_folded_code_points)
         int len = (int)(random() % 64);
         for (int k = 0; k < len; k++)
             n += enc(pool[random() % (sizeof pool / sizeof pool[0])], s + n);
-        cr_assert_eq(pcw_name_hash(s, n), hash_reference(s, n), "trial %d", t);
+        cr_assert_eq(pcw__name_hash(s, n), hash_reference(s, n), "trial %d", t);
     }
 }
 
@@ -237,20 +237,20 @@ Test(casefold, invalid_utf8_unchanged)
 {
     /* Invalid never compares equal, not even to itself or after a letter
      * that folds. */
-    cr_assert_not(pcw_name_equal("Ά\xFF", 3, "ά\xFF", 3));
-    cr_assert_not(pcw_name_equal("\xCE", 1, "\xCE", 1));                 /* Ά cut short */
-    cr_assert_not(pcw_name_equal("\xC1\x81", 2, "a", 1));                /* overlong 'A' */
-    cr_assert_not(pcw_name_equal("\xED\xA0\x80", 3, "\xED\xA0\x80", 3)); /* a surrogate */
-    cr_assert_not(pcw_name_equal("\xF4\x90\x80\x80", 4, "\xF4\x90\x80\x80", 4));
+    cr_assert_not(pcw__name_equal("Ά\xFF", 3, "ά\xFF", 3));
+    cr_assert_not(pcw__name_equal("\xCE", 1, "\xCE", 1));                 /* Ά cut short */
+    cr_assert_not(pcw__name_equal("\xC1\x81", 2, "a", 1));                /* overlong 'A' */
+    cr_assert_not(pcw__name_equal("\xED\xA0\x80", 3, "\xED\xA0\x80", 3)); /* a surrogate */
+    cr_assert_not(pcw__name_equal("\xF4\x90\x80\x80", 4, "\xF4\x90\x80\x80", 4));
     /* The hash stops at the first invalid sequence. */
-    cr_assert_eq(pcw_name_hash("ΆΣ\xFFxyz", 8), hash("ΆΣ"));
-    cr_assert_eq(pcw_name_hash("Ա\xC0\x80", 4), hash("Ա"));
+    cr_assert_eq(pcw__name_hash("ΆΣ\xFFxyz", 8), hash("ΆΣ"));
+    cr_assert_eq(pcw__name_hash("Ա\xC0\x80", 4), hash("Ա"));
     /* The matcher never matches invalid UTF-8. */
-    cr_assert_not(pcw_wildcard_match("*", 1, "Ա\xFF", 3));
-    cr_assert_not(pcw_wildcard_match("?", 1, "\xD4", 1));
-    cr_assert_not(pcw_wildcard_match("Ա*\xFF", 5, "ա\xFF", 3));
+    cr_assert_not(pcw__wildcard_match("*", 1, "Ա\xFF", 3));
+    cr_assert_not(pcw__wildcard_match("?", 1, "\xD4", 1));
+    cr_assert_not(pcw__wildcard_match("Ա*\xFF", 5, "ա\xFF", 3));
     /* Counting still refuses it. */
-    cr_assert_eq(pcw_utf8_count("Ạ\xFF", 4), -1);
+    cr_assert_eq(pcw__utf8_count("Ạ\xFF", 4), -1);
 }
 
 /* ---- every mapping of the Unicode Character Database -------------------- */
@@ -299,27 +299,27 @@ Test(casefold, every_simple_folding_of_the_ucd, .timeout = 120)
         if (c >= 0xD800 && c <= 0xDFFF)
             continue;
         uint32_t w = want[c];
-        cr_assert_eq(pcw_fold(c), w, "U+%04X folds to U+%04X, CaseFolding.txt says U+%04X", c,
-                     pcw_fold(c), w);
+        cr_assert_eq(pcw__fold(c), w, "U+%04X folds to U+%04X, CaseFolding.txt says U+%04X", c,
+                     pcw__fold(c), w);
         if (w == c)
             continue;
         folding++;
-        cr_assert_eq(pcw_fold(w), w, "U+%04X's folding U+%04X must fold to itself", c, w);
+        cr_assert_eq(pcw__fold(w), w, "U+%04X's folding U+%04X must fold to itself", c, w);
         /* As one-character names, and inside longer ones. */
         char a[16], b[16];
         size_t an = enc(c, a), bn = enc(w, b);
-        cr_assert(pcw_name_equal(a, an, b, bn), "U+%04X and U+%04X must compare equal", c, w);
-        cr_assert_eq(pcw_name_hash(a, an), pcw_name_hash(b, bn), "U+%04X / U+%04X hash", c, w);
-        cr_assert(pcw_wildcard_match(a, an, b, bn) && pcw_wildcard_match(b, bn, a, an));
+        cr_assert(pcw__name_equal(a, an, b, bn), "U+%04X and U+%04X must compare equal", c, w);
+        cr_assert_eq(pcw__name_hash(a, an), pcw__name_hash(b, bn), "U+%04X / U+%04X hash", c, w);
+        cr_assert(pcw__wildcard_match(a, an, b, bn) && pcw__wildcard_match(b, bn, a, an));
         char la[32], lb[32];
         int lan = snprintf(la, sizeof la, "x%sY%s", a, a),
             lbn = snprintf(lb, sizeof lb, "X%sy%s", b, a);
-        cr_assert(pcw_name_equal(la, (size_t)lan, lb, (size_t)lbn), "U+%04X in a name", c);
-        cr_assert_eq(pcw_name_hash(la, (size_t)lan), pcw_name_hash(lb, (size_t)lbn));
+        cr_assert(pcw__name_equal(la, (size_t)lan, lb, (size_t)lbn), "U+%04X in a name", c);
+        cr_assert_eq(pcw__name_hash(la, (size_t)lan), pcw__name_hash(lb, (size_t)lbn));
     }
     cr_assert_eq(folding, mappings, "every C/S mapping is checked once");
 
-    /* pcw_name_equal agrees with the folding everywhere, not just on the
+    /* pcw__name_equal agrees with the folding everywhere, not just on the
      * mapped pairs: each code point against its neighbours and against the
      * neighbours of its folding. */
     for (uint32_t c = 0; c < 0x110000; c++) {
@@ -334,9 +334,9 @@ Test(casefold, every_simple_folding_of_the_ucd, .timeout = 120)
                 continue;
             size_t bn = enc(o, b);
             int same = want[c] == want[o];
-            cr_assert_eq(pcw_name_equal(a, an, b, bn), same, "U+%04X vs U+%04X", c, o);
+            cr_assert_eq(pcw__name_equal(a, an, b, bn), same, "U+%04X vs U+%04X", c, o);
             if (same)
-                cr_assert_eq(pcw_name_hash(a, an), pcw_name_hash(b, bn));
+                cr_assert_eq(pcw__name_hash(a, an), pcw__name_hash(b, bn));
         }
     }
     free(want);

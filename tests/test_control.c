@@ -79,7 +79,7 @@ Test(control, writer_reader_roundtrip_and_bounds)
 
 static int wm(const char *p, const char *n)
 {
-    return pcw_wildcard_match(p, strlen(p), n, strlen(n));
+    return pcw__wildcard_match(p, strlen(p), n, strlen(n));
 }
 
 Test(control, wildcard_matcher)

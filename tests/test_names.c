@@ -16,7 +16,7 @@
 static int32_t dec(const char *s, size_t n, size_t *adv)
 {
     size_t i = 0;
-    int32_t c = pcw_utf8_next(s, n, &i);
+    int32_t c = pcw__utf8_next(s, n, &i);
     if (adv)
         *adv = i;
     return c;
@@ -77,47 +77,47 @@ Test(utf8, malformed)
 
 Test(utf8, count)
 {
-    cr_assert_eq(pcw_utf8_count("", 0), 0);
-    cr_assert_eq(pcw_utf8_count("abc", 3), 3);
-    cr_assert_eq(pcw_utf8_count("\xC3\xA9t\xC3\xA9", 5), 3); /* été */
-    cr_assert_eq(pcw_utf8_count("a\xF0\x9F\x98\x80z", 6), 3);
+    cr_assert_eq(pcw__utf8_count("", 0), 0);
+    cr_assert_eq(pcw__utf8_count("abc", 3), 3);
+    cr_assert_eq(pcw__utf8_count("\xC3\xA9t\xC3\xA9", 5), 3); /* été */
+    cr_assert_eq(pcw__utf8_count("a\xF0\x9F\x98\x80z", 6), 3);
     /* An embedded NUL is not allowed in a name. */
-    cr_assert_eq(pcw_utf8_count("a\0b", 3), -1);
-    cr_assert_eq(pcw_utf8_count("\0", 1), -1);
-    cr_assert_eq(pcw_utf8_count("ab\xC3", 3), -1);
-    cr_assert_eq(pcw_utf8_count("ab\xED\xA0\x80", 5), -1);
-    cr_assert_eq(pcw_utf8_count("\xC0\x80", 2), -1);
+    cr_assert_eq(pcw__utf8_count("a\0b", 3), -1);
+    cr_assert_eq(pcw__utf8_count("\0", 1), -1);
+    cr_assert_eq(pcw__utf8_count("ab\xC3", 3), -1);
+    cr_assert_eq(pcw__utf8_count("ab\xED\xA0\x80", 5), -1);
+    cr_assert_eq(pcw__utf8_count("\xC0\x80", 2), -1);
 }
 
 Test(fold, tables)
 {
-    cr_assert_eq(pcw_fold('A'), 'a');
-    cr_assert_eq(pcw_fold('Z'), 'z');
-    cr_assert_eq(pcw_fold('a'), 'a');
-    cr_assert_eq(pcw_fold('@'), '@');
-    cr_assert_eq(pcw_fold('['), '[');
-    cr_assert_eq(pcw_fold(0xC9), 0xE9);   /* É -> é */
-    cr_assert_eq(pcw_fold(0xD7), 0xD7);   /* × has no case */
-    cr_assert_eq(pcw_fold(0xDF), 0xDF);   /* ß stays */
-    cr_assert_eq(pcw_fold(0x100), 0x101); /* Ā -> ā */
-    cr_assert_eq(pcw_fold(0x101), 0x101);
-    cr_assert_eq(pcw_fold(0x139), 0x13A);   /* Ĺ -> ĺ (odd/even swapped range) */
-    cr_assert_eq(pcw_fold(0x178), 0xFF);    /* Ÿ -> ÿ */
-    cr_assert_eq(pcw_fold(0x17D), 0x17E);   /* Ž -> ž */
-    cr_assert_eq(pcw_fold(0x391), 0x3B1);   /* Α -> α */
-    cr_assert_eq(pcw_fold(0x3A3), 0x3C3);   /* Σ -> σ */
-    cr_assert_eq(pcw_fold(0x3A2), 0x3A2);   /* unassigned stays */
-    cr_assert_eq(pcw_fold(0x401), 0x451);   /* Ё -> ё */
-    cr_assert_eq(pcw_fold(0x416), 0x436);   /* Ж -> ж */
-    cr_assert_eq(pcw_fold(0x460), 0x461);   /* Ѡ -> ѡ */
-    cr_assert_eq(pcw_fold(0xFF21), 0xFF41); /* Ａ -> ａ */
-    cr_assert_eq(pcw_fold(0x4E2D), 0x4E2D); /* 中: no case */
-    cr_assert_eq(pcw_fold(0x1F600), 0x1F600);
+    cr_assert_eq(pcw__fold('A'), 'a');
+    cr_assert_eq(pcw__fold('Z'), 'z');
+    cr_assert_eq(pcw__fold('a'), 'a');
+    cr_assert_eq(pcw__fold('@'), '@');
+    cr_assert_eq(pcw__fold('['), '[');
+    cr_assert_eq(pcw__fold(0xC9), 0xE9);   /* É -> é */
+    cr_assert_eq(pcw__fold(0xD7), 0xD7);   /* × has no case */
+    cr_assert_eq(pcw__fold(0xDF), 0xDF);   /* ß stays */
+    cr_assert_eq(pcw__fold(0x100), 0x101); /* Ā -> ā */
+    cr_assert_eq(pcw__fold(0x101), 0x101);
+    cr_assert_eq(pcw__fold(0x139), 0x13A);   /* Ĺ -> ĺ (odd/even swapped range) */
+    cr_assert_eq(pcw__fold(0x178), 0xFF);    /* Ÿ -> ÿ */
+    cr_assert_eq(pcw__fold(0x17D), 0x17E);   /* Ž -> ž */
+    cr_assert_eq(pcw__fold(0x391), 0x3B1);   /* Α -> α */
+    cr_assert_eq(pcw__fold(0x3A3), 0x3C3);   /* Σ -> σ */
+    cr_assert_eq(pcw__fold(0x3A2), 0x3A2);   /* unassigned stays */
+    cr_assert_eq(pcw__fold(0x401), 0x451);   /* Ё -> ё */
+    cr_assert_eq(pcw__fold(0x416), 0x436);   /* Ж -> ж */
+    cr_assert_eq(pcw__fold(0x460), 0x461);   /* Ѡ -> ѡ */
+    cr_assert_eq(pcw__fold(0xFF21), 0xFF41); /* Ａ -> ａ */
+    cr_assert_eq(pcw__fold(0x4E2D), 0x4E2D); /* 中: no case */
+    cr_assert_eq(pcw__fold(0x1F600), 0x1F600);
 }
 
 static int eq(const char *a, const char *b)
 {
-    return pcw_name_equal(a, strlen(a), b, strlen(b));
+    return pcw__name_equal(a, strlen(a), b, strlen(b));
 }
 
 Test(name, equal_and_hash)
@@ -139,7 +139,7 @@ Test(name, equal_and_hash)
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         const char *a = pairs[i][0], *b = pairs[i][1];
         cr_assert(eq(a, b), "pair %zu should compare equal", i);
-        cr_assert_eq(pcw_name_hash(a, strlen(a)), pcw_name_hash(b, strlen(b)),
+        cr_assert_eq(pcw__name_hash(a, strlen(a)), pcw__name_hash(b, strlen(b)),
                      "equal names must hash equal (pair %zu)", i);
     }
     cr_assert_not(eq("abc", "abd"));
@@ -151,13 +151,13 @@ Test(name, equal_and_hash)
                      "strasse")); /* no full case folding */
     cr_assert_not(eq("\xE4\xB8\xAD", "\xE4\xB8\xAE"));
     /* Invalid UTF-8 never compares equal, even to itself. */
-    cr_assert_not(pcw_name_equal("\xFF", 1, "\xFF", 1));
-    cr_assert_neq(pcw_name_hash("abc", 3), pcw_name_hash("abd", 3));
+    cr_assert_not(pcw__name_equal("\xFF", 1, "\xFF", 1));
+    cr_assert_neq(pcw__name_hash("abc", 3), pcw__name_hash("abd", 3));
 }
 
 static int wm(const char *pattern, const char *name)
 {
-    return pcw_wildcard_match(pattern, strlen(pattern), name, strlen(name));
+    return pcw__wildcard_match(pattern, strlen(pattern), name, strlen(name));
 }
 
 Test(wildcard, basics)
@@ -208,10 +208,10 @@ Test(wildcard, question_mark_is_one_code_point)
 
 Test(wildcard, invalid_utf8_never_matches)
 {
-    cr_assert_not(pcw_wildcard_match("*", 1, "a\xFF", 2));
-    cr_assert_not(pcw_wildcard_match("?", 1, "\xC3", 1));
-    cr_assert_not(pcw_wildcard_match("\xFF", 1, "\xFF", 1));
-    cr_assert_not(pcw_wildcard_match("a*\xFF", 3, "abc", 3));
+    cr_assert_not(pcw__wildcard_match("*", 1, "a\xFF", 2));
+    cr_assert_not(pcw__wildcard_match("?", 1, "\xC3", 1));
+    cr_assert_not(pcw__wildcard_match("\xFF", 1, "\xFF", 1));
+    cr_assert_not(pcw__wildcard_match("a*\xFF", 3, "abc", 3));
 }
 
 Test(wildcard, long_and_adversarial, .timeout = 10)
@@ -228,22 +228,22 @@ Test(wildcard, long_and_adversarial, .timeout = 10)
     pat[m++] = 'b';
     pat[m] = 0;
     long long t0 = (long long)clock();
-    cr_assert_not(pcw_wildcard_match(pat, m, name, N));
+    cr_assert_not(pcw__wildcard_match(pat, m, name, N));
     pat[m - 1] = 'a';
-    cr_assert(pcw_wildcard_match(pat, m, name, N));
+    cr_assert(pcw__wildcard_match(pat, m, name, N));
     /* "a?a?a?...": as long as the name. */
     for (size_t i = 0; i < N; i++)
         pat[i] = (i & 1) ? '?' : 'A';
     pat[N] = 0;
-    cr_assert(pcw_wildcard_match(pat, N, name, N));
+    cr_assert(pcw__wildcard_match(pat, N, name, N));
     name[N - 1] = 'b'; /* a '?' covers it */
-    cr_assert(pcw_wildcard_match(pat, N, name, N));
+    cr_assert(pcw__wildcard_match(pat, N, name, N));
     name[N - 2] = 'b'; /* an 'A' does not */
-    cr_assert_not(pcw_wildcard_match(pat, N, name, N));
+    cr_assert_not(pcw__wildcard_match(pat, N, name, N));
     /* A 4096-byte pattern of stars. */
     memset(pat, '*', N);
-    cr_assert(pcw_wildcard_match(pat, N, name, N));
-    cr_assert(pcw_wildcard_match(pat, N, "", 0));
+    cr_assert(pcw__wildcard_match(pat, N, name, N));
+    cr_assert(pcw__wildcard_match(pat, N, "", 0));
     double secs = (double)((long long)clock() - t0) / CLOCKS_PER_SEC;
     cr_assert_lt(secs, 2.0, "hostile patterns took %.2f s", secs);
     free(name);

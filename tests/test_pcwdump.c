@@ -199,7 +199,7 @@ static int jp_string(jp *p)
             }
             continue;
         }
-        if (pcw_utf8_next(p->s, p->n, &p->i) < 0)
+        if (pcw__utf8_next(p->s, p->n, &p->i) < 0)
             return 0;
     }
     return 0;
@@ -1035,9 +1035,8 @@ Test(pcwdump, typos_get_the_nearest_names)
     start(&h, (const char *[]){"Dump H", "Alpha\x1b]St", "two=2", NULL});
     result r = run((const char *[]){"-c", "Alpha St", NULL});
     cr_assert_eq(r.status, 1);
-    cr_assert_str_eq(r.err,
-                     "pcwdump: -c \"Alpha St\": did you mean \"Alpha Set\" or "
-                     "\"Alpha\\x1b]St\"?\npcwdump: nothing matches the filters\n");
+    cr_assert_str_eq(r.err, "pcwdump: -c \"Alpha St\": did you mean \"Alpha Set\" or "
+                            "\"Alpha\\x1b]St\"?\npcwdump: nothing matches the filters\n");
     result_free(&r);
     r = run((const char *[]){"-c", "Alpha Set", "--counters", "Cuont", NULL});
     cr_assert_eq(r.status, 1);
@@ -1049,9 +1048,8 @@ Test(pcwdump, typos_get_the_nearest_names)
     cr_assert_str_eq(r.err, "pcwdump: --counters \"Hit\": did you mean \"Hits\" or \"Hits Base\"?\n"
                             "pcwdump: --counters matches no counter\n");
     result_free(&r);
-    static const char *const none[][5] = {{"-c", "Gamma*", NULL},
-                                          {"-c", "Zeta Zone", NULL},
-                                          {"--counters", "99", NULL}};
+    static const char *const none[][5] = {
+        {"-c", "Gamma*", NULL}, {"-c", "Zeta Zone", NULL}, {"--counters", "99", NULL}};
     for (size_t f = 0; f < sizeof none / sizeof none[0]; f++) {
         r = run(none[f]);
         cr_assert_eq(r.status, 1, "form %zu", f);

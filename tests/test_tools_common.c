@@ -53,7 +53,7 @@ Test(suggest, near_names_by_edits_case_and_prefix)
     /* The typed name as the start of longer ones, after closer names. */
     SUGGESTS("Bytes", "did you mean \"Bytez\", \"Bytes Sent\" or \"Bytes Received\"?", "Bytes Sent",
              "Requests", "Bytes Received", "Bytez");
-    /* Case folding beyond ASCII, as names compare (pcw_fold). */
+    /* Case folding beyond ASCII, as names compare (pcw__fold). */
     SUGGESTS("ΣΦΑΛΜΑΤΑ", "did you mean \"σφάλματα\"?", "σφάλματα");
 }
 

@@ -10,8 +10,8 @@
  * from the Unicode Character Database (common/casefold_table.h names the
  * version) and compiled in, so folding never depends on the process locale.
  *
- * One fold for everything: pcw_name_equal, pcw_name_hash and
- * pcw_wildcard_match all go through pcw_fold, and both the provider's
+ * One fold for everything: pcw__name_equal, pcw__name_hash and
+ * pcw__wildcard_match all go through pcw__fold, and both the provider's
  * implementation and libpcw compile this header, so a provider and a consumer
  * built from the same pcw agree on which names are equal.
  *
@@ -31,7 +31,7 @@ extern "C" {
 
 /* Decode one UTF-8 code point at s[*i] (n bytes in all), advance *i. Returns
  * the code point, or -1 for malformed, overlong, surrogate or >U+10FFFF. */
-static inline int32_t pcw_utf8_next(const char *s, size_t n, size_t *i)
+static inline int32_t pcw__utf8_next(const char *s, size_t n, size_t *i)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t at = *i;
@@ -68,11 +68,11 @@ static inline int32_t pcw_utf8_next(const char *s, size_t n, size_t *i)
 
 /* Count the code points of a UTF-8 string of n bytes; -1 if it is not valid
  * UTF-8 or contains a NUL. */
-static inline long pcw_utf8_count(const char *s, size_t n)
+static inline long pcw__utf8_count(const char *s, size_t n)
 {
     long chars = 0;
     for (size_t i = 0; i < n;) {
-        int32_t c = pcw_utf8_next(s, n, &i);
+        int32_t c = pcw__utf8_next(s, n, &i);
         if (c <= 0)
             return -1;
         chars++;
@@ -84,7 +84,7 @@ static inline long pcw_utf8_count(const char *s, size_t n)
  * the folded form of c, c itself when it has none. ASCII takes a branch of
  * its own (names are mostly ASCII); everything else costs two loads from
  * the two-stage table in common/casefold_table.h (its size is stated there). */
-static inline uint32_t pcw_fold(uint32_t c)
+static inline uint32_t pcw__fold(uint32_t c)
 {
     if (c < 0x80)
         return c - 'A' < 26u ? c + 32 : c;
@@ -98,21 +98,21 @@ static inline uint32_t pcw_fold(uint32_t c)
 }
 
 /* Case-insensitive equality of two valid UTF-8 strings (lengths in bytes). */
-static inline int pcw_name_equal(const char *a, size_t an, const char *b, size_t bn)
+static inline int pcw__name_equal(const char *a, size_t an, const char *b, size_t bn)
 {
     size_t i = 0, j = 0;
     while (i < an && j < bn) {
         uint32_t x = (unsigned char)a[i], y = (unsigned char)b[j];
         if ((x | y) < 0x80) { /* both ASCII, the common case: no decoding */
-            if (pcw_fold(x) != pcw_fold(y))
+            if (pcw__fold(x) != pcw__fold(y))
                 return 0;
             i++, j++;
             continue;
         }
-        int32_t ca = pcw_utf8_next(a, an, &i), cb = pcw_utf8_next(b, bn, &j);
+        int32_t ca = pcw__utf8_next(a, an, &i), cb = pcw__utf8_next(b, bn, &j);
         if (ca < 0 || cb < 0)
             return 0;
-        if (pcw_fold((uint32_t)ca) != pcw_fold((uint32_t)cb))
+        if (pcw__fold((uint32_t)ca) != pcw__fold((uint32_t)cb))
             return 0;
     }
     return i == an && j == bn;
@@ -126,15 +126,15 @@ static inline int pcw_name_equal(const char *a, size_t an, const char *b, size_t
  * over a zero byte is a bare multiply by the prime, so its four rounds are
  * one multiply by the prime to the fourth: the same value for a quarter of
  * the multiplies on the common (ASCII) path. */
-static inline uint64_t pcw_name_hash(const char *s, size_t n)
+static inline uint64_t pcw__name_hash(const char *s, size_t n)
 {
     const uint64_t prime = 0x100000001b3ull, prime4 = 0x9ffaac085635bc91ull; /* prime^4 mod 2^64 */
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n;) {
-        int32_t c = pcw_utf8_next(s, n, &i);
+        int32_t c = pcw__utf8_next(s, n, &i);
         if (c < 0)
             break;
-        uint32_t f = pcw_fold((uint32_t)c);
+        uint32_t f = pcw__fold((uint32_t)c);
         if (f < 0x100) {
             h = (h ^ f) * prime4;
             continue;
@@ -153,7 +153,7 @@ static inline uint64_t pcw_name_hash(const char *s, size_t n)
  * Runs in O(n*m) at worst without recursion (greedy with one backtrack
  * point), so a hostile pattern cannot blow the stack. Invalid UTF-8 in
  * either string never matches. */
-static inline int pcw_wildcard_match(const char *pattern, size_t m, const char *name, size_t n)
+static inline int pcw__wildcard_match(const char *pattern, size_t m, const char *name, size_t n)
 {
     size_t p = 0, s = 0, star_p = (size_t)-1, star_s = 0;
     while (s < n) {
@@ -161,19 +161,19 @@ static inline int pcw_wildcard_match(const char *pattern, size_t m, const char *
             while (p < m && pattern[p] == '*')
                 p++;
             if (p == m)
-                return pcw_utf8_count(name + s, n - s) >= 0;
+                return pcw__utf8_count(name + s, n - s) >= 0;
             star_p = p, star_s = s;
             continue;
         }
         size_t p2 = p, s2 = s;
-        int32_t cs = pcw_utf8_next(name, n, &s2);
+        int32_t cs = pcw__utf8_next(name, n, &s2);
         if (cs < 0)
             return 0;
         if (p < m) {
-            int32_t cp = pcw_utf8_next(pattern, m, &p2);
+            int32_t cp = pcw__utf8_next(pattern, m, &p2);
             if (cp < 0)
                 return 0;
-            if (cp == '?' || pcw_fold((uint32_t)cp) == pcw_fold((uint32_t)cs)) {
+            if (cp == '?' || pcw__fold((uint32_t)cp) == pcw__fold((uint32_t)cs)) {
                 p = p2, s = s2;
                 continue;
             }
@@ -183,7 +183,7 @@ static inline int pcw_wildcard_match(const char *pattern, size_t m, const char *
         /* Let the last '*' swallow one more character and retry. */
         p = star_p;
         size_t t = star_s;
-        if (pcw_utf8_next(name, n, &t) < 0)
+        if (pcw__utf8_next(name, n, &t) < 0)
             return 0;
         s = star_s = t;
     }

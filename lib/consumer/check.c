@@ -33,19 +33,19 @@ __attribute__((format(printf, 4, 5))) static int fail(char *why, size_t n, int r
 
 /* An instance name, for the duplicate check. */
 typedef struct name_key {
-    uint64_t hash; /* pcw_name_hash: names that compare equal hash equal */
+    uint64_t hash; /* pcw__name_hash: names that compare equal hash equal */
     const char *s;
     size_t len;
 } name_key;
 
 /* Order two valid UTF-8 names by their case-folded code points: 0 exactly
- * when pcw_name_equal says they are equal (both fold with pcw_fold). */
+ * when pcw__name_equal says they are equal (both fold with pcw__fold). */
 static int fold_cmp(const char *a, size_t an, const char *b, size_t bn)
 {
     size_t i = 0, j = 0;
     while (i < an && j < bn) {
-        uint32_t fa = pcw_fold((uint32_t)pcw_utf8_next(a, an, &i));
-        uint32_t fb = pcw_fold((uint32_t)pcw_utf8_next(b, bn, &j));
+        uint32_t fa = pcw__fold((uint32_t)pcw__utf8_next(a, an, &i));
+        uint32_t fb = pcw__fold((uint32_t)pcw__utf8_next(b, bn, &j));
         if (fa != fb)
             return fa < fb ? -1 : 1;
     }
@@ -72,13 +72,13 @@ static int has_duplicate(const pcw_snapshot *snap)
     for (size_t i = 0; i < snap->count; i++) {
         k[i].s = pcw_snapshot_name(snap, i);
         k[i].len = pcw_snapshot_name_len(snap, i);
-        k[i].hash = pcw_name_hash(k[i].s, k[i].len);
+        k[i].hash = pcw__name_hash(k[i].s, k[i].len);
     }
     qsort(k, snap->count, sizeof *k, cmp_key);
     int dup = 0;
     for (size_t i = 1; i < snap->count && !dup; i++)
         dup = k[i].hash == k[i - 1].hash &&
-              pcw_name_equal(k[i].s, k[i].len, k[i - 1].s, k[i - 1].len);
+              pcw__name_equal(k[i].s, k[i].len, k[i - 1].s, k[i - 1].len);
     free(k);
     return dup;
 }
@@ -115,7 +115,7 @@ int pcw_segment_check(pcw_segment *seg, char *why, size_t why_len)
         for (size_t j = 0; j < snap.count; j++) {
             const char *nm = pcw_snapshot_name(&snap, j);
             uint32_t nlen = pcw_snapshot_name_len(&snap, j);
-            if (pcw_utf8_count(nm, nlen) < 0 || (multi ? nlen == 0 : nlen != 0)) {
+            if (pcw__utf8_count(nm, nlen) < 0 || (multi ? nlen == 0 : nlen != 0)) {
                 rc = fail(why, why_len, PCW_E_CORRUPT,
                           "counterset \"%s\": an instance has an invalid name", cs->name);
                 break;

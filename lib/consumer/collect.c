@@ -63,7 +63,7 @@ static int match(const query *q, uint32_t id, const char *name, size_t len)
 {
     if (q->instance_id != PCW_ANY_INSTANCE_ID && id != q->instance_id)
         return 0;
-    return q->all_names || pcw_wildcard_match(q->mask, q->mask_len, name, len);
+    return q->all_names || pcw__wildcard_match(q->mask, q->mask_len, name, len);
 }
 
 int pcw_query_match(const pcw_query *q, uint32_t id, const char *name, size_t name_len)
@@ -136,7 +136,7 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
         }
         const char *name = (const char *)pcw__ctl_take(&rd, nlen);
         const unsigned char *data = iflags & PCW_CTL_ITEM_DATA ? pcw__ctl_take(&rd, dsize) : NULL;
-        if (rd.bad || pcw_utf8_count(name, nlen) < 0 || id >= PCW_ANY_INSTANCE_ID - 1) {
+        if (rd.bad || pcw__utf8_count(name, nlen) < 0 || id >= PCW_ANY_INSTANCE_ID - 1) {
             rc = PCW_E_PROTOCOL;
             break;
         }

@@ -362,8 +362,8 @@ static int build_merged(pcw_consumer *c)
             const pcw_counterset *cs = pcw_segment_counterset(c->segs[i], j);
             size_t m;
             for (m = 0; m < c->nmerged; m++)
-                if (pcw_name_equal(c->merged[m].meta->name, strlen(c->merged[m].meta->name),
-                                   cs->name, strlen(cs->name)))
+                if (pcw__name_equal(c->merged[m].meta->name, strlen(c->merged[m].meta->name),
+                                    cs->name, strlen(cs->name)))
                     break;
             if (m == c->nmerged)
                 c->merged[c->nmerged++].meta = cs;
@@ -481,7 +481,7 @@ const pcw_merged_counterset *pcw_consumer_find_counterset(const pcw_consumer *c,
         return NULL;
     size_t n = strlen(name);
     for (size_t i = 0; i < c->nmerged; i++)
-        if (pcw_name_equal(c->merged[i].meta->name, strlen(c->merged[i].meta->name), name, n))
+        if (pcw__name_equal(c->merged[i].meta->name, strlen(c->merged[i].meta->name), name, n))
             return &c->merged[i];
     return NULL;
 }

@@ -6,7 +6,7 @@
  * built once over a snapshot. Each entry carries 32 bits of the name's hash
  * and the name's place in the snapshot's name buffer, so a lookup touches
  * the table (usually one cache line) and the candidate's name bytes, never
- * the snapshot's sample array. The key is pcw_name_hash() of the name, which
+ * the snapshot's sample array. The key is pcw__name_hash() of the name, which
  * hashes the case-folded code points, finished with a 64-bit mixer: FNV-1a's
  * low bits (the ones that pick the bucket) only ever see the inputs' low
  * bits, and names such as "disk-0001" differ in few of them.
@@ -34,11 +34,11 @@
 #define INLINE_NAME 16
 
 typedef struct ix_entry {
-    uint32_t tag;    /* high 32 bits of the mixed hash */
-    uint32_t sample; /* row of the snapshot, EMPTY_SAMPLE = free */
-    uint64_t name;   /* name offset in snap->names << 16 | name length */
+    uint32_t tag;          /* high 32 bits of the mixed hash */
+    uint32_t sample;       /* row of the snapshot, EMPTY_SAMPLE = free */
+    uint64_t name;         /* name offset in snap->names << 16 | name length */
     char inl[INLINE_NAME]; /* the name's first bytes, as published */
-} ix_entry;             /* 32 bytes: two per cache line */
+} ix_entry;                /* 32 bytes: two per cache line */
 
 struct pcw_name_index {
     const char *names; /* the snapshot's name buffer */
@@ -64,7 +64,7 @@ static inline uint64_t mix64(uint64_t h)
 
 static inline uint64_t key_hash(const char *name, size_t len)
 {
-    return mix64(pcw_name_hash(name, len));
+    return mix64(pcw__name_hash(name, len));
 }
 
 static void table_free(pcw_name_index *ix)
@@ -147,8 +147,8 @@ int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap)
             }
             /* A name seen before (a merged read may hold one name from
              * several providers): the first sample keeps it. */
-            if (e->tag == tag && pcw_name_equal(ix->names + (e->name >> 16),
-                                                (size_t)(e->name & 0xFFFF), name, name_len))
+            if (e->tag == tag && pcw__name_equal(ix->names + (e->name >> 16),
+                                                 (size_t)(e->name & 0xFFFF), name, name_len))
                 break;
         }
     }
@@ -177,7 +177,7 @@ int pcw_name_index_find(const pcw_name_index *ix, const char *name, size_t len, 
         /* The name as published, from the entry alone; else (another
          * case, or a long name) from the snapshot. */
         if ((elen == len && len <= INLINE_NAME && memcmp(e->inl, name, len) == 0) ||
-            pcw_name_equal(ix->names + (e->name >> 16), elen, name, len)) {
+            pcw__name_equal(ix->names + (e->name >> 16), elen, name, len)) {
             *sample = e->sample;
             return PCW_OK;
         }

@@ -81,7 +81,7 @@ int pcw__segment_sync(pcw_segment *seg, uint64_t *size)
 
 /* ---- ownership of the segment's bytes ----------------------------------- */
 
-static _Thread_local char error_detail[sizeof ((pcw_segment *)0)->why];
+static _Thread_local char error_detail[sizeof((pcw_segment *)0)->why];
 
 const char *pcw_error_detail(void)
 {
@@ -646,7 +646,7 @@ const pcw_counterset *pcw_segment_find_counterset(const pcw_segment *seg, const 
     size_t n = strlen(name);
     for (size_t i = 0; i < seg->ncsets; i++) {
         const char *cn = seg->csets[i].pub.name;
-        if (pcw_name_equal(cn, strlen(cn), name, n))
+        if (pcw__name_equal(cn, strlen(cn), name, n))
             return &seg->csets[i].pub;
     }
     return NULL;

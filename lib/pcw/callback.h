@@ -113,7 +113,7 @@ typedef struct pcw_callback_info {
     pcw_buffer *buffer;        /* ENUMERATE/COLLECT: pass to pcw_add_instance */
     uint64_t counter_mask;     /* bit x = counter with ID x (above); ~0 = all */
     uint32_t instance_id;      /* PCW_ANY_INSTANCE_ID = any */
-    const char *instance_mask; /* wildcard, "*" = all (pcw_wildcard_match) */
+    const char *instance_mask; /* wildcard, "*" = all (pcw__wildcard_match) */
     uint32_t counter_index;    /* ADD/REMOVE_COUNTER: which counter (its position) */
     uint32_t counter_id;       /* ADD/REMOVE_COUNTER: its id */
     /* ENUMERATE/COLLECT: PCW's CollectMultiple. 0 when the consumer treats

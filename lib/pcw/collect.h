@@ -49,7 +49,7 @@ typedef struct pcw_query {               /* PCW__ZERO: pcw/types.h */
                                             64th. ~0 (or 0, read as ~0) = all */
     uint32_t instance_id PCW__ZERO;      /* PCW_ANY_INSTANCE_ID = any */
     const char *instance_mask PCW__ZERO; /* wildcard ('*', '?', case-insensitive,
-                                            pcw_wildcard_match); NULL or "*" = all */
+                                            pcw__wildcard_match); NULL or "*" = all */
 } pcw_query;
 #define PCW_QUERY_ALL                                                                              \
     {                                                                                              \

@@ -43,7 +43,7 @@ static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
         }
         for (size_t i = 0; i < b->nnames; i++) {
             uint64_t at = b->name_at[i];
-            size_t h = (size_t)pcw_name_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
+            size_t h = (size_t)pcw__name_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
             while (t[h])
                 h = (h + 1) & (cap - 1);
             t[h] = (uint32_t)i + 1;
@@ -51,10 +51,10 @@ static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
         free(b->tab);
         b->tab = t, b->tab_cap = cap;
     }
-    size_t h = (size_t)pcw_name_hash(name, len) & (b->tab_cap - 1);
+    size_t h = (size_t)pcw__name_hash(name, len) & (b->tab_cap - 1);
     for (; b->tab[h]; h = (h + 1) & (b->tab_cap - 1)) {
         uint64_t at = b->name_at[b->tab[h] - 1];
-        if (pcw_name_equal(b->names + (at >> 32), (uint32_t)at, name, len))
+        if (pcw__name_equal(b->names + (at >> 32), (uint32_t)at, name, len))
             return PCW_E_DUPLICATE_NAME;
     }
     if (b->names_len + len > UINT32_MAX)
@@ -114,7 +114,7 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
      * asked for. */
     if (b->instance_id != PCW_ANY_INSTANCE_ID && id != b->instance_id)
         return PCW_OK;
-    if (!pcw_wildcard_match(b->mask, b->mask_len, name, len))
+    if (!pcw__wildcard_match(b->mask, b->mask_len, name, len))
         return PCW_OK;
     int with_data = b->collect && count;
     pcw__ctl_put_u32(&b->items, id);

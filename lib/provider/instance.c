@@ -24,7 +24,7 @@ static int pcw__name_match(struct cds_lfht_node *node, const void *key)
 {
     const pcw__inst *a = caa_container_of(node, pcw__inst, node);
     const pcw__inst *b = (const pcw__inst *)key;
-    return pcw_name_equal(a->name, a->name_len, b->name, b->name_len);
+    return pcw__name_equal(a->name, a->name_len, b->name, b->name_len);
 }
 
 /* Add a chunk of slots to r. r->lock held (takes prov->lock inside). */
@@ -222,7 +222,7 @@ PCW__PRIVATE void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
 PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len)
 {
     *len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
-    long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw_utf8_count(name, *len);
+    long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw__utf8_count(name, *len);
     if (chars == -2 || chars > (long)PCW_MAX_INSTANCE_NAME_CHARS)
         return PCW_E_NAME_TOO_LONG;
     if (chars < 0)
@@ -270,7 +270,7 @@ int pcw_create_instance(pcw_instance **out, pcw_registration *rh, const char *na
         return PCW_E_NO_MEMORY;
     }
     cds_lfht_node_init(&in->node);
-    unsigned long hash = (unsigned long)pcw_name_hash(name, len);
+    unsigned long hash = (unsigned long)pcw__name_hash(name, len);
     /* Declared before the first goto (C++ may not jump past an
      * initialisation). */
     uint32_t idx = 0;

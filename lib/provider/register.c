@@ -31,7 +31,7 @@ static const char *pcw__string_fault(const char *s, int required)
         return "is longer than 4096 bytes (PCW_MAX_STRING_BYTES)";
     if (required && n == 0)
         return "is empty";
-    if (pcw_utf8_count(s, n) < 0)
+    if (pcw__utf8_count(s, n) < 0)
         return "is not valid UTF-8";
     return NULL;
 }
@@ -268,7 +268,7 @@ static int pcw__validate_counter(const pcw_registration_info *in, uint32_t i, ui
             pcw__why(why, len, "%s: id %u is also counter %u's (ids are unique)", who, c->id, j);
             return PCW_E_INVALID_PARAMETER;
         }
-        if (pcw_name_equal(d->name, strlen(d->name), c->name, strlen(c->name))) {
+        if (pcw__name_equal(d->name, strlen(d->name), c->name, strlen(c->name))) {
             pcw__why(why, len,
                      "%s: name already used by counter %u (names compare case-insensitively)", who,
                      j);

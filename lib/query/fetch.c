@@ -60,7 +60,7 @@ pcw__q_set *pcw__q_set_get(pcw_pdh *q, const char *name, int create)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < q->nsets; i++)
-        if (pcw_name_equal(q->sets[i]->name, strlen(q->sets[i]->name), name, n))
+        if (pcw__name_equal(q->sets[i]->name, strlen(q->sets[i]->name), name, n))
             return q->sets[i];
     if (!create)
         return NULL;

@@ -116,7 +116,7 @@ size_t pcw_hist_stat_name(const pcw_hist_stat *st, char *buf, size_t len)
 
 static int name_matches(const char *pat, size_t pl, int wild, const char *name, size_t nl)
 {
-    return wild ? pcw_wildcard_match(pat, pl, name, nl) : pcw_name_equal(pat, pl, name, nl);
+    return wild ? pcw__wildcard_match(pat, pl, name, nl) : pcw__name_equal(pat, pl, name, nl);
 }
 
 int pcw__q_hist_select(const char *pat, int wild, const char *name, uint32_t type,

@@ -106,12 +106,12 @@ static int agg_new(pcw__q_set *s, const char *name, uint32_t len, uint32_t kind,
 /* The group of `name`, created if new. UINT32_MAX: out of memory. */
 static uint32_t group_of(pcw__q_set *s, const char *name, uint32_t len)
 {
-    uint64_t h = pcw_name_hash(name, len);
+    uint64_t h = pcw__name_hash(name, len);
     if (s->ins.ghash_cap) {
         size_t i = h & (s->ins.ghash_cap - 1);
         for (; s->ins.ghash[i]; i = (i + 1) & (s->ins.ghash_cap - 1)) {
             pcw__q_group *g = &s->ins.groups[s->ins.ghash[i] - 1];
-            if (g->hash == h && pcw_name_equal(g->name, g->name_len, name, len))
+            if (g->hash == h && pcw__name_equal(g->name, g->name_len, name, len))
                 return s->ins.ghash[i] - 1;
         }
     }
@@ -128,7 +128,7 @@ static uint32_t group_of(pcw__q_set *s, const char *name, uint32_t len)
     g->hash = h;
     g->agg = UINT32_MAX;
     /* "_Total" #0 is the total itself in a set that has one. */
-    if (s->it.total && pcw_name_equal(name, len, "_Total", 6))
+    if (s->it.total && pcw__name_equal(name, len, "_Total", 6))
         g->next = 1;
     if (s->it.by_name && agg_new(s, name, len, PCW_PDH_AGGREGATE, &g->agg) != 0) {
         free(g->name);
@@ -188,7 +188,7 @@ static void group_leave(pcw__q_set *s, uint32_t gi, uint32_t dup)
     if (--g->nlive == 0) {
         s->ins.nempty++;
         g->nfreed = 0;
-        g->next = s->it.total && pcw_name_equal(g->name, g->name_len, "_Total", 6) ? 1 : 0;
+        g->next = s->it.total && pcw__name_equal(g->name, g->name_len, "_Total", 6) ? 1 : 0;
         if (g->agg != UINT32_MAX) {
             pcw__q_agg *a = &s->aggs[g->agg];
             a->nlive = 0;

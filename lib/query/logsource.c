@@ -220,7 +220,7 @@ static int parse_any_host(const char *text, pcw_path *p, const char **host, size
         const char *e = strchr(text + 2, '\\');
         if (!e)
             return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_HOST, 0,
-                             "a host part without a counterset after it");
+                               "a host part without a counterset after it");
         *host = text + 2, *n = (size_t)(e - *host), text = e;
     }
     int rc = pcw_path_parse(text, p, err);
@@ -915,16 +915,16 @@ static int host_matches(const lpat *x, const gseries *g)
 {
     size_t n = x->host_len;
     if (!n || (n == 1 && (x->host[0] == '*' || x->host[0] == '.')) ||
-        pcw_name_equal(x->host, n, "localhost", 9))
+        pcw__name_equal(x->host, n, "localhost", 9))
         return 1;
-    return pcw_name_equal(x->host, n, g->host, strlen(g->host));
+    return pcw__name_equal(x->host, n, g->host, strlen(g->host));
 }
 
 static int name_matches(const char *pat, int wild, const char *name)
 {
     if (wild)
-        return pcw_wildcard_match(pat, strlen(pat), name, strlen(name));
-    return pcw_name_equal(pat, strlen(pat), name, strlen(name));
+        return pcw__wildcard_match(pat, strlen(pat), name, strlen(name));
+    return pcw__name_equal(pat, strlen(pat), name, strlen(name));
 }
 
 static int set_matches(const lpat *x, const gseries *g)
@@ -946,8 +946,8 @@ static int counter_matches(const pcw_path *p, const gseries *g)
     if (!colon || g->list_type != PERF_PCW_HISTOGRAM || strchr(p->counter, ':'))
         return 0;
     size_t n = (size_t)(colon - g->ctr), pn = strlen(p->counter);
-    return wild ? pcw_wildcard_match(p->counter, pn, g->ctr, n)
-                : pcw_name_equal(p->counter, pn, g->ctr, n);
+    return wild ? pcw__wildcard_match(p->counter, pn, g->ctr, n)
+                : pcw__name_equal(p->counter, pn, g->ctr, n);
 }
 
 /* The instance part, as the live query matches an instance (values.c). */
@@ -1177,12 +1177,12 @@ static int select_series(const pcwl_log *L, const lpat *x, const char *text, str
     }
     if (!any_set) {
         rc = pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTERSET, 0,
-                       "counterset \"%.200s\" is not in the log", p->counterset);
+                         "counterset \"%.200s\" is not in the log", p->counterset);
         goto out;
     }
     if (!any_ctr) {
         rc = pcw__q_fail(err, PCW_E_NOT_FOUND, PCW_PATH_COUNTER, strlen(text) - strlen(p->counter),
-                       "counter \"%.200s\" is not in the log", p->counter);
+                         "counter \"%.200s\" is not in the log", p->counter);
         goto out;
     }
     /* One group per counterset name, in log order: the hits bucketed by
@@ -1202,8 +1202,8 @@ static int select_series(const pcwl_log *L, const lpat *x, const char *text, str
     }
     if (rc == PCW_E_INVALID_NAME)
         rc = pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_INSTANCE, 0,
-                       "the log's instances x counters of a counterset the path selects are more "
-                       "than 16 times its series (a damaged or hostile log)");
+                         "the log's instances x counters of a counterset the path selects are more "
+                         "than 16 times its series (a damaged or hostile log)");
     else if (rc == PCW_E_NO_MEMORY)
         rc = pcw__q_fail(err, PCW_E_NO_MEMORY, PCW_PATH_SYNTAX, 0, "out of memory");
 out:

@@ -72,12 +72,12 @@ static int entry_matches(const pcw_path *p, const char *name, uint32_t len, uint
 
 /* ---- entries by name ------------------------------------------------------ */
 
-/* The key of a name (case-insensitively, as pcw_name_equal) with its #n:
+/* The key of a name (case-insensitively, as pcw__name_equal) with its #n:
  * a handle that names one instance selects exactly the entries of one key
  * (#n is the path's index, else 0), so the index needs no scan. */
 static uint64_t ent_key(const char *name, uint32_t len, uint32_t dup)
 {
-    uint64_t k = pcw_name_hash(name, len) ^ ((uint64_t)dup * 0x9e3779b97f4a7c15ull);
+    uint64_t k = pcw__name_hash(name, len) ^ ((uint64_t)dup * 0x9e3779b97f4a7c15ull);
     /* FNV-1a's low bits depend only on the low bits of the bytes (names
      * that differ in a digit cluster in a small table): mix the high bits
      * down (MurmurHash3's finaliser) before the table takes the low ones. */

@@ -83,8 +83,8 @@ static int is_local_host(const char *h, size_t n)
 {
     const char *me = pcw_path_local_host();
     size_t ml = strlen(me), shortl = strcspn(me, ".");
-    return (n == 1 && h[0] == '.') || pcw_name_equal(h, n, "localhost", 9) ||
-           pcw_name_equal(h, n, me, ml) || pcw_name_equal(h, n, me, shortl);
+    return (n == 1 && h[0] == '.') || pcw__name_equal(h, n, "localhost", 9) ||
+           pcw__name_equal(h, n, me, ml) || pcw__name_equal(h, n, me, shortl);
 }
 
 /* A container's name in a path: 12 to 64 hex digits (a prefix of its id,
@@ -148,13 +148,13 @@ int pcw__q_instance_match(const char *pat, const char *name, size_t len)
     size_t m = strlen(pat);
     const char *ps = memchr(pat, '/', m);
     if (!ps)
-        return pcw_wildcard_match(pat, m, name, len);
+        return pcw__wildcard_match(pat, m, name, len);
     const char *ns = memchr(name, '/', len);
     if (!ns)
         return 0;
     size_t pp = (size_t)(ps - pat), np = (size_t)(ns - name);
-    return pcw_wildcard_match(pat, pp, name, np) &&
-           pcw_wildcard_match(ps + 1, m - pp - 1, ns + 1, len - np - 1);
+    return pcw__wildcard_match(pat, pp, name, np) &&
+           pcw__wildcard_match(ps + 1, m - pp - 1, ns + 1, len - np - 1);
 }
 
 const char *pcw_path_parent_instance(const pcw_path *p)
@@ -198,7 +198,7 @@ int pcw_path_parse(const char *text, pcw_path *out, pcw_path_error *err)
                            "empty path (expected \\Counterset(Instance)\\Counter)");
     for (size_t i = 0; i < n;) {
         size_t at = i;
-        if (pcw_utf8_next(text, n, &i) < 0)
+        if (pcw__utf8_next(text, n, &i) < 0)
             return pcw__q_fail(err, PCW_E_INVALID_NAME, PCW_PATH_SYNTAX, at,
                                "path is not valid UTF-8 (byte %zu)", at);
     }

@@ -122,8 +122,8 @@ static int instance_form_fits(const pcw_path *p, pcw__q_itype it)
 static int set_name_matches(const pcw_path *p, const char *name)
 {
     if (p->wild & PCW_PATH_WILD_COUNTERSET)
-        return pcw_wildcard_match(p->counterset, strlen(p->counterset), name, strlen(name));
-    return pcw_name_equal(p->counterset, strlen(p->counterset), name, strlen(name));
+        return pcw__wildcard_match(p->counterset, strlen(p->counterset), name, strlen(name));
+    return pcw__name_equal(p->counterset, strlen(p->counterset), name, strlen(name));
 }
 
 /* Does the path select any counter of cs at detail level `level` (and

@@ -23,7 +23,7 @@ int esc_is_control(int32_t cp)
 static int escape_one(const char *s, size_t n, size_t *i, char *esc, unsigned flags)
 {
     size_t j = *i;
-    int32_t cp = pcw_utf8_next(s, n, &j);
+    int32_t cp = pcw__utf8_next(s, n, &j);
     int len = 0;
     if (cp < 0) {
         len = snprintf(esc, 16, "\\x%02x", (unsigned char)s[*i]);
@@ -89,7 +89,7 @@ void esc_json(FILE *out, const char *s, size_t n)
     putc('"', out);
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        int32_t cp = pcw_utf8_next(s, n, &j);
+        int32_t cp = pcw__utf8_next(s, n, &j);
         if (cp < 0) {
             /* One replacement per byte that starts no valid sequence:
              * resynchronise on the next byte. */

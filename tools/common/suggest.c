@@ -17,10 +17,10 @@ static size_t folded(const char *s, uint32_t *out)
 {
     size_t n = strlen(s), i = 0, k = 0;
     while (i < n && k < SUGGEST_MAX_CHARS) {
-        int32_t c = pcw_utf8_next(s, n, &i);
+        int32_t c = pcw__utf8_next(s, n, &i);
         if (c < 0)
             break;
-        out[k++] = pcw_fold((uint32_t)c);
+        out[k++] = pcw__fold((uint32_t)c);
     }
     return k;
 }

@@ -5,7 +5,7 @@
  * pcwdump's --counters or -c). Every tool that reports such a name gathers
  * the names it could have meant here and prints them the one way.
  *
- * Nearest: case-insensitively (pcw_fold, as names compare), by the optimal
+ * Nearest: case-insensitively (pcw__fold, as names compare), by the optimal
  * string alignment distance over code points (insertions, deletions,
  * substitutions and swaps of neighbours: "Triangel" is 1 from "Triangle"),
  * at most max(1, len/4) edits for a typed name of len code points (at most

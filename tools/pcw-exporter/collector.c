@@ -440,9 +440,9 @@ static int wanted(const collector *c, const char *name)
     size_t n = strlen(name);
     int in = c->opt.ninclude == 0;
     for (size_t i = 0; !in && i < c->opt.ninclude; i++)
-        in = pcw_wildcard_match(c->opt.include[i], strlen(c->opt.include[i]), name, n);
+        in = pcw__wildcard_match(c->opt.include[i], strlen(c->opt.include[i]), name, n);
     for (size_t i = 0; in && i < c->opt.nexclude; i++)
-        in = !pcw_wildcard_match(c->opt.exclude[i], strlen(c->opt.exclude[i]), name, n);
+        in = !pcw__wildcard_match(c->opt.exclude[i], strlen(c->opt.exclude[i]), name, n);
     return in;
 }
 
@@ -450,7 +450,7 @@ static xset *find_set(collector *c, const char *name)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < c->nsets; i++)
-        if (pcw_name_equal(c->sets[i]->name, strlen(c->sets[i]->name), name, n))
+        if (pcw__name_equal(c->sets[i]->name, strlen(c->sets[i]->name), name, n))
             return c->sets[i];
     return NULL;
 }
@@ -528,7 +528,7 @@ static int sync_sets(collector *c, uint64_t deadline_ns)
                 snprintf(s->stem, sizeof s->stem, "pcw_%s", part);
             else /* no ASCII at all: a stable stand-in */
                 snprintf(s->stem, sizeof s->stem, "pcw_x%08x",
-                         (unsigned)(pcw_name_hash(name, strlen(name)) & 0xffffffffu));
+                         (unsigned)(pcw__name_hash(name, strlen(name)) & 0xffffffffu));
             c->sets[c->nsets++] = s;
             xlog(LOG_INFO, "counterset found", "counterset", name, NULL);
         }

@@ -172,7 +172,7 @@ static void escaped(ebuf *b, const char *s, size_t n, int quote)
             continue;
         }
         size_t at = i;
-        int32_t cp = pcw_utf8_next(s, n, &at);
+        int32_t cp = pcw__utf8_next(s, n, &at);
         if (cp <= 0) { /* malformed, or NUL */
             memcpy(o, replacement, 3);
             o += 3;

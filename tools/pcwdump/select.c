@@ -5,7 +5,7 @@
  * Values of one option are alternatives (-c A -c B shows both); different
  * options must all hold (-p 12 -c A shows A of provider 12 only). Names
  * compare case-insensitively and may use the wildcards '*' and '?'
- * (pcw_wildcard_match), as PCW compares names.
+ * (pcw__wildcard_match), as PCW compares names.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 
 static int wild(const char *pattern, const char *name, size_t len)
 {
-    return pcw_wildcard_match(pattern, strlen(pattern), name, len);
+    return pcw__wildcard_match(pattern, strlen(pattern), name, len);
 }
 
 /* A decimal number and nothing else: *v gets it. */
@@ -93,7 +93,7 @@ size_t sel_counters(const dump_opts *o, const pcw_counterset *cs, unsigned char 
         for (size_t k = 0; !on && k < o->counters.n; k++) {
             const char *t = o->counters.v[k];
             unsigned long long id;
-            on = pcw_name_equal(t, strlen(t), c->name, strlen(c->name)) ||
+            on = pcw__name_equal(t, strlen(t), c->name, strlen(c->name)) ||
                  (all_digits(t, &id) && id == c->id);
         }
         shown[i] = (unsigned char)on;
@@ -151,7 +151,7 @@ void sel_explain_unmatched(const dump_opts *o, pcw_segment *const *segs, size_t 
                     continue;
                 for (uint32_t c = 0; c < cs->counter_count; c++) {
                     const char *name = cs->counters[c].name;
-                    if (pcw_name_equal(want, strlen(want), name, strlen(name)))
+                    if (pcw__name_equal(want, strlen(want), name, strlen(name)))
                         found = 1;
                     suggest_add(&sg, name);
                 }

@@ -18,7 +18,7 @@
 static int same_name(const char *a, const char *b)
 {
     /* pcw's own folding: the generator and pcw_register agree. */
-    return pcw_name_equal(a, strlen(a), b, strlen(b));
+    return pcw__name_equal(a, strlen(a), b, strlen(b));
 }
 
 static const mf_counter *find_id(const mf_counterset *s, unsigned long id)

@@ -5,7 +5,7 @@
  *
  * A pattern is a counter path as pcwstat takes it, matched against each
  * logged series' path part by part, case-insensitively, as the query
- * layer matches paths against live names (pcw_wildcard_match: '*' any run,
+ * layer matches paths against live names (pcw__wildcard_match: '*' any run,
  * '?' one character): the counterset and the counter; the instance (with
  * "parent/instance", each side against its side); #n as live - "(name)"
  * is the first instance of that name (#0), "(name#2)" the third, and a
@@ -27,7 +27,7 @@
 
 static int wild(const char *pat, const char *name)
 {
-    return pcw_wildcard_match(pat, strlen(pat), name, strlen(name));
+    return pcw__wildcard_match(pat, strlen(pat), name, strlen(name));
 }
 
 static int instance_matches(const pcw_path *pat, const pcw_path *p)

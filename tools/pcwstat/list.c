@@ -49,7 +49,7 @@ int list_paths(pcw_pdh *q, int with_instances, const char *set, uint32_t detail,
     }
     for (size_t i = 0; i < n; i++) {
         const pcw_merged_counterset *m = pcw_consumer_counterset(c, i);
-        if (!set || pcw_wildcard_match(set, strlen(set), m->meta->name, strlen(m->meta->name)))
+        if (!set || pcw__wildcard_match(set, strlen(set), m->meta->name, strlen(m->meta->name)))
             v[k++] = m;
     }
     qsort(v, k, sizeof *v, by_name);
@@ -123,7 +123,7 @@ void suggest_names(pcw_pdh *q, const char *set, const char *counter, FILE *out)
             suggest_add(&sg, cs->name);
             continue;
         }
-        if (!pcw_wildcard_match(set, strlen(set), cs->name, strlen(cs->name)))
+        if (!pcw__wildcard_match(set, strlen(set), cs->name, strlen(cs->name)))
             continue;
         for (uint32_t j = 0; j < cs->counter_count; j++)
             if (!pcw_counter_type_is_base(cs->counters[j].type))

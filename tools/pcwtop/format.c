@@ -191,7 +191,7 @@ size_t utf8_fit(const char *s, size_t len, int cols, int *width)
     int w = 0;
     while (i < len) {
         size_t at = i;
-        int32_t c = pcw_utf8_next(s, len, &i);
+        int32_t c = pcw__utf8_next(s, len, &i);
         int cw = c < 0 ? 1 : utf8_char_width((uint32_t)c);
         if (c < 0)
             i = at + 1; /* a stray byte: one column ('?') */
@@ -231,7 +231,7 @@ size_t utf8_pad(char *buf, size_t cap, const char *s, size_t len, int cols, int 
             buf[n++] = ' ';
     for (size_t i = 0; i < fit;) {
         size_t at = i;
-        int32_t c = pcw_utf8_next(s, fit, &i);
+        int32_t c = pcw__utf8_next(s, fit, &i);
         if (c < 0 || utf8_char_width((uint32_t)c) < 0) {
             buf[n++] = '?';
             if (c < 0)

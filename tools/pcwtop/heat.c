@@ -46,7 +46,7 @@ int heat_find_column(const top_table *t, const char *name)
         const top_column *c = &t->cols[k];
         size_t len = strlen(c->name);
         if (c->shape && c->stat_len < len &&
-            pcw_name_equal(name, strlen(name), c->name, len - c->stat_len))
+            pcw__name_equal(name, strlen(name), c->name, len - c->stat_len))
             return (int)k;
     }
     return -1;

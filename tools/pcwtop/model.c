@@ -642,7 +642,7 @@ static int list_log_sets(top_model *m, top_frame *f)
             continue;
         size_t len = strlen(ls.counterset), k = 0;
         while (k < f->nsets &&
-               !pcw_name_equal(f->sets[k].name, strlen(f->sets[k].name), ls.counterset, len))
+               !pcw__name_equal(f->sets[k].name, strlen(f->sets[k].name), ls.counterset, len))
             k++;
         if (k == f->nsets) {
             if (grow((void **)&f->sets, &f->sets_cap, f->nsets + 1, sizeof *f->sets))
@@ -694,7 +694,7 @@ static int find_set(const top_frame *f, const char *name)
     if (!name)
         return -1;
     for (size_t i = 0; i < f->nsets; i++)
-        if (pcw_name_equal(f->sets[i].name, strlen(f->sets[i].name), name, strlen(name)))
+        if (pcw__name_equal(f->sets[i].name, strlen(f->sets[i].name), name, strlen(name)))
             return (int)i;
     return -1;
 }
@@ -1085,7 +1085,7 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     if (!target && !m->want_first)
         drop_handle(m);
     if (target && (m->reshow || !m->shown ||
-                   !pcw_name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
+                   !pcw__name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
         m->reshow = 0;
         if (find_set(f, target) < 0) {
             drop_handle(m);

@@ -72,7 +72,7 @@ int view_filter_match(const char *pattern, const char *name, size_t len)
     if (!m)
         return 1;
     if (has_wildcard(pattern))
-        return pcw_wildcard_match(pattern, m, name, len);
+        return pcw__wildcard_match(pattern, m, name, len);
     /* A plain word: a case-insensitive substring (as htop's filter). */
     char buf[sizeof((top_view *)0)->filter + 2];
     if (m + 2 >= sizeof buf)
@@ -80,7 +80,7 @@ int view_filter_match(const char *pattern, const char *name, size_t len)
     buf[0] = '*';
     memcpy(buf + 1, pattern, m);
     buf[m + 1] = '*';
-    return pcw_wildcard_match(buf, m + 2, name, len);
+    return pcw__wildcard_match(buf, m + 2, name, len);
 }
 
 /* The filtered rows of the table (again only when table or filter moved). */
@@ -469,21 +469,21 @@ size_t view_rows(top_view *v, top_model *m, size_t first, size_t n, uint32_t *ro
 int view_parse_sort(const top_frame *f, const char *name, int *sort)
 {
     size_t n = strlen(name);
-    if (!n || pcw_name_equal(name, n, "none", 4)) {
+    if (!n || pcw__name_equal(name, n, "none", 4)) {
         *sort = TOP_SORT_NONE;
         return 0;
     }
-    if (pcw_name_equal(name, n, "name", 4) || pcw_name_equal(name, n, "instance", 8)) {
+    if (pcw__name_equal(name, n, "name", 4) || pcw__name_equal(name, n, "instance", 8)) {
         *sort = TOP_SORT_NAME;
         return 0;
     }
-    if (pcw_name_equal(name, n, "pid", 3)) {
+    if (pcw__name_equal(name, n, "pid", 3)) {
         *sort = TOP_SORT_PID;
         return 0;
     }
     const top_table *t = f ? f->table : NULL;
     for (uint32_t k = 0; t && k < t->ncols; k++)
-        if (pcw_name_equal(name, n, t->cols[k].name, strlen(t->cols[k].name))) {
+        if (pcw__name_equal(name, n, t->cols[k].name, strlen(t->cols[k].name))) {
             *sort = (int)k;
             return 0;
         }
