@@ -54,23 +54,24 @@ static int make_log(void)
     snprintf(path, sizeof path, "%s/history_read.pcwlog", root && *root ? root : "/tmp");
     unlink(path);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    hist_writer *w;
-    if (fd < 0 || hist_writer_open(&w, fd, path, NULL, why, sizeof why))
+    pcw__hist_writer *w;
+    if (fd < 0 || pcw__hist_writer_open(&w, fd, path, NULL, why, sizeof why))
         return -1;
     static const char *const names[COUNTERS] = {"Count", "Rate", "Level", "Ratio"};
     static const uint32_t types[COUNTERS] = {PERF_COUNTER_LARGE_RAWCOUNT, PERF_COUNTER_COUNTER,
                                              PERF_COUNTER_LARGE_RAWCOUNT, PERF_RAW_FRACTION};
-    hist_value *v = calloc(SERIES, sizeof *v);
+    pcw__hist_value *v = calloc(SERIES, sizeof *v);
     int rc = v ? 0 : -1;
     for (uint32_t i = 0; i < SERIES && !rc; i++) {
         char p[128];
         snprintf(p, sizeof p, "\\\\bench\\HistBench(inst%u)\\%s", i / COUNTERS,
                  names[i % COUNTERS]);
-        hist_series id = {.type = types[i % COUNTERS],
-                          .provider_id = 7,
-                          .instance_id = i / COUNTERS,
-                          .pid = 1234};
-        rc = hist_writer_series(w, i, p, HIST_KIND_RAW) || hist_writer_ident(w, i, &id);
+        pcw__hist_series id = {.type = types[i % COUNTERS],
+                               .provider_id = 7,
+                               .instance_id = i / COUNTERS,
+                               .pid = 1234};
+        rc = pcw__hist_writer_series(w, i, p, PCW__HIST_KIND_RAW) ||
+             pcw__hist_writer_ident(w, i, &id);
     }
     uint64_t mono = 1000000000000ull, real = 1790000000000000000ull;
     for (int s = 0; s < SAMPLES && !rc; s++, mono += 1000000000ull, real += 1000000000ull) {
@@ -89,12 +90,12 @@ static int make_log(void)
             else /* a fraction with its base */
                 r->first = (inst * 7 + (uint64_t)s) % 100, r->second = 100;
         }
-        rc = hist_writer_sample(w, mono, real, v, SERIES);
+        rc = pcw__hist_writer_sample(w, mono, real, v, SERIES);
         if (!rc && s % 10 == 9)
-            rc = hist_writer_flush(w, why, sizeof why);
+            rc = pcw__hist_writer_flush(w, why, sizeof why);
     }
     free(v);
-    if (hist_writer_close(w, why, sizeof why) || rc)
+    if (pcw__hist_writer_close(w, why, sizeof why) || rc)
         return -1;
     snprintf(log_path, sizeof log_path, "%s", path);
     return 0;

@@ -7,7 +7,7 @@
  *       one collection of "\Bench(*)\*" (bench/query.c's provider child and
  *       counterset) and its raw samples logged: pcw_pdh_collect, each
  *       counter's raw column (pcw_pdh_raw_column) copied in order into the
- *       values of the sample (the series counter-major), hist_writer_sample of
+ *       values of the sample (the series counter-major), pcw__hist_writer_sample of
  *       every value, and a block appended (zstd) every 10 samples - a
  *       recorder at one second with the default --flush of 10 s. The log
  *       goes to /dev/null: the figure is the CPU of recording, not the
@@ -54,14 +54,14 @@ static int open_devnull(void)
 
 /* One series per value, counter-major (all instances of counter 0, then of
  * counter 1...): the raw columns are copied in order. */
-static int define(hist_writer *w, size_t n, size_t instances, uint32_t type)
+static int define(pcw__hist_writer *w, size_t n, size_t instances, uint32_t type)
 {
-    hist_series s = {.type = type};
+    pcw__hist_series s = {.type = type};
     for (size_t i = 0; i < n; i++) {
         char path[64];
         snprintf(path, sizeof path, "\\\\host\\Bench(i%zu)\\c%zu", i % instances, i / instances);
-        if (hist_writer_series(w, (uint32_t)i, path, HIST_KIND_RAW) ||
-            hist_writer_ident(w, (uint32_t)i, &s))
+        if (pcw__hist_writer_series(w, (uint32_t)i, path, PCW__HIST_KIND_RAW) ||
+            pcw__hist_writer_ident(w, (uint32_t)i, &s))
             return -1;
     }
     return 0;
@@ -90,13 +90,13 @@ static void bm_record(gb_state *st, void *arg)
         return;
     }
     size_t series = (size_t)(n * c);
-    hist_value *v = calloc(series, sizeof *v);
+    pcw__hist_value *v = calloc(series, sizeof *v);
     pcw_raw *col = calloc((size_t)n, sizeof *col);
-    hist_writer *w = NULL;
+    pcw__hist_writer *w = NULL;
     char why[256];
     int bad = !v || !col || pcw_pdh_collect(q, NULL) != PCW_OK ||
               pcw_pdh_raw_count(h) != (size_t)n ||
-              hist_writer_open(&w, open_devnull(), "/dev/null", NULL, why, sizeof why) ||
+              pcw__hist_writer_open(&w, open_devnull(), "/dev/null", NULL, why, sizeof why) ||
               define(w, series, (size_t)n, PERF_COUNTER_LARGE_RAWCOUNT);
     if (bad) {
         gb_skip_with_error(st, "set-up failed");
@@ -108,13 +108,14 @@ static void bm_record(gb_state *st, void *arg)
         for (uint32_t k = 0; k < (uint32_t)c; k++) {
             bad |= pcw_pdh_raw_column(h, k, col) != PCW_OK;
             /* Counter-major: series k * n + i, so the copy is sequential. */
-            hist_value *x = v + (size_t)k * (size_t)n;
+            pcw__hist_value *x = v + (size_t)k * (size_t)n;
             for (size_t i = 0; i < (size_t)n; i++)
                 x[i].raw = col[i];
         }
-        bad |= hist_writer_sample(w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q), v, series) != 0;
+        bad |=
+            pcw__hist_writer_sample(w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q), v, series) != 0;
         if (++samples % BLOCK_SAMPLES == 0)
-            bad |= hist_writer_flush(w, why, sizeof why) != 0;
+            bad |= pcw__hist_writer_flush(w, why, sizeof why) != 0;
     }
     if (bad)
         gb_skip_with_error(st, "a collection or a write failed");
@@ -123,7 +124,7 @@ static void bm_record(gb_state *st, void *arg)
     gb_counter(st, "series", (double)series);
 out:
     if (w)
-        hist_writer_close(w, NULL, 0);
+        pcw__hist_writer_close(w, NULL, 0);
     free(v);
     free(col);
     pcw_pdh_close(q);
@@ -159,29 +160,29 @@ static void bm_size_hour(gb_state *st, void *arg)
     const char *dir = getenv("PCW_DIR");
     snprintf(log, sizeof log, "%s/hour.pcwlog", dir ? dir : "/tmp");
     snprintf(csv, sizeof csv, "%s/hour.csv", dir ? dir : "/tmp");
-    hist_value *v = calloc(series, sizeof *v);
-    hist_value *prev = calloc(series, sizeof *prev);
+    pcw__hist_value *v = calloc(series, sizeof *v);
+    pcw__hist_value *prev = calloc(series, sizeof *prev);
     uint64_t *level = calloc(series, sizeof *level);
     FILE *out = fopen(csv, "w");
-    hist_writer *w = NULL;
+    pcw__hist_writer *w = NULL;
     char why[256];
     unlink(log);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (!v || !prev || !level || !out || fd < 0 ||
-        hist_writer_open(&w, fd, log, NULL, why, sizeof why)) {
+        pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why)) {
         gb_skip_with_error(st, "set-up failed");
         goto out;
     }
     /* Series of the three kinds, each with its own type and scale 0. */
     for (size_t i = 0; i < series; i++) {
-        hist_series s = {.type = type_of(kind_of_series(i)),
-                         .provider_id = 1,
-                         .instance_id = (uint32_t)(i / 16),
-                         .pid = 100};
+        pcw__hist_series s = {.type = type_of(kind_of_series(i)),
+                              .provider_id = 1,
+                              .instance_id = (uint32_t)(i / 16),
+                              .pid = 100};
         char path[64];
         snprintf(path, sizeof path, "\\\\host\\Bench(i%zu)\\c%zu", i / 16, i % 16);
-        if (hist_writer_series(w, (uint32_t)i, path, HIST_KIND_RAW) ||
-            hist_writer_ident(w, (uint32_t)i, &s) || fprintf(out, ",\"%s\"", path) < 0) {
+        if (pcw__hist_writer_series(w, (uint32_t)i, path, PCW__HIST_KIND_RAW) ||
+            pcw__hist_writer_ident(w, (uint32_t)i, &s) || fprintf(out, ",\"%s\"", path) < 0) {
             gb_skip_with_error(st, "set-up failed");
             goto out;
         }
@@ -211,9 +212,9 @@ static void bm_size_hour(gb_state *st, void *arg)
                 x->freq = 1000000000ull;
                 x->time_ns = t;
             }
-            bad |= hist_writer_sample(w, t, wall + t - t0, v, series) != 0;
+            bad |= pcw__hist_writer_sample(w, t, wall + t - t0, v, series) != 0;
             if ((s + 1) % BLOCK_SAMPLES == 0)
-                bad |= hist_writer_flush(w, why, sizeof why) != 0;
+                bad |= pcw__hist_writer_flush(w, why, sizeof why) != 0;
             /* typeperf's CSV of the same sample (the first primes: no row). */
             if (s > 0) {
                 fprintf(out, "\"11/27/2026 02:%02d:%02d.%03d\"", s / 60, s % 60,
@@ -232,7 +233,7 @@ static void bm_size_hour(gb_state *st, void *arg)
             memcpy(prev, v, series * sizeof *v);
         }
     }
-    bad |= hist_writer_close(w, why, sizeof why) != 0;
+    bad |= pcw__hist_writer_close(w, why, sizeof why) != 0;
     w = NULL;
     if (bad || fflush(out) != 0) {
         gb_skip_with_error(st, "a write failed");
@@ -248,7 +249,7 @@ static void bm_size_hour(gb_state *st, void *arg)
     }
 out:
     if (w)
-        hist_writer_close(w, NULL, 0);
+        pcw__hist_writer_close(w, NULL, 0);
     if (out)
         fclose(out);
     unlink(log);

@@ -208,26 +208,27 @@ Test(history, new_identity_restarts_rates)
     snprintf(out, sizeof out, "%s/out", tu_root);
     snprintf(err, sizeof err, "%s/err", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
-    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
     uint64_t firsts[4] = {100, 300, 5000, 5400};
     for (int i = 0; i < 4; i++) {
         if (i == 0 || i == 2) {
             id.instance_id = (uint32_t)i + 1;
-            cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+            cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
         }
-        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
-                                .first = firsts[i],
-                                .second = (uint64_t)(i + 1) * 1000000000u,
-                                .freq = 1000000000u}};
-        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
-                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+        pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                     .first = firsts[i],
+                                     .second = (uint64_t)(i + 1) * 1000000000u,
+                                     .freq = 1000000000u}};
+        cr_assert_eq(pcw__hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                             1700000000000000000ull + (uint64_t)i * 1000000000u, &v,
+                                             1),
                      0);
-        cr_assert_eq(hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+        cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
     }
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, NULL}, out, err), 0, "%s", slurp(err));
     char *csv = slurp(out);
     const char *row = strchr(csv, '\n') + 1;
@@ -245,19 +246,19 @@ Test(history, new_identity_restarts_rates)
 /* Samples readable in log now (0 while it has no header yet). */
 static uint64_t samples_in(const char *log, uint64_t *offsets, size_t cap)
 {
-    hist_reader *r;
+    pcw__hist_reader *r;
     char why[256];
-    if (hist_reader_open(&r, log, why, sizeof why))
+    if (pcw__hist_reader_open(&r, log, why, sizeof why))
         return 0;
     uint64_t mono, real, n = 0;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t nv;
-    while (hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
+    while (pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
         if (n < cap)
-            offsets[n] = hist_reader_offset(r); /* one block per sample */
+            offsets[n] = pcw__hist_reader_offset(r); /* one block per sample */
         n++;
     }
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
     return n;
 }
 
@@ -346,7 +347,7 @@ Test(history, sigkill_then_damage)
     free(csv);
 
     /* A byte flipped inside the 4th block: three samples, then its offset. */
-    b[offs[2] + HIST_BLOCK_HEADER + 1] ^= 0x40;
+    b[offs[2] + PCW__HIST_BLOCK_HEADER + 1] ^= 0x40;
     cr_assert_eq(tu_write_file(bad, b, len, 0600), 0);
     cr_assert_eq(run_tool("pcwrelog", (const char *[]){bad, NULL}, out, err), 1);
     e = slurp(err);
@@ -461,46 +462,46 @@ Test(history, short_write_leaves_no_partial_block)
     struct rlimit rl = {6000, 6000};
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\S\\C", HIST_KIND_RAW), 0);
-    hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
-    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\S\\C", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
     int rc = 0;
     uint64_t blocks = 0;
     for (int i = 0; i < 10000 && rc == 0; i++) {
-        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID}};
+        pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID}};
         for (int k = 0; k < 20 && rc == 0; k++) {
             /* values that do not compress: blocks of some hundred bytes */
             v.raw.first = (uint64_t)rand() * 2654435761u;
-            rc = hist_writer_sample(w, 1000 + (uint64_t)(i * 20 + k), 2000, &v, 1);
+            rc = pcw__hist_writer_sample(w, 1000 + (uint64_t)(i * 20 + k), 2000, &v, 1);
         }
-        blocks = hist_writer_blocks(w);
+        blocks = pcw__hist_writer_blocks(w);
         if (rc == 0)
-            rc = hist_writer_flush(w, why, sizeof why);
+            rc = pcw__hist_writer_flush(w, why, sizeof why);
     }
     cr_assert_eq(rc, -1);
     cr_assert(strstr(why, "File too large") && strstr(why, "complete up to byte"), "%s", why);
-    hist_writer_close(w, NULL, 0);
+    pcw__hist_writer_close(w, NULL, 0);
     rl.rlim_cur = rl.rlim_max;
     struct stat st;
     cr_assert_eq(stat(log, &st), 0);
     cr_assert_leq(st.st_size, 6000);
-    hist_reader *r;
-    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
     uint64_t mono, real, n = 0;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t nv;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
         n++;
     cr_assert_eq(rc, 0, "%s", why);
-    cr_assert_eq(hist_reader_blocks(r), blocks);
+    cr_assert_eq(pcw__hist_reader_blocks(r), blocks);
     cr_assert_eq(n, blocks * 20);
-    cr_assert_eq(hist_reader_offset(r), (uint64_t)st.st_size);
-    hist_reader_close(r);
+    cr_assert_eq(pcw__hist_reader_offset(r), (uint64_t)st.st_size);
+    pcw__hist_reader_close(r);
 }
 
-/* A block that compresses more than a reader accepts (HIST_MAX_RATIO: a
+/* A block that compresses more than a reader accepts (PCW__HIST_MAX_RATIO: a
  * constant counter, sampled often) is written uncompressed instead, and
  * reads back: the writer never writes what its reader refuses. */
 Test(history, very_compressible_block_reads_back)
@@ -508,72 +509,72 @@ Test(history, very_compressible_block_reads_back)
     char log[PATH_MAX], why[512];
     snprintf(log, sizeof log, "%s/flat.pcwlog", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S\\Flat", HIST_KIND_RAW), 0);
-    hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
-    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
-    hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = 5}};
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S\\Flat", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
+    pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = 5}};
     for (uint64_t k = 0; k < 200000; k++)
-        cr_assert_eq(hist_writer_sample(w, k * 1000, k * 1000, &v, 1), 0);
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
-    hist_reader *r;
-    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+        cr_assert_eq(pcw__hist_writer_sample(w, k * 1000, k * 1000, &v, 1), 0);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
     uint64_t mono, real, n = 0;
-    const hist_value *got;
+    const pcw__hist_value *got;
     size_t nv;
     int rc;
-    while ((rc = hist_reader_next(r, &mono, &real, &got, &nv, why, sizeof why)) == 1) {
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &got, &nv, why, sizeof why)) == 1) {
         cr_assert_eq(got[0].raw.first, 5);
         cr_assert_eq(mono, n * 1000);
         n++;
     }
     cr_assert_eq(rc, 0, "%s", why);
     cr_assert_eq(n, 200000);
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
 }
 
 /* ---- hostile input ---------------------------------------------------------------- */
 
 static int read_all(const unsigned char *b, size_t len, char *why, size_t cap)
 {
-    hist_reader *r;
-    if (hist_reader_open_mem(&r, b, len, why, cap))
+    pcw__hist_reader *r;
+    if (pcw__hist_reader_open_mem(&r, b, len, why, cap))
         return -2;
     uint64_t mono, real;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t n;
     int rc;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &n, why, cap)) == 1)
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &n, why, cap)) == 1)
         ;
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
     return rc;
 }
 
 Test(history, hostile_headers)
 {
-    unsigned char b[HIST_FILE_HEADER + HIST_BLOCK_HEADER] = {0};
+    unsigned char b[PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER] = {0};
     char why[256];
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "not a pcw log"), "%s", why);
-    memcpy(b, HIST_MAGIC, 8);
-    hist_put_le32(b + 8, HIST_VERSION + 1);
+    memcpy(b, PCW__HIST_MAGIC, 8);
+    pcw__hist_put_le32(b + 8, PCW__HIST_VERSION + 1);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "version 3, this reader knows versions 1 to 2"), "%s", why);
-    hist_put_le32(b + 8, 0);
+    pcw__hist_put_le32(b + 8, 0);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "version 0"), "%s", why);
-    hist_put_le32(b + 8, HIST_VERSION);
-    cr_assert_eq(read_all(b, HIST_FILE_HEADER, why, sizeof why), 0); /* empty log */
-    unsigned char *h = b + HIST_FILE_HEADER;
-    hist_put_le32(h, HIST_BLOCK_MAGIC);
-    hist_put_le32(h + 4, 100);                /* stored */
-    hist_put_le32(h + 8, HIST_BLOCK_MAX_RAW); /* a zstd bomb's claim */
-    hist_put_le32(h + 12, HIST_BLOCK_ZSTD);
+    pcw__hist_put_le32(b + 8, PCW__HIST_VERSION);
+    cr_assert_eq(read_all(b, PCW__HIST_FILE_HEADER, why, sizeof why), 0); /* empty log */
+    unsigned char *h = b + PCW__HIST_FILE_HEADER;
+    pcw__hist_put_le32(h, PCW__HIST_BLOCK_MAGIC);
+    pcw__hist_put_le32(h + 4, 100);                     /* stored */
+    pcw__hist_put_le32(h + 8, PCW__HIST_BLOCK_MAX_RAW); /* a zstd bomb's claim */
+    pcw__hist_put_le32(h + 12, PCW__HIST_BLOCK_ZSTD);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -1);
     cr_assert(strstr(why, "block at offset 16: bad lengths"), "%s", why);
-    hist_put_le32(h + 8, 100);
-    hist_put_le64(h + 16, 5);
+    pcw__hist_put_le32(h + 8, 100);
+    pcw__hist_put_le64(h + 16, 5);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -1);
     cr_assert(strstr(why, "sequence number 5, expected 0"), "%s", why);
 }
@@ -591,21 +592,21 @@ Test(history, fuzz_seeds_are_whole_logs)
         snprintf(path, sizeof path, "%s/fuzz/history-seeds/%s", build_dir(), names[i]);
         size_t len = 0;
         unsigned char *b = tu_read_file(path, 1 << 20, &len);
-        cr_assert(b && len > HIST_FILE_HEADER, "no seed %s (make %s/.stamp)", path, path);
-        for (size_t off = HIST_FILE_HEADER; off + HIST_BLOCK_HEADER <= len;
-             off += HIST_BLOCK_HEADER + hist_le32(b + off + 4))
-            zstd |= (hist_le32(b + off + 12) & HIST_BLOCK_ZSTD) != 0;
+        cr_assert(b && len > PCW__HIST_FILE_HEADER, "no seed %s (make %s/.stamp)", path, path);
+        for (size_t off = PCW__HIST_FILE_HEADER; off + PCW__HIST_BLOCK_HEADER <= len;
+             off += PCW__HIST_BLOCK_HEADER + pcw__hist_le32(b + off + 4))
+            zstd |= (pcw__hist_le32(b + off + 12) & PCW__HIST_BLOCK_ZSTD) != 0;
         cr_assert_eq(read_all(b, len, why, sizeof why), 0, "%s: %s", names[i], why);
-        hist_reader *r;
-        cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0);
+        pcw__hist_reader *r;
+        cr_assert_eq(pcw__hist_reader_open_mem(&r, b, len, why, sizeof why), 0);
         uint64_t mono, real, n = 0;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t nv;
-        while (hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1)
+        while (pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1)
             n++;
         cr_assert_geq(n, 10, "%s: %llu samples", names[i], (unsigned long long)n);
-        cr_assert_geq(hist_reader_series_count(r), 2);
-        hist_reader_close(r);
+        cr_assert_geq(pcw__hist_reader_series_count(r), 2);
+        pcw__hist_reader_close(r);
         free(b);
     }
     cr_assert(zstd, "no seed holds a zstd block");
@@ -737,31 +738,32 @@ static size_t v1_log(unsigned char *b, uint32_t version)
 {
     unsigned char pay[256];
     size_t n = 0;
-    const uint64_t recs[] = {HIST_REC_SERIES,           0, HIST_KIND_RAW,      4,
-                             /* path */ HIST_REC_IDENT, 0, PERF_PCW_HISTOGRAM, 0, 7, 1, 2, 0,
-                             HIST_REC_SERIES,           1, HIST_KIND_COMPUTED, 4};
+    const uint64_t recs[] = {
+        PCW__HIST_REC_SERIES,           0, PCW__HIST_KIND_RAW,      4,
+        /* path */ PCW__HIST_REC_IDENT, 0, PERF_PCW_HISTOGRAM,      0, 7, 1, 2, 0,
+        PCW__HIST_REC_SERIES,           1, PCW__HIST_KIND_COMPUTED, 4};
     for (size_t i = 0; i < sizeof recs / sizeof *recs; i++) {
-        n += hist_put_varint(pay + n, recs[i]);
+        n += pcw__hist_put_varint(pay + n, recs[i]);
         if (i == 3 || i == 15)
             memcpy(pay + n, "\\S\\C", 4), n += 4;
     }
     for (int s = 0; s < 2; s++) { /* two samples: the raw value VALID, then ABOVE_RANGE */
-        const uint64_t smp[] = {HIST_REC_SAMPLE, s ? 2 : 1000, 0, 2, 0, 0, 0, 0, 0, 0, 12};
+        const uint64_t smp[] = {PCW__HIST_REC_SAMPLE, s ? 2 : 1000, 0, 2, 0, 0, 0, 0, 0, 0, 12};
         for (size_t i = 0; i < sizeof smp / sizeof *smp; i++)
-            n += hist_put_varint(pay + n, smp[i]);
+            n += pcw__hist_put_varint(pay + n, smp[i]);
     }
-    memcpy(b, HIST_MAGIC, 8);
-    hist_put_le32(b + 8, version);
-    hist_put_le32(b + 12, 0);
-    unsigned char *h = b + HIST_FILE_HEADER;
-    memset(h, 0, HIST_BLOCK_HEADER);
-    hist_put_le32(h, HIST_BLOCK_MAGIC);
-    hist_put_le32(h + 4, (uint32_t)n);
-    hist_put_le32(h + 8, (uint32_t)n);
-    memcpy(h + HIST_BLOCK_HEADER, pay, n);
+    memcpy(b, PCW__HIST_MAGIC, 8);
+    pcw__hist_put_le32(b + 8, version);
+    pcw__hist_put_le32(b + 12, 0);
+    unsigned char *h = b + PCW__HIST_FILE_HEADER;
+    memset(h, 0, PCW__HIST_BLOCK_HEADER);
+    pcw__hist_put_le32(h, PCW__HIST_BLOCK_MAGIC);
+    pcw__hist_put_le32(h + 4, (uint32_t)n);
+    pcw__hist_put_le32(h + 8, (uint32_t)n);
+    memcpy(h + PCW__HIST_BLOCK_HEADER, pay, n);
     uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    hist_put_le32(h + 24, (uint32_t)crc32(crc, pay, (uInt)n));
-    return HIST_FILE_HEADER + HIST_BLOCK_HEADER + n;
+    pcw__hist_put_le32(h + 24, (uint32_t)crc32(crc, pay, (uInt)n));
+    return PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER + n;
 }
 
 Test(history, version1_logs_still_read)
@@ -769,35 +771,35 @@ Test(history, version1_logs_still_read)
     unsigned char b[512];
     char why[256];
     size_t len = v1_log(b, 1);
-    hist_reader *r;
-    cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_reader_version(r), 1);
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_reader_version(r), 1);
     uint64_t mono, real;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t nv;
     int rc, samples = 0;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
         samples++;
         cr_assert_eq(nv, 2);
         cr_assert_eq(v[0].raw.status, PCW_CSTATUS_VALID);
         cr_assert_eq(v[0].hn, 0);
         cr_assert_eq(v[1].raw.status, PCW_CSTATUS_ABOVE_RANGE);
         double x;
-        cr_assert_eq(hist_cook(hist_reader_series(r, 1), &v[1], NULL, 0, &x),
+        cr_assert_eq(pcw__hist_cook(pcw__hist_reader_series(r, 1), &v[1], NULL, 0, &x),
                      PCW_CSTATUS_ABOVE_RANGE);
     }
     cr_assert_eq(rc, 0, "%s", why);
     cr_assert_eq(samples, 2);
-    cr_assert_eq(hist_reader_series(r, 0)->hshape, 0);
-    hist_reader_close(r);
+    cr_assert_eq(pcw__hist_reader_series(r, 0)->hshape, 0);
+    pcw__hist_reader_close(r);
     /* The same bytes claiming version 2: the identity lacks its shape. */
     len = v1_log(b, 2);
-    cr_assert_eq(hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
+    cr_assert_eq(pcw__hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
         ;
     cr_assert_eq(rc, -1);
     cr_assert(strstr(why, "block at offset 16"), "%s", why);
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
 }
 
 /* ---- the recorder for days: rotation, new instances ---------------------------- */
@@ -807,22 +809,22 @@ Test(history, version1_logs_still_read)
  * end. */
 static long log_samples(const char *log, uint64_t *first, uint64_t *last)
 {
-    hist_reader *r;
+    pcw__hist_reader *r;
     char why[256];
     *first = *last = 0;
-    if (hist_reader_open(&r, log, why, sizeof why))
+    if (pcw__hist_reader_open(&r, log, why, sizeof why))
         return -1;
     uint64_t mono, real;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t nv;
     long n = 0;
     int rc;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1) {
         if (!n++)
             *first = real;
         *last = real;
     }
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
     return rc == 0 ? n : -1;
 }
 
@@ -935,17 +937,17 @@ Test(history, new_instances_become_series)
     while (!seen) {
         cr_assert(tu_now_ms() < deadline, "b never logged: %s", slurp(err));
         pause_ms(10);
-        hist_reader *r;
+        pcw__hist_reader *r;
         char why[256];
-        if (hist_reader_open(&r, log, why, sizeof why))
+        if (pcw__hist_reader_open(&r, log, why, sizeof why))
             continue;
         uint64_t mono, real;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t nv;
         int before = 0;
-        while (!seen && hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
+        while (!seen && pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
             for (size_t i = 0; i < nv; i++) {
-                const hist_series *s = hist_reader_series(r, i);
+                const pcw__hist_series *s = pcw__hist_reader_series(r, i);
                 if (!strstr(s->path, "\\Grow(b)\\Level"))
                     continue;
                 if (v[i].raw.status == PCW_CSTATUS_VALID) {
@@ -957,7 +959,7 @@ Test(history, new_instances_become_series)
         }
         if (seen)
             cr_assert_geq(before, 3, "b's series should start after the first samples");
-        hist_reader_close(r);
+        pcw__hist_reader_close(r);
     }
     kill(pid, SIGTERM);
     int st;
@@ -1037,31 +1039,31 @@ Test(history, histogram_total_nonfinite_is_no_number)
     char log[PATH_MAX], why[512];
     snprintf(log, sizeof log, "%s/inf.pcwlog", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\S(_Total)\\H:max", HIST_KIND_COMPUTED), 0);
-    cr_assert_eq(hist_writer_series(w, 1, "\\S(_Total)\\H:mean", HIST_KIND_COMPUTED), 0);
-    hist_series id = {.type = PERF_PCW_HISTOGRAM,
-                      .hshape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_NS, 3, -30, 12),
-                      .hstat = {.kind = PCW_HSTAT_MAX}};
-    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\S(_Total)\\H:max", PCW__HIST_KIND_COMPUTED), 0);
+    cr_assert_eq(pcw__hist_writer_series(w, 1, "\\S(_Total)\\H:mean", PCW__HIST_KIND_COMPUTED), 0);
+    pcw__hist_series id = {.type = PERF_PCW_HISTOGRAM,
+                           .hshape = PCW_HISTOGRAM_SHAPE(PCW_HIST_UNIT_NS, 3, -30, 12),
+                           .hstat = {.kind = PCW_HSTAT_MAX}};
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
     id.hstat.kind = PCW_HSTAT_MEAN;
-    cr_assert_eq(hist_writer_ident(w, 1, &id), 0);
-    hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_ABOVE_RANGE}, .computed = INFINITY},
-                       {.raw = {.status = PCW_CSTATUS_VALID}, .computed = NAN}};
-    cr_assert_eq(hist_writer_sample(w, 1000, 2000, v, 2), 0);
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
-    hist_reader *r;
-    cr_assert_eq(hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_ident(w, 1, &id), 0);
+    pcw__hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_ABOVE_RANGE}, .computed = INFINITY},
+                            {.raw = {.status = PCW_CSTATUS_VALID}, .computed = NAN}};
+    cr_assert_eq(pcw__hist_writer_sample(w, 1000, 2000, v, 2), 0);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
     uint64_t mono, real;
-    const hist_value *got;
+    const pcw__hist_value *got;
     size_t n;
-    cr_assert_eq(hist_reader_next(r, &mono, &real, &got, &n, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &got, &n, why, sizeof why), 1, "%s", why);
     for (size_t i = 0; i < 2; i++) {
         double x = 1;
-        int st = hist_cook(hist_reader_series(r, i), &got[i], NULL, 0, &x);
+        int st = pcw__hist_cook(pcw__hist_reader_series(r, i), &got[i], NULL, 0, &x);
         cr_assert_eq(st, PCW_CSTATUS_OVERFLOW, "series %zu: status %d, value %g", i, st, x);
         cr_assert_eq(x, 0.0);
     }
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
 }

@@ -499,9 +499,9 @@ Test(history_query, two_logs_read_as_one)
 static size_t block_offsets(const unsigned char *b, size_t len, uint64_t *off, size_t cap)
 {
     size_t n = 0;
-    for (uint64_t at = HIST_FILE_HEADER; at + HIST_BLOCK_HEADER <= len && n < cap;) {
+    for (uint64_t at = PCW__HIST_FILE_HEADER; at + PCW__HIST_BLOCK_HEADER <= len && n < cap;) {
         off[n++] = at;
-        at += HIST_BLOCK_HEADER + hist_le32(b + at + 4);
+        at += PCW__HIST_BLOCK_HEADER + pcw__hist_le32(b + at + 4);
     }
     return n;
 }
@@ -543,7 +543,7 @@ Test(history_query, damaged_block_ends_the_log_naming_its_offset)
     cr_assert_eq(nb, 9, "one block a sample: %zu", nb);
 
     /* A byte flipped in the 4th block: three samples, then the error. */
-    b[off[3] + HIST_BLOCK_HEADER + 1] ^= 0x40;
+    b[off[3] + PCW__HIST_BLOCK_HEADER + 1] ^= 0x40;
     cr_assert_eq(tu_write_file(bad, b, len, 0600), 0);
     pcw_pdh *q;
     char why[512];
@@ -579,7 +579,7 @@ Test(history_query, damaged_block_ends_the_log_naming_its_offset)
     pcw_pdh_close(q);
 
     /* Cut inside the last block (a recorder killed mid-write). */
-    b[off[3] + HIST_BLOCK_HEADER + 1] ^= 0x40;
+    b[off[3] + PCW__HIST_BLOCK_HEADER + 1] ^= 0x40;
     cr_assert_eq(tu_write_file(cut, b, (size_t)off[8] + 10, 0600), 0);
     cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){cut}, 1, why, sizeof why), PCW_OK);
     pcw_pdh_get_log_info(q, &info);
@@ -622,21 +622,22 @@ Test(history_query, bad_files_and_paths)
     char log[PATH_MAX];
     snprintf(log, sizeof log, "%s/one.pcwlog", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
-    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
-    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
     for (int i = 0; i < 3; i++) {
-        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
-                                .first = (uint64_t)i * 100,
-                                .second = (uint64_t)(i + 1) * 1000000000u,
-                                .freq = 1000000000u}};
-        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
-                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+        pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                     .first = (uint64_t)i * 100,
+                                     .second = (uint64_t)(i + 1) * 1000000000u,
+                                     .freq = 1000000000u}};
+        cr_assert_eq(pcw__hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                             1700000000000000000ull + (uint64_t)i * 1000000000u, &v,
+                                             1),
                      0);
     }
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
                  why);
     pcw_path_error e;
@@ -691,28 +692,29 @@ Test(history_query, new_identity_has_no_previous_sample)
     char log[PATH_MAX], why[512];
     snprintf(log, sizeof log, "%s/ident.pcwlog", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", HIST_KIND_RAW), 0);
-    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(x)\\Rate", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 1, .instance_id = 1};
     uint64_t firsts[5] = {100, 300, 5000, 5400, 5500};
     for (int i = 0; i < 5; i++) {
         if (i == 0 || i == 2) {
             id.instance_id = (uint32_t)i + 1;
-            cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
+            cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
         }
-        hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
-                                .first = firsts[i],
-                                .second = (uint64_t)(i + 1) * 1000000000u,
-                                .freq = 1000000000u}};
-        cr_assert_eq(hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
-                                        1700000000000000000ull + (uint64_t)i * 1000000000u, &v, 1),
+        pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                     .first = firsts[i],
+                                     .second = (uint64_t)(i + 1) * 1000000000u,
+                                     .freq = 1000000000u}};
+        cr_assert_eq(pcw__hist_writer_sample(w, (uint64_t)(i + 1) * 1000000000u,
+                                             1700000000000000000ull + (uint64_t)i * 1000000000u, &v,
+                                             1),
                      0);
         if (i <= 1) /* sample 1 a block without the identity record, the change at a
                        block's start */
-            cr_assert_eq(hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+            cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
     }
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     pcw_pdh *q;
     cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
                  why);
@@ -758,8 +760,8 @@ Test(history_query, new_identity_has_no_previous_sample)
 #define HSAMPLES 14
 Test(history_query, histogram_as_live)
 {
-#if HIST_VERSION < 2
-    cr_skip_test("this log format (version %u) keeps no histogram buckets", HIST_VERSION);
+#if PCW__HIST_VERSION < 2
+    cr_skip_test("this log format (version %u) keeps no histogram buckets", PCW__HIST_VERSION);
 #else
     tu_child p;
     cr_assert_eq(tu_spawn(&p, "top_hist_provider", (const char *[]){NULL}), 0);
@@ -887,14 +889,14 @@ Test(history_query, histogram_as_live)
 /* Append a block of `payload` (stored as it is) with sequence number seq. */
 static void put_block(FILE *f, uint64_t seq, const unsigned char *payload, size_t len)
 {
-    unsigned char h[HIST_BLOCK_HEADER] = {0};
-    hist_put_le32(h, HIST_BLOCK_MAGIC);
-    hist_put_le32(h + 4, (uint32_t)len);
-    hist_put_le32(h + 8, (uint32_t)len);
-    hist_put_le64(h + 16, seq);
+    unsigned char h[PCW__HIST_BLOCK_HEADER] = {0};
+    pcw__hist_put_le32(h, PCW__HIST_BLOCK_MAGIC);
+    pcw__hist_put_le32(h + 4, (uint32_t)len);
+    pcw__hist_put_le32(h + 8, (uint32_t)len);
+    pcw__hist_put_le64(h + 16, seq);
     uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
     crc = crc32(crc, payload, (uInt)len);
-    hist_put_le32(h + 24, (uint32_t)crc);
+    pcw__hist_put_le32(h + 24, (uint32_t)crc);
     cr_assert_eq(fwrite(h, 1, sizeof h, f), sizeof h);
     cr_assert_eq(fwrite(payload, 1, len, f), len);
 }
@@ -912,28 +914,28 @@ Test(history_query, tiny_samples_of_many_series_cost_their_bytes)
     snprintf(log, sizeof log, "%s/many.pcwlog", tu_root);
     FILE *f = fopen(log, "w");
     cr_assert(f);
-    unsigned char hdr[HIST_FILE_HEADER] = "PCWLOG\r\n";
-    hist_put_le32(hdr + 8, HIST_VERSION);
+    unsigned char hdr[PCW__HIST_FILE_HEADER] = "PCWLOG\r\n";
+    pcw__hist_put_le32(hdr + 8, PCW__HIST_VERSION);
     cr_assert_eq(fwrite(hdr, 1, sizeof hdr, f), sizeof hdr);
     unsigned char *b = malloc((size_t)NSERIES * 40 + 64);
     size_t len = 0;
     for (uint32_t i = 0; i < NSERIES; i++) {
         char path[40];
         int pl = snprintf(path, sizeof path, "\\\\h\\S(i%u)\\C", i);
-        len += hist_put_varint(b + len, HIST_REC_SERIES);
-        len += hist_put_varint(b + len, i);
-        len += hist_put_varint(b + len, HIST_KIND_RAW);
-        len += hist_put_varint(b + len, (uint64_t)pl);
+        len += pcw__hist_put_varint(b + len, PCW__HIST_REC_SERIES);
+        len += pcw__hist_put_varint(b + len, i);
+        len += pcw__hist_put_varint(b + len, PCW__HIST_KIND_RAW);
+        len += pcw__hist_put_varint(b + len, (uint64_t)pl);
         memcpy(b + len, path, (size_t)pl);
         len += (size_t)pl;
     }
     put_block(f, 0, b, len);
     for (uint64_t s = 1; s <= NSAMPLES; s++) {
         len = 0;
-        len += hist_put_varint(b + len, HIST_REC_SAMPLE);
-        len += hist_put_varint(b + len, 1000000000ull * s); /* a block's first time: whole */
-        len += hist_put_varint(b + len, 0);
-        len += hist_put_varint(b + len, 0); /* no values */
+        len += pcw__hist_put_varint(b + len, PCW__HIST_REC_SAMPLE);
+        len += pcw__hist_put_varint(b + len, 1000000000ull * s); /* a block's first time: whole */
+        len += pcw__hist_put_varint(b + len, 0);
+        len += pcw__hist_put_varint(b + len, 0); /* no values */
         put_block(f, s, b, len);
     }
     cr_assert_eq(fclose(f), 0);
@@ -973,22 +975,22 @@ Test(history_query, hostile_scale_cooks_without_crashing)
     char log[PATH_MAX], why[512];
     snprintf(log, sizeof log, "%s/scale.pcwlog", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
     const int32_t scales[3] = {INT32_MIN, INT32_MAX, -400};
     for (uint32_t i = 0; i < 3; i++) {
         char path[64];
         snprintf(path, sizeof path, "\\\\h\\S(x%u)\\Level", i);
-        cr_assert_eq(hist_writer_series(w, i, path, HIST_KIND_RAW), 0);
-        hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT, .scale = scales[i]};
-        cr_assert_eq(hist_writer_ident(w, i, &id), 0);
+        cr_assert_eq(pcw__hist_writer_series(w, i, path, PCW__HIST_KIND_RAW), 0);
+        pcw__hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT, .scale = scales[i]};
+        cr_assert_eq(pcw__hist_writer_ident(w, i, &id), 0);
     }
-    hist_value v[3];
+    pcw__hist_value v[3];
     memset(v, 0, sizeof v);
     for (int i = 0; i < 3; i++)
         v[i].raw = (pcw_raw){.status = PCW_CSTATUS_VALID, .first = 42};
-    cr_assert_eq(hist_writer_sample(w, 1000000000u, 1700000000000000000ull, v, 3), 0);
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_sample(w, 1000000000u, 1700000000000000000ull, v, 3), 0);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     pcw_pdh *q;
     cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
                  why);

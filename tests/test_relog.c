@@ -346,35 +346,35 @@ static void synth_log(const char *path, int n, int odd, int gone)
 {
     char why[512];
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, path, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(a)\\R", HIST_KIND_RAW), 0);
-    cr_assert_eq(hist_writer_series(w, 1, "\\\\h\\S(b)\\R", HIST_KIND_RAW), 0);
-    hist_series ia = {.type = PERF_COUNTER_COUNTER, .provider_id = 7, .instance_id = 1};
-    hist_series ib = {.type = PERF_COUNTER_COUNTER, .provider_id = 7, .instance_id = 2};
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, path, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(a)\\R", PCW__HIST_KIND_RAW), 0);
+    cr_assert_eq(pcw__hist_writer_series(w, 1, "\\\\h\\S(b)\\R", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series ia = {.type = PERF_COUNTER_COUNTER, .provider_id = 7, .instance_id = 1};
+    pcw__hist_series ib = {.type = PERF_COUNTER_COUNTER, .provider_id = 7, .instance_id = 2};
     for (int k = 0; k < n; k++) {
         if (k == 0 || k == odd || k == odd + 1) {
             ia.instance_id = k == odd ? 9 : 1;
-            cr_assert_eq(hist_writer_ident(w, 0, &ia), 0);
+            cr_assert_eq(pcw__hist_writer_ident(w, 0, &ia), 0);
         }
         if (k == 0 || k == gone) {
             ib.instance_id = k == gone ? 3 : 2;
-            cr_assert_eq(hist_writer_ident(w, 1, &ib), 0);
+            cr_assert_eq(pcw__hist_writer_ident(w, 1, &ib), 0);
         }
         uint64_t t = (uint64_t)k * 1000000000u;
-        hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_VALID,
-                                    .first = k == odd ? 5 : (uint64_t)k * k * 100,
-                                    .second = t,
-                                    .freq = 1000000000u}},
-                           {.raw = {.status = PCW_CSTATUS_VALID,
-                                    .first = (uint64_t)k * 1000,
-                                    .second = t,
-                                    .freq = 1000000000u}}};
-        cr_assert_eq(hist_writer_sample(w, 1000 + t, T0 + t, v, 2), 0);
+        pcw__hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_VALID,
+                                         .first = k == odd ? 5 : (uint64_t)k * k * 100,
+                                         .second = t,
+                                         .freq = 1000000000u}},
+                                {.raw = {.status = PCW_CSTATUS_VALID,
+                                         .first = (uint64_t)k * 1000,
+                                         .second = t,
+                                         .freq = 1000000000u}}};
+        cr_assert_eq(pcw__hist_writer_sample(w, 1000 + t, T0 + t, v, 2), 0);
         if (k % 4 == 3)
-            cr_assert_eq(hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+            cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
     }
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
 }
 
 /* The value of column col in row r of csv, "" when empty. */
@@ -624,27 +624,27 @@ Test(relog, damaged_log_among_several)
     {                           /* b: 100 s after a, another provider's "\\h\S(a)\R" */
         char why[512];
         int fd = open(b, O_WRONLY | O_CREAT | O_EXCL, 0600);
-        hist_writer *w;
-        cr_assert_eq(hist_writer_open(&w, fd, b, NULL, why, sizeof why), 0);
-        cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S(a)\\R", HIST_KIND_RAW), 0);
-        hist_series ia = {.type = PERF_COUNTER_COUNTER, .provider_id = 8, .instance_id = 1};
-        cr_assert_eq(hist_writer_ident(w, 0, &ia), 0);
+        pcw__hist_writer *w;
+        cr_assert_eq(pcw__hist_writer_open(&w, fd, b, NULL, why, sizeof why), 0);
+        cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(a)\\R", PCW__HIST_KIND_RAW), 0);
+        pcw__hist_series ia = {.type = PERF_COUNTER_COUNTER, .provider_id = 8, .instance_id = 1};
+        cr_assert_eq(pcw__hist_writer_ident(w, 0, &ia), 0);
         for (uint64_t k = 0; k < 3; k++) {
-            hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
-                                    .first = k * 10,
-                                    .second = k * 1000000000u,
-                                    .freq = 1000000000u}};
-            cr_assert_eq(hist_writer_sample(w, k, T0 + (100 + k) * 1000000000u, &v, 1), 0);
+            pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID,
+                                         .first = k * 10,
+                                         .second = k * 1000000000u,
+                                         .freq = 1000000000u}};
+            cr_assert_eq(pcw__hist_writer_sample(w, k, T0 + (100 + k) * 1000000000u, &v, 1), 0);
         }
-        cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+        cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     }
     /* a's second block (samples 4..7) damaged: a byte flipped. */
     size_t len = 0;
     unsigned char *buf = tu_read_file(a, 1 << 20, &len);
     cr_assert(buf);
-    uint64_t off = HIST_FILE_HEADER;
-    off += HIST_BLOCK_HEADER + hist_le32(buf + off + 4); /* the second block */
-    buf[off + HIST_BLOCK_HEADER + 2] ^= 0x10;
+    uint64_t off = PCW__HIST_FILE_HEADER;
+    off += PCW__HIST_BLOCK_HEADER + pcw__hist_le32(buf + off + 4); /* the second block */
+    buf[off + PCW__HIST_BLOCK_HEADER + 2] ^= 0x10;
     cr_assert_eq(tu_write_file(bad, buf, len, 0600), 0);
     free(buf);
     char want[256];
@@ -721,25 +721,26 @@ Test(relog, one_path_many_times_is_linear)
      * one series at a time, which under ASan is itself quadratic. */
     enum { N = 400000 };
     const char path[] = "\\\\h\\S(a)\\R";
-    size_t cap = HIST_FILE_HEADER + HIST_BLOCK_HEADER + (size_t)N * (4 + 10 + sizeof path);
-    unsigned char *b = calloc(1, cap), *p = b + HIST_FILE_HEADER + HIST_BLOCK_HEADER;
-    memcpy(b, HIST_MAGIC, 8);
-    hist_put_le32(b + 8, HIST_VERSION);
+    size_t cap =
+        PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER + (size_t)N * (4 + 10 + sizeof path);
+    unsigned char *b = calloc(1, cap), *p = b + PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER;
+    memcpy(b, PCW__HIST_MAGIC, 8);
+    pcw__hist_put_le32(b + 8, PCW__HIST_VERSION);
     for (uint32_t i = 0; i < N; i++) {
-        p += hist_put_varint(p, HIST_REC_SERIES);
-        p += hist_put_varint(p, i);
-        p += hist_put_varint(p, HIST_KIND_RAW);
-        p += hist_put_varint(p, sizeof path - 1);
+        p += pcw__hist_put_varint(p, PCW__HIST_REC_SERIES);
+        p += pcw__hist_put_varint(p, i);
+        p += pcw__hist_put_varint(p, PCW__HIST_KIND_RAW);
+        p += pcw__hist_put_varint(p, sizeof path - 1);
         memcpy(p, path, sizeof path - 1);
         p += sizeof path - 1;
     }
-    unsigned char *h = b + HIST_FILE_HEADER;
-    uint32_t len = (uint32_t)(p - h - HIST_BLOCK_HEADER);
-    hist_put_le32(h, HIST_BLOCK_MAGIC);
-    hist_put_le32(h + 4, len);
-    hist_put_le32(h + 8, len);
+    unsigned char *h = b + PCW__HIST_FILE_HEADER;
+    uint32_t len = (uint32_t)(p - h - PCW__HIST_BLOCK_HEADER);
+    pcw__hist_put_le32(h, PCW__HIST_BLOCK_MAGIC);
+    pcw__hist_put_le32(h + 4, len);
+    pcw__hist_put_le32(h + 8, len);
     uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    hist_put_le32(h + 24, (uint32_t)crc32(crc, h + HIST_BLOCK_HEADER, len));
+    pcw__hist_put_le32(h + 24, (uint32_t)crc32(crc, h + PCW__HIST_BLOCK_HEADER, len));
     char *log = path_in_root("same.pcwlog");
     cr_assert_eq(tu_write_file(log, b, (size_t)(p - b), 0600), 0);
     free(b);
@@ -762,18 +763,18 @@ Test(relog, selects_parent_instances)
     const char *paths[] = {"\\\\h\\P(web/0)\\C", "\\\\h\\P(web/1)\\C", "\\\\h\\P(db/0)\\C",
                            "\\\\h\\P(web/0/1)\\C"};
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    hist_series id = {.type = PERF_COUNTER_RAWCOUNT};
-    hist_value v[4];
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    pcw__hist_series id = {.type = PERF_COUNTER_RAWCOUNT};
+    pcw__hist_value v[4];
     for (uint32_t i = 0; i < 4; i++) {
-        cr_assert_eq(hist_writer_series(w, i, paths[i], HIST_KIND_RAW), 0);
-        cr_assert_eq(hist_writer_ident(w, i, &id), 0);
-        v[i] = (hist_value){.raw = {.status = PCW_CSTATUS_VALID, .first = i + 1}};
+        cr_assert_eq(pcw__hist_writer_series(w, i, paths[i], PCW__HIST_KIND_RAW), 0);
+        cr_assert_eq(pcw__hist_writer_ident(w, i, &id), 0);
+        v[i] = (pcw__hist_value){.raw = {.status = PCW_CSTATUS_VALID, .first = i + 1}};
     }
     for (uint64_t k = 0; k < 2; k++)
-        cr_assert_eq(hist_writer_sample(w, k, T0 + k * 1000000000u, v, 4), 0);
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+        cr_assert_eq(pcw__hist_writer_sample(w, k, T0 + k * 1000000000u, v, 4), 0);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     struct {
         const char *pattern, *header;
     } cases[] = {
@@ -804,20 +805,20 @@ Test(relog, ends_as_a_filter_when_the_reader_goes)
 {
     char *log = path_in_root("big.pcwlog"), *null = path_in_root("null"), why[512];
     int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    hist_writer *w;
-    cr_assert_eq(hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
-    cr_assert_eq(hist_writer_series(w, 0, "\\\\h\\S\\C", HIST_KIND_RAW), 0);
-    hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
-    cr_assert_eq(hist_writer_ident(w, 0, &id), 0);
-    hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = 5}};
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S\\C", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
+    pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = 5}};
     int bad = 0;
     for (uint64_t k = 0; k < 3000000; k++) {
-        bad |= hist_writer_sample(w, k * 1000, T0 + k * 1000000, &v, 1);
+        bad |= pcw__hist_writer_sample(w, k * 1000, T0 + k * 1000000, &v, 1);
         if (k % 1000000 == 999999)
-            bad |= hist_writer_flush(w, why, sizeof why);
+            bad |= pcw__hist_writer_flush(w, why, sizeof why);
     }
     cr_assert_eq(bad, 0, "%s", why);
-    cr_assert_eq(hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     long long t0 = tu_now_ms();
     free(relog_ok((const char *[]){log, "-o", null, NULL}));
     long long whole = tu_now_ms() - t0;
@@ -875,7 +876,7 @@ Test(relog, histograms_thinned)
     char *b = relog_ok((const char *[]){thin, NULL});
     cr_assert_eq(count_lines(a), 1 + 4, "%s", a);
     cr_assert_str_eq(b, a, "from the new log:\n%s\nthinned:\n%s", b, a);
-#ifdef HIST_MAX_HWORDS
+#ifdef PCW__HIST_MAX_HWORDS
     char *h = line_of(a, 0), path[256];
     snprintf(path, sizeof path, "\\\\%s\\Hist Test(web)\\Latency:rate", pcw_path_local_host());
     size_t col = column_index(h, path);

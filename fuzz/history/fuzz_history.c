@@ -3,7 +3,7 @@
  * fuzz/history/fuzz_history.c - libFuzzer target for the pcw log reader
  * (lib/history/read.c): any bytes as a log. The reader must hand out
  * samples and then end cleanly or with a sentence naming an offset inside
- * the input, never read past it, and every sample must cook (hist_cook, as
+ * the input, never read past it, and every sample must cook (pcw__hist_cook, as
  * pcwrelog does) to a known status, a finite number only when valid.
  *
  * A mutated block almost never passes its CRC, and then nothing inside it
@@ -41,16 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Every whole block's CRC set to what its bytes give. */
 static void fix_crcs(unsigned char *b, size_t size)
 {
-    size_t off = HIST_FILE_HEADER;
-    while (off + HIST_BLOCK_HEADER <= size) {
+    size_t off = PCW__HIST_FILE_HEADER;
+    while (off + PCW__HIST_BLOCK_HEADER <= size) {
         unsigned char *h = b + off;
-        size_t stored = hist_le32(h + 4);
-        if (stored > size - off - HIST_BLOCK_HEADER)
+        size_t stored = pcw__hist_le32(h + 4);
+        if (stored > size - off - PCW__HIST_BLOCK_HEADER)
             return;
         uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-        crc = crc32(crc, h + HIST_BLOCK_HEADER, (uInt)stored);
-        hist_put_le32(h + 24, (uint32_t)crc);
-        off += HIST_BLOCK_HEADER + stored;
+        crc = crc32(crc, h + PCW__HIST_BLOCK_HEADER, (uInt)stored);
+        pcw__hist_put_le32(h + 24, (uint32_t)crc);
+        off += PCW__HIST_BLOCK_HEADER + stored;
     }
 }
 
@@ -64,22 +64,22 @@ static int status_ok(int st, double x)
 
 static void read_log(const uint8_t *data, size_t size)
 {
-    hist_reader *r;
+    pcw__hist_reader *r;
     char why[512];
-    if (hist_reader_open_mem(&r, data, size, why, sizeof why)) {
+    if (pcw__hist_reader_open_mem(&r, data, size, why, sizeof why)) {
         if (!why[0])
             abort();
         return;
     }
-    hist_value *prev = NULL;
+    pcw__hist_value *prev = NULL;
     uint64_t *epoch = NULL;
     size_t have = 0;
     uint64_t mono, real;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t n;
     int rc;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why)) == 1) {
-        if (n != hist_reader_series_count(r))
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why)) == 1) {
+        if (n != pcw__hist_reader_series_count(r))
             abort();
         if (n > have) {
             prev = realloc(prev, n * sizeof *prev);
@@ -91,20 +91,20 @@ static void read_log(const uint8_t *data, size_t size)
             have = n;
         }
         for (size_t i = 0; i < n; i++) {
-            const hist_series *s = hist_reader_series(r, i);
+            const pcw__hist_series *s = pcw__hist_reader_series(r, i);
             double x;
-            int st = hist_cook(s, &v[i], epoch[i] == s->epoch ? &prev[i] : NULL, 0, &x);
+            int st = pcw__hist_cook(s, &v[i], epoch[i] == s->epoch ? &prev[i] : NULL, 0, &x);
             if (!status_ok(st, x))
                 abort();
             prev[i] = v[i];
             epoch[i] = s->epoch;
         }
     }
-    if (hist_reader_offset(r) > size || (rc < 0 && !strstr(why, "offset")))
+    if (pcw__hist_reader_offset(r) > size || (rc < 0 && !strstr(why, "offset")))
         abort();
     free(prev);
     free(epoch);
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
 }
 
 /* Every value of h now: a known status, a finite number only when valid. */

@@ -106,26 +106,27 @@ static void recorded(pcw_instance **in, pcw_registration *reg, const char *file)
 static void compressed(const char *file)
 {
     char why[512];
-    hist_writer *w;
+    pcw__hist_writer *w;
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || hist_writer_open(&w, fd, file, NULL, why, sizeof why))
+    if (fd < 0 || pcw__hist_writer_open(&w, fd, file, NULL, why, sizeof why))
         die("compressed log");
-    hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 7, .instance_id = 1};
-    hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_VALID, .freq = 1000000000}},
-                       {.raw = {.status = PCW_CSTATUS_VALID}, .computed = 1.5}};
-    if (hist_writer_series(w, 0, "\\\\seed\\Seed(a)\\Count", HIST_KIND_RAW) ||
-        hist_writer_series(w, 1, "\\\\seed\\Seed(_Total)\\Count", HIST_KIND_COMPUTED) ||
-        hist_writer_ident(w, 0, &id) || hist_writer_ident(w, 1, &id))
+    pcw__hist_series id = {.type = PERF_COUNTER_COUNTER, .provider_id = 7, .instance_id = 1};
+    pcw__hist_value v[2] = {{.raw = {.status = PCW_CSTATUS_VALID, .freq = 1000000000}},
+                            {.raw = {.status = PCW_CSTATUS_VALID}, .computed = 1.5}};
+    if (pcw__hist_writer_series(w, 0, "\\\\seed\\Seed(a)\\Count", PCW__HIST_KIND_RAW) ||
+        pcw__hist_writer_series(w, 1, "\\\\seed\\Seed(_Total)\\Count", PCW__HIST_KIND_COMPUTED) ||
+        pcw__hist_writer_ident(w, 0, &id) || pcw__hist_writer_ident(w, 1, &id))
         die("series");
     for (uint64_t k = 0; k < 600; k++) {
         v[0].raw.first = k * 1000, v[0].raw.second = v[0].raw.time_ns = k * 1000000000;
         v[1].computed = (double)(k % 7);
-        if (hist_writer_sample(w, k * 1000000000, 1700000000000000000ull + k * 1000000000, v, 2))
+        if (pcw__hist_writer_sample(w, k * 1000000000, 1700000000000000000ull + k * 1000000000, v,
+                                    2))
             die("sample");
-        if (k % 200 == 199 && hist_writer_flush(w, why, sizeof why))
+        if (k % 200 == 199 && pcw__hist_writer_flush(w, why, sizeof why))
             die(why);
     }
-    if (hist_writer_close(w, why, sizeof why))
+    if (pcw__hist_writer_close(w, why, sizeof why))
         die(why);
     printf("%s\n", file);
 }

@@ -15,24 +15,24 @@
 
 /* Per series, per block: the previous values its deltas are taken from
  * (zero at the start of every block, so that a block decodes on its own). */
-typedef struct hist_prev {
+typedef struct pcw__hist_prev {
     uint64_t f[5]; /* first, second, multi, freq, time_ns; or [0] the bits of computed */
     uint64_t gen;  /* the reader's: the block load f belongs to; from another, f is
                       zero (reset when used, not for every series at every block) */
-} hist_prev;
+} pcw__hist_prev;
 
 /* Per block: the sample times' state (delta of delta). */
-typedef struct hist_tstate {
+typedef struct pcw__hist_tstate {
     uint64_t n;          /* samples in this block so far */
     uint64_t mono;       /* the previous sample's */
     int64_t mono_delta;  /* the previous delta */
     int64_t real_offset; /* the previous real - mono */
-} hist_tstate;
+} pcw__hist_tstate;
 
 /* Put a sentence into why (may be NULL) and return -1: every error of the
  * writer and the reader. */
-__attribute__((format(printf, 3, 4))) static inline int hist_fail(char *why, size_t len,
-                                                                  const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static inline int pcw__hist_fail(char *why, size_t len,
+                                                                       const char *fmt, ...)
 {
     if (why && len) {
         va_list ap;
@@ -43,40 +43,40 @@ __attribute__((format(printf, 3, 4))) static inline int hist_fail(char *why, siz
     return -1;
 }
 
-static inline uint64_t hist_zigzag(int64_t v)
+static inline uint64_t pcw__hist_zigzag(int64_t v)
 {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-static inline int64_t hist_unzigzag(uint64_t v)
+static inline int64_t pcw__hist_unzigzag(uint64_t v)
 {
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-static inline void hist_put_le32(unsigned char *p, uint32_t v)
+static inline void pcw__hist_put_le32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static inline void hist_put_le64(unsigned char *p, uint64_t v)
+static inline void pcw__hist_put_le64(unsigned char *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static inline uint32_t hist_le32(const unsigned char *p)
+static inline uint32_t pcw__hist_le32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static inline uint64_t hist_le64(const unsigned char *p)
+static inline uint64_t pcw__hist_le64(const unsigned char *p)
 {
-    return (uint64_t)hist_le32(p) | (uint64_t)hist_le32(p + 4) << 32;
+    return (uint64_t)pcw__hist_le32(p) | (uint64_t)pcw__hist_le32(p + 4) << 32;
 }
 
 /* A varint into p (room for 10 bytes); returns the bytes written. */
-static inline size_t hist_put_varint(unsigned char *p, uint64_t v)
+static inline size_t pcw__hist_put_varint(unsigned char *p, uint64_t v)
 {
     size_t n = 0;
     while (v >= 0x80) {
@@ -91,7 +91,8 @@ static inline size_t hist_put_varint(unsigned char *p, uint64_t v)
  * longer than 10 bytes / 64 bits). The common cases first (a value is
  * mostly one byte; with 10 bytes left no byte needs its own bounds
  * check): reading a log is decoding these (docs/performance.md). */
-static inline int hist_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+static inline int pcw__hist_get_varint(const unsigned char **p, const unsigned char *end,
+                                       uint64_t *v)
 {
     const unsigned char *q = *p;
     if (q < end && q[0] < 0x80) {
@@ -135,28 +136,29 @@ static inline int hist_get_varint(const unsigned char **p, const unsigned char *
 /* Does a value of this status carry a number? A raw series' fields only
  * when VALID; a computed series' double when VALID and, from version 2,
  * ABOVE_RANGE (a histogram statistic's top bound, which live shows). */
-static inline int hist_has_number(uint32_t version, uint32_t kind, uint64_t status)
+static inline int pcw__hist_has_number(uint32_t version, uint32_t kind, uint64_t status)
 {
     return status == 0 /* PCW_CSTATUS_VALID */ ||
-           (version >= 2 && kind == 1 /* HIST_KIND_COMPUTED */ && status == 12 /* ABOVE_RANGE */);
+           (version >= 2 && kind == 1 /* PCW__HIST_KIND_COMPUTED */ &&
+            status == 12 /* ABOVE_RANGE */);
 }
 
 /* Per histogram series: the words its next sample's deltas are taken from.
  * The reader keeps two arrays and decodes each sample into the one it did
  * not hand out last, so the previous sample's words stay valid for its
- * caller (history.h, hist_value); the writer uses w[0] only. */
-typedef struct hist_hstate {
+ * caller (history.h, pcw__hist_value); the writer uses w[0] only. */
+typedef struct pcw__hist_hstate {
     uint64_t *w[2];
     uint32_t n;     /* words per array: 2 + the shape's buckets (0: none) */
-    uint32_t cap;   /* words allocated per array (counted in HIST_MAX_HWORDS) */
+    uint32_t cap;   /* words allocated per array (counted in PCW__HIST_MAX_HWORDS) */
     unsigned cur;   /* w[cur]: the last sample's words */
-    uint64_t block; /* the reader's block load (hist_reader.gen, which a
+    uint64_t block; /* the reader's block load (pcw__hist_reader.gen, which a
                        seek never takes back) they were coded in: in another
                        load the base is zero (a block decodes on its own) */
-} hist_hstate;
+} pcw__hist_hstate;
 
-/* Most bytes hist_put_hwords writes for n words. */
-static inline size_t hist_hwords_bound(uint32_t n)
+/* Most bytes pcw__hist_put_hwords writes for n words. */
+static inline size_t pcw__hist_hwords_bound(uint32_t n)
 {
     return 10u * 3u + 20u * (size_t)n;
 }
@@ -167,24 +169,25 @@ static inline size_t hist_hwords_bound(uint32_t n)
  * base costs nothing: the count k of buckets that changed, then for each
  * its gap from the previous one's index (+1) and its zigzag delta. A
  * histogram with a few busy buckets of hundreds costs a few bytes a
- * sample. Returns the bytes written (at most hist_hwords_bound(n)). */
-static inline size_t hist_put_hwords(unsigned char *p, const uint64_t *now, const uint64_t *base,
-                                     uint32_t n)
+ * sample. Returns the bytes written (at most pcw__hist_hwords_bound(n)). */
+static inline size_t pcw__hist_put_hwords(unsigned char *p, const uint64_t *now,
+                                          const uint64_t *base, uint32_t n)
 {
     size_t len = 0;
     for (uint32_t j = 0; j < 2; j++)
-        len += hist_put_varint(p + len, hist_zigzag((int64_t)(now[j] - (base ? base[j] : 0))));
+        len += pcw__hist_put_varint(p + len,
+                                    pcw__hist_zigzag((int64_t)(now[j] - (base ? base[j] : 0))));
     uint32_t k = 0;
     for (uint32_t j = 2; j < n; j++)
         k += now[j] != (base ? base[j] : 0);
-    len += hist_put_varint(p + len, k);
+    len += pcw__hist_put_varint(p + len, k);
     uint32_t next = 2;
     for (uint32_t j = 2; j < n && k; j++) {
         uint64_t b = base ? base[j] : 0;
         if (now[j] == b)
             continue;
-        len += hist_put_varint(p + len, j - next);
-        len += hist_put_varint(p + len, hist_zigzag((int64_t)(now[j] - b)));
+        len += pcw__hist_put_varint(p + len, j - next);
+        len += pcw__hist_put_varint(p + len, pcw__hist_zigzag((int64_t)(now[j] - b)));
         next = j + 1;
         k--;
     }
@@ -193,26 +196,27 @@ static inline size_t hist_put_hwords(unsigned char *p, const uint64_t *now, cons
 
 /* The reverse, from [*p, end) into out[n]: 0, or -1 (cut short, an index
  * beyond n, a zero delta where the list names a change). */
-static inline int hist_get_hwords(const unsigned char **p, const unsigned char *end, uint64_t *out,
-                                  const uint64_t *base, uint32_t n)
+static inline int pcw__hist_get_hwords(const unsigned char **p, const unsigned char *end,
+                                       uint64_t *out, const uint64_t *base, uint32_t n)
 {
     uint64_t v, k;
     for (uint32_t j = 0; j < n; j++)
         out[j] = base ? base[j] : 0;
     for (uint32_t j = 0; j < 2 && j < n; j++) {
-        if (hist_get_varint(p, end, &v))
+        if (pcw__hist_get_varint(p, end, &v))
             return -1;
-        out[j] += (uint64_t)hist_unzigzag(v);
+        out[j] += (uint64_t)pcw__hist_unzigzag(v);
     }
-    if (n < 2 || hist_get_varint(p, end, &k) || k > n - 2)
+    if (n < 2 || pcw__hist_get_varint(p, end, &k) || k > n - 2)
         return -1;
     uint64_t next = 2;
     while (k--) {
         uint64_t gap;
-        if (hist_get_varint(p, end, &gap) || gap >= n - next || hist_get_varint(p, end, &v) || !v)
+        if (pcw__hist_get_varint(p, end, &gap) || gap >= n - next ||
+            pcw__hist_get_varint(p, end, &v) || !v)
             return -1;
         next += gap;
-        out[next++] += (uint64_t)hist_unzigzag(v);
+        out[next++] += (uint64_t)pcw__hist_unzigzag(v);
     }
     return 0;
 }

@@ -3,8 +3,8 @@
  * lib/history/read.c - reading a pcw log (docs/history.md).
  *
  * Every log is hostile input. Blocks are read one at a time (memory: one
- * block, at most HIST_BLOCK_MAX_RAW decompressed, and a decompressed size
- * at most HIST_MAX_RATIO times the stored one, so the work per byte of
+ * block, at most PCW__HIST_BLOCK_MAX_RAW decompressed, and a decompressed size
+ * at most PCW__HIST_MAX_RATIO times the stored one, so the work per byte of
  * file is bounded), checked (magic, lengths, CRC, sequence number) before
  * any record is decoded, and every record is checked against the block's
  * end. The first block that fails ends the reading with a sentence naming
@@ -25,9 +25,9 @@
 #include "codec.h"
 #include "history.h"
 
-struct hist_reader {
+struct pcw__hist_reader {
     int fd;                   /* -1: reading `mem` */
-    const unsigned char *mem; /* hist_reader_open_mem's buffer */
+    const unsigned char *mem; /* pcw__hist_reader_open_mem's buffer */
     size_t mem_len;
     uint64_t off; /* past the last block read whole */
     uint64_t blocks;
@@ -35,34 +35,34 @@ struct hist_reader {
     size_t stored_cap, raw_cap;
     const unsigned char *p, *end; /* records left in it */
     uint64_t block_off;
-    hist_series *series;
-    hist_value *values;
-    hist_prev *prev;
+    pcw__hist_series *series;
+    pcw__hist_value *values;
+    pcw__hist_prev *prev;
     unsigned char *kind;
     size_t nseries, cap;
-    hist_tstate t;
+    pcw__hist_tstate t;
     int broken;
-    uint64_t seen;     /* blocks read so far at most (hist_reader_seek goes back) */
-    int reread;        /* the current block was read before */
-    hist_value *out;   /* hist_reader_set_output's array, or NULL: values */
-    size_t out_tail;   /* its values from out_tail on have no instance */
-    size_t tail;       /* the same for `values` */
-    size_t last_n;     /* values the last sample held */
-    uint64_t gen;      /* block loads so far (never goes back: hist_prev.gen) */
-    uint32_t *changed; /* series whose identity record came since the last
-                          hist_reader_next */
+    uint64_t seen;        /* blocks read so far at most (pcw__hist_reader_seek goes back) */
+    int reread;           /* the current block was read before */
+    pcw__hist_value *out; /* pcw__hist_reader_set_output's array, or NULL: values */
+    size_t out_tail;      /* its values from out_tail on have no instance */
+    size_t tail;          /* the same for `values` */
+    size_t last_n;        /* values the last sample held */
+    uint64_t gen;         /* block loads so far (never goes back: pcw__hist_prev.gen) */
+    uint32_t *changed;    /* series whose identity record came since the last
+                             pcw__hist_reader_next */
     size_t nchanged, changed_cap;
     uint32_t version; /* the file header's */
     /* Histograms (version 2): per series, the words state (hs[i].n 0: not
      * a histogram of a provider's instance), allocated as identities name
-     * histograms; hwords counts the words kept (HIST_MAX_HWORDS). */
-    hist_hstate *hs;
+     * histograms; hwords counts the words kept (PCW__HIST_MAX_HWORDS). */
+    pcw__hist_hstate *hs;
     size_t hs_cap;
     uint64_t hwords;
 };
 
 /* Up to len bytes at offset off: how many were there. */
-static size_t fetch(hist_reader *r, uint64_t off, void *buf, size_t len)
+static size_t fetch(pcw__hist_reader *r, uint64_t off, void *buf, size_t len)
 {
     if (r->fd < 0) {
         if (off >= r->mem_len)
@@ -83,56 +83,58 @@ static size_t fetch(hist_reader *r, uint64_t off, void *buf, size_t len)
     return done;
 }
 
-static int open_common(hist_reader *r, char *why, size_t why_len)
+static int open_common(pcw__hist_reader *r, char *why, size_t why_len)
 {
-    unsigned char h[HIST_FILE_HEADER];
-    if (fetch(r, 0, h, sizeof h) != sizeof h || memcmp(h, HIST_MAGIC, 8) != 0)
-        return hist_fail(why, why_len, "not a pcw log (no \"PCWLOG\" header at offset 0)");
-    uint32_t v = hist_le32(h + 8);
-    if (v < HIST_VERSION_MIN || v > HIST_VERSION)
-        return hist_fail(why, why_len, "pcw log version %u, this reader knows versions %u to %u", v,
-                         HIST_VERSION_MIN, HIST_VERSION);
+    unsigned char h[PCW__HIST_FILE_HEADER];
+    if (fetch(r, 0, h, sizeof h) != sizeof h || memcmp(h, PCW__HIST_MAGIC, 8) != 0)
+        return pcw__hist_fail(why, why_len, "not a pcw log (no \"PCWLOG\" header at offset 0)");
+    uint32_t v = pcw__hist_le32(h + 8);
+    if (v < PCW__HIST_VERSION_MIN || v > PCW__HIST_VERSION)
+        return pcw__hist_fail(why, why_len,
+                              "pcw log version %u, this reader knows versions %u to %u", v,
+                              PCW__HIST_VERSION_MIN, PCW__HIST_VERSION);
     r->version = v;
-    r->off = HIST_FILE_HEADER;
+    r->off = PCW__HIST_FILE_HEADER;
     return 0;
 }
 
-int hist_reader_open(hist_reader **out, const char *file, char *why, size_t why_len)
+int pcw__hist_reader_open(pcw__hist_reader **out, const char *file, char *why, size_t why_len)
 {
     *out = NULL;
-    hist_reader *r = calloc(1, sizeof *r);
+    pcw__hist_reader *r = calloc(1, sizeof *r);
     if (!r)
-        return hist_fail(why, why_len, "out of memory");
+        return pcw__hist_fail(why, why_len, "out of memory");
     r->fd = open(file, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0) {
         int e = errno;
         free(r);
-        return hist_fail(why, why_len, "%s: %s", file, strerror(e));
+        return pcw__hist_fail(why, why_len, "%s: %s", file, strerror(e));
     }
     if (open_common(r, why, why_len)) {
-        hist_reader_close(r);
+        pcw__hist_reader_close(r);
         return -1;
     }
     *out = r;
     return 0;
 }
 
-int hist_reader_open_mem(hist_reader **out, const void *data, size_t len, char *why, size_t why_len)
+int pcw__hist_reader_open_mem(pcw__hist_reader **out, const void *data, size_t len, char *why,
+                              size_t why_len)
 {
     *out = NULL;
-    hist_reader *r = calloc(1, sizeof *r);
+    pcw__hist_reader *r = calloc(1, sizeof *r);
     if (!r)
-        return hist_fail(why, why_len, "out of memory");
+        return pcw__hist_fail(why, why_len, "out of memory");
     r->fd = -1, r->mem = data, r->mem_len = len;
     if (open_common(r, why, why_len)) {
-        hist_reader_close(r);
+        pcw__hist_reader_close(r);
         return -1;
     }
     *out = r;
     return 0;
 }
 
-void hist_reader_close(hist_reader *r)
+void pcw__hist_reader_close(pcw__hist_reader *r)
 {
     if (!r)
         return;
@@ -165,52 +167,56 @@ static int grow_buf(unsigned char **b, size_t *cap, size_t need)
 }
 
 /* Read and check the block at r->off: 1 loaded, 0 clean end, -1 damaged. */
-static int load_block(hist_reader *r, char *why, size_t why_len)
+static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
 {
     unsigned long long at = (unsigned long long)r->off;
-    unsigned char h[HIST_BLOCK_HEADER];
+    unsigned char h[PCW__HIST_BLOCK_HEADER];
     size_t got = fetch(r, r->off, h, sizeof h);
     if (got == 0)
         return 0;
     if (got < sizeof h)
-        return hist_fail(why, why_len, "incomplete block header at offset %llu (%zu of %u bytes)",
-                         at, got, HIST_BLOCK_HEADER);
-    if (hist_le32(h) != HIST_BLOCK_MAGIC)
-        return hist_fail(why, why_len, "no block at offset %llu (bad block magic)", at);
-    uint32_t stored = hist_le32(h + 4), raw = hist_le32(h + 8), flags = hist_le32(h + 12);
-    uint64_t seq = hist_le64(h + 16);
-    if (flags & ~(uint32_t)HIST_BLOCK_ZSTD || hist_le32(h + 28) != 0)
-        return hist_fail(why, why_len, "block at offset %llu: unknown flags %#x", at, flags);
-    if (raw > HIST_BLOCK_MAX_RAW || stored > raw ||
-        (uint64_t)raw > (uint64_t)stored * HIST_MAX_RATIO + 65536 ||
-        (!(flags & HIST_BLOCK_ZSTD) && stored != raw))
-        return hist_fail(why, why_len,
-                         "block at offset %llu: bad lengths (stored %u, decompressed %u bytes)", at,
-                         stored, raw);
+        return pcw__hist_fail(why, why_len,
+                              "incomplete block header at offset %llu (%zu of %u bytes)", at, got,
+                              PCW__HIST_BLOCK_HEADER);
+    if (pcw__hist_le32(h) != PCW__HIST_BLOCK_MAGIC)
+        return pcw__hist_fail(why, why_len, "no block at offset %llu (bad block magic)", at);
+    uint32_t stored = pcw__hist_le32(h + 4), raw = pcw__hist_le32(h + 8),
+             flags = pcw__hist_le32(h + 12);
+    uint64_t seq = pcw__hist_le64(h + 16);
+    if (flags & ~(uint32_t)PCW__HIST_BLOCK_ZSTD || pcw__hist_le32(h + 28) != 0)
+        return pcw__hist_fail(why, why_len, "block at offset %llu: unknown flags %#x", at, flags);
+    if (raw > PCW__HIST_BLOCK_MAX_RAW || stored > raw ||
+        (uint64_t)raw > (uint64_t)stored * PCW__HIST_MAX_RATIO + 65536 ||
+        (!(flags & PCW__HIST_BLOCK_ZSTD) && stored != raw))
+        return pcw__hist_fail(
+            why, why_len, "block at offset %llu: bad lengths (stored %u, decompressed %u bytes)",
+            at, stored, raw);
     if (seq != r->blocks)
-        return hist_fail(why, why_len, "block at offset %llu: sequence number %llu, expected %llu",
-                         at, (unsigned long long)seq, (unsigned long long)r->blocks);
+        return pcw__hist_fail(why, why_len,
+                              "block at offset %llu: sequence number %llu, expected %llu", at,
+                              (unsigned long long)seq, (unsigned long long)r->blocks);
     if (grow_buf(&r->stored, &r->stored_cap, stored ? stored : 1) ||
         grow_buf(&r->raw, &r->raw_cap, raw ? raw : 1))
-        return hist_fail(why, why_len, "out of memory");
-    got = fetch(r, r->off + HIST_BLOCK_HEADER, r->stored, stored);
+        return pcw__hist_fail(why, why_len, "out of memory");
+    got = fetch(r, r->off + PCW__HIST_BLOCK_HEADER, r->stored, stored);
     if (got < stored)
-        return hist_fail(why, why_len, "incomplete block at offset %llu (%zu of %u bytes)", at, got,
-                         stored);
+        return pcw__hist_fail(why, why_len, "incomplete block at offset %llu (%zu of %u bytes)", at,
+                              got, stored);
     uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
     crc = crc32(crc, r->stored, (uInt)stored);
-    if ((uint32_t)crc != hist_le32(h + 24))
-        return hist_fail(why, why_len, "block at offset %llu: CRC mismatch (damaged)", at);
-    if (flags & HIST_BLOCK_ZSTD) {
+    if ((uint32_t)crc != pcw__hist_le32(h + 24))
+        return pcw__hist_fail(why, why_len, "block at offset %llu: CRC mismatch (damaged)", at);
+    if (flags & PCW__HIST_BLOCK_ZSTD) {
         size_t n = ZSTD_decompress(r->raw, raw, r->stored, stored);
         if (ZSTD_isError(n) || n != raw)
-            return hist_fail(why, why_len, "block at offset %llu: zstd: %s", at,
-                             ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong decompressed size");
+            return pcw__hist_fail(why, why_len, "block at offset %llu: zstd: %s", at,
+                                  ZSTD_isError(n) ? ZSTD_getErrorName(n)
+                                                  : "wrong decompressed size");
     } else {
         memcpy(r->raw, r->stored, raw);
     }
     r->block_off = r->off;
-    r->off += HIST_BLOCK_HEADER + stored;
+    r->off += PCW__HIST_BLOCK_HEADER + stored;
     r->reread = r->blocks < r->seen;
     r->blocks++;
     if (r->blocks > r->seen)
@@ -225,52 +231,53 @@ static int load_block(hist_reader *r, char *why, size_t why_len)
 
 #define GET(v)                                                                                     \
     do {                                                                                           \
-        if (hist_get_varint(&r->p, r->end, &(v)))                                                  \
-            return hist_fail(why, why_len, "block at offset %llu: record cut short",               \
-                             (unsigned long long)r->block_off);                                    \
+        if (pcw__hist_get_varint(&r->p, r->end, &(v)))                                             \
+            return pcw__hist_fail(why, why_len, "block at offset %llu: record cut short",          \
+                                  (unsigned long long)r->block_off);                               \
     } while (0)
 
-static int bad(hist_reader *r, char *why, size_t why_len, const char *what)
+static int bad(pcw__hist_reader *r, char *why, size_t why_len, const char *what)
 {
-    return hist_fail(why, why_len, "block at offset %llu: %s", (unsigned long long)r->block_off,
-                     what);
+    return pcw__hist_fail(why, why_len, "block at offset %llu: %s",
+                          (unsigned long long)r->block_off, what);
 }
 
-static int rec_series(hist_reader *r, char *why, size_t why_len)
+static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
 {
     uint64_t id, kind, len;
     GET(id);
     GET(kind);
     GET(len);
     if (r->reread && id < r->nseries && len <= (uint64_t)(r->end - r->p)) {
-        /* Read again after hist_reader_seek: defined already. */
+        /* Read again after pcw__hist_reader_seek: defined already. */
         r->p += len;
         return 0;
     }
-    if (id != r->nseries || id >= HIST_MAX_SERIES)
+    if (id != r->nseries || id >= PCW__HIST_MAX_SERIES)
         return bad(r, why, why_len, "series defined out of order");
-    if (kind > HIST_KIND_COMPUTED || len > HIST_MAX_STRING || len > (uint64_t)(r->end - r->p))
+    if (kind > PCW__HIST_KIND_COMPUTED || len > PCW__HIST_MAX_STRING ||
+        len > (uint64_t)(r->end - r->p))
         return bad(r, why, why_len, "bad series definition");
     if (r->nseries == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
-        hist_series *s = realloc(r->series, cap * sizeof *s);
+        pcw__hist_series *s = realloc(r->series, cap * sizeof *s);
         if (s)
             r->series = s;
-        hist_value *v = s ? realloc(r->values, cap * sizeof *v) : NULL;
+        pcw__hist_value *v = s ? realloc(r->values, cap * sizeof *v) : NULL;
         if (v)
             r->values = v;
-        hist_prev *p = v ? realloc(r->prev, cap * sizeof *p) : NULL;
+        pcw__hist_prev *p = v ? realloc(r->prev, cap * sizeof *p) : NULL;
         if (p)
             r->prev = p;
         unsigned char *k = p ? realloc(r->kind, cap) : NULL;
         if (!k)
-            return hist_fail(why, why_len, "out of memory");
+            return pcw__hist_fail(why, why_len, "out of memory");
         r->kind = k, r->cap = cap;
     }
-    hist_series *s = &r->series[r->nseries];
+    pcw__hist_series *s = &r->series[r->nseries];
     memset(s, 0, sizeof *s);
     if (!(s->path = malloc(len + 1)))
-        return hist_fail(why, why_len, "out of memory");
+        return pcw__hist_fail(why, why_len, "out of memory");
     memcpy(s->path, r->p, len);
     s->path[len] = 0;
     r->p += len;
@@ -286,8 +293,8 @@ static int rec_series(hist_reader *r, char *why, size_t why_len)
 /* ---- histograms (version 2) ---------------------------------------------- */
 
 /* Series i's words state for its identity's shape (0: none): room for two
- * arrays of its words, within HIST_MAX_HWORDS. */
-static int hstate_for(hist_reader *r, size_t i, uint32_t shape, char *why, size_t why_len)
+ * arrays of its words, within PCW__HIST_MAX_HWORDS. */
+static int hstate_for(pcw__hist_reader *r, size_t i, uint32_t shape, char *why, size_t why_len)
 {
     if (i >= r->hs_cap) {
         if (!shape)
@@ -295,21 +302,21 @@ static int hstate_for(hist_reader *r, size_t i, uint32_t shape, char *why, size_
         size_t cap = r->hs_cap ? r->hs_cap : 16;
         while (cap <= i)
             cap *= 2;
-        hist_hstate *hs = realloc(r->hs, cap * sizeof *hs);
+        pcw__hist_hstate *hs = realloc(r->hs, cap * sizeof *hs);
         if (!hs)
-            return hist_fail(why, why_len, "out of memory");
+            return pcw__hist_fail(why, why_len, "out of memory");
         memset(hs + r->hs_cap, 0, (cap - r->hs_cap) * sizeof *hs);
         r->hs = hs, r->hs_cap = cap;
     }
-    hist_hstate *h = &r->hs[i];
+    pcw__hist_hstate *h = &r->hs[i];
     uint32_t n = shape ? 2 + pcw_hist_nbuckets(shape) : 0;
     if (n > h->cap) {
-        if (r->hwords + 2ull * (n - h->cap) > 2ull * HIST_MAX_HWORDS)
+        if (r->hwords + 2ull * (n - h->cap) > 2ull * PCW__HIST_MAX_HWORDS)
             return bad(r, why, why_len, "more histogram buckets than a log may hold");
         for (int k = 0; k < 2; k++) {
             uint64_t *a = realloc(h->w[k], (size_t)n * sizeof *a);
             if (!a)
-                return hist_fail(why, why_len, "out of memory");
+                return pcw__hist_fail(why, why_len, "out of memory");
             h->w[k] = a;
         }
         r->hwords += 2ull * (n - h->cap);
@@ -321,9 +328,9 @@ static int hstate_for(hist_reader *r, size_t i, uint32_t shape, char *why, size_
 }
 
 /* The rest of an identity record: a histogram's shape and statistic. */
-static int rec_ident_histogram(hist_reader *r, size_t id, char *why, size_t why_len)
+static int rec_ident_histogram(pcw__hist_reader *r, size_t id, char *why, size_t why_len)
 {
-    hist_series *s = &r->series[id];
+    pcw__hist_series *s = &r->series[id];
     s->hshape = 0;
     memset(&s->hstat, 0, sizeof s->hstat);
     if (r->version < 2 || s->type != PERF_PCW_HISTOGRAM)
@@ -340,20 +347,20 @@ static int rec_ident_histogram(hist_reader *r, size_t id, char *why, size_t why_
     s->hshape = (uint32_t)shape;
     s->hstat.kind = (int)kind;
     s->hstat.q = qd;
-    return hstate_for(r, id, r->kind[id] == HIST_KIND_RAW ? s->hshape : 0, why, why_len);
+    return hstate_for(r, id, r->kind[id] == PCW__HIST_KIND_RAW ? s->hshape : 0, why, why_len);
 }
 
 /* A raw histogram value's words into v (rec_sample, the value VALID). */
-static int rec_hwords(hist_reader *r, size_t i, hist_value *v, char *why, size_t why_len)
+static int rec_hwords(pcw__hist_reader *r, size_t i, pcw__hist_value *v, char *why, size_t why_len)
 {
-    hist_hstate *h = &r->hs[i];
+    pcw__hist_hstate *h = &r->hs[i];
     uint64_t n;
     GET(n);
     if (n != h->n)
         return bad(r, why, why_len, "histogram words do not match the shape");
     unsigned into = h->cur ^ 1;
     const uint64_t *base = h->block == r->gen ? h->w[h->cur] : NULL;
-    if (hist_get_hwords(&r->p, r->end, h->w[into], base, h->n))
+    if (pcw__hist_get_hwords(&r->p, r->end, h->w[into], base, h->n))
         return bad(r, why, why_len, "bad histogram words");
     h->cur = into, h->block = r->gen;
     v->hwords = h->w[into];
@@ -363,7 +370,7 @@ static int rec_hwords(hist_reader *r, size_t i, hist_value *v, char *why, size_t
 
 /* ---- records --------------------------------------------------------------- */
 
-static int rec_ident(hist_reader *r, char *why, size_t why_len)
+static int rec_ident(pcw__hist_reader *r, char *why, size_t why_len)
 {
     uint64_t id, type, scale, prov, inst, pid, dup;
     GET(id);
@@ -375,45 +382,45 @@ static int rec_ident(hist_reader *r, char *why, size_t why_len)
     GET(dup);
     if (id >= r->nseries || type > UINT32_MAX || inst > UINT32_MAX || dup > UINT32_MAX)
         return bad(r, why, why_len, "bad identity record");
-    hist_series *s = &r->series[id];
+    pcw__hist_series *s = &r->series[id];
     s->type = (uint32_t)type;
     /* A hostile scale, clamped: 10^400 is no finite number and 10^-400
      * underflows to 0 as any larger one would, and the power of ten
      * cooking takes must not see INT32_MIN (it negates it). */
-    int64_t sc = hist_unzigzag(scale);
-    s->scale = (int32_t)(sc < -HIST_MAX_SCALE  ? -HIST_MAX_SCALE
-                         : sc > HIST_MAX_SCALE ? HIST_MAX_SCALE
-                                               : sc);
+    int64_t sc = pcw__hist_unzigzag(scale);
+    s->scale = (int32_t)(sc < -PCW__HIST_MAX_SCALE  ? -PCW__HIST_MAX_SCALE
+                         : sc > PCW__HIST_MAX_SCALE ? PCW__HIST_MAX_SCALE
+                                                    : sc);
     s->provider_id = prov;
     s->instance_id = (uint32_t)inst;
-    s->pid = (int32_t)hist_unzigzag(pid);
+    s->pid = (int32_t)pcw__hist_unzigzag(pid);
     s->dup_index = (uint32_t)dup;
     s->epoch++;
     if (r->nchanged == r->changed_cap) {
         size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
         uint32_t *c = realloc(r->changed, cap * sizeof *c);
         if (!c)
-            return hist_fail(why, why_len, "out of memory");
+            return pcw__hist_fail(why, why_len, "out of memory");
         r->changed = c, r->changed_cap = cap;
     }
     r->changed[r->nchanged++] = (uint32_t)id;
     return rec_ident_histogram(r, (size_t)id, why, why_len);
 }
 
-static int rec_sample(hist_reader *r, char *why, size_t why_len)
+static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
 {
     uint64_t t0, t1, n;
     GET(t0);
     GET(t1);
-    hist_tstate *t = &r->t;
+    pcw__hist_tstate *t = &r->t;
     if (t->n == 0) {
         t->mono = t0;
         t->mono_delta = 0;
     } else {
-        t->mono_delta += hist_unzigzag(t0);
+        t->mono_delta += pcw__hist_unzigzag(t0);
         t->mono += (uint64_t)t->mono_delta;
     }
-    t->real_offset = t->n == 0 ? hist_unzigzag(t1) : t->real_offset + hist_unzigzag(t1);
+    t->real_offset = t->n == 0 ? pcw__hist_unzigzag(t1) : t->real_offset + pcw__hist_unzigzag(t1);
     t->n++;
     GET(n);
     if (n > r->nseries)
@@ -421,14 +428,14 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
     /* The values: the hot loop of reading a log (docs/performance.md), so
      * the cursor is a local (not r->p through a pointer at every varint)
      * and the previous values are added in registers. */
-    hist_value *out = r->out ? r->out : r->values;
+    pcw__hist_value *out = r->out ? r->out : r->values;
     const unsigned char *cp = r->p, *end = r->end;
 #define VGET(v)                                                                                    \
     do {                                                                                           \
-        if (hist_get_varint(&cp, end, &(v))) {                                                     \
+        if (pcw__hist_get_varint(&cp, end, &(v))) {                                                \
             r->p = cp;                                                                             \
-            return hist_fail(why, why_len, "block at offset %llu: record cut short",               \
-                             (unsigned long long)r->block_off);                                    \
+            return pcw__hist_fail(why, why_len, "block at offset %llu: record cut short",          \
+                                  (unsigned long long)r->block_off);                               \
         }                                                                                          \
     } while (0)
     /* The sample's n values; the series after them have no instance (set
@@ -443,8 +450,8 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
     }
     *tail = r->last_n = (size_t)n;
     for (size_t i = 0; i < n; i++) {
-        hist_value *v = &out[i];
-        hist_prev *p = &r->prev[i];
+        pcw__hist_value *v = &out[i];
+        pcw__hist_prev *p = &r->prev[i];
         if (p->gen != r->gen) {
             memset(p, 0, sizeof *p);
             p->gen = r->gen;
@@ -455,7 +462,7 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
             r->p = cp;
             return bad(r, why, why_len, "unknown value status");
         }
-        if (!hist_has_number(r->version, r->kind[i], st)) {
+        if (!pcw__hist_has_number(r->version, r->kind[i], st)) {
             /* (Every field written: no memset of the whole value.) */
             v->raw = (pcw_raw){.status = (int)st};
             v->computed = 0;
@@ -466,7 +473,7 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
         v->raw.status = (int)st; /* VALID, or a computed histogram's ABOVE_RANGE */
         v->hwords = NULL;
         v->hn = 0;
-        if (r->kind[i] == HIST_KIND_COMPUTED) {
+        if (r->kind[i] == PCW__HIST_KIND_COMPUTED) {
             uint64_t x;
             VGET(x);
             p->f[0] ^= x;
@@ -480,11 +487,11 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
         VGET(d2);
         VGET(d3);
         VGET(d4);
-        v->raw.first = p->f[0] += (uint64_t)hist_unzigzag(d0);
-        v->raw.second = p->f[1] += (uint64_t)hist_unzigzag(d1);
-        v->raw.multi = p->f[2] += (uint64_t)hist_unzigzag(d2);
-        v->raw.freq = p->f[3] += (uint64_t)hist_unzigzag(d3);
-        v->raw.time_ns = p->f[4] += (uint64_t)hist_unzigzag(d4);
+        v->raw.first = p->f[0] += (uint64_t)pcw__hist_unzigzag(d0);
+        v->raw.second = p->f[1] += (uint64_t)pcw__hist_unzigzag(d1);
+        v->raw.multi = p->f[2] += (uint64_t)pcw__hist_unzigzag(d2);
+        v->raw.freq = p->f[3] += (uint64_t)pcw__hist_unzigzag(d3);
+        v->raw.time_ns = p->f[4] += (uint64_t)pcw__hist_unzigzag(d4);
         v->computed = 0;
         if (i < r->hs_cap && r->hs[i].n) {
             r->p = cp;
@@ -498,12 +505,12 @@ static int rec_sample(hist_reader *r, char *why, size_t why_len)
     return 0;
 }
 
-int hist_reader_next(hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns, const hist_value **v,
-                     size_t *n, char *why, size_t why_len)
+int pcw__hist_reader_next(pcw__hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns,
+                          const pcw__hist_value **v, size_t *n, char *why, size_t why_len)
 {
     if (r->broken)
-        return hist_fail(why, why_len, "the log is damaged at offset %llu",
-                         (unsigned long long)r->off);
+        return pcw__hist_fail(why, why_len, "the log is damaged at offset %llu",
+                              (unsigned long long)r->off);
     r->nchanged = 0;
     for (;;) {
         while (r->p == r->end) {
@@ -515,13 +522,13 @@ int hist_reader_next(hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns, const
         }
         uint64_t type = 0;
         int rc;
-        if (hist_get_varint(&r->p, r->end, &type))
+        if (pcw__hist_get_varint(&r->p, r->end, &type))
             rc = bad(r, why, why_len, "record cut short");
-        else if (type == HIST_REC_SERIES)
+        else if (type == PCW__HIST_REC_SERIES)
             rc = rec_series(r, why, why_len);
-        else if (type == HIST_REC_IDENT)
+        else if (type == PCW__HIST_REC_IDENT)
             rc = rec_ident(r, why, why_len);
-        else if (type == HIST_REC_SAMPLE)
+        else if (type == PCW__HIST_REC_SAMPLE)
             rc = rec_sample(r, why, why_len);
         else
             rc = bad(r, why, why_len, "unknown record type");
@@ -532,7 +539,7 @@ int hist_reader_next(hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns, const
             r->blocks--;
             return -1;
         }
-        if (type == HIST_REC_SAMPLE) {
+        if (type == PCW__HIST_REC_SAMPLE) {
             *mono_ns = r->t.mono;
             *real_ns = r->t.mono + (uint64_t)r->t.real_offset;
             *v = r->out ? r->out : r->values;
@@ -542,32 +549,32 @@ int hist_reader_next(hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns, const
     }
 }
 
-size_t hist_reader_series_count(const hist_reader *r)
+size_t pcw__hist_reader_series_count(const pcw__hist_reader *r)
 {
     return r->nseries;
 }
 
-const hist_series *hist_reader_series(const hist_reader *r, size_t i)
+const pcw__hist_series *pcw__hist_reader_series(const pcw__hist_reader *r, size_t i)
 {
     return i < r->nseries ? &r->series[i] : NULL;
 }
 
-uint64_t hist_reader_blocks(const hist_reader *r)
+uint64_t pcw__hist_reader_blocks(const pcw__hist_reader *r)
 {
     return r->blocks;
 }
 
-uint64_t hist_reader_offset(const hist_reader *r)
+uint64_t pcw__hist_reader_offset(const pcw__hist_reader *r)
 {
     return r->off;
 }
 
-uint64_t hist_reader_block_offset(const hist_reader *r)
+uint64_t pcw__hist_reader_block_offset(const pcw__hist_reader *r)
 {
     return r->block_off;
 }
 
-void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq)
+void pcw__hist_reader_seek(pcw__hist_reader *r, uint64_t off, uint64_t seq)
 {
     r->off = off;
     r->blocks = seq;
@@ -575,13 +582,13 @@ void hist_reader_seek(hist_reader *r, uint64_t off, uint64_t seq)
     r->broken = 0;
 }
 
-void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
+void pcw__hist_reader_set_ident(pcw__hist_reader *r, size_t id, const pcw__hist_series *ident)
 {
     if (id >= r->nseries)
         return;
     /* Everything an identity record sets (whatever the format adds), the
      * definition (path, kind) kept. */
-    hist_series *s = &r->series[id];
+    pcw__hist_series *s = &r->series[id];
     char *path = s->path;
     uint32_t kind = s->kind;
     *s = *ident;
@@ -590,28 +597,28 @@ void hist_reader_set_ident(hist_reader *r, size_t id, const hist_series *ident)
     /* The words state for the shape in force there (a restarted provider's
      * histogram may have another); on failure no words are decoded for it,
      * and its next words read as a damaged block. */
-    if (hstate_for(r, id, kind == HIST_KIND_RAW ? s->hshape : 0, NULL, 0) && id < r->hs_cap)
+    if (hstate_for(r, id, kind == PCW__HIST_KIND_RAW ? s->hshape : 0, NULL, 0) && id < r->hs_cap)
         r->hs[id].n = 0;
 }
 
-void hist_reader_set_output(hist_reader *r, hist_value *out, size_t tail)
+void pcw__hist_reader_set_output(pcw__hist_reader *r, pcw__hist_value *out, size_t tail)
 {
     r->out = out;
     r->out_tail = tail;
 }
 
-size_t hist_reader_sample_values(const hist_reader *r)
+size_t pcw__hist_reader_sample_values(const pcw__hist_reader *r)
 {
     return r->last_n;
 }
 
-const uint32_t *hist_reader_changed(const hist_reader *r, size_t *n)
+const uint32_t *pcw__hist_reader_changed(const pcw__hist_reader *r, size_t *n)
 {
     *n = r->nchanged;
     return r->changed;
 }
 
-uint32_t hist_reader_version(const hist_reader *r)
+uint32_t pcw__hist_reader_version(const pcw__hist_reader *r)
 {
     return r->version;
 }

@@ -2,7 +2,7 @@
 /*
  * lib/history/write.c - appending to a pcw log (docs/history.md).
  *
- * Records gather in the open block's payload; hist_writer_flush compresses
+ * Records gather in the open block's payload; pcw__hist_writer_flush compresses
  * it (zstd, kept only when smaller), puts the header with its CRC in front
  * and appends the whole block with write(). A block that could not be
  * written whole (ENOSPC, EIO...) is cut off again with ftruncate, and even
@@ -25,7 +25,7 @@
 #include "codec.h"
 #include "history.h"
 
-struct hist_writer {
+struct pcw__hist_writer {
     int fd;
     int failed;
     char *file;
@@ -34,16 +34,16 @@ struct hist_writer {
     unsigned char *out; /* header + stored payload */
     size_t out_cap;
     uint64_t seq, end; /* next block's sequence number; offset past the last good block */
-    hist_sync_policy policy;
+    pcw__hist_sync_policy policy;
     uint32_t unsynced;
     uint64_t synced_ns;
-    hist_prev *prev;     /* per series */
-    unsigned char *kind; /* per series: HIST_KIND_* */
-    hist_hstate *hs;     /* per series: a histogram's last words (n 0: none) */
-    uint32_t *hshape;    /* per series: its identity's histogram shape, or 0 */
-    uint64_t hwords;     /* histogram words kept, all series (HIST_MAX_HWORDS) */
+    pcw__hist_prev *prev; /* per series */
+    unsigned char *kind;  /* per series: PCW__HIST_KIND_* */
+    pcw__hist_hstate *hs; /* per series: a histogram's last words (n 0: none) */
+    uint32_t *hshape;     /* per series: its identity's histogram shape, or 0 */
+    uint64_t hwords;      /* histogram words kept, all series (PCW__HIST_MAX_HWORDS) */
     uint32_t nseries;
-    hist_tstate t;
+    pcw__hist_tstate t;
 };
 
 static uint64_t mono_now(void)
@@ -54,7 +54,7 @@ static uint64_t mono_now(void)
 }
 
 /* Room for `more` bytes in the payload. */
-static int reserve(hist_writer *w, size_t more)
+static int reserve(pcw__hist_writer *w, size_t more)
 {
     if (w->failed)
         return -1;
@@ -70,13 +70,14 @@ static int reserve(hist_writer *w, size_t more)
     return 0;
 }
 
-static void put_varint(hist_writer *w, uint64_t v)
+static void put_varint(pcw__hist_writer *w, uint64_t v)
 {
-    w->len += hist_put_varint(w->buf + w->len, v);
+    w->len += pcw__hist_put_varint(w->buf + w->len, v);
 }
 
 /* Write all of buf at the end of the log, or cut the file back to it. */
-static int append(hist_writer *w, const unsigned char *buf, size_t len, char *why, size_t why_len)
+static int append(pcw__hist_writer *w, const unsigned char *buf, size_t len, char *why,
+                  size_t why_len)
 {
     size_t done = 0;
     while (done < len) {
@@ -90,9 +91,9 @@ static int append(hist_writer *w, const unsigned char *buf, size_t len, char *wh
             if (ftruncate(w->fd, (off_t)w->end) == 0)
                 (void)lseek(w->fd, (off_t)w->end, SEEK_SET);
             w->failed = 1;
-            return hist_fail(why, why_len,
-                             "%s: %s (the log is complete up to byte %llu, %llu blocks)", w->file,
-                             strerror(e), (unsigned long long)w->end, (unsigned long long)w->seq);
+            return pcw__hist_fail(
+                why, why_len, "%s: %s (the log is complete up to byte %llu, %llu blocks)", w->file,
+                strerror(e), (unsigned long long)w->end, (unsigned long long)w->seq);
         }
         done += (size_t)r;
     }
@@ -100,25 +101,25 @@ static int append(hist_writer *w, const unsigned char *buf, size_t len, char *wh
     return 0;
 }
 
-int hist_writer_open(hist_writer **out, int fd, const char *name, const hist_sync_policy *policy,
-                     char *why, size_t why_len)
+int pcw__hist_writer_open(pcw__hist_writer **out, int fd, const char *name,
+                          const pcw__hist_sync_policy *policy, char *why, size_t why_len)
 {
     *out = NULL;
-    hist_writer *w = calloc(1, sizeof *w);
+    pcw__hist_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->file = strdup(name))) {
         free(w);
         close(fd);
-        return hist_fail(why, why_len, "out of memory");
+        return pcw__hist_fail(why, why_len, "out of memory");
     }
-    hist_sync_policy def = HIST_SYNC_DEFAULT;
+    pcw__hist_sync_policy def = PCW__HIST_SYNC_DEFAULT;
     w->policy = policy ? *policy : def;
     w->fd = fd;
     off_t at = lseek(fd, 0, SEEK_CUR);
     w->end = at > 0 ? (uint64_t)at : 0;
-    unsigned char h[HIST_FILE_HEADER];
-    memcpy(h, HIST_MAGIC, 8);
-    hist_put_le32(h + 8, HIST_VERSION);
-    hist_put_le32(h + 12, 0);
+    unsigned char h[PCW__HIST_FILE_HEADER];
+    memcpy(h, PCW__HIST_MAGIC, 8);
+    pcw__hist_put_le32(h + 8, PCW__HIST_VERSION);
+    pcw__hist_put_le32(h + 12, 0);
     if (append(w, h, sizeof h, why, why_len)) {
         close(w->fd);
         free(w->file);
@@ -130,13 +131,13 @@ int hist_writer_open(hist_writer **out, int fd, const char *name, const hist_syn
     return 0;
 }
 
-int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t kind)
+int pcw__hist_writer_series(pcw__hist_writer *w, uint32_t id, const char *path, uint32_t kind)
 {
     size_t plen = strlen(path);
-    if (id != w->nseries || id >= HIST_MAX_SERIES || plen > HIST_MAX_STRING ||
-        kind > HIST_KIND_COMPUTED)
+    if (id != w->nseries || id >= PCW__HIST_MAX_SERIES || plen > PCW__HIST_MAX_STRING ||
+        kind > PCW__HIST_KIND_COMPUTED)
         return -1;
-    hist_prev *p = realloc(w->prev, (size_t)(id + 1) * sizeof *p);
+    pcw__hist_prev *p = realloc(w->prev, (size_t)(id + 1) * sizeof *p);
     if (!p)
         return -1;
     w->prev = p;
@@ -145,7 +146,7 @@ int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t k
     if (!k)
         return -1;
     w->kind = k;
-    hist_hstate *hs = realloc(w->hs, (size_t)(id + 1) * sizeof *hs);
+    pcw__hist_hstate *hs = realloc(w->hs, (size_t)(id + 1) * sizeof *hs);
     if (!hs)
         return -1;
     w->hs = hs;
@@ -158,7 +159,7 @@ int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t k
     k[id] = (unsigned char)kind;
     if (reserve(w, 40 + plen))
         return -1;
-    put_varint(w, HIST_REC_SERIES);
+    put_varint(w, PCW__HIST_REC_SERIES);
     put_varint(w, id);
     put_varint(w, kind);
     put_varint(w, plen);
@@ -169,13 +170,13 @@ int hist_writer_series(hist_writer *w, uint32_t id, const char *path, uint32_t k
 }
 
 /* Series id's histogram words state for `shape` (0: not a histogram):
- * room for its words, within HIST_MAX_HWORDS as a reader counts them. */
-static int ident_histogram(hist_writer *w, uint32_t id, uint32_t shape)
+ * room for its words, within PCW__HIST_MAX_HWORDS as a reader counts them. */
+static int ident_histogram(pcw__hist_writer *w, uint32_t id, uint32_t shape)
 {
-    hist_hstate *h = &w->hs[id];
+    pcw__hist_hstate *h = &w->hs[id];
     uint32_t n = shape ? 2 + pcw_hist_nbuckets(shape) : 0;
     if (n > h->cap) {
-        if (w->hwords + (n - h->cap) > HIST_MAX_HWORDS)
+        if (w->hwords + (n - h->cap) > PCW__HIST_MAX_HWORDS)
             return -1;
         uint64_t *a = realloc(h->w[0], (size_t)n * sizeof *a);
         if (!a)
@@ -189,20 +190,20 @@ static int ident_histogram(hist_writer *w, uint32_t id, uint32_t shape)
     return 0;
 }
 
-int hist_writer_ident(hist_writer *w, uint32_t id, const hist_series *s)
+int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_series *s)
 {
     int hist = s->type == PERF_PCW_HISTOGRAM;
     if (id >= w->nseries || (hist && !pcw_hist_shape_valid(s->hshape)) ||
-        ident_histogram(w, id, hist && w->kind[id] == HIST_KIND_RAW ? s->hshape : 0) ||
+        ident_histogram(w, id, hist && w->kind[id] == PCW__HIST_KIND_RAW ? s->hshape : 0) ||
         reserve(w, 110))
         return -1;
-    put_varint(w, HIST_REC_IDENT);
+    put_varint(w, PCW__HIST_REC_IDENT);
     put_varint(w, id);
     put_varint(w, s->type);
-    put_varint(w, hist_zigzag(s->scale));
+    put_varint(w, pcw__hist_zigzag(s->scale));
     put_varint(w, s->provider_id);
     put_varint(w, s->instance_id);
-    put_varint(w, hist_zigzag(s->pid));
+    put_varint(w, pcw__hist_zigzag(s->pid));
     put_varint(w, s->dup_index);
     if (hist) { /* version 2: the shape and the statistic */
         uint64_t q;
@@ -216,12 +217,12 @@ int hist_writer_ident(hist_writer *w, uint32_t id, const hist_series *s)
 
 /* Series i's histogram words (its value VALID; room reserved): deltas
  * from its previous words in this block. */
-static void put_hwords(hist_writer *w, uint32_t i, const hist_value *v)
+static void put_hwords(pcw__hist_writer *w, uint32_t i, const pcw__hist_value *v)
 {
-    hist_hstate *h = &w->hs[i];
+    pcw__hist_hstate *h = &w->hs[i];
     const uint64_t *base = h->block == w->seq + 1 ? h->w[0] : NULL;
     put_varint(w, h->n);
-    w->len += hist_put_hwords(w->buf + w->len, v->hwords, base, h->n);
+    w->len += pcw__hist_put_hwords(w->buf + w->len, v->hwords, base, h->n);
     memcpy(h->w[0], v->hwords, (size_t)h->n * sizeof *h->w[0]);
     h->block = w->seq + 1;
 }
@@ -229,7 +230,7 @@ static void put_hwords(hist_writer *w, uint32_t i, const hist_value *v)
 /* The bytes a sample of v[0..n-1] may take, or 0 when a histogram value
  * lacks its words: checked before anything is written, so that a refused
  * sample leaves the block as it was. */
-static size_t sample_bound(const hist_writer *w, const hist_value *v, size_t n)
+static size_t sample_bound(const pcw__hist_writer *w, const pcw__hist_value *v, size_t n)
 {
     size_t need = 40 + n * 64; /* a status and five 10-byte varints a value */
     for (size_t i = 0; i < n && w->hwords; i++) {
@@ -237,28 +238,28 @@ static size_t sample_bound(const hist_writer *w, const hist_value *v, size_t n)
             continue;
         if (!v[i].hwords || v[i].hn != w->hs[i].n)
             return 0;
-        need += 10 + hist_hwords_bound(w->hs[i].n);
+        need += 10 + pcw__hist_hwords_bound(w->hs[i].n);
     }
     return need;
 }
 
-int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const hist_value *v,
-                       size_t n)
+int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns,
+                            const pcw__hist_value *v, size_t n)
 {
     size_t need = n <= w->nseries ? sample_bound(w, v, n) : 0;
     if (!need || reserve(w, need))
         return -1;
-    put_varint(w, HIST_REC_SAMPLE);
-    hist_tstate *t = &w->t;
+    put_varint(w, PCW__HIST_REC_SAMPLE);
+    pcw__hist_tstate *t = &w->t;
     int64_t off = (int64_t)(real_ns - mono_ns);
     if (t->n == 0) {
         put_varint(w, mono_ns);
-        put_varint(w, hist_zigzag(off));
+        put_varint(w, pcw__hist_zigzag(off));
         t->mono_delta = 0;
     } else {
         int64_t d = (int64_t)(mono_ns - t->mono);
-        put_varint(w, hist_zigzag(d - t->mono_delta));
-        put_varint(w, hist_zigzag(off - t->real_offset));
+        put_varint(w, pcw__hist_zigzag(d - t->mono_delta));
+        put_varint(w, pcw__hist_zigzag(off - t->real_offset));
         t->mono_delta = d;
     }
     t->n++, t->mono = mono_ns, t->real_offset = off;
@@ -269,23 +270,23 @@ int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const
     unsigned char *o = w->buf + w->len;
     for (size_t i = 0; i < n; i++) {
         const pcw_raw *r = &v[i].raw;
-        hist_prev *p = &w->prev[i];
-        o += hist_put_varint(o, (uint64_t)(uint32_t)r->status);
-        if (!hist_has_number(HIST_VERSION, w->kind[i], (uint32_t)r->status))
+        pcw__hist_prev *p = &w->prev[i];
+        o += pcw__hist_put_varint(o, (uint64_t)(uint32_t)r->status);
+        if (!pcw__hist_has_number(PCW__HIST_VERSION, w->kind[i], (uint32_t)r->status))
             continue;
         /* A raw series' fields as deltas (counts and times grow slowly); a
          * computed value as the XOR of its bits with the previous (Gorilla:
          * a value that stays is one byte). */
-        if (w->kind[i] == HIST_KIND_COMPUTED) {
+        if (w->kind[i] == PCW__HIST_KIND_COMPUTED) {
             uint64_t bits;
             memcpy(&bits, &v[i].computed, sizeof bits);
-            o += hist_put_varint(o, bits ^ p->f[0]);
+            o += pcw__hist_put_varint(o, bits ^ p->f[0]);
             p->f[0] = bits;
             continue;
         }
         uint64_t f[5] = {r->first, r->second, r->multi, r->freq, r->time_ns};
         for (int k = 0; k < 5; k++) {
-            o += hist_put_varint(o, hist_zigzag((int64_t)(f[k] - p->f[k])));
+            o += pcw__hist_put_varint(o, pcw__hist_zigzag((int64_t)(f[k] - p->f[k])));
             p->f[k] = f[k];
         }
         if (w->hshape[i]) {
@@ -298,50 +299,51 @@ int hist_writer_sample(hist_writer *w, uint64_t mono_ns, uint64_t real_ns, const
     return 0;
 }
 
-int hist_writer_flush(hist_writer *w, char *why, size_t why_len)
+int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
 {
     if (w->failed)
-        return hist_fail(why, why_len, "%s: an earlier write failed", w->file);
+        return pcw__hist_fail(why, why_len, "%s: an earlier write failed", w->file);
     if (w->len == 0)
         return 0;
-    if (w->len > HIST_BLOCK_MAX_RAW) { /* a reader would refuse it */
+    if (w->len > PCW__HIST_BLOCK_MAX_RAW) { /* a reader would refuse it */
         w->failed = 1;
-        return hist_fail(why, why_len,
-                         "%s: a block of %zu bytes is more than a log block may hold (%u bytes): "
-                         "too many series in one sample",
-                         w->file, w->len, HIST_BLOCK_MAX_RAW);
+        return pcw__hist_fail(
+            why, why_len,
+            "%s: a block of %zu bytes is more than a log block may hold (%u bytes): "
+            "too many series in one sample",
+            w->file, w->len, PCW__HIST_BLOCK_MAX_RAW);
     }
-    size_t bound = ZSTD_compressBound(w->len), need = HIST_BLOCK_HEADER + bound;
+    size_t bound = ZSTD_compressBound(w->len), need = PCW__HIST_BLOCK_HEADER + bound;
     if (need > w->out_cap) {
         unsigned char *o = realloc(w->out, need);
         if (!o)
-            return hist_fail(why, why_len, "out of memory");
+            return pcw__hist_fail(why, why_len, "out of memory");
         w->out = o, w->out_cap = need;
     }
-    unsigned char *h = w->out, *payload = w->out + HIST_BLOCK_HEADER;
+    unsigned char *h = w->out, *payload = w->out + PCW__HIST_BLOCK_HEADER;
     uint32_t flags = 0;
     /* Level 1: faster than 3 and, on deltas, smaller too (docs/performance.md,
      * "Recording a log": 1.16 against 1.36 bytes a sample). */
     size_t stored = ZSTD_compress(payload, bound, w->buf, w->len, 1);
     /* Stored as it is when compression does not help, or helps more than a
-     * reader accepts (HIST_MAX_RATIO: it bounds a reader's work per byte). */
+     * reader accepts (PCW__HIST_MAX_RATIO: it bounds a reader's work per byte). */
     if (ZSTD_isError(stored) || stored >= w->len ||
-        (uint64_t)w->len > (uint64_t)stored * HIST_MAX_RATIO + 65536) {
+        (uint64_t)w->len > (uint64_t)stored * PCW__HIST_MAX_RATIO + 65536) {
         memcpy(payload, w->buf, w->len);
         stored = w->len;
     } else {
-        flags |= HIST_BLOCK_ZSTD;
+        flags |= PCW__HIST_BLOCK_ZSTD;
     }
-    hist_put_le32(h, HIST_BLOCK_MAGIC);
-    hist_put_le32(h + 4, (uint32_t)stored);
-    hist_put_le32(h + 8, (uint32_t)w->len);
-    hist_put_le32(h + 12, flags);
-    hist_put_le64(h + 16, w->seq);
+    pcw__hist_put_le32(h, PCW__HIST_BLOCK_MAGIC);
+    pcw__hist_put_le32(h + 4, (uint32_t)stored);
+    pcw__hist_put_le32(h + 8, (uint32_t)w->len);
+    pcw__hist_put_le32(h + 12, flags);
+    pcw__hist_put_le64(h + 16, w->seq);
     uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
     crc = crc32(crc, payload, (uInt)stored);
-    hist_put_le32(h + 24, (uint32_t)crc);
-    hist_put_le32(h + 28, 0);
-    if (append(w, h, HIST_BLOCK_HEADER + stored, why, why_len))
+    pcw__hist_put_le32(h + 24, (uint32_t)crc);
+    pcw__hist_put_le32(h + 28, 0);
+    if (append(w, h, PCW__HIST_BLOCK_HEADER + stored, why, why_len))
         return -1;
     w->seq++;
     w->len = 0;
@@ -354,22 +356,22 @@ int hist_writer_flush(hist_writer *w, char *why, size_t why_len)
         (w->policy.sync_ns && now - w->synced_ns >= w->policy.sync_ns)) {
         if (fdatasync(w->fd) != 0 && errno != EINVAL) {
             w->failed = 1;
-            return hist_fail(why, why_len, "%s: fdatasync: %s", w->file, strerror(errno));
+            return pcw__hist_fail(why, why_len, "%s: fdatasync: %s", w->file, strerror(errno));
         }
         w->unsynced = 0, w->synced_ns = now;
     }
     return 0;
 }
 
-int hist_writer_close(hist_writer *w, char *why, size_t why_len)
+int pcw__hist_writer_close(pcw__hist_writer *w, char *why, size_t why_len)
 {
     if (!w)
         return 0;
-    int rc = hist_writer_flush(w, why, why_len);
+    int rc = pcw__hist_writer_flush(w, why, why_len);
     if (rc == 0 && fdatasync(w->fd) != 0 && errno != EINVAL)
-        rc = hist_fail(why, why_len, "%s: fdatasync: %s", w->file, strerror(errno));
+        rc = pcw__hist_fail(why, why_len, "%s: fdatasync: %s", w->file, strerror(errno));
     if (close(w->fd) != 0 && rc == 0)
-        rc = hist_fail(why, why_len, "%s: %s", w->file, strerror(errno));
+        rc = pcw__hist_fail(why, why_len, "%s: %s", w->file, strerror(errno));
     free(w->file);
     free(w->buf);
     free(w->out);
@@ -383,12 +385,12 @@ int hist_writer_close(hist_writer *w, char *why, size_t why_len)
     return rc;
 }
 
-uint64_t hist_writer_blocks(const hist_writer *w)
+uint64_t pcw__hist_writer_blocks(const pcw__hist_writer *w)
 {
     return w->seq;
 }
 
-uint64_t hist_writer_bytes(const hist_writer *w)
+uint64_t pcw__hist_writer_bytes(const pcw__hist_writer *w)
 {
     return w->end;
 }

@@ -15,8 +15,8 @@
 #include "pcw/histogram.h"
 
 /* A histogram instance's statistic (now VALID, with its words). */
-static int cook_histogram(const hist_series *s, const hist_value *now, const hist_value *prev,
-                          unsigned flags, double *value)
+static int cook_histogram(const pcw__hist_series *s, const pcw__hist_value *now,
+                          const pcw__hist_value *prev, unsigned flags, double *value)
 {
     int cumulative = (flags & PCW_FMT_RAW) != 0;
     if (!cumulative && (!prev || prev->raw.status != PCW_CSTATUS_VALID || prev->hn != now->hn))
@@ -37,15 +37,15 @@ static int cook_histogram(const hist_series *s, const hist_value *now, const his
     return rc;
 }
 
-int hist_cook(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
-              double *value)
+int pcw__hist_cook(const pcw__hist_series *s, const pcw__hist_value *now,
+                   const pcw__hist_value *prev, unsigned flags, double *value)
 {
     double dummy;
     if (!value)
         value = &dummy;
     *value = 0.0;
     int hist = s->type == PERF_PCW_HISTOGRAM && s->hshape;
-    if (s->kind == HIST_KIND_RAW) {
+    if (s->kind == PCW__HIST_KIND_RAW) {
         if (hist && now->raw.status == PCW_CSTATUS_VALID && now->hn)
             return cook_histogram(s, now, prev, flags, value);
         const pcw_raw *p = prev && prev->raw.status == PCW_CSTATUS_VALID ? &prev->raw : NULL;
@@ -70,14 +70,15 @@ int hist_cook(const hist_series *s, const hist_value *now, const hist_value *pre
     return pcw__q_finish_percent(s->type, now->computed, s->scale, flags, value);
 }
 
-int hist_dist(const hist_series *s, const hist_value *now, const hist_value *prev, unsigned flags,
-              uint64_t *buckets, pcw_hist_dist *out)
+int pcw__hist_dist(const pcw__hist_series *s, const pcw__hist_value *now,
+                   const pcw__hist_value *prev, unsigned flags, uint64_t *buckets,
+                   pcw_hist_dist *out)
 {
     memset(out, 0, sizeof *out);
-#if HIST_VERSION >= 2
+#if PCW__HIST_VERSION >= 2
     /* Buckets are logged for a provider's instance (version 2); a total's
      * statistics are logged as values, its merged buckets are not. */
-    if (s->kind != HIST_KIND_RAW || s->type != PERF_PCW_HISTOGRAM || !s->hshape)
+    if (s->kind != PCW__HIST_KIND_RAW || s->type != PERF_PCW_HISTOGRAM || !s->hshape)
         return out->status = PCW_CSTATUS_NO_DATA;
     if (now->raw.status != PCW_CSTATUS_VALID)
         return out->status = now->raw.status;

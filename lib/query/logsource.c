@@ -11,7 +11,7 @@
  * so that a seek can put back the identities in force there. Then each
  * collect decodes one sample into the series' current values, the old
  * current value becoming the previous one; a value is cooked when it is
- * read (hist_cook: what the live query computed), with the previous
+ * read (pcw__hist_cook: what the live query computed), with the previous
  * sample only when the series' identity is the same (same file, same
  * identity record): a new identity, a seek or a file boundary has none.
  *
@@ -40,12 +40,12 @@
 #define NONE UINT32_MAX
 
 /* The identity of a series no sample has given one yet. */
-static const hist_series no_ident;
+static const pcw__hist_series no_ident;
 
 /* An identity in force from a block on (a file series'). */
 typedef struct ident_change {
-    uint64_t block; /* the global block index it was seen at */
-    hist_series id; /* path unused */
+    uint64_t block;      /* the global block index it was seen at */
+    pcw__hist_series id; /* path unused */
 } ident_change;
 
 /* A file series: where its values go and its identities' history. */
@@ -60,7 +60,7 @@ typedef struct fseries {
 typedef struct lfile {
     char *name;
     int direct; /* its series are the log's first ones, in order */
-    hist_reader *r;
+    pcw__hist_reader *r;
     fseries *fs;
     size_t nfs;
     uint64_t first_block, nblocks; /* in the global index */
@@ -111,11 +111,11 @@ typedef struct pcwl_log {
      * index of the sample from which its identity is the current one
      * (the previous value counts only when it came after), and that
      * identity (the file reader's series). */
-    hist_value *val[2];
+    pcw__hist_value *val[2];
     size_t tail[2]; /* val[k]'s series from tail[k] on (in the file's order)
                        have no instance: what a sample must clear */
     uint64_t *since;
-    const hist_series **ident;
+    const pcw__hist_series **ident;
     uint64_t cur;  /* the current sample's index */
     uint64_t base; /* the first sample read since the last forget */
     char err[512];
@@ -291,7 +291,7 @@ static int gs_find(pcwl_log *L, strtab *t, const char *path, uint32_t kind, uint
     L->ngs++;
     if (gs_parse(g))
         return -1;
-    if (kind == HIST_KIND_COMPUTED)
+    if (kind == PCW__HIST_KIND_COMPUTED)
         g->kind = strcmp(g->iname, "_Total") == 0 ? PCW_PDH_TOTAL : PCW_PDH_AGGREGATE;
     else
         g->kind = PCW_PDH_INSTANCE;
@@ -304,7 +304,7 @@ static int gs_find(pcwl_log *L, strtab *t, const char *path, uint32_t kind, uint
 /* New file series (defined by the samples read so far) into the table. */
 static int map_series(pcwl_log *L, lfile *f, strtab *t)
 {
-    size_t n = hist_reader_series_count(f->r);
+    size_t n = pcw__hist_reader_series_count(f->r);
     if (n <= f->nfs)
         return 0;
     fseries *fs = realloc(f->fs, n * sizeof *fs);
@@ -312,7 +312,7 @@ static int map_series(pcwl_log *L, lfile *f, strtab *t)
         return -1;
     f->fs = fs;
     for (size_t i = f->nfs; i < n; i++) {
-        const hist_series *s = hist_reader_series(f->r, i);
+        const pcw__hist_series *s = pcw__hist_reader_series(f->r, i);
         memset(&fs[i], 0, sizeof fs[i]);
         if (gs_find(L, t, s->path, s->kind, &fs[i].gid))
             return -1;
@@ -326,7 +326,7 @@ static int map_series(pcwl_log *L, lfile *f, strtab *t)
 static int note_changed(lfile *f)
 {
     size_t n;
-    const uint32_t *ch = hist_reader_changed(f->r, &n);
+    const uint32_t *ch = pcw__hist_reader_changed(f->r, &n);
     for (size_t i = 0; i < n; i++) {
         if (ch[i] >= f->nfs || f->fs[ch[i]].pending)
             continue;
@@ -344,7 +344,7 @@ static int note_idents(pcwl_log *L, lfile *f, uint64_t block)
 {
     for (size_t k = 0; k < f->npend; k++) {
         fseries *x = &f->fs[f->pend[k]];
-        const hist_series *s = hist_reader_series(f->r, f->pend[k]);
+        const pcw__hist_series *s = pcw__hist_reader_series(f->r, f->pend[k]);
         x->pending = 0;
         if (s->epoch == x->seen_epoch)
             continue;
@@ -373,9 +373,9 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
     char why[400];
     for (;;) {
         uint64_t mono, real;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t n;
-        int rc = hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
+        int rc = pcw__hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
         if (rc < 0) {
             size_t len = strlen(f->name) + strlen(why) + 3;
             if (!(f->damage = malloc(len)))
@@ -387,13 +387,13 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
             break;
         if (map_series(L, f, t) || note_changed(f))
             return -1;
-        if (hist_reader_blocks(f->r) != blocks) {
-            blocks = hist_reader_blocks(f->r);
+        if (pcw__hist_reader_blocks(f->r) != blocks) {
+            blocks = pcw__hist_reader_blocks(f->r);
             if (grow((void **)&L->blocks, &L->blocks_cap, L->nblocks + 1, sizeof *L->blocks))
                 return -1;
             lblock *b = &L->blocks[L->nblocks++];
             b->file = (uint32_t)fi;
-            b->off = hist_reader_block_offset(f->r);
+            b->off = pcw__hist_reader_block_offset(f->r);
             b->seq = blocks - 1;
             b->first_sample = L->samples;
             b->nsamples = 0;
@@ -419,7 +419,7 @@ static void log_free(pcwl_log *L)
         return;
     for (size_t i = 0; i < L->nfiles; i++) {
         lfile *f = &L->files[i];
-        hist_reader_close(f->r);
+        pcw__hist_reader_close(f->r);
         for (size_t j = 0; j < f->nfs; j++)
             free(f->fs[j].ch);
         free(f->fs);
@@ -457,7 +457,7 @@ static int open_status(int e, const char *why)
 
 static int position(pcwl_log *L, uint64_t index);
 static int counter_indexes(pcwl_log *L);
-static void set_ident(pcwl_log *L, size_t g, const hist_series *id);
+static void set_ident(pcwl_log *L, size_t g, const pcw__hist_series *id);
 
 int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, char *why,
                      size_t why_len)
@@ -491,7 +491,7 @@ int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, cha
             goto fail;
         char msg[400] = "";
         errno = 0;
-        if (hist_reader_open(&f->r, files[i], msg, sizeof msg)) {
+        if (pcw__hist_reader_open(&f->r, files[i], msg, sizeof msg)) {
             rc = open_status(errno, msg);
             if (why && why_len) {
                 /* The reader names the file when open() failed. */
@@ -613,9 +613,9 @@ out:
 /* ---- playback -------------------------------------------------------------- */
 
 /* The identity file series x had at block b (none before its first). */
-static const hist_series *ident_at(const fseries *x, uint64_t b)
+static const pcw__hist_series *ident_at(const fseries *x, uint64_t b)
 {
-    static const hist_series none;
+    static const pcw__hist_series none;
     size_t lo = 0, hi = x->nch;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -644,7 +644,7 @@ static void forget(pcwl_log *L)
 }
 
 /* Series g's current identity is id (a file reader's series). */
-static void set_ident(pcwl_log *L, size_t g, const hist_series *id)
+static void set_ident(pcwl_log *L, size_t g, const pcw__hist_series *id)
 {
     L->ident[g] = id;
 }
@@ -654,16 +654,16 @@ static void rewind_to(pcwl_log *L, size_t fi, uint64_t b)
 {
     lfile *f = &L->files[fi];
     if (b < f->first_block + f->nblocks)
-        hist_reader_seek(f->r, L->blocks[b].off, L->blocks[b].seq);
+        pcw__hist_reader_seek(f->r, L->blocks[b].off, L->blocks[b].seq);
     else
-        hist_reader_seek(f->r, HIST_FILE_HEADER, 0); /* an empty file */
+        pcw__hist_reader_seek(f->r, PCW__HIST_FILE_HEADER, 0); /* an empty file */
     for (size_t i = 0; i < f->nfs; i++)
-        hist_reader_set_ident(f->r, i, ident_at(&f->fs[i], b));
+        pcw__hist_reader_set_ident(f->r, i, ident_at(&f->fs[i], b));
     /* The current values' identities: this file's series. */
     for (size_t i = 0; i < L->ngs; i++)
         set_ident(L, i, &no_ident);
     for (size_t i = 0; i < f->nfs; i++)
-        set_ident(L, f->fs[i].gid, hist_reader_series(f->r, i));
+        set_ident(L, f->fs[i].gid, pcw__hist_reader_series(f->r, i));
 }
 
 /* The last block whose first sample is at or before sample `index`. */
@@ -710,9 +710,9 @@ static int position(pcwl_log *L, uint64_t index)
     char why[400];
     for (uint64_t k = bl->first_sample; k < index; k++) {
         uint64_t mono, real;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t n;
-        if (hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why) != 1) {
+        if (pcw__hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why) != 1) {
             snprintf(L->err, sizeof L->err, "%s: %s", f->name, why);
             return PCW_E_CORRUPT;
         }
@@ -731,7 +731,7 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
             return PCW_PDH_END_OF_LOG;
         lfile *f = &L->files[L->file];
         uint64_t mono, real;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t n;
         char why[400];
         int rc = L->next < f->first_sample + f->nsamples; /* 0: the file is read */
@@ -751,15 +751,15 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
         /* This sample becomes the current one, the current the previous
          * (a swap: the old previous values are overwritten). */
         if (!L->fresh) {
-            hist_value *t = L->val[0];
+            pcw__hist_value *t = L->val[0];
             L->val[0] = L->val[1], L->val[1] = t;
             size_t k = L->tail[0];
             L->tail[0] = L->tail[1], L->tail[1] = k;
         }
-        hist_value *cur = L->val[0];
-        hist_reader_set_output(f->r, f->direct ? cur : NULL, L->tail[0]);
-        rc = hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
-        hist_reader_set_output(f->r, NULL, 0);
+        pcw__hist_value *cur = L->val[0];
+        pcw__hist_reader_set_output(f->r, f->direct ? cur : NULL, L->tail[0]);
+        rc = pcw__hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
+        pcw__hist_reader_set_output(f->r, NULL, 0);
         if (rc != 1) {
             /* The file changed since it was indexed. */
             snprintf(L->err, sizeof L->err, "%s: %s", f->name,
@@ -770,7 +770,7 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
         }
         /* The sample's values (the rest of this file's series have no
          * instance; other files' series have none since the file began). */
-        size_t held = hist_reader_sample_values(f->r);
+        size_t held = pcw__hist_reader_sample_values(f->r);
         if (!f->direct) { /* into the log's order */
             for (size_t i = held; i < L->tail[0] && i < f->nfs; i++) {
                 memset(&cur[f->fs[i].gid], 0, sizeof cur[0]);
@@ -785,12 +785,12 @@ int pcwl_collect(pcw_pdh *q, size_t *failed)
             L->base = L->next;
         L->cur = L->next;
         size_t nch;
-        const uint32_t *ch = hist_reader_changed(f->r, &nch);
+        const uint32_t *ch = pcw__hist_reader_changed(f->r, &nch);
         for (size_t i = 0; i < nch; i++)
             if (ch[i] < f->nfs) {
                 uint32_t g = f->fs[ch[i]].gid;
                 L->since[g] = L->cur;
-                set_ident(L, g, hist_reader_series(f->r, ch[i]));
+                set_ident(L, g, pcw__hist_reader_series(f->r, ch[i]));
             }
         L->fresh = 0;
         L->gen++;
@@ -864,9 +864,9 @@ int pcw_pdh_log_seek_time(pcw_pdh *q, uint64_t realtime_ns)
     uint64_t k = 0;
     for (; k < b->nsamples; k++) {
         uint64_t mono, real;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t n;
-        if (hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why) != 1) {
+        if (pcw__hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why) != 1) {
             snprintf(L->err, sizeof L->err, "%s: %s", f->name, why);
             return PCW_E_CORRUPT;
         }
@@ -1378,7 +1378,7 @@ size_t pcwl_value_count(const pcw_pdh_counter *h)
 
 /* Series s's previous sample: when it was read since the last seek (or
  * file boundary) and has the current identity; else NULL. */
-static inline const hist_value *prev_of(const pcwl_log *L, uint32_t s)
+static inline const pcw__hist_value *prev_of(const pcwl_log *L, uint32_t s)
 {
     return L->cur > L->base && L->since[s] < L->cur ? &L->val[1][s] : NULL;
 }
@@ -1387,24 +1387,24 @@ static inline const hist_value *prev_of(const pcwl_log *L, uint32_t s)
 static inline int cook(const pcw_pdh_counter *h, uint32_t s, unsigned flags, double *value)
 {
     const pcwl_log *L = h->q->log;
-    const hist_series *id = L->ident[s];
-    hist_series scaled;
+    const pcw__hist_series *id = L->ident[s];
+    pcw__hist_series scaled;
     if (h->scale_set) { /* pcw_pdh_set_scale */
         scaled = *id;
         scaled.scale = h->scale;
         id = &scaled;
     }
-    const hist_value *prev = prev_of(L, s);
+    const pcw__hist_value *prev = prev_of(L, s);
     /* A logged total was cooked live against its members' previous
      * samples: without a previous sample here (the first after a seek or
      * a file boundary) a two-sample total has no value yet, as live after
      * pcw_pdh_add_counter. */
-    if (!prev && id->kind == HIST_KIND_COMPUTED && pcw_cook_needs_two(id->type) &&
+    if (!prev && id->kind == PCW__HIST_KIND_COMPUTED && pcw_cook_needs_two(id->type) &&
         L->val[0][s].raw.status == PCW_CSTATUS_VALID) {
         *value = 0;
         return PCW_CSTATUS_NEW_DATA_NEEDED;
     }
-    return hist_cook(id, &L->val[0][s], prev, flags, value);
+    return pcw__hist_cook(id, &L->val[0][s], prev, flags, value);
 }
 
 /* The cell's status and value: a hole (an instance without that counter
@@ -1453,7 +1453,7 @@ int pcwl_get_value(const pcw_pdh_counter *h, size_t i, unsigned flags, pcw_pdh_v
         return PCW_OK;
     }
     const gseries *gs = &L->gs[s];
-    const hist_series *id = L->ident[s];
+    const pcw__hist_series *id = L->ident[s];
     out->counter_type = id->type ? id->type : gs->list_type;
     out->raw.status = L->val[0][s].raw.status;
     if (gs->kind == PCW_PDH_INSTANCE) {
@@ -1630,6 +1630,6 @@ int pcwl_get_histogram(const pcw_pdh_counter *h, size_t i, unsigned flags, pcw_h
     struct pcwl_sel *sel = h->lsel;
     if (!sel->hbuf && !(sel->hbuf = malloc(PCW_HIST_MAX_BUCKETS * sizeof *sel->hbuf)))
         return PCW_E_NO_MEMORY;
-    hist_dist(L->ident[s], &L->val[0][s], prev_of(L, s), flags, sel->hbuf, out);
+    pcw__hist_dist(L->ident[s], &L->val[0][s], prev_of(L, s), flags, sel->hbuf, out);
     return PCW_OK;
 }

@@ -31,8 +31,8 @@ static int kept(const relog_run *run, uint64_t g)
 }
 
 /* Log li's values v (n series) into the selected columns' cells. */
-static void fill(const relog_run *run, const relog_log *l, hist_reader *r, const hist_value *v,
-                 size_t n, relog_cell *cells)
+static void fill(const relog_run *run, const relog_log *l, pcw__hist_reader *r,
+                 const pcw__hist_value *v, size_t n, relog_cell *cells)
 {
     for (size_t j = 0; j < run->nselected; j++)
         cells[j].present = 0;
@@ -42,7 +42,7 @@ static void fill(const relog_run *run, const relog_log *l, hist_reader *r, const
             continue;
         relog_cell *cell = &cells[c->out];
         cell->v = v[i];
-        ident_of(&cell->id, hist_reader_series(r, i));
+        ident_of(&cell->id, pcw__hist_reader_series(r, i));
         cell->present = 1;
     }
 }
@@ -50,14 +50,14 @@ static void fill(const relog_run *run, const relog_log *l, hist_reader *r, const
 /* Keep this sample's cells as the ones the next kept sample is cooked
  * from. A copy, not the reader's memory: they must outlive the reader's
  * next samples (-t N skips N - 1 of them) and the reader itself (the first
- * rate of the next log is cooked from them). Everything a hist_value
+ * rate of the next log is cooked from them). Everything a pcw__hist_value
  * points to is copied here, in this one place. */
 static int keep(const relog_run *run, relog_cell *prev, const relog_cell *now)
 {
     for (size_t j = 0; j < run->nselected; j++) {
         relog_cell *p = &prev[j];
         p->v = now[j].v, p->id = now[j].id, p->present = now[j].present;
-#ifdef HIST_MAX_HWORDS /* a histogram's words: the reader's until its next samples */
+#ifdef PCW__HIST_MAX_HWORDS /* a histogram's words: the reader's until its next samples */
         if (p->v.hn) {
             if (p->words_cap < p->v.hn) {
                 uint64_t *w = realloc(p->words, p->v.hn * sizeof *w);
@@ -79,7 +79,7 @@ static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relo
                        relog_cell *prev, int *fatal)
 {
     const relog_log *l = &run->logs[li];
-    hist_reader *r = NULL;
+    pcw__hist_reader *r = NULL;
     int status = 0;
     /* A log wholly before the sample that primes the first row is not
      * read again (its damage, if any, is still reported below). */
@@ -89,10 +89,10 @@ static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relo
     }
     for (uint64_t j = 0; r && j < l->samples; j++) {
         uint64_t mono, real;
-        const hist_value *v;
+        const pcw__hist_value *v;
         size_t n;
         char why[512];
-        if (hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why) != 1) {
+        if (pcw__hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why) != 1) {
             fprintf(stderr, "pcwrelog: %s: the log changed while pcwrelog read it\n", l->file);
             status = 1;
             break;
@@ -118,7 +118,7 @@ static int convert_log(relog_run *run, size_t li, relog_sink *k, FILE *out, relo
             break;
         }
     }
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
     if (l->damaged && !*fatal) {
         fprintf(stderr, "pcwrelog: %s: %s (the %llu samples before it were read)\n", l->file,
                 l->why, (unsigned long long)l->samples);

@@ -22,7 +22,7 @@
 #include "../common/typeperf.h"
 #include "relog.h"
 
-void ident_of(relog_ident *id, const hist_series *s)
+void ident_of(relog_ident *id, const pcw__hist_series *s)
 {
     *id = (relog_ident){.kind = s->kind,
                         .type = s->type,
@@ -31,21 +31,21 @@ void ident_of(relog_ident *id, const hist_series *s)
                         .instance_id = s->instance_id,
                         .pid = s->pid,
                         .dup_index = s->dup_index};
-#ifdef HIST_MAX_HWORDS
+#ifdef PCW__HIST_MAX_HWORDS
     id->hshape = s->hshape, id->hstat = s->hstat;
 #endif
 }
 
-void ident_series(hist_series *s, const relog_ident *id)
+void ident_series(pcw__hist_series *s, const relog_ident *id)
 {
-    *s = (hist_series){.kind = id->kind,
-                       .type = id->type,
-                       .scale = id->scale,
-                       .provider_id = id->provider_id,
-                       .instance_id = id->instance_id,
-                       .pid = id->pid,
-                       .dup_index = id->dup_index};
-#ifdef HIST_MAX_HWORDS
+    *s = (pcw__hist_series){.kind = id->kind,
+                            .type = id->type,
+                            .scale = id->scale,
+                            .provider_id = id->provider_id,
+                            .instance_id = id->instance_id,
+                            .pid = id->pid,
+                            .dup_index = id->dup_index};
+#ifdef PCW__HIST_MAX_HWORDS
     s->hshape = id->hshape, s->hstat = id->hstat;
 #endif
 }
@@ -59,7 +59,7 @@ int ident_same(const relog_ident *a, const relog_ident *b)
     int same = a->kind == b->kind && a->type == b->type && a->scale == b->scale &&
                a->provider_id == b->provider_id && a->instance_id == b->instance_id &&
                a->pid == b->pid && a->dup_index == b->dup_index;
-#ifdef HIST_MAX_HWORDS
+#ifdef PCW__HIST_MAX_HWORDS
     same = same && a->hshape == b->hshape && a->hstat.kind == b->hstat.kind &&
            a->hstat.q == b->hstat.q;
 #endif
@@ -71,16 +71,16 @@ int ident_same(const relog_ident *a, const relog_ident *b)
  * regular file: a FIFO's open would wait for a writer without end, a
  * device's reads are not a file's. (A FIFO swapped in between the stat
  * and the reader's open still blocks: that open would need O_NONBLOCK.) */
-static hist_reader *open_log(const char *file)
+static pcw__hist_reader *open_log(const char *file)
 {
-    hist_reader *r;
+    pcw__hist_reader *r;
     char why[512];
     struct stat st;
     if (stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
         fprintf(stderr, "pcwrelog: %s: not a regular file (a pcw log is one)\n", file);
         return NULL;
     }
-    if (hist_reader_open(&r, file, why, sizeof why) == 0)
+    if (pcw__hist_reader_open(&r, file, why, sizeof why) == 0)
         return r;
     size_t n = strlen(file);
     if (strncmp(why, file, n) == 0 && why[n] == ':')
@@ -90,7 +90,7 @@ static hist_reader *open_log(const char *file)
     return NULL;
 }
 
-hist_reader *inputs_open(const relog_run *run, size_t i)
+pcw__hist_reader *inputs_open(const relog_run *run, size_t i)
 {
     return open_log(run->logs[i].file);
 }
@@ -114,7 +114,7 @@ static int key_cmp(const void *a, const void *b)
 
 /* A new column for series s (after `last` in its path's chain); its index,
  * or SIZE_MAX out of memory. */
-static size_t new_column(relog_run *run, const hist_series *s)
+static size_t new_column(relog_run *run, const pcw__hist_series *s)
 {
     if (grow(&run->cols, &run->cols_cap, run->ncols + 1, sizeof *run->cols))
         return SIZE_MAX;
@@ -131,7 +131,7 @@ static size_t new_column(relog_run *run, const hist_series *s)
  * path that no series of this log maps to yet (a log may hold one path
  * twice: two columns, as pcwstat printed), else a new one. Returns it, or
  * SIZE_MAX out of memory. */
-static size_t column_for(relog_run *run, size_t li, const hist_series *s)
+static size_t column_for(relog_run *run, size_t li, const pcw__hist_series *s)
 {
     path_key k = {.path = s->path}, **found = tfind(&k, &run->by_path, key_cmp);
     if (!found) {
@@ -169,15 +169,15 @@ static size_t column_for(relog_run *run, size_t li, const hist_series *s)
  * goes last, and the scan says why). 0, or 1 when it is no log at all. */
 static int first_time(relog_log *l, uint64_t *t)
 {
-    hist_reader *r = open_log(l->file);
+    pcw__hist_reader *r = open_log(l->file);
     char why[512];
     if (!r)
         return 1;
     uint64_t mono, real;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t n;
-    *t = hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why) == 1 ? real : UINT64_MAX;
-    hist_reader_close(r);
+    *t = pcw__hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why) == 1 ? real : UINT64_MAX;
+    pcw__hist_reader_close(r);
     return 0;
 }
 
@@ -196,15 +196,15 @@ static int by_first_time(const void *a, const void *b)
 static int scan_one(relog_run *run, size_t li)
 {
     relog_log *l = &run->logs[li];
-    hist_reader *r = inputs_open(run, li);
+    pcw__hist_reader *r = inputs_open(run, li);
     if (!r)
         return 1;
     uint64_t mono, real;
-    const hist_value *v;
+    const pcw__hist_value *v;
     size_t n;
     int rc;
     l->first_index = run->total;
-    while ((rc = hist_reader_next(r, &mono, &real, &v, &n, l->why, sizeof l->why)) == 1) {
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &n, l->why, sizeof l->why)) == 1) {
         if (!l->samples)
             l->first_real = real;
         l->last_real = real;
@@ -215,19 +215,19 @@ static int scan_one(relog_run *run, size_t li)
         }
     }
     l->damaged = rc < 0;
-    l->blocks = hist_reader_blocks(r);
-    l->bytes = hist_reader_offset(r);
-    l->nseries = hist_reader_series_count(r);
+    l->blocks = pcw__hist_reader_blocks(r);
+    l->bytes = pcw__hist_reader_offset(r);
+    l->nseries = pcw__hist_reader_series_count(r);
     l->col = calloc(l->nseries ? l->nseries : 1, sizeof *l->col);
     rc = l->col ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < l->nseries; i++) {
-        const hist_series *s = hist_reader_series(r, i);
+        const pcw__hist_series *s = pcw__hist_reader_series(r, i);
         if ((l->col[i] = column_for(run, li, s)) == SIZE_MAX)
             rc = -1;
         else if (!run->cols[l->col[i]].type)
             run->cols[l->col[i]].type = s->type; /* its identity came later */
     }
-    hist_reader_close(r);
+    pcw__hist_reader_close(r);
     run->total += l->samples;
     if (rc) {
         fprintf(stderr, "pcwrelog: out of memory\n");

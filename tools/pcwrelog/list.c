@@ -27,8 +27,8 @@ int list_logs(const relog_run *run, FILE *out)
         char a[64], b[64];
         fputs("Log: ", out);
         put_name(out, l->file);
-        fprintf(out, "\nFormat: pcw log version %u, %llu block%s, %llu bytes read\n", HIST_VERSION,
-                (unsigned long long)l->blocks, l->blocks == 1 ? "" : "s",
+        fprintf(out, "\nFormat: pcw log version %u, %llu block%s, %llu bytes read\n",
+                PCW__HIST_VERSION, (unsigned long long)l->blocks, l->blocks == 1 ? "" : "s",
                 (unsigned long long)l->bytes);
         if (l->samples) {
             typeperf_time(l->first_real, a, sizeof a);
@@ -49,7 +49,7 @@ int list_logs(const relog_run *run, FILE *out)
             continue;
         const char *t = pcw_counter_type_name(col->type);
         put_name(out, col->path);
-        fprintf(out, "  %s\n", col->kind == HIST_KIND_COMPUTED ? "(computed)" : t ? t : "");
+        fprintf(out, "  %s\n", col->kind == PCW__HIST_KIND_COMPUTED ? "(computed)" : t ? t : "");
     }
     return status;
 }

@@ -49,9 +49,9 @@ typedef struct relog_ident {
     int32_t pid;
     uint32_t dup_index;
 /* A histogram's shape and statistic: in lib/history once its log format
- * has histograms (version 2, HIST_MAX_HWORDS; branch h-hrec). Until both
+ * has histograms (version 2, PCW__HIST_MAX_HWORDS; branch h-hrec). Until both
  * are merged the #ifdef lets this build either way; then it can go. */
-#ifdef HIST_MAX_HWORDS
+#ifdef PCW__HIST_MAX_HWORDS
     uint32_t hshape;
     pcw_hist_stat hstat;
 #endif
@@ -105,9 +105,9 @@ typedef struct relog_run {
 int inputs_scan(relog_run *run);
 void inputs_free(relog_run *run);
 /* Open log i again to convert it; NULL after a message. */
-hist_reader *inputs_open(const relog_run *run, size_t i);
+pcw__hist_reader *inputs_open(const relog_run *run, size_t i);
 /* Copy a series' identity. */
-void ident_of(relog_ident *id, const hist_series *s);
+void ident_of(relog_ident *id, const pcw__hist_series *s);
 int ident_same(const relog_ident *a, const relog_ident *b);
 
 /* ---- select.c ------------------------------------------------------------ */
@@ -136,14 +136,14 @@ int convert_run(relog_run *run, FILE *out);
 /* A column's value in one sample: the series' value and identity, or
  * absent (the column's series is not in this log, or not yet defined). */
 typedef struct relog_cell {
-    hist_value v;
+    pcw__hist_value v;
     relog_ident id;
     int present;
     uint64_t *words; /* a kept cell's own copy of what v points to */
     size_t words_cap;
 } relog_cell;
-/* The series of a cell, for hist_cook and the writer. */
-void ident_series(hist_series *s, const relog_ident *id);
+/* The series of a cell, for pcw__hist_cook and the writer. */
+void ident_series(pcw__hist_series *s, const relog_ident *id);
 
 typedef struct relog_sink relog_sink;
 /* Start writing (the header); NULL after a message. */

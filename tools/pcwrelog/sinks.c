@@ -29,10 +29,10 @@ struct relog_sink {
     unsigned flags;         /* PCW_FMT_* */
     const relog_col **cols; /* the selected columns, in order */
     /* BIN */
-    hist_writer *w;
+    pcw__hist_writer *w;
     relog_ident *written; /* per column: the identity last written */
     unsigned char *known;
-    hist_value *vals;
+    pcw__hist_value *vals;
     size_t per_block, in_block;
 };
 
@@ -43,11 +43,11 @@ static int cook(const relog_cell *now, const relog_cell *prev, unsigned flags, d
     *x = 0.0;
     if (!now->present)
         return PCW_CSTATUS_NO_INSTANCE;
-    hist_series s;
+    pcw__hist_series s;
     ident_series(&s, &now->id);
-    const hist_value *p =
+    const pcw__hist_value *p =
         prev && prev->present && ident_same(&prev->id, &now->id) ? &prev->v : NULL;
-    return hist_cook(&s, &now->v, p, flags, x);
+    return pcw__hist_cook(&s, &now->v, p, flags, x);
 }
 
 static void free_sink(relog_sink *k)
@@ -86,12 +86,12 @@ static int bin_open(relog_sink *k)
         fprintf(stderr, "pcwrelog: %s: %s\n", file, strerror(errno));
         return -1;
     }
-    if (hist_writer_open(&k->w, fd, file, NULL, why, sizeof why)) {
+    if (pcw__hist_writer_open(&k->w, fd, file, NULL, why, sizeof why)) {
         fprintf(stderr, "pcwrelog: %s\n", why);
         return -1;
     }
     for (size_t j = 0; j < m; j++)
-        if (hist_writer_series(k->w, (uint32_t)j, k->cols[j]->path, k->cols[j]->kind)) {
+        if (pcw__hist_writer_series(k->w, (uint32_t)j, k->cols[j]->path, k->cols[j]->kind)) {
             fprintf(stderr, "pcwrelog: %s: out of memory\n", file);
             return -1;
         }
@@ -104,7 +104,7 @@ static int bin_sample(relog_sink *k, uint64_t mono, uint64_t real, const relog_c
     size_t m = k->run->nselected;
     char why[512];
     for (size_t j = 0; j < m; j++) {
-        hist_value *hv = &k->vals[j];
+        pcw__hist_value *hv = &k->vals[j];
         memset(hv, 0, sizeof *hv);
         hv->raw.status = PCW_CSTATUS_NO_INSTANCE;
         if (!now[j].present)
@@ -116,23 +116,23 @@ static int bin_sample(relog_sink *k, uint64_t mono, uint64_t real, const relog_c
         *hv = now[j].v;
         if (!k->known[j] || !ident_same(&k->written[j], &now[j].id)) {
             const relog_ident *id = &now[j].id;
-            hist_series s;
+            pcw__hist_series s;
             ident_series(&s, id);
-            if (hist_writer_ident(k->w, (uint32_t)j, &s)) {
+            if (pcw__hist_writer_ident(k->w, (uint32_t)j, &s)) {
                 fprintf(stderr, "pcwrelog: %s: out of memory\n", k->run->o->output);
                 return -1;
             }
             k->written[j] = *id, k->known[j] = 1;
         }
     }
-    if (hist_writer_sample(k->w, mono, real, k->vals, m)) {
+    if (pcw__hist_writer_sample(k->w, mono, real, k->vals, m)) {
         fprintf(stderr, "pcwrelog: %s: out of memory\n", k->run->o->output);
         return -1;
     }
     if (++k->in_block < k->per_block)
         return 0;
     k->in_block = 0;
-    if (hist_writer_flush(k->w, why, sizeof why)) {
+    if (pcw__hist_writer_flush(k->w, why, sizeof why)) {
         fprintf(stderr, "pcwrelog: %s\n", why);
         return -1;
     }
@@ -170,7 +170,7 @@ static void csv_row(relog_sink *k, uint64_t real, const relog_cell *now, const r
  * not say which: the query names its total "_Total"). */
 static const char *kind_name(const relog_col *c, const relog_cell *cell)
 {
-    if (cell->id.kind != HIST_KIND_COMPUTED)
+    if (cell->id.kind != PCW__HIST_KIND_COMPUTED)
         return "instance";
     return strcasecmp(c->instance, "_Total") == 0 ? "total" : "aggregate";
 }
@@ -224,7 +224,7 @@ relog_sink *sink_open(relog_run *run, FILE *out)
     if (run->o->format == OUT_BIN) {
         if (bin_open(k)) {
             if (k->w)
-                hist_writer_close(k->w, NULL, 0);
+                pcw__hist_writer_close(k->w, NULL, 0);
             free_sink(k);
             return NULL;
         }
@@ -256,7 +256,7 @@ int sink_close(relog_sink *k)
     int rc = 0;
     if (k->w) {
         char why[512];
-        if (hist_writer_close(k->w, why, sizeof why)) {
+        if (pcw__hist_writer_close(k->w, why, sizeof why)) {
             fprintf(stderr, "pcwrelog: %s\n", why);
             rc = -1;
         }

@@ -9,16 +9,16 @@
  * identity (provider, instance id, #n) with the counter type and scale: the
  * live query cooks a sample against the previous one of the same instance
  * only. A _Total or aggregate column logs the value the query computed
- * from its members, before the scale (HIST_COMPUTED_FLAGS). A histogram's
+ * from its members, before the scale (PCW__HIST_COMPUTED_FLAGS). A histogram's
  * statistic ("Latency:p99") of an instance logs the histogram's words as
- * they stand (PCW_HIST_CUMULATIVE), from which hist_cook takes the
+ * they stand (PCW_HIST_CUMULATIVE), from which pcw__hist_cook takes the
  * interval as the query did; its identity names the shape and the
  * statistic. Samples gather in a block
  * that is appended whole once it spans `flush_ns` (pcwstat's --flush,
  * default 10 s; 0: every sample is a block): a recorder killed at any
  * moment loses at most the samples of that span, and more samples in a
  * block are what lets the deltas and zstd make the log small. The log is
- * synced as HIST_SYNC_DEFAULT says.
+ * synced as PCW__HIST_SYNC_DEFAULT says.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -34,13 +34,13 @@
 #include "pcwstat.h"
 
 struct recorder {
-    hist_writer *w;
+    pcw__hist_writer *w;
     char *file; /* the log's name: the file being written */
     const column *cols;
-    size_t n, cap;     /* series (columns) logged; room in the arrays below */
-    hist_series *last; /* per column: the identity last logged */
+    size_t n, cap;          /* series (columns) logged; room in the arrays below */
+    pcw__hist_series *last; /* per column: the identity last logged */
     unsigned char *known, *kind;
-    hist_value *v;
+    pcw__hist_value *v;
     uint64_t **hw;        /* per column: a histogram's words (NULL: none yet) */
     uint64_t flush_ns;    /* a block spans this much time at most */
     uint64_t block_start; /* the open block's first sample's time; 0: none */
@@ -71,8 +71,8 @@ static uint32_t kind_of(const column *c)
     pcw_pdh_value v;
     if (pcw_pdh_value_count(c->h) > 0 && pcw_pdh_get_value(c->h, 0, 0, &v) == PCW_OK &&
         v.kind != PCW_PDH_INSTANCE)
-        return HIST_KIND_COMPUTED;
-    return HIST_KIND_RAW;
+        return PCW__HIST_KIND_COMPUTED;
+    return PCW__HIST_KIND_RAW;
 }
 
 /* Room for n columns in the per-column arrays (new ones zero). */
@@ -83,7 +83,7 @@ static int room(recorder *r, size_t n)
     size_t cap = r->cap ? r->cap : 16;
     while (cap < n)
         cap *= 2;
-    hist_series *l = realloc(r->last, cap * sizeof *l);
+    pcw__hist_series *l = realloc(r->last, cap * sizeof *l);
     if (l)
         r->last = l;
     unsigned char *k = l ? realloc(r->known, cap) : NULL;
@@ -92,7 +92,7 @@ static int room(recorder *r, size_t n)
     unsigned char *d = k ? realloc(r->kind, cap) : NULL;
     if (d)
         r->kind = d;
-    hist_value *v = d ? realloc(r->v, cap * sizeof *v) : NULL;
+    pcw__hist_value *v = d ? realloc(r->v, cap * sizeof *v) : NULL;
     if (v)
         r->v = v;
     uint64_t **hw = v ? realloc(r->hw, cap * sizeof *hw) : NULL;
@@ -113,11 +113,11 @@ static int room(recorder *r, size_t n)
 static int define_series(recorder *r, size_t from, char *why, size_t why_len)
 {
     for (size_t i = from; i < r->n; i++)
-        if (hist_writer_series(r->w, (uint32_t)i, r->cols[i].path, r->kind[i]))
+        if (pcw__hist_writer_series(r->w, (uint32_t)i, r->cols[i].path, r->kind[i]))
             return snprintf(why, why_len,
                             "%s: cannot define series %zu (more than %u, or out of "
                             "memory)",
-                            r->file, i + 1, HIST_MAX_SERIES),
+                            r->file, i + 1, PCW__HIST_MAX_SERIES),
                    -1;
     return 0;
 }
@@ -153,12 +153,12 @@ recorder *record_open(int fd, const char *file, const column *cols, size_t n, ui
         return NULL;
     }
     r->flush_ns = flush_ns;
-    if (hist_writer_open(&r->w, fd, file, NULL, why, why_len)) {
+    if (pcw__hist_writer_open(&r->w, fd, file, NULL, why, why_len)) {
         record_close(r);
         return NULL;
     }
     if (record_columns(r, cols, n, why, why_len)) {
-        hist_writer_close(r->w, NULL, 0);
+        pcw__hist_writer_close(r->w, NULL, 0);
         record_close(r);
         return NULL;
     }
@@ -179,20 +179,20 @@ static const pcw_counter *meta_of(pcw_pdh *q, const pcw_pdh_value *v)
 
 /* A histogram column's identity: the shape and the statistic its counter
  * name ends with ("Latency:p99"; the statistic's name has no ':'). */
-static void histogram_ident(const pcw_counter *c, const pcw_pdh_value *v, hist_series *s)
+static void histogram_ident(const pcw_counter *c, const pcw_pdh_value *v, pcw__hist_series *s)
 {
     s->hshape = c ? c->histogram : 0;
     memset(&s->hstat, 0, sizeof s->hstat);
     const char *colon = strrchr(v->counter, ':');
     if (!colon || pcw_hist_stat_parse(colon + 1, &s->hstat) != PCW_OK)
-        s->hshape = 0; /* not a statistic: hist_writer_ident refuses it */
+        s->hshape = 0; /* not a statistic: pcw__hist_writer_ident refuses it */
 }
 
 /* Column i's histogram words as they stand into r->hw[i] and hv (its value
  * VALID): the words the provider wrote, sum and zero bucket first. A
  * histogram whose count since the start does not fit 64 bits has no
  * distribution to take them from: OVERFLOW. */
-static int histogram_words(recorder *r, size_t i, uint32_t shape, hist_value *hv)
+static int histogram_words(recorder *r, size_t i, uint32_t shape, pcw__hist_value *hv)
 {
     pcw_hist_dist d;
     if (pcw_pdh_get_histogram(r->cols[i].h, 0, PCW_HIST_CUMULATIVE, &d) != PCW_OK)
@@ -239,7 +239,7 @@ int record_shift(const char *file, unsigned max_files, char *why, size_t why_len
 
 static int rotate(recorder *r, char *why, size_t why_len)
 {
-    int rc = hist_writer_close(r->w, why, why_len);
+    int rc = pcw__hist_writer_close(r->w, why, why_len);
     r->w = NULL;
     if (rc || record_shift(r->file, r->max_files, why, why_len))
         return -1;
@@ -248,13 +248,13 @@ static int rotate(recorder *r, char *why, size_t why_len)
         return snprintf(why, why_len, "%s: cannot start the next file: %s", r->file,
                         strerror(errno)),
                -1;
-    if (hist_writer_open(&r->w, fd, r->file, NULL, why, why_len) ||
+    if (pcw__hist_writer_open(&r->w, fd, r->file, NULL, why, why_len) ||
         define_series(r, 0, why, why_len))
         return -1;
     for (size_t i = 0; i < r->n; i++)
-        if (r->known[i] && hist_writer_ident(r->w, (uint32_t)i, &r->last[i]))
+        if (r->known[i] && pcw__hist_writer_ident(r->w, (uint32_t)i, &r->last[i]))
             return snprintf(why, why_len, "%s: out of memory", r->file), -1;
-    if (hist_writer_sample(r->w, r->mono, r->real, r->v, r->n))
+    if (pcw__hist_writer_sample(r->w, r->mono, r->real, r->v, r->n))
         return snprintf(why, why_len, "%s: out of memory", r->file), -1;
     r->block_start = r->mono;
     return 0;
@@ -265,26 +265,26 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
     if (!r->w)
         return snprintf(why, why_len, "%s: an earlier error ended the log", r->file), -1;
     for (size_t i = 0; i < r->n; i++) {
-        hist_value *hv = &r->v[i];
+        pcw__hist_value *hv = &r->v[i];
         memset(hv, 0, sizeof *hv);
         hv->raw.status = PCW_CSTATUS_NO_INSTANCE;
         pcw_pdh_value v;
-        unsigned flags = r->kind[i] == HIST_KIND_COMPUTED ? HIST_COMPUTED_FLAGS : 0;
+        unsigned flags = r->kind[i] == PCW__HIST_KIND_COMPUTED ? PCW__HIST_COMPUTED_FLAGS : 0;
         if (pcw_pdh_value_count(r->cols[i].h) == 0 ||
             pcw_pdh_get_value(r->cols[i].h, 0, flags, &v) != PCW_OK)
             continue;
-        if ((v.kind != PCW_PDH_INSTANCE) != (r->kind[i] == HIST_KIND_COMPUTED)) {
+        if ((v.kind != PCW_PDH_INSTANCE) != (r->kind[i] == PCW__HIST_KIND_COMPUTED)) {
             hv->raw.status = PCW_CSTATUS_NO_DATA; /* changed kind: not logged */
             continue;
         }
-        if (r->kind[i] == HIST_KIND_COMPUTED) {
+        if (r->kind[i] == PCW__HIST_KIND_COMPUTED) {
             hv->raw.status = v.status;
             hv->computed = v.value;
         } else {
             hv->raw = v.raw;
         }
-        hist_series *s = &r->last[i];
-        if (v.raw.status == PCW_CSTATUS_VALID || r->kind[i] == HIST_KIND_COMPUTED) {
+        pcw__hist_series *s = &r->last[i];
+        if (v.raw.status == PCW_CSTATUS_VALID || r->kind[i] == PCW__HIST_KIND_COMPUTED) {
             const pcw_counter *c = meta_of(q, &v);
             uint32_t shape = c && v.counter_type == PERF_PCW_HISTOGRAM ? c->histogram : 0;
             if (!r->known[i] || s->provider_id != v.provider_id ||
@@ -298,15 +298,15 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
                 s->pid = v.pid;
                 s->dup_index = v.dup_index;
                 r->known[i] = 1;
-                if (hist_writer_ident(r->w, (uint32_t)i, s)) {
+                if (pcw__hist_writer_ident(r->w, (uint32_t)i, s)) {
                     snprintf(why, why_len,
                              "column %zu: its histograms' buckets are more than a log may keep "
                              "(%u words), or out of memory",
-                             i + 1, HIST_MAX_HWORDS);
+                             i + 1, PCW__HIST_MAX_HWORDS);
                     return -1;
                 }
             }
-            if (s->hshape && r->kind[i] == HIST_KIND_RAW &&
+            if (s->hshape && r->kind[i] == PCW__HIST_KIND_RAW &&
                 histogram_words(r, i, s->hshape, hv) != 0) {
                 snprintf(why, why_len, "out of memory");
                 return -1;
@@ -315,7 +315,7 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
     }
     uint64_t now = pcw_pdh_time_ns(q);
     r->mono = now, r->real = pcw_pdh_realtime_ns(q);
-    if (hist_writer_sample(r->w, now, r->real, r->v, r->n)) {
+    if (pcw__hist_writer_sample(r->w, now, r->real, r->v, r->n)) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }
@@ -324,16 +324,16 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
     if (now - r->block_start < r->flush_ns)
         return 0;
     r->block_start = 0;
-    if (hist_writer_flush(r->w, why, why_len))
+    if (pcw__hist_writer_flush(r->w, why, why_len))
         return -1;
-    if (r->max_size && hist_writer_bytes(r->w) >= r->max_size)
+    if (r->max_size && pcw__hist_writer_bytes(r->w) >= r->max_size)
         return rotate(r, why, why_len);
     return 0;
 }
 
 int record_finish(recorder *r, char *why, size_t why_len)
 {
-    int rc = r->w ? hist_writer_close(r->w, why, why_len) : 0;
+    int rc = r->w ? pcw__hist_writer_close(r->w, why, why_len) : 0;
     r->w = NULL;
     record_close(r);
     return rc;
