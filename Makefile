@@ -85,7 +85,7 @@ LIB_PIC  = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 # and the single-file provider generated from lib/provider/ (below). The
 # private headers, lib/common/ (shared by the provider and libpcw) and
 # lib/provider/, are never installed.
-PUBLIC_HEADERS  = lib/pcw/callback.h lib/pcw/collect.h lib/pcw/consumer.h lib/pcw/histogram.h \
+PUBLIC_HEADERS  = lib/pcw/callback.h lib/pcw/collect.h lib/pcw/consumer.h lib/pcw/histogram.h lib/pcw/pdh.h \
                   lib/pcw/query.h lib/pcw/types.h lib/pcw/version.h
 PROVIDER_H      = $(BUILD)/include/pcw/provider.h
 INSTALL_HEADERS = $(PUBLIC_HEADERS) $(PROVIDER_H)

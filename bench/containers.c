@@ -37,7 +37,7 @@
 #include "benchutil.h"
 #include "consumer/containers.h"
 #include "consumer/private.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 #define NAMESPACES 100
 #define PER_NS     10 /* unshare, and 9 processes inside */

@@ -53,7 +53,7 @@
 #include "../tools/pcw-exporter/collector.h"
 #include "../tools/pcw-exporter/log.h"
 #include "benchutil.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 /* ---- the exporter process ------------------------------------------------ */
 

@@ -35,7 +35,7 @@
 #include "pcw/consumer.h"
 #include "pcw/histogram.h"
 #include "pcw/provider.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 PCW_HISTOGRAM_TYPE(hb_latency, PCW_HIST_UNIT_NS, 3, -30, 12);
 

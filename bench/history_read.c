@@ -35,7 +35,7 @@
 
 #include "benchutil.h"
 #include "history/history.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 #define INSTANCES 2500
 #define COUNTERS  4

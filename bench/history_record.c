@@ -43,7 +43,7 @@
 
 #include "../lib/history/history.h"
 #include "benchutil.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 #define BLOCK_SAMPLES 10 /* --flush 10 s at one sample a second */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/query.c - the query layer (pcw/query.h) collecting and cooking.
+ * bench/query.c - the query layer (pcw/pdh.h) collecting and cooking.
  *
  *   query/collect_cooked/<instances>/<counters>
  *       one collection of "\Bench(*)\*" (the same provider child and
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 
 #include "benchutil.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 /* The consumers take one value per instance, so that the figure is the
  * cooking, not the consumer's arithmetic. */

@@ -14,7 +14,7 @@
 
 #include <criterion/criterion.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 TestSuite(broken_pipe, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

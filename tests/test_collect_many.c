@@ -16,7 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "pcw/collect.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "consumer_util.h"
 #include "testutil.h"
 

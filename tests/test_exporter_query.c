@@ -11,7 +11,7 @@
 
 #include <criterion/criterion.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "helpers/exporter_hist.h"
 #include "helpers/exporter_test.h"
 #include "query_provider.h"

@@ -46,7 +46,7 @@
 #include <zlib.h>
 
 #include "pcw/histogram.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 #include "../lib/history/codec.h"

@@ -26,7 +26,7 @@
 #include <criterion/criterion.h>
 #include <zlib.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 #include "../lib/history/codec.h"

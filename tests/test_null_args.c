@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/test_null_args.c - every public libpcw function (pcw/consumer.h,
- * pcw/collect.h, pcw/query.h), called with each pointer argument NULL in
+ * pcw/collect.h, pcw/pdh.h), called with each pointer argument NULL in
  * turn, returns what its header documents - PCW_E_INVALID_PARAMETER, NULL,
  * 0, "" or nothing - and never crashes (issue 13, item 15). The other
  * arguments are valid: a provider in this process publishes "Null Set"
@@ -19,7 +19,7 @@
 
 #include "pcw/collect.h"
 #include "pcw/provider.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "testutil.h"
 
 TestSuite(null_args, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

@@ -19,7 +19,7 @@
 #include <math.h>
 #include <regex.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "hist_dist.h"
 #include "query_provider.h"
 

@@ -18,7 +18,7 @@
 #include <malloc.h>
 #include <math.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 TestSuite(query, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

@@ -27,7 +27,7 @@
 #include <signal.h>
 
 #include "conctest.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 #define COLLECTIONS 2000
 #define WORDS       4 /* w0..w3 of the ident counterset */

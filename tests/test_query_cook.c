@@ -16,7 +16,7 @@
 
 #include "../lib/query/aggregate.h"
 #include "../lib/query/cook.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 #define TB    1000000000ull /* pcw's system frequency */
 #define TB100 10000000ull   /* the 100 ns clock's */

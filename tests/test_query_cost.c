@@ -25,7 +25,7 @@
 #include "../lib/query/fetch.h"
 #include "../lib/query/pdh.h"
 #include "pcw/provider.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 #define N 5000
 

@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 TestSuite(detail, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

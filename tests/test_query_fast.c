@@ -27,7 +27,7 @@
 #include <stdatomic.h>
 
 #include "pcw/provider.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 static pcw_provider *prov;
 
@@ -176,7 +176,7 @@ typedef struct seen_rows {
     size_t stop_after; /* return non-zero from this block on (0: never) */
 } seen_rows;
 
-/* The documented block size of pcw_pdh_visit_rows (lib/pcw/query.h). */
+/* The documented block size of pcw_pdh_visit_rows (lib/pcw/pdh.h). */
 #define BLOCK_VALUES 2048u
 
 static int keep_rows(const pcw_pdh_rows *b, void *arg)

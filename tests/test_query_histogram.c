@@ -31,7 +31,7 @@
 #include "pcw/histogram.h"
 #include "pcw/provider.h"
 #include "hist_dist.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 TestSuite(query_histogram, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 

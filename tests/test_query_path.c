@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 static pcw_path parse_ok(const char *text)
 {

@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "helpers/exporter_test.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 TestSuite(query_silent, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 

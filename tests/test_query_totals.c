@@ -30,7 +30,7 @@
 #include <math.h>
 
 #include "pcw/provider.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 TestSuite(query_totals, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/test_query_viewer.c - what the query layer gives a viewer such as
- * pcwtop (pcw/query.h): PCW_FMT_RAW (raw values through the cooking
+ * pcwtop (pcw/pdh.h): PCW_FMT_RAW (raw values through the cooking
  * calls), pcw_pdh_cook_column (one counter of every instance, the same
  * numbers as pcw_pdh_get_value, on the short path in steady state too),
  * and pcw_pdh_instance_epoch (which moves when the instance list does).
@@ -13,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 TestSuite(query_viewer, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 60);

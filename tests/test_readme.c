@@ -18,7 +18,7 @@
 #include "pcw/consumer.h"
 #include "pcw/histogram.h"
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "readme_build.h"
 
 TestSuite(readme, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);

@@ -13,7 +13,7 @@
 #include <poll.h>
 #include <time.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "readme_build.h"
 #include "tmux_util.h"
 

@@ -34,7 +34,7 @@
 
 #include <criterion/criterion.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "query_provider.h"
 
 #include "../lib/history/codec.h"

@@ -34,7 +34,7 @@
 
 #include "../../lib/history/codec.h"
 #include "../../lib/history/history.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <pcw/provider.h>
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include <fcntl.h>
 #include <stdio.h>

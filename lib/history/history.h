@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #define PCW__HIST_MAGIC         "PCWLOG\r\n" /* 8 bytes: a text-mode transfer shows */
 #define PCW__HIST_VERSION       2u           /* what the writer writes */

@@ -294,7 +294,7 @@ static inline int pcw_counter_type_known(uint32_t type)
 /* pcw-private-begin: the provider's messages and libpcw share it (static inline) */
 /* The PERF_* name of a counter type ("PERF_COUNTER_BULK_COUNT"), or NULL
  * for a value that is none. (libpcw exports it as pcw_counter_type_name,
- * pcw/query.h; the provider's messages use this one.) */
+ * pcw/pdh.h; the provider's messages use this one.) */
 static inline const char *pcw__counter_type_name(uint32_t type)
 {
 #define PCW__TYPE_NAME(t)                                                                          \

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 /* An accumulator of raw values for one counter of one total. */
 typedef struct pcw__q_acc {

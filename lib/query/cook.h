@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 /* pcw's system time base: CLOCK_MONOTONIC nanoseconds. */
 #define PCW__Q_SYS_FREQ   1000000000ull

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "pdh.h"
 
 /* Histograms' statistics cooked as the rows are read: the (counter,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/query/histogram.c - a histogram's statistics (pcw/query.h,
+ * lib/query/histogram.c - a histogram's statistics (pcw/pdh.h,
  * "histograms"): their names, which a counter part selects, a bucket's
  * bounds, and the statistics of one distribution (pcw_hist_cook). Pure
  * functions; the distributions of a query's instances and totals are

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 /* The statistics a bare histogram name (or a wildcard) selects, in order:
  * rate mean p50 p90 p99 p99.9 max. */

@@ -11,7 +11,7 @@
 #endif
 
 #include "kernels.h"
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "snaprows.h"
 
 /* ---- plain 8-byte values, side by side --------------------------------

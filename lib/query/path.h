@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/query/path.h - path.c's side for the other modules: errors, instance
- * patterns, what a host part names (pcw/query.h has the path grammar).
+ * patterns, what a host part names (pcw/pdh.h has the path grammar).
  */
 #ifndef PCW_QUERY_PATH_H
 #define PCW_QUERY_PATH_H
 
 #include <stddef.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 /* Fill *err (may be NULL) and return status. */
 int pcw__q_fail(pcw_path_error *err, int status, int part, size_t offset, const char *fmt, ...)

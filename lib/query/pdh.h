@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/query/pdh.h - the query object (struct pcw_pdh), its counter
- * handles (struct pcw_pdh_counter, opaque in pcw/query.h) and what a
+ * handles (struct pcw_pdh_counter, opaque in pcw/pdh.h) and what a
  * handle selects in each counterset (pcw__q_match). query.c owns the query
  * and its handles, match.c a match.
  */
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 #include "set.h"
 
 /* One counterset a counter handle matches, and what it selects there. */

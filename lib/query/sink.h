@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pcw/query.h"
+#include "pcw/pdh.h"
 
 typedef struct pcw__q_sink {
     double *values;                                  /* cook_all: the whole arrays */

@@ -8,7 +8,7 @@
 #include <pcw/collect.h>
 #include <pcw/consumer.h>
 #include <pcw/histogram.h>
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 #ifndef PCW_TOOLS_COUNTERFILE_H
 #define PCW_TOOLS_COUNTERFILE_H
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #define CF_MAX_BYTES (1u << 20)
 #define CF_MAX_LINE  PCW_PATH_MAX

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include "escape.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 /* "MM/dd/yyyy HH:mm:ss.fff" in local time, as typeperf writes it. */
 void typeperf_time(uint64_t realtime_ns, char *buf, size_t len);

@@ -36,7 +36,7 @@
 
 #include <pcw/histogram.h>
 #include "common/name.h"
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 #include <pcw/version.h>
 
 #include "../common/container.h"

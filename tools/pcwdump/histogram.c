@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include <pcw/histogram.h>
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include "pcwdump.h"
 

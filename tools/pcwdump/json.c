@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <pcw/histogram.h>
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 #include <pcw/types.h>
 
 #include "json_writer.h"

@@ -18,7 +18,7 @@
 
 #include <pcw/histogram.h>
 #include "common/name.h"
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include "../common/escape.h"
 #include "pcwdump.h"

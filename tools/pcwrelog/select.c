@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "common/name.h"
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include "../common/escape.h"
 #include "relog.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 #include "../../lib/history/history.h"
 

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 /* 1: the terminal's locale is not UTF-8: names are shown in ASCII ('?'
  * for anything else) and cut with '~'. */

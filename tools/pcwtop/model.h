@@ -7,7 +7,7 @@
  * call it directly; the interactive program runs top_model_collect on its
  * collector thread (collector.c) and reads the model under its lock.
  *
- *   top_model   owns the query (pcw/query.h) and the counterset shown;
+ *   top_model   owns the query (pcw/pdh.h) and the counterset shown;
  *               top_model_collect takes one sample. Values stay in the
  *               query and are cooked when asked for: one row's
  *               (top_model_row_values, for the rows on screen) or one
@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <pcw/query.h>
+#include <pcw/pdh.h>
 
 /* How many refreshes a departed instance stays on screen, marked. */
 #define TOP_GONE_REFRESHES 3u
