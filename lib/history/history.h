@@ -42,6 +42,12 @@
  * its decoding state: a few bytes of a sample cannot make a reader hold
  * megabytes per series (the writer refuses an identity beyond it). */
 #define PCW__HIST_MAX_HWORDS (1u << 22)
+/* Histogram words one block may make a reader decode: its histogram
+ * values' words (2 + buckets each) summed over the block's samples. An
+ * idle histogram costs a few bytes a sample but all its words to decode:
+ * the bytes alone do not bound a reader's work (the writer ends a block
+ * before its samples' words would pass it). */
+#define PCW__HIST_MAX_BLOCK_WORDS (1u << 26)
 /* A block's decompressed size may be at most this many times its stored
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
  * writer stores a block uncompressed rather than compress it further). */
