@@ -31,7 +31,7 @@
  *     fuzzer's seeds are whole logs;
  *   - histograms (format version 2): every statistic of an instance and of
  *     the _Total replays as live, ABOVE_RANGE included; version 1 logs
- *     still read as version 1;
+ *     still read as version 1, and pcwrelog -q lists them so;
  *   - the recorder for days: --max-size rotates into FILE.1... keeping
  *     --max-files, files that follow on, a restart keeps the previous
  *     run's file; -f BIN logs instances that appear after the start.
@@ -871,6 +871,23 @@ Test(history, version1_logs_still_read)
     cr_assert_eq(rc, -1);
     cr_assert(strstr(why, "block at offset 16"), "%s", why);
     pcw__hist_reader_close(r);
+}
+
+/* pcwrelog -q names each log's own format version, not the one it writes. */
+Test(history, version1_log_listed_as_version1)
+{
+    unsigned char b[512];
+    char log[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/v1.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    size_t len = v1_log(b, 1);
+    cr_assert_eq(tu_write_file(log, b, len, 0600), 0);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, "-q", NULL}, out, err), 0, "%s",
+                 slurp(err));
+    char *o = slurp(out);
+    cr_assert(strstr(o, "\nFormat: pcw log version 1, 1 block, "), "%s", o);
+    free(o);
 }
 
 /* ---- the recorder for days: rotation, new instances ---------------------------- */
