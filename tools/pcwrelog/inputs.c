@@ -215,6 +215,7 @@ static int scan_one(relog_run *run, size_t li)
         }
     }
     l->damaged = rc < 0;
+    l->version = pcw__hist_reader_version(r);
     l->blocks = pcw__hist_reader_blocks(r);
     l->bytes = pcw__hist_reader_offset(r);
     l->nseries = pcw__hist_reader_series_count(r);

@@ -75,6 +75,7 @@ typedef struct relog_log {
     uint64_t first_real, last_real; /* of its samples */
     uint64_t samples;               /* read whole (before any damage) */
     uint64_t blocks, bytes;
+    uint32_t version;     /* its format version (-q) */
     uint64_t first_index; /* the merged index of its first sample */
     int damaged;          /* the scan stopped at a damaged block: */
     char why[512];        /* ... the reader's sentence */
