@@ -858,8 +858,8 @@ Test(relog, ends_as_a_filter_when_the_reader_goes)
 /* A histogram's statistics with -t 3: each row cooked from the words of
  * the sample 3 back, which the reader holds no more (pcwrelog keeps a copy
  * of them), equal the rows of the log -t 3 -f BIN writes (which holds
- * each row's own words). With histograms in the log format (h-hrec), the
- * columns hold numbers; before, a histogram series logs its status only. */
+ * each row's own words); the columns hold numbers (the log keeps a
+ * histogram's words: version 2). */
 Test(relog, histograms_thinned)
 {
     tu_child p;
@@ -879,7 +879,6 @@ Test(relog, histograms_thinned)
     char *b = relog_ok((const char *[]){thin, NULL});
     cr_assert_eq(count_lines(a), 1 + 4, "%s", a);
     cr_assert_str_eq(b, a, "from the new log:\n%s\nthinned:\n%s", b, a);
-#ifdef PCW__HIST_MAX_HWORDS
     char *h = line_of(a, 0), path[256];
     snprintf(path, sizeof path, "\\\\%s\\Hist Test(web)\\Latency:rate", pcw_path_local_host());
     size_t col = column_index(h, path);
@@ -889,7 +888,6 @@ Test(relog, histograms_thinned)
         free(f);
     }
     free(h);
-#endif
     free(a), free(b), free(log), free(thin);
 }
 

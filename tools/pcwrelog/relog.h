@@ -48,13 +48,8 @@ typedef struct relog_ident {
     uint32_t instance_id;
     int32_t pid;
     uint32_t dup_index;
-/* A histogram's shape and statistic: in lib/history once its log format
- * has histograms (version 2, PCW__HIST_MAX_HWORDS; branch h-hrec). Until both
- * are merged the #ifdef lets this build either way; then it can go. */
-#ifdef PCW__HIST_MAX_HWORDS
-    uint32_t hshape;
+    uint32_t hshape; /* a histogram's shape and statistic (version 2) */
     pcw_hist_stat hstat;
-#endif
 } relog_ident;
 
 /* One column: a concrete path, the union over the logs (a series of the
