@@ -3,8 +3,8 @@
 # libpcw.so's ABI, checked against its sources (docs/building.md, "ABI and
 # soname"):
 #   - the soname is libpcw.so.SOVERSION;
-#   - no internal function is exported (pcw__*, pcwq_*, or anything not
-#     named pcw_...): lib/consumer/libpcw.map must hide them;
+#   - no internal function is exported (pcw__*, or anything not named
+#     pcw_...): lib/consumer/libpcw.map must hide them;
 #   - every exported function is declared in a public header, lib/pcw/;
 #   - every public function the static library defines is exported (a map
 #     that forgot one would break programs linked against the shared

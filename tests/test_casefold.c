@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/test_casefold.c - names fold by Unicode's simple case folding over
- * all of Unicode (pcw/name.h, pcw/casefold_table.h):
+ * all of Unicode (lib/common/name.h, lib/common/casefold_table.h):
  *
  *   - the scripts issue 13 names (Vietnamese, Latin Extended-B, accented
  *     Greek capitals, final sigma, Armenian) and a few more with unusual
@@ -289,7 +289,7 @@ Test(casefold, every_simple_folding_of_the_ucd, .timeout = 120)
     }
     fclose(f);
     cr_assert_str_eq(version, PCW_CASEFOLD_UNICODE_VERSION,
-                     "%s is Unicode %s but lib/pcw/casefold_table.h was made from %s: "
+                     "%s is Unicode %s but lib/common/casefold_table.h was made from %s: "
                      "run 'make casefold-table'",
                      path, version, PCW_CASEFOLD_UNICODE_VERSION);
     cr_assert_gt(mappings, 1400, "only %zu C/S mappings read from %s", mappings, path);

@@ -24,11 +24,14 @@
  *     real recorder filling a 64 KiB tmpfs (root) and its file size limit
  *     stops with the reason, its log whole to the byte it names;
  *   - a block more compressible than a reader accepts is written plain;
+ *   - wide histograms sampled without a flush: the writer ends a block
+ *     before it would be more than a reader accepts, in bytes or in
+ *     histogram words to decode;
  *   - hostile headers and lengths are refused naming the offset; the
  *     fuzzer's seeds are whole logs;
  *   - histograms (format version 2): every statistic of an instance and of
  *     the _Total replays as live, ABOVE_RANGE included; version 1 logs
- *     still read as version 1;
+ *     still read as version 1, and pcwrelog -q lists them so;
  *   - the recorder for days: --max-size rotates into FILE.1... keeping
  *     --max-files, files that follow on, a restart keeps the previous
  *     run's file; -f BIN logs instances that appear after the start.
@@ -534,6 +537,74 @@ Test(history, very_compressible_block_reads_back)
     pcw__hist_reader_close(r);
 }
 
+/* A log of one histogram series of 8192 buckets (2 + 8192 words), `samples`
+ * samples and no flush but the close's: each bucket grows by 1..5 a sample
+ * when `busy`, else none does. Returns the blocks the writer had ended
+ * before the close; the close must succeed. */
+static uint64_t wide_histogram_log(const char *log, int samples, int busy)
+{
+    char why[512];
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(i)\\Latency:p99", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_PCW_HISTOGRAM, .hshape = 0x20000010, .instance_id = 1};
+    id.hstat.kind = PCW_HSTAT_QUANTILE, id.hstat.q = 0.99;
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
+    uint32_t n = 2 + pcw_hist_nbuckets(id.hshape);
+    cr_assert_eq(n, 8194);
+    uint64_t *words = calloc(n, sizeof *words);
+    for (int k = 0; k < samples; k++) {
+        for (uint32_t j = 2; j < n && busy; j++)
+            words[j] += 1 + (j * 7 + (uint32_t)k) % 5;
+        words[0] += 1000;
+        pcw__hist_value v = {
+            .raw = {.status = PCW_CSTATUS_VALID, .time_ns = (uint64_t)k}, .hwords = words, .hn = n};
+        cr_assert_eq(pcw__hist_writer_sample(w, (uint64_t)k + 1, (uint64_t)k + 1, &v, 1), 0);
+    }
+    uint64_t blocks = pcw__hist_writer_blocks(w);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    /* It reads back whole, the last sample's words as written. */
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const pcw__hist_value *got;
+    size_t nv;
+    int rc, read = 0;
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &got, &nv, why, sizeof why)) == 1) {
+        cr_assert_eq(mono, (uint64_t)++read);
+        cr_assert_eq(got[0].hn, n);
+    }
+    cr_assert_eq(rc, 0, "%s", why);
+    cr_assert_eq(read, samples);
+    cr_assert_eq(memcmp(got[0].hwords, words, n * sizeof *words), 0);
+    pcw__hist_reader_close(r);
+    free(words);
+    return blocks;
+}
+
+/* Wide histograms, busy: a sample takes ~16 KB, so a block of 1100 (a
+ * recorder flushing on time, a relog's block) would be beyond what a
+ * reader accepts (PCW__HIST_BLOCK_MAX_RAW): the writer ends the block
+ * before a sample that would not fit. */
+Test(history, wide_histograms_end_blocks_by_size)
+{
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/wide.pcwlog", tu_root);
+    cr_assert_geq(wide_histogram_log(log, 1100, 1), 1);
+}
+
+/* Idle, the same histograms cost a few bytes a sample but 8194 words a
+ * reader decodes: the writer ends the block before its samples' words
+ * reach PCW__HIST_MAX_BLOCK_WORDS. */
+Test(history, wide_histograms_end_blocks_by_words)
+{
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/idle.pcwlog", tu_root);
+    uint64_t per_block = PCW__HIST_MAX_BLOCK_WORDS / 8194, samples = per_block + 100;
+    cr_assert_eq(wide_histogram_log(log, (int)samples, 0), 1);
+}
+
 /* ---- hostile input ---------------------------------------------------------------- */
 
 static int read_all(const unsigned char *b, size_t len, char *why, size_t cap)
@@ -800,6 +871,23 @@ Test(history, version1_logs_still_read)
     cr_assert_eq(rc, -1);
     cr_assert(strstr(why, "block at offset 16"), "%s", why);
     pcw__hist_reader_close(r);
+}
+
+/* pcwrelog -q names each log's own format version, not the one it writes. */
+Test(history, version1_log_listed_as_version1)
+{
+    unsigned char b[512];
+    char log[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+    snprintf(log, sizeof log, "%s/v1.pcwlog", tu_root);
+    snprintf(out, sizeof out, "%s/out", tu_root);
+    snprintf(err, sizeof err, "%s/err", tu_root);
+    size_t len = v1_log(b, 1);
+    cr_assert_eq(tu_write_file(log, b, len, 0600), 0);
+    cr_assert_eq(run_tool("pcwrelog", (const char *[]){log, "-q", NULL}, out, err), 0, "%s",
+                 slurp(err));
+    char *o = slurp(out);
+    cr_assert(strstr(o, "\nFormat: pcw log version 1, 1 block, "), "%s", o);
+    free(o);
 }
 
 /* ---- the recorder for days: rotation, new instances ---------------------------- */

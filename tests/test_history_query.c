@@ -756,13 +756,10 @@ Test(history_query, new_identity_has_no_previous_sample)
  * pcw_pdh_get_histogram on the log gives the interval's distribution the
  * live query gave (the same buckets, count, sum, interval), before and
  * after a seek (the first sample after one: no previous, as live's
- * first). A format without buckets (version 1) has nothing to compare. */
+ * first). */
 #define HSAMPLES 14
 Test(history_query, histogram_as_live)
 {
-#if PCW__HIST_VERSION < 2
-    cr_skip_test("this log format (version %u) keeps no histogram buckets", PCW__HIST_VERSION);
-#else
     tu_child p;
     cr_assert_eq(tu_spawn(&p, "top_hist_provider", (const char *[]){NULL}), 0);
     char line[256], why[512], log[PATH_MAX];
@@ -881,7 +878,6 @@ Test(history_query, histogram_as_live)
     }
     free(cols), free(bare), free(h), free(lv), free(ld), free(lb), free(lc);
     pcw_pdh_close(q);
-#endif
 }
 
 /* ---- hostile logs: work bounded by the bytes ---------------------------------- */

@@ -24,7 +24,9 @@
  *   - bad input: clear errors and status 2 (usage) or 1;
  *   - a hostile log naming one path 400,000 times is listed in linear
  *     time; `pcwrelog LOG | head` ends by SIGPIPE at once;
- *   - histograms thinned with -t equal the log -t -f BIN writes of them.
+ *   - histograms thinned with -t equal the log -t -f BIN writes of them;
+ *     a log of wide histograms converts with -f BIN (its blocks within
+ *     what a reader accepts).
  *
  * Synthetic logs (lib/history's writer) where exact arithmetic is the
  * point (-t's rates, the times of -b/-e); the pauses between collections
@@ -34,6 +36,7 @@
 
 #include <criterion/criterion.h>
 
+#include "pcw/histogram.h"
 #include "pcw/pdh.h"
 #include "query_provider.h"
 
@@ -855,8 +858,8 @@ Test(relog, ends_as_a_filter_when_the_reader_goes)
 /* A histogram's statistics with -t 3: each row cooked from the words of
  * the sample 3 back, which the reader holds no more (pcwrelog keeps a copy
  * of them), equal the rows of the log -t 3 -f BIN writes (which holds
- * each row's own words). With histograms in the log format (h-hrec), the
- * columns hold numbers; before, a histogram series logs its status only. */
+ * each row's own words); the columns hold numbers (the log keeps a
+ * histogram's words: version 2). */
 Test(relog, histograms_thinned)
 {
     tu_child p;
@@ -876,7 +879,6 @@ Test(relog, histograms_thinned)
     char *b = relog_ok((const char *[]){thin, NULL});
     cr_assert_eq(count_lines(a), 1 + 4, "%s", a);
     cr_assert_str_eq(b, a, "from the new log:\n%s\nthinned:\n%s", b, a);
-#ifdef PCW__HIST_MAX_HWORDS
     char *h = line_of(a, 0), path[256];
     snprintf(path, sizeof path, "\\\\%s\\Hist Test(web)\\Latency:rate", pcw_path_local_host());
     size_t col = column_index(h, path);
@@ -886,6 +888,41 @@ Test(relog, histograms_thinned)
         free(f);
     }
     free(h);
-#endif
     free(a), free(b), free(log), free(thin);
+}
+
+/* A valid log of one 8192-bucket histogram, blocks of 10 samples: -f BIN
+ * gathers up to 1024 samples a block, ~16 KB each here, beyond what a
+ * block may hold; the writer ends its blocks in time, and the new log
+ * converts to what the old one does. */
+Test(relog, wide_histograms_to_bin)
+{
+    char *log = path_in_root("wide.pcwlog"), *copy = path_in_root("wide2.pcwlog"), why[512];
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(i)\\Latency:p99", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_series id = {.type = PERF_PCW_HISTOGRAM, .hshape = 0x20000010, .instance_id = 1};
+    id.hstat.kind = PCW_HSTAT_QUANTILE, id.hstat.q = 0.99;
+    cr_assert_eq(pcw__hist_writer_ident(w, 0, &id), 0);
+    uint32_t n = 2 + pcw_hist_nbuckets(id.hshape);
+    uint64_t *words = calloc(n, sizeof *words);
+    for (uint64_t k = 0; k < 1100; k++) {
+        for (uint32_t j = 2; j < n; j++)
+            words[j] += 1 + (j * 7 + k) % 5;
+        words[0] += 1000 * k;
+        pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .time_ns = k * 1000000000u},
+                             .hwords = words,
+                             .hn = n};
+        cr_assert_eq(pcw__hist_writer_sample(w, k + 1, T0 + k * 1000000000u, &v, 1), 0);
+        if (k % 10 == 9)
+            cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    free(words);
+    free(relog_ok((const char *[]){log, "-f", "BIN", "-o", copy, "-y", NULL}));
+    char *a = relog_ok((const char *[]){log, NULL}), *b = relog_ok((const char *[]){copy, NULL});
+    cr_assert_eq(count_lines(a), 1 + 1099, "%s", a); /* the first sample: no interval */
+    cr_assert_str_eq(b, a);
+    free(a), free(b), free(log), free(copy);
 }

@@ -42,6 +42,12 @@
  * its decoding state: a few bytes of a sample cannot make a reader hold
  * megabytes per series (the writer refuses an identity beyond it). */
 #define PCW__HIST_MAX_HWORDS (1u << 22)
+/* Histogram words one block may make a reader decode: its histogram
+ * values' words (2 + buckets each) summed over the block's samples. An
+ * idle histogram costs a few bytes a sample but all its words to decode:
+ * the bytes alone do not bound a reader's work (the writer ends a block
+ * before its samples' words would pass it). */
+#define PCW__HIST_MAX_BLOCK_WORDS (1u << 26)
 /* A block's decompressed size may be at most this many times its stored
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
  * writer stores a block uncompressed rather than compress it further). */
@@ -140,7 +146,12 @@ int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_ser
 /* A sample: monotonic and real time of the collection, the values of
  * series 0..n-1 (n may be less than the series defined: the rest have no
  * value). A histogram series' VALID value must carry its words (hn = 2 +
- * the buckets of the shape its identity gave), else -1. */
+ * the buckets of the shape its identity gave), else -1. The writer ends
+ * the block first (pcw__hist_writer_flush) when the sample could take it
+ * beyond PCW__HIST_BLOCK_MAX_RAW bytes or PCW__HIST_MAX_BLOCK_WORDS words,
+ * so a caller flushing by time or count never writes a block a reader
+ * refuses; -1 too when that block could not be written (then
+ * pcw__hist_writer_flush gives the reason). */
 int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns,
                             const pcw__hist_value *v, size_t n);
 /* End the block: compress, append it whole with one write(), sync as the

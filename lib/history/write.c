@@ -42,8 +42,11 @@ struct pcw__hist_writer {
     pcw__hist_hstate *hs; /* per series: a histogram's last words (n 0: none) */
     uint32_t *hshape;     /* per series: its identity's histogram shape, or 0 */
     uint64_t hwords;      /* histogram words kept, all series (PCW__HIST_MAX_HWORDS) */
+    uint64_t block_words; /* the open block's histogram words to decode
+                             (PCW__HIST_MAX_BLOCK_WORDS) */
     uint32_t nseries;
     pcw__hist_tstate t;
+    char err[512]; /* why a block a sample ended could not be written */
 };
 
 static uint64_t mono_now(void)
@@ -229,8 +232,10 @@ static void put_hwords(pcw__hist_writer *w, uint32_t i, const pcw__hist_value *v
 
 /* The bytes a sample of v[0..n-1] may take, or 0 when a histogram value
  * lacks its words: checked before anything is written, so that a refused
- * sample leaves the block as it was. */
-static size_t sample_bound(const pcw__hist_writer *w, const pcw__hist_value *v, size_t n)
+ * sample leaves the block as it was. *words: the histogram words a reader
+ * decodes for it. */
+static size_t sample_bound(const pcw__hist_writer *w, const pcw__hist_value *v, size_t n,
+                           uint64_t *words)
 {
     size_t need = 40 + n * 64; /* a status and five 10-byte varints a value */
     for (size_t i = 0; i < n && w->hwords; i++) {
@@ -239,6 +244,7 @@ static size_t sample_bound(const pcw__hist_writer *w, const pcw__hist_value *v, 
         if (!v[i].hwords || v[i].hn != w->hs[i].n)
             return 0;
         need += 10 + pcw__hist_hwords_bound(w->hs[i].n);
+        *words += w->hs[i].n;
     }
     return need;
 }
@@ -246,9 +252,25 @@ static size_t sample_bound(const pcw__hist_writer *w, const pcw__hist_value *v, 
 int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns,
                             const pcw__hist_value *v, size_t n)
 {
-    size_t need = n <= w->nseries ? sample_bound(w, v, n) : 0;
-    if (!need || reserve(w, need))
+    uint64_t words = 0;
+    size_t need = n <= w->nseries ? sample_bound(w, v, n, &words) : 0;
+    if (!need)
         return -1;
+    /* The block ends before a sample that could take it beyond what a
+     * reader accepts, in bytes or in histogram words to decode: whatever
+     * the caller's flushing, no block is refused (one sample alone beyond
+     * the bytes still is: pcw__hist_writer_flush says so). */
+    if (w->t.n && (w->len + need > PCW__HIST_BLOCK_MAX_RAW ||
+                   w->block_words + words > PCW__HIST_MAX_BLOCK_WORDS)) {
+        if (pcw__hist_writer_flush(w, w->err, sizeof w->err)) {
+            if (!w->failed) /* out of memory: the writer goes on */
+                w->err[0] = 0;
+            return -1;
+        }
+    }
+    if (reserve(w, need))
+        return -1;
+    w->block_words += words;
     put_varint(w, PCW__HIST_REC_SAMPLE);
     pcw__hist_tstate *t = &w->t;
     int64_t off = (int64_t)(real_ns - mono_ns);
@@ -301,6 +323,8 @@ int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real
 
 int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
 {
+    if (w->failed && w->err[0])
+        return pcw__hist_fail(why, why_len, "%s", w->err);
     if (w->failed)
         return pcw__hist_fail(why, why_len, "%s: an earlier write failed", w->file);
     if (w->len == 0)
@@ -347,6 +371,7 @@ int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
         return -1;
     w->seq++;
     w->len = 0;
+    w->block_words = 0;
     /* The next block decodes on its own: deltas start again from zero. */
     if (w->nseries)
         memset(w->prev, 0, (size_t)w->nseries * sizeof *w->prev);

@@ -75,7 +75,6 @@ int pcw__hist_dist(const pcw__hist_series *s, const pcw__hist_value *now,
                    pcw_hist_dist *out)
 {
     memset(out, 0, sizeof *out);
-#if PCW__HIST_VERSION >= 2
     /* Buckets are logged for a provider's instance (version 2); a total's
      * statistics are logged as values, its merged buckets are not. */
     if (s->kind != PCW__HIST_KIND_RAW || s->type != PERF_PCW_HISTOGRAM || !s->hshape)
@@ -98,11 +97,4 @@ int pcw__hist_dist(const pcw__hist_series *s, const pcw__hist_value *now,
         out->interval_ns =
             now->raw.time_ns > prev->raw.time_ns ? now->raw.time_ns - prev->raw.time_ns : 0;
     return st;
-#else
-    /* Format version 1 logs a histogram's status only: no buckets. (The
-     * version 2 format of the histogram branch, h-hrec, compiles the code
-     * above once merged.) */
-    (void)s, (void)now, (void)prev, (void)flags, (void)buckets;
-    return out->status = PCW_CSTATUS_NO_DATA;
-#endif
 }

@@ -57,8 +57,7 @@ static int keep(const relog_run *run, relog_cell *prev, const relog_cell *now)
     for (size_t j = 0; j < run->nselected; j++) {
         relog_cell *p = &prev[j];
         p->v = now[j].v, p->id = now[j].id, p->present = now[j].present;
-#ifdef PCW__HIST_MAX_HWORDS /* a histogram's words: the reader's until its next samples */
-        if (p->v.hn) {
+        if (p->v.hn) { /* a histogram's words: the reader's until its next samples */
             if (p->words_cap < p->v.hn) {
                 uint64_t *w = realloc(p->words, p->v.hn * sizeof *w);
                 if (!w)
@@ -68,7 +67,6 @@ static int keep(const relog_run *run, relog_cell *prev, const relog_cell *now)
             memcpy(p->words, p->v.hwords, p->v.hn * sizeof *p->words);
             p->v.hwords = p->words;
         }
-#endif
     }
     return 0;
 }

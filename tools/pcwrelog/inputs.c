@@ -31,9 +31,7 @@ void ident_of(relog_ident *id, const pcw__hist_series *s)
                         .instance_id = s->instance_id,
                         .pid = s->pid,
                         .dup_index = s->dup_index};
-#ifdef PCW__HIST_MAX_HWORDS
     id->hshape = s->hshape, id->hstat = s->hstat;
-#endif
 }
 
 void ident_series(pcw__hist_series *s, const relog_ident *id)
@@ -45,9 +43,7 @@ void ident_series(pcw__hist_series *s, const relog_ident *id)
                             .instance_id = id->instance_id,
                             .pid = id->pid,
                             .dup_index = id->dup_index};
-#ifdef PCW__HIST_MAX_HWORDS
     s->hshape = id->hshape, s->hstat = id->hstat;
-#endif
 }
 
 /* The same identity: the live query would have cooked one against the
@@ -59,11 +55,8 @@ int ident_same(const relog_ident *a, const relog_ident *b)
     int same = a->kind == b->kind && a->type == b->type && a->scale == b->scale &&
                a->provider_id == b->provider_id && a->instance_id == b->instance_id &&
                a->pid == b->pid && a->dup_index == b->dup_index;
-#ifdef PCW__HIST_MAX_HWORDS
-    same = same && a->hshape == b->hshape && a->hstat.kind == b->hstat.kind &&
+    return same && a->hshape == b->hshape && a->hstat.kind == b->hstat.kind &&
            a->hstat.q == b->hstat.q;
-#endif
-    return same;
 }
 
 /* Open a log, or say why not: "pcwrelog: FILE: why" (the reader's
@@ -215,6 +208,7 @@ static int scan_one(relog_run *run, size_t li)
         }
     }
     l->damaged = rc < 0;
+    l->version = pcw__hist_reader_version(r);
     l->blocks = pcw__hist_reader_blocks(r);
     l->bytes = pcw__hist_reader_offset(r);
     l->nseries = pcw__hist_reader_series_count(r);

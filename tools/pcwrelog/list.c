@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/pcwrelog/list.c - -q: what the logs hold (relog.h): each log (in
- * time order) with its blocks, first and last sample times and samples,
- * where it is damaged; then the counter paths (those -c/-cf select) with
- * their counter types.
+ * time order) with its own format version, blocks, first and last sample
+ * times and samples, where it is damaged; then the counter paths (those
+ * -c/-cf select) with their counter types.
  */
 #include <string.h>
 
@@ -27,8 +27,8 @@ int list_logs(const relog_run *run, FILE *out)
         char a[64], b[64];
         fputs("Log: ", out);
         put_name(out, l->file);
-        fprintf(out, "\nFormat: pcw log version %u, %llu block%s, %llu bytes read\n",
-                PCW__HIST_VERSION, (unsigned long long)l->blocks, l->blocks == 1 ? "" : "s",
+        fprintf(out, "\nFormat: pcw log version %u, %llu block%s, %llu bytes read\n", l->version,
+                (unsigned long long)l->blocks, l->blocks == 1 ? "" : "s",
                 (unsigned long long)l->bytes);
         if (l->samples) {
             typeperf_time(l->first_real, a, sizeof a);

@@ -48,13 +48,8 @@ typedef struct relog_ident {
     uint32_t instance_id;
     int32_t pid;
     uint32_t dup_index;
-/* A histogram's shape and statistic: in lib/history once its log format
- * has histograms (version 2, PCW__HIST_MAX_HWORDS; branch h-hrec). Until both
- * are merged the #ifdef lets this build either way; then it can go. */
-#ifdef PCW__HIST_MAX_HWORDS
-    uint32_t hshape;
+    uint32_t hshape; /* a histogram's shape and statistic (version 2) */
     pcw_hist_stat hstat;
-#endif
 } relog_ident;
 
 /* One column: a concrete path, the union over the logs (a series of the
@@ -75,6 +70,7 @@ typedef struct relog_log {
     uint64_t first_real, last_real; /* of its samples */
     uint64_t samples;               /* read whole (before any damage) */
     uint64_t blocks, bytes;
+    uint32_t version;     /* its format version (-q) */
     uint64_t first_index; /* the merged index of its first sample */
     int damaged;          /* the scan stopped at a damaged block: */
     char why[512];        /* ... the reader's sentence */

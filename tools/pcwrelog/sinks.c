@@ -61,8 +61,10 @@ static void free_sink(relog_sink *k)
 
 /* ---- a new log ------------------------------------------------------------- */
 
-/* Samples a block holds: about 8 MiB of values at most (a value takes at
- * most 64 bytes; a reader takes 16 MiB), at most 1024. */
+/* Samples a block holds: about 8 MiB of values at most (a value other than
+ * a histogram takes at most 64 bytes; a reader takes 16 MiB), at most 1024.
+ * A histogram's words may take more: the writer then ends the block
+ * sooner (pcw__hist_writer_sample). */
 static size_t samples_per_block(size_t ncols)
 {
     size_t n = (8u << 20) / (64 * ncols + 64);
@@ -126,7 +128,11 @@ static int bin_sample(relog_sink *k, uint64_t mono, uint64_t real, const relog_c
         }
     }
     if (pcw__hist_writer_sample(k->w, mono, real, k->vals, m)) {
-        fprintf(stderr, "pcwrelog: %s: out of memory\n", k->run->o->output);
+        /* A block it ended could not be written (the flush says why), or
+         * out of memory. */
+        if (pcw__hist_writer_flush(k->w, why, sizeof why) == 0)
+            snprintf(why, sizeof why, "%s: out of memory", k->run->o->output);
+        fprintf(stderr, "pcwrelog: %s\n", why);
         return -1;
     }
     if (++k->in_block < k->per_block)

@@ -316,7 +316,10 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
     uint64_t now = pcw_pdh_time_ns(q);
     r->mono = now, r->real = pcw_pdh_realtime_ns(q);
     if (pcw__hist_writer_sample(r->w, now, r->real, r->v, r->n)) {
-        snprintf(why, why_len, "out of memory");
+        /* A block it ended could not be written (the flush says why), or
+         * out of memory. */
+        if (pcw__hist_writer_flush(r->w, why, why_len) == 0)
+            snprintf(why, why_len, "out of memory");
         return -1;
     }
     if (!r->block_start)
