@@ -42,6 +42,12 @@
  * its decoding state: a few bytes of a sample cannot make a reader hold
  * megabytes per series (the writer refuses an identity beyond it). */
 #define PCW__HIST_MAX_HWORDS (1u << 22)
+/* Histogram words the values of one block may decode, counted per value
+ * (2 + its shape's buckets, whatever few of them the value changes): a
+ * reader calls a block beyond it damaged, so a few bytes a sample cannot
+ * cost seconds of copying. The writer ends a block before its samples'
+ * words reach it. */
+#define PCW__HIST_MAX_BLOCK_WORDS (1u << 26)
 /* A block's decompressed size may be at most this many times its stored
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
  * writer stores a block uncompressed rather than compress it further). */
