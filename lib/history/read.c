@@ -413,14 +413,18 @@ static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
     GET(t0);
     GET(t1);
     pcw__hist_tstate *t = &r->t;
+    /* The sums in uint64_t (a hostile delta wraps, as the writer's
+     * differences do; int64_t overflow would be undefined). */
     if (t->n == 0) {
         t->mono = t0;
         t->mono_delta = 0;
     } else {
-        t->mono_delta += pcw__hist_unzigzag(t0);
+        t->mono_delta = (int64_t)((uint64_t)t->mono_delta + (uint64_t)pcw__hist_unzigzag(t0));
         t->mono += (uint64_t)t->mono_delta;
     }
-    t->real_offset = t->n == 0 ? pcw__hist_unzigzag(t1) : t->real_offset + pcw__hist_unzigzag(t1);
+    t->real_offset = t->n == 0
+                         ? pcw__hist_unzigzag(t1)
+                         : (int64_t)((uint64_t)t->real_offset + (uint64_t)pcw__hist_unzigzag(t1));
     t->n++;
     GET(n);
     if (n > r->nseries)
