@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -104,11 +105,24 @@ int pcw__hist_reader_open(pcw__hist_reader **out, const char *file, char *why, s
     pcw__hist_reader *r = calloc(1, sizeof *r);
     if (!r)
         return pcw__hist_fail(why, why_len, "out of memory");
-    r->fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) {
-        int e = errno;
-        free(r);
-        return pcw__hist_fail(why, why_len, "%s: %s", file, strerror(e));
+    /* O_NONBLOCK: a FIFO (or a device) named as a log must not wait for a
+     * writer; anything but a regular file is refused, and the flag taken
+     * off again. Links are followed: the user names the log. */
+    struct stat st;
+    const char *what = NULL;
+    r->fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (r->fd < 0 || fstat(r->fd, &st) != 0)
+        what = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        what = "not a regular file (a pcw log is one)", errno = EINVAL;
+    else if (fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        what = strerror(errno);
+    if (what) {
+        int e = errno; /* (the caller's status: pcw_pdh_open_log) */
+        pcw__hist_fail(why, why_len, "%s: %s", file, what);
+        pcw__hist_reader_close(r);
+        errno = e;
+        return -1;
     }
     if (open_common(r, why, why_len)) {
         pcw__hist_reader_close(r);

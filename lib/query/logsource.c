@@ -452,6 +452,8 @@ static int open_status(int e, const char *why)
         return PCW_E_VERSION;
     if (strstr(why, "not a pcw log"))
         return PCW_E_CORRUPT;
+    if (strstr(why, "not a regular file"))
+        return PCW_E_INVALID_PARAMETER;
     return PCW_E_IO;
 }
 
