@@ -613,10 +613,11 @@ void pcw__hist_reader_set_ident(pcw__hist_reader *r, size_t id, const pcw__hist_
     s->path = path;
     s->kind = kind;
     /* The words state for the shape in force there (a restarted provider's
-     * histogram may have another); on failure no words are decoded for it,
-     * and its next words read as a damaged block. */
-    if (hstate_for(r, id, kind == PCW__HIST_KIND_RAW ? s->hshape : 0, NULL, 0) && id < r->hs_cap)
-        r->hs[id].n = 0;
+     * histogram may have another); when the reader cannot hold it (beyond
+     * PCW__HIST_MAX_HWORDS, out of memory) the reading is a damaged one:
+     * pcw__hist_reader_next fails until the next seek. */
+    if (hstate_for(r, id, kind == PCW__HIST_KIND_RAW ? s->hshape : 0, NULL, 0))
+        r->broken = 1;
 }
 
 void pcw__hist_reader_set_output(pcw__hist_reader *r, pcw__hist_value *out, size_t tail)
