@@ -191,6 +191,12 @@ uint64_t pcw__hist_reader_block_offset(const pcw__hist_reader *r);
  * back those in force at that block with pcw__hist_reader_set_ident. */
 void pcw__hist_reader_seek(pcw__hist_reader *r, uint64_t off, uint64_t seq);
 void pcw__hist_reader_set_ident(pcw__hist_reader *r, size_t id, const pcw__hist_series *ident);
+/* No series from now on: the caller sized its tables to the series count
+ * and keeps pointers to them (the query's index, after reading the log
+ * once). A series record of a new series is then a damaged block (the
+ * file changed since), so the table never moves and no sample holds more
+ * values than the count. */
+void pcw__hist_reader_freeze(pcw__hist_reader *r);
 /* Decode the next samples' values into out (room for
  * pcw__hist_reader_series_count() values; NULL: the reader's own array): a
  * caller that keeps two samples swaps two arrays instead of copying.

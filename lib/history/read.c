@@ -54,6 +54,7 @@ struct pcw__hist_reader {
                              pcw__hist_reader_next */
     size_t nchanged, changed_cap;
     uint32_t version; /* the file header's */
+    int frozen;       /* pcw__hist_reader_freeze: no series defined from now on */
     /* Histograms (version 2): per series, the words state (hs[i].n 0: not
      * a histogram of a provider's instance), allocated as identities name
      * histograms; hwords counts the words kept (PCW__HIST_MAX_HWORDS). */
@@ -267,6 +268,9 @@ static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
         r->p += len;
         return 0;
     }
+    if (r->frozen)
+        return bad(r, why, why_len,
+                   "a series the log did not hold when it was opened (changed since)");
     if (id != r->nseries || id >= PCW__HIST_MAX_SERIES)
         return bad(r, why, why_len, "series defined out of order");
     if (kind > PCW__HIST_KIND_COMPUTED || len > PCW__HIST_MAX_STRING ||
@@ -618,6 +622,11 @@ void pcw__hist_reader_set_ident(pcw__hist_reader *r, size_t id, const pcw__hist_
      * pcw__hist_reader_next fails until the next seek. */
     if (hstate_for(r, id, kind == PCW__HIST_KIND_RAW ? s->hshape : 0, NULL, 0))
         r->broken = 1;
+}
+
+void pcw__hist_reader_freeze(pcw__hist_reader *r)
+{
+    r->frozen = 1;
 }
 
 void pcw__hist_reader_set_output(pcw__hist_reader *r, pcw__hist_value *out, size_t tail)

@@ -409,6 +409,13 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
     }
     f->nblocks = L->nblocks - f->first_block;
     f->nsamples = L->samples - f->first_sample;
+    /* Every series the file defined (after its last sample too) is mapped,
+     * and the reader defines no more: the query's arrays are sized to them
+     * and point into the reader's table (a file rewritten since is damage
+     * when read again). */
+    if (map_series(L, f, t))
+        return -1;
+    pcw__hist_reader_freeze(f->r);
     /* (Changes after the last block's start: the listing's identities.) */
     return note_idents(L, f, L->nblocks);
 }
