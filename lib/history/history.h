@@ -209,7 +209,8 @@ void pcw__hist_reader_set_output(pcw__hist_reader *r, pcw__hist_value *out, size
  * the series count, have no instance). */
 size_t pcw__hist_reader_sample_values(const pcw__hist_reader *r);
 /* The series whose identity record was read since the last
- * pcw__hist_reader_next was called (for the sample it returned; may repeat). */
+ * pcw__hist_reader_next was called (for the sample it returned), each once:
+ * at most the series count, however many records named them. */
 const uint32_t *pcw__hist_reader_changed(const pcw__hist_reader *r, size_t *n);
 
 /* The same over a buffer (the fuzz target): the reader keeps no pointer to

@@ -51,8 +51,10 @@ struct pcw__hist_reader {
     size_t last_n;        /* values the last sample held */
     uint64_t gen;         /* block loads so far (never goes back: pcw__hist_prev.gen) */
     uint32_t *changed;    /* series whose identity record came since the last
-                             pcw__hist_reader_next */
+                             pcw__hist_reader_next, each once (at most nseries) */
     size_t nchanged, changed_cap;
+    uint64_t calls;   /* pcw__hist_reader_next calls so far */
+    uint64_t *listed; /* per series: the call whose `changed` lists it */
     uint32_t version; /* the file header's */
     int frozen;       /* pcw__hist_reader_freeze: no series defined from now on */
     /* Histograms (version 2): per series, the words state (hs[i].n 0: not
@@ -167,6 +169,7 @@ void pcw__hist_reader_close(pcw__hist_reader *r)
     free(r->stored);
     free(r->raw);
     free(r->changed);
+    free(r->listed);
     free(r);
 }
 
@@ -288,9 +291,12 @@ static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
         if (p)
             r->prev = p;
         unsigned char *k = p ? realloc(r->kind, cap) : NULL;
-        if (!k)
+        if (k)
+            r->kind = k;
+        uint64_t *l = k ? realloc(r->listed, cap * sizeof *l) : NULL;
+        if (!l)
             return pcw__hist_fail(why, why_len, "out of memory");
-        r->kind = k, r->cap = cap;
+        r->listed = l, r->cap = cap;
     }
     pcw__hist_series *s = &r->series[r->nseries];
     memset(s, 0, sizeof *s);
@@ -304,6 +310,7 @@ static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
     r->values[r->nseries].raw.status = PCW_CSTATUS_NO_INSTANCE;
     memset(&r->prev[r->nseries], 0, sizeof r->prev[0]);
     r->kind[r->nseries] = (unsigned char)kind;
+    r->listed[r->nseries] = 0;
     r->nseries++;
     return 0;
 }
@@ -414,14 +421,17 @@ static int rec_ident(pcw__hist_reader *r, char *why, size_t why_len)
     s->pid = (int32_t)pcw__hist_unzigzag(pid);
     s->dup_index = (uint32_t)dup;
     s->epoch++;
-    if (r->nchanged == r->changed_cap) {
-        size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
-        uint32_t *c = realloc(r->changed, cap * sizeof *c);
-        if (!c)
-            return pcw__hist_fail(why, why_len, "out of memory");
-        r->changed = c, r->changed_cap = cap;
+    if (r->listed[id] != r->calls) { /* once per call, however many records */
+        if (r->nchanged == r->changed_cap) {
+            size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
+            uint32_t *c = realloc(r->changed, cap * sizeof *c);
+            if (!c)
+                return pcw__hist_fail(why, why_len, "out of memory");
+            r->changed = c, r->changed_cap = cap;
+        }
+        r->changed[r->nchanged++] = (uint32_t)id;
+        r->listed[id] = r->calls;
     }
-    r->changed[r->nchanged++] = (uint32_t)id;
     return rec_ident_histogram(r, (size_t)id, why, why_len);
 }
 
@@ -534,6 +544,7 @@ int pcw__hist_reader_next(pcw__hist_reader *r, uint64_t *mono_ns, uint64_t *real
         return pcw__hist_fail(why, why_len, "the log is damaged at offset %llu",
                               (unsigned long long)r->off);
     r->nchanged = 0;
+    r->calls++; /* (from 1: a series' listed 0 is no call) */
     for (;;) {
         while (r->p == r->end) {
             int rc = load_block(r, why, why_len);
