@@ -13,6 +13,8 @@
  *   - histogram words: a block whose samples decode more words than
  *     PCW__HIST_MAX_BLOCK_WORDS is damaged (work per byte bounded);
  *   - sample times whose deltas overflow int64 (UBSan);
+ *   - identity changes beyond what one log may put into the query's
+ *     index are damage;
  *   - a FIFO named as a log is refused at once, naming the file;
  *   - an identity the caller puts back that the reader cannot hold makes
  *     the next read a damaged one.
@@ -32,6 +34,7 @@
 
 #include "../lib/history/codec.h"
 #include "../lib/history/history.h"
+#include "../lib/query/logsource.h" /* pcwl_max_ident_changes */
 
 TestSuite(history_hostile, .init = tu_root_setup, .fini = tu_root_teardown, .timeout = 120);
 
@@ -333,4 +336,48 @@ Test(history_hostile, identity_put_back_beyond_limits_is_damage)
     cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &v, &n, why, sizeof why), -1);
     cr_assert(strstr(why, "damaged"), "%s", why);
     pcw__hist_reader_close(r);
+}
+
+/* ---- identity changes in the query's index ------------------------------------ */
+
+/* Every block names the one series' identity anew: each is a change the
+ * index keeps (about 90 bytes), and a compressed block may name a million
+ * series. Beyond pcwl_max_ident_changes (lowered here, as the control
+ * channel's tests lower its limits) the file's readable part ends at the
+ * sample that passes it: the samples before read, the collect that
+ * reaches it is PCW_E_CORRUPT naming the limit and the block. */
+Test(history_hostile, identity_changes_per_log_are_bounded)
+{
+    char log[PATH_MAX], why[256];
+    snprintf(log, sizeof log, "%s/i.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert_geq(fd, 0);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(i)\\C", PCW__HIST_KIND_RAW), 0);
+    pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID}};
+    for (unsigned k = 0; k < 150; k++) {
+        pcw__hist_series s = {.type = PERF_COUNTER_RAWCOUNT, .instance_id = k + 1};
+        cr_assert_eq(pcw__hist_writer_ident(w, 0, &s), 0);
+        cr_assert_eq(pcw__hist_writer_sample(w, 1000 + k, 2000 + k, &v, 1), 0);
+        cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+
+    pcwl_max_ident_changes = 100;
+    pcw_pdh *q;
+    const char *files[] = {log};
+    cr_assert_eq(pcw_pdh_open_log(&q, files, 1, why, sizeof why), PCW_OK, "%s", why);
+    pcw_pdh_log_info info;
+    cr_assert_eq(pcw_pdh_get_log_info(q, &info), PCW_OK);
+    cr_assert_eq(info.samples, 100);
+    cr_assert(info.damaged);
+    for (int k = 0; k < 100; k++)
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK, "sample %d", k);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_E_CORRUPT);
+    const char *e = pcw_pdh_log_error(q);
+    cr_assert(strstr(e, log) && strstr(e, "block at offset") &&
+                  strstr(e, "more than 100 identity changes"),
+              "%s", e);
+    pcw_pdh_close(q);
 }
