@@ -334,6 +334,8 @@ static int note_changed(lfile *f)
     for (size_t i = 0; i < n; i++) {
         if (ch[i] >= f->nfs || f->fs[ch[i]].pending)
             continue;
+        if (f->nchanges >= pcwl_max_ident_changes)
+            return 1;
         if (grow((void **)&f->pend, &f->pend_cap, f->npend + 1, sizeof *f->pend))
             return -1;
         f->nchanges++;
