@@ -63,6 +63,7 @@ struct pcw__hist_reader {
     pcw__hist_hstate *hs;
     size_t hs_cap;
     uint64_t hwords;
+    uint64_t bwords; /* words the current block's values decoded (PCW__HIST_MAX_BLOCK_WORDS) */
 };
 
 /* Up to len bytes at offset off: how many were there. */
@@ -244,6 +245,7 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
      * (prev.gen), so that a block costs its bytes, not the series. */
     r->gen++;
     memset(&r->t, 0, sizeof r->t);
+    r->bwords = 0;
     return 1;
 }
 
@@ -383,6 +385,11 @@ static int rec_hwords(pcw__hist_reader *r, size_t i, pcw__hist_value *v, char *w
     GET(n);
     if (n != h->n)
         return bad(r, why, why_len, "histogram words do not match the shape");
+    /* Each value costs all its words (its base copied), however few bytes
+     * name a change: bounded per block, so work stays per byte. */
+    if (r->bwords + n > PCW__HIST_MAX_BLOCK_WORDS)
+        return bad(r, why, why_len, "more histogram words in one block than a log may hold");
+    r->bwords += n;
     unsigned into = h->cur ^ 1;
     const uint64_t *base = h->block == r->gen ? h->w[h->cur] : NULL;
     if (pcw__hist_get_hwords(&r->p, r->end, h->w[into], base, h->n))
