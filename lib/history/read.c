@@ -5,10 +5,12 @@
  * Every log is hostile input. Blocks are read one at a time (memory: one
  * block, at most PCW__HIST_BLOCK_MAX_RAW decompressed, and a decompressed size
  * at most PCW__HIST_MAX_RATIO times the stored one, so the work per byte of
- * file is bounded), checked (magic, lengths, CRC, sequence number) before
- * any record is decoded, and every record is checked against the block's
- * end. The first block that fails ends the reading with a sentence naming
- * its offset; the samples before it were already handed out.
+ * file is bounded; so are a block's histogram words,
+ * PCW__HIST_MAX_BLOCK_WORDS), checked (magic, lengths, CRC, sequence
+ * number) before any record is decoded, and every record is checked
+ * against the block's end. The first block that fails ends the reading
+ * with a sentence naming its offset; the samples before it were already
+ * handed out.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
