@@ -42,11 +42,11 @@
  * its decoding state: a few bytes of a sample cannot make a reader hold
  * megabytes per series (the writer refuses an identity beyond it). */
 #define PCW__HIST_MAX_HWORDS (1u << 22)
-/* Histogram words one block may make a reader decode: its histogram
- * values' words (2 + buckets each) summed over the block's samples. An
- * idle histogram costs a few bytes a sample but all its words to decode:
- * the bytes alone do not bound a reader's work (the writer ends a block
- * before its samples' words would pass it). */
+/* Histogram words the values of one block may decode, counted per value
+ * (2 + its shape's buckets, whatever few of them the value changes): a
+ * reader calls a block beyond it damaged, so a few bytes a sample cannot
+ * cost seconds of copying. The writer ends a block before its samples'
+ * words reach it. */
 #define PCW__HIST_MAX_BLOCK_WORDS (1u << 26)
 /* A block's decompressed size may be at most this many times its stored
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
@@ -196,6 +196,12 @@ uint64_t pcw__hist_reader_block_offset(const pcw__hist_reader *r);
  * back those in force at that block with pcw__hist_reader_set_ident. */
 void pcw__hist_reader_seek(pcw__hist_reader *r, uint64_t off, uint64_t seq);
 void pcw__hist_reader_set_ident(pcw__hist_reader *r, size_t id, const pcw__hist_series *ident);
+/* No series from now on: the caller sized its tables to the series count
+ * and keeps pointers to them (the query's index, after reading the log
+ * once). A series record of a new series is then a damaged block (the
+ * file changed since), so the table never moves and no sample holds more
+ * values than the count. */
+void pcw__hist_reader_freeze(pcw__hist_reader *r);
 /* Decode the next samples' values into out (room for
  * pcw__hist_reader_series_count() values; NULL: the reader's own array): a
  * caller that keeps two samples swaps two arrays instead of copying.
@@ -208,7 +214,8 @@ void pcw__hist_reader_set_output(pcw__hist_reader *r, pcw__hist_value *out, size
  * the series count, have no instance). */
 size_t pcw__hist_reader_sample_values(const pcw__hist_reader *r);
 /* The series whose identity record was read since the last
- * pcw__hist_reader_next was called (for the sample it returned; may repeat). */
+ * pcw__hist_reader_next was called (for the sample it returned), each once:
+ * at most the series count, however many records named them. */
 const uint32_t *pcw__hist_reader_changed(const pcw__hist_reader *r, size_t *n);
 
 /* The same over a buffer (the fuzz target): the reader keeps no pointer to

@@ -5,10 +5,12 @@
  * Every log is hostile input. Blocks are read one at a time (memory: one
  * block, at most PCW__HIST_BLOCK_MAX_RAW decompressed, and a decompressed size
  * at most PCW__HIST_MAX_RATIO times the stored one, so the work per byte of
- * file is bounded), checked (magic, lengths, CRC, sequence number) before
- * any record is decoded, and every record is checked against the block's
- * end. The first block that fails ends the reading with a sentence naming
- * its offset; the samples before it were already handed out.
+ * file is bounded; so are a block's histogram words,
+ * PCW__HIST_MAX_BLOCK_WORDS), checked (magic, lengths, CRC, sequence
+ * number) before any record is decoded, and every record is checked
+ * against the block's end. The first block that fails ends the reading
+ * with a sentence naming its offset; the samples before it were already
+ * handed out.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -50,15 +53,19 @@ struct pcw__hist_reader {
     size_t last_n;        /* values the last sample held */
     uint64_t gen;         /* block loads so far (never goes back: pcw__hist_prev.gen) */
     uint32_t *changed;    /* series whose identity record came since the last
-                             pcw__hist_reader_next */
+                             pcw__hist_reader_next, each once (at most nseries) */
     size_t nchanged, changed_cap;
+    uint64_t calls;   /* pcw__hist_reader_next calls so far */
+    uint64_t *listed; /* per series: the call whose `changed` lists it */
     uint32_t version; /* the file header's */
+    int frozen;       /* pcw__hist_reader_freeze: no series defined from now on */
     /* Histograms (version 2): per series, the words state (hs[i].n 0: not
      * a histogram of a provider's instance), allocated as identities name
      * histograms; hwords counts the words kept (PCW__HIST_MAX_HWORDS). */
     pcw__hist_hstate *hs;
     size_t hs_cap;
     uint64_t hwords;
+    uint64_t bwords; /* words the current block's values decoded (PCW__HIST_MAX_BLOCK_WORDS) */
 };
 
 /* Up to len bytes at offset off: how many were there. */
@@ -104,11 +111,24 @@ int pcw__hist_reader_open(pcw__hist_reader **out, const char *file, char *why, s
     pcw__hist_reader *r = calloc(1, sizeof *r);
     if (!r)
         return pcw__hist_fail(why, why_len, "out of memory");
-    r->fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) {
-        int e = errno;
-        free(r);
-        return pcw__hist_fail(why, why_len, "%s: %s", file, strerror(e));
+    /* O_NONBLOCK: a FIFO (or a device) named as a log must not wait for a
+     * writer; anything but a regular file is refused, and the flag taken
+     * off again. Links are followed: the user names the log. */
+    struct stat st;
+    const char *what = NULL;
+    r->fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (r->fd < 0 || fstat(r->fd, &st) != 0)
+        what = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        what = "not a regular file (a pcw log is one)", errno = EINVAL;
+    else if (fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        what = strerror(errno);
+    if (what) {
+        int e = errno; /* (the caller's status: pcw_pdh_open_log) */
+        pcw__hist_fail(why, why_len, "%s: %s", file, what);
+        pcw__hist_reader_close(r);
+        errno = e;
+        return -1;
     }
     if (open_common(r, why, why_len)) {
         pcw__hist_reader_close(r);
@@ -152,6 +172,7 @@ void pcw__hist_reader_close(pcw__hist_reader *r)
     free(r->stored);
     free(r->raw);
     free(r->changed);
+    free(r->listed);
     free(r);
 }
 
@@ -226,6 +247,7 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
      * (prev.gen), so that a block costs its bytes, not the series. */
     r->gen++;
     memset(&r->t, 0, sizeof r->t);
+    r->bwords = 0;
     return 1;
 }
 
@@ -253,6 +275,9 @@ static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
         r->p += len;
         return 0;
     }
+    if (r->frozen)
+        return bad(r, why, why_len,
+                   "a series the log did not hold when it was opened (changed since)");
     if (id != r->nseries || id >= PCW__HIST_MAX_SERIES)
         return bad(r, why, why_len, "series defined out of order");
     if (kind > PCW__HIST_KIND_COMPUTED || len > PCW__HIST_MAX_STRING ||
@@ -270,9 +295,12 @@ static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
         if (p)
             r->prev = p;
         unsigned char *k = p ? realloc(r->kind, cap) : NULL;
-        if (!k)
+        if (k)
+            r->kind = k;
+        uint64_t *l = k ? realloc(r->listed, cap * sizeof *l) : NULL;
+        if (!l)
             return pcw__hist_fail(why, why_len, "out of memory");
-        r->kind = k, r->cap = cap;
+        r->listed = l, r->cap = cap;
     }
     pcw__hist_series *s = &r->series[r->nseries];
     memset(s, 0, sizeof *s);
@@ -286,6 +314,7 @@ static int rec_series(pcw__hist_reader *r, char *why, size_t why_len)
     r->values[r->nseries].raw.status = PCW_CSTATUS_NO_INSTANCE;
     memset(&r->prev[r->nseries], 0, sizeof r->prev[0]);
     r->kind[r->nseries] = (unsigned char)kind;
+    r->listed[r->nseries] = 0;
     r->nseries++;
     return 0;
 }
@@ -358,6 +387,11 @@ static int rec_hwords(pcw__hist_reader *r, size_t i, pcw__hist_value *v, char *w
     GET(n);
     if (n != h->n)
         return bad(r, why, why_len, "histogram words do not match the shape");
+    /* Each value costs all its words (its base copied), however few bytes
+     * name a change: bounded per block, so work stays per byte. */
+    if (r->bwords + n > PCW__HIST_MAX_BLOCK_WORDS)
+        return bad(r, why, why_len, "more histogram words in one block than a log may hold");
+    r->bwords += n;
     unsigned into = h->cur ^ 1;
     const uint64_t *base = h->block == r->gen ? h->w[h->cur] : NULL;
     if (pcw__hist_get_hwords(&r->p, r->end, h->w[into], base, h->n))
@@ -396,14 +430,17 @@ static int rec_ident(pcw__hist_reader *r, char *why, size_t why_len)
     s->pid = (int32_t)pcw__hist_unzigzag(pid);
     s->dup_index = (uint32_t)dup;
     s->epoch++;
-    if (r->nchanged == r->changed_cap) {
-        size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
-        uint32_t *c = realloc(r->changed, cap * sizeof *c);
-        if (!c)
-            return pcw__hist_fail(why, why_len, "out of memory");
-        r->changed = c, r->changed_cap = cap;
+    if (r->listed[id] != r->calls) { /* once per call, however many records */
+        if (r->nchanged == r->changed_cap) {
+            size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
+            uint32_t *c = realloc(r->changed, cap * sizeof *c);
+            if (!c)
+                return pcw__hist_fail(why, why_len, "out of memory");
+            r->changed = c, r->changed_cap = cap;
+        }
+        r->changed[r->nchanged++] = (uint32_t)id;
+        r->listed[id] = r->calls;
     }
-    r->changed[r->nchanged++] = (uint32_t)id;
     return rec_ident_histogram(r, (size_t)id, why, why_len);
 }
 
@@ -413,14 +450,18 @@ static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
     GET(t0);
     GET(t1);
     pcw__hist_tstate *t = &r->t;
+    /* The sums in uint64_t (a hostile delta wraps, as the writer's
+     * differences do; int64_t overflow would be undefined). */
     if (t->n == 0) {
         t->mono = t0;
         t->mono_delta = 0;
     } else {
-        t->mono_delta += pcw__hist_unzigzag(t0);
+        t->mono_delta = (int64_t)((uint64_t)t->mono_delta + (uint64_t)pcw__hist_unzigzag(t0));
         t->mono += (uint64_t)t->mono_delta;
     }
-    t->real_offset = t->n == 0 ? pcw__hist_unzigzag(t1) : t->real_offset + pcw__hist_unzigzag(t1);
+    t->real_offset = t->n == 0
+                         ? pcw__hist_unzigzag(t1)
+                         : (int64_t)((uint64_t)t->real_offset + (uint64_t)pcw__hist_unzigzag(t1));
     t->n++;
     GET(n);
     if (n > r->nseries)
@@ -512,6 +553,7 @@ int pcw__hist_reader_next(pcw__hist_reader *r, uint64_t *mono_ns, uint64_t *real
         return pcw__hist_fail(why, why_len, "the log is damaged at offset %llu",
                               (unsigned long long)r->off);
     r->nchanged = 0;
+    r->calls++; /* (from 1: a series' listed 0 is no call) */
     for (;;) {
         while (r->p == r->end) {
             int rc = load_block(r, why, why_len);
@@ -595,10 +637,16 @@ void pcw__hist_reader_set_ident(pcw__hist_reader *r, size_t id, const pcw__hist_
     s->path = path;
     s->kind = kind;
     /* The words state for the shape in force there (a restarted provider's
-     * histogram may have another); on failure no words are decoded for it,
-     * and its next words read as a damaged block. */
-    if (hstate_for(r, id, kind == PCW__HIST_KIND_RAW ? s->hshape : 0, NULL, 0) && id < r->hs_cap)
-        r->hs[id].n = 0;
+     * histogram may have another); when the reader cannot hold it (beyond
+     * PCW__HIST_MAX_HWORDS, out of memory) the reading is a damaged one:
+     * pcw__hist_reader_next fails until the next seek. */
+    if (hstate_for(r, id, kind == PCW__HIST_KIND_RAW ? s->hshape : 0, NULL, 0))
+        r->broken = 1;
+}
+
+void pcw__hist_reader_freeze(pcw__hist_reader *r)
+{
+    r->frozen = 1;
 }
 
 void pcw__hist_reader_set_output(pcw__hist_reader *r, pcw__hist_value *out, size_t tail)

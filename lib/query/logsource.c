@@ -70,6 +70,7 @@ typedef struct lfile {
      * block's start (work per identity record, not per series and block). */
     uint32_t *pend;
     size_t npend, pend_cap;
+    uint64_t nchanges; /* identity changes indexed and pending (pcwl_max_ident_changes) */
 } lfile;
 
 typedef struct lblock {
@@ -321,8 +322,11 @@ static int map_series(pcwl_log *L, lfile *f, strtab *t)
     return 0;
 }
 
+uint64_t pcwl_max_ident_changes = PCWL_MAX_IDENT_CHANGES;
+
 /* The series whose identity record the last sample brought: pending
- * until the next block's start. */
+ * until the next block's start. 0, -1 out of memory, 1 beyond
+ * pcwl_max_ident_changes (each pending series becomes one change). */
 static int note_changed(lfile *f)
 {
     size_t n;
@@ -330,8 +334,11 @@ static int note_changed(lfile *f)
     for (size_t i = 0; i < n; i++) {
         if (ch[i] >= f->nfs || f->fs[ch[i]].pending)
             continue;
+        if (f->nchanges >= pcwl_max_ident_changes)
+            return 1;
         if (grow((void **)&f->pend, &f->pend_cap, f->npend + 1, sizeof *f->pend))
             return -1;
+        f->nchanges++;
         f->pend[f->npend++] = ch[i];
         f->fs[ch[i]].pending = 1;
     }
@@ -362,8 +369,19 @@ static int note_idents(pcwl_log *L, lfile *f, uint64_t block)
     return 0;
 }
 
+/* f's damage: "FILE: what". 0, or -1 out of memory. */
+static int set_damage(lfile *f, const char *what)
+{
+    size_t len = strlen(f->name) + strlen(what) + 3;
+    if (!(f->damage = malloc(len)))
+        return -1;
+    snprintf(f->damage, len, "%s: %s", f->name, what);
+    return 0;
+}
+
 /* Read file f whole into the index. 0, or -1 out of memory. A damaged
- * block ends the file's readable part (f->damage). */
+ * block ends the file's readable part (f->damage), as does the sample
+ * whose identity changes pass pcwl_max_ident_changes. */
 static int index_file(pcwl_log *L, size_t fi, strtab *t)
 {
     lfile *f = &L->files[fi];
@@ -377,16 +395,24 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
         size_t n;
         int rc = pcw__hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why);
         if (rc < 0) {
-            size_t len = strlen(f->name) + strlen(why) + 3;
-            if (!(f->damage = malloc(len)))
+            if (set_damage(f, why))
                 return -1;
-            snprintf(f->damage, len, "%s: %s", f->name, why);
             break;
         }
         if (rc == 0)
             break;
-        if (map_series(L, f, t) || note_changed(f))
+        if (map_series(L, f, t) || (rc = note_changed(f)) < 0)
             return -1;
+        if (rc > 0) { /* the index ends before this sample */
+            snprintf(why, sizeof why,
+                     "block at offset %llu: more than %llu identity changes (the limit of one "
+                     "log; a damaged or hostile log)",
+                     (unsigned long long)pcw__hist_reader_block_offset(f->r),
+                     (unsigned long long)pcwl_max_ident_changes);
+            if (set_damage(f, why))
+                return -1;
+            break;
+        }
         if (pcw__hist_reader_blocks(f->r) != blocks) {
             blocks = pcw__hist_reader_blocks(f->r);
             if (grow((void **)&L->blocks, &L->blocks_cap, L->nblocks + 1, sizeof *L->blocks))
@@ -409,6 +435,13 @@ static int index_file(pcwl_log *L, size_t fi, strtab *t)
     }
     f->nblocks = L->nblocks - f->first_block;
     f->nsamples = L->samples - f->first_sample;
+    /* Every series the file defined (after its last sample too) is mapped,
+     * and the reader defines no more: the query's arrays are sized to them
+     * and point into the reader's table (a file rewritten since is damage
+     * when read again). */
+    if (map_series(L, f, t))
+        return -1;
+    pcw__hist_reader_freeze(f->r);
     /* (Changes after the last block's start: the listing's identities.) */
     return note_idents(L, f, L->nblocks);
 }
@@ -452,6 +485,8 @@ static int open_status(int e, const char *why)
         return PCW_E_VERSION;
     if (strstr(why, "not a pcw log"))
         return PCW_E_CORRUPT;
+    if (strstr(why, "not a regular file"))
+        return PCW_E_INVALID_PARAMETER;
     return PCW_E_IO;
 }
 

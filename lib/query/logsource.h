@@ -14,6 +14,15 @@
 
 #include "internal.h"
 
+/* Identity changes (an identity record of a series, counted once per
+ * block) one log file may put into a query's index (docs/history.md's
+ * limits): each costs about 90 bytes there, and a compressed block may
+ * name a million. A sample beyond is damage at its block. A variable so
+ * that tests reach the limit quickly (as the control channel's limits,
+ * docs/design.md); nothing else writes it. */
+#define PCWL_MAX_IDENT_CHANGES (1u << 24)
+extern uint64_t pcwl_max_ident_changes;
+
 /* Is q (h) a log query's (handle)? */
 #define PCWL_Q(q) ((q) && (q)->log)
 #define PCWL_H(h) ((h) && (h)->lsel)
