@@ -425,6 +425,28 @@ Test(format, scale_and_1000)
     cr_assert_eq(pcw__q_pow10(-20), 1e-20);
 }
 
+/* A segment's counter carries its default scale as an int32 that a hostile
+ * provider chooses; pcw_cook takes it as given. INT32_MIN recursed without
+ * end in the power of ten (-e is INT32_MIN again): a crash. Any scale gives
+ * a status and, when valid, a finite value. */
+Test(format, any_scale_is_a_status)
+{
+    pcw_raw p = raw(1000, 2 * TB, 1, TB), n = raw(1500, 4 * TB, 1, TB);
+    const int32_t scales[] = {INT32_MIN, INT32_MIN + 1, -100000, -400, 400, 100000, INT32_MAX};
+    for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
+        double v = -1;
+        int st = pcw_cook(PERF_COUNTER_COUNTER, &n, &p, scales[i], 0, &v);
+        if (scales[i] < 0) {
+            cr_assert_eq(st, PCW_CSTATUS_VALID, "scale %d", scales[i]);
+            cr_assert_eq(v, 0.0, "scale %d: %g", scales[i], v); /* 250 x 10^-huge */
+        } else {
+            cr_assert_eq(st, PCW_CSTATUS_OVERFLOW, "scale %d", scales[i]);
+        }
+    }
+    cr_assert_eq(pcw__q_pow10(INT32_MIN), 0.0);
+    cr_assert_eq(pcw__q_pow10(INT32_MAX), HUGE_VAL);
+}
+
 /* ---- raw samples from rows ----------------------------------------------- */
 
 /* A counterset built by hand: counters at 8-byte offsets unless size 4. */
