@@ -161,6 +161,13 @@ double pcw__q_pow10(int32_t e)
         return p[e];
     if (e < 0 && e > -16)
         return 1.0 / p[-e];
+    /* A segment's scale is the provider's int32: past +-400 the result is
+     * 0 or infinite already (and -INT32_MIN, the recursion below, does not
+     * exist). */
+    if (e < -400)
+        return 0.0;
+    if (e > 400)
+        return HUGE_VAL;
     /* Beyond the table (no counter scale is: -10..10), without libm:
      * powers of ten are exact up to 1e22, and 1/x is correctly rounded. */
     if (e < 0)
