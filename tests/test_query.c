@@ -471,6 +471,72 @@ Test(query, expand)
     qp_stop(&b);
 }
 
+/* Like PdhExpandWildCardPath, which enumerates the instances there are
+ * each time it is called: a counterset no handle of the query holds
+ * expands to the instances live now, however often it was expanded
+ * before. */
+Test(query, expand_sees_instances_of_an_unheld_set_that_came_later)
+{
+    tu_child a;
+    qp_start(&a, "ExpNew", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create i");
+    pcw_pdh *q = open_query();
+    static char got[4096];
+    got[0] = 0;
+    pcw_path_error err;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpNew(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpNew(i)\\Level|");
+    /* The provider answers "ok" once the instance is published. */
+    qp_cmd(&a, "create j");
+    got[0] = 0;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpNew(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpNew(i)\\Level|\\ExpNew(j)\\Level|");
+    qp_cmd(&a, "close i");
+    got[0] = 0;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpNew(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpNew(j)\\Level|");
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}
+
+/* A counterset a handle holds is not read by an expansion (that would
+ * shorten the interval of the handle's rates): it expands to the
+ * instances of the query's last collection, and the handle's next rate
+ * spans the two collections. */
+Test(query, expand_leaves_a_held_set_to_collections)
+{
+    tu_child a;
+    qp_start(&a, "ExpHeld", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create i");
+    qp_cmd(&a, "set i %d 100", QP_RATE);
+    pcw_pdh *q = open_query();
+    pcw_pdh_counter *h = add(q, "\\ExpHeld(i)\\Rate");
+    collect(q);
+    qp_cmd(&a, "create j");
+    qp_cmd(&a, "set i %d 300", QP_RATE);
+    static char got[4096];
+    got[0] = 0;
+    pcw_path_error err;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpHeld(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpHeld(i)\\Level|");
+    collect(q);
+    pcw_pdh_value v = value(h, "i", "Rate");
+    cr_assert_eq(v.status, PCW_CSTATUS_VALID);
+    /* 100 -> 300 between the collections: had the expansion read the set
+     * in between, the handle would see 300 -> 300, a rate of 0. */
+    cr_assert_gt(v.value, 0.0);
+    got[0] = 0;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpHeld(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpHeld(i)\\Level|\\ExpHeld(j)\\Level|");
+    pcw_pdh_close(q);
+    qp_stop(&a);
+}
+
 Test(query, add_and_remove_counter_notifications)
 {
     char log[512];
