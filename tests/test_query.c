@@ -503,23 +503,34 @@ Test(query, expand_sees_instances_of_an_unheld_set_that_came_later)
 }
 
 /* A counterset a handle holds is not read by an expansion (that would
- * shorten the interval of the handle's rates): it expands to the
- * instances of the query's last collection, and the handle's next rate
- * spans the two collections. */
+ * shorten the interval of the handle's rates), even one expanded before
+ * the handle held it, nor by the expansion of another counterset: it
+ * expands to the instances of the query's last collection, and the
+ * handle's next rate spans the two collections. */
 Test(query, expand_leaves_a_held_set_to_collections)
 {
-    tu_child a;
+    tu_child a, b;
     qp_start(&a, "ExpHeld", PCW_MULTI_INSTANCE, NULL);
+    qp_start(&b, "ExpOther", PCW_MULTI_INSTANCE, NULL);
     qp_cmd(&a, "create i");
     qp_cmd(&a, "set i %d 100", QP_RATE);
+    qp_cmd(&b, "create o");
     pcw_pdh *q = open_query();
+    static char got[4096];
+    got[0] = 0;
+    pcw_path_error err;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpHeld(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpHeld(i)\\Level|");
     pcw_pdh_counter *h = add(q, "\\ExpHeld(i)\\Rate");
     collect(q);
     qp_cmd(&a, "create j");
     qp_cmd(&a, "set i %d 300", QP_RATE);
-    static char got[4096];
     got[0] = 0;
-    pcw_path_error err;
+    cr_assert_eq(pcw_pdh_expand(q, "\\ExpOther(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(got, "\\ExpOther(o)\\Level|");
+    got[0] = 0;
     cr_assert_eq(pcw_pdh_expand(q, "\\ExpHeld(*)\\Level", collect_path, got, &err), PCW_OK, "%s",
                  err.message);
     cr_assert_str_eq(got, "\\ExpHeld(i)\\Level|");
@@ -535,6 +546,7 @@ Test(query, expand_leaves_a_held_set_to_collections)
     cr_assert_str_eq(got, "\\ExpHeld(i)\\Level|\\ExpHeld(j)\\Level|");
     pcw_pdh_close(q);
     qp_stop(&a);
+    qp_stop(&b);
 }
 
 Test(query, add_and_remove_counter_notifications)
