@@ -557,7 +557,7 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     int rc = PCW_OK;
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
         pcw__q_set *s = q->sets[i];
-        if (!s->refs || (only_new && s->ins.have_prev))
+        if (!s->refs || (only_new && !pcw__q_fetch_new_picks(s)))
             continue;
         s->cur ^= 1;
         if (s->hpre)
@@ -597,7 +597,7 @@ static int fetch_sets(pcw_pdh *q, int only_new)
     }
     for (size_t i = 0; i < q->nsets; i++) {
         pcw__q_set *s = q->sets[i];
-        if (s->refs && (!only_new || !s->ins.have_prev) && s->m && s->callback &&
+        if (s->refs && (!only_new || pcw__q_fetch_new_picks(s)) && s->m && s->callback &&
             s->mf.source_count)
             collected_set(s, t);
     }

@@ -31,8 +31,14 @@ struct pcw__q_row_sink {
 int pcw__q_refresh_if_changed(pcw_pdh *q, int force);
 /* One sample of every referenced set into its snap[cur] (cur flipped). */
 int pcw__q_fetch(pcw_pdh *q);
-/* The same, for the referenced sets that have no sample yet. */
+/* The same, for the referenced sets pcw__q_fetch_new_picks. */
 int pcw__q_fetch_new(pcw_pdh *q);
+/* The sets an expansion reads: those with no sample yet, and those only
+ * the expansion holds (no handle's rates span their samples). */
+static inline int pcw__q_fetch_new_picks(const pcw__q_set *s)
+{
+    return s->refs && (!s->ins.have_prev || s->expand_only);
+}
 /* Can s keep last time's instance mapping? Only if every provider read
  * now is the one read last time, in the same place, with the same row
  * count, and its segment's instance list did not change from before the

@@ -481,15 +481,17 @@ static int collect(pcw_pdh *q, size_t *failed)
 
 /* ---- expansion ----------------------------------------------------------- */
 
-/* One sample of the referenced sets that have none yet. */
+/* One sample of the sets pcw__q_fetch_new_picks. */
 static int pcw__q_fetch_only_new(pcw_pdh *q)
 {
     int rc = pcw__q_fetch_new(q);
     for (size_t i = 0; i < q->nsets && rc == PCW_OK; i++) {
         pcw__q_set *s = q->sets[i];
-        if (!s->refs || s->ins.have_prev)
+        if (!pcw__q_fetch_new_picks(s))
             continue;
-        if ((rc = pcw__q_map_instances(s, 0)) == PCW_OK)
+        /* As collect: a set read before whose instance lists did not
+         * change was read without names (read_set) and keeps its mapping. */
+        if ((rc = pcw__q_map_instances(s, pcw__q_unchanged(s))) == PCW_OK)
             rc = pcw__q_totals(s);
     }
     return rc;
@@ -506,12 +508,18 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
     int rc = add(q, path, 0, &h, err);
     if (rc != PCW_OK)
         return rc;
-    /* Countersets nobody collected yet are read once now; the others are
-     * left alone (reading them would change the interval of the query's
-     * rates) and expand to the instances of their last collection. */
+    /* Countersets nobody collected yet, and those no handle holds (h is
+     * their only match), are read now: they expand to the instances
+     * there are now, as PdhExpandWildCardPath enumerates them each call.
+     * Those a handle holds are left alone (reading them would change the
+     * interval of the handle's rates) and expand to the instances of
+     * their last collection. */
     int fresh = 0;
-    for (size_t j = 0; j < h->nm; j++)
-        fresh |= !h->m[j].set->ins.have_prev;
+    for (size_t j = 0; j < h->nm; j++) {
+        pcw__q_set *s = h->m[j].set;
+        s->expand_only = s->refs == 1;
+        fresh |= pcw__q_fetch_new_picks(s);
+    }
     if (fresh) {
         pcw__q_budget_start(q);
         rc = pcw__q_fetch_only_new(q);
@@ -553,6 +561,8 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
             break;
     }
 out:
+    for (size_t j = 0; j < h->nm; j++)
+        h->m[j].set->expand_only = 0;
     unlink_handle(q, h);
     handle_free(h);
     return rc;

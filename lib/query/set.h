@@ -215,6 +215,9 @@ typedef struct pcw__q_set {
     uint64_t epoch;   /* bumps whenever the entries change */
     uint64_t src_sig; /* its providers when last bound (pcw__q_bind) */
     size_t refs;      /* matches that use it: fetched only when > 0 */
+    /* Only the expansion in progress holds it: pcw_pdh_expand sets it,
+     * pcw__q_fetch_new reads the set again, pcw_pdh_expand clears it. */
+    int expand_only;
     /* Aggregate slots agg_new examined to find one to reuse: a count of
      * work, not API, that tests/test_query_cost.c holds to the cost model
      * (one name's aggregate costs the same whatever the set's size). */
