@@ -420,6 +420,39 @@ Test(pcwstat, providers_exit_and_appear_mid_run)
     qp_stop(&a);
 }
 
+/* A counterset with no instance at start has no column, so no handle of
+ * pcwstat's holds it: its instances that start later are still reported
+ * (pcw_pdh_expand reads a counterset no handle holds each time). */
+Test(pcwstat, new_instances_of_a_set_without_columns)
+{
+    tu_child a, b;
+    qp_start(&a, "NmCol", PCW_MULTI_INSTANCE, NULL);
+    qp_start(&b, "NmNone", PCW_MULTI_INSTANCE, NULL);
+    qp_cmd(&a, "create ia");
+    const char *out = file("nm.csv"), *err = file("nm.err");
+    const char *args[] = {"\\NmCol(*)\\Level", "\\NmNone(*)\\Level", "-si", "0.1", "-o", out, NULL};
+    pid_t pid = spawn_pcwstat(args, file("nm.out"), err);
+    wait_lines(out, 2);
+    const char *want[] = {"new: \\NmNone(x)\\Level", "new: \\NmNone(y)\\Level"};
+    for (int k = 0; k < 2; k++) {
+        qp_cmd(&b, "create %c", k ? 'y' : 'x');
+        long long deadline = tu_now_ms() + 30000;
+        for (;;) {
+            char *e = slurp(err);
+            int seen = strstr(e, want[k]) != NULL;
+            free(e);
+            if (seen)
+                break;
+            cr_assert(tu_now_ms() < deadline, "never reported: %s", want[k]);
+            usleep(20 * 1000); /* polling the file, deadline above */
+        }
+    }
+    kill(pid, SIGINT);
+    cr_assert_eq(wait_exit(pid), 0);
+    qp_stop(&a);
+    qp_stop(&b);
+}
+
 /* ---- issue 23: files pcwstat opens ------------------------------------------ */
 
 /* Run fn(arg) in a child as uid/gid `id` (another user); wait for it. */

@@ -621,10 +621,10 @@ static int run(const options *o)
         }
         nm_columns_done(&known);
         cols_cap = ncols;
-        /* The user's paths are only expanded again to report new matches.
-         * -f BIN keeps their handles, whose values after each collection
-         * are the matches to log (a set no handle holds is not read: an
-         * expansion would not see its new instances). */
+        /* The user's paths are only expanded again to report new matches
+         * (an expansion reads a set no column holds: it sees its new
+         * instances). -f BIN keeps their handles, whose values after each
+         * collection are the matches to log. */
         for (size_t i = 0; i < o->npaths && o->format != FMT_BIN; i++)
             pcw_pdh_remove_counter(q, user[i]);
     }
