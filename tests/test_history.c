@@ -275,9 +275,11 @@ static void record_then_kill(const char *const *args, const char *log, const cha
     const char *argv[32] = {path};
     for (size_t i = 0; args[i] && i < 30; i++)
         argv[i + 1] = args[i];
+    pid_t self = getpid();
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        tu_die_with_parent(self);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(e, 2);
         execv(path, (char *const *)argv);
@@ -1004,9 +1006,11 @@ Test(history, new_instances_become_series)
     snprintf(log, sizeof log, "%s/grow.pcwlog", tu_root);
     snprintf(err, sizeof err, "%s/err", tu_root);
     snprintf(path, sizeof path, "%s/pcwstat", build_dir());
+    pid_t self = getpid();
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        tu_die_with_parent(self);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(e, 2);
         execl(path, path, "\\*(*)\\Level", "-si", "0.02", "-sc", "3000", "--flush", "0", "-f",

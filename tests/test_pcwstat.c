@@ -42,9 +42,11 @@ static pid_t spawn_pcwstat(const char *const *args, const char *out, const char 
     for (size_t i = 0; args[i] && n < 63; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
+    pid_t self = getpid();
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        tu_die_with_parent(self);
         int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int in = open("/dev/null", O_RDONLY);
@@ -458,9 +460,11 @@ Test(pcwstat, new_instances_of_a_set_without_columns)
 /* Run fn(arg) in a child as uid/gid `id` (another user); wait for it. */
 static void as_user(uid_t id, void (*fn)(void *), void *arg)
 {
+    pid_t self = getpid();
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        tu_die_with_parent(self);
         if (setgroups(0, NULL) != 0 || setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0)
             _exit(3);
         fn(arg);
@@ -944,9 +948,11 @@ Test(pcwstat, ctrl_c_in_the_set_up_stops_the_set_up)
     char exe[PATH_MAX];
     const char *build = getenv("PCW_BUILD");
     snprintf(exe, sizeof exe, "%s/pcwstat", build && *build ? build : PCW_BUILD_DIR);
+    pid_t self = getpid();
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        tu_die_with_parent(self);
         int null = open("/dev/null", O_RDWR);
         dup2(null, 0), dup2(null, 1), dup2(pe[1], 2);
         execl(exe, exe, "-cf", cf, "-sc", "1", "-si", "0.1", (char *)NULL);

@@ -833,9 +833,11 @@ Test(relog, ends_as_a_filter_when_the_reader_goes)
     int fds[2];
     cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
     t0 = tu_now_ms();
+    pid_t self = getpid();
     tu_child c = {.pid = fork(), .in = -1, .out = -1};
     cr_assert(c.pid >= 0);
     if (c.pid == 0) {
+        tu_die_with_parent(self);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(fds[1], 1), dup2(e, 2);
         execl(path, path, log, (char *)NULL);

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -113,6 +114,19 @@ static inline void tu_helper_path(const char *name, char *path, size_t cap)
     snprintf(path, cap, "%s/tests/helpers/%s", build && *build ? build : PCW_BUILD_DIR, name);
 }
 
+/* In a child just forked by a test: die (SIGKILL) when the test process
+ * ends, however it ends - a failed assertion or a Criterion timeout runs no
+ * clean-up, and a tool left running loads the machine for every test after
+ * it. `parent` is getpid() read before fork(): if the test already ended,
+ * exit now. (The signal follows the forking thread: fork from the test's
+ * own thread. A change of credentials clears it.) */
+static inline void tu_die_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+}
+
 /* Start program argv[0] (a path, or a name found on PATH; argv
  * NULL-terminated) with pipes to its stdin and from its stdout. Returns 0
  * or -1. */
@@ -126,10 +140,12 @@ static inline int tu_spawn_argv(tu_child *c, const char *const *argv)
         return -1;
     }
     memset(c, 0, sizeof *c);
+    pid_t self = getpid();
     c->pid = fork();
     if (c->pid < 0)
         return -1;
     if (c->pid == 0) {
+        tu_die_with_parent(self);
         dup2(pin[0], 0);
         dup2(pout[1], 1);
         execvp(argv[0], (char *const *)argv);
