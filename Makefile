@@ -375,7 +375,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-layering check-man check-debian-version check-asan \
+check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-layering check-bench-summary check-man check-debian-version check-asan \
        check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
@@ -408,6 +408,11 @@ check-layering: $(LAYER_OBJ) check-abi
 	./tests/layering/run.sh $(CC)
 	@./scripts/check-layering.py --root $(BUILD) $(LAYER_OBJ)
 .PHONY: check-layering
+
+# bench/summarize.py --runs, which docs/performance.md's figures come from.
+check-bench-summary:
+	./tests/bench-summary/run.sh
+.PHONY: check-bench-summary
 
 # libpcw.so exports its public API and nothing else (scripts/check-abi.sh);
 # the installed headers declare no private (pcw__) name outside their
