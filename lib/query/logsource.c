@@ -203,6 +203,42 @@ static uint32_t strtab_get(strtab *t, const char *s, const char *(*name)(void *,
     return NONE;
 }
 
+/* A set of strings numbered in the order they were first added: a
+ * strtab over an array of the strings themselves (not copies). */
+typedef struct keyset {
+    strtab t;
+    const char **key;
+    size_t n, cap;
+} keyset;
+
+static const char *keyset_at(void *arg, uint32_t i)
+{
+    return ((keyset *)arg)->key[i];
+}
+
+/* The index of s, added (the pointer, not a copy) if it is new; *added says
+ * which. NONE - 1: out of memory, nothing added. */
+static uint32_t keyset_intern(keyset *ks, const char *s, int *added)
+{
+    *added = 0;
+    uint32_t i = strtab_get(&ks->t, s, keyset_at, ks, NONE);
+    if (i != NONE)
+        return i;
+    if (grow((void **)&ks->key, &ks->cap, ks->n + 1, sizeof *ks->key))
+        return NONE - 1;
+    ks->key[ks->n] = s;
+    if (strtab_get(&ks->t, s, keyset_at, ks, (uint32_t)ks->n) == NONE - 1)
+        return NONE - 1;
+    *added = 1;
+    return (uint32_t)ks->n++;
+}
+
+static void keyset_free(keyset *ks)
+{
+    free(ks->key);
+    free(ks->t.slot);
+}
+
 static const char *gs_path(void *arg, uint32_t i)
 {
     return ((pcwl_log *)arg)->gs[i].path;
@@ -577,28 +613,19 @@ fail:
 
 /* Each counter's position among its counterset's counters in the log
  * (pcw_pdh_value.counter_index): counters numbered per set in log order,
- * through two string tables (linear work). */
-typedef struct keys {
-    char **k;
-} keys;
-
-static const char *key_at(void *arg, uint32_t i)
-{
-    return ((keys *)arg)->k[i];
-}
-
+ * through two key sets (linear work). */
 static int counter_indexes(pcwl_log *L)
 {
-    keys sk = {calloc(L->ngs ? L->ngs : 1, sizeof(char *))};
-    keys ck = {calloc(L->ngs ? L->ngs : 1, sizeof(char *))};
+    keyset sets = {0}, keys = {0}; /* keys: "set\ncounter", owned here */
     uint32_t *nctr = calloc(L->ngs ? L->ngs : 1, sizeof *nctr), *cidx = NULL;
-    strtab st = {0}, ct = {0};
-    uint32_t nsets = 0, nkeys = 0;
-    int rc = -1;
-    if (!sk.k || !ck.k || !nctr || !(cidx = calloc(L->ngs ? L->ngs : 1, sizeof *cidx)))
+    int rc = -1, added;
+    if (!nctr || !(cidx = calloc(L->ngs ? L->ngs : 1, sizeof *cidx)))
         goto out;
     for (size_t i = 0; i < L->ngs; i++) {
         gseries *g = &L->gs[i];
+        uint32_t si = keyset_intern(&sets, g->set, &added);
+        if (si == NONE - 1)
+            goto out;
         /* "set\ncounter": a name holds no newline worth telling apart. */
         size_t a = strlen(g->set), b = strlen(g->ctr);
         char *key = malloc(a + b + 2);
@@ -607,41 +634,23 @@ static int counter_indexes(pcwl_log *L)
         memcpy(key, g->set, a);
         key[a] = '\n';
         memcpy(key + a + 1, g->ctr, b + 1);
-        uint32_t si = strtab_get(&st, g->set, key_at, &sk, NONE);
-        if (si == NONE) {
-            sk.k[nsets] = (char *)g->set;
-            if (strtab_get(&st, g->set, key_at, &sk, nsets) == NONE - 1) {
-                free(key);
-                goto out;
-            }
-            si = nsets++;
-        }
-        uint32_t ci = si == NONE - 1 ? NONE - 1 : strtab_get(&ct, key, key_at, &ck, NONE);
-        if (ci == NONE - 1) {
+        uint32_t ci = keyset_intern(&keys, key, &added);
+        if (!added)
             free(key);
+        if (ci == NONE - 1)
             goto out;
-        }
-        if (ci == NONE) {
-            ck.k[nkeys++] = key;
-            if (strtab_get(&ct, key, key_at, &ck, nkeys - 1) == NONE - 1)
-                goto out;
-            ci = nkeys - 1;
+        if (added)
             cidx[ci] = nctr[si]++;
-        } else {
-            free(key);
-        }
         g->counter_index = cidx[ci];
     }
     rc = 0;
 out:
-    for (uint32_t i = 0; ck.k && i < nkeys; i++)
-        free(ck.k[i]);
-    free(sk.k);
-    free(ck.k);
+    for (size_t i = 0; i < keys.n; i++)
+        free((char *)keys.key[i]);
+    keyset_free(&sets);
+    keyset_free(&keys);
     free(nctr);
     free(cidx);
-    free(st.slot);
-    free(ct.slot);
     return rc;
 }
 
@@ -1019,22 +1028,6 @@ static void sel_free(struct pcwl_sel *sel)
 
 /* Build the groups of a handle: for each counterset name (in log order),
  * rows (computed ones first, then instances, in log order) by columns. */
-typedef struct builder {
-    const pcwl_log *L;
-    const char **rkey; /* row i's instance string, column j's counter */
-    size_t nr, rcap;
-    const char **ckey;
-    size_t nc, ccap;
-} builder;
-
-static const char *bld_row(void *arg, uint32_t i)
-{
-    return ((builder *)arg)->rkey[i];
-}
-static const char *bld_col(void *arg, uint32_t i)
-{
-    return ((builder *)arg)->ckey[i];
-}
 
 /* The most cells a group's grid may have: a log's instances all have the
  * same counters, so its grid is its series; a hostile one's instances x
@@ -1046,10 +1039,9 @@ static const char *bld_col(void *arg, uint32_t i)
 static int build_group(const pcwl_log *L, const pcw_path *p, const uint32_t *idx, size_t n,
                        lgroup *g)
 {
-    builder b = {L, NULL, 0, 0, NULL, 0, 0};
-    strtab rt = {0}, ct = {0};
+    keyset rows = {0}, cols = {0}; /* row i's instance string, column j's counter */
     uint32_t *rowof = NULL, *colof = NULL;
-    int rc = PCW_E_NO_MEMORY;
+    int rc = PCW_E_NO_MEMORY, added;
     if (!(rowof = malloc((n ? n : 1) * sizeof *rowof)) ||
         !(colof = malloc((n ? n : 1) * sizeof *colof)))
         goto out;
@@ -1059,48 +1051,26 @@ static int build_group(const pcwl_log *L, const pcw_path *p, const uint32_t *idx
             const gseries *s = &L->gs[idx[k]];
             if ((pass == 0) != (s->kind != PCW_PDH_INSTANCE))
                 continue;
-            uint32_t r = strtab_get(&rt, s->inst, bld_row, &b, NONE);
-            if (r == NONE - 1)
+            if ((rowof[k] = keyset_intern(&rows, s->inst, &added)) == NONE - 1)
                 goto out;
-            if (r == NONE) {
-                if (grow((void **)&b.rkey, &b.rcap, b.nr + 1, sizeof *b.rkey))
-                    goto out;
-                b.rkey[b.nr] = s->inst;
-                if (strtab_get(&rt, s->inst, bld_row, &b, (uint32_t)b.nr) == NONE - 1)
-                    goto out;
-                r = (uint32_t)b.nr++;
-            }
-            rowof[k] = r;
         }
-    for (size_t k = 0; k < n; k++) {
-        const gseries *s = &L->gs[idx[k]];
-        uint32_t c = strtab_get(&ct, s->ctr, bld_col, &b, NONE);
-        if (c == NONE - 1)
+    for (size_t k = 0; k < n; k++)
+        if ((colof[k] = keyset_intern(&cols, L->gs[idx[k]].ctr, &added)) == NONE - 1)
             goto out;
-        if (c == NONE) {
-            if (grow((void **)&b.ckey, &b.ccap, b.nc + 1, sizeof *b.ckey))
-                goto out;
-            b.ckey[b.nc] = s->ctr;
-            if (strtab_get(&ct, s->ctr, bld_col, &b, (uint32_t)b.nc) == NONE - 1)
-                goto out;
-            c = (uint32_t)b.nc++;
-        }
-        colof[k] = c;
-    }
-    if ((uint64_t)b.nr * b.nc > GRID_MAX(n)) {
+    if ((uint64_t)rows.n * cols.n > GRID_MAX(n)) {
         rc = PCW_E_INVALID_NAME;
         goto out;
     }
-    g->nrows = (uint32_t)b.nr, g->ncols = (uint32_t)b.nc;
-    if (!(g->cell = malloc((b.nr * b.nc != 0 ? b.nr * b.nc : 1) * sizeof *g->cell)) ||
-        !(g->vis = malloc((b.nr ? b.nr : 1) * sizeof *g->vis)) ||
-        !(g->rowrep = malloc((b.nr ? b.nr : 1) * sizeof *g->rowrep)) ||
-        !(g->colrep = malloc((b.nc ? b.nc : 1) * sizeof *g->colrep)))
+    g->nrows = (uint32_t)rows.n, g->ncols = (uint32_t)cols.n;
+    if (!(g->cell = malloc((rows.n * cols.n != 0 ? rows.n * cols.n : 1) * sizeof *g->cell)) ||
+        !(g->vis = malloc((rows.n ? rows.n : 1) * sizeof *g->vis)) ||
+        !(g->rowrep = malloc((rows.n ? rows.n : 1) * sizeof *g->rowrep)) ||
+        !(g->colrep = malloc((cols.n ? cols.n : 1) * sizeof *g->colrep)))
         goto out;
-    for (size_t i = 0; i < b.nr * b.nc; i++)
+    for (size_t i = 0; i < rows.n * cols.n; i++)
         g->cell[i] = NONE;
     for (size_t k = n; k-- > 0;) { /* (the first of each row and column stays) */
-        g->cell[(size_t)rowof[k] * b.nc + colof[k]] = idx[k];
+        g->cell[(size_t)rowof[k] * cols.n + colof[k]] = idx[k];
         g->rowrep[rowof[k]] = idx[k];
         g->colrep[colof[k]] = idx[k];
     }
@@ -1109,10 +1079,8 @@ static int build_group(const pcwl_log *L, const pcw_path *p, const uint32_t *idx
 out:
     free(rowof);
     free(colof);
-    free(b.rkey);
-    free(b.ckey);
-    free(rt.slot);
-    free(ct.slot);
+    keyset_free(&rows);
+    keyset_free(&cols);
     return rc;
 }
 
