@@ -77,7 +77,7 @@ static outcome consume(const char *path)
 {
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         close(fds[0]);

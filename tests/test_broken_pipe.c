@@ -34,7 +34,7 @@ static void ends_as_a_filter(const char *tool, const char *const *args)
     cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
     tu_child c;
     memset(&c, 0, sizeof c);
-    c.pid = fork();
+    c.pid = tu_fork();
     cr_assert(c.pid >= 0);
     if (c.pid == 0) {
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -211,7 +211,7 @@ Test(discovery, all_users_finds_other_users)
     mkdir_in_root(other, 0700, OTHER_UID);
     int pfd[2];
     cr_assert_eq(pipe(pfd), 0);
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         close(pfd[0]);

@@ -153,7 +153,7 @@ Test(fidelity, cancel_when_the_consumer_disconnects)
     spawn(&p);
     static const char *const sets[2] = {"Cancel Wait Set", "Cancel Poll Set"};
     for (int round = 0; round < 2; round++) {
-        pid_t kid = fork();
+        pid_t kid = tu_fork();
         cr_assert_geq(kid, 0);
         if (kid == 0) {
             pcw_consumer *c;

@@ -540,7 +540,7 @@ static void exit_42(int sig)
 static int sigbus_child(void (*prev)(int))
 {
     const char *path = place(base, base_len);
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         struct sigaction sa;

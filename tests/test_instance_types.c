@@ -75,7 +75,7 @@ static int pcwdump(char **out, const char *const *args)
     for (; args[n - 1] && n < 15; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -26,34 +26,13 @@ static const char *build_dir(void)
     return b && *b ? b : PCW_BUILD_DIR;
 }
 
-/* Run a program with pipes on its stdin and stdout, as tu_spawn does. */
-static void spawn_argv(tu_child *c, const char *const *argv)
-{
-    int pin[2], pout[2];
-    cr_assert_eq(pipe2(pin, O_CLOEXEC), 0);
-    cr_assert_eq(pipe2(pout, O_CLOEXEC), 0);
-    memset(c, 0, sizeof *c);
-    c->pid = fork();
-    cr_assert_geq(c->pid, 0);
-    if (c->pid == 0) {
-        dup2(pin[0], 0);
-        dup2(pout[1], 1);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(pin[0]);
-    close(pout[1]);
-    c->in = pin[1];
-    c->out = pout[0];
-}
-
 /* Run pcwdump with one argument; return its exit status, stdout in out. */
 static int pcwdump(const char *arg, char *out, size_t cap)
 {
     char exe[PATH_MAX];
     snprintf(exe, sizeof exe, "%s/pcwdump", build_dir());
     tu_child c;
-    spawn_argv(&c, (const char *const[]){exe, arg, NULL});
+    cr_assert_eq(tu_spawn_argv(&c, (const char *const[]){exe, arg, NULL}), 0);
     close(c.in);
     c.in = -1;
     size_t n = 0;
@@ -80,8 +59,10 @@ Test(liveness, provider_in_another_pid_namespace_survives_remove_stale)
     char helper[PATH_MAX];
     snprintf(helper, sizeof helper, "%s/tests/helpers/provider_child", build_dir());
     tu_child p;
-    spawn_argv(&p, (const char *const[]){"unshare", "--pid", "--fork", "--mount-proc",
-                                         "--kill-child", helper, "--instances", "2", NULL});
+    cr_assert_eq(
+        tu_spawn_argv(&p, (const char *const[]){"unshare", "--pid", "--fork", "--mount-proc",
+                                                "--kill-child", helper, "--instances", "2", NULL}),
+        0);
     char line[PATH_MAX + 16];
     cr_assert_geq(tu_readline(&p, line, sizeof line, 20000), 0, "no provider in the namespace");
     cr_assert(strncmp(line, "ready ", 6) == 0, "%s", line);

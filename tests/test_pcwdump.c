@@ -58,7 +58,7 @@ static result run(const char *const *args)
     for (; args[n - 1] && n < 63; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
         int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);

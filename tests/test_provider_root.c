@@ -32,7 +32,7 @@ static ran run(const char *rel, const char *arg)
     snprintf(exe, sizeof exe, "%s/%s", b && *b ? b : PCW_BUILD_DIR, rel);
     int perr[2];
     cr_assert_eq(pipe2(perr, O_CLOEXEC), 0);
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR);

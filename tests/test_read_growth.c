@@ -71,7 +71,7 @@ Test(read_growth, no_corruption_while_the_provider_grows, .init = tu_root_setup,
     int up[2], down[2];
     cr_assert_eq(pipe(up), 0);
     cr_assert_eq(pipe(down), 0);
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         close(up[0]), close(down[1]);

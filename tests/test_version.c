@@ -55,7 +55,7 @@ static void tool_version(const char *tool, char *line, size_t cap)
     char exe[PATH_MAX], out[PATH_MAX];
     snprintf(exe, sizeof exe, "%s/%s", build && *build ? build : PCW_BUILD_DIR, tool);
     snprintf(out, sizeof out, "%s/%s.version", tu_root, tool);
-    pid_t pid = fork();
+    pid_t pid = tu_fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
         int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -127,6 +127,18 @@ static inline void tu_die_with_parent(pid_t parent)
         _exit(127);
 }
 
+/* fork(), the child dying with the test process (tu_die_with_parent): what
+ * a test that forks by hand calls instead of fork(). Not for a child that
+ * enters a new PID namespace (its getppid() is 0 there). */
+static inline pid_t tu_fork(void)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        tu_die_with_parent(parent);
+    return pid;
+}
+
 /* Start program argv[0] (a path, or a name found on PATH; argv
  * NULL-terminated) with pipes to its stdin and from its stdout. Returns 0
  * or -1. */
@@ -140,12 +152,10 @@ static inline int tu_spawn_argv(tu_child *c, const char *const *argv)
         return -1;
     }
     memset(c, 0, sizeof *c);
-    pid_t self = getpid();
-    c->pid = fork();
+    c->pid = tu_fork();
     if (c->pid < 0)
         return -1;
     if (c->pid == 0) {
-        tu_die_with_parent(self);
         dup2(pin[0], 0);
         dup2(pout[1], 1);
         execvp(argv[0], (char *const *)argv);
