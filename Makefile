@@ -375,7 +375,7 @@ check-asan:
 check-tsan:
 	$(MAKE) BUILD=build/tsan SAN=tsan CC=clang OPT="-O1 -g" run-conc-tests
 
-check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-layering check-bench-summary check-man check-debian-version check-asan \
+check: check-spdx check-build-tree check-doc-examples check-casefold check-cxx check-abi check-layering check-bench-summary check-bench-build check-man check-debian-version check-asan \
        check-tsan check-fuzz check-model
 	@echo "make check: all suites passed"
 
@@ -413,6 +413,11 @@ check-layering: $(LAYER_OBJ) check-abi
 check-bench-summary:
 	./tests/bench-summary/run.sh
 .PHONY: check-bench-summary
+
+# make bench must build: it is not a test, but a link error in it (a
+# library object listed twice) once went unnoticed because nothing built it.
+check-bench-build: bench-build
+.PHONY: check-bench-build
 
 # libpcw.so exports its public API and nothing else (scripts/check-abi.sh);
 # the installed headers declare no private (pcw__) name outside their
