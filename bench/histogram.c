@@ -12,6 +12,12 @@
  *   update/pcw_histogram_observe_lzcnt   (extra) the same built with
  *                      -mlzcnt (bench/histogram_lzcnt.c): what a provider
  *                      built for x86-64-v3 (or any CPU with lzcnt) pays
+ *   update/histogram_floor   the floor of any observer: the two
+ *                      read-modify-writes an observation must make (its
+ *                      bucket's count and the sum) on the same histogram,
+ *                      with each value's word looked up from an array
+ *                      filled beforehand by pcw_hist_word: no index
+ *                      computed at all. What is above it is the index.
  *   update/promcpp_histogram_observe   prometheus-cpp's Histogram::Observe
  *                      with the same 336 bucket bounds (in seconds, the
  *                      same values), through bench/promcpp.cc
@@ -138,6 +144,33 @@ static void bm_observe_atomic(gb_state *st, void *arg)
     observe_bench(st, 1);
 }
 
+/* The two stores, the word precomputed (update/histogram_floor). */
+static void bm_floor(gb_state *st, void *arg)
+{
+    (void)arg;
+    bu_pin(BU_CPU_MAIN);
+    bench_latency *h = bench_hist_instance();
+    if (!h) {
+        gb_skip_with_error(st, "cannot create the pcw instance");
+        return;
+    }
+    static uint32_t word[NVALUES];
+    for (int i = 0; i < NVALUES; i++)
+        word[i] = pcw_hist_word((uint32_t)bench_latency_shape, bench_lat_ns[i]);
+    uint64_t *w = h->words;
+    int64_t k;
+    while ((k = gb_keep_running_batch(st, NVALUES)) > 0)
+        for (int64_t i = 0; i < k; i++) {
+            uint64_t *b = &w[word[i & (NVALUES - 1)]];
+            __atomic_store_n(b, __atomic_load_n(b, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+            __atomic_store_n(
+                &w[0], __atomic_load_n(&w[0], __ATOMIC_RELAXED) + bench_lat_ns[i & (NVALUES - 1)],
+                __ATOMIC_RELAXED);
+            gb_clobber_memory();
+        }
+    gb_set_items_processed(st, gb_state_iterations(st));
+}
+
 /* prometheus-cpp with pcw's bucket bounds: the upper bounds 2^(i/8) s of
  * the same 336 buckets. */
 static void bm_promcpp(gb_state *st, void *arg)
@@ -166,6 +199,7 @@ void bench_histogram_register(void)
 {
     gb_unit_ns(gb_register("update/pcw_histogram_observe", bm_observe, NULL));
     gb_unit_ns(gb_register("update/pcw_histogram_observe_atomic", bm_observe_atomic, NULL));
+    gb_unit_ns(gb_register("update/histogram_floor", bm_floor, NULL));
     if (promcpp_available())
         gb_unit_ns(gb_register("update/promcpp_histogram_observe", bm_promcpp, NULL));
     bench_histogram_lzcnt_register();

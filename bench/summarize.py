@@ -102,6 +102,7 @@ def rows(figs):
     for fig, base, target, limit in (
             ("update/pcw_histogram_observe", "update/raw_store", "<= 2x", 2.0),
             ("update/pcw_histogram_observe_lzcnt", "update/raw_store", "(built with -mlzcnt)", None),
+            ("update/histogram_floor", "update/raw_store", "(the two stores alone, no index)", None),
             ("update/pcw_histogram_observe_atomic", "update/raw_atomic", "(two atomic adds)", None)):
         a, b = get(fig), get(base)
         if a and b:
