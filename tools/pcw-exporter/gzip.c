@@ -14,7 +14,6 @@
  * handoff to save at most half of that.
  */
 #include <isa-l/igzip_lib.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
