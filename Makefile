@@ -218,8 +218,9 @@ $(foreach t,$(TOOLS),$(eval $(call TOOL_LIB_RULE,$(t))))
 # (Its sources are in LIB_SRC; the fuzzer, which compiles them in one
 # command, lists its headers: -MMD cannot.)
 HIST_HDR  = $(wildcard lib/history/*.h)
-# pcw-exporter: HTTP, gzip, YAML, bcrypt, TLS, protobuf (docs/exporter.md).
-TOOL_LIBS_pcw-exporter = -lmicrohttpd -lz -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
+# pcw-exporter: HTTP, gzip (ISA-L's igzip), YAML, bcrypt, TLS, protobuf
+# (docs/exporter.md).
+TOOL_LIBS_pcw-exporter = -lmicrohttpd -lisal -lyaml -lcrypt -lgnutls -lprotobuf-c -lm
 # Its protobuf exposition: the encoder protoc-c generates from client_model's
 # metrics.proto as Debian installs it (golang-github-prometheus-client-model-dev;
 # never copied into this tree), and the google/protobuf/timestamp.proto it
@@ -284,7 +285,11 @@ $(BUILD)/tests/test_exporter_body: $(BUILD)/tools/libpcw-exporter.a
 # tests/test_pcwtop.c links pcwtop's core and what it uses of tools/common.
 $(BUILD)/tests/test_pcwtop: $(PCWTOP_A) $(TOOLS_COMMON_A)
 $(BUILD)/tests/test_pcwtop: private TEST_LIBS += $(TOOL_LIBS_pcwtop)
-$(BUILD)/tests/test_exporter_body: private TEST_LIBS += -lz
+$(BUILD)/tests/test_exporter_body: private TEST_LIBS += -lisal
+# tests/test_exporter_gzip.c compresses with gzip.c (ISA-L) and decodes with
+# zlib (in LIBPCW_LIBS).
+$(BUILD)/tests/test_exporter_gzip: $(BUILD)/tools/libpcw-exporter.a
+$(BUILD)/tests/test_exporter_gzip: private TEST_LIBS += -lisal
 # tests/test_exporter_histogram.c decodes the protobuf exposition with the
 # code protoc-c generates (as pcw-exporter encodes it).
 $(BUILD)/tests/test_exporter_histogram: $(PROTO_OBJ)
@@ -541,7 +546,7 @@ check-fuzz: $(BUILD)/fuzz/fuzz_segment $(BUILD)/fuzz/fuzz_query $(SEG_SEEDS)/.st
 DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev man-db \
                libcriterion-dev libbenchmark-dev libexpat1-dev libpcp-mmv1-dev python3 \
                unicode-data spin libncurses-dev tmux \
-               libmicrohttpd-dev zlib1g-dev libyaml-dev libcrypt-dev libgnutls28-dev prometheus-cpp-dev \
+               libmicrohttpd-dev zlib1g-dev libisal-dev libyaml-dev libcrypt-dev libgnutls28-dev prometheus-cpp-dev \
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
                golang-github-prometheus-client-model-dev \

@@ -14,7 +14,8 @@
  *       collect, write every series and the exporter's own metrics).
  *   export/scrape_gzip/100000/1
  *       the scrape as Prometheus asks for it by default: gzip-compressed
- *       (zlib level 1); the body read is the compressed one.
+ *       (ISA-L's igzip, level 1: tools/pcw-exporter/gzip.c); the body read
+ *       is the compressed one.
  *   export/scrape_proto/<instances>/<counters>
  *       export/scrape in the protobuf format (length-delimited
  *       MetricFamily messages, as a Prometheus with native histograms
@@ -24,6 +25,10 @@
  *       "\Bench(*)\*" alone. format - collect is the writing; scrape -
  *       format is HTTP: copying the text to the socket, loopback TCP,
  *       and reading it on the other side.
+ *
+ * The scrapes report exporter_cpu_ns: the exporter process's CPU time per
+ * scrape (all its threads: clock_getcpuclockid), beside the wall time the
+ * client waits (the figure) and the client's own CPU time.
  *
  * The provider is bu_provider_get's: "Bench", instances x counters
  * 8-byte PERF_COUNTER_LARGE_RAWCOUNT values, so a series per value. Every
@@ -48,6 +53,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tools/pcw-exporter/collector.h"
@@ -138,6 +144,17 @@ static int exporter_start(void)
         return -1;
     }
     return 0;
+}
+
+/* The exporter's CPU time so far (every thread's, user and system), in
+ * ns; 0 when the kernel does not tell. */
+static double exporter_cpu_ns(void)
+{
+    clockid_t clk;
+    struct timespec ts;
+    if (clock_getcpuclockid(exporter_pid, &clk) != 0 || clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 /* ---- a minimal HTTP/1.1 client ------------------------------------------ */
@@ -249,10 +266,14 @@ static void bm_export(gb_state *st, void *arg)
             gb_skip_with_error(st, "the first scrapes failed");
         } else {
             bytes = (double)got;
+            double cpu0 = exporter_cpu_ns();
             /* The body's length varies only with the exporter's own
              * metrics (a duration, a count). */
             while (gb_keep_running(st))
                 bad |= labs(client_get(&cl, what) - got) > (gz ? got / 10 : 256);
+            int64_t it = gb_state_iterations(st);
+            if (cpu0 && it)
+                gb_counter(st, "exporter_cpu_ns", (exporter_cpu_ns() - cpu0) / (double)it);
         }
         if (cl.fd >= 0)
             close(cl.fd);

@@ -14,6 +14,7 @@
 
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <zlib.h>
 
 #include "helpers/exporter_test.h"
 #include "pcw/version.h"
@@ -249,6 +250,112 @@ Test(exporter, negotiation_and_gzip)
     scrape(&e, "Accept-Encoding: gzip;q=0, identity\r\n", &r);
     cr_expect_str_eq(http_header(&r, "Content-Encoding", h, sizeof h), "", "gzip;q=0 refuses");
     http_free(&r);
+    ex_stop(&e);
+    ep_stop(&p);
+}
+
+/* text without the exporter's own series (pcw_exporter_*: a duration and
+ * counts that differ between two scrapes), in a new string. */
+static char *without_self(const char *text, size_t n)
+{
+    char *out = malloc(n + 1);
+    cr_assert(out);
+    size_t len = 0;
+    for (const char *line = text; line < text + n;) {
+        const char *nl = memchr(line, '\n', (size_t)(text + n - line));
+        const char *end = nl ? nl + 1 : text + n;
+        if (!memmem(line, (size_t)(end - line), "pcw_exporter_", 13)) {
+            memcpy(out + len, line, (size_t)(end - line));
+            len += (size_t)(end - line);
+        }
+        line = end;
+    }
+    out[len] = 0;
+    return out;
+}
+
+/* A gzip body: one member, nothing after it (clients that read one member
+ * only see all of it), decoded by zlib; NULL when it is not. */
+static char *gunzip_one_member(const char *gz, size_t n, size_t *len)
+{
+    size_t cap = 64 * n + 4096;
+    char *out = malloc(cap + 1);
+    cr_assert(out);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (Bytef *)gz;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)cap;
+    int rc = inflate(&z, Z_FINISH);
+    *len = z.total_out;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END || z.avail_in != 0) {
+        free(out);
+        return NULL;
+    }
+    out[*len] = 0;
+    return out;
+}
+
+/* gzip bodies from small to many MB (igzip's blocks, the output growing)
+ * decode - with zlib as one member, and with curl --compressed, a real
+ * client - to exactly the plain body (but for the exporter's own series,
+ * which differ between two scrapes); a client that does not ask for gzip
+ * gets plain text. */
+Test(exporter, gzip_bodies_decode_to_the_plain_body)
+{
+    tu_child p;
+    ep_start(&p, "gz");
+    /* Raw counters only: their values stay while the test scrapes. */
+    ep_cmd(&p, NULL, "pair Gz Requests Bytes");
+    exporter e;
+    ex_start(&e, NULL);
+    /* Instances added before each round (names of other lengths than
+     * those before): the body grows from about 5 kB to about 5 MB. */
+    static const char *const grow[] = {NULL, "bulk Gz 40 100", "bulk Gz 400 200",
+                                       "bulk Gz 8000 250"};
+    for (size_t i = 0; i < sizeof grow / sizeof grow[0]; i++) {
+        if (grow[i])
+            ep_cmd(&p, NULL, "%s", grow[i]);
+        http_resp plain, gz;
+        char h[256];
+        scrape(&e, NULL, &plain);
+        cr_expect_str_eq(http_header(&plain, "Content-Encoding", h, sizeof h), "",
+                         "round %zu: gzip not asked for", i);
+        scrape(&e, "Accept-Encoding: gzip\r\n", &gz);
+        cr_expect_str_eq(http_header(&gz, "Content-Encoding", h, sizeof h), "gzip", "round %zu", i);
+        size_t n;
+        char *text = gunzip_one_member(gz.body, gz.body_len, &n);
+        cr_assert(text, "round %zu: %zu bytes are not one gzip member", i, gz.body_len);
+        if (i > 0)
+            cr_expect_lt(gz.body_len, n / 4, "round %zu: %zu bytes compressed to %zu", i, n,
+                         gz.body_len);
+        char *want = without_self(plain.body, plain.body_len), *got = without_self(text, n);
+        static const size_t least[] = {100, 10000, 100000, 2000000};
+        cr_expect_gt(strlen(want), least[i], "round %zu: a body of %zu bytes", i, strlen(want));
+        cr_expect(strcmp(got, want) == 0,
+                  "round %zu: the gzip body (%zu bytes) is not the plain one (%zu)", i, strlen(got),
+                  strlen(want));
+        free(got), free(text);
+
+        /* curl as a client: the same text. */
+        char body[400], head[400];
+        ex_path(body, sizeof body, "curl.body");
+        ex_path(head, sizeof head, "curl.head");
+        cr_assert_eq(ex_sh("curl -sS --compressed -D %s -o %s http://127.0.0.1:%d/metrics", head,
+                           body, e.port),
+                     0);
+        char *heads = ex_slurp(head, NULL), *curled = ex_slurp(body, &n);
+        cr_assert(heads && curled);
+        cr_expect(strcasestr(heads, "\r\nContent-Encoding: gzip\r\n"), "curl was sent: %s", heads);
+        got = without_self(curled, n);
+        cr_expect(strcmp(got, want) == 0, "round %zu: curl read %zu bytes, not the plain %zu", i,
+                  strlen(got), strlen(want));
+        free(got), free(curled), free(heads), free(want);
+        http_free(&plain), http_free(&gz);
+    }
     ex_stop(&e);
     ep_stop(&p);
 }

@@ -200,6 +200,11 @@ Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
     ep_cmd(&pv, NULL, "set Web site %d 3", K_HITS);
     ep_cmd(&pv, NULL, "set Web site %d 4", K_HITS_BASE);
     ep_cmd(&pv, NULL, "rate Web site %d %.0f", K_REQUESTS, per_sec);
+    /* A body of a few MB: Prometheus asks for gzip (always), so its parser
+     * reads every series of a compressed body made of many of igzip's
+     * blocks (tools/pcw-exporter/gzip.c). */
+    ep_cmd(&pv, NULL, "pair Bulk Requests Bytes");
+    ep_cmd(&pv, NULL, "bulk Bulk 20000 100");
     /* perfmon's "Cache Hit %" (PERF_RAW_FRACTION): 3000 of 4000. */
     tu_child names;
     const char *man[] = {PCW_SOURCE_DIR "/tests/manifests/exporter_names.man", NULL};
@@ -245,6 +250,8 @@ Test(exporter_prometheus, prometheus_scrapes_rate_gauge_and_fraction)
     ratio = poll_query(&p, "pcw_web_service_cache_hit / pcw_web_service_cache_hit_base", deadline,
                        0.75, 0.75, NULL, 0);
     cr_expect_eq(ratio, 0.75, "\"Cache Hit %%\" from its numerator and base: %g", ratio);
+    double bulk = poll_query(&p, "count(pcw_bulk_requests)", deadline, 20000, 20000, NULL, 0);
+    cr_expect_eq(bulk, 20000, "series of the large body: %g", bulk);
     prom_stop(&p);
     ex_stop(&e);
     ep_stop(&pv);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <zlib.h>
 
 #include "body_int.h"
+#include "gzip.h"
 
 uint64_t body_join_grace_ns = 30 * 1000000000ull;
 /* How long a cut response's connection may take to close and free its
@@ -182,38 +182,11 @@ const ebuf *body_text(scrape_body *b)
     return &b->text;
 }
 
-/* gzip text into gz; 0 or -1. */
-static int compress_gzip(const ebuf *text, ebuf *gz)
-{
-    if (text->len > UINT32_MAX / 2)
-        return -1;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* Level 1: a scrape's text is repetitive enough that the fastest level
-     * already shrinks it about tenfold. 15 + 16: a gzip wrapper. */
-    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return -1;
-    size_t bound = deflateBound(&z, (uLong)text->len);
-    gz->len = 0;
-    if (!eb_need(gz, bound)) {
-        deflateEnd(&z);
-        return -1;
-    }
-    z.next_in = (Bytef *)text->p;
-    z.avail_in = (uInt)text->len;
-    z.next_out = (Bytef *)gz->p;
-    z.avail_out = (uInt)bound;
-    int rc = deflate(&z, Z_FINISH);
-    gz->len = z.total_out;
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? 0 : -1;
-}
-
 const ebuf *body_gzip(scrape_body *b)
 {
     pthread_mutex_lock(&b->gz_lock);
     if (b->gz_state == 0) {
-        b->gz_state = compress_gzip(&b->text, &b->gz) == 0 ? 1 : -1;
+        b->gz_state = gzip_compress(b->text.p, b->text.len, &b->gz) == 0 ? 1 : -1;
         if (b->gz_state == 1)
             shrink(&b->gz);
         bodies *bs = b->owner;
