@@ -134,7 +134,7 @@ static inline int ex_start_status(exporter *e, const char *const *args, int expe
     if (!has_listen)
         argv[n++] = "--web.listen-address=127.0.0.1:0";
     argv[n] = NULL;
-    e->pid = fork();
+    e->pid = tu_fork(); /* dies with the test, however it ends */
     cr_assert(e->pid >= 0);
     if (e->pid == 0) {
         int fd = open(e->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
