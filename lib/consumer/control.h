@@ -101,6 +101,19 @@ typedef struct pcw__ctl_conn {
     size_t pl_got;
     unsigned char *rx; /* PCW__CTL_RX_BYTES read ahead, [rx_pos, rx_len) unused */
     size_t rx_pos, rx_len;
+    /* The reply area (docs/design.md 12.1): the provider's, mapped
+     * read-only, area_size bytes; NULL: none on this connection.
+     * area_state: 0 ask for one; -1 this provider does not know
+     * PCW_CTL_AREA, never ask. area_id: the request sent with
+     * PCW_CTL_IN_AREA whose reply is not read off the stream yet (0: none;
+     * only then may another request let the provider write the area).
+     * rx_fd: a descriptor received and not claimed yet (-1). */
+    int area_state;
+    int area_asked; /* asked on this connection */
+    const unsigned char *area;
+    size_t area_size;
+    uint32_t area_id;
+    int rx_fd;
     /* the awaited requests, oldest first */
     pcw__ctl_req *awaited, *awaited_tail;
     size_t slot; /* scratch for pcw__ctl_wait */
