@@ -292,6 +292,14 @@ int pcw__ctl_connect(pcw__ctl_conn *k, long long deadline)
             close(fd);
         return rc;
     }
+    /* Blocking from now on, each call saying MSG_DONTWAIT where it must
+     * not wait, and receives bounded by SO_RCVTIMEO: pcw__ctl_wait may
+     * then wait for one connection's reply in its recv (one system call
+     * where poll and recv were two). If either fails, it stays
+     * non-blocking and pcw__ctl_wait polls. */
+    struct timeval tv = {0, PCW__CTL_BLOCK_MS * 1000};
+    k->blocking = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+                  fcntl(fd, F_SETFL, O_RDWR) == 0;
     k->fd = fd;
     k->epoch++;
     k->holds = 0;
@@ -317,7 +325,7 @@ static int wait_fd(int fd, short ev, long long deadline)
     }
 }
 
-static int pump(pcw__ctl_conn *k, long long deadline);
+static int pump(pcw__ctl_conn *k, long long deadline, int block);
 
 /* May the reply to this request (encoded in w) be written to the area?
  * Only an awaited ENUMERATE or COLLECT, and only while no other request's
@@ -384,7 +392,7 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     size_t done = 0;
     int rc = PCW_OK, retried = 0;
     while (done < w.len) {
-        ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL);
+        ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (s > 0) {
             done += (size_t)s;
             continue;
@@ -410,7 +418,7 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
                 break;
             }
             /* A new one: if it was refused, the refusal is queued. */
-            pump(k, deadline);
+            pump(k, deadline, 0);
             rc = k->refused ? k->refused : PCW_E_PROVIDER_EXITED;
         } else {
             rc = PCW_E_IO;
@@ -651,8 +659,10 @@ static ssize_t rx(pcw__ctl_conn *k, void *dst, size_t want, int flags)
  * blocks of PCW__CTL_RX_BYTES (a header and its payload usually in one
  * recv), a payload larger than that straight into its buffer, and once a
  * message was delivered and nothing else is awaited, without the recv
- * that would only say EAGAIN. */
-static int pump(pcw__ctl_conn *k, long long deadline)
+ * that would only say EAGAIN. With `block` (a blocking connection, at
+ * least PCW__CTL_BLOCK_MS before the deadline), the first recv waits for
+ * data, SO_RCVTIMEO bounding it; every other recv does not wait. */
+static int pump(pcw__ctl_conn *k, long long deadline, int block)
 {
     int delivered = 0;
     for (;;) {
@@ -675,7 +685,9 @@ static int pump(pcw__ctl_conn *k, long long deadline)
             k->hb_got == PCW_CTL_HEADER_SIZE && k->h.length - k->pl_got >= PCW__CTL_RX_BYTES;
         unsigned char *dst = direct ? k->pl + k->pl_got : k->rx;
         size_t want = direct ? k->h.length - k->pl_got : PCW__CTL_RX_BYTES;
-        ssize_t r = rx(k, dst, want, 0);
+        /* Once something was delivered, the caller may want it now. */
+        ssize_t r = rx(k, dst, want, block && !delivered ? 0 : MSG_DONTWAIT);
+        block = 0;
         if (r == -2) {
             fail(k, PCW_E_PROTOCOL);
             return -1;
@@ -731,12 +743,18 @@ size_t pcw__ctl_wait(pcw__ctl_req *const *rs, size_t n, long long deadline, int 
         long long left = deadline - pcw__ctl_now_ms();
         if (left <= 0)
             break;
+        if (m == 1 && kv[0]->blocking && left >= PCW__CTL_BLOCK_MS + PCW__CTL_BLOCK_SLACK_MS) {
+            /* One connection: wait in its recv, which SO_RCVTIMEO ends
+             * well before the deadline. */
+            pump(kv[0], deadline, 1);
+            continue;
+        }
         int rc = poll(pf, m, (int)(left > INT_MAX ? INT_MAX : left));
         if (rc < 0 && errno != EINTR)
             break;
         for (size_t j = 0; rc > 0 && j < m; j++)
             if (pf[j].revents)
-                pump(kv[j], deadline);
+                pump(kv[j], deadline, 0);
     }
     /* At the deadline (or out of memory), whatever has no answer times
      * out. Its connection stays; the late answer is dropped by id. */

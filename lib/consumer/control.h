@@ -50,6 +50,12 @@ typedef struct pcw__ctl_req {
  * payload usually arrive together). */
 #define PCW__CTL_RX_BYTES 16384
 
+/* A blocking recv's time limit (SO_RCVTIMEO), ms: pcw__ctl_wait waits in
+ * the recv while the deadline is at least this plus the slack away (the
+ * kernel rounds the limit up to its clock tick), polls for the rest. */
+#define PCW__CTL_BLOCK_MS       100
+#define PCW__CTL_BLOCK_SLACK_MS 20
+
 /* The counters added on a connection that are added again on the next
  * one (the provider's default per-connection limits, PCW_CTL_MAX_ADDED and
  * PCW_CTL_MAX_ADDED_BYTES: past them it refuses the ADD anyway). */
@@ -69,6 +75,7 @@ typedef struct pcw__ctl_added {
 
 typedef struct pcw__ctl_conn {
     int fd;         /* -1: not connected (reconnect on next use) */
+    int blocking;   /* fd is blocking, receives bounded by PCW__CTL_BLOCK_MS */
     char *seg_path; /* the segment this socket sits beside */
     int32_t pid;    /* its provider, as the segment header says */
     uint32_t uid;   /* ...and its uid, in its own user namespace */

@@ -337,6 +337,32 @@ static int pcw__conn_read(pcw__conn *c, unsigned char *b, size_t n, long long de
     return 1;
 }
 
+/* Wait for the next request in the recv itself: a blocking recv into the
+ * read-ahead buffer, bounded by SO_RCVTIMEO (set to idle_ms when it
+ * differs from the last value: once per connection, and when it gains or
+ * loses its added counters). One system call where poll and recv were two.
+ * Only with nothing held: a held collection's end is a deadline of its
+ * own, which the poll's timeout serves. 1 bytes read; 0 end of file, the
+ * idle bound or an error; -1 SO_RCVTIMEO could not be set (poll then). */
+static int pcw__conn_wait_recv(pcw__conn *c, long long idle_ms)
+{
+    if (c->rcvtimeo != idle_ms) {
+        struct timeval tv = {(time_t)(idle_ms / 1000), (suseconds_t)(idle_ms % 1000) * 1000};
+        if (setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+            return -1;
+        c->rcvtimeo = idle_ms;
+    }
+    for (;;) {
+        ssize_t r = recv(c->fd, c->rx, PCW__CONN_RX_BYTES, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0; /* EAGAIN: idle past the bound */
+        c->rx_pos = 0, c->rx_len = (size_t)r;
+        return 1;
+    }
+}
+
 /* Has a next request (or part of one) been read ahead already? */
 static int pcw__conn_buffered(const pcw__conn *c)
 {
@@ -851,11 +877,19 @@ static void *pcw__conn_main(void *arg)
          * connections free their place. Meanwhile the listener may shed
          * it for a new consumer (pcw__make_room). */
         long long now = pcw__now_ms();
-        long long idle =
-            now + (c->nadded ? PCW_CTL_ADDED_IDLE_TIMEOUT_MS : PCW_CTL_IDLE_TIMEOUT_MS);
+        long long idle_ms = c->nadded ? PCW_CTL_ADDED_IDLE_TIMEOUT_MS : PCW_CTL_IDLE_TIMEOUT_MS;
+        long long idle = now + idle_ms;
+        int got = -1;
         if (pcw__conn_buffered(c)) {
             pcw__conn_expire(c, now); /* what the poll would do */
-        } else {
+        } else if (c->nheld == 0) {
+            __atomic_store_n(&c->idle_since, now, __ATOMIC_RELAXED);
+            got = pcw__conn_wait_recv(c, idle_ms);
+            __atomic_store_n(&c->idle_since, 0, __ATOMIC_RELAXED);
+            if (got == 0)
+                break; /* end of file (or shed, or closing), or idle too long */
+        }
+        if (got < 0 && !pcw__conn_buffered(c)) {
             /* Held collections too: a consumer owes COLLECT_END within
              * the hold limit, and shedding ends them as an end of file
              * does. */
