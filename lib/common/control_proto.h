@@ -99,9 +99,9 @@ enum {
     PCW_CTL_ENUMERATE = 4,
     PCW_CTL_COLLECT = 5,
     PCW_CTL_COLLECT_END = 6,
-    /* Ask for a reply area. Providers before it answer PCW_E_PROTOCOL
-     * (an unknown type) and close the connection: the consumer then
-     * connects again and never asks that provider again. */
+    /* Ask for a reply area: only a provider whose segment header has
+     * PCW_SEG_F_AREA (common/layout.h) is asked; those before it would
+     * answer PCW_E_PROTOCOL (an unknown type) and close the connection. */
     PCW_CTL_AREA = 7,
     PCW_CTL_TYPE_MAX_ = PCW_CTL_AREA,
     PCW_CTL_REFUSED = 0x7FFF,

@@ -44,6 +44,9 @@ pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg)
     k->seg_ino = st.st_ino;
     k->fd = -1;
     k->rx_fd = -1;
+    /* Only a provider that says it hands out reply areas is asked for one:
+     * one built before them would close the connection on the request. */
+    k->area_state = info->flags & PCW_SEG_F_AREA ? 0 : -1;
     k->pid = info->pid;
     k->uid = info->uid;
     k->owner = (uint32_t)st.st_uid;
@@ -215,33 +218,6 @@ static void forget_added(pcw__ctl_conn *k, const void *payload, size_t len)
         }
 }
 
-/* Ask a connection for its reply area (docs/design.md 12.1)
- * before its first ENUMERATE or COLLECT, and wait for the answer (one
- * round trip per connection). A provider built before the area answers
- * PCW_E_PROTOCOL to the unknown request and closes the connection: it is
- * never asked again (area_state -1) and the connection is made anew. So
- * is one that hands over an area this consumer refuses (deliver). Any
- * other answer: this connection goes without, its replies on the socket.
- * PCW_OK with the connection open; else its status, the connection
- * closed. */
-static int ask_area(pcw__ctl_conn *k, long long deadline)
-{
-    pcw__ctl_req r;
-    memset(&r, 0, sizeof r);
-    pcw__ctl_req *rs[1] = {&r};
-    int rc = pcw__ctl_send(k, PCW_CTL_AREA, NULL, 0, &r, deadline);
-    if (rc == PCW_OK) {
-        pcw__ctl_wait(rs, 1, deadline, 0);
-        rc = r.status;
-    }
-    pcw__ctl_req_release(&r);
-    if (k->fd >= 0)
-        return PCW_OK;
-    if (rc == PCW_E_PROTOCOL)
-        k->area_state = -1;
-    return rc;
-}
-
 /* A new connection: add the remembered counters again (in the list's
  * order, which drop_added does not keep: the provider does not care), not
  * awaited (their answers are dropped by id), before anything else goes on
@@ -348,19 +324,30 @@ static int allow_area(pcw__ctl_conn *k, uint16_t type, pcw_ctl_writer *w, int aw
     return in;
 }
 
+static int send_req(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len,
+                    pcw__ctl_req *r, long long deadline, uint32_t *sent_id);
+
 int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, pcw__ctl_req *r,
                   long long deadline)
 {
+    return send_req(k, type, payload, len, r, deadline, NULL);
+}
+
+/* pcw__ctl_send; *sent_id (if not NULL) gets the id it went with. */
+static int send_req(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len,
+                    pcw__ctl_req *r, long long deadline, uint32_t *sent_id)
+{
     if (k->fd < 0)
         return PCW_E_IO;
-    /* Not on connect: a refusal must reach the request (as before the
-     * area), and most connections (adding counters) never need one. */
+    /* The reply area (docs/design.md 12.1): asked for before the
+     * connection's first ENUMERATE or COLLECT, not awaited - its answer
+     * (deliver, take_area) comes before this request's, which goes without
+     * the area; the next ones may use it. Not on connect: most connections
+     * (adding counters) never need one. */
     if ((type == PCW_CTL_COLLECT || type == PCW_CTL_ENUMERATE) && r && k->area_state == 0 &&
-        !k->area_asked && !k->awaited && !k->readding) {
+        !k->area_asked && !k->readding) {
         k->area_asked = 1;
-        int rc = ask_area(k, deadline);
-        if (rc != PCW_OK && k->area_state < 0)
-            rc = pcw__ctl_connect(k, deadline); /* without it */
+        int rc = send_req(k, PCW_CTL_AREA, NULL, 0, NULL, deadline, &k->area_ask_id);
         if (rc != PCW_OK)
             return rc;
     }
@@ -435,6 +422,8 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     k->last_send = pcw__ctl_now_ms();
     if (in_area)
         k->area_id = id;
+    if (sent_id)
+        *sent_id = id;
     if (type == PCW_CTL_ADD_COUNTER && !k->readding)
         remember_added(k, payload, len, id);
     if (r) {
@@ -516,10 +505,14 @@ static void deliver(pcw__ctl_conn *k)
     k->pl_got = 0;
     k->hb_got = 0;
     if (h->type == (PCW_CTL_AREA | PCW_CTL_REPLY) && take_area(k, h, pl) != PCW_OK) {
+        /* An area refused: never asked of this provider again. */
+        k->area_state = -1;
         free(pl);
         fail(k, PCW_E_PROTOCOL);
         return;
     }
+    if (h->type == PCW_CTL_REPLY && h->id && h->id == k->area_ask_id)
+        k->area_state = -1; /* it did not know the request after all */
     if ((h->type & PCW_CTL_REPLY) && (h->type & PCW_CTL_AREA_DONE)) {
         /* A completion: only for the one request allowed the area. */
         unsigned char *copy = NULL;
@@ -689,6 +682,7 @@ static int pump(pcw__ctl_conn *k, long long deadline, int block)
         ssize_t r = rx(k, dst, want, block && !delivered ? 0 : MSG_DONTWAIT);
         block = 0;
         if (r == -2) {
+            k->area_state = -1; /* descriptors come only with an area */
             fail(k, PCW_E_PROTOCOL);
             return -1;
         }

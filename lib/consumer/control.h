@@ -116,7 +116,8 @@ typedef struct pcw__ctl_conn {
      * only then may another request let the provider write the area).
      * rx_fd: a descriptor received and not claimed yet (-1). */
     int area_state;
-    int area_asked; /* asked on this connection */
+    int area_asked;       /* asked on this connection */
+    uint32_t area_ask_id; /* the AREA request's id */
     const unsigned char *area;
     size_t area_size;
     uint32_t area_id;
