@@ -25,8 +25,8 @@
  * socket at pcw_provider_close, the echo child its socket.
  *
  * Latencies are clock_gettime(CLOCK_MONOTONIC) around each call, kept in
- * an array and sorted at the end: p50 and p99 are nearest-rank percentiles
- * of every call of the run, reported as counters (p50_ns, p99_ns, mean_ns,
+ * an array and sorted at the end: p50, p90 and p99 are nearest-rank percentiles
+ * of every call of the run, reported as counters (p50_ns, p90_ns, p99_ns, mean_ns,
  * max_ns) beside Google Benchmark's own wall-clock mean per iteration.
  * server_cpu_ns is the CPU time all threads of the provider (or echo)
  * child ran per operation during the timed part (/proc/PID/task/schedstat).
@@ -127,6 +127,7 @@ static void lat_report(gb_state *st, lat *l)
     for (size_t i = 0; i < l->n; i++)
         sum += (double)l->v[i];
     gb_counter(st, "p50_ns", lat_pct(l, 50));
+    gb_counter(st, "p90_ns", lat_pct(l, 90));
     gb_counter(st, "p99_ns", lat_pct(l, 99));
     gb_counter(st, "mean_ns", l->n ? sum / (double)l->n : 0);
     gb_counter(st, "max_ns", l->n ? (double)l->v[l->n - 1] : 0);

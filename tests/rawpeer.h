@@ -78,4 +78,17 @@ static inline int raw_request(int fd, uint16_t type, uint32_t id, const unsigned
     return rc;
 }
 
+/* An ENUMERATE/COLLECT payload for counterset reg_index: every counter
+ * and instance, `flags` (PCW_CTL_HOLD, PCW_CTL_IN_AREA...); its length. */
+static inline size_t collect_payload(unsigned char *b, size_t cap, uint32_t reg, uint32_t flags)
+{
+    pcw_ctl_writer w = {b, 0, cap, cap, 0};
+    pcw__ctl_put_u32(&w, reg);
+    pcw__ctl_put_u32(&w, flags);
+    pcw__ctl_put_u64(&w, ~0ull);
+    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
+    pcw__ctl_put_str(&w, "*", 1);
+    return w.len;
+}
+
 #endif /* PCW_TEST_RAWPEER_H */

@@ -175,17 +175,6 @@ static size_t add_counter_payload(unsigned char *b, size_t cap, uint32_t reg, co
     return w.len;
 }
 
-static size_t collect_payload(unsigned char *b, size_t cap, uint32_t reg, uint32_t flags)
-{
-    pcw_ctl_writer w = {b, 0, cap, cap, 0};
-    pcw__ctl_put_u32(&w, reg);
-    pcw__ctl_put_u32(&w, flags);
-    pcw__ctl_put_u64(&w, ~0ull);
-    pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
-    pcw__ctl_put_str(&w, "*", 1);
-    return w.len;
-}
-
 /* A consumer of this process, its provider list read. */ static pcw_consumer *open_consumer(void)
 {
     pcw_consumer *cons;

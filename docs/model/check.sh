@@ -35,20 +35,21 @@ work=$(cd "$work" && pwd)
 failures=0
 start_all=$(date +%s)
 
-# [O=-O2] run NAME EXPECT PATTERN DEFINES...  (pan is compiled with $O, -O0
-# by default: it compiles in 2 s instead of 20; the big runs ask for -O2)
+# [O=-O2] [MODEL=file.pml] run NAME EXPECT PATTERN DEFINES...  (pan is
+# compiled with $O, -O0 by default: it compiles in 2 s instead of 20; the big
+# runs ask for -O2; MODEL is pcw.pml by default)
 #   EXPECT = pass: exhaustive search, no error.
 #   EXPECT = fail: a counterexample whose failed assertion matches PATTERN.
 run() {
-    local name=$1 expect=$2 pattern=$3
+    local name=$1 expect=$2 pattern=$3 m=${MODEL:-pcw.pml}
     shift 3
     local d="$work/$name"
     rm -rf "$d"
     mkdir -p "$d"
-    cp "$here/pcw.pml" "$d/"
+    cp "$here/$m" "$d/"
     local t0 t1
     t0=$(date +%s.%N)
-    (cd "$d" && spin "$@" -a pcw.pml >spin.log 2>&1 &&
+    (cd "$d" && spin "$@" -a "$m" >spin.log 2>&1 &&
         "$cc" "${O:--O0}" -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c >cc.log 2>&1) || {
         echo "FAIL  $name: spin/cc failed:"
         cat "$d/spin.log" "$d/cc.log" 2>/dev/null | head -20
@@ -79,19 +80,19 @@ run() {
         else
             echo "FAIL  $name: the model fails ($stats):"
             grep "^pan:" "$d/pan.log" | head -3
-            (cd "$d" && spin -t "$@" pcw.pml 2>&1 | grep -v '^[[:space:]]*[a-z_]*\[[0-9]*\] = ' |
+            (cd "$d" && spin -t "$@" "$m" 2>&1 | grep -v '^[[:space:]]*[a-z_]*\[[0-9]*\] = ' |
                 head -60) || true
             failures=$((failures + 1))
         fi
         return
     fi
     # expect = fail
-    if [ "${errors:-0}" = 0 ] || [ ! -f "$d/pcw.pml.trail" ]; then
+    if [ "${errors:-0}" = 0 ] || [ ! -f "$d/$m.trail" ]; then
         echo "FAIL  $name: expected a counterexample, spin found none ($stats)"
         failures=$((failures + 1))
         return
     fi
-    (cd "$d" && spin -t "$@" pcw.pml >trail.txt 2>&1) || true
+    (cd "$d" && spin -t "$@" "$m" >trail.txt 2>&1) || true
     local violated
     violated=$(sed -n 's/^spin: text of failed assertion: //p' "$d/trail.txt" | head -1)
     if ! printf '%s\n' "$violated" | grep -q -- "$pattern"; then
@@ -99,7 +100,7 @@ run() {
         failures=$((failures + 1))
         return
     fi
-    echo "ok    $name: counterexample, $violated (trail: $(grep -c . "$d/pcw.pml.trail") steps, $stats)"
+    echo "ok    $name: counterexample, $violated (trail: $(grep -c . "$d/$m.trail") steps, $stats)"
     # The story: the model's printf lines up to the failed assertion.
     sed -n '/^spin: trail ends/q; /^[[:space:]]*[CPLA][0-9]*:/p' "$d/trail.txt" |
         sed 's/^[[:space:]]*/        /'
@@ -139,6 +140,12 @@ run no-r5 fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DNPROV=1 -DNAME_CACHE -DNO
 # A known limit of the acquire/release protocol (README: "Counter updates
 # from another thread"): kept as an expected counterexample.
 run app-writer fail 'misattributed' -DNINST=3 -DNO_LOOKUP -DAPP_WRITER
+
+echo "== the reply area (docs/model/area.pml): who writes it when"
+MODEL=area.pml run area pass - -DNREQ=6
+MODEL=area.pml run area-always-flag fail 'c_lo==id' -DNREQ=4 -DALWAYS_FLAG
+MODEL=area.pml run area-clear-any fail 'c_lo==id' -DNREQ=4 -DCLEAR_ANY
+MODEL=area.pml run area-write-any fail 'c_lo==id' -DNREQ=4 -DWRITE_ANY
 
 if [ "$extended" = 1 ]; then
     echo "== extended"

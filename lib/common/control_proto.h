@@ -31,7 +31,7 @@
  *       position), u32 instance_id, str instance_mask,
  *       then with PCW_CTL_TIMEOUT: u32 timeout_ms (the consumer's time left)
  *   COLLECT_END: u32 reg_index
- *   PING: empty
+ *   PING, AREA: empty
  * A payload must be consumed exactly: trailing bytes are a protocol error.
  *
  * Reply payloads:
@@ -39,6 +39,14 @@
  *       i32 callback_status (informational), u32 count, u32 data_size,
  *       then count items: u32 id, u32 name_len, u32 item_flags
  *       (PCW_CTL_ITEM_DATA), name bytes, data_size bytes if ITEM_DATA
+ *   AREA (status PCW_OK): u32 area_size, and one descriptor (SCM_RIGHTS,
+ *       sent with the reply's bytes): the connection's reply area, a
+ *       memfd of area_size (<= PCW_CTL_MAX_REPLY) bytes sealed against
+ *       shrinking and growing, opened read-only (docs/design.md 12.1)
+ *   a reply to an ENUMERATE or COLLECT sent with PCW_CTL_IN_AREA may be a
+ *       completion instead: type (request | PCW_CTL_REPLY |
+ *       PCW_CTL_AREA_DONE), payload u32 offset, u32 length: the reply
+ *       payload above is area[offset, offset + length)
  *   everything else, and every error: empty
  *   PCW_CTL_REFUSED (unsolicited, id 0, status PCW_E_PERMISSION, or
  *   PCW_E_CONNECTIONS_FULL - PCW_E_BUSY from providers built before it):
@@ -91,9 +99,14 @@ enum {
     PCW_CTL_ENUMERATE = 4,
     PCW_CTL_COLLECT = 5,
     PCW_CTL_COLLECT_END = 6,
-    PCW_CTL_TYPE_MAX_ = PCW_CTL_COLLECT_END,
+    /* Ask for a reply area: only a provider whose segment header has
+     * PCW_SEG_F_AREA (common/layout.h) is asked; those before it would
+     * answer PCW_E_PROTOCOL (an unknown type) and close the connection. */
+    PCW_CTL_AREA = 7,
+    PCW_CTL_TYPE_MAX_ = PCW_CTL_AREA,
     PCW_CTL_REFUSED = 0x7FFF,
     PCW_CTL_REPLY = 0x8000,
+    PCW_CTL_AREA_DONE = 0x4000, /* with REPLY: a completion (see above) */
 };
 
 /* COLLECT flags */
@@ -105,7 +118,12 @@ enum {
                                   consumer waits that long at most, after
                                   which the request is cancelled (the
                                   callbacks' cancel signal, pcw/callback.h) */
+    PCW_CTL_IN_AREA = 1u << 2, /* the reply may be written to the reply
+                                  area (only after PCW_CTL_AREA succeeded):
+                                  the consumer has finished reading it */
 };
+/* The flags word's offset in an ENUMERATE/COLLECT payload. */
+#define PCW_CTL_FLAGS_AT 4u
 /* reply item flags */
 enum { PCW_CTL_ITEM_DATA = 1u << 0 };
 

@@ -111,8 +111,11 @@ enum { PCW_SEG_STATE_LIVE = 1, PCW_SEG_STATE_CLOSED = 2 };
 
 /* header.flags */
 enum {
-    PCW_SEG_F_GROUP = 1u << 0,  /* group-readable (provider opted in) */
-    PCW_SEG_F_CONTROL = 1u << 1 /* a control socket sits beside it */
+    PCW_SEG_F_GROUP = 1u << 0,   /* group-readable (provider opted in) */
+    PCW_SEG_F_CONTROL = 1u << 1, /* a control socket sits beside it */
+    PCW_SEG_F_AREA = 1u << 2     /* its control channel hands out reply
+                                    areas (PCW_CTL_AREA, control_proto.h);
+                                    consumers before it ignore the bit */
 };
 
 typedef struct pcw_seg_header {

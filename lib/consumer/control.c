@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -42,6 +43,10 @@ pcw__ctl_conn *pcw__ctl_new(const pcw_segment *seg)
     k->seg_dev = st.st_dev;
     k->seg_ino = st.st_ino;
     k->fd = -1;
+    k->rx_fd = -1;
+    /* Only a provider that says it hands out reply areas is asked for one:
+     * one built before them would close the connection on the request. */
+    k->area_state = info->flags & PCW_SEG_F_AREA ? 0 : -1;
     k->pid = info->pid;
     k->uid = info->uid;
     k->owner = (uint32_t)st.st_uid;
@@ -104,6 +109,15 @@ static void fail(pcw__ctl_conn *k, int rc)
     k->fd = -1;
     k->holds = 0;
     reset_rx(k);
+    /* The area goes with its connection: a new one gets a new area. */
+    if (k->area)
+        munmap((void *)k->area, k->area_size);
+    k->area = NULL;
+    k->area_size = 0;
+    k->area_id = 0;
+    if (k->rx_fd >= 0)
+        close(k->rx_fd);
+    k->rx_fd = -1;
     while (k->awaited)
         complete(k->awaited, rc, NULL, 0);
 }
@@ -254,12 +268,21 @@ int pcw__ctl_connect(pcw__ctl_conn *k, long long deadline)
             close(fd);
         return rc;
     }
+    /* Blocking from now on, each call saying MSG_DONTWAIT where it must
+     * not wait, and receives bounded by SO_RCVTIMEO: pcw__ctl_wait may
+     * then wait for one connection's reply in its recv (one system call
+     * where poll and recv were two). If either fails, it stays
+     * non-blocking and pcw__ctl_wait polls. */
+    struct timeval tv = {0, PCW__CTL_BLOCK_MS * 1000};
+    k->blocking = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+                  fcntl(fd, F_SETFL, O_RDWR) == 0;
     k->fd = fd;
     k->epoch++;
     k->holds = 0;
     k->fresh = 1;
     k->refused = 0;
     reset_rx(k);
+    k->area_asked = 0;
     return readd(k, deadline);
 }
 
@@ -278,13 +301,56 @@ static int wait_fd(int fd, short ev, long long deadline)
     }
 }
 
-static int pump(pcw__ctl_conn *k, long long deadline);
+static int pump(pcw__ctl_conn *k, long long deadline, int block);
+
+/* May the reply to this request (encoded in w) be written to the area?
+ * Only an awaited ENUMERATE or COLLECT, and only while no other request's
+ * reply may be written there: the provider writes the area only for a
+ * request that carries PCW_CTL_IN_AREA, so while one's reply is not read
+ * off the stream yet (area_id), a second one - pipelined, or sent after
+ * the first timed out - goes without it, and the provider never writes
+ * the area while this consumer may be copying it out (docs/design.md, "The
+ * reply area"). Sets or clears the flag in w; 1 if set. */
+static int allow_area(pcw__ctl_conn *k, uint16_t type, pcw_ctl_writer *w, int awaited)
+{
+    size_t at = PCW_CTL_HEADER_SIZE + PCW_CTL_FLAGS_AT;
+    if ((type != PCW_CTL_COLLECT && type != PCW_CTL_ENUMERATE) || w->bad || w->len < at + 4)
+        return 0;
+    int in = k->area && !k->area_id && awaited;
+    if (in)
+        w->buf[at] |= PCW_CTL_IN_AREA;
+    else
+        w->buf[at] &= (unsigned char)~PCW_CTL_IN_AREA;
+    return in;
+}
+
+static int send_req(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len,
+                    pcw__ctl_req *r, long long deadline, uint32_t *sent_id);
 
 int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len, pcw__ctl_req *r,
                   long long deadline)
 {
+    return send_req(k, type, payload, len, r, deadline, NULL);
+}
+
+/* pcw__ctl_send; *sent_id (if not NULL) gets the id it went with. */
+static int send_req(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t len,
+                    pcw__ctl_req *r, long long deadline, uint32_t *sent_id)
+{
     if (k->fd < 0)
         return PCW_E_IO;
+    /* The reply area (docs/design.md 12.1): asked for before the
+     * connection's first ENUMERATE or COLLECT, not awaited - its answer
+     * (deliver, take_area) comes before this request's, which goes without
+     * the area; the next ones may use it. Not on connect: most connections
+     * (adding counters) never need one. */
+    if ((type == PCW_CTL_COLLECT || type == PCW_CTL_ENUMERATE) && r && k->area_state == 0 &&
+        !k->area_asked && !k->readding) {
+        k->area_asked = 1;
+        int rc = send_req(k, PCW_CTL_AREA, NULL, 0, NULL, deadline, &k->area_ask_id);
+        if (rc != PCW_OK)
+            return rc;
+    }
     if (len > PCW_CTL_MAX_REQUEST)
         return PCW_E_INVALID_PARAMETER;
     /* Removed, as far as the caller knows, whether or not this reaches
@@ -309,10 +375,11 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     }
     pcw__ctl_put_header(&w, &h);
     pcw__ctl_put_bytes(&w, payload, len);
+    int in_area = allow_area(k, type, &w, r != NULL);
     size_t done = 0;
     int rc = PCW_OK, retried = 0;
     while (done < w.len) {
-        ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL);
+        ssize_t s = send(k->fd, w.buf + done, w.len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (s > 0) {
             done += (size_t)s;
             continue;
@@ -331,12 +398,14 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
                 retried = 1;
                 pcw__ctl_disconnect(k);
                 rc = pcw__ctl_connect(k, deadline);
-                if (rc == PCW_OK)
+                if (rc == PCW_OK) {
+                    in_area = allow_area(k, type, &w, r != NULL); /* the new one's area */
                     continue;
+                }
                 break;
             }
             /* A new one: if it was refused, the refusal is queued. */
-            pump(k, deadline);
+            pump(k, deadline, 0);
             rc = k->refused ? k->refused : PCW_E_PROVIDER_EXITED;
         } else {
             rc = PCW_E_IO;
@@ -351,6 +420,10 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     }
     k->fresh = 0;
     k->last_send = pcw__ctl_now_ms();
+    if (in_area)
+        k->area_id = id;
+    if (sent_id)
+        *sent_id = id;
     if (type == PCW_CTL_ADD_COUNTER && !k->readding)
         remember_added(k, payload, len, id);
     if (r) {
@@ -371,15 +444,92 @@ int pcw__ctl_send(pcw__ctl_conn *k, uint16_t type, const void *payload, size_t l
     return PCW_OK;
 }
 
+/* The AREA reply (h, payload pl): map the area handed over with it. The
+ * provider is hostile like its segment: the descriptor must be a regular
+ * file (a memfd) of the size the reply says, at most PCW_CTL_MAX_REPLY,
+ * owned by the segment's owner and sealed against shrinking (a mapping of
+ * a file that shrinks faults: SIGBUS); anything else is refused
+ * (PCW_E_PROTOCOL, the descriptor closed). A refusal comes without one. */
+static int take_area(pcw__ctl_conn *k, const pcw_ctl_header *h, const unsigned char *pl)
+{
+    int fd = k->rx_fd;
+    k->rx_fd = -1;
+    if (h->status != PCW_OK) {
+        if (fd >= 0)
+            close(fd);
+        return fd >= 0 ? PCW_E_PROTOCOL : PCW_OK;
+    }
+    struct stat st;
+    uint32_t size = h->length == 4 ? (uint32_t)pcw__ctl_get_le(pl, 4) : 0;
+    int seals = fd >= 0 ? fcntl(fd, F_GET_SEALS) : -1;
+    void *m = MAP_FAILED;
+    if (fd >= 0 && !k->area && size > 0 && size <= PCW_CTL_MAX_REPLY && fstat(fd, &st) == 0 &&
+        S_ISREG(st.st_mode) && st.st_size == (off_t)size && (uint32_t)st.st_uid == k->owner &&
+        seals >= 0 && (seals & F_SEAL_SHRINK))
+        m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd); /* the mapping keeps it */
+    if (m == MAP_FAILED)
+        return PCW_E_PROTOCOL;
+    k->area = m;
+    k->area_size = size;
+    return PCW_OK;
+}
+
+/* A completion's payload (pl, *len bytes): the reply is area[offset,
+ * offset + length). The provider may change the area at any moment, so
+ * the bytes are copied out first, once, and only the copy is decoded (and
+ * validated, like a reply from the socket). NULL if the payload or the
+ * range is bad (or no memory). */
+static unsigned char *area_copy(const pcw__ctl_conn *k, const unsigned char *pl, uint32_t *len)
+{
+    if (!k->area || *len != 8)
+        return NULL;
+    uint32_t off = (uint32_t)pcw__ctl_get_le(pl, 4), n = (uint32_t)pcw__ctl_get_le(pl + 4, 4);
+    if (off > k->area_size || n > k->area_size - off)
+        return NULL;
+    unsigned char *copy = malloc(n ? n : 1);
+    if (copy)
+        memcpy(copy, k->area + off, n);
+    *len = n;
+    return copy;
+}
+
 /* A whole message is in (k->h, k->pl): hand it to the request awaiting
  * it, or drop it. */
 static void deliver(pcw__ctl_conn *k)
 {
-    const pcw_ctl_header *h = &k->h;
+    pcw_ctl_header *h = &k->h;
     unsigned char *pl = k->pl;
     k->pl = NULL;
     k->pl_got = 0;
     k->hb_got = 0;
+    if (h->type == (PCW_CTL_AREA | PCW_CTL_REPLY) && take_area(k, h, pl) != PCW_OK) {
+        /* An area refused: never asked of this provider again. */
+        k->area_state = -1;
+        free(pl);
+        fail(k, PCW_E_PROTOCOL);
+        return;
+    }
+    if (h->type == PCW_CTL_REPLY && h->id && h->id == k->area_ask_id)
+        k->area_state = -1; /* it did not know the request after all */
+    if ((h->type & PCW_CTL_REPLY) && (h->type & PCW_CTL_AREA_DONE)) {
+        /* A completion: only for the one request allowed the area. */
+        unsigned char *copy = NULL;
+        if (k->area_id && h->id == k->area_id && h->status == PCW_OK)
+            copy = area_copy(k, pl, &h->length);
+        free(pl);
+        if (!copy) {
+            fail(k, PCW_E_PROTOCOL);
+            return;
+        }
+        pl = copy;
+        h->type &= (uint16_t)~PCW_CTL_AREA_DONE;
+    }
+    /* Any reply to the request allowed the area: the provider is done
+     * with it, and (the copy above taken) so is this consumer. */
+    if (k->area_id && h->id == k->area_id)
+        k->area_id = 0;
     if (h->type == PCW_CTL_REFUSED) {
         free(pl);
         /* Every slot taken (PCW_E_BUSY from providers built before
@@ -458,6 +608,42 @@ static ssize_t take(pcw__ctl_conn *k, const unsigned char *src, size_t n, int *d
     return (ssize_t)used;
 }
 
+/* recvmsg into dst, taking a descriptor that comes with the bytes: one
+ * is kept until the AREA reply claims it (deliver); a second, or a
+ * truncated list, is a protocol error, all of them closed. -2 then. */
+static ssize_t rx(pcw__ctl_conn *k, void *dst, size_t want, int flags)
+{
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } cm;
+    struct iovec iov = {dst, want};
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cm.buf;
+    m.msg_controllen = sizeof cm.buf;
+    ssize_t r = recvmsg(k->fd, &m, flags | MSG_CMSG_CLOEXEC);
+    if (r < 0)
+        return r;
+    int bad = (m.msg_flags & MSG_CTRUNC) != 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+            if (k->rx_fd < 0 && !bad)
+                k->rx_fd = fd;
+            else
+                close(fd), bad = 1;
+        }
+    }
+    return bad ? -2 : r;
+}
+
 /* Read what is available, until the deadline: a provider that keeps the
  * socket full (a flood of late replies) must not hold the consumer past
  * it. Returns 0, or -1 after fail().
@@ -466,8 +652,10 @@ static ssize_t take(pcw__ctl_conn *k, const unsigned char *src, size_t n, int *d
  * blocks of PCW__CTL_RX_BYTES (a header and its payload usually in one
  * recv), a payload larger than that straight into its buffer, and once a
  * message was delivered and nothing else is awaited, without the recv
- * that would only say EAGAIN. */
-static int pump(pcw__ctl_conn *k, long long deadline)
+ * that would only say EAGAIN. With `block` (a blocking connection, at
+ * least PCW__CTL_BLOCK_MS before the deadline), the first recv waits for
+ * data, SO_RCVTIMEO bounding it; every other recv does not wait. */
+static int pump(pcw__ctl_conn *k, long long deadline, int block)
 {
     int delivered = 0;
     for (;;) {
@@ -490,7 +678,14 @@ static int pump(pcw__ctl_conn *k, long long deadline)
             k->hb_got == PCW_CTL_HEADER_SIZE && k->h.length - k->pl_got >= PCW__CTL_RX_BYTES;
         unsigned char *dst = direct ? k->pl + k->pl_got : k->rx;
         size_t want = direct ? k->h.length - k->pl_got : PCW__CTL_RX_BYTES;
-        ssize_t r = recv(k->fd, dst, want, 0);
+        /* Once something was delivered, the caller may want it now. */
+        ssize_t r = rx(k, dst, want, block && !delivered ? 0 : MSG_DONTWAIT);
+        block = 0;
+        if (r == -2) {
+            k->area_state = -1; /* descriptors come only with an area */
+            fail(k, PCW_E_PROTOCOL);
+            return -1;
+        }
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -542,12 +737,18 @@ size_t pcw__ctl_wait(pcw__ctl_req *const *rs, size_t n, long long deadline, int 
         long long left = deadline - pcw__ctl_now_ms();
         if (left <= 0)
             break;
+        if (m == 1 && kv[0]->blocking && left >= PCW__CTL_BLOCK_MS + PCW__CTL_BLOCK_SLACK_MS) {
+            /* One connection: wait in its recv, which SO_RCVTIMEO ends
+             * well before the deadline. */
+            pump(kv[0], deadline, 1);
+            continue;
+        }
         int rc = poll(pf, m, (int)(left > INT_MAX ? INT_MAX : left));
         if (rc < 0 && errno != EINTR)
             break;
         for (size_t j = 0; rc > 0 && j < m; j++)
             if (pf[j].revents)
-                pump(kv[j], deadline);
+                pump(kv[j], deadline, 0);
     }
     /* At the deadline (or out of memory), whatever has no answer times
      * out. Its connection stays; the late answer is dropped by id. */

@@ -50,6 +50,12 @@ typedef struct pcw__ctl_req {
  * payload usually arrive together). */
 #define PCW__CTL_RX_BYTES 16384
 
+/* A blocking recv's time limit (SO_RCVTIMEO), ms: pcw__ctl_wait waits in
+ * the recv while the deadline is at least this plus the slack away (the
+ * kernel rounds the limit up to its clock tick), polls for the rest. */
+#define PCW__CTL_BLOCK_MS       100
+#define PCW__CTL_BLOCK_SLACK_MS 20
+
 /* The counters added on a connection that are added again on the next
  * one (the provider's default per-connection limits, PCW_CTL_MAX_ADDED and
  * PCW_CTL_MAX_ADDED_BYTES: past them it refuses the ADD anyway). */
@@ -69,6 +75,7 @@ typedef struct pcw__ctl_added {
 
 typedef struct pcw__ctl_conn {
     int fd;         /* -1: not connected (reconnect on next use) */
+    int blocking;   /* fd is blocking, receives bounded by PCW__CTL_BLOCK_MS */
     char *seg_path; /* the segment this socket sits beside */
     int32_t pid;    /* its provider, as the segment header says */
     uint32_t uid;   /* ...and its uid, in its own user namespace */
@@ -101,6 +108,20 @@ typedef struct pcw__ctl_conn {
     size_t pl_got;
     unsigned char *rx; /* PCW__CTL_RX_BYTES read ahead, [rx_pos, rx_len) unused */
     size_t rx_pos, rx_len;
+    /* The reply area (docs/design.md 12.1): the provider's, mapped
+     * read-only, area_size bytes; NULL: none on this connection.
+     * area_state: 0 ask for one; -1 this provider does not know
+     * PCW_CTL_AREA, never ask. area_id: the request sent with
+     * PCW_CTL_IN_AREA whose reply is not read off the stream yet (0: none;
+     * only then may another request let the provider write the area).
+     * rx_fd: a descriptor received and not claimed yet (-1). */
+    int area_state;
+    int area_asked;       /* asked on this connection */
+    uint32_t area_ask_id; /* the AREA request's id */
+    const unsigned char *area;
+    size_t area_size;
+    uint32_t area_id;
+    int rx_fd;
     /* the awaited requests, oldest first */
     pcw__ctl_req *awaited, *awaited_tail;
     size_t slot; /* scratch for pcw__ctl_wait */

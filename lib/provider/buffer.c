@@ -6,6 +6,8 @@
  */
 #include "internal.h"
 
+#define PCW__BUFFER_ITEMS_START 8192
+
 PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
                                   uint32_t instance_id, const char *mask)
 {
@@ -17,8 +19,13 @@ PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint6
     b->mask = mask;
     b->mask_len = strlen(mask);
     b->items.limit = PCW_CTL_MAX_REPLY - 16;
-    b->scratch = (unsigned char *)calloc(1, r->data_size ? r->data_size : 1);
-    return b->scratch ? PCW_OK : PCW_E_NO_MEMORY;
+    /* Room for a typical reply from the start (a hundred instances of a
+     * few counters is ~5 KB): growing from nothing, the items were copied
+     * five times per collection. Untouched pages cost nothing. */
+    b->items.buf = (unsigned char *)malloc(PCW__BUFFER_ITEMS_START);
+    if (b->items.buf)
+        b->items.cap = PCW__BUFFER_ITEMS_START;
+    return PCW_OK;
 }
 
 PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
@@ -27,7 +34,6 @@ PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
     free(b->names);
     free(b->name_at);
     free(b->tab);
-    free(b->scratch);
     memset(b, 0, sizeof *b);
 }
 
@@ -35,7 +41,8 @@ PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
 static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
 {
     if (b->nnames + 1 > b->tab_cap / 2) {
-        size_t cap = b->tab_cap ? b->tab_cap * 2 : 64;
+        /* 256 slots (1 KiB): a hundred names without a rehash. */
+        size_t cap = b->tab_cap ? b->tab_cap * 2 : 256;
         uint32_t *t = (uint32_t *)calloc(cap, sizeof *t);
         if (!t || b->nnames >= UINT32_MAX - 1) {
             free(t);
@@ -69,7 +76,7 @@ static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
         b->names = n, b->names_cap = cap;
     }
     if (b->nnames == b->name_at_cap) {
-        size_t cap = b->name_at_cap ? b->name_at_cap * 2 : 64;
+        size_t cap = b->name_at_cap ? b->name_at_cap * 2 : 128;
         uint64_t *a = (uint64_t *)realloc(b->name_at, cap * sizeof *a);
         if (!a)
             return PCW_E_NO_MEMORY;
@@ -117,12 +124,19 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
     if (!pcw__wildcard_match(b->mask, b->mask_len, name, len))
         return PCW_OK;
     int with_data = b->collect && count;
-    pcw__ctl_put_u32(&b->items, id);
-    pcw__ctl_put_u32(&b->items, (uint32_t)len);
-    pcw__ctl_put_u32(&b->items, with_data ? PCW_CTL_ITEM_DATA : 0);
-    pcw__ctl_put_bytes(&b->items, name, len);
+    /* The item's bytes in one reservation: id, name length, flags, name,
+     * data (control_proto.h). */
+    unsigned char *item = pcw__ctl_reserve(&b->items, 12 + len + (with_data ? r->data_size : 0));
+    if (!item)
+        return PCW_E_NO_MEMORY;
+    pcw__ctl_put_le(item, id, 4);
+    pcw__ctl_put_le(item + 4, len, 4);
+    pcw__ctl_put_le(item + 8, with_data ? PCW_CTL_ITEM_DATA : 0, 4);
+    memcpy(item + 12, name, len);
     if (with_data) {
-        unsigned char *d = b->scratch;
+        /* Straight into the item: what the counter mask leaves out, and
+         * what a block shorter than its place does not fill, is zero. */
+        unsigned char *d = item + 12 + len;
         memset(d, 0, r->data_size);
         if (b->counter_mask == ~0ull) {
             for (uint32_t i = 0; i < count; i++)
@@ -138,10 +152,7 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
                        (const unsigned char *)data[cd->block].data + cd->offset, cd->size);
             }
         }
-        pcw__ctl_put_bytes(&b->items, d, r->data_size);
     }
-    if (b->items.bad)
-        return PCW_E_NO_MEMORY;
     b->count++;
     return PCW_OK;
 }

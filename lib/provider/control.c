@@ -70,6 +70,12 @@
 #ifndef PCW_CTL_MAX_ADDED
 #define PCW_CTL_MAX_ADDED 4096 /* counters one connection added; more: TOO_MANY_COUNTERS */
 #endif
+#ifndef PCW_CTL_AREA_BYTES
+/* A connection's reply area (PCW_CTL_AREA): the largest reply written
+ * there; a larger one goes on the socket. Pages are allocated as replies
+ * touch them. */
+#define PCW_CTL_AREA_BYTES (1u << 20)
+#endif
 #ifndef PCW_CTL_MAX_ADDED_BYTES
 #define PCW_CTL_MAX_ADDED_BYTES (1u << 20) /* their instance masks, bytes */
 #endif
@@ -116,6 +122,12 @@ typedef struct pcw__conn {
     /* Read ahead (pcw__conn_read): [rx_pos, rx_len) of rx not used yet. */
     unsigned char *rx;
     size_t rx_pos, rx_len;
+    /* The reply area (PCW_CTL_AREA), PCW_CTL_AREA_BYTES mapped read-write;
+     * NULL until asked for. Written by this thread only, and only while
+     * serving a request that carries PCW_CTL_IN_AREA (docs/design.md,
+     * "The reply area"). */
+    unsigned char *area;
+    long long rcvtimeo; /* SO_RCVTIMEO set on fd, ms; 0: none */
 } pcw__conn;
 
 /* How much of a connection's stream one recv reads ahead: a request's
@@ -325,6 +337,32 @@ static int pcw__conn_read(pcw__conn *c, unsigned char *b, size_t n, long long de
     return 1;
 }
 
+/* Wait for the next request in the recv itself: a blocking recv into the
+ * read-ahead buffer, bounded by SO_RCVTIMEO (set to idle_ms when it
+ * differs from the last value: once per connection, and when it gains or
+ * loses its added counters). One system call where poll and recv were two.
+ * Only with nothing held: a held collection's end is a deadline of its
+ * own, which the poll's timeout serves. 1 bytes read; 0 end of file, the
+ * idle bound or an error; -1 SO_RCVTIMEO could not be set (poll then). */
+static int pcw__conn_wait_recv(pcw__conn *c, long long idle_ms)
+{
+    if (c->rcvtimeo != idle_ms) {
+        struct timeval tv = {(time_t)(idle_ms / 1000), (suseconds_t)(idle_ms % 1000) * 1000};
+        if (setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+            return -1;
+        c->rcvtimeo = idle_ms;
+    }
+    for (;;) {
+        ssize_t r = recv(c->fd, c->rx, PCW__CONN_RX_BYTES, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0; /* EAGAIN: idle past the bound */
+        c->rx_pos = 0, c->rx_len = (size_t)r;
+        return 1;
+    }
+}
+
 /* Has a next request (or part of one) been read ahead already? */
 static int pcw__conn_buffered(const pcw__conn *c)
 {
@@ -332,14 +370,29 @@ static int pcw__conn_buffered(const pcw__conn *c)
 }
 
 /* Send the iovecs whole by `deadline`: a consumer that stops reading, or
- * reads a byte now and then, holds this thread until then at most. */
-static int pcw__conn_send(pcw__conn *c, struct iovec *iov, int n, long long deadline)
+ * reads a byte now and then, holds this thread until then at most.
+ * pass_fd >= 0 goes with the first bytes (SCM_RIGHTS). */
+static int pcw__conn_send(pcw__conn *c, struct iovec *iov, int n, long long deadline, int pass_fd)
 {
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
     while (n > 0) {
         struct msghdr m;
         memset(&m, 0, sizeof m);
         m.msg_iov = iov;
         m.msg_iovlen = (size_t)n;
+        if (pass_fd >= 0) {
+            memset(&cm, 0, sizeof cm);
+            m.msg_control = cm.buf;
+            m.msg_controllen = sizeof cm.buf;
+            struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+            h->cmsg_level = SOL_SOCKET;
+            h->cmsg_type = SCM_RIGHTS;
+            h->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(h), &pass_fd, sizeof pass_fd);
+        }
         /* MSG_NOSIGNAL: a consumer that went away is EPIPE, not SIGPIPE. */
         ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
@@ -351,6 +404,7 @@ static int pcw__conn_send(pcw__conn *c, struct iovec *iov, int n, long long dead
         }
         if (w <= 0)
             return -1;
+        pass_fd = -1; /* it went with these bytes */
         size_t left = (size_t)w;
         while (n > 0 && left >= iov->iov_len)
             left -= iov->iov_len, iov++, n--;
@@ -362,9 +416,10 @@ static int pcw__conn_send(pcw__conn *c, struct iovec *iov, int n, long long dead
     return 0;
 }
 
-/* Send a reply: header, then `pre` and `body` as its payload. */
-static int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int status, const void *pre,
-                      size_t pre_len, const void *body, size_t body_len)
+/* Send a reply: header, then `pre` and `body` as its payload; pass_fd
+ * (>= 0) goes with it. */
+static int pcw__reply_fd(pcw__conn *c, uint16_t type, uint32_t id, int status, const void *pre,
+                         size_t pre_len, const void *body, size_t body_len, int pass_fd)
 {
     unsigned char hb[PCW_CTL_HEADER_SIZE];
     pcw_ctl_writer w = {hb, 0, sizeof hb, sizeof hb, 0};
@@ -378,7 +433,81 @@ static int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int status, cons
     pcw__ctl_put_header(&w, &h);
     struct iovec iov[3] = {{hb, sizeof hb}, {(void *)pre, pre_len}, {(void *)body, body_len}};
     int n = body_len ? 3 : pre_len ? 2 : 1;
-    return pcw__conn_send(c, iov, n, pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS);
+    return pcw__conn_send(c, iov, n, pcw__now_ms() + PCW_CTL_SEND_TIMEOUT_MS, pass_fd);
+}
+
+static int pcw__reply(pcw__conn *c, uint16_t type, uint32_t id, int status, const void *pre,
+                      size_t pre_len, const void *body, size_t body_len)
+{
+    return pcw__reply_fd(c, type, id, status, pre, pre_len, body, body_len, -1);
+}
+
+/* ---- the reply area (docs/design.md 12.1) ------------------ */
+
+/* AREA: make the connection's reply area and hand the consumer a
+ * read-only descriptor of it. A memfd: no name anybody else can open, gone
+ * with the last descriptor and mapping (a provider that dies leaves
+ * nothing behind). Its size is sealed (the consumer's mapping can never
+ * fault past the end), its mode is owner-read-only and the descriptor
+ * handed over is opened read-only (through /proc/self/fd): the consumer
+ * can neither write it nor reopen it for writing (nor add seals, which
+ * needs a writable descriptor). One per connection. */
+static int pcw__conn_area(pcw__conn *c, uint32_t id)
+{
+    if (c->area)
+        return pcw__reply(c, PCW_CTL_AREA, id, PCW_E_INVALID_PARAMETER, NULL, 0, NULL, 0);
+    int rc = PCW_E_IO, ro = -1;
+    int fd = memfd_create("pcw-reply", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    void *m = MAP_FAILED;
+    if (fd >= 0 && ftruncate(fd, PCW_CTL_AREA_BYTES) == 0 && fchmod(fd, 0400) == 0 &&
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0 &&
+        (m = mmap(NULL, PCW_CTL_AREA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) !=
+            MAP_FAILED) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ro = open(path, O_RDONLY | O_CLOEXEC);
+        if (ro >= 0) {
+            c->area = (unsigned char *)m;
+            rc = PCW_OK;
+        } else {
+            munmap(m, PCW_CTL_AREA_BYTES);
+        }
+    }
+    if (fd >= 0)
+        close(fd); /* the mapping keeps the area */
+    if (rc != PCW_OK)
+        return pcw__reply(c, PCW_CTL_AREA, id, rc, NULL, 0, NULL, 0);
+    unsigned char pl[4];
+    pcw__ctl_put_le(pl, PCW_CTL_AREA_BYTES, 4);
+    int sent = pcw__reply_fd(c, PCW_CTL_AREA, id, PCW_OK, pl, sizeof pl, NULL, 0, ro);
+    close(ro); /* the consumer has its own now (or never will) */
+    return sent;
+}
+
+/* Reply to an ENUMERATE/COLLECT that allowed it (PCW_CTL_IN_AREA) through
+ * the area: `pre` and `body` written at offset 0, and a completion on the
+ * socket naming them. The consumer sent this request only after it had
+ * finished reading the area's last reply, and reads this one only once
+ * the completion has arrived, so nobody reads the bytes while they are
+ * written. The stores pair with the consumer's loads through the socket:
+ * the sendmsg below (the kernel queues the completion under the socket's
+ * lock) happens before the consumer's recvmsg returns it. 1: done (or
+ * failed: -1 as pcw__reply); 0: too large, or no area: send it on the
+ * socket. */
+static int pcw__reply_in_area(pcw__conn *c, uint16_t type, uint32_t id, const void *pre,
+                              size_t pre_len, const void *body, size_t body_len, int *sent)
+{
+    if (!c->area || body_len > PCW_CTL_AREA_BYTES - pre_len)
+        return 0;
+    memcpy(c->area, pre, pre_len);
+    if (body_len)
+        memcpy(c->area + pre_len, body, body_len);
+    unsigned char done[8];
+    pcw__ctl_put_le(done, 0, 4);
+    pcw__ctl_put_le(done + 4, pre_len + body_len, 4);
+    *sent =
+        pcw__reply(c, (uint16_t)(type | PCW_CTL_AREA_DONE), id, PCW_OK, done, sizeof done, NULL, 0);
+    return 1;
 }
 
 /* ---- registrations ------------------------------------------------------- */
@@ -495,6 +624,7 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
     q->deadline = LLONG_MAX;
     switch (type) {
     case PCW_CTL_PING:
+    case PCW_CTL_AREA:
         break;
     case PCW_CTL_ADD_COUNTER:
     case PCW_CTL_REMOVE_COUNTER:
@@ -510,7 +640,8 @@ static int pcw__parse_request(uint16_t type, const unsigned char *pl, uint32_t l
         q->flags = pcw__ctl_get_u32(&rd);
         q->counter_mask = pcw__ctl_get_u64(&rd);
         q->instance_id = pcw__ctl_get_u32(&rd);
-        if (pcw__get_mask(&rd, q) != 0 || (q->flags & ~(uint32_t)(PCW_CTL_HOLD | PCW_CTL_TIMEOUT)))
+        if (pcw__get_mask(&rd, q) != 0 ||
+            (q->flags & ~(uint32_t)(PCW_CTL_HOLD | PCW_CTL_TIMEOUT | PCW_CTL_IN_AREA)))
             return -1;
         if (q->flags & PCW_CTL_TIMEOUT)
             q->deadline = pcw__now_ms() + pcw__ctl_get_u32(&rd);
@@ -722,7 +853,9 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
         pcw__ctl_put_u32(&w, b.count);
         pcw__ctl_put_u32(&w, data_size);
         pcw__ctl_put_u32(&w, 0);
-        sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, b.items.buf, b.items.len);
+        if (!(q->flags & PCW_CTL_IN_AREA) ||
+            !pcw__reply_in_area(c, type, id, pre, sizeof pre, b.items.buf, b.items.len, &sent))
+            sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, b.items.buf, b.items.len);
     }
     pcw__buffer_free(&b);
     return sent;
@@ -744,11 +877,19 @@ static void *pcw__conn_main(void *arg)
          * connections free their place. Meanwhile the listener may shed
          * it for a new consumer (pcw__make_room). */
         long long now = pcw__now_ms();
-        long long idle =
-            now + (c->nadded ? PCW_CTL_ADDED_IDLE_TIMEOUT_MS : PCW_CTL_IDLE_TIMEOUT_MS);
+        long long idle_ms = c->nadded ? PCW_CTL_ADDED_IDLE_TIMEOUT_MS : PCW_CTL_IDLE_TIMEOUT_MS;
+        long long idle = now + idle_ms;
+        int got = -1;
         if (pcw__conn_buffered(c)) {
             pcw__conn_expire(c, now); /* what the poll would do */
-        } else {
+        } else if (c->nheld == 0) {
+            __atomic_store_n(&c->idle_since, now, __ATOMIC_RELAXED);
+            got = pcw__conn_wait_recv(c, idle_ms);
+            __atomic_store_n(&c->idle_since, 0, __ATOMIC_RELAXED);
+            if (got == 0)
+                break; /* end of file (or shed, or closing), or idle too long */
+        }
+        if (got < 0 && !pcw__conn_buffered(c)) {
             /* Held collections too: a consumer owes COLLECT_END within
              * the hold limit, and shedding ends them as an end of file
              * does. */
@@ -780,6 +921,9 @@ static void *pcw__conn_main(void *arg)
         case PCW_CTL_PING:
             sent = pcw__reply(c, h.type, h.id, PCW_OK, NULL, 0, NULL, 0);
             break;
+        case PCW_CTL_AREA:
+            sent = pcw__conn_area(c, h.id);
+            break;
         case PCW_CTL_ADD_COUNTER:
             sent = pcw__reply(c, h.type, h.id, pcw__conn_add_counter(c, q), NULL, 0, NULL, 0);
             break;
@@ -808,6 +952,9 @@ static void *pcw__conn_main(void *arg)
     free(q);
     free(c->rx);
     c->rx = NULL;
+    if (c->area)
+        munmap(c->area, PCW_CTL_AREA_BYTES);
+    c->area = NULL;
     /* The consumer exited, crashed or misbehaved: whatever it left open is
      * closed on its behalf, so the provider's counts stay balanced. */
     while (c->nheld)

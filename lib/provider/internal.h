@@ -238,7 +238,6 @@ struct pcw_buffer {
     size_t nnames, name_at_cap;
     uint32_t *tab; /* open addressing over name_at, index + 1; 0 = empty */
     size_t tab_cap;
-    unsigned char *scratch; /* one instance's data */
 };
 
 /* ===========================================================================

@@ -106,8 +106,8 @@ int pcw_provider_open(pcw_provider **out, const pcw_provider_options *opt)
     h->counter_size = sizeof(pcw_seg_counter);
     h->chunk_size = sizeof(pcw_seg_chunk);
     h->provider_id = nonce;
-    h->flags =
-        (o.share_with_group ? PCW_SEG_F_GROUP : 0) | (o.control_callback ? PCW_SEG_F_CONTROL : 0);
+    h->flags = (o.share_with_group ? PCW_SEG_F_GROUP : 0) |
+               (o.control_callback ? PCW_SEG_F_CONTROL : 0) | PCW_SEG_F_AREA;
     h->pid = (int32_t)getpid();
     h->uid = (uint32_t)geteuid();
     h->start_time = pcw__proc_start_time();
