@@ -225,3 +225,57 @@ Test(name_index, over_a_segment_read, .init = tu_root_setup, .fini = tu_root_tea
     pcw_segment_close(seg);
     pcw_provider_close(p);
 }
+
+/* Names a hostile segment made to collide (the test hook gives every name
+ * the same hash): up to MAX_PROBE (1,024, index.c) of them are still found,
+ * each at its own row, the first of a duplicate keeps it, and a miss ends
+ * after at most that many entries; more of them and the build fails with a
+ * status instead of making every lookup compare them all. */
+static uint64_t same_hash(const char *name, size_t len)
+{
+    (void)name, (void)len;
+    return 0x5a5a5a5a12345678ull;
+}
+
+Test(name_index, colliding_names_are_found_within_the_bound)
+{
+    pcw__index_test_hash = same_hash;
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    char name[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof name, "hostile-%d", i);
+        hand_add(&s, name);
+    }
+    hand_add(&s, "HOSTILE-7"); /* a duplicate, in another case */
+    pcw_name_index *ix;
+    cr_assert_eq(pcw_name_index_build(&ix, &s), PCW_OK);
+    for (int i = 0; i < 1000; i++) {
+        size_t at = (size_t)-1;
+        snprintf(name, sizeof name, "Hostile-%d", i);
+        cr_assert_eq(find(ix, name, &at), PCW_OK, "%s", name);
+        cr_assert_eq(at, (size_t)i);
+    }
+    size_t at = 5;
+    cr_assert_eq(find(ix, "hostile-7", &at), PCW_OK);
+    cr_assert_eq(at, 7, "the first row keeps a duplicated name");
+    at = 5;
+    cr_assert_eq(find(ix, "hostile-1000", &at), PCW_E_NOT_FOUND);
+    cr_assert_eq(at, 5);
+    pcw_name_index_free(ix);
+    pcw_snapshot_free(&s);
+}
+
+Test(name_index, too_many_colliding_names_fail_the_build)
+{
+    pcw__index_test_hash = same_hash;
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    char name[32];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(name, sizeof name, "hostile-%d", i);
+        hand_add(&s, name);
+    }
+    pcw_name_index *ix = (pcw_name_index *)&s; /* set to NULL on failure */
+    cr_assert_eq(pcw_name_index_build(&ix, &s), PCW_E_INTEGER_OVERFLOW);
+    cr_assert_null(ix);
+    pcw_snapshot_free(&s);
+}

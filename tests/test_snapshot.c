@@ -366,6 +366,51 @@ Test(snapshot_baseline, copy_every_word)
     copy_every_word();
 }
 
+/* A dense counterset: every stretch of live slots is long (1,000 in a row),
+ * so the ids are written by the vector loops (read.c fill_ids_vec, and
+ * fill_ids without AVX2), whose tail and body must both give each row its
+ * own instance's id. */
+static void dense_ids(void)
+{
+    register_set("Dense", 0);
+    enum { N = 1000 };
+    static pcw_instance *in[N];
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "d%d", i);
+        in[i] = create(name, (uint64_t)i);
+    }
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Dense");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    for (unsigned flags = 0; flags <= PCW_READ_NO_NAMES; flags += PCW_READ_NO_NAMES) {
+        cr_assert_eq(pcw_segment_read(seg, cs, &s, flags), PCW_OK);
+        cr_assert_eq(s.count, N);
+        for (size_t j = 0; j < N; j++) {
+            uint64_t v = pcw_snapshot_value(&s, j, &cs->counters[0]);
+            cr_assert_lt(v, N);
+            cr_assert_eq(pcw_snapshot_id(&s, j), pcw_instance_id(in[v]),
+                         "row %zu holds instance %llu's value under id %u", j,
+                         (unsigned long long)v, pcw_snapshot_id(&s, j));
+        }
+    }
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+    for (int i = 0; i < N; i++)
+        pcw_close_instance(in[i]);
+}
+
+Test(snapshot, dense_ids)
+{
+    dense_ids();
+}
+
+Test(snapshot_baseline, dense_ids)
+{
+    dense_ids();
+}
+
 /* A read of more rows than a large cache holds writes the rest with
  * non-temporal stores (read.c, PCW__STREAM_FROM_BYTES, 32 MiB): every row
  * must still arrive whole and in order, both for packed rows and for

@@ -125,11 +125,13 @@ static inline int pcw__name_equal(const char *a, size_t an, const char *b, size_
  * A code point below 256 has three zero high bytes, and an FNV-1a round
  * over a zero byte is a bare multiply by the prime, so its four rounds are
  * one multiply by the prime to the fourth: the same value for a quarter of
- * the multiplies on the common (ASCII) path. */
-static inline uint64_t pcw__name_hash(const char *s, size_t n)
+ * the multiplies on the common (ASCII) path. pcw__name_hash_from starts
+ * from another state than FNV's: pcw_name_index starts from a random one,
+ * so that names from a segment cannot be made to collide in it
+ * (lib/consumer/index.c). */
+static inline uint64_t pcw__name_hash_from(uint64_t h, const char *s, size_t n)
 {
     const uint64_t prime = 0x100000001b3ull, prime4 = 0x9ffaac085635bc91ull; /* prime^4 mod 2^64 */
-    uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n;) {
         int32_t c = pcw__utf8_next(s, n, &i);
         if (c < 0)
@@ -145,6 +147,11 @@ static inline uint64_t pcw__name_hash(const char *s, size_t n)
         }
     }
     return h;
+}
+
+static inline uint64_t pcw__name_hash(const char *s, size_t n)
+{
+    return pcw__name_hash_from(0xcbf29ce484222325ull, s, n);
 }
 
 /* Does `name` (n bytes) match the wildcard `pattern` (m bytes)? '*' matches

@@ -188,4 +188,7 @@ static inline void pcw__snapshot_rollback(pcw_snapshot *s, pcw__snap_mark m)
         s->name_off = NULL, s->name_len = NULL;
 }
 
+/* index.c's test hook: when set, the hash of every name in a name index. */
+extern uint64_t (*pcw__index_test_hash)(const char *name, size_t len);
+
 #endif /* PCW_CONSUMER_INTERNAL_H */

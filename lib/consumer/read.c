@@ -59,6 +59,25 @@ struct pcw__name_cache {
     size_t nwords, cap;
 };
 
+/* The readers' fences R2 and R3 (docs/design.md 4.2, 4.3, 4.6): they order
+ * the copies (loads) before the re-check's loads. C11 needs seq_cst for the
+ * stores of threads that issue no fence (4.6), and that is what every build
+ * but one gets. On x86-64 the hardware orders a load after an earlier load
+ * and stores in one total order (x86-TSO, Intel SDM vol. 3A 9.2.2), and C1
+ * is a locked RMW, which nothing after it in its thread passes: so if a copy
+ * read a store that C1 happens-before, the later load of closes or gen reads
+ * C1 or later, fence or not. The acquire fence stays as the compiler
+ * barrier that keeps the copies before the re-check (GCC emits no
+ * instruction for it on x86). The mfence it replaces drained the store
+ * buffer of the snapshot's rows: a tenth of a 1,000-instance read
+ * (docs/performance.md). ThreadSanitizer builds keep seq_cst, the contract
+ * TSan checks. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !PCW__HAS_TSAN_FEATURE
+#define PCW__READER_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#else
+#define PCW__READER_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
 /* Slots per validated run. Small enough that a close somewhere in a big
  * chunk makes the reader redo little; large enough that R0/R3/R4 vanish in
  * the cost of the run. (private.h: a run's rows, for its callers.) */
@@ -376,7 +395,7 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
             if (r == SLOT_RECHECK) {
                 /* Decide between a slot being reused and corruption (R2,
                  * as below). */
-                __atomic_thread_fence(__ATOMIC_SEQ_CST);
+                PCW__READER_FENCE();
                 if (__atomic_load_n(gen, __ATOMIC_RELAXED) != g1)
                     return SLOT_SKIPPED;
                 return pcw__corrupt(a->seg,
@@ -401,8 +420,8 @@ static int read_slot(struct read_args *a, const pcw_chunk_priv *c, uint32_t i)
          * pcw_instance_write_begin: if any load above saw a later store,
          * the loads below see the later gen/seq. seq_cst, as C2 is, for
          * stores by threads with no fence of their own (pcw_close_instance
-         * says why). */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+         * says why; PCW__READER_FENCE: x86-64 needs no instruction). */
+        PCW__READER_FENCE();
         int changed = __atomic_load_n(gen, __ATOMIC_RELAXED) != g1;
         if (!changed && seq && __atomic_load_n(seqp, __ATOMIC_RELAXED) != q1)
             changed = -1; /* the data moved under us: try again */
@@ -620,6 +639,24 @@ __attribute__((target("avx2"))) static uint64_t copy_cvt_words(uint64_t *dst, co
     return vec_words(dst, src, n, cv, 1);
 }
 
+/* fill_ids with 32-byte stores: half the stores of the SSE2 loop, which
+ * bound it (a 1,000-instance read writes 4 KB of ids beside 8 KB of rows). */
+__attribute__((target("avx2"))) static void fill_ids_vec(uint32_t *ids, uint32_t id, uint32_t n)
+{
+    uint32_t j = 0;
+    __m256i v =
+        _mm256_add_epi32(_mm256_set1_epi32((int)id), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i c8 = _mm256_set1_epi32(8);
+    for (; j + 16 <= n; j += 16) {
+        _mm256_storeu_si256((__m256i *)(void *)(ids + j), v);
+        v = _mm256_add_epi32(v, c8);
+        _mm256_storeu_si256((__m256i *)(void *)(ids + j + 8), v);
+        v = _mm256_add_epi32(v, c8);
+    }
+    for (; j < n; j++)
+        ids[j] = id + j;
+}
+
 /* copy_rows with 16-byte loads; with cv, converting too (row j's words go
  * to cv + j * words, and a->cvt_or collects what the check needs). */
 static void copy_vec_rows(struct read_args *a, uint64_t *dst, const unsigned char *src,
@@ -690,7 +727,12 @@ static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const u
         s->count = k + len; /* the ids and names are there already */
         return PCW_OK;
     }
-    fill_ids(s->ids + k, c->first + from, len);
+#if PCW__VEC_COPY
+    if (a->vec)
+        fill_ids_vec(s->ids + k, c->first + from, len);
+    else
+#endif
+        fill_ids(s->ids + k, c->first + from, len);
     for (uint32_t j = 0; a->names && j < len; j++) {
         uint64_t noff;
         uint32_t nlen;
@@ -768,8 +810,9 @@ static int read_run(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo, u
      * (pcw_create_instance): if any copy above saw a store made after a
      * close, R4 sees that close counted. seq_cst, as C2 is, for stores by
      * application threads with no fence of their own (pcw_close_instance
-     * says why): one fence per run of up to 1,024 slots. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+     * says why): one fence per run of up to 1,024 slots, no instruction
+     * on x86-64 (PCW__READER_FENCE). */
+    PCW__READER_FENCE();
     uint64_t c2 = __atomic_load_n(&ch->closes, __ATOMIC_RELAXED); /* R4 */
     if (rc == PCW_OK && c1 == c2) {
         if (s->count > count0) {

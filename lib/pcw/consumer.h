@@ -294,7 +294,11 @@ int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32
  * allocation-free. Belongs to one thread at a time. */
 typedef struct pcw_name_index pcw_name_index;
 
-/* Index the rows of `snap` (which must have been read with names). */
+/* Index the rows of `snap` (which must have been read with names). A row
+ * whose name an earlier row holds (in any case) is not indexed: lookups
+ * find the first. PCW_E_INTEGER_OVERFLOW if the names collide in the
+ * index beyond its bound (docs/design.md's limits: names a segment made
+ * to collide; never seen otherwise). */
 int pcw_name_index_build(pcw_name_index **out, const pcw_snapshot *snap);
 /* PCW_OK and *row = the row of `snap` holding the instance named `name`
  * (len bytes), or PCW_E_NOT_FOUND. */
