@@ -424,7 +424,10 @@ PCW__PRIVATE void pcw__close_record(pcw__inst *in)
      * the reader's fence (R3 / R2 in read.c): once the slot is refilled, a
      * reader that saw any of the new bytes sees this close counted (R4) or
      * the slot's new gen. It is seq_cst, not just release, as R3 and R2
-     * are: a counter of the next occupant may be stored by an application
+     * are in the C11 model (on x86-64 the readers compile them as acquire
+     * fences, no instruction: x86-TSO keeps their loads in order and this
+     * fence is an mfence; PCW__READER_FENCE in read.c, design.md 4.6): a
+     * counter of the next occupant may be stored by an application
      * thread that got the instance from its creator, with no fence of its
      * own. Between two seq_cst fences the close is still ordered before the
      * reader's re-check (C++20 [atomics.order] p4.4: C2 happens-before that
