@@ -633,7 +633,7 @@ Test(history, hostile_headers)
     memcpy(b, PCW__HIST_MAGIC, 8);
     pcw__hist_put_le32(b + 8, PCW__HIST_VERSION + 1);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
-    cr_assert(strstr(why, "version 3, this reader knows versions 1 to 2"), "%s", why);
+    cr_assert(strstr(why, "version 4, this reader knows versions 1 to 3"), "%s", why);
     pcw__hist_put_le32(b + 8, 0);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "version 0"), "%s", why);

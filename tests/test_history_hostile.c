@@ -199,7 +199,8 @@ Test(history_hostile, identity_records_are_listed_once)
     block(&b, 0, &raw);
     raw.len = 0;
     while (raw.len + 16 < PCW__HIST_BLOCK_MAX_RAW) {
-        static const unsigned char ident[8] = {PCW__HIST_REC_IDENT, 0, 0, 0, 0, 0, 0, 0};
+        /* (the last 0: no row layout, version 3) */
+        static const unsigned char ident[9] = {PCW__HIST_REC_IDENT, 0, 0, 0, 0, 0, 0, 0, 0};
         put(&raw, ident, sizeof ident);
     }
     put(&raw, (unsigned char[]){PCW__HIST_REC_SAMPLE, 0, 0, 0}, 4);
@@ -242,6 +243,7 @@ Test(history_hostile, histogram_words_per_block_are_bounded)
     put_varint(&raw, shape);
     put_varint(&raw, PCW_HSTAT_SUM);
     put_varint(&raw, 0);
+    put_varint(&raw, 0); /* no row layout (version 3) */
     block(&b, 0, &raw);
     raw.len = 0;
     uint64_t samples = 0;
