@@ -28,8 +28,9 @@
 #include "snaprows.h"
 
 /* The set ctr's rows come from when they can be handed over whole: one
- * counterset without totals, every counter 8 bytes at 8 * k, at most
- * PCW__HIST_ROW_WORDS of them, every counter selected; NULL else. */
+ * counterset, every counter 8 bytes at 8 * k (a row is its counters'
+ * words: those the handle selects and the others, bases among them), at
+ * most PCW__HIST_ROW_WORDS of them, no histogram; NULL else. */
 static pcw__q_set *raw_set(const pcw_pdh_counter *ctr)
 {
     if (!ctr || ctr->nm != 1)
@@ -38,10 +39,10 @@ static pcw__q_set *raw_set(const pcw_pdh_counter *ctr)
     pcw__q_set *s = mt->set;
     if (mt->placeholder || !s || !s->m || s->callback || !s->ncounters ||
         s->ncounters > PCW__HIST_ROW_WORDS || s->data_size != 8 * s->ncounters ||
-        mt->nctr != s->ncounters || s->it.global || s->it.by_name)
+        s->it.global || s->it.by_name)
         return NULL;
     for (uint32_t k = 0; k < s->ncounters; k++)
-        if (mt->ctr[k] != k || s->off[k] != 8 * k || s->size[k] != 8 || s->hshape[k])
+        if (s->off[k] != 8 * k || s->size[k] != 8 || (s->hshape && s->hshape[k]))
             return NULL;
     return s;
 }

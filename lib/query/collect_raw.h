@@ -37,16 +37,18 @@ typedef struct pcw__q_raw_rows {
  * follow again. fn returning non-zero stops the handover (not the
  * collection).
  *
- * ctr must select every counter of one counterset of 8-byte counters
- * side by side (at most PCW__HIST_ROW_WORDS; pcw__q_raw_layout says
- * which), with no total: else PCW_E_INVALID_PARAMETER before collecting
- * (the recorder logs such handles value by value). Returns
- * pcw_pdh_collect's status. */
+ * ctr must select counters of one counterset whose counters are all
+ * 8-byte words side by side (at most PCW__HIST_ROW_WORDS, no histogram):
+ * a row is all of them, selected or not (a fraction's base among them),
+ * and the recorder logs a series for each. Else PCW_E_INVALID_PARAMETER
+ * before collecting (the recorder logs such handles value by value).
+ * Totals of the handle come as instances without a value (rows NULL: the
+ * recorder logs them value by value). Returns pcw_pdh_collect's status. */
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg);
 
 /* Can ctr's rows be handed over (its counterset bound now)? The width of
- * its rows in words, or 0. */
+ * its rows in words (the counterset's counters), or 0. */
 uint32_t pcw__q_raw_width(const pcw_pdh_counter *ctr);
 
 /* Counter k's raw sample as lib/history's row layout (its recipe: the
