@@ -658,9 +658,9 @@ Test(history, hostile_headers)
  * the header would let the fuzzer exercise nothing else. */
 Test(history, fuzz_seeds_are_whole_logs)
 {
-    const char *names[] = {"recorded.pcwlog", "compressed.pcwlog"};
+    const char *names[] = {"recorded.pcwlog", "compressed.pcwlog", "rows.pcwlog"};
     int zstd = 0;
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 3; i++) {
         char path[PATH_MAX], why[512];
         snprintf(path, sizeof path, "%s/fuzz/history-seeds/%s", build_dir(), names[i]);
         size_t len = 0;
