@@ -834,8 +834,7 @@ static size_t v1_log(unsigned char *b, uint32_t version)
     pcw__hist_put_le32(h + 4, (uint32_t)n);
     pcw__hist_put_le32(h + 8, (uint32_t)n);
     memcpy(h + PCW__HIST_BLOCK_HEADER, pay, n);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc32(crc, pay, (uInt)n));
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(version, h, pay, n));
     return PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER + n;
 }
 

@@ -99,9 +99,8 @@ static void block(buf *o, uint64_t seq, const buf *raw)
     pcw__hist_put_le32(h + 8, (uint32_t)raw->len);
     pcw__hist_put_le32(h + 12, z ? PCW__HIST_BLOCK_ZSTD : 0);
     pcw__hist_put_le64(h + 16, seq);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, st, (uInt)n);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc);
+    /* (the version the log's file header, first in o, says) */
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(pcw__hist_le32(o->b + 8), h, st, n));
     put(o, h, sizeof h);
     put(o, st, n);
     free(st);

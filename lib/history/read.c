@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include <pcw/histogram.h>
@@ -225,9 +224,7 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
     if (got < stored)
         return pcw__hist_fail(why, why_len, "incomplete block at offset %llu (%zu of %u bytes)", at,
                               got, stored);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, r->stored, (uInt)stored);
-    if ((uint32_t)crc != pcw__hist_le32(h + 24))
+    if (pcw__hist_block_check(r->version, h, r->stored, stored) != pcw__hist_le32(h + 24))
         return pcw__hist_fail(why, why_len, "block at offset %llu: CRC mismatch (damaged)", at);
     if (flags & PCW__HIST_BLOCK_ZSTD) {
         size_t n = ZSTD_decompress(r->raw, raw, r->stored, stored);

@@ -18,7 +18,6 @@
 #include <time.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include <pcw/histogram.h>
@@ -576,9 +575,9 @@ static int put_whole(pcw__hist_writer *w, const unsigned char *rows, size_t stri
     return spans_add(w, w->rows_at, s, width);
 }
 
-/* Rows compared at once where they are side by side (put_deltas): 8
- * rows of 16 words are 1 KiB. */
-#define ROWS_AT_ONCE 8u
+/* Rows compared at once where they are side by side (put_deltas): 32
+ * rows of 16 words are 4 KiB (8 rows at once cost 10 % more: calls). */
+#define ROWS_AT_ONCE 32u
 
 /* The rows as deltas from the block's words: a count of the rows that
  * did not change, then a changed row (a mask of its changed words, their
@@ -740,9 +739,7 @@ int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
     pcw__hist_put_le32(h + 8, (uint32_t)w->len);
     pcw__hist_put_le32(h + 12, flags);
     pcw__hist_put_le64(h + 16, w->seq);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, payload, (uInt)stored);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc);
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(PCW__HIST_VERSION, h, payload, stored));
     pcw__hist_put_le32(h + 28, 0);
     if (append2(w, h, PCW__HIST_BLOCK_HEADER, payload, stored, why, why_len))
         return -1;
