@@ -183,9 +183,13 @@ int pcw__hist_writer_open(pcw__hist_writer **out, int fd, const char *name,
  * value of it (a reader gives PCW_CSTATUS_NO_INSTANCE). */
 int pcw__hist_writer_series(pcw__hist_writer *w, uint32_t id, const char *path, uint32_t kind);
 /* Series id's identity from now on (type, scale, provider, instance;
- * a histogram's shape and statistic): write one whenever it changes, and
- * before the first sample. -1 for an unknown id, a histogram shape that is
- * not valid, or beyond PCW__HIST_MAX_HWORDS. */
+ * a histogram's shape and statistic; version 3, its row layout): write
+ * one whenever it changes, and before the first sample. -1 for an
+ * unknown id, a histogram shape that is not valid, or beyond
+ * PCW__HIST_MAX_HWORDS, a layout that is not one (history.h's
+ * pcw__hist_layout: words as its indices say, at most
+ * PCW__HIST_ROW_WORDS; only for a provider's instance that is no
+ * histogram), or between rows_begin and rows_end. */
 int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_series *ident);
 /* A sample: monotonic and real time of the collection, the values of
  * series 0..n-1 (n may be less than the series defined: the rest have no
