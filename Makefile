@@ -70,9 +70,9 @@ endif
 
 # libpcw's own: jansson parses the container runtimes' config.json
 # (lib/consumer/annotations.c); zstd and zlib read and write counter logs
-# (lib/history: zstd blocks, zlib's crc32). In PROVIDER_LIBS, which every
-# link of libpcw.a names.
-LIBPCW_LIBS   = -ljansson -lzstd -lz
+# (lib/history: zstd blocks, zlib's crc32 up to log format 2, libxxhash's
+# XXH3 from format 3). In PROVIDER_LIBS, which every link of libpcw.a names.
+LIBPCW_LIBS   = -ljansson -lzstd -lz -lxxhash
 PROVIDER_LIBS = -lurcu-bp -lurcu-cds -lurcu-common -lpthread $(LIBPCW_LIBS)
 TEST_LIBS     = -lcriterion
 
@@ -550,7 +550,7 @@ DEB_PACKAGES = build-essential clang libclang-rt-14-dev pkg-config liburcu-dev m
                prometheus openssl curl python3-prometheus-client jq \
                protobuf-c-compiler libprotobuf-c-dev libprotobuf-dev \
                golang-github-prometheus-client-model-dev \
-               libzstd-dev libjansson-dev universal-ctags
+               libzstd-dev libjansson-dev universal-ctags libxxhash-dev
 
 deps:
 	@./scripts/install-deps.sh $(DEB_PACKAGES)

@@ -106,7 +106,7 @@ $(BENCH_BIN): $(BENCH_OBJ) $(BENCH_PCWTOP_A) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) 
 	$(CXX) -o $@ $(BENCH_OBJ) $(BENCH_PCWTOP_A) $(BENCH_LIB_OBJ) $(BENCH_TOOL_OBJ) $(GBENCH_SHIM_OBJ) \
 	    $(BENCH_PROMCPP_OBJ) $(GBENCH_SHIM_LIBS) $(PROVIDER_LIBS) -lncursesw \
 	    $$(test "$$(cat $(BENCH_HAVE_PROMCPP))" = 1 && echo -lprometheus-cpp-core) \
-	    $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lprotobuf-c -lzstd -lz -lm
+	    $$(test "$$(cat $(BENCH_HAVE_MMV))" = 1 && echo -lpcp_mmv) -lprotobuf-c -lzstd -lz -lxxhash -lm
 
 .PHONY: bench bench-build bench-runs bench-probe-force
 bench-probe-force:

@@ -264,6 +264,8 @@ int bu_child_main(int argc, char **argv)
         return bench_mmv_child(argc - 2, argv + 2);
     if (argc >= 3 && strncmp(argv[2], "callback-", 9) == 0)
         return bench_callback_child(argc - 2, argv + 2);
+    if (argc >= 3 && strcmp(argv[2], "history-churn") == 0)
+        return bench_history_churn_child(argc - 2, argv + 2);
     if (argc >= 4 && strcmp(argv[2], "histogram-provider") == 0)
         return bench_histogram_child(strtoll(argv[3], NULL, 10));
     printf("error unknown child\n");

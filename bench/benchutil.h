@@ -107,6 +107,8 @@ int bench_mmv_child(int argc, char **argv);
 /* callback.c's children ("--bu-child callback-KIND ..."): the callback
  * provider, the socket echo server and the concurrent consumers. */
 int bench_callback_child(int argc, char **argv);
+/* bench/history_record.c: the provider whose values advance each sample. */
+int bench_history_churn_child(int argc, char **argv);
 /* bench/histogram_query.c's provider child: `instances` histograms. */
 int bench_histogram_child(int64_t instances);
 

@@ -633,7 +633,7 @@ Test(history, hostile_headers)
     memcpy(b, PCW__HIST_MAGIC, 8);
     pcw__hist_put_le32(b + 8, PCW__HIST_VERSION + 1);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
-    cr_assert(strstr(why, "version 3, this reader knows versions 1 to 2"), "%s", why);
+    cr_assert(strstr(why, "version 4, this reader knows versions 1 to 3"), "%s", why);
     pcw__hist_put_le32(b + 8, 0);
     cr_assert_eq(read_all(b, sizeof b, why, sizeof why), -2);
     cr_assert(strstr(why, "version 0"), "%s", why);
@@ -658,9 +658,9 @@ Test(history, hostile_headers)
  * the header would let the fuzzer exercise nothing else. */
 Test(history, fuzz_seeds_are_whole_logs)
 {
-    const char *names[] = {"recorded.pcwlog", "compressed.pcwlog"};
+    const char *names[] = {"recorded.pcwlog", "compressed.pcwlog", "rows.pcwlog"};
     int zstd = 0;
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 3; i++) {
         char path[PATH_MAX], why[512];
         snprintf(path, sizeof path, "%s/fuzz/history-seeds/%s", build_dir(), names[i]);
         size_t len = 0;
@@ -834,8 +834,7 @@ static size_t v1_log(unsigned char *b, uint32_t version)
     pcw__hist_put_le32(h + 4, (uint32_t)n);
     pcw__hist_put_le32(h + 8, (uint32_t)n);
     memcpy(h + PCW__HIST_BLOCK_HEADER, pay, n);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc32(crc, pay, (uInt)n));
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(version, h, pay, n));
     return PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER + n;
 }
 

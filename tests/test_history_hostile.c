@@ -99,9 +99,8 @@ static void block(buf *o, uint64_t seq, const buf *raw)
     pcw__hist_put_le32(h + 8, (uint32_t)raw->len);
     pcw__hist_put_le32(h + 12, z ? PCW__HIST_BLOCK_ZSTD : 0);
     pcw__hist_put_le64(h + 16, seq);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, st, (uInt)n);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc);
+    /* (the version the log's file header, first in o, says) */
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(pcw__hist_le32(o->b + 8), h, st, n));
     put(o, h, sizeof h);
     put(o, st, n);
     free(st);
@@ -199,7 +198,8 @@ Test(history_hostile, identity_records_are_listed_once)
     block(&b, 0, &raw);
     raw.len = 0;
     while (raw.len + 16 < PCW__HIST_BLOCK_MAX_RAW) {
-        static const unsigned char ident[8] = {PCW__HIST_REC_IDENT, 0, 0, 0, 0, 0, 0, 0};
+        /* (the last 0: no row layout, version 3) */
+        static const unsigned char ident[9] = {PCW__HIST_REC_IDENT, 0, 0, 0, 0, 0, 0, 0, 0};
         put(&raw, ident, sizeof ident);
     }
     put(&raw, (unsigned char[]){PCW__HIST_REC_SAMPLE, 0, 0, 0}, 4);
@@ -242,6 +242,7 @@ Test(history_hostile, histogram_words_per_block_are_bounded)
     put_varint(&raw, shape);
     put_varint(&raw, PCW_HSTAT_SUM);
     put_varint(&raw, 0);
+    put_varint(&raw, 0); /* no row layout (version 3) */
     block(&b, 0, &raw);
     raw.len = 0;
     uint64_t samples = 0;
@@ -380,4 +381,110 @@ Test(history_hostile, identity_changes_per_log_are_bounded)
                   strstr(e, "more than 100 identity changes"),
               "%s", e);
     pcw_pdh_close(q);
+}
+
+/* ---- row samples (format 3) ------------------------------------------------------ */
+
+/* A log of `version` whose block 0 defines series 0 (with a layout: its
+ * row's word 0) and 1 (without), and whose block 1 is one row sample:
+ * its record type, n = 2, then the bytes of `piece`, then the times. */
+static void row_log(buf *b, uint32_t version, const unsigned char *piece, size_t len)
+{
+    buf raw = {0};
+    b->len = 0;
+    file_header(b);
+    pcw__hist_put_le32(b->b + 8, version);
+    for (uint32_t id = 0; id < 2; id++) {
+        rec_series(&raw, id, PCW__HIST_KIND_RAW);
+        put_varint(&raw, PCW__HIST_REC_IDENT);
+        for (int i = 0; i < 7; i++) /* id, type, scale, provider, instance, pid, dup */
+            put_varint(&raw, i == 0 ? id : 0);
+        if (version < 3)
+            continue;
+        put_varint(&raw, id == 0); /* a layout: status 0, first word 0, constants */
+        for (int i = 0; i < 6 && id == 0; i++)
+            put_varint(&raw, 0);
+    }
+    block(b, 0, &raw);
+    raw.len = 0;
+    put_varint(&raw, PCW__HIST_REC_ROWS);
+    put_varint(&raw, 2);
+    put(&raw, piece, len);
+    put(&raw, (unsigned char[]){0, 0}, 2);
+    block(b, 1, &raw);
+    free(raw.b);
+}
+
+/* Each row sample that breaks a rule of the format is a damaged block,
+ * named by its offset; the block before reads. */
+Test(history_hostile, bad_row_samples_are_damage)
+{
+    /* tag = count << 2 | kind (0 absent, 1 values, 2 rows, 3 whole) */
+    static const struct {
+        unsigned char piece[16];
+        size_t len;
+        const char *what;
+    } cases[] = {
+        {{1 << 2 | 2, 0, 0, 0}, 4, "bad row sample"},                      /* width 0 */
+        {{1 << 2 | 2, 65, 0, 0}, 4, "bad row sample"},                     /* width 65 */
+        {{3 << 2 | 0, 1}, 2, "bad row sample"},                            /* 3 of 2 series */
+        {{2 << 2 | 2, 1, 0, 0, 0x02, 1, 1, 0x01, 1}, 9, "bad row sample"}, /* mask beyond width */
+        {{2 << 2 | 2, 1, 0, 0, 0x00}, 5, "bad row sample"}, /* a changed row, no change */
+        {{1 << 2 | 2, 2, 0, 1}, 4, "without a layout"},     /* series 1 in a row */
+        {{2 << 2 | 3, 1, 0, 1, 2, 3}, 6, "cut short"},      /* whole words cut */
+        {{2 << 2 | 0, 0}, 2, "unknown value status"},       /* absent, VALID */
+    };
+    buf b = {0};
+    char why[256];
+    uint64_t read;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        row_log(&b, PCW__HIST_VERSION, cases[i].piece, cases[i].len);
+        cr_assert_eq(read_all(&b, &read, why, sizeof why), -1, "case %zu read", i);
+        cr_assert(strstr(why, "block at offset") && strstr(why, cases[i].what), "case %zu: %s", i,
+                  why);
+    }
+    /* A good one reads: series 0 unchanged from zero, series 1 absent. */
+    static const unsigned char good[] = {1 << 2 | 2, 1, 0, 1, 1 << 2 | 0, 3};
+    row_log(&b, PCW__HIST_VERSION, good, sizeof good);
+    cr_assert_eq(read_all(&b, &read, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(read, 1);
+    /* A row sample in a version 2 log is no record of it. */
+    row_log(&b, 2, good, sizeof good);
+    cr_assert_eq(read_all(&b, &read, why, sizeof why), -1);
+    cr_assert(strstr(why, "unknown record type"), "%s", why);
+    free(b.b);
+}
+
+/* Rows that did not change cost no byte, nor do absent series: a block of
+ * row samples of 2^16 series each a few bytes long is damaged once its
+ * values pass PCW__HIST_ROW_VALUES_BASE + PCW__HIST_ROW_VALUES_PER_BYTE a
+ * byte (without the bound, 16 KiB could make a reader write 10^10 values). */
+Test(history_hostile, row_values_per_block_are_bounded)
+{
+    const uint32_t nser = 1u << 16;
+    buf b = {0}, raw = {0};
+    file_header(&b);
+    for (uint32_t id = 0; id < nser; id++)
+        rec_series(&raw, id, PCW__HIST_KIND_RAW);
+    block(&b, 0, &raw);
+    raw.len = 0;
+    uint64_t samples = 0;
+    while (samples * nser <= PCW__HIST_ROW_VALUES_BASE + 4096u * PCW__HIST_ROW_VALUES_PER_BYTE) {
+        put_varint(&raw, PCW__HIST_REC_ROWS);
+        put_varint(&raw, nser);
+        put_varint(&raw, (uint64_t)nser << 2 | PCW__HIST_SEG_ABSENT);
+        put_varint(&raw, PCW_CSTATUS_NO_INSTANCE);
+        put(&raw, (unsigned char[]){0, 0}, 2);
+        samples++;
+    }
+    cr_assert_lt(raw.len, 4096);
+    block(&b, 1, &raw);
+    char why[256];
+    uint64_t read;
+    cr_assert_eq(read_all(&b, &read, why, sizeof why), -1, "read %llu samples",
+                 (unsigned long long)read);
+    cr_assert(strstr(why, "more row values in one block"), "%s", why);
+    cr_assert_lt(read, samples);
+    free(b.b);
+    free(raw.b);
 }

@@ -890,9 +890,7 @@ static void put_block(FILE *f, uint64_t seq, const unsigned char *payload, size_
     pcw__hist_put_le32(h + 4, (uint32_t)len);
     pcw__hist_put_le32(h + 8, (uint32_t)len);
     pcw__hist_put_le64(h + 16, seq);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, payload, (uInt)len);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc);
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(PCW__HIST_VERSION, h, payload, len));
     cr_assert_eq(fwrite(h, 1, sizeof h, f), sizeof h);
     cr_assert_eq(fwrite(payload, 1, len, f), len);
 }

@@ -742,8 +742,8 @@ Test(relog, one_path_many_times_is_linear)
     pcw__hist_put_le32(h, PCW__HIST_BLOCK_MAGIC);
     pcw__hist_put_le32(h + 4, len);
     pcw__hist_put_le32(h + 8, len);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc32(crc, h + PCW__HIST_BLOCK_HEADER, len));
+    pcw__hist_put_le32(
+        h + 24, pcw__hist_block_check(PCW__HIST_VERSION, h, h + PCW__HIST_BLOCK_HEADER, len));
     char *log = path_in_root("same.pcwlog");
     cr_assert_eq(tu_write_file(log, b, (size_t)(p - b), 0600), 0);
     free(b);

@@ -47,9 +47,8 @@ static void fix_crcs(unsigned char *b, size_t size)
         size_t stored = pcw__hist_le32(h + 4);
         if (stored > size - off - PCW__HIST_BLOCK_HEADER)
             return;
-        uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-        crc = crc32(crc, h + PCW__HIST_BLOCK_HEADER, (uInt)stored);
-        pcw__hist_put_le32(h + 24, (uint32_t)crc);
+        pcw__hist_put_le32(h + 24, pcw__hist_block_check(pcw__hist_le32(b + 8), h,
+                                                         h + PCW__HIST_BLOCK_HEADER, stored));
         off += PCW__HIST_BLOCK_HEADER + stored;
     }
 }

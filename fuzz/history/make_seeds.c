@@ -131,6 +131,57 @@ static void compressed(const char *file)
     printf("%s\n", file);
 }
 
+/* Row samples (format 3, the recorder's fused path): rows whole and as
+ * deltas, a series absent, values given whole, a layout that changes,
+ * blocks of a few samples. */
+static void rows(const char *file)
+{
+    char why[512];
+    pcw__hist_writer *w;
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || pcw__hist_writer_open(&w, fd, file, NULL, why, sizeof why))
+        die("rows log");
+    enum { WORDS = 3, NROWS = 3, N = WORDS * NROWS + 1 };
+    for (uint32_t i = 0; i < N; i++) {
+        pcw__hist_series id = {.type = PERF_COUNTER_BULK_COUNT, .instance_id = i / WORDS};
+        if (i < WORDS * NROWS) /* a count, its time; a fraction of word 2 */
+            id.layout = (pcw__hist_layout){.words = i % WORDS ? 3 : 1,
+                                           .first = i % WORDS,
+                                           .second = i % WORDS == 1 ? PCW__HIST_SRC_WORD + 2
+                                                                    : PCW__HIST_SRC_TIME,
+                                           .freq_const = 1000000000};
+        char path[64];
+        snprintf(path, sizeof path, "\\\\seed\\Rows(%u)\\c%u", i / WORDS, i % WORDS);
+        if (pcw__hist_writer_series(w, i, path, PCW__HIST_KIND_RAW) ||
+            pcw__hist_writer_ident(w, i, &id))
+            die("rows series");
+    }
+    uint64_t words[NROWS][WORDS] = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
+    for (uint64_t k = 0; k < 40; k++) {
+        uint64_t t = (k + 1) * 1000000000;
+        words[k % NROWS][k % WORDS] += k * k;
+        if (k == 20) {
+            pcw__hist_series id = {.type = PERF_COUNTER_RAWCOUNT,
+                                   .layout = {.words = 1, .first = 0, .freq_const = 1}};
+            if (pcw__hist_writer_ident(w, 0, &id))
+                die("rows ident");
+        }
+        pcw__hist_value v = {.raw = {.status = PCW_CSTATUS_VALID, .first = k, .time_ns = t}};
+        if (pcw__hist_writer_rows_begin(w, N) ||
+            pcw__hist_writer_rows(w, words, sizeof words[0], k % 5 == 3 ? 1 : 2, WORDS, t) ||
+            (k % 5 == 3 ? pcw__hist_writer_rows_absent(w, WORDS, PCW_CSTATUS_NO_INSTANCE) : 0) ||
+            pcw__hist_writer_rows(w, words[2], sizeof words[0], 1, WORDS, t + 3) ||
+            pcw__hist_writer_rows_values(w, &v, 1) ||
+            pcw__hist_writer_rows_end(w, t, 1700000000000000000ull + t))
+            die("rows sample");
+        if (k % 7 == 6 && pcw__hist_writer_flush(w, why, sizeof why))
+            die(why);
+    }
+    if (pcw__hist_writer_close(w, why, sizeof why))
+        die(why);
+    printf("%s\n", file);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2)
@@ -163,6 +214,8 @@ int main(int argc, char **argv)
     recorded(in, reg, file);
     snprintf(file, sizeof file, "%s/compressed.pcwlog", argv[1]);
     compressed(file);
+    snprintf(file, sizeof file, "%s/rows.pcwlog", argv[1]);
+    rows(file);
     pcw_provider_close(p);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

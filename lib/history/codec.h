@@ -13,10 +13,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <xxhash.h>
+#include <zlib.h>
+
+#include "history.h"
+
 /* Per series, per block: the previous values its deltas are taken from
  * (zero at the start of every block, so that a block decodes on its own). */
 typedef struct pcw__hist_prev {
     uint64_t f[5]; /* first, second, multi, freq, time_ns; or [0] the bits of computed */
+    uint64_t word; /* version 3, the reader's: its last word in a row sample */
     uint64_t gen;  /* the reader's: the block load f belongs to; from another, f is
                       zero (reset when used, not for every series at every block) */
 } pcw__hist_prev;
@@ -131,6 +137,22 @@ static inline int pcw__hist_get_varint(const unsigned char **p, const unsigned c
     return -1;
 }
 
+/* A block's check over its header's bytes 0..23 and its stored payload
+ * (header bytes 24..27). Up to version 2 zlib's CRC-32; from version 3
+ * the low 32 bits of XXH3-64 (libxxhash) of the payload, seeded with the
+ * XXH3-64 of the header bytes: a recorder's block is its rows whole, and
+ * the CRC was a fifth of recording's CPU (docs/performance.md, "Recording
+ * a log"); XXH3 checks the same bytes several times faster and, as the CRC,
+ * catches a block the disk wrote only in part. */
+static inline uint32_t pcw__hist_block_check(uint32_t version, const unsigned char *h,
+                                             const unsigned char *payload, size_t len)
+{
+    if (version >= 3)
+        return (uint32_t)XXH3_64bits_withSeed(payload, len, XXH3_64bits(h, 24));
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
+    return (uint32_t)crc32_z(crc, payload, len);
+}
+
 /* ---- version 2: histograms ----------------------------------------------- */
 
 /* Does a value of this status carry a number? A raw series' fields only
@@ -219,6 +241,63 @@ static inline int pcw__hist_get_hwords(const unsigned char **p, const unsigned c
         out[next++] += (uint64_t)pcw__hist_unzigzag(v);
     }
     return 0;
+}
+
+/* ---- version 3: row samples ---------------------------------------------- */
+
+/* A row sample's pieces: a tag (count << 2 | kind), count >= 1. */
+enum {
+    PCW__HIST_SEG_ABSENT = 0, /* count series without a value: a status */
+    PCW__HIST_SEG_VALUES = 1, /* count values as a sample record's */
+    PCW__HIST_SEG_ROWS = 2,   /* count rows: deltas from the block's last words */
+    PCW__HIST_SEG_WHOLE = 3,  /* count rows: every word as it is */
+};
+
+/* A field of a layout (PCW__HIST_SRC_*) from row words w and time t. */
+static inline uint64_t pcw__hist_src(uint32_t src, uint64_t konst, const uint64_t *w, uint64_t t)
+{
+    switch (src) {
+    case PCW__HIST_SRC_CONST:
+        return konst;
+    case PCW__HIST_SRC_TIME:
+        return t;
+    case PCW__HIST_SRC_TIME100:
+        return t / 100;
+    default:
+        return w[src - PCW__HIST_SRC_WORD];
+    }
+}
+
+/* The raw sample a layout makes of a row (history.h, pcw__hist_layout):
+ * the reader's, and the tests'. The layout's indices are below the row's
+ * width (the reader checks before). */
+static inline void pcw__hist_row_raw(const pcw__hist_layout *l, const uint64_t *w, uint64_t t,
+                                     pcw_raw *out)
+{
+    out->status = (int)l->status;
+    out->first = w[l->first];
+    out->second = pcw__hist_src(l->second, 0, w, t);
+    out->multi = pcw__hist_src(l->multi, 1, w, t);
+    out->freq = pcw__hist_src(l->freq, l->freq_const, w, t);
+    out->time_ns = t;
+}
+
+/* The words a layout reads (1 + its largest word index), or 0 when it is
+ * not one (a source beyond PCW__HIST_ROW_WORDS words, a status beyond
+ * `last`). */
+static inline uint32_t pcw__hist_layout_words(const pcw__hist_layout *l, uint32_t last)
+{
+    uint32_t need = l->first + 1;
+    const uint32_t src[3] = {l->second, l->multi, l->freq};
+    if (l->first >= PCW__HIST_ROW_WORDS || l->status > last)
+        return 0;
+    for (int i = 0; i < 3; i++) {
+        if (src[i] >= PCW__HIST_SRC_WORD + PCW__HIST_ROW_WORDS)
+            return 0;
+        if (src[i] >= PCW__HIST_SRC_WORD && src[i] - PCW__HIST_SRC_WORD + 1 > need)
+            need = src[i] - PCW__HIST_SRC_WORD + 1;
+    }
+    return need;
 }
 
 #endif /* PCW_HISTORY_CODEC_H */

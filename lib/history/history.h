@@ -27,7 +27,7 @@
 #include <pcw/pdh.h>
 
 #define PCW__HIST_MAGIC         "PCWLOG\r\n" /* 8 bytes: a text-mode transfer shows */
-#define PCW__HIST_VERSION       2u           /* what the writer writes */
+#define PCW__HIST_VERSION       3u           /* what the writer writes */
 #define PCW__HIST_VERSION_MIN   1u           /* the oldest a reader reads */
 #define PCW__HIST_FILE_HEADER   16u          /* magic, version, flags */
 #define PCW__HIST_BLOCK_MAGIC   0x42574350u  /* "PCWB" little-endian */
@@ -52,12 +52,52 @@
  * size, plus 64 KiB: a few bytes cannot make a reader decode megabytes (the
  * writer stores a block uncompressed rather than compress it further). */
 #define PCW__HIST_MAX_RATIO 1024u
+/* Values the row samples of one block may decode (version 3): at most
+ * PCW__HIST_ROW_VALUES_BASE + PCW__HIST_ROW_VALUES_PER_BYTE per byte of
+ * the block's (decompressed) payload. A row that did not change costs no
+ * byte, so without it a few bytes could make a reader decode millions of
+ * values; the writer ends a block before its row samples reach it. */
+#define PCW__HIST_ROW_VALUES_BASE     (1u << 24)
+#define PCW__HIST_ROW_VALUES_PER_BYTE 256u
 
 /* Flags of a block header. */
 enum { PCW__HIST_BLOCK_ZSTD = 1u << 0 };
 
-/* Record types inside a block's payload. */
-enum { PCW__HIST_REC_SERIES = 1, PCW__HIST_REC_IDENT = 2, PCW__HIST_REC_SAMPLE = 3 };
+/* Record types inside a block's payload (ROWS: version 3). */
+enum {
+    PCW__HIST_REC_SERIES = 1,
+    PCW__HIST_REC_IDENT = 2,
+    PCW__HIST_REC_SAMPLE = 3,
+    PCW__HIST_REC_ROWS = 4,
+};
+
+/* Version 3: the most words a logged row may have (a row sample's width). */
+#define PCW__HIST_ROW_WORDS 64u
+
+/* Version 3: where a field of a series' raw sample comes from, in a row
+ * sample (PCW__HIST_REC_ROWS): a constant (second 0, multi 1, freq the
+ * layout's freq_const), the row's time, that time / 100 (a 100 ns clock),
+ * or word j of the row (PCW__HIST_SRC_WORD + j). */
+enum {
+    PCW__HIST_SRC_CONST = 0,
+    PCW__HIST_SRC_TIME = 1,
+    PCW__HIST_SRC_TIME100 = 2,
+    PCW__HIST_SRC_WORD = 3,
+};
+
+/* Version 3: how a series' pcw_raw is made from the row of 8-byte words
+ * it is logged in (the query's recipe, pcw__q_recipe, for the recipes
+ * that need no more than this: lib/query/collect_raw.c): status, first
+ * from word `first`, second / multi / freq from PCW__HIST_SRC_*, time_ns
+ * the row's time. `words` 0: the series has no layout (it is never in a
+ * row sample). */
+typedef struct pcw__hist_layout {
+    uint32_t words; /* the row's words it reads at most (1 + the largest index); 0: none */
+    uint32_t status;
+    uint32_t first;
+    uint32_t second, multi, freq; /* PCW__HIST_SRC_* */
+    uint64_t freq_const;
+} pcw__hist_layout;
 
 /* What a series logs. */
 enum {
@@ -81,6 +121,10 @@ typedef struct pcw__hist_series {
      * ("Latency:p99": kind QUANTILE, q 0.99). 0 for other types. */
     uint32_t hshape;
     pcw_hist_stat hstat;
+    /* Version 3: how its raw sample is made from a row (words 0: none).
+     * Part of the identity: a provider restarted may lay its rows out
+     * anew. */
+    pcw__hist_layout layout;
 } pcw__hist_series;
 
 /* One series' value in one sample.
@@ -139,9 +183,13 @@ int pcw__hist_writer_open(pcw__hist_writer **out, int fd, const char *name,
  * value of it (a reader gives PCW_CSTATUS_NO_INSTANCE). */
 int pcw__hist_writer_series(pcw__hist_writer *w, uint32_t id, const char *path, uint32_t kind);
 /* Series id's identity from now on (type, scale, provider, instance;
- * a histogram's shape and statistic): write one whenever it changes, and
- * before the first sample. -1 for an unknown id, a histogram shape that is
- * not valid, or beyond PCW__HIST_MAX_HWORDS. */
+ * a histogram's shape and statistic; version 3, its row layout): write
+ * one whenever it changes, and before the first sample. -1 for an
+ * unknown id, a histogram shape that is not valid, or beyond
+ * PCW__HIST_MAX_HWORDS, a layout that is not one (history.h's
+ * pcw__hist_layout: words as its indices say, at most
+ * PCW__HIST_ROW_WORDS; only for a provider's instance that is no
+ * histogram), or between rows_begin and rows_end. */
 int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_series *ident);
 /* A sample: monotonic and real time of the collection, the values of
  * series 0..n-1 (n may be less than the series defined: the rest have no
@@ -154,6 +202,43 @@ int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_ser
  * pcw__hist_writer_flush gives the reason). */
 int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns,
                             const pcw__hist_value *v, size_t n);
+/* ---- row samples (version 3): the recorder's fused path ---- *
+ *
+ * A row sample is the same sample as pcw__hist_writer_sample's, given in
+ * pieces as the query reads them (lib/query/collect_raw.c): the series
+ * [0, n) in order, as runs of rows (each row `width` series, whose raw
+ * samples their layouts make from the row's 8-byte words and the row's
+ * time), series without a value (a status), and values given whole. A
+ * row is compared with the same series' words of the previous row sample
+ * in the block: a run of rows that did not change costs a count, a row
+ * that did a mask of its changed words and their deltas
+ * (docs/history.md, "Row samples"). A histogram's series is never in
+ * a row sample: a sample with histograms is a pcw__hist_writer_sample.
+ *
+ * rows_begin: a row sample of series [0, n) (n <= the series defined;
+ * their identities written, a layout for every series given in rows),
+ * ending the block first if it could take the block beyond what a reader
+ * accepts. The times come at the end (rows_end), when the collection
+ * knows them. -1 for n beyond the series, or a block not written. */
+int pcw__hist_writer_rows_begin(pcw__hist_writer *w, size_t n);
+/* The next nrows rows: row r at rows + r * stride, `width` (1 ..
+ * PCW__HIST_ROW_WORDS) little-endian-host 8-byte words, read at time_ns;
+ * series at, at + 1, ... (row-major). -1 beyond n, or for a series in
+ * them whose layout reads more words than width (or has none). */
+int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
+                          uint32_t width, uint64_t time_ns);
+/* The next count series have no value: status (not VALID, not ABOVE_RANGE). */
+int pcw__hist_writer_rows_absent(pcw__hist_writer *w, size_t count, uint32_t status);
+/* The next count series' values, as pcw__hist_writer_sample writes them
+ * (no histogram's: -1). */
+int pcw__hist_writer_rows_values(pcw__hist_writer *w, const pcw__hist_value *v, size_t count);
+/* The sample's times; every series of [0, n) must have been given (else
+ * -1 and the sample is cancelled). */
+int pcw__hist_writer_rows_end(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns);
+/* Forget the row sample begun (a collection that started again): the
+ * block is as it was before rows_begin. */
+void pcw__hist_writer_rows_cancel(pcw__hist_writer *w);
+
 /* End the block: compress, append it whole with one write(), sync as the
  * policy says. After an error (ENOSPC...) nothing of the failed block counts:
  * the file is cut back to the end of the last good block, and the writer

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include <pcw/histogram.h>
@@ -66,6 +65,8 @@ struct pcw__hist_reader {
     size_t hs_cap;
     uint64_t hwords;
     uint64_t bwords; /* words the current block's values decoded (PCW__HIST_MAX_BLOCK_WORDS) */
+    uint64_t brows;  /* values its row samples decoded (PCW__HIST_ROW_VALUES_*) */
+    uint64_t rlimit; /* ... at most */
 };
 
 /* Up to len bytes at offset off: how many were there. */
@@ -223,9 +224,7 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
     if (got < stored)
         return pcw__hist_fail(why, why_len, "incomplete block at offset %llu (%zu of %u bytes)", at,
                               got, stored);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, r->stored, (uInt)stored);
-    if ((uint32_t)crc != pcw__hist_le32(h + 24))
+    if (pcw__hist_block_check(r->version, h, r->stored, stored) != pcw__hist_le32(h + 24))
         return pcw__hist_fail(why, why_len, "block at offset %llu: CRC mismatch (damaged)", at);
     if (flags & PCW__HIST_BLOCK_ZSTD) {
         size_t n = ZSTD_decompress(r->raw, raw, r->stored, stored);
@@ -248,6 +247,8 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
     r->gen++;
     memset(&r->t, 0, sizeof r->t);
     r->bwords = 0;
+    r->brows = 0;
+    r->rlimit = PCW__HIST_ROW_VALUES_BASE + (uint64_t)PCW__HIST_ROW_VALUES_PER_BYTE * raw;
     return 1;
 }
 
@@ -402,6 +403,28 @@ static int rec_hwords(pcw__hist_reader *r, size_t i, pcw__hist_value *v, char *w
     return 0;
 }
 
+/* The rest of a version 3 identity record: the layout (0, or 1 and its
+ * fields), only for a provider's instance that is no histogram. */
+static int rec_ident_layout(pcw__hist_reader *r, pcw__hist_series *s, char *why, size_t why_len)
+{
+    uint64_t has, f[6];
+    GET(has);
+    if (!has)
+        return 0;
+    for (int i = 0; i < 6; i++)
+        GET(f[i]);
+    pcw__hist_layout l = {
+        0, (uint32_t)f[0], (uint32_t)f[1], (uint32_t)f[2], (uint32_t)f[3], (uint32_t)f[4], f[5]};
+    for (int i = 0; i < 5; i++)
+        if (f[i] > UINT32_MAX)
+            return bad(r, why, why_len, "bad row layout");
+    if (has != 1 || s->kind != PCW__HIST_KIND_RAW || s->type == PERF_PCW_HISTOGRAM ||
+        !(l.words = pcw__hist_layout_words(&l, PCW_CSTATUS_LAST)))
+        return bad(r, why, why_len, "bad row layout");
+    s->layout = l;
+    return 0;
+}
+
 /* ---- records --------------------------------------------------------------- */
 
 static int rec_ident(pcw__hist_reader *r, char *why, size_t why_len)
@@ -430,6 +453,7 @@ static int rec_ident(pcw__hist_reader *r, char *why, size_t why_len)
     s->pid = (int32_t)pcw__hist_unzigzag(pid);
     s->dup_index = (uint32_t)dup;
     s->epoch++;
+    memset(&s->layout, 0, sizeof s->layout);
     if (r->listed[id] != r->calls) { /* once per call, however many records */
         if (r->nchanged == r->changed_cap) {
             size_t cap = r->changed_cap ? r->changed_cap * 2 : 16;
@@ -441,14 +465,14 @@ static int rec_ident(pcw__hist_reader *r, char *why, size_t why_len)
         r->changed[r->nchanged++] = (uint32_t)id;
         r->listed[id] = r->calls;
     }
-    return rec_ident_histogram(r, (size_t)id, why, why_len);
+    if (rec_ident_histogram(r, (size_t)id, why, why_len))
+        return -1;
+    return r->version >= 3 ? rec_ident_layout(r, s, why, why_len) : 0;
 }
 
-static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
+/* A sample's times from the record's two numbers (delta of delta). */
+static void put_times(pcw__hist_reader *r, uint64_t t0, uint64_t t1)
 {
-    uint64_t t0, t1, n;
-    GET(t0);
-    GET(t1);
     pcw__hist_tstate *t = &r->t;
     /* The sums in uint64_t (a hostile delta wraps, as the writer's
      * differences do; int64_t overflow would be undefined). */
@@ -463,13 +487,39 @@ static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
                          ? pcw__hist_unzigzag(t1)
                          : (int64_t)((uint64_t)t->real_offset + (uint64_t)pcw__hist_unzigzag(t1));
     t->n++;
-    GET(n);
-    if (n > r->nseries)
-        return bad(r, why, why_len, "sample of more series than defined");
-    /* The values: the hot loop of reading a log (docs/performance.md), so
-     * the cursor is a local (not r->p through a pointer at every varint)
-     * and the previous values are added in registers. */
+}
+
+/* Where a sample of n values goes; the series after them have no
+ * instance (set only where the last sample into this array had one: the
+ * work is the sample's bytes, not the series defined). */
+static pcw__hist_value *sample_out(pcw__hist_reader *r, size_t n)
+{
     pcw__hist_value *out = r->out ? r->out : r->values;
+    size_t *tail = r->out ? &r->out_tail : &r->tail;
+    for (size_t i = n; i < *tail && i < r->nseries; i++)
+        out[i] = (pcw__hist_value){.raw = {.status = PCW_CSTATUS_NO_INSTANCE}};
+    *tail = r->last_n = n;
+    return out;
+}
+
+/* Series i's deltas state, zero when it was last used in another block. */
+static inline pcw__hist_prev *prev_of(pcw__hist_reader *r, size_t i)
+{
+    pcw__hist_prev *p = &r->prev[i];
+    if (p->gen != r->gen) {
+        memset(p, 0, sizeof *p);
+        p->gen = r->gen;
+    }
+    return p;
+}
+
+/* Values of series [from, from + n) as a sample record holds them, into
+ * out[from...]. The hot loop of reading a v2 log (docs/performance.md), so
+ * the cursor is a local (not r->p through a pointer at every varint) and
+ * the previous values are added in registers. */
+static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, size_t n, char *why,
+                      size_t why_len)
+{
     const unsigned char *cp = r->p, *end = r->end;
 #define VGET(v)                                                                                    \
     do {                                                                                           \
@@ -479,24 +529,9 @@ static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
                                   (unsigned long long)r->block_off);                               \
         }                                                                                          \
     } while (0)
-    /* The sample's n values; the series after them have no instance (set
-     * only where the last sample into this array had one: the work is the
-     * sample's bytes, not the series defined). */
-    size_t *tail = r->out ? &r->out_tail : &r->tail;
-    for (size_t i = n; i < *tail && i < r->nseries; i++) {
-        out[i].raw = (pcw_raw){.status = PCW_CSTATUS_NO_INSTANCE};
-        out[i].computed = 0;
-        out[i].hwords = NULL;
-        out[i].hn = 0;
-    }
-    *tail = r->last_n = (size_t)n;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < from + n; i++) {
         pcw__hist_value *v = &out[i];
-        pcw__hist_prev *p = &r->prev[i];
-        if (p->gen != r->gen) {
-            memset(p, 0, sizeof *p);
-            p->gen = r->gen;
-        }
+        pcw__hist_prev *p = prev_of(r, i);
         uint64_t st;
         VGET(st);
         if (st > PCW_CSTATUS_LAST) {
@@ -546,6 +581,150 @@ static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
     return 0;
 }
 
+static int rec_sample(pcw__hist_reader *r, char *why, size_t why_len)
+{
+    uint64_t t0, t1, n;
+    GET(t0);
+    GET(t1);
+    put_times(r, t0, t1);
+    GET(n);
+    if (n > r->nseries)
+        return bad(r, why, why_len, "sample of more series than defined");
+    return get_values(r, sample_out(r, (size_t)n), 0, (size_t)n, why, why_len);
+}
+
+/* ---- row samples (version 3) ------------------------------------------- */
+
+/* Row `row` of a piece from series `at` on, its words w: each series'
+ * raw sample by its layout, at time t. */
+static int put_row(pcw__hist_reader *r, pcw__hist_value *out, size_t at, const uint64_t *w,
+                   uint32_t width, uint64_t t, char *why, size_t why_len)
+{
+    for (uint32_t j = 0; j < width; j++) {
+        size_t i = at + j;
+        const pcw__hist_layout *l = &r->series[i].layout;
+        /* A series in a row has a layout within the row (and so is a
+         * provider's instance and no histogram: rec_ident_layout). */
+        if (!l->words || l->words > width)
+            return bad(r, why, why_len, "a series in a row sample without a layout that fits it");
+        prev_of(r, i)->word = w[j];
+        pcw__hist_value *v = &out[i];
+        pcw__hist_row_raw(l, w, t, &v->raw);
+        v->computed = 0;
+        v->hwords = NULL;
+        v->hn = 0;
+    }
+    return 0;
+}
+
+/* A ROWS or WHOLE piece of `count` rows from series at (its header read). */
+static int get_rows(pcw__hist_reader *r, pcw__hist_value *out, unsigned kind, size_t at,
+                    size_t count, uint32_t width, uint64_t t, char *why, size_t why_len)
+{
+    uint64_t w[PCW__HIST_ROW_WORDS];
+    size_t mbytes = (width + 7) / 8;
+    for (size_t row = 0; row < count;) {
+        size_t s = at + row * width;
+        if (kind == PCW__HIST_SEG_WHOLE) {
+            if ((size_t)(r->end - r->p) < 8 * (size_t)width)
+                return bad(r, why, why_len, "record cut short");
+            for (uint32_t j = 0; j < width; j++)
+                w[j] = pcw__hist_le64(r->p + 8 * j);
+            r->p += 8 * (size_t)width;
+            if (put_row(r, out, s, w, width, t, why, why_len))
+                return -1;
+            row++;
+            continue;
+        }
+        /* Rows that did not change, then one that did (unless the count
+         * ends the piece). */
+        uint64_t same;
+        GET(same);
+        if (same > count - row)
+            return bad(r, why, why_len, "bad row sample");
+        for (; same; same--, row++, s += width) {
+            for (uint32_t j = 0; j < width; j++)
+                w[j] = prev_of(r, s + j)->word;
+            if (put_row(r, out, s, w, width, t, why, why_len))
+                return -1;
+        }
+        if (row == count)
+            break;
+        if ((size_t)(r->end - r->p) < mbytes)
+            return bad(r, why, why_len, "record cut short");
+        uint64_t mask = 0;
+        for (size_t b = 0; b < mbytes; b++)
+            mask |= (uint64_t)r->p[b] << (8 * b);
+        r->p += mbytes;
+        if (!mask || (width < 64 && mask >> width))
+            return bad(r, why, why_len, "bad row sample");
+        for (uint32_t j = 0; j < width; j++) {
+            w[j] = prev_of(r, s + j)->word;
+            if (mask >> j & 1) {
+                uint64_t d;
+                GET(d);
+                w[j] += (uint64_t)pcw__hist_unzigzag(d);
+            }
+        }
+        if (put_row(r, out, s, w, width, t, why, why_len))
+            return -1;
+        row++;
+    }
+    return 0;
+}
+
+static int rec_rows(pcw__hist_reader *r, char *why, size_t why_len)
+{
+    uint64_t n;
+    GET(n);
+    if (n > r->nseries)
+        return bad(r, why, why_len, "sample of more series than defined");
+    /* Rows that did not change cost no byte: the values row samples
+     * decode are bounded per block, by its bytes (history.h). */
+    if (r->brows + n > r->rlimit)
+        return bad(r, why, why_len, "more row values in one block than its bytes allow");
+    r->brows += n;
+    pcw__hist_value *out = sample_out(r, (size_t)n);
+    uint64_t t = r->t.n ? r->t.mono : 0; /* a piece's time: from the last one */
+    for (size_t at = 0; at < n;) {
+        uint64_t tag, st, width, dt;
+        GET(tag);
+        unsigned kind = (unsigned)(tag & 3);
+        uint64_t count = tag >> 2;
+        if (!count || count > n - at)
+            return bad(r, why, why_len, "bad row sample");
+        if (kind == PCW__HIST_SEG_ABSENT) {
+            GET(st);
+            if (st > PCW_CSTATUS_LAST || st == PCW_CSTATUS_VALID ||
+                pcw__hist_has_number(r->version, PCW__HIST_KIND_COMPUTED, st))
+                return bad(r, why, why_len, "unknown value status");
+            for (size_t i = at; i < at + count; i++)
+                out[i] = (pcw__hist_value){.raw = {.status = (int)st}};
+            at += count;
+            continue;
+        }
+        if (kind == PCW__HIST_SEG_VALUES) {
+            if (get_values(r, out, at, (size_t)count, why, why_len))
+                return -1;
+            at += count;
+            continue;
+        }
+        GET(width);
+        GET(dt);
+        if (!width || width > PCW__HIST_ROW_WORDS || count > (n - at) / width)
+            return bad(r, why, why_len, "bad row sample");
+        t += (uint64_t)pcw__hist_unzigzag(dt);
+        if (get_rows(r, out, kind, at, (size_t)count, (uint32_t)width, t, why, why_len))
+            return -1;
+        at += count * width;
+    }
+    uint64_t t0, t1;
+    GET(t0);
+    GET(t1);
+    put_times(r, t0, t1);
+    return 0;
+}
+
 int pcw__hist_reader_next(pcw__hist_reader *r, uint64_t *mono_ns, uint64_t *real_ns,
                           const pcw__hist_value **v, size_t *n, char *why, size_t why_len)
 {
@@ -572,6 +751,8 @@ int pcw__hist_reader_next(pcw__hist_reader *r, uint64_t *mono_ns, uint64_t *real
             rc = rec_ident(r, why, why_len);
         else if (type == PCW__HIST_REC_SAMPLE)
             rc = rec_sample(r, why, why_len);
+        else if (type == PCW__HIST_REC_ROWS && r->version >= 3)
+            rc = rec_rows(r, why, why_len);
         else
             rc = bad(r, why, why_len, "unknown record type");
         if (rc) {
@@ -581,7 +762,7 @@ int pcw__hist_reader_next(pcw__hist_reader *r, uint64_t *mono_ns, uint64_t *real
             r->blocks--;
             return -1;
         }
-        if (type == PCW__HIST_REC_SAMPLE) {
+        if (type == PCW__HIST_REC_SAMPLE || type == PCW__HIST_REC_ROWS) {
             *mono_ns = r->t.mono;
             *real_ns = r->t.mono + (uint64_t)r->t.real_offset;
             *v = r->out ? r->out : r->values;

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include <pcw/histogram.h>
@@ -37,16 +37,41 @@ struct pcw__hist_writer {
     pcw__hist_sync_policy policy;
     uint32_t unsynced;
     uint64_t synced_ns;
-    pcw__hist_prev *prev; /* per series */
-    unsigned char *kind;  /* per series: PCW__HIST_KIND_* */
-    pcw__hist_hstate *hs; /* per series: a histogram's last words (n 0: none) */
-    uint32_t *hshape;     /* per series: its identity's histogram shape, or 0 */
-    uint64_t hwords;      /* histogram words kept, all series (PCW__HIST_MAX_HWORDS) */
-    uint64_t block_words; /* the open block's histogram words to decode
-                             (PCW__HIST_MAX_BLOCK_WORDS) */
+    pcw__hist_prev *prev;    /* per series */
+    size_t prev_lo, prev_hi; /* the series [lo, hi) whose prev this block changed */
+    unsigned char *kind;     /* per series: PCW__HIST_KIND_* */
+    pcw__hist_hstate *hs;    /* per series: a histogram's last words (n 0: none) */
+    uint32_t *hshape;        /* per series: its identity's histogram shape, or 0 */
+    uint64_t hwords;         /* histogram words kept, all series (PCW__HIST_MAX_HWORDS) */
+    uint64_t block_words;    /* the open block's histogram words to decode
+                                (PCW__HIST_MAX_BLOCK_WORDS) */
+    uint64_t block_rvalues;  /* the values its row samples decode
+                                (PCW__HIST_ROW_VALUES_BASE, _PER_BYTE) */
+    int zstd;                /* the open block holds value samples: compress it */
     uint32_t nseries;
     pcw__hist_tstate t;
     char err[512]; /* why a block a sample ended could not be written */
+    /* Row samples (version 3): per series its identity's layout's words
+     * (0: none) and its last word in this block; the spans of series
+     * whose words were written in this block (only there is a row's
+     * delta one a reader can take: elsewhere rows are written whole). */
+    uint8_t *lneed;
+    uint64_t *word;
+    struct span {
+        size_t from, to; /* series [from, to), rows of `width` from `from` */
+        uint32_t width;
+    } * spans;
+    size_t nspans, spans_cap;
+    int in_rows;      /* between rows_begin and rows_end */
+    size_t rows_len;  /* the payload's length at rows_begin */
+    size_t rows_n;    /* the row sample's series */
+    size_t rows_at;   /* the next series it gives */
+    uint64_t rows_tb; /* the last row time written (the next one's base) */
+    struct bak {      /* the values' deltas state before a VALUES piece */
+        size_t from, n;
+        pcw__hist_prev *old;
+    } * bak;
+    size_t nbak, bak_cap;
 };
 
 static uint64_t mono_now(void)
@@ -78,13 +103,22 @@ static void put_varint(pcw__hist_writer *w, uint64_t v)
     w->len += pcw__hist_put_varint(w->buf + w->len, v);
 }
 
-/* Write all of buf at the end of the log, or cut the file back to it. */
-static int append(pcw__hist_writer *w, const unsigned char *buf, size_t len, char *why,
-                  size_t why_len)
+/* Write all of buf and then buf2 (len2 bytes; may be 0) at the end of
+ * the log, or cut the file back to it. Two pieces: a block's header and
+ * its payload where it is stored as the writer built it (no copy). */
+static int append2(pcw__hist_writer *w, const unsigned char *buf, size_t len1,
+                   const unsigned char *buf2, size_t len2, char *why, size_t why_len)
 {
-    size_t done = 0;
+    size_t done = 0, len = len1 + len2;
     while (done < len) {
-        ssize_t r = write(w->fd, buf + done, len - done);
+        struct iovec iov[2];
+        int n = 0;
+        if (done < len1)
+            iov[n++] = (struct iovec){(void *)(buf + done), len1 - done};
+        if (len2)
+            iov[n++] = (struct iovec){(void *)(buf2 + (done > len1 ? done - len1 : 0)),
+                                      len2 - (done > len1 ? done - len1 : 0)};
+        ssize_t r = writev(w->fd, iov, n);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
@@ -102,6 +136,12 @@ static int append(pcw__hist_writer *w, const unsigned char *buf, size_t len, cha
     }
     w->end += len;
     return 0;
+}
+
+static int append(pcw__hist_writer *w, const unsigned char *buf, size_t len, char *why,
+                  size_t why_len)
+{
+    return append2(w, buf, len, NULL, 0, why, why_len);
 }
 
 int pcw__hist_writer_open(pcw__hist_writer **out, int fd, const char *name,
@@ -159,6 +199,16 @@ int pcw__hist_writer_series(pcw__hist_writer *w, uint32_t id, const char *path, 
         return -1;
     w->hshape = sh;
     sh[id] = 0;
+    uint8_t *ln = realloc(w->lneed, (size_t)id + 1);
+    if (!ln)
+        return -1;
+    w->lneed = ln;
+    ln[id] = 0;
+    uint64_t *wd = realloc(w->word, (size_t)(id + 1) * sizeof *wd);
+    if (!wd)
+        return -1;
+    w->word = wd;
+    wd[id] = 0;
     k[id] = (unsigned char)kind;
     if (reserve(w, 40 + plen))
         return -1;
@@ -193,13 +243,33 @@ static int ident_histogram(pcw__hist_writer *w, uint32_t id, uint32_t shape)
     return 0;
 }
 
+/* Forget the spans that hold series [from, to): their rows are written
+ * whole again (a layout changed, a row sample cancelled). */
+static void spans_drop(pcw__hist_writer *w, size_t from, size_t to)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < w->nspans; i++)
+        if (w->spans[i].to <= from || w->spans[i].from >= to)
+            w->spans[k++] = w->spans[i];
+    w->nspans = k;
+}
+
 int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_series *s)
 {
     int hist = s->type == PERF_PCW_HISTOGRAM;
+    const pcw__hist_layout *l = &s->layout;
+    /* A layout: only a provider's instance that is no histogram, and one
+     * a reader takes (its words as it says, within PCW__HIST_ROW_WORDS). */
     if (id >= w->nseries || (hist && !pcw_hist_shape_valid(s->hshape)) ||
+        (l->words && (hist || w->kind[id] != PCW__HIST_KIND_RAW ||
+                      pcw__hist_layout_words(l, PCW_CSTATUS_LAST) != l->words)) ||
+        w->in_rows ||
         ident_histogram(w, id, hist && w->kind[id] == PCW__HIST_KIND_RAW ? s->hshape : 0) ||
-        reserve(w, 110))
+        reserve(w, 180))
         return -1;
+    if (w->lneed[id] != l->words)
+        spans_drop(w, id, id + 1);
+    w->lneed[id] = (uint8_t)l->words;
     put_varint(w, PCW__HIST_REC_IDENT);
     put_varint(w, id);
     put_varint(w, s->type);
@@ -214,6 +284,16 @@ int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_ser
         put_varint(w, s->hshape);
         put_varint(w, (uint64_t)(uint32_t)s->hstat.kind);
         put_varint(w, q);
+    }
+    /* Version 3: the layout (0: none; else its fields). */
+    put_varint(w, l->words ? 1 : 0);
+    if (l->words) {
+        put_varint(w, l->status);
+        put_varint(w, l->first);
+        put_varint(w, l->second);
+        put_varint(w, l->multi);
+        put_varint(w, l->freq);
+        put_varint(w, l->freq_const);
     }
     return 0;
 }
@@ -249,29 +329,9 @@ static size_t sample_bound(const pcw__hist_writer *w, const pcw__hist_value *v, 
     return need;
 }
 
-int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns,
-                            const pcw__hist_value *v, size_t n)
+/* A sample's times (delta of delta; room reserved). */
+static void put_times(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns)
 {
-    uint64_t words = 0;
-    size_t need = n <= w->nseries ? sample_bound(w, v, n, &words) : 0;
-    if (!need)
-        return -1;
-    /* The block ends before a sample that could take it beyond what a
-     * reader accepts, in bytes or in histogram words to decode: whatever
-     * the caller's flushing, no block is refused (one sample alone beyond
-     * the bytes still is: pcw__hist_writer_flush says so). */
-    if (w->t.n && (w->len + need > PCW__HIST_BLOCK_MAX_RAW ||
-                   w->block_words + words > PCW__HIST_MAX_BLOCK_WORDS)) {
-        if (pcw__hist_writer_flush(w, w->err, sizeof w->err)) {
-            if (!w->failed) /* out of memory: the writer goes on */
-                w->err[0] = 0;
-            return -1;
-        }
-    }
-    if (reserve(w, need))
-        return -1;
-    w->block_words += words;
-    put_varint(w, PCW__HIST_REC_SAMPLE);
     pcw__hist_tstate *t = &w->t;
     int64_t off = (int64_t)(real_ns - mono_ns);
     if (t->n == 0) {
@@ -285,13 +345,23 @@ int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real
         t->mono_delta = d;
     }
     t->n++, t->mono = mono_ns, t->real_offset = off;
-    put_varint(w, n);
-    /* The values through a local cursor (w->len once at the end): the
-     * loop is the recorder's cost (docs/performance.md, "Recording a
-     * log"), and stores through w would make the compiler reload it. */
+}
+
+/* The values of series first .. first + n - 1 (room reserved). */
+static void put_values(pcw__hist_writer *w, const pcw__hist_value *v, size_t first, size_t n)
+{
+    if (w->prev_hi == w->prev_lo) /* (the series whose deltas the block changed) */
+        w->prev_lo = first, w->prev_hi = first + n;
+    if (first < w->prev_lo)
+        w->prev_lo = first;
+    if (first + n > w->prev_hi)
+        w->prev_hi = first + n;
+    /* The values through a local cursor (w->len once at the end): stores
+     * through w would make the compiler reload it at every byte. */
     unsigned char *o = w->buf + w->len;
-    for (size_t i = 0; i < n; i++) {
-        const pcw_raw *r = &v[i].raw;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = first + j;
+        const pcw_raw *r = &v[j].raw;
         pcw__hist_prev *p = &w->prev[i];
         o += pcw__hist_put_varint(o, (uint64_t)(uint32_t)r->status);
         if (!pcw__hist_has_number(PCW__HIST_VERSION, w->kind[i], (uint32_t)r->status))
@@ -301,7 +371,7 @@ int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real
          * a value that stays is one byte). */
         if (w->kind[i] == PCW__HIST_KIND_COMPUTED) {
             uint64_t bits;
-            memcpy(&bits, &v[i].computed, sizeof bits);
+            memcpy(&bits, &v[j].computed, sizeof bits);
             o += pcw__hist_put_varint(o, bits ^ p->f[0]);
             p->f[0] = bits;
             continue;
@@ -313,16 +383,318 @@ int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real
         }
         if (w->hshape[i]) {
             w->len = (size_t)(o - w->buf);
-            put_hwords(w, (uint32_t)i, &v[i]);
+            put_hwords(w, (uint32_t)i, &v[j]);
             o = w->buf + w->len;
         }
     }
     w->len = (size_t)(o - w->buf);
+}
+
+/* End the block first when a sample of `need` bytes and `words`
+ * histogram words could take it beyond what a reader accepts, whatever
+ * the caller's flushing (one sample alone beyond the bytes still is:
+ * pcw__hist_writer_flush says so); then room for it. */
+static int room_for_sample(pcw__hist_writer *w, size_t need, uint64_t words, uint64_t rvalues)
+{
+    /* (Row values against the payload so far: it only grows.) */
+    if (w->t.n &&
+        (w->len + need > PCW__HIST_BLOCK_MAX_RAW ||
+         w->block_words + words > PCW__HIST_MAX_BLOCK_WORDS ||
+         w->block_rvalues + rvalues >
+             PCW__HIST_ROW_VALUES_BASE + (uint64_t)PCW__HIST_ROW_VALUES_PER_BYTE * w->len)) {
+        if (pcw__hist_writer_flush(w, w->err, sizeof w->err)) {
+            if (!w->failed) /* out of memory: the writer goes on */
+                w->err[0] = 0;
+            return -1;
+        }
+    }
+    return reserve(w, need);
+}
+
+int pcw__hist_writer_sample(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns,
+                            const pcw__hist_value *v, size_t n)
+{
+    uint64_t words = 0;
+    size_t need = n <= w->nseries && !w->in_rows ? sample_bound(w, v, n, &words) : 0;
+    if (!need || room_for_sample(w, need, words, 0))
+        return -1;
+    w->block_words += words;
+    w->zstd = 1;
+    put_varint(w, PCW__HIST_REC_SAMPLE);
+    put_times(w, mono_ns, real_ns);
+    put_varint(w, n);
+    put_values(w, v, 0, n);
     return 0;
+}
+
+/* ---- row samples (version 3) ---------------------------------------------- */
+
+/* Most bytes a row sample's pieces take per series: a value's 64 (a
+ * status and five 10-byte varints), and a piece's header (30) for each
+ * piece, which has at least one series. */
+#define ROWS_PER_SERIES 96u
+
+int pcw__hist_writer_rows_begin(pcw__hist_writer *w, size_t n)
+{
+    if (w->in_rows || n > w->nseries || room_for_sample(w, 40 + n * ROWS_PER_SERIES, 0, n))
+        return -1;
+    w->block_rvalues += n;
+    w->rows_len = w->len;
+    put_varint(w, PCW__HIST_REC_ROWS);
+    put_varint(w, n);
+    w->in_rows = 1;
+    w->rows_n = n;
+    w->rows_at = 0;
+    w->rows_tb = w->t.n ? w->t.mono : 0;
+    return 0;
+}
+
+/* A piece's header: its kind and count. */
+static void put_seg(pcw__hist_writer *w, unsigned kind, size_t count)
+{
+    put_varint(w, (uint64_t)count << 2 | kind);
+}
+
+int pcw__hist_writer_rows_absent(pcw__hist_writer *w, size_t count, uint32_t status)
+{
+    if (!w->in_rows || !count || count > w->rows_n - w->rows_at || status > PCW_CSTATUS_LAST ||
+        status == PCW_CSTATUS_VALID ||
+        pcw__hist_has_number(PCW__HIST_VERSION, PCW__HIST_KIND_COMPUTED, status))
+        return -1;
+    put_seg(w, PCW__HIST_SEG_ABSENT, count);
+    put_varint(w, status);
+    w->rows_at += count;
+    return 0;
+}
+
+int pcw__hist_writer_rows_values(pcw__hist_writer *w, const pcw__hist_value *v, size_t count)
+{
+    if (!w->in_rows || !count || count > w->rows_n - w->rows_at)
+        return -1;
+    for (size_t j = 0; j < count && w->hwords; j++)
+        if (w->hshape[w->rows_at + j])
+            return -1;
+    /* Their deltas' state as it was, for rows_cancel to put back. */
+    if (w->nbak == w->bak_cap) {
+        size_t cap = w->bak_cap ? 2 * w->bak_cap : 16;
+        struct bak *b = realloc(w->bak, cap * sizeof *b);
+        if (!b)
+            return -1;
+        w->bak = b, w->bak_cap = cap;
+    }
+    pcw__hist_prev *old = malloc(count * sizeof *old);
+    if (!old)
+        return -1;
+    memcpy(old, &w->prev[w->rows_at], count * sizeof *old);
+    w->bak[w->nbak++] = (struct bak){w->rows_at, count, old};
+    put_seg(w, PCW__HIST_SEG_VALUES, count);
+    put_values(w, v, w->rows_at, count);
+    w->rows_at += count;
+    return 0;
+}
+
+/* Are series [from, from + nrows * width) rows of width whose words this
+ * block holds (one span, the rows aligned with it)? */
+static int spans_cover(const pcw__hist_writer *w, size_t from, size_t nrows, uint32_t width)
+{
+    for (size_t i = 0; i < w->nspans; i++) {
+        const struct span *p = &w->spans[i];
+        if (p->from <= from && from < p->to)
+            return p->width == width && (from - p->from) % width == 0 &&
+                   from + nrows * width <= p->to;
+    }
+    return 0;
+}
+
+/* Series [from, to) are rows of width written whole in this block: a
+ * span of their own, or the end of the one they continue. */
+static int spans_add(pcw__hist_writer *w, size_t from, size_t to, uint32_t width)
+{
+    spans_drop(w, from, to);
+    for (size_t i = 0; i < w->nspans; i++)
+        if (w->spans[i].to == from && w->spans[i].width == width &&
+            (from - w->spans[i].from) % width == 0) {
+            w->spans[i].to = to;
+            return 0;
+        }
+    if (w->nspans == w->spans_cap) {
+        size_t cap = w->spans_cap ? 2 * w->spans_cap : 16;
+        struct span *p = realloc(w->spans, cap * sizeof *p);
+        if (!p)
+            return -1;
+        w->spans = p, w->spans_cap = cap;
+    }
+    w->spans[w->nspans++] = (struct span){from, to, width};
+    return 0;
+}
+
+/* Row r's word j (host order, as the provider wrote it). */
+static inline uint64_t row_word(const unsigned char *row, uint32_t j)
+{
+    uint64_t x;
+    memcpy(&x, row + 8 * (size_t)j, sizeof x);
+    return x;
+}
+
+/* Do series [from, from + n) have layouts that rows of width make raw
+ * samples of? */
+static int layouts_fit(const pcw__hist_writer *w, size_t from, size_t n, uint32_t width)
+{
+    for (size_t i = from; i < from + n; i++)
+        if (!w->lneed[i] || w->lneed[i] > width)
+            return 0;
+    return 1;
+}
+
+/* The rows as they are: every word, little-endian; the words kept. */
+static int put_whole(pcw__hist_writer *w, const unsigned char *rows, size_t stride, size_t nrows,
+                     uint32_t width)
+{
+    size_t s = w->rows_at;
+    unsigned char *o = w->buf + w->len;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (stride == 8 * (size_t)width) { /* side by side: as one piece */
+        memcpy(&w->word[s], rows, nrows * stride);
+        memcpy(o, rows, nrows * stride);
+        w->len += nrows * stride;
+        return spans_add(w, s, s + nrows * width, width);
+    }
+#endif
+    for (size_t r = 0; r < nrows; r++, s += width) {
+        const unsigned char *row = rows + r * stride;
+        memcpy(&w->word[s], row, 8 * (size_t)width);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(o, row, 8 * (size_t)width);
+#else
+        for (uint32_t j = 0; j < width; j++)
+            pcw__hist_put_le64(o + 8 * j, w->word[s + j]);
+#endif
+        o += 8 * (size_t)width;
+    }
+    w->len = (size_t)(o - w->buf);
+    return spans_add(w, w->rows_at, s, width);
+}
+
+/* Rows compared at once where they are side by side (put_deltas): 32
+ * rows of 16 words are 4 KiB (8 rows at once cost 10 % more: calls). */
+#define ROWS_AT_ONCE 32u
+
+/* The rows as deltas from the block's words: a count of the rows that
+ * did not change, then a changed row (a mask of its changed words, their
+ * zigzag deltas), and so on; a last count for the rows left. The compare
+ * is the recorder's cost for a row that did not change
+ * (docs/performance.md, "Recording a log"): the XORs of the row's words
+ * ORed together, one branch a row. */
+static void put_deltas(pcw__hist_writer *w, const unsigned char *rows, size_t stride, size_t nrows,
+                       uint32_t width)
+{
+    unsigned char *o = w->buf + w->len;
+    uint64_t same = 0;
+    uint64_t *pw = &w->word[w->rows_at];
+    size_t wbytes = 8 * (size_t)width;
+    for (size_t r = 0; r < nrows; r++, pw += width) {
+        const unsigned char *row = rows + r * stride;
+        /* Rows side by side (as a snapshot holds them): ROWS_AT_ONCE at a
+         * time with memcmp (the C library's widest compare), and row by
+         * row only in a group where one changed. */
+        if (stride == wbytes && r % ROWS_AT_ONCE == 0 && nrows - r >= ROWS_AT_ONCE &&
+            memcmp(row, pw, ROWS_AT_ONCE * wbytes) == 0) {
+            same += ROWS_AT_ONCE;
+            r += ROWS_AT_ONCE - 1, pw += (ROWS_AT_ONCE - 1) * (size_t)width;
+            continue;
+        }
+        uint64_t d = 0;
+        for (uint32_t j = 0; j < width; j++)
+            d |= row_word(row, j) ^ pw[j];
+        if (!d) {
+            same++;
+            continue;
+        }
+        o += pcw__hist_put_varint(o, same);
+        same = 0;
+        uint64_t mask = 0;
+        for (uint32_t j = 0; j < width; j++)
+            mask |= (uint64_t)(row_word(row, j) != pw[j]) << j;
+        for (uint32_t b = 0; b < (width + 7) / 8; b++)
+            *o++ = (unsigned char)(mask >> (8 * b));
+        for (uint32_t j = 0; j < width; j++) {
+            uint64_t x = row_word(row, j);
+            if (x != pw[j])
+                o += pcw__hist_put_varint(o, pcw__hist_zigzag((int64_t)(x - pw[j])));
+            pw[j] = x;
+        }
+    }
+    if (same)
+        o += pcw__hist_put_varint(o, same);
+    w->len = (size_t)(o - w->buf);
+}
+
+int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
+                          uint32_t width, uint64_t time_ns)
+{
+    if (!w->in_rows || !nrows || !width || width > PCW__HIST_ROW_WORDS ||
+        stride < 8 * (size_t)width || nrows > (w->rows_n - w->rows_at) / width)
+        return -1;
+    /* Rows this block holds the words of are deltas; others are whole
+     * (and their layouts checked: a covered span's were, and a layout
+     * that changed since dropped its span). */
+    int whole = !spans_cover(w, w->rows_at, nrows, width);
+    if (whole && !layouts_fit(w, w->rows_at, nrows * width, width))
+        return -1;
+    put_seg(w, whole ? PCW__HIST_SEG_WHOLE : PCW__HIST_SEG_ROWS, nrows);
+    put_varint(w, width);
+    put_varint(w, pcw__hist_zigzag((int64_t)(time_ns - w->rows_tb)));
+    w->rows_tb = time_ns;
+    if (whole) {
+        if (put_whole(w, rows, stride, nrows, width))
+            return -1; /* (out of memory: the sample is cancelled by rows_end) */
+    } else {
+        put_deltas(w, rows, stride, nrows, width);
+    }
+    w->rows_at += nrows * width;
+    return 0;
+}
+
+/* The row sample is over: its values' backups freed. */
+static void rows_done(pcw__hist_writer *w)
+{
+    for (size_t i = 0; i < w->nbak; i++)
+        free(w->bak[i].old);
+    w->nbak = 0;
+    w->in_rows = 0;
+}
+
+int pcw__hist_writer_rows_end(pcw__hist_writer *w, uint64_t mono_ns, uint64_t real_ns)
+{
+    if (!w->in_rows)
+        return -1;
+    if (w->rows_at != w->rows_n) {
+        pcw__hist_writer_rows_cancel(w);
+        return -1;
+    }
+    put_times(w, mono_ns, real_ns);
+    rows_done(w);
+    return 0;
+}
+
+void pcw__hist_writer_rows_cancel(pcw__hist_writer *w)
+{
+    if (!w->in_rows)
+        return;
+    /* The words of the rows given are the cancelled sample's, which no
+     * reader will see: those rows are written whole again. The values'
+     * deltas (w->prev) are put back as they were. */
+    spans_drop(w, 0, w->rows_at);
+    for (size_t i = 0; i < w->nbak; i++)
+        memcpy(&w->prev[w->bak[i].from], w->bak[i].old, w->bak[i].n * sizeof *w->prev);
+    rows_done(w);
+    w->len = w->rows_len;
+    w->block_rvalues -= w->rows_n;
 }
 
 int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
 {
+    pcw__hist_writer_rows_cancel(w); /* a sample half given is never written */
     if (w->failed && w->err[0])
         return pcw__hist_fail(why, why_len, "%s", w->err);
     if (w->failed)
@@ -337,7 +709,11 @@ int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
             "too many series in one sample",
             w->file, w->len, PCW__HIST_BLOCK_MAX_RAW);
     }
-    size_t bound = ZSTD_compressBound(w->len), need = PCW__HIST_BLOCK_HEADER + bound;
+    /* A block of row samples only is stored as it is: their encoding is
+     * compact already, and zstd (even at -5) doubled the CPU of recording
+     * for a sixth less size (docs/performance.md, "Recording a log").
+     * Value samples (pcw__hist_writer_sample) are compressed. */
+    size_t bound = w->zstd ? ZSTD_compressBound(w->len) : 0, need = PCW__HIST_BLOCK_HEADER + bound;
     if (need > w->out_cap) {
         unsigned char *o = realloc(w->out, need);
         if (!o)
@@ -348,12 +724,12 @@ int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
     uint32_t flags = 0;
     /* Level 1: faster than 3 and, on deltas, smaller too (docs/performance.md,
      * "Recording a log": 1.16 against 1.36 bytes a sample). */
-    size_t stored = ZSTD_compress(payload, bound, w->buf, w->len, 1);
+    size_t stored = w->zstd ? ZSTD_compress(payload, bound, w->buf, w->len, 1) : w->len;
     /* Stored as it is when compression does not help, or helps more than a
      * reader accepts (PCW__HIST_MAX_RATIO: it bounds a reader's work per byte). */
-    if (ZSTD_isError(stored) || stored >= w->len ||
+    if (!w->zstd || ZSTD_isError(stored) || stored >= w->len ||
         (uint64_t)w->len > (uint64_t)stored * PCW__HIST_MAX_RATIO + 65536) {
-        memcpy(payload, w->buf, w->len);
+        payload = w->buf; /* written from where it is */
         stored = w->len;
     } else {
         flags |= PCW__HIST_BLOCK_ZSTD;
@@ -363,19 +739,22 @@ int pcw__hist_writer_flush(pcw__hist_writer *w, char *why, size_t why_len)
     pcw__hist_put_le32(h + 8, (uint32_t)w->len);
     pcw__hist_put_le32(h + 12, flags);
     pcw__hist_put_le64(h + 16, w->seq);
-    uLong crc = crc32(crc32(0L, Z_NULL, 0), h, 24);
-    crc = crc32(crc, payload, (uInt)stored);
-    pcw__hist_put_le32(h + 24, (uint32_t)crc);
+    pcw__hist_put_le32(h + 24, pcw__hist_block_check(PCW__HIST_VERSION, h, payload, stored));
     pcw__hist_put_le32(h + 28, 0);
-    if (append(w, h, PCW__HIST_BLOCK_HEADER + stored, why, why_len))
+    if (append2(w, h, PCW__HIST_BLOCK_HEADER, payload, stored, why, why_len))
         return -1;
     w->seq++;
     w->len = 0;
     w->block_words = 0;
-    /* The next block decodes on its own: deltas start again from zero. */
-    if (w->nseries)
-        memset(w->prev, 0, (size_t)w->nseries * sizeof *w->prev);
+    w->block_rvalues = 0;
+    w->zstd = 0;
+    /* The next block decodes on its own: deltas start again from zero
+     * (for the values this block wrote; row samples' words by their spans). */
+    if (w->prev_hi > w->prev_lo)
+        memset(&w->prev[w->prev_lo], 0, (w->prev_hi - w->prev_lo) * sizeof *w->prev);
+    w->prev_lo = w->prev_hi = 0;
     memset(&w->t, 0, sizeof w->t);
+    w->nspans = 0; /* and rows are written whole again */
     uint64_t now = mono_now();
     if ((w->policy.sync_blocks && ++w->unsynced >= w->policy.sync_blocks) ||
         (w->policy.sync_ns && now - w->synced_ns >= w->policy.sync_ns)) {
@@ -406,6 +785,10 @@ int pcw__hist_writer_close(pcw__hist_writer *w, char *why, size_t why_len)
         free(w->hs[i].w[0]);
     free(w->hs);
     free(w->hshape);
+    free(w->lneed);
+    free(w->word);
+    free(w->spans);
+    free(w->bak);
     free(w);
     return rc;
 }

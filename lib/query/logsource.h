@@ -16,7 +16,7 @@
 
 /* Identity changes (an identity record of a series, counted once per
  * block) one log file may put into a query's index (docs/history.md's
- * limits): each costs about 90 bytes there, and a compressed block may
+ * limits): each costs about 120 bytes there (the identity with its row layout), and a compressed block may
  * name a million. A sample beyond is damage at its block. A variable so
  * that tests reach the limit quickly (as the control channel's limits,
  * docs/design.md); nothing else writes it. */

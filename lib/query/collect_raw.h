@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/query/collect_raw.h - a collection that hands a recorder the raw
+ * rows of one handle's counterset as the read validates them
+ * (collect_raw.c; issue 28's recorder, lib/history's row samples).
+ *
+ * Private (pcw__q_ names, not exported, not installed): the recorders in
+ * this tree (bench/history_record.c) include it.
+ */
+#ifndef PCW_QUERY_COLLECT_RAW_H
+#define PCW_QUERY_COLLECT_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../history/history.h"
+#include "pcw/pdh.h"
+
+/* A run of a handle's instances: `nrows` rows of `stride` bytes, each the
+ * instance's counters as 8-byte words (word k is counter k), read at
+ * time_ns (CLOCK_MONOTONIC: its provider's read). rows NULL: nrows
+ * instances without a value this time (their provider did not answer).
+ * Runs come in the order of the handle's instances (pcw_pdh_get_value's
+ * i / pcw_pdh_counter_count... the instance part of value i * counters). */
+typedef struct pcw__q_raw_rows {
+    const unsigned char *rows;
+    size_t nrows;
+    uint32_t stride;
+    uint64_t time_ns;
+} pcw__q_raw_rows;
+
+/* pcw_pdh_collect, handing ctr's rows to fn as they are read when the
+ * counterset is steady (the same instances as at the last sample, read
+ * without names: collect_rows.c's conditions), else after the collection
+ * from its sample. A call with nrows 0 and rows NULL: forget the runs
+ * handed over so far (the collection did not end as it began); the rows
+ * follow again. fn returning non-zero stops the handover (not the
+ * collection).
+ *
+ * ctr must select counters of one counterset whose counters are all
+ * 8-byte words side by side (at most PCW__HIST_ROW_WORDS, no histogram):
+ * a row is all of them, selected or not (a fraction's base among them),
+ * and the recorder logs a series for each. Else PCW_E_INVALID_PARAMETER
+ * before collecting (the recorder logs such handles value by value).
+ * Totals of the handle come as instances without a value (rows NULL: the
+ * recorder logs them value by value). Returns pcw_pdh_collect's status. */
+int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
+                       int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg);
+
+/* Can ctr's rows be handed over (its counterset bound now)? The width of
+ * its rows in words (the counterset's counters), or 0. */
+uint32_t pcw__q_raw_width(const pcw_pdh_counter *ctr);
+
+/* Counter k's raw sample as lib/history's row layout (its recipe: the
+ * counter's word, the second value's clock or word, multi, frequency,
+ * status): 0, or -1 when the recipe needs more than a layout says (a
+ * system time in a counterset's own ticks: pcw_raw's second computed from
+ * a frequency) - such a handle is logged value by value. */
+int pcw__q_raw_layout(const pcw_pdh_counter *ctr, uint32_t k, pcw__hist_layout *out);
+
+#endif /* PCW_QUERY_COLLECT_RAW_H */
