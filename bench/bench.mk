@@ -20,8 +20,7 @@ BENCH_BUILD       = $(BUILD)/bench
 BENCH_BIN         = $(BENCH_BUILD)/pcw_bench
 BENCH_SRC         = $(wildcard bench/*.c)
 BENCH_OBJ         = $(BENCH_SRC:bench/%.c=$(BENCH_BUILD)/obj/%.o)
-BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o) \
-                    $(patsubst %.c,$(BENCH_BUILD)/obj/%.o,$(wildcard lib/history/*.c))
+BENCH_LIB_OBJ     = $(LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o) # lib/history/ included
 # bench/export.c: pcw-exporter's scrape, without its HTTP side.
 BENCH_TOOL_SRC    = $(addprefix tools/pcw-exporter/,collector.c clock.c expo.c mapping.c log.c \
                       names.c unreadable.c classic.c proto.c)
