@@ -286,6 +286,7 @@ typedef struct top_view {
     uint32_t *filtered;    /* instance rows passing, in table order */
     uint32_t *filtered_qi; /* their query indexes (the sort column's) */
     size_t nfiltered, filtered_cap, filtered_qi_cap;
+    int qi_contig; /* filtered_qi[i] is filtered_qi[0] + i */
     uint32_t *shown_totals;
     size_t nshown_totals, shown_totals_cap;
     uint64_t k_seq, k_table;      /* the order is for this refresh, table... */
