@@ -93,6 +93,8 @@ static void bm_refresh(gb_state *st, void *arg)
     gb_counter_rate(st, "instances_per_second", (double)(it * n));
     gb_counter(st, "instances", (double)n);
     gb_counter(st, "counters", (double)c);
+    /* 1: the last refresh's sort column came converted by the read. */
+    gb_counter(st, "fused", f->fused_col == v.sort);
     view_free(&v);
     top_model_close(m);
 }
