@@ -778,7 +778,7 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
  * pcw_pdh_get_value, pcw_pdh_value_path, pcw_pdh_instance_epoch,
  * pcw_pdh_instance_count, pcw_pdh_selected_counter_count,
  * pcw_pdh_cook_column, pcw_pdh_cook_all, pcw_pdh_visit(_rows),
- * pcw_pdh_collect_rows, pcw_pdh_get_histogram (a logged histogram's
+ * pcw_pdh_collect_rows, pcw_pdh_collect_column, pcw_pdh_get_histogram (a logged histogram's
  * interval; NO_DATA when the log holds no buckets for it), pcw_pdh_expand
  * (the logged paths a pattern matches), pcw_pdh_set_scale,
  * pcw_pdh_counter_count/at/path, pcw_pdh_remove_counter, pcw_pdh_collections.
