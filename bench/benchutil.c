@@ -327,3 +327,15 @@ void bu_provider_stop_all(void)
         bu_stop(&provs[i].child);
     nprovs = 0;
 }
+
+void bu_provider_keep_only(int64_t instances, int64_t counters)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < nprovs; i++) {
+        if (provs[i].instances == instances && provs[i].counters == counters && !provs[i].flags)
+            provs[kept++] = provs[i];
+        else
+            bu_stop(&provs[i].child);
+    }
+    nprovs = kept;
+}

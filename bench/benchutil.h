@@ -87,6 +87,11 @@ const bu_provider *bu_provider_get(int64_t instances, int64_t counters);
 const bu_provider *bu_provider_get_flags(int64_t instances, int64_t counters, uint32_t flags);
 /* Stop every provider child. */
 void bu_provider_stop_all(void);
+/* Stop every provider child but the one of this shape (started or not):
+ * a figure that must see only its own shape's "Bench" keeps the child an
+ * earlier figure of that shape started (a million instances take minutes
+ * to create on a loaded machine). */
+void bu_provider_keep_only(int64_t instances, int64_t counters);
 
 /* ---- registration, one per file ----------------------------------------- */
 

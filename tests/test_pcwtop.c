@@ -324,6 +324,111 @@ Test(pcwtop, view_windows_match_a_full_sort)
     top_stop(&p);
 }
 
+/* Both models' views of the same data, rank by rank (rows named by
+ * instance name: the two tables are built alike, but keys are seeded). */
+static void same_order(top_model *a, top_view *va, top_model *b, top_view *vb, size_t first,
+                       size_t n, const char *what)
+{
+    size_t count = view_count(va, a);
+    cr_assert_eq(count, view_count(vb, b), "%s: row counts", what);
+    uint32_t *ra = calloc(n + 1, sizeof *ra), *rb = calloc(n + 1, sizeof *rb);
+    cr_assert(ra && rb);
+    size_t ga = view_rows(va, a, first, n, ra), gb = view_rows(vb, b, first, n, rb);
+    cr_assert_eq(ga, gb, "%s: window sizes", what);
+    const top_table *ta = top_model_frame(a)->table, *tb = top_model_frame(b)->table;
+    for (size_t i = 0; i < ga; i++) {
+        const top_row *x = &ta->rows[ra[i]], *y = &tb->rows[rb[i]];
+        cr_assert(x->name_len == y->name_len &&
+                      memcmp(top_row_name(ta, x), top_row_name(tb, y), x->name_len) == 0 &&
+                      x->state == y->state,
+                  "%s: rank %zu: %.*s vs %.*s", what, first + i, (int)x->name_len,
+                  top_row_name(ta, x), (int)y->name_len, top_row_name(tb, y));
+    }
+    free(ra);
+    free(rb);
+}
+
+/* The sort column that comes with the collection (the column the refresh
+ * before sorted by: pcw_pdh_collect_column converts it as it reads the
+ * rows, or cooks it right after the read when the instance list moved)
+ * gives the order the column cooked on demand gives
+ * (top_model_set_fused(m, 0), pcwtop's way before), on the same data:
+ * ties by the query's order, in both directions, every column; with
+ * instances created, closed (gone rows without a value: last either way)
+ * and changed between refreshes. */
+Test(pcwtop, fused_sort_column_orders_as_the_column_cooked_after)
+{
+    tu_child p;
+    top_start(&p,
+              (const char *const[]){"--instances", "5000", "--seed", "11", "--plain", "1", NULL});
+    top_model *a, *b;
+    cr_assert_eq(top_model_open(&a, NULL), PCW_OK);
+    cr_assert_eq(top_model_open(&b, NULL), PCW_OK);
+    top_model_want(a, "Top Test", 0);
+    top_model_want(b, "Top Test", 0);
+    top_model_set_fused(b, 0);
+    top_view va, vb;
+    view_init(&va);
+    view_init(&vb);
+    static const struct {
+        int sort, reverse;
+        const char *churn; /* a provider command before the round, or NULL */
+        int fused;         /* the column the collection gives, or -1 */
+    } rounds[] = {
+        {0, 0, NULL, -1}, /* the first collection: nothing sorted before */
+        {0, 0, NULL, 0},  /* steady (the first read the set twice) */
+        {0, 0, NULL, 0},
+        {0, 1, NULL, 0},                     /* ascending: the same column */
+        {0, 0, "set inst-000100 999999", 0}, /* a value moves: steady still */
+        {0, 0, "create late 5", -1},         /* more rows than the column held */
+        {0, 0, NULL, 0},                     /* steady again */
+        {2, 0, NULL, 0},                     /* another column: cooked after the read... */
+        {2, 1, NULL, 2},                     /* ...then converted as read */
+        {0, 0, "close inst-000007", 2},      /* cooked after the read; a gone
+                                                row: no value, last */
+        {0, 1, NULL, 0},
+        {0, 1, NULL, 0},
+        {TOP_SORT_NAME, 0, NULL, 0},  /* the last refresh sorted by 0 */
+        {TOP_SORT_NAME, 0, NULL, -1}, /* names: no column asked for */
+    };
+    for (size_t r = 0; r < sizeof rounds / sizeof rounds[0]; r++) {
+        if (rounds[r].churn)
+            top_cmd(&p, "%s", rounds[r].churn);
+        cr_assert_eq(top_model_collect(a, 1000000000ull), PCW_OK);
+        cr_assert_eq(top_model_collect(b, 1000000000ull), PCW_OK);
+        char what[64];
+        snprintf(what, sizeof what, "round %zu (sort %d reverse %d)", r, rounds[r].sort,
+                 rounds[r].reverse);
+        cr_assert_eq(top_model_frame(a)->fused_col, rounds[r].fused, "%s: fused_col %d", what,
+                     top_model_frame(a)->fused_col);
+        cr_assert_eq(top_model_frame(b)->fused_col, -1, "%s: b does not fuse", what);
+        va.sort = vb.sort = rounds[r].sort;
+        va.reverse = vb.reverse = rounds[r].reverse;
+        size_t count = view_count(&va, a);
+        same_order(a, &va, b, &vb, 0, 40, what);
+        same_order(a, &va, b, &vb, 2000, 40, what);
+        same_order(a, &va, b, &vb, count - 40, 40, what);
+        same_order(a, &va, b, &vb, 0, count, what);
+        if (r >= 9 && rounds[r].sort == 0) { /* the gone row is the last */
+            uint32_t last;
+            cr_assert_eq(view_rows(&va, a, count - 1, 1, &last), 1);
+            const top_table *t = top_model_frame(a)->table;
+            cr_assert_str_eq(top_row_name(t, &t->rows[last]), "inst-000007", "%s", what);
+        }
+        if (r == 4 && !rounds[r].reverse) { /* the moved value leads */
+            uint32_t first;
+            cr_assert_eq(view_rows(&va, a, 0, 1, &first), 1);
+            const top_table *t = top_model_frame(a)->table;
+            cr_assert_str_eq(top_row_name(t, &t->rows[first]), "inst-000100", "%s", what);
+        }
+    }
+    view_free(&va);
+    view_free(&vb);
+    top_model_close(a);
+    top_model_close(b);
+    top_stop(&p);
+}
+
 Test(pcwtop, table_marks_new_gone_and_exited_rows)
 {
     tu_child a, b;

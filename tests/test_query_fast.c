@@ -1083,3 +1083,125 @@ Test(query_fast_baseline, large_cook_all_converts_exactly)
 {
     large_cook_all_converts_exactly();
 }
+
+/* collect_column into v/st (room for cap), then: the instance count, and
+ * column k of every instance bit for bit what get_value gives. */
+static void collect_column_check(pcw_pdh *q, pcw_pdh_counter *h, size_t k, unsigned flags,
+                                 double *v, uint8_t *st, size_t cap, const char *what)
+{
+    uint64_t before = pcw_pdh_collections(q);
+    size_t n = 12345;
+    memset(st, 0xEE, cap);
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, h, k, flags, v, st, cap, &n), PCW_OK, "%s", what);
+    cr_assert_eq(pcw_pdh_collections(q), before + 1, "%s: one collection", what);
+    cr_assert_eq(n, pcw_pdh_instance_count(h), "%s: the instance count", what);
+    cr_assert_leq(n, cap, "%s", what);
+    size_t nc = pcw_pdh_selected_counter_count(h);
+    for (size_t i = 0; i < n; i++) {
+        pcw_pdh_value x;
+        cr_assert_eq(pcw_pdh_get_value(h, i * nc + k, flags, &x), PCW_OK);
+        cr_assert_eq(st[i], x.status, "%s: instance %zu (%s)", what, i, x.instance);
+        cr_assert(same_double(v[i], x.value), "%s: instance %zu (%s): %.17g vs %.17g", what, i,
+                  x.instance, v[i], x.value);
+    }
+}
+
+/* pcw_pdh_collect_column is pcw_pdh_collect and pcw_pdh_cook_column, bit
+ * for bit, whichever way it goes: converted as the read copies the rows
+ * (steady state, plain counters), or cooked after it - the first
+ * collections, an instance created or closed since the last one (the
+ * read finds the segment's generation moved), a scale, more instances
+ * than the arrays hold (the count says how many; cook_column then). */
+static void collect_column_converts_as_it_reads(void)
+{
+    enum { NI = 3000 }; /* several runs of 1,024 slots */
+    fused_reg = register_plain("Edge Column", PLAIN_CTRS);
+    pcw_instance **in = calloc(NI, sizeof *in);
+    cr_assert_not_null(in);
+    for (int i = 0; i < NI; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        in[i] = create(fused_reg, name, 8 * PLAIN_CTRS);
+    }
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    pcw_pdh_counter *h = add(q, "\\Edge Column(*)\\*");
+    size_t cap = NI + 1;
+    double *v = malloc(cap * sizeof *v);
+    uint8_t *st = malloc(cap);
+    cr_assert(v && st);
+    for (size_t round = 0; round < 12; round++) {
+        for (int i = 0; i < NI; i++)
+            for (uint32_t k = 0; k < PLAIN_CTRS; k++)
+                set64(in[i], 8 * k,
+                      i % 500 == 7 ? edges[(i + k + round) % NEDGE]
+                                   : (uint64_t)i * 1000 + k + (uint64_t)round * 7);
+        if (round == 4)
+            create_one_more(); /* between two collections */
+        if (round == 7)
+            close_the_extra();
+        char what[32];
+        snprintf(what, sizeof what, "round %zu", round);
+        size_t k = round % PLAIN_CTRS; /* first, middle and last columns */
+        collect_column_check(q, h, k, round == 9 ? PCW_FMT_RAW : 0, v, st, cap, what);
+    }
+    cr_assert_eq(pcw_pdh_instance_count(h), (size_t)NI);
+    /* A scale: cooked after the read, and scaled. */
+    cr_assert_eq(pcw_pdh_set_scale(h, 2), PCW_OK);
+    collect_column_check(q, h, 1, 0, v, st, cap, "scaled");
+    cr_assert_eq(pcw_pdh_set_scale(h, 0), PCW_OK);
+    collect_column_check(q, h, PLAIN_CTRS - 1, 0, v, st, cap, "unscaled");
+    /* Without statuses. */
+    size_t n = 0;
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, h, 2, 0, v, NULL, cap, &n), PCW_OK);
+    cr_assert_eq(n, (size_t)NI);
+    for (size_t i = 0; i < n; i++) {
+        pcw_pdh_value x;
+        cr_assert_eq(pcw_pdh_get_value(h, i * PLAIN_CTRS + 2, 0, &x), PCW_OK);
+        cr_assert(same_double(v[i], x.value), "no statuses: instance %zu", i);
+    }
+    /* Arrays too small: the collection is made, the count says how many
+     * (nothing is written past cap: the guard values stay). */
+    v[10] = -1.0;
+    st[10] = 0xEE;
+    uint64_t before = pcw_pdh_collections(q);
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, h, 0, 0, v, st, 10, &n), PCW_OK);
+    cr_assert_eq(pcw_pdh_collections(q), before + 1);
+    cr_assert_eq(n, (size_t)NI);
+    cr_assert_eq(v[10], -1.0, "written past cap");
+    cr_assert_eq(st[10], 0xEE, "written past cap");
+    /* Then a steady collection into room enough is right again. */
+    collect_column_check(q, h, 0, 0, v, st, cap, "after too small");
+    /* A column out of range: collected, then refused as cook_column does. */
+    before = pcw_pdh_collections(q);
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, h, PLAIN_CTRS, 0, v, st, cap, &n),
+                 PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_collections(q), before + 1);
+    /* Bad arguments: no collection. */
+    before = pcw_pdh_collections(q);
+    cr_assert_eq(pcw_pdh_collect_column(NULL, NULL, h, 0, 0, v, st, cap, &n),
+                 PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, NULL, 0, 0, v, st, cap, &n),
+                 PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, h, 0, 0, NULL, st, cap, &n),
+                 PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_collect_column(q, NULL, h, 0, 0, v, st, cap, NULL),
+                 PCW_E_INVALID_PARAMETER);
+    cr_assert_eq(pcw_pdh_collections(q), before);
+    free(v);
+    free(st);
+    for (int i = 0; i < NI; i++)
+        pcw_close_instance(in[i]);
+    free(in);
+    pcw_pdh_close(q);
+}
+
+Test(query_fast, collect_column_converts_as_it_reads)
+{
+    collect_column_converts_as_it_reads();
+}
+
+Test(query_fast_baseline, collect_column_converts_as_it_reads)
+{
+    collect_column_converts_as_it_reads();
+}

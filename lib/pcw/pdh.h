@@ -547,6 +547,24 @@ int pcw_pdh_visit_rows(const pcw_pdh_counter *ctr, unsigned flags,
 int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
                          int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg);
 
+/* pcw_pdh_collect(q, failed) and then pcw_pdh_cook_column(ctr, k, flags,
+ * values, status), in one pass over the rows where it can: in the steady
+ * state pcw_pdh_collect_rows fuses (and for the same reasons never
+ * attributes a value to the wrong instance), counter k of each row is
+ * converted in the loop that reads it, instead of every row being read
+ * again from memory afterwards - what a viewer sorting a large handle by
+ * one column needs each refresh. values and status (may be NULL) have room
+ * for `cap` instances. *count is the handle's instance count after the
+ * collection (0 if it failed); when it exceeds cap, values and status
+ * hold nothing usable: grow them and call pcw_pdh_cook_column. Works on a
+ * log query too (collect, then cook). Returns what pcw_pdh_collect
+ * returns, else what pcw_pdh_cook_column returns (PCW_E_INVALID_PARAMETER
+ * for k out of range), or PCW_E_INVALID_PARAMETER (ctr not q's, no values
+ * or count). Concurrency: as pcw_pdh_collect. */
+int pcw_pdh_collect_column(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, size_t k,
+                           unsigned flags, double *values, uint8_t *status, size_t cap,
+                           size_t *count);
+
 /* ---- the providers' own instances, raw (exporters) ----------------------- *
  *
  * An exporter hands raw values on (a monitoring system computes rates and
@@ -760,7 +778,7 @@ int pcw_pdh_expand(pcw_pdh *q, const char *path, int (*fn)(const char *path, voi
  * pcw_pdh_get_value, pcw_pdh_value_path, pcw_pdh_instance_epoch,
  * pcw_pdh_instance_count, pcw_pdh_selected_counter_count,
  * pcw_pdh_cook_column, pcw_pdh_cook_all, pcw_pdh_visit(_rows),
- * pcw_pdh_collect_rows, pcw_pdh_get_histogram (a logged histogram's
+ * pcw_pdh_collect_rows, pcw_pdh_collect_column, pcw_pdh_get_histogram (a logged histogram's
  * interval; NO_DATA when the log holds no buckets for it), pcw_pdh_expand
  * (the logged paths a pattern matches), pcw_pdh_set_scale,
  * pcw_pdh_counter_count/at/path, pcw_pdh_remove_counter, pcw_pdh_collections.

@@ -48,6 +48,11 @@ typedef struct fused {
     pcw__q_row_sink base; /* first: the fetch's view of it */
     pcw__q_sink *k;
     uint32_t off, nc; /* the first selected counter's offset; how many */
+    uint32_t koff;    /* pcw_pdh_collect_column: the offset of the column
+                         handed over (off + 8 x its index); else off */
+    uint32_t knc;     /* ...1; else nc */
+    size_t cap;       /* rows the sink has room for (SIZE_MAX: a block
+                         sink, any number) */
     pcw_segment *seg; /* the source being read */
     uint64_t gen;     /* its segment's generation at the last sample */
     size_t next;      /* the next snapshot row to hand over */
@@ -86,7 +91,7 @@ static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t t
                       const double *cvt)
 {
     fused *f = arg;
-    if (f->abort || from != f->next || snap->busy || !f->gen ||
+    if (f->abort || from != f->next || to > f->cap || snap->busy || !f->gen ||
         pcw_segment_generation(f->seg) != f->gen) {
         f->abort = 1;
         return;
@@ -95,7 +100,7 @@ static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t t
         if (cvt && snap->data_size == 8 * (size_t)f->nc)
             sink_hand(f->k, cvt, to - from, f->nc);
         else
-            pcw__q_rows_contig(snap, from, to, f->off, f->nc, f->k);
+            pcw__q_rows_contig(snap, from, to, f->koff, f->knc, f->k);
     }
     f->next = to;
 }
@@ -140,6 +145,43 @@ static __attribute__((unused)) double *cvt_buffer(pcw_pdh *q, uint32_t nc, size_
     return q->cvt;
 }
 
+/* Plan a fused collection of ctr into sink k: the fused reader of the set
+ * the last sample says is steady (or one that hands nothing over), and
+ * the handle's read hook set. col >= 0 hands over that selected counter
+ * only, at most cap rows. */
+static void fused_plan(pcw_pdh *q, pcw_pdh_counter *ctr, unsigned flags, pcw__q_sink *k, int col,
+                       size_t cap, fused *f)
+{
+    uint32_t off = 0;
+    const pcw__q_match *mt = pcw__q_contig_match(ctr, flags, &off);
+    if (mt && col >= 0 && (uint32_t)col >= mt->nctr)
+        mt = NULL; /* no such column: cook_column says so after */
+    memset(f, 0, sizeof *f);
+    f->base.set = mt ? mt->set : NULL;
+    f->base.read = fused_read;
+    f->base.cannot = fused_cannot;
+    f->k = k;
+    f->off = off;
+    f->nc = mt ? mt->nctr : 0;
+    f->koff = col >= 0 ? off + 8u * (uint32_t)col : off;
+    f->knc = col >= 0 ? 1 : f->nc;
+    f->cap = cap;
+    f->abort = !mt;
+    q->rows = mt ? &f->base : NULL;
+}
+
+/* After the collection (rc): did every row go through the sink, and does
+ * the sample end in the steady state the rows were attributed in? */
+static int fused_complete(pcw_pdh *q, pcw_pdh_counter *ctr, unsigned flags, int rc, const fused *f)
+{
+    q->rows = NULL;
+    uint32_t off2 = 0;
+    const pcw__q_match *mt2 =
+        rc == PCW_OK && !f->abort ? pcw__q_contig_match(ctr, flags, &off2) : NULL;
+    return mt2 && mt2->set == f->base.set && off2 == f->off && mt2->nctr == f->nc &&
+           f->next == pcw__q_snap(f->base.set, f->base.set->cur)->count;
+}
+
 int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsigned flags,
                          int (*fn)(const pcw_pdh_rows *rows, void *arg), void *arg)
 {
@@ -154,33 +196,17 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
         return PCW_E_NO_MEMORY;
     pcw__q_sink k = pcw__q_block_sink(&bl, fn, arg);
     /* Planned from the last sample: the same set, steady, is expected. */
-    uint32_t off = 0;
-    const pcw__q_match *mt = pcw__q_contig_match(ctr, flags, &off);
-    fused f = {{mt ? mt->set : NULL, fused_read, fused_cannot},
-               &k,
-               off,
-               mt ? mt->nctr : 0,
-               NULL,
-               0,
-               0,
-               !mt,
-               NULL,
-               0};
+    fused f;
+    fused_plan(q, ctr, flags, &k, -1, SIZE_MAX, &f);
 #ifdef PCW__Q_HAVE_AVX2
     /* The whole row selected: converted as it is read (with AVX2 only,
      * so that $PCW_NO_AVX2 tests the other way). */
-    if (mt && off == 0 && 8 * (size_t)mt->nctr == mt->set->data_size && pcw__q_use_avx2())
-        f.cvt = cvt_buffer(q, mt->nctr, &f.cvt_cap);
+    if (f.base.set && f.off == 0 && 8 * (size_t)f.nc == f.base.set->data_size && pcw__q_use_avx2())
+        f.cvt = cvt_buffer(q, f.nc, &f.cvt_cap);
 #endif
-    q->rows = mt ? &f.base : NULL;
     int rc = pcw_pdh_collect(q, failed);
-    q->rows = NULL;
     /* Done if this sample is steady too, and every row was handed over. */
-    uint32_t off2 = 0;
-    const pcw__q_match *mt2 =
-        rc == PCW_OK && !f.abort ? pcw__q_contig_match(ctr, flags, &off2) : NULL;
-    if (mt2 && mt2->set == f.base.set && off2 == f.off && mt2->nctr == f.nc &&
-        f.next == pcw__q_snap(f.base.set, f.base.set->cur)->count) {
+    if (fused_complete(q, ctr, flags, rc, &f)) {
         pcw__q_sink_flush(&k);
     } else {
         if (k.calls) {
@@ -197,4 +223,39 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
     }
     pcw__q_block_close(&bl);
     return rc;
+}
+
+int pcw_pdh_collect_column(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, size_t col,
+                           unsigned flags, double *values, uint8_t *status, size_t cap,
+                           size_t *count)
+{
+    if (count)
+        *count = 0;
+    if (failed)
+        *failed = 0;
+    if (!q || !ctr || ctr->q != q || !values || !count || col > INT32_MAX)
+        return PCW_E_INVALID_PARAMETER;
+    int rc;
+    if (PCWL_Q(q)) { /* a log: collect, then cook (no read to fuse with) */
+        rc = pcw_pdh_collect(q, failed);
+    } else {
+        /* The column's values go straight into the caller's arrays as
+         * each run is read (the same attribution as collect_rows); any
+         * doubt, and cook_column writes them all again after. */
+        pcw__q_sink k = {.values = values, .status = status};
+        fused f;
+        fused_plan(q, ctr, flags, &k, (int)col, cap, &f);
+        rc = pcw_pdh_collect(q, failed);
+        if (fused_complete(q, ctr, flags, rc, &f)) {
+            *count = f.next;
+            return rc;
+        }
+    }
+    if (rc != PCW_OK)
+        return rc;
+    *count = pcw_pdh_instance_count(ctr);
+    if (*count > cap)
+        return PCW_OK; /* the caller grows its arrays and cooks the column */
+    int r = pcw_pdh_cook_column(ctr, col, flags, values, status);
+    return r != PCW_OK ? r : rc;
 }

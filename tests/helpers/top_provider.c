@@ -4,6 +4,7 @@
  * (tests/test_pcwtop.c).
  *
  *   top_provider [--set NAME] [--instances N] [--seed S] [--callback CBSET]
+ *                [--plain 1]
  *
  * Registers counterset NAME (default "Top Test", multipleAggregate) with
  *
@@ -14,7 +15,10 @@
  *
  * and creates instances "inst-000000".."inst-<N-1>" (default 0) with
  * Value = a pseudo-random number below 1000 drawn from seed S (so there
- * are many ties), Index = i, Ops = 0. With --callback it also registers
+ * are many ties), Index = i, Ops = 0. With --plain 1 the counterset is
+ * multipleInstance (no _Total) and Ops a PERF_COUNTER_LARGE_RAWCOUNT: every
+ * counter a plain 8-byte value, the rows pcwtop's collection converts as
+ * it reads them (pcw_pdh_collect_column). With --callback it also registers
  * a callback counterset CBSET (multiple instances; one counter "Calls",
  * PERF_COUNTER_LARGE_RAWCOUNT: the COLLECT_DATA calls so far) whose
  * callback adds "cb-0", "cb-1", "cb-2". Prints "ready <pid>", then serves
@@ -116,6 +120,7 @@ int main(int argc, char **argv)
 {
     const char *set = "Top Test", *cbset = NULL;
     long n = 0;
+    int plain = 0;
     unsigned long long seed = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--set") == 0)
@@ -126,6 +131,8 @@ int main(int argc, char **argv)
             seed = strtoull(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--callback") == 0)
             cbset = argv[i + 1];
+        else if (strcmp(argv[i], "--plain") == 0)
+            plain = atoi(argv[i + 1]) != 0;
     }
     signal(SIGTERM, SIG_DFL);
     pcw_provider *p;
@@ -136,8 +143,8 @@ int main(int argc, char **argv)
         return 1;
     }
     static const char *names[3] = {"Value", "Index", "Ops"};
-    static const uint32_t types[3] = {PERF_COUNTER_LARGE_RAWCOUNT, PERF_COUNTER_LARGE_RAWCOUNT,
-                                      PERF_COUNTER_BULK_COUNT};
+    const uint32_t types[3] = {PERF_COUNTER_LARGE_RAWCOUNT, PERF_COUNTER_LARGE_RAWCOUNT,
+                               plain ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_BULK_COUNT};
     static const uint32_t aggs[3] = {PCW_AGGREGATE_MAX, PCW_AGGREGATE_TOTAL, PCW_AGGREGATE_TOTAL};
     pcw_counter_desc c[3];
     for (int i = 0; i < 3; i++) {
@@ -147,7 +154,7 @@ int main(int argc, char **argv)
     }
     pcw_registration_info info = {.version = PCW_VERSION_1,
                                   .name = set,
-                                  .instance_type = PCW_MULTI_AGGREGATE,
+                                  .instance_type = plain ? PCW_MULTI_INSTANCE : PCW_MULTI_AGGREGATE,
                                   .counter_count = 3,
                                   .counters = c};
     pcw_registration *r;

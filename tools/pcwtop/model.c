@@ -65,6 +65,10 @@ struct top_model {
     uint64_t col_seq;
     uint32_t col_k;
     int col_raw;
+    int unfused;   /* top_model_set_fused(m, 0) */
+    int col_asked; /* top_model_column was called since the last
+                      collection: the next one converts column col_k as
+                      it reads the rows (pcw_pdh_collect_column) */
     known_provider *known;
     size_t nknown, known_cap;
     size_t exited_forgotten; /* exited providers dropped from `known` */
@@ -898,6 +902,11 @@ void top_model_want(top_model *m, const char *name, int want_first)
     m->want_first = want_first;
 }
 
+void top_model_set_fused(top_model *m, int fused)
+{
+    m->unfused = !fused;
+}
+
 void top_model_set_raw(top_model *m, int raw)
 {
     m->raw = raw != 0;
@@ -1065,7 +1074,27 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     f->set_index = -1;
     f->set_callback = 0;
     size_t failed = 0;
-    int rc = m->log ? log_collect(m, f, m->h != NULL) : pcw_pdh_collect(m->q, &failed);
+    int fused = 0, rc;
+    pcw_pdh_counter *fused_h = NULL;
+    if (m->log) {
+        rc = log_collect(m, f, m->h != NULL);
+    } else if (m->h && m->col_asked && m->col_cap && !m->unfused &&
+               m->col_k < pcw_pdh_selected_counter_count(m->h)) {
+        /* The column the last refresh sorted by, converted as the read
+         * reads each row (the view will sort by it again): the rows are
+         * not read a second time. */
+        size_t n = 0;
+        rc = pcw_pdh_collect_column(m->q, &failed, m->h, m->col_k, m->raw ? PCW_FMT_RAW : 0,
+                                    m->col_v, m->col_st, m->col_cap, &n);
+        if (rc == PCW_E_INVALID_PARAMETER) /* the collection was made; the */
+            rc = PCW_OK;                   /* counter is gone (re-registered) */
+        else
+            fused = rc == PCW_OK && n <= m->col_cap;
+        fused_h = m->h;
+    } else {
+        rc = pcw_pdh_collect(m->q, &failed);
+    }
+    m->col_asked = 0;
     if (rc == PCW_OK && !m->log && list_sets(m, f))
         rc = PCW_E_NO_MEMORY;
     if (rc != PCW_OK) {
@@ -1087,6 +1116,7 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     if (target && (m->reshow || !m->shown ||
                    !pcw__name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
         m->reshow = 0;
+        fused = 0; /* of the handle dropped */
         if (find_set(f, target) < 0) {
             drop_handle(m);
             snprintf(f->message, sizeof f->message,
@@ -1140,7 +1170,11 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
 out:
     if (!f->table)
         f->note[0] = 0, m->note_table = 0;
-    m->col_seq = 0; /* the column cache is of the last sample */
+    /* The column cache is of the last sample, or of this one if it was
+     * converted during the read, of the handle shown now. */
+    m->col_seq = fused && m->h == fused_h && f->table ? m->seq : 0;
+    f->fused_col = m->col_seq ? (int)m->col_k : -1;
+    m->col_raw = m->raw;
     f->mono_ns = pcw_pdh_time_ns(m->q) ? pcw_pdh_time_ns(m->q) : clock_ns(CLOCK_MONOTONIC);
     f->real_ns = pcw_pdh_realtime_ns(m->q) ? pcw_pdh_realtime_ns(m->q) : clock_ns(CLOCK_REALTIME);
     f->cost_ns = clock_ns(CLOCK_MONOTONIC) - t0;
@@ -1202,6 +1236,7 @@ int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t *
         m->col_k = k;
         m->col_raw = m->raw;
     }
+    m->col_asked = 1;
     *v = m->col_v;
     *st = m->col_st;
     return PCW_OK;

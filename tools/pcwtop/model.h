@@ -150,6 +150,10 @@ typedef struct top_frame {
     int raw;        /* values are raw (PCW_FMT_RAW), not cooked */
     int advanced;   /* advanced counters are columns (top_model_set_advanced) */
     int containers; /* rows name their container: a CONTAINER column */
+    int fused_col;  /* the column this collection converted as it read the
+                       rows (the one the refresh before sorted by:
+                       top_model_column gives it without reading them
+                       again), or -1 */
     size_t providers_live, providers_exited;
     top_exit *exits; /* providers that exited in this refresh */
     size_t nexits, exits_cap;
@@ -217,6 +221,11 @@ int top_model_seek_time(top_model *m, uint64_t real_ns);
 void top_model_want(top_model *m, const char *name, int want_first);
 /* Raw values (PCW_FMT_RAW) instead of cooked ones, from now on. */
 void top_model_set_raw(top_model *m, int raw);
+/* Whether a collection converts the column the last refresh sorted by
+ * while it reads the rows (pcw_pdh_collect_column; the default, 1), or
+ * leaves it to top_model_column to cook after the read (0: what pcwtop
+ * did before; the benchmark and the tests compare the two). */
+void top_model_set_fused(top_model *m, int fused);
 /* Advanced counters (detail level above standard) as columns too, from the
  * next collection on; perfmon hides them unless asked, and so does
  * pcwtop by default (pcw_pdh_set_detail). */
@@ -277,6 +286,7 @@ typedef struct top_view {
     uint32_t *filtered;    /* instance rows passing, in table order */
     uint32_t *filtered_qi; /* their query indexes (the sort column's) */
     size_t nfiltered, filtered_cap, filtered_qi_cap;
+    int qi_contig; /* filtered_qi[i] is filtered_qi[0] + i */
     uint32_t *shown_totals;
     size_t nshown_totals, shown_totals_cap;
     uint64_t k_seq, k_table;      /* the order is for this refresh, table... */

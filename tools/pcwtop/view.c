@@ -12,7 +12,9 @@
  *
  * Scale: the filter runs once per table (a table lives as long as the
  * instances do) and pattern. Sorting reads the sort column, cooked once per
- * refresh (top_model_column), and puts in order only the rows asked for:
+ * refresh (top_model_column; converted by the collection as it read the
+ * rows, when the refresh before sorted by it too), and puts in order only
+ * the rows asked for:
  * a window that ends within the first TOP_HEAP_MAX rows - the screen a
  * viewer looks at - is the smallest keys of one pass with a bounded
  * buffer of candidates;
@@ -108,6 +110,12 @@ static int filter(top_view *v, const top_table *t)
             v->filtered[v->nfiltered++] = (uint32_t)r;
         }
     }
+    /* The query's instances in order (no filter, no gone row among them):
+     * the sort column is read in order, without filtered_qi. */
+    v->qi_contig = v->nfiltered > 0;
+    for (size_t i = 0; v->qi_contig && i < v->nfiltered; i++)
+        v->qi_contig =
+            v->filtered_qi[i] != UINT32_MAX && v->filtered_qi[i] == v->filtered_qi[0] + i;
     v->f_table = t->id;
     v->f_totals = v->totals;
     memcpy(v->f_filter, v->filter, sizeof v->f_filter);
@@ -366,8 +374,24 @@ static int order_window(top_view *v, top_model *m, size_t lo, size_t hi)
                 select_num(k, cap, hi - 1);
                 thr = k[hi - 1];
             }
+            /* A counter: the value alone rejects most rows, so the pass
+             * reads the column (in order, when the filtered rows are the
+             * query's instances in order: no filter) and a row index
+             * only for the few that pass. */
+            const uint32_t *fq = v->filtered_qi;
+            uint32_t base = v->qi_contig ? fq[0] : 0;
+            double sgn = desc ? -1.0 : 1.0; /* exact, as a negation */
             for (size_t i = 0; i < n; i++) {
-                nkey x = key_of(v, t, i, desc, cv, cs);
+                nkey x;
+                if (v->sort == TOP_SORT_PID) {
+                    x = key_of(v, t, i, desc, cv, cs);
+                } else {
+                    uint32_t q = v->qi_contig ? base + (uint32_t)i : fq[i];
+                    x.v = q != UINT32_MAX && cs[q] == PCW_CSTATUS_VALID ? sgn * cv[q] : INFINITY;
+                    if (x.v > thr.v)
+                        continue;
+                    x.row = v->filtered[i];
+                }
                 if (x.v > thr.v || nkey_less(&thr, &x))
                     continue;
                 k[h++] = x;
