@@ -35,11 +35,19 @@ TestSuite(control_area, .init = tu_root_setup, .fini = tu_root_teardown, .timeou
 #define MANY 600 /* of "Many": its reply (~14 KB of items) does not */
 #define FEW2 7   /* of "Few2", which fits too */
 
+#define SLOW 13 /* of "Slow" (only when slow_gate is set): its callback waits */
+/* The read end of a pipe "Slow"'s collection waits on (a byte per
+ * collection): -1 - no "Slow" in the child. */
+static int slow_gate = -1;
+
 static int adds(pcw_callback_type type, const pcw_callback_info *info, void *ctx)
 {
     if (type != PCW_CALLBACK_COLLECT_DATA && type != PCW_CALLBACK_ENUMERATE_INSTANCES)
         return PCW_OK;
     uint32_t n = (uint32_t)(uintptr_t)ctx;
+    char gate;
+    if (n == SLOW && type == PCW_CALLBACK_COLLECT_DATA && read(slow_gate, &gate, 1) != 1)
+        return PCW_E_IO;
     for (uint32_t i = 0; i < n; i++) {
         char name[16];
         uint64_t v = (uint64_t)n * 1000 + i; /* whose reply it is, and which instance */
@@ -104,6 +112,9 @@ static void spawn(child *ch, void (*serve)(child_info *, int arg), int arg)
         reg(p, "Few", FEW, &ci.few);
         reg(p, "Many", MANY, &ci.many);
         reg(p, "Few2", FEW2, &ci.few2);
+        uint32_t slow;
+        if (slow_gate >= 0)
+            reg(p, "Slow", SLOW, &slow);
         snprintf(ci.sock, sizeof ci.sock, "%s", pcw_provider_path(p));
         strcpy(ci.sock + strlen(ci.sock) - strlen(PCW_SEG_SUFFIX), PCW_SOCK_SUFFIX);
         h_provider = p;
@@ -387,6 +398,55 @@ Test(control_area, consumer_that_leaves_mid_reply)
     free(a);
     munmap((void *)area, size);
     close(s);
+    stop(&ch);
+}
+
+/* A collection whose reply is due in the area times out (its callback
+ * still runs); the next collections on that connection - sent while the
+ * provider may still write the late reply to the area - get their own
+ * replies, and the late one is dropped, not taken for theirs or for a
+ * protocol error. Then the area serves again. */
+Test(control_area, collections_after_a_timed_out_one_get_their_own_replies)
+{
+    int gate[2];
+    cr_assert_eq(pipe2(gate, O_CLOEXEC), 0);
+    slow_gate = gate[0];
+    child ch;
+    spawn(&ch, NULL, 0);
+    close(gate[0]);
+    slow_gate = -1;
+    pcw_consumer *c;
+    pcw_consumer_options o = {0};
+    o.timeout_ms = 300;
+    cr_assert_eq(pcw_consumer_open(&c, &o), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(c, NULL), PCW_OK);
+    const pcw_merged_counterset *few = pcw_consumer_find_counterset(c, "Few"),
+                                *slow = pcw_consumer_find_counterset(c, "Slow");
+    cr_assert(few && slow);
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    pcw_collect_report rep = {0};
+    /* The connection and its area. */
+    cr_assert_eq(pcw_consumer_collect(c, few, NULL, &s, 0, &rep), PCW_OK);
+    check_collected(&s, &rep, "Few", FEW, 0);
+    for (int round = 1; round <= 3; round++) {
+        /* Allowed the area; times out: the gate stays shut. */
+        memset(&rep, 0, sizeof rep);
+        pcw_consumer_collect(c, slow, NULL, &s, 0, &rep);
+        cr_assert_eq(rep.failed, 1, "round %d: the slow collection did not time out", round);
+        cr_assert_eq(rep.first_error, PCW_E_TIMEOUT, "round %d: %s", round,
+                     pcw_status_str(rep.first_error));
+        /* Let it finish: its reply goes to the area while (or before)
+         * the next request is on its way. */
+        cr_assert_eq(write(gate[1], "x", 1), 1);
+        for (int k = 0; k < 2; k++) {
+            memset(&rep, 0, sizeof rep);
+            cr_assert_eq(pcw_consumer_collect(c, few, NULL, &s, 0, &rep), PCW_OK);
+            check_collected(&s, &rep, "Few", FEW, round);
+        }
+    }
+    pcw_snapshot_free(&s);
+    pcw_consumer_close(c);
+    close(gate[1]);
     stop(&ch);
 }
 
