@@ -76,6 +76,12 @@
  * touch them. */
 #define PCW_CTL_AREA_BYTES (1u << 20)
 #endif
+/* The area's size: PCW_CTL_AREA_BYTES, which a program may set, kept within
+ * a page and PCW_CTL_MAX_REPLY (the largest area a consumer accepts). */
+#define PCW__CTL_AREA_SIZE                                                                         \
+    ((PCW_CTL_AREA_BYTES) < 4096u               ? 4096u                                            \
+     : (PCW_CTL_AREA_BYTES) > PCW_CTL_MAX_REPLY ? (uint32_t)PCW_CTL_MAX_REPLY                      \
+                                                : (uint32_t)(PCW_CTL_AREA_BYTES))
 #ifndef PCW_CTL_MAX_ADDED_BYTES
 #define PCW_CTL_MAX_ADDED_BYTES (1u << 20) /* their instance masks, bytes */
 #endif
@@ -122,7 +128,7 @@ typedef struct pcw__conn {
     /* Read ahead (pcw__conn_read): [rx_pos, rx_len) of rx not used yet. */
     unsigned char *rx;
     size_t rx_pos, rx_len;
-    /* The reply area (PCW_CTL_AREA), PCW_CTL_AREA_BYTES mapped read-write;
+    /* The reply area (PCW_CTL_AREA), PCW__CTL_AREA_SIZE mapped read-write;
      * NULL until asked for. Written by this thread only, and only while
      * serving a request that carries PCW_CTL_IN_AREA (docs/design.md,
      * "The reply area"). */
@@ -459,9 +465,9 @@ static int pcw__conn_area(pcw__conn *c, uint32_t id)
     int rc = PCW_E_IO, ro = -1;
     int fd = memfd_create("pcw-reply", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     void *m = MAP_FAILED;
-    if (fd >= 0 && ftruncate(fd, PCW_CTL_AREA_BYTES) == 0 && fchmod(fd, 0400) == 0 &&
+    if (fd >= 0 && ftruncate(fd, PCW__CTL_AREA_SIZE) == 0 && fchmod(fd, 0400) == 0 &&
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0 &&
-        (m = mmap(NULL, PCW_CTL_AREA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) !=
+        (m = mmap(NULL, PCW__CTL_AREA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) !=
             MAP_FAILED) {
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
@@ -470,7 +476,7 @@ static int pcw__conn_area(pcw__conn *c, uint32_t id)
             c->area = (unsigned char *)m;
             rc = PCW_OK;
         } else {
-            munmap(m, PCW_CTL_AREA_BYTES);
+            munmap(m, PCW__CTL_AREA_SIZE);
         }
     }
     if (fd >= 0)
@@ -478,7 +484,7 @@ static int pcw__conn_area(pcw__conn *c, uint32_t id)
     if (rc != PCW_OK)
         return pcw__reply(c, PCW_CTL_AREA, id, rc, NULL, 0, NULL, 0);
     unsigned char pl[4];
-    pcw__ctl_put_le(pl, PCW_CTL_AREA_BYTES, 4);
+    pcw__ctl_put_le(pl, PCW__CTL_AREA_SIZE, 4);
     int sent = pcw__reply_fd(c, PCW_CTL_AREA, id, PCW_OK, pl, sizeof pl, NULL, 0, ro);
     close(ro); /* the consumer has its own now (or never will) */
     return sent;
@@ -497,7 +503,7 @@ static int pcw__conn_area(pcw__conn *c, uint32_t id)
 static int pcw__reply_in_area(pcw__conn *c, uint16_t type, uint32_t id, const void *pre,
                               size_t pre_len, const void *body, size_t body_len, int *sent)
 {
-    if (!c->area || body_len > PCW_CTL_AREA_BYTES - pre_len)
+    if (!c->area || pre_len > PCW__CTL_AREA_SIZE || body_len > PCW__CTL_AREA_SIZE - pre_len)
         return 0;
     memcpy(c->area, pre, pre_len);
     if (body_len)
@@ -953,7 +959,7 @@ static void *pcw__conn_main(void *arg)
     free(c->rx);
     c->rx = NULL;
     if (c->area)
-        munmap(c->area, PCW_CTL_AREA_BYTES);
+        munmap(c->area, PCW__CTL_AREA_SIZE);
     c->area = NULL;
     /* The consumer exited, crashed or misbehaved: whatever it left open is
      * closed on its behalf, so the provider's counts stay balanced. */
