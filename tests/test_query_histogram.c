@@ -452,7 +452,7 @@ static size_t check_values_are_their_distributions(const pcw_pdh_counter *h)
  * collections, an instance closing (the rows after it move), a reset,
  * a statistic two handles share, and two histograms of a set whose
  * statistics the handles ask in turns. */
-Test(query_histogram, values_cooked_as_read_are_their_distributions)
+static void values_cooked_as_read(void)
 {
     prov v = open_set("HQ Fused");
     pcw_instance *in[4];
@@ -499,6 +499,26 @@ Test(query_histogram, values_cooked_as_read_are_their_distributions)
     cr_assert_gt(valid, 100);
     pcw_pdh_close(q);
     pcw_provider_close(v.p);
+}
+
+/* With 16-byte loads (CPUs with AVX2), each row's deltas are taken as the
+ * read copies it (lib/query/hist_fused.c, copy_run); with the baseline
+ * loops ($PCW_NO_AVX2) after each run's copy (cook_run). */
+Test(query_histogram, values_cooked_as_read_are_their_distributions)
+{
+    values_cooked_as_read();
+}
+
+static void setup_baseline(void)
+{
+    setenv("PCW_NO_AVX2", "1", 1);
+    tu_root_setup();
+}
+
+Test(query_histogram, values_cooked_as_read_are_their_distributions_baseline,
+     .init = setup_baseline)
+{
+    values_cooked_as_read();
 }
 
 /* How many values of h but _Total's have status `want`; *sum (may be
