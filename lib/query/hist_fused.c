@@ -11,7 +11,10 @@
  * and every statistic the query's handles ask of the set's histograms
  * (the plan) is cooked for each row of the run against the same row of
  * the last sample while the run is still in the cache; the values keep
- * (pcw__q_hpre_value) until the next read of the set.
+ * (pcw__q_hpre_value) until the next read of the set. Where the read
+ * copies with 16-byte loads, the query copies the runs itself (copy_run):
+ * each histogram's deltas are taken in the loop that copies its words, so
+ * this sample's rows are never read back (docs/performance.md).
  *
  * The cooking is hist_query.c's, on the same words: a row's cooked value
  * is used only for an entry whose rows are exactly the two it was cooked
