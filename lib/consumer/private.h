@@ -65,6 +65,30 @@ typedef void (*pcw__run_fn)(void *arg, const pcw_snapshot *snap, size_t from, si
 int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
                            unsigned flags, pcw__run_fn fn, void *arg, double *cvt, size_t cvt_cap);
 
+/* pcw__segment_read_runs where the caller copies each run's rows itself
+ * (the query layer's histograms, lib/query/hist_fused.c, to take their
+ * deltas in the pass that copies them): copy(arg, snap, first, src,
+ * stride, len) copies the live rows [0, len) at src (stride bytes apart
+ * in the mapping) into snap's rows [first, first + len), with
+ * pcw__copy_delta_words only, and returns 1; or copies nothing and
+ * returns 0 (the read copies them). Called only where the read copies
+ * with 16-byte loads (pcw__segment_read_runs says where); like fn it runs
+ * inside the read, before the run is validated: what it makes of the rows
+ * holds only once fn is called for them (a run that fails is read again
+ * slot by slot, not through copy, and never handed to fn). */
+typedef int (*pcw__copy_fn)(void *arg, pcw_snapshot *snap, size_t first, const unsigned char *src,
+                            size_t stride, uint32_t len);
+int pcw__segment_read_runs_copy(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                                unsigned flags, pcw__run_fn fn, pcw__copy_fn copy, void *arg);
+/* For copy: dst[0, n) = src[0, n), src read as the read reads the mapping
+ * (whole words), dst written with non-temporal stores where it can (the
+ * read ends with an sfence). With prev (n words of the last copy, private
+ * memory): delta[i] = src[i] - prev[i], *sum = their sum mod 2^64, and the
+ * OR of every delta[i] | prev[i] is returned (the caller's cheap check
+ * that nothing went down: lib/query/histogram.c); without, 0. */
+uint64_t pcw__copy_delta_words(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
+                               uint64_t *delta, size_t n, uint64_t *sum);
+
 /* For the query layer's change detection (lib/query/fetch.c): would a
  * pcw_consumer_refresh of c find something new in a container? 0 if c
  * does not look in containers (consumer.c). Cheap: no walk of /proc

@@ -265,6 +265,7 @@ struct read_args {
     int streamed;        /* rows were written with non-temporal stores */
     pcw__run_fn run_fn;  /* pcw__segment_read_runs: each validated run */
     void *run_arg;
+    pcw__copy_fn copy_fn; /* pcw__segment_read_runs_copy: the caller copies runs */
     int vec;          /* 16-byte loads (vec_cpu) */
     double *cvt;      /* and its conversion buffer (NULL: none, or not this CPU) */
     size_t cvt_cap;   /* doubles */
@@ -657,6 +658,66 @@ __attribute__((target("avx2"))) static void fill_ids_vec(uint32_t *ids, uint32_t
         ids[j] = id + j;
 }
 
+/* pcw__copy_delta_words (private.h): the read's 16-byte loads, each
+ * word's delta against the last copy computed in the loop that copies it.
+ * The new words go out with non-temporal stores (PCW__STREAM_ROWS) where
+ * dst is 16-aligned with src: the line written is then not read first, so
+ * the pass moves what a plain copy moves, the last copy being read in its
+ * stead. has_prev is a constant at each call. */
+__attribute__((target("avx2"), always_inline)) static inline uint64_t
+delta_words(uint64_t *dst, const uint64_t *src, const uint64_t *prev, uint64_t *delta, size_t n,
+            uint64_t *sum, const int has_prev, const int nt)
+{
+    size_t w = 0;
+    uint64_t ors = 0, total = 0;
+    if (n && ((uintptr_t)src & 15)) { /* one word, to 16-byte alignment */
+        uint64_t v = __atomic_load_n(src, __ATOMIC_RELAXED), b = has_prev ? prev[0] : 0;
+        dst[0] = v;
+        if (has_prev)
+            delta[0] = v - b, ors = (v - b) | b, total = v - b;
+        w = 1;
+    }
+    __m128i vor = _mm_setzero_si128(), vsum = _mm_setzero_si128();
+    for (; w + 2 <= n; w += 2) {
+        __m128i a = load16(src + w);
+        if (nt)
+            _mm_stream_si128((__m128i *)(void *)(dst + w), a);
+        else
+            _mm_storeu_si128((__m128i *)(void *)(dst + w), a);
+        if (has_prev) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(prev + w));
+            __m128i x = _mm_sub_epi64(a, b);
+            vor = _mm_or_si128(vor, _mm_or_si128(x, b));
+            vsum = _mm_add_epi64(vsum, x);
+            _mm_storeu_si128((__m128i *)(void *)(delta + w), x);
+        }
+    }
+    for (; w < n; w++) {
+        uint64_t v = __atomic_load_n(&src[w], __ATOMIC_RELAXED), b = has_prev ? prev[w] : 0;
+        dst[w] = v;
+        if (has_prev)
+            delta[w] = v - b, ors |= (v - b) | b, total += v - b;
+    }
+    if (!has_prev)
+        return 0;
+    ors |= (uint64_t)_mm_cvtsi128_si64(vor) | (uint64_t)_mm_extract_epi64(vor, 1);
+    *sum = total + (uint64_t)_mm_cvtsi128_si64(vsum) + (uint64_t)_mm_extract_epi64(vsum, 1);
+    return ors;
+}
+
+__attribute__((target("avx2"))) uint64_t pcw__copy_delta_words(uint64_t *dst, const uint64_t *src,
+                                                               const uint64_t *prev,
+                                                               uint64_t *delta, size_t n,
+                                                               uint64_t *sum)
+{
+    /* Non-temporal stores where dst is 16-aligned once src is. */
+    if (PCW__STREAM_ROWS && !(((uintptr_t)dst ^ (uintptr_t)src) & 15))
+        return prev ? delta_words(dst, src, prev, delta, n, sum, 1, 1)
+                    : delta_words(dst, src, NULL, NULL, n, NULL, 0, 1);
+    return prev ? delta_words(dst, src, prev, delta, n, sum, 1, 0)
+                : delta_words(dst, src, NULL, NULL, n, NULL, 0, 0);
+}
+
 /* copy_rows with 16-byte loads; with cv, converting too (row j's words go
  * to cv + j * words, and a->cvt_or collects what the check needs). */
 static void copy_vec_rows(struct read_args *a, uint64_t *dst, const unsigned char *src,
@@ -699,6 +760,13 @@ static int vec_cpu(void)
 {
     return 0;
 }
+
+uint64_t pcw__copy_delta_words(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
+                               uint64_t *delta, size_t n, uint64_t *sum)
+{
+    (void)dst, (void)src, (void)prev, (void)delta, (void)n, (void)sum;
+    abort(); /* never called: copy_fn is used only where vec_cpu() says yes */
+}
 #endif
 
 /* Copy the live slots [from, from + len) of chunk c into the snapshot's
@@ -711,7 +779,10 @@ static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const u
     uint64_t *data = (uint64_t *)(void *)s->data; /* rows are 8-byte aligned */
     const size_t words = s->data_size / 8, stride = a->cs->data_stride, k = s->count;
     const unsigned char *src = rows + (size_t)from * stride;
-    if (PCW__STREAM_ROWS && (k + len) * s->data_size > PCW__STREAM_FROM_BYTES) {
+    if (a->copy_fn && a->vec && a->copy_fn(a->run_arg, s, k, src, stride, len)) {
+        a->streamed |= PCW__STREAM_ROWS; /* the sfence at the read's end */
+        a->cvt_run = 0;
+    } else if (PCW__STREAM_ROWS && (k + len) * s->data_size > PCW__STREAM_FROM_BYTES) {
         a->streamed = 1;
         a->cvt_run = 0; /* streamed rows are not converted */
         copy_rows(data + k * words, src, words, stride, len, 1);
@@ -1004,7 +1075,7 @@ static int read_pass(struct read_args *a, uint64_t gen0)
 
 static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *snap, unsigned flags,
                    uint32_t only_id, int *found, pcw__run_fn run_fn, void *run_arg, double *cvt,
-                   size_t cvt_cap)
+                   size_t cvt_cap, pcw__copy_fn copy_fn)
 {
     if (!seg || !pub || !snap)
         return PCW_E_INVALID_PARAMETER;
@@ -1055,6 +1126,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
                                                : CACHE_OFF,
                           .run_fn = run_fn,
                           .run_arg = run_arg,
+                          .copy_fn = copy_fn,
                           .vec = vec_cpu(),
                           .cvt = cvt && vec_cpu() ? cvt : NULL,
                           .cvt_cap = cvt_cap};
@@ -1105,13 +1177,19 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
 
 int pcw_segment_read(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap, unsigned flags)
 {
-    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, NULL, NULL, NULL, 0);
+    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, NULL, NULL, NULL, 0, NULL);
 }
 
 int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
                            unsigned flags, pcw__run_fn fn, void *arg, double *cvt, size_t cvt_cap)
 {
-    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, fn, arg, cvt, cvt_cap);
+    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, fn, arg, cvt, cvt_cap, NULL);
+}
+
+int pcw__segment_read_runs_copy(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
+                                unsigned flags, pcw__run_fn fn, pcw__copy_fn copy, void *arg)
+{
+    return do_read(seg, cs, snap, flags, PCW_ANY_INSTANCE_ID, NULL, fn, arg, NULL, 0, copy);
 }
 
 int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32_t id,
@@ -1120,7 +1198,7 @@ int pcw_segment_read_instance(pcw_segment *seg, const pcw_counterset *cs, uint32
     if (id >= PCW_ANY_INSTANCE_ID)
         return PCW_E_INVALID_PARAMETER;
     int found = 0;
-    int rc = do_read(seg, cs, snap, flags, id, &found, NULL, NULL, NULL, 0);
+    int rc = do_read(seg, cs, snap, flags, id, &found, NULL, NULL, NULL, 0, NULL);
     if (rc == PCW_OK && !found)
         return PCW_E_NOT_FOUND;
     return rc;

@@ -11,7 +11,10 @@
  * and every statistic the query's handles ask of the set's histograms
  * (the plan) is cooked for each row of the run against the same row of
  * the last sample while the run is still in the cache; the values keep
- * (pcw__q_hpre_value) until the next read of the set.
+ * (pcw__q_hpre_value) until the next read of the set. Where the read
+ * copies with 16-byte loads, the query copies the runs itself (copy_run):
+ * each histogram's deltas are taken in the loop that copies its words, so
+ * this sample's rows are never read back (docs/performance.md).
  *
  * The cooking is hist_query.c's, on the same words: a row's cooked value
  * is used only for an entry whose rows are exactly the two it was cooked
@@ -112,6 +115,89 @@ static int grow_rows(pcw__q_hpre *p, size_t rows)
            pcw__q_grow((void **)&p->cell, &p->cell_cap, rows * p->nplan, sizeof *p->cell);
 }
 
+/* Row r's statistics of its histogram ks[x], from its interval d. */
+static void cook_one(pcw__q_hpre *p, size_t r, uint32_t x, const pcw_hist_dist *d,
+                     const pcw__q_hspan *sp)
+{
+    uint32_t k = p->ks[x];
+    pcw__q_hpre_sum *sm = &p->sum[r * p->nk + x];
+    sm->count = d->count, sm->status = (uint8_t)d->status;
+    /* k's statistics: consecutive in the plan, all from one walk. */
+    uint32_t c0 = 0, c1;
+    while (c0 < p->nplan && p->plan_k[c0] != k)
+        c0++;
+    for (c1 = c0; c1 < p->nplan && p->plan_k[c1] == k; c1++)
+        ;
+    double v[PCW__Q_HPRE_MAX];
+    int rc[PCW__Q_HPRE_MAX];
+    if (c1 - c0 == 1)
+        rc[0] = pcw__q_hist_cook(d, sp, &p->plan[c0], &v[0]);
+    else if (c1 > c0)
+        pcw__q_hist_cook_many(d, sp, &p->plan[c0], c1 - c0, v, rc);
+    for (uint32_t c = c0; c < c1; c++) {
+        pcw__q_hpre_cell *cl = &p->cell[r * p->nplan + c];
+        cl->v = v[c - c0], cl->status = (uint8_t)rc[c - c0];
+    }
+}
+
+/* A row cooked by copy_run, in a run not validated yet: cook_run, called
+ * once the read validated the run, makes it gen. */
+#define PROVISIONAL (1ull << 63)
+
+/* Each run's rows copied here instead of by the read
+ * (pcw__segment_read_runs_copy): a row with a last-sample row of the same
+ * index has each of its histograms' deltas taken in the pass that copies
+ * it (pcw__copy_delta_words: this sample's words are never read back,
+ * the last sample's are read where the copy's stores would have read the
+ * lines they write) and is cooked from them at once, provisionally; the
+ * words between the histograms are copied plainly. The numbers are
+ * cook_run's: the same deltas, pcw__q_hist_interval's end
+ * (pcw__q_hist_from_deltas). */
+static int copy_run(void *arg, pcw_snapshot *snap, size_t first, const unsigned char *src,
+                    size_t stride, uint32_t len)
+{
+    pcw__q_hpre *p = arg;
+    const pcw__q_set *s = p->set;
+    if (p->abort || snap->busy || grow_rows(p, first + len))
+        return 0;
+    const pcw_snapshot *prev = pcw__q_snap(s, s->cur ^ 1);
+    size_t pcount = prev->data_size == snap->data_size ? prev->count : 0;
+    size_t words = snap->data_size / 8;
+    for (uint32_t j = 0; j < len; j++) {
+        size_t r = first + j;
+        uint64_t *dst = (uint64_t *)(void *)pcw__q_row(snap, r);
+        const uint64_t *row = (const uint64_t *)(const void *)(src + (size_t)j * stride);
+        if (r >= pcount) {
+            pcw__copy_delta_words(dst, row, NULL, NULL, words, NULL);
+            p->stamp[r] = 0;
+            continue;
+        }
+        const uint64_t *prow = (const uint64_t *)(const void *)pcw__q_row(prev, r);
+        size_t at = 0; /* words [0, at) copied */
+        for (uint32_t i = 0; i < p->nk; i++) {
+            uint32_t x = p->order[i], k = p->ks[x];
+            size_t w = s->off[k] / 8, nb = pcw_hist_nbuckets(s->hshape[k]);
+            if (w > at)
+                pcw__copy_delta_words(dst + at, row + at, NULL, NULL, w - at, NULL);
+            uint64_t unused, count;
+            pcw__copy_delta_words(dst + w, row + w, prow + w, p->now01, 2, &unused);
+            p->now01[0] += prow[w], p->now01[1] += prow[w + 1]; /* the words, not deltas */
+            uint64_t ors = pcw__copy_delta_words(dst + w + 2, row + w + 2, prow + w + 2, p->scratch,
+                                                 nb, &count);
+            pcw_hist_dist d;
+            pcw__q_hspan sp;
+            pcw__q_hist_from_deltas(s->hshape[k], p->now01, prow + w, p->scratch, ors >> 50 == 0,
+                                    count, &d, &sp);
+            cook_one(p, r, x, &d, &sp);
+            at = w + 2 + nb;
+        }
+        if (words > at)
+            pcw__copy_delta_words(dst + at, row + at, NULL, NULL, words - at, NULL);
+        p->stamp[r] = p->gen | PROVISIONAL;
+    }
+    return 1;
+}
+
 /* Each run as it is read: rows [from, to) of this sample, each against
  * the last sample's row of the same index (if it has one). */
 static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to, const double *cvt)
@@ -127,6 +213,10 @@ static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to
     const pcw_snapshot *prev = pcw__q_snap(s, s->cur ^ 1);
     size_t pcount = prev->data_size == snap->data_size ? prev->count : 0;
     for (size_t r = from; r < to; r++) {
+        if (p->stamp[r] == (p->gen | PROVISIONAL)) {
+            p->stamp[r] = p->gen; /* cooked as copied: the run is validated */
+            continue;
+        }
         p->stamp[r] = 0; /* not cooked (yet) */
         if (r >= pcount)
             continue;
@@ -138,24 +228,7 @@ static void cook_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to
             pcw__q_hist_interval(s->hshape[k], (const uint64_t *)(const void *)(row + s->off[k]),
                                  (const uint64_t *)(const void *)(prow + s->off[k]), p->scratch, &d,
                                  &sp);
-            pcw__q_hpre_sum *sm = &p->sum[r * p->nk + x];
-            sm->count = d.count, sm->status = (uint8_t)d.status;
-            /* k's statistics: consecutive in the plan, all from one walk. */
-            uint32_t c0 = 0, c1;
-            while (c0 < p->nplan && p->plan_k[c0] != k)
-                c0++;
-            for (c1 = c0; c1 < p->nplan && p->plan_k[c1] == k; c1++)
-                ;
-            double v[PCW__Q_HPRE_MAX];
-            int rc[PCW__Q_HPRE_MAX];
-            if (c1 - c0 == 1)
-                rc[0] = pcw__q_hist_cook(&d, &sp, &p->plan[c0], &v[0]);
-            else if (c1 > c0)
-                pcw__q_hist_cook_many(&d, &sp, &p->plan[c0], c1 - c0, v, rc);
-            for (uint32_t c = c0; c < c1; c++) {
-                pcw__q_hpre_cell *cl = &p->cell[r * p->nplan + c];
-                cl->v = v[c - c0], cl->status = (uint8_t)rc[c - c0];
-            }
+            cook_one(p, r, x, &d, &sp);
         }
         p->stamp[r] = p->gen;
     }
@@ -189,6 +262,12 @@ int pcw__q_hpre_begin(const pcw_pdh *q, pcw__q_set *s, unsigned flags)
             return 0;
         p->scratch = b, p->scratch_cap = most;
     }
+    for (uint32_t x = 0; x < p->nk; x++) { /* ks by offset: copy_run's order */
+        uint32_t at = x;
+        for (; at > 0 && s->off[p->ks[p->order[at - 1]]] > s->off[p->ks[x]]; at--)
+            p->order[at] = p->order[at - 1];
+        p->order[at] = x;
+    }
     p->set = s, p->next = 0, p->abort = 0, p->active = 1;
     return 1;
 }
@@ -199,7 +278,7 @@ int pcw__q_hpre_read(pcw__q_set *s, pcw_segment *seg, const pcw_counterset *cs, 
     pcw__q_hpre *p = s->hpre;
     if (snap->count != p->next)
         p->abort = 1; /* rows before this source's that were not handed over */
-    return pcw__segment_read_runs(seg, cs, snap, flags, cook_run, p, NULL, 0);
+    return pcw__segment_read_runs_copy(seg, cs, snap, flags, cook_run, copy_run, p);
 }
 
 void pcw__q_hpre_end(pcw__q_set *s)

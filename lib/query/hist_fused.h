@@ -39,6 +39,8 @@ struct pcw__q_hpre {
     size_t stamp_cap, sum_cap, cell_cap;
     uint64_t *scratch; /* one interval's buckets */
     uint32_t scratch_cap;
+    uint32_t order[PCW__Q_HPRE_MAX]; /* ks by offset in the row (copy_run) */
+    uint64_t now01[2];               /* a histogram's sum and zero bucket words */
     /* During a read. */
     const pcw__q_set *set;
     size_t next; /* the next row expected */

@@ -519,26 +519,37 @@ static int deltas_fast(uint32_t n, const uint64_t *now, const uint64_t *prev, ui
 int pcw__q_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *prev,
                          uint64_t *buckets, pcw_hist_dist *d, pcw__q_hspan *sp)
 {
+    uint64_t count;
+    int fast =
+        deltas_fast(pcw_hist_nbuckets(shape), now + 2, prev ? prev + 2 : NULL, buckets, &count);
+    return pcw__q_hist_from_deltas(shape, now, prev, buckets, fast, count, d, sp);
+}
+
+int pcw__q_hist_from_deltas(uint32_t shape, const uint64_t *now, const uint64_t *prev,
+                            uint64_t *buckets, int fast, uint64_t count, pcw_hist_dist *d,
+                            pcw__q_hspan *sp)
+{
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
     d->shape = shape, d->nbuckets = n, d->buckets = buckets;
-    uint64_t went_down = 0, count = 0;
+    uint64_t went_down = 0;
     int over = 0;
     d->sum = prev ? now[0] - prev[0] : now[0];
     d->zero = prev ? now[1] - prev[1] : now[1];
     went_down |= prev && now[1] < prev[1];
-    if (deltas_fast(n, now + 2, prev ? prev + 2 : NULL, buckets, &count)) {
+    if (fast) {
         over = __builtin_add_overflow(count, d->zero, &count);
     } else {
         /* Every word again, exactly: a bucket that went down is a reset
          * (the provider restarted its instance, or a hostile writer), and
          * the count is kept as two sums of 32-bit halves (each below 2^46
          * for 8,194 words), so that nothing in the loop depends on the
-         * previous word's carry. */
+         * previous word's carry. From the deltas: a bucket now is its
+         * delta plus its word before, mod 2^64. */
         uint64_t lo = 0, hi = 0;
         for (uint32_t j = 0; j < n; j++) {
-            uint64_t a = now[2 + j], b = prev ? prev[2 + j] : 0, x = a - b;
-            went_down |= a < b;
+            uint64_t b = prev ? prev[2 + j] : 0, x = buckets[j];
+            went_down |= x + b < b;
             lo += x & 0xFFFFFFFFu, hi += x >> 32;
         }
         hi += lo >> 32;
