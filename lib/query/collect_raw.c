@@ -181,6 +181,16 @@ static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
         f->fn(&run, f->arg);
 }
 
+int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
+                      void *arg)
+{
+    if (!ctr || !fn || ctr->q->log || !raw_set(ctr))
+        return PCW_E_INVALID_PARAMETER;
+    fused_raw f = {{NULL, raw_read, raw_cannot}, fn, arg, NULL, 0, 0, 0, 0, 0};
+    hand_sample(ctr, &f);
+    return PCW_OK;
+}
+
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg)
 {
