@@ -158,8 +158,11 @@ static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
     int b = s->cur;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
     pcw__q_raw_rows run = {NULL, 0, s->data_size, 0};
-    for (size_t e = 0; e < s->entries.nent && !f->stop; e++) {
-        uint32_t ent = s->entries.ent[e];
+    /* The handle's instances: every entry of the set, or those its path
+     * selects (pcw_pdh_get_value's order either way). */
+    size_t n = mt->all ? s->entries.nent : mt->nents;
+    for (size_t e = 0; e < n && !f->stop; e++) {
+        uint32_t ent = s->entries.ent[mt->all ? e : mt->ents[e]];
         const pcw__q_inst *x = ent & PCW__Q_ENT_AGG ? NULL : &s->ins.inst[ent];
         int ok = x && x->row >= 0 && (size_t)x->row < snap->count && x->src >= 0 &&
                  (size_t)x->src < s->nsrc[b];
