@@ -69,6 +69,8 @@ typedef struct group {
     size_t unknown; /* slots present whose identities are not logged yet */
     slot *slots;
     size_t nslots, slots_cap;
+    uint32_t *hash;     /* open addressing over the slots' keys: slot + 1, 0 empty */
+    size_t hash_cap;    /* a power of two, at least twice the slots */
     uint32_t *pos_slot; /* instance p of the handle: its slot */
     size_t npos, pos_cap;
     const unsigned char **rowp; /* instance p's row in the last collection (NULL: none) */
@@ -123,12 +125,13 @@ struct recorder {
     size_t nvbuf, vbuf_cap;
     pcw__hist_value *full; /* a sample record's values (histograms) */
     size_t full_cap;
-    int as_sample;        /* this sample is a sample record */
-    uint64_t flush_ns;    /* a block spans this much time at most */
-    uint64_t block_start; /* the open block's first sample's time; 0: none */
-    uint64_t max_size;    /* rotate once the file is this long (0: never) */
-    unsigned max_files;   /* files kept: FILE, FILE.1 .. FILE.(max_files - 1) */
-    uint64_t mono, real;  /* the last sample's times */
+    int as_sample;                    /* this sample is a sample record */
+    uint64_t flush_ns;                /* a block spans this much time at most */
+    uint64_t block_start;             /* the open block's first sample's time; 0: none */
+    unsigned block_samples, in_block; /* a block's samples at most (0: any); the open one's */
+    uint64_t max_size;                /* rotate once the file is this long (0: never) */
+    unsigned max_files;               /* files kept: FILE, FILE.1 .. FILE.(max_files - 1) */
+    uint64_t mono, real;              /* the last sample's times */
 };
 
 static void group_free(group *g)
@@ -136,6 +139,7 @@ static void group_free(group *g)
     for (size_t i = 0; i < g->nslots; i++)
         free(g->slots[i].key);
     free(g->slots);
+    free(g->hash);
     free(g->pos_slot);
     free(g->rowp);
     free(g->rowt);
@@ -233,6 +237,11 @@ void record_rotation(recorder *r, uint64_t max_size, unsigned max_files)
 {
     r->max_size = max_size;
     r->max_files = max_files < 2 ? 2 : max_files;
+}
+
+void record_block_samples(recorder *r, unsigned n)
+{
+    r->block_samples = n;
 }
 
 recorder *record_open(int fd, const char *file, const column *cols, size_t n, uint64_t flush_ns,
@@ -388,13 +397,57 @@ static int group_same(group *g)
     return 1;
 }
 
-/* The slot of instance path `key`, or NULL. */
+/* FNV-1a of a slot's key. */
+static size_t key_hash(const char *key)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 1099511628211ull;
+    return (size_t)(h ^ h >> 32);
+}
+
+/* The first free cell of key's chain. */
+static size_t hash_free(const group *g, const char *key)
+{
+    size_t m = g->hash_cap - 1, i = key_hash(key) & m;
+    while (g->hash[i])
+        i = (i + 1) & m;
+    return i;
+}
+
+/* The slot of instance path `key` that no instance of this mapping took
+ * yet (a path twice among the instances: a slot each), or NULL. Looked up
+ * only when the handle's instances changed, in time independent of the
+ * slots. */
 static slot *find_slot(group *g, const char *key)
 {
-    for (size_t i = 0; i < g->nslots; i++) /* (only when the instances changed) */
-        if (strcmp(g->slots[i].key, key) == 0)
-            return &g->slots[i];
+    if (!g->hash_cap)
+        return NULL;
+    size_t m = g->hash_cap - 1;
+    for (size_t i = key_hash(key) & m; g->hash[i]; i = (i + 1) & m) {
+        slot *s = &g->slots[g->hash[i] - 1];
+        if (s->pos < 0 && strcmp(s->key, key) == 0)
+            return s;
+    }
     return NULL;
+}
+
+/* Slot i (its key set) into the hash, which grows to stay half empty. */
+static int hash_add(group *g, size_t i)
+{
+    if (2 * (g->nslots + 1) > g->hash_cap) {
+        size_t cap = g->hash_cap ? 2 * g->hash_cap : 64;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h)
+            return -1;
+        free(g->hash);
+        g->hash = h, g->hash_cap = cap;
+        for (size_t j = 0; j < g->nslots; j++)
+            if (j != i)
+                g->hash[hash_free(g, g->slots[j].key)] = (uint32_t)j + 1;
+    }
+    g->hash[hash_free(g, g->slots[i].key)] = (uint32_t)i + 1;
+    return 0;
 }
 
 /* Instance p's W series as a new slot of g. */
@@ -408,6 +461,10 @@ static int new_slot(recorder *r, group *g, size_t gi, size_t p, const char *key,
         return snprintf(why, why_len, "out of memory"), -1;
     s->base = (uint32_t)r->n;
     s->pos = (int32_t)p;
+    if (hash_add(g, g->nslots)) {
+        free(s->key);
+        return snprintf(why, why_len, "out of memory"), -1;
+    }
     g->nslots++;
     uint32_t kind = kind_of_value(g->h, p * g->width);
     for (uint32_t k = 0; k < g->width; k++) {
@@ -458,8 +515,6 @@ static int group_map(recorder *r, pcw_pdh *q, group *g, size_t gi, char *why, si
         if (pcw_pdh_value_path(g->h, p * g->width, 0, key, sizeof key) >= sizeof key)
             return snprintf(why, why_len, "a path longer than %zu bytes", sizeof key), -1;
         slot *s = find_slot(g, key);
-        if (s && s->pos >= 0)
-            s = NULL; /* (two instances of one path: the second a slot of its own) */
         if (!s && new_slot(r, g, gi, p, key, why, why_len))
             return -1;
         if (!s)
@@ -786,9 +841,11 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
     }
     if (!r->block_start)
         r->block_start = now;
-    if (now - r->block_start < r->flush_ns)
+    r->in_block++;
+    if (now - r->block_start < r->flush_ns && (!r->block_samples || r->in_block < r->block_samples))
         return 0;
     r->block_start = 0;
+    r->in_block = 0;
     if (pcw__hist_writer_flush(r->w, why, why_len))
         return -1;
     if (r->max_size && pcw__hist_writer_bytes(r->w) >= r->max_size)
