@@ -998,12 +998,20 @@ static void group_reads_back_as_live(const char *name, const char *const *paths,
             qp_cmd(&p, "create c"); /* a new slot, in the sample it appears */
         if (k == 5)
             qp_cmd(&p, "close a"); /* its slot NO_INSTANCE */
+        if (k == 6)
+            qp_cmd(&p, "create d"); /* a slot of its own */
+        if (k == 7)
+            qp_cmd(&p, "close c"); /* c's slot between b's and d's gone */
         if (k == 8)
             qp_cmd(&p, "create a"); /* back: its slot again */
+        if (k == 9)
+            qp_cmd(&p, "create c"); /* back too */
         qp_cmd(&p, "set b 0 %d", 100 * k);
         qp_cmd(&p, "set b 1 %d", k % 3);
-        if (k >= 3)
+        if (k >= 3 && k != 7 && k != 8)
             qp_cmd(&p, "set c 2 %d", 5000 * k * k);
+        if (k >= 6)
+            qp_cmd(&p, "set d 1 %d", 3 * k);
         qp_cmd(&p, "set %s 0 %d", k < 5 || k >= 8 ? "a" : "b", 7 * k);
         qp_cmd(&rl, "set y %d %d", QP_LEVEL, 40 + k);
         if (hist)
@@ -1024,7 +1032,7 @@ static void group_reads_back_as_live(const char *name, const char *const *paths,
     size_t ncol = 0;
     for (const char *x = h; (x = strstr(x, "\",\"")); x++)
         ncol++;
-    cr_assert_eq(ncol, 3 * 3 + npaths, "a, b, c's 3 series and the columns:\n%s", h);
+    cr_assert_eq(ncol, 4 * 3 + npaths, "a, b, c, d's 3 series and the columns:\n%s", h);
     int seen_c = 0;
     for (int k = 1; k <= GR_SAMPLES; k++) {
         unsigned char listed[GR_MAXV] = {0};

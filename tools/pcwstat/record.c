@@ -73,9 +73,13 @@ typedef struct group {
     size_t hash_cap;    /* a power of two, at least twice the slots */
     uint32_t *pos_slot; /* instance p of the handle: its slot */
     size_t npos, pos_cap;
-    const unsigned char **rowp; /* instance p's row in the last collection (NULL: none) */
-    uint64_t *rowt;             /* its time */
-    size_t rows_cap, nrows;     /* rows handed over this collection */
+    struct grun { /* the last collection's rows, as handed over: instances pos.. pos + n - 1 */
+        size_t pos, n;
+        const unsigned char *rows; /* NULL: no value */
+        uint64_t time_ns;
+    } * runs;
+    size_t nruns, runs_cap;
+    size_t nrows; /* rows handed over (npos when they all were; else 0) */
     size_t stride;
     pcw__hist_layout layout[PCW__HIST_ROW_WORDS];
     int layouts; /* layout[] is the handle's now (rows can be logged) */
@@ -118,6 +122,9 @@ struct recorder {
     size_t ngroups, groups_cap;
     unit *units;
     size_t nunits, units_cap;
+    uint32_t *span; /* per unit: the present raw slots from it whose instances follow on */
+    size_t span_cap;
+    int spans_stale; /* units or mappings changed since span[] was made */
     /* This sample, as built (and rebuilt for a rotation's first sample): */
     piece *plan;
     size_t nplan, plan_cap;
@@ -141,8 +148,7 @@ static void group_free(group *g)
     free(g->slots);
     free(g->hash);
     free(g->pos_slot);
-    free(g->rowp);
-    free(g->rowt);
+    free(g->runs);
     free(g);
 }
 
@@ -164,6 +170,7 @@ void record_close(recorder *r)
         group_free(r->groups[i]);
     free(r->groups);
     free(r->units);
+    free(r->span);
     free(r->plan);
     free(r->vbuf);
     free(r->full);
@@ -210,6 +217,7 @@ static int add_unit(recorder *r, uint32_t g, uint32_t idx)
     if (grow(&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
         return -1;
     r->units[r->nunits++] = (unit){g, idx};
+    r->spans_stale = 1;
     return 0;
 }
 
@@ -502,6 +510,7 @@ static int group_map(recorder *r, pcw_pdh *q, group *g, size_t gi, char *why, si
 {
     g->epoch = pcw_pdh_instance_epoch(g->h);
     g->mapped = 1;
+    r->spans_stale = 1;
     g->same = group_same(g);
     g->layouts = g->same;
     for (size_t i = 0; i < g->nslots; i++)
@@ -555,43 +564,68 @@ int record_group(recorder *r, pcw_pdh *q, pcw_pdh_counter *h, char *why, size_t 
     return group_map(r, q, g, r->ngroups - 1, why, why_len) ? -1 : 1;
 }
 
-/* pcw__q_raw_sample's runs: each instance's row. */
+/* pcw__q_raw_sample's runs, kept as they come (no look at each row). */
 static int take_run(const pcw__q_raw_rows *run, void *arg)
 {
     group *g = arg;
-    if (run->nrows > g->rows_cap - g->nrows) {
+    if (run->nrows > g->npos - g->nrows ||
+        grow(&g->runs, &g->runs_cap, g->nruns + 1, sizeof *g->runs)) {
         g->nrows = SIZE_MAX; /* more than the handle's instances: not as mapped */
         return 1;
     }
-    for (size_t i = 0; i < run->nrows; i++) {
-        g->rowp[g->nrows + i] = run->rows ? run->rows + i * run->stride : NULL;
-        g->rowt[g->nrows + i] = run->time_ns;
-    }
+    g->runs[g->nruns++] = (struct grun){g->nrows, run->nrows, run->rows, run->time_ns};
     if (run->rows)
         g->stride = run->stride;
     g->nrows += run->nrows;
     return 0;
 }
 
-/* This collection's rows of g's instances (g->rowp), or none (nrows 0:
+/* This collection's rows of g's instances (g->runs), or none (nrows 0:
  * every value of the group logged value by value). */
-static int group_rows(group *g)
+static void group_rows(group *g)
 {
-    g->nrows = 0;
-    if (!g->layouts)
-        return 0;
-    if (g->npos > g->rows_cap) {
-        const unsigned char **p = realloc(g->rowp, g->npos * sizeof *p);
-        if (p)
-            g->rowp = p;
-        uint64_t *t = p ? realloc(g->rowt, g->npos * sizeof *t) : NULL;
-        if (!t)
-            return -1;
-        g->rowt = t;
-        g->rows_cap = g->npos;
-    }
-    if (pcw__q_raw_sample(g->h, take_run, g) != PCW_OK || g->nrows != g->npos)
+    g->nrows = g->nruns = 0;
+    if (g->layouts && (pcw__q_raw_sample(g->h, take_run, g) != PCW_OK || g->nrows != g->npos))
         g->nrows = 0;
+}
+
+/* The run holding instance pos (the runs cover 0 .. npos - 1 in order). */
+static const struct grun *run_of(const group *g, size_t pos)
+{
+    size_t lo = 0, hi = g->nruns;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->runs[mid].pos <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &g->runs[lo];
+}
+
+/* span[u] for every unit: how many present raw slots from unit u on are
+ * the instances pos, pos + 1, ... of one group - rows that go into a row
+ * sample as the runs give them, without a look at each. */
+static int make_spans(recorder *r)
+{
+    if (grow(&r->span, &r->span_cap, r->nunits + 1, sizeof *r->span))
+        return -1;
+    for (size_t u = r->nunits; u-- > 0;) {
+        const unit *x = &r->units[u];
+        uint32_t len = 0;
+        if (x->g) {
+            const group *g = r->groups[x->g - 1];
+            const slot *s = &g->slots[x->idx];
+            if (s->pos >= 0 && r->kind[s->base] == PCW__HIST_KIND_RAW) {
+                len = 1;
+                const unit *y = u + 1 < r->nunits ? &r->units[u + 1] : NULL;
+                if (y && y->g == x->g && r->span[u + 1] && g->slots[y->idx].pos == s->pos + 1)
+                    len += r->span[u + 1];
+            }
+        }
+        r->span[u] = len;
+    }
+    r->spans_stale = 0;
     return 0;
 }
 
@@ -636,19 +670,19 @@ static int plan_absent(recorder *r, size_t count, uint32_t status)
     return 0;
 }
 
-/* Instance pos of g as a row, continuing the last piece when it is the
- * next row in memory of the same time. */
-static int plan_row(recorder *r, const group *g, size_t pos)
+/* n rows of g from `rows` read at t, continuing the last piece when
+ * they are the next rows in memory of the same time. */
+static int plan_rows(recorder *r, const group *g, const unsigned char *rows, size_t n, uint64_t t)
 {
     piece *p = r->nplan ? &r->plan[r->nplan - 1] : NULL;
     if (p && p->kind == P_ROWS && p->width == g->width && p->stride == g->stride &&
-        p->time_ns == g->rowt[pos] && g->rowp[pos] == p->rows + p->count * p->stride) {
-        p->count++;
+        p->time_ns == t && rows == p->rows + p->count * p->stride) {
+        p->count += n;
         return 0;
     }
     if (!(p = plan_add(r, P_ROWS)))
         return -1;
-    *p = (piece){P_ROWS, g->width, 0, 1, 0, g->rowp[pos], g->stride, g->rowt[pos]};
+    *p = (piece){P_ROWS, g->width, 0, n, 0, rows, g->stride, t};
     return 0;
 }
 
@@ -663,10 +697,13 @@ static int plan_slot(recorder *r, pcw_pdh *q, size_t gi, size_t si, char *why, s
                    : 0;
     size_t p = (size_t)s->pos;
     const pcw__hist_series *id = &r->last[s->base];
-    if (g->nrows && g->rowp[p] && r->kind[s->base] == PCW__HIST_KIND_RAW &&
+    const struct grun *run = g->nrows ? run_of(g, p) : NULL;
+    if (run && run->rows && r->kind[s->base] == PCW__HIST_KIND_RAW &&
         r->known[s->base + g->width - 1] && id->layout.words &&
         r->last[s->base + g->width - 1].layout.words)
-        return plan_row(r, g, p) ? (snprintf(why, why_len, "out of memory"), -1) : 0;
+        return plan_rows(r, g, run->rows + (p - run->pos) * g->stride, 1, run->time_ns)
+                   ? (snprintf(why, why_len, "out of memory"), -1)
+                   : 0;
     for (uint32_t k = 0; k < g->width; k++) {
         pcw__hist_value *hv = plan_value(r);
         if (!hv)
@@ -677,15 +714,48 @@ static int plan_slot(recorder *r, pcw_pdh *q, size_t gi, size_t si, char *why, s
     return 0;
 }
 
+/* The m slots of span u (group gi's instances pos .. pos + m - 1, every
+ * identity logged): the runs' rows as they are, an instance without a row
+ * value by value. */
+static int plan_span(recorder *r, pcw_pdh *q, size_t gi, size_t pos, size_t m, char *why,
+                     size_t why_len)
+{
+    const group *g = r->groups[gi];
+    for (size_t end = pos + m; pos < end;) {
+        const struct grun *run = run_of(g, pos);
+        size_t to = run->pos + run->n < end ? run->pos + run->n : end;
+        if (run->rows) {
+            if (plan_rows(r, g, run->rows + (pos - run->pos) * g->stride, to - pos, run->time_ns))
+                return snprintf(why, why_len, "out of memory"), -1;
+            pos = to;
+            continue;
+        }
+        for (; pos < to; pos++)
+            if (plan_slot(r, q, gi, g->pos_slot[pos], why, why_len))
+                return -1;
+    }
+    return 0;
+}
+
 /* The sample's pieces in series order (identities logged on the way,
  * before the sample begins). */
 static int make_plan(recorder *r, pcw_pdh *q, char *why, size_t why_len)
 {
     r->nplan = r->nvbuf = 0;
     r->as_sample = 0;
+    if (r->spans_stale && make_spans(r))
+        return snprintf(why, why_len, "out of memory"), -1;
     for (size_t u = 0; u < r->nunits; u++) {
         const unit *x = &r->units[u];
         if (x->g) {
+            const group *g = r->groups[x->g - 1];
+            size_t m = r->span[u];
+            if (m > 1 && g->nrows && !g->unknown && g->layouts) {
+                if (plan_span(r, q, x->g - 1, (size_t)g->slots[x->idx].pos, m, why, why_len))
+                    return -1;
+                u += m - 1;
+                continue;
+            }
             if (plan_slot(r, q, x->g - 1, x->idx, why, why_len))
                 return -1;
             continue;
@@ -825,8 +895,7 @@ int record_sample(recorder *r, pcw_pdh *q, char *why, size_t why_len)
                 g->unknown += rc == 0;
             }
         }
-        if (group_rows(g))
-            return snprintf(why, why_len, "out of memory"), -1;
+        group_rows(g);
     }
     if (make_plan(r, q, why, why_len))
         return -1;
