@@ -98,6 +98,8 @@ $(BENCH_PROMCPP_OBJ): bench/promcpp.cc bench/promcpp.h $(BENCH_HAVE_PROMCPP)
 BENCH_PCWTOP_A    = $(BENCH_BUILD)/obj/tools/pcwtop/libpcwtop.a
 BENCH_PCWTOP_OBJ  = $(PCWTOP_LIB_SRC:%.c=$(BENCH_BUILD)/obj/%.o)
 BENCH_TOOL_OBJ   += $(addprefix $(BENCH_BUILD)/obj/tools/common/,escape.o grow.o container.o)
+# bench/history_pcwstat.c: pcwstat's recorder.
+BENCH_TOOL_OBJ   += $(BENCH_BUILD)/obj/tools/pcwstat/record.o
 $(BENCH_PCWTOP_A): $(BENCH_PCWTOP_OBJ)
 	rm -f $@ && ar rcs $@ $^
 

@@ -105,6 +105,7 @@ void bench_callback_register(void);
 void bench_mmv_register(void);
 void bench_query_register(void);
 void bench_history_register(void); /* bench/history_record.c */
+void bench_history_pcwstat_register(void); /* bench/history_pcwstat.c */
 void bench_export_register(void);
 void bench_containers_register(void);
 /* mmv.c's child: an MMV writer with N instances. */

@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     bench_mmv_register();
     bench_query_register();
     bench_history_register();
+    bench_history_pcwstat_register();
     bench_histogram_query_register();
     bench_history_read_register();
     bench_pcwtop_register();

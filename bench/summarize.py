@@ -248,6 +248,13 @@ def rows(figs):
         out.append(("history/record/6250/16", f"{t(a['cpu_ns'])} CPU/sample",
                     "query/collect_cooked/6250/16", t(b["cpu_ns"]) + " CPU" if b else "-",
                     f"{r:.2f}x" if r else "-", "<= 1.3x CPU", verdict(r is not None and r <= 1.3)))
+    # pcwstat's own recorder (bench/history_pcwstat.c) on the same shape.
+    a, b = get("history/record_pcwstat/6250/16"), get("query/collect_cooked/6250/16")
+    if a:
+        r = a["cpu_ns"] / b["cpu_ns"] if b and b["cpu_ns"] else None
+        out.append(("history/record_pcwstat/6250/16", f"{t(a['cpu_ns'])} CPU/sample",
+                    "query/collect_cooked/6250/16", t(b["cpu_ns"]) + " CPU" if b else "-",
+                    f"{r:.2f}x" if r else "-", "<= 1.3x CPU", verdict(r is not None and r <= 1.3)))
     # The same with values that advance every sample, beside the collection
     # of that provider (its rates cooked).
     a, b = get("history/record_churn/6250/16"), get("history/collect_cooked_churn/6250/16")

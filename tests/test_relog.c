@@ -928,3 +928,186 @@ Test(relog, wide_histograms_to_bin)
     cr_assert_str_eq(b, a);
     free(a), free(b), free(log), free(copy);
 }
+
+/* ---- -f BIN's row samples (record_group) ----------------------------------------- */
+
+#define GR_SAMPLES 10
+#define GR_MAXV    64
+
+/* What the live query showed in one sample: each value's path and CSV cell. */
+typedef struct live_row {
+    char path[GR_MAXV][256];
+    char cell[GR_MAXV][64];
+    size_t n;
+} live_row;
+
+static void live_values(live_row *row, pcw_pdh_counter *h)
+{
+    for (size_t i = 0; i < pcw_pdh_value_count(h); i++) {
+        pcw_pdh_value v;
+        cr_assert_lt(row->n, GR_MAXV);
+        cr_assert_eq(pcw_pdh_get_value(h, i, 0, &v), PCW_OK);
+        pcw_pdh_value_path(h, i, 1, row->path[row->n], sizeof row->path[0]);
+        if (v.status == PCW_CSTATUS_VALID)
+            snprintf(row->cell[row->n], sizeof row->cell[0], "%.6f", v.value);
+        else
+            row->cell[row->n][0] = 0;
+        row->n++;
+    }
+}
+
+/* A recording of "\Rows Test(*)\*" (rows_provider plain: every counter
+ * of its rows selected) as a group, beside columns (the other handles
+ * given, one value each), while instances come and go; pcwrelog's CSV of
+ * it holds, in each row, what the live query showed for every path then,
+ * and nothing for the paths that were not there. */
+static void group_reads_back_as_live(const char *name, const char *const *paths, size_t npaths,
+                                     tu_child *hist)
+{
+    tu_child p, rl;
+    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *[]){"plain", NULL}), 0);
+    char line[128], why[512];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
+    start_rl(&rl);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "create b");
+    pcw_pdh *q;
+    pcw_pdh_counter *g;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(*)\\*", &g, NULL), PCW_OK);
+    column cols[4];
+    for (size_t i = 0; i < npaths; i++)
+        cr_assert_eq(pcw_pdh_add_counter(q, paths[i], &cols[i].h, NULL), PCW_OK, "%s", paths[i]);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    char *log = path_in_root(name);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    recorder *rec = record_open(fd, log, NULL, 0, 0, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    cr_assert_eq(record_group(rec, q, g, why, sizeof why), 1, "not a group: %s", why);
+    for (size_t i = 0; i < npaths; i++) {
+        char full[256];
+        pcw_pdh_value_path(cols[i].h, 0, 1, full, sizeof full);
+        cols[i].path = strdup(full);
+    }
+    cr_assert_eq(record_columns(rec, cols, npaths, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    static live_row live[GR_SAMPLES + 1];
+    memset(live, 0, sizeof live);
+    for (int k = 1; k <= GR_SAMPLES; k++) {
+        if (k == 3)
+            qp_cmd(&p, "create c"); /* a new slot, in the sample it appears */
+        if (k == 5)
+            qp_cmd(&p, "close a"); /* its slot NO_INSTANCE */
+        if (k == 6)
+            qp_cmd(&p, "create d"); /* a slot of its own */
+        if (k == 7)
+            qp_cmd(&p, "close c"); /* c's slot between b's and d's gone */
+        if (k == 8)
+            qp_cmd(&p, "create a"); /* back: its slot again */
+        if (k == 9)
+            qp_cmd(&p, "create c"); /* back too */
+        qp_cmd(&p, "set b 0 %d", 100 * k);
+        qp_cmd(&p, "set b 1 %d", k % 3);
+        if (k >= 3 && k != 7 && k != 8)
+            qp_cmd(&p, "set c 2 %d", 5000 * k * k);
+        if (k >= 6)
+            qp_cmd(&p, "set d 1 %d", 3 * k);
+        qp_cmd(&p, "set %s 0 %d", k < 5 || k >= 8 ? "a" : "b", 7 * k);
+        qp_cmd(&rl, "set y %d %d", QP_LEVEL, 40 + k);
+        if (hist)
+            qp_cmd(hist, "pattern web %d 3", 100000 * k);
+        pause_ms(15);
+        cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+        live_values(&live[k], g);
+        for (size_t i = 0; i < npaths; i++)
+            live_values(&live[k], cols[i].h);
+    }
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    qp_stop(&p);
+    qp_stop(&rl);
+    char *csv = relog_ok((const char *[]){log, "-f", "CSV", NULL});
+    cr_assert_eq(count_lines(csv), 1 + GR_SAMPLES, "%s", csv);
+    char *h = line_of(csv, 0);
+    size_t ncol = 0;
+    for (const char *x = h; (x = strstr(x, "\",\"")); x++)
+        ncol++;
+    cr_assert_eq(ncol, 4 * 3 + npaths, "a, b, c, d's 3 series and the columns:\n%s", h);
+    int seen_c = 0;
+    for (int k = 1; k <= GR_SAMPLES; k++) {
+        unsigned char listed[GR_MAXV] = {0};
+        for (size_t i = 0; i < live[k].n; i++) {
+            size_t col = column_index(h, live[k].path[i]);
+            cr_assert_leq(col, ncol);
+            listed[col] = 1;
+            assert_cell(csv, (size_t)k, col, live[k].cell[i]);
+            seen_c |= strstr(live[k].path[i], "Rows Test(c)") && live[k].cell[i][0];
+        }
+        for (size_t col = 1; col <= ncol; col++)
+            if (!listed[col])
+                assert_cell(csv, (size_t)k, col, "");
+    }
+    cr_assert(seen_c, "c never had a value:\n%s", csv);
+    free(h), free(csv), free(log);
+    for (size_t i = 0; i < npaths; i++)
+        free(cols[i].path);
+    pcw_pdh_close(q);
+}
+
+Test(relog, group_with_total_reads_back_as_live)
+{
+    const char *paths[] = {"\\Rl(_Total)\\Level", "\\Rl(y)\\Level"};
+    group_reads_back_as_live("group.pcwlog", paths, 2, NULL);
+}
+
+/* With a histogram's statistic among the columns every sample is a sample
+ * record (a row sample holds no histogram): the group's rows made values. */
+Test(relog, group_with_histogram_reads_back_as_live)
+{
+    tu_child hp;
+    cr_assert_eq(tu_spawn(&hp, "top_hist_provider", (const char *[]){NULL}), 0);
+    char line[256];
+    cr_assert(tu_readline(&hp, line, sizeof line, 10000) > 0, "top_hist_provider did not start");
+    qp_cmd(&hp, "create web");
+    qp_cmd(&hp, "pattern web 1500000 3");
+    const char *paths[] = {"\\Hist Test(web)\\Latency:rate", "\\Hist Test(web)\\Latency:p50",
+                           "\\Rl(_Total)\\Level"};
+    group_reads_back_as_live("mixed.pcwlog", paths, 3, &hp);
+    qp_stop(&hp);
+}
+
+/* A real `pcwstat -f BIN` takes the wildcard path as a group (its series
+ * in the order given, before the next path's) and logs what live shows. */
+Test(relog, pcwstat_bin_records_a_group)
+{
+    tu_child p, rl;
+    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *[]){"plain", NULL}), 0);
+    char line[128];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
+    start_rl(&rl);
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "create b");
+    qp_cmd(&p, "set a 1 42");
+    qp_cmd(&p, "set b 1 7");
+    char *log = path_in_root("bin.pcwlog");
+    pcwstat_ok((const char *[]){"\\Rows Test(*)\\*", "\\Rl(y)\\Level", "-si", "0.02", "-sc", "4",
+                                "-f", "BIN", "-o", log, NULL});
+    qp_stop(&p);
+    qp_stop(&rl);
+    char *csv = relog_ok((const char *[]){log, "-f", "CSV", NULL});
+    cr_assert_eq(count_lines(csv), 1 + 4, "%s", csv);
+    char want[1024];
+    const char *host = pcw_path_local_host();
+    snprintf(want, sizeof want,
+             "\"\\\\%s\\Rows Test(a)\\Count\",\"\\\\%s\\Rows Test(a)\\Level\",\"\\\\%s\\Rows "
+             "Test(a)\\Busy\",\"\\\\%s\\Rows Test(b)\\Count\",\"\\\\%s\\Rows Test(b)\\Level\","
+             "\"\\\\%s\\Rows Test(b)\\Busy\",\"\\\\%s\\Rl(y)\\Level\"\n",
+             host, host, host, host, host, host, host);
+    cr_assert(strstr(csv, want), "header:\n%s\nwant:\n%s", csv, want);
+    for (size_t r = 1; r <= 4; r++) {
+        assert_cell(csv, r, 2, "42.000000");
+        assert_cell(csv, r, 5, "7.000000");
+        assert_cell(csv, r, 7, "42.000000");
+    }
+    free(csv), free(log);
+}

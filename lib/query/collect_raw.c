@@ -149,6 +149,40 @@ static int raw_read(pcw__q_row_sink *base, pcw_segment *seg, const pcw_counterse
     return pcw__segment_read_runs(seg, cs, snap, flags, raw_run, f, NULL, 0);
 }
 
+/* The set's source a snapshot source's rows are of, or NULL. */
+static const pcw__q_src *src_of(const pcw__q_set *s, int b, const pcw_snapshot_source *src)
+{
+    for (size_t j = 0; j < s->nsrc[b]; j++)
+        if (s->src[b][j].alive && s->src[b][j].seg == src->source &&
+            s->src[b][j].reg_index == src->registration)
+            return &s->src[b][j];
+    return NULL;
+}
+
+/* The steady state's rows (the handle's instances are the snapshot's
+ * rows in order): a run a source, at the time its instances were read
+ * (collected_set's), without a look at each instance. 0 when a source is
+ * not one of the set's (the caller takes the rows instance by instance). */
+static int steady_runs(const pcw__q_set *s, int b, fused_raw *f)
+{
+    const pcw_snapshot *snap = pcw__q_snap(s, b);
+    for (size_t i = 0; i < snap->nsources; i++)
+        if (!src_of(s, b, &snap->sources[i]) ||
+            snap->sources[i].first + snap->sources[i].count > snap->count)
+            return 0;
+    pcw__q_raw_rows run = {NULL, 0, s->data_size, 0};
+    for (size_t i = 0; i < snap->nsources && !f->stop; i++) {
+        const pcw_snapshot_source *src = &snap->sources[i];
+        if (!src->count)
+            continue;
+        run.rows = pcw__q_row(snap, src->first);
+        run.nrows = src->count;
+        run.time_ns = src_of(s, b, src)->time_ns;
+        f->stop = f->fn(&run, f->arg) != 0;
+    }
+    return 1;
+}
+
 /* The handle's rows from the sample the collection left, in the order of
  * its instances: runs of rows that follow each other in one source. */
 static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
@@ -158,8 +192,13 @@ static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
     int b = s->cur;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
     pcw__q_raw_rows run = {NULL, 0, s->data_size, 0};
-    for (size_t e = 0; e < s->entries.nent && !f->stop; e++) {
-        uint32_t ent = s->entries.ent[e];
+    if (raw_steady(mt) && steady_runs(s, b, f))
+        return;
+    /* The handle's instances: every entry of the set, or those its path
+     * selects (pcw_pdh_get_value's order either way). */
+    size_t n = mt->all ? s->entries.nent : mt->nents;
+    for (size_t e = 0; e < n && !f->stop; e++) {
+        uint32_t ent = s->entries.ent[mt->all ? e : mt->ents[e]];
         const pcw__q_inst *x = ent & PCW__Q_ENT_AGG ? NULL : &s->ins.inst[ent];
         int ok = x && x->row >= 0 && (size_t)x->row < snap->count && x->src >= 0 &&
                  (size_t)x->src < s->nsrc[b];
@@ -179,6 +218,16 @@ static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
     }
     if (run.nrows && !f->stop)
         f->fn(&run, f->arg);
+}
+
+int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
+                      void *arg)
+{
+    if (!ctr || !fn || ctr->q->log || !raw_set(ctr))
+        return PCW_E_INVALID_PARAMETER;
+    fused_raw f = {{NULL, raw_read, raw_cannot}, fn, arg, NULL, 0, 0, 0, 0, 0};
+    hand_sample(ctr, &f);
+    return PCW_OK;
 }
 
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,

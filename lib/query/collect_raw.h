@@ -47,6 +47,15 @@ typedef struct pcw__q_raw_rows {
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg);
 
+/* The rows of ctr from the last collection, handed to fn as
+ * pcw__q_collect_raw hands them when it cannot do so during the read (runs
+ * in the order of the handle's instances; rows NULL: no value). For a
+ * recorder of several handles: one collection fuses one handle's rows,
+ * the others are handed over after it. fn returning non-zero stops.
+ * PCW_E_INVALID_PARAMETER as pcw__q_collect_raw (nothing handed over). */
+int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
+                      void *arg);
+
 /* Can ctr's rows be handed over (its counterset bound now)? The width of
  * its rows in words (the counterset's counters), or 0. */
 uint32_t pcw__q_raw_width(const pcw_pdh_counter *ctr);

@@ -4,7 +4,7 @@
  * as rows (tests/test_history_rows.c: every counter 8 bytes side by side,
  * multiple instances, no totals).
  *
- *   rows_provider
+ *   rows_provider [plain]
  *
  * Registers "Rows Test" with
  *
@@ -15,7 +15,9 @@
  *   3     4  Ratio       PERF_LARGE_RAW_FRACTION   24  (second: word 4)
  *   4     5  Ratio Base  PERF_LARGE_RAW_BASE       32
  *
- * prints "ready", then serves one command per stdin line, answering "ok"
+ * (plain: the first three only, so that "\Rows Test(*)\*" selects every
+ * counter of its rows: pcwstat's recorder logs it as row samples), prints
+ * "ready", then serves one command per stdin line, answering "ok"
  * (or "err <status>"):
  *   create NAME | close NAME | set NAME INDEX VALUE | quit
  * It exits 0 on "quit" or at end of stdin.
@@ -44,8 +46,9 @@ static int find(const char *name)
     return -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    uint32_t nctr = argc > 1 && strcmp(argv[1], "plain") == 0 ? 3 : NCTR;
     pcw_provider *p;
     pcw_provider_options po = {.name = "rows_provider"};
     if (pcw_provider_open(&p, &po) != PCW_OK)
@@ -63,7 +66,7 @@ int main(void)
     pcw_registration_info info = {.version = PCW_VERSION_1,
                                   .name = "Rows Test",
                                   .instance_type = PCW_MULTI_INSTANCE,
-                                  .counter_count = NCTR,
+                                  .counter_count = nctr,
                                   .counters = c};
     pcw_registration *r;
     if (pcw_register(&r, p, &info) != PCW_OK)
@@ -81,7 +84,7 @@ int main(void)
             for (i = 0; i < MAX_INST && insts[i].inst; i++)
                 ;
             uint64_t zero[NCTR] = {0};
-            pcw_data d = {zero, sizeof zero};
+            pcw_data d = {zero, 8 * (size_t)nctr};
             if (i == MAX_INST)
                 rc = PCW_E_NO_MEMORY;
             else if ((rc = pcw_create_instance(&insts[i].inst, r, a, 1, &d)) == PCW_OK)
@@ -91,7 +94,7 @@ int main(void)
                 rc = PCW_E_NOT_FOUND;
             else
                 pcw_close_instance(insts[i].inst), insts[i].inst = NULL;
-        } else if (sscanf(line, "set %63s %u %llu", a, &idx, &v) == 3 && idx < NCTR) {
+        } else if (sscanf(line, "set %63s %u %llu", a, &idx, &v) == 3 && idx < nctr) {
             if ((i = find(a)) < 0) {
                 rc = PCW_E_NOT_FOUND;
             } else {

@@ -391,14 +391,15 @@ static void explain_handles(strset *told, pcw_pdh_counter *const *hs, size_t n)
             explain(told, hs[j], i);
 }
 
-/* Expand every path into concrete columns (each its own handle): 0, -1
+/* Expand every path into concrete columns (each its own handle), after
+ * those in *out already: 0, -1
  * (out of memory), or 1 when Ctrl-C (SIGINT, SIGTERM) came meanwhile - a
  * set-up of many columns must not make the user wait. */
 static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column **out,
-                        size_t *nout, newmatch *known)
+                        size_t *nout, size_t *ncap, newmatch *known)
 {
-    column *cols = NULL;
-    size_t n = 0, cap = 0;
+    column *cols = *out;
+    size_t n = *nout, cap = *ncap;
     for (size_t u = 0; u < nuser; u++) {
         size_t nv = pcw_pdh_value_count(user[u]);
         char shown[PCW_PATH_MAX], why[1024];
@@ -416,6 +417,7 @@ static int make_columns(pcw_pdh *q, pcw_pdh_counter **user, size_t nuser, column
                         show(shown, sizeof shown, bare), pcw_cstatus_str(v.status));
             if (grow(&cols, &cap, n + 1, sizeof *cols))
                 goto nomem;
+            *ncap = cap;
             pcw_path_error err;
             if (pcw_pdh_add_counter(q, bare, &cols[n].h, &err) != PCW_OK) {
                 fprintf(stderr, "pcwstat: %s: %s\n", show(shown, sizeof shown, bare),
@@ -464,12 +466,14 @@ static int add_new_columns(pcw_pdh *q, newmatch *known, column **cols, size_t *n
 
 /* -f BIN, after a collection: each user handle's values whose list may
  * have changed (its instance epoch; epochs[] the last seen) into known's
- * matches, as pcw_pdh_expand would give them. */
-static void see_matches(pcw_pdh_counter *const *user, uint64_t *epochs, size_t n, newmatch *known)
+ * matches, as pcw_pdh_expand would give them. A handle the recorder logs
+ * as a group (record_group) follows its instances itself. */
+static void see_matches(pcw_pdh_counter *const *user, uint64_t *epochs,
+                        const unsigned char *grouped, size_t n, newmatch *known)
 {
     for (size_t u = 0; u < n; u++) {
         uint64_t e = pcw_pdh_instance_epoch(user[u]);
-        if (e == epochs[u])
+        if (grouped[u] || e == epochs[u])
             continue;
         epochs[u] = e;
         for (size_t i = 0; i < pcw_pdh_value_count(user[u]); i++) {
@@ -501,6 +505,34 @@ static int name_new_columns(recorder *rec, column *cols, size_t n, char *why, si
         }
     }
     return record_columns(rec, cols, n, why, why_len);
+}
+
+/* -f BIN: the log's series, path by path in the order given: a path whose
+ * instances' rows the recorder can log whole is a group of its own
+ * (record_group: row samples, docs/history.md); the others' values are
+ * columns, each its own handle, logged value by value as with --log.
+ * 0, or -1 (said on stderr; interrupted: status 130 is not needed, the
+ * log is merely short). */
+static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigned char *grouped,
+                      size_t nuser, column **cols, size_t *ncols, size_t *cap, newmatch *known,
+                      char *why, size_t why_len)
+{
+    for (size_t u = 0; u < nuser && !stopping; u++) {
+        int g = record_group(rec, q, user[u], why, why_len);
+        if (g < 0) {
+            fprintf(stderr, "pcwstat: %s\n", why);
+            return -1;
+        }
+        grouped[u] = (unsigned char)g;
+        if (!g && make_columns(q, &user[u], 1, cols, ncols, cap, known) < 0)
+            return -1;
+        if (!g && record_columns(rec, *cols, *ncols, why, why_len)) {
+            fprintf(stderr, "pcwstat: %s\n", why);
+            return -1;
+        }
+    }
+    nm_columns_done(known);
+    return 0;
 }
 
 /* ---- the sampling loop --------------------------------------------------- */
@@ -574,7 +606,9 @@ static int run(const options *o)
     }
     pcw_pdh_counter **user = calloc(o->npaths, sizeof *user);
     uint64_t *epochs = calloc(o->npaths ? o->npaths : 1, sizeof *epochs); /* see_matches */
-    if (!user || !epochs) {
+    unsigned char *grouped = calloc(o->npaths ? o->npaths : 1, 1);        /* record_group took it */
+    if (!user || !epochs || !grouped) {
+        free(grouped);
         free(user);
         free(epochs);
         pcw_pdh_close(q);
@@ -589,6 +623,7 @@ static int run(const options *o)
                     show(why, sizeof why, err.message));
             suggest_for_path(q, o->paths[i], &err, stderr);
             free(user);
+            free(grouped);
             free(epochs);
             pcw_pdh_close(q);
             return 1;
@@ -598,6 +633,7 @@ static int run(const options *o)
     if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
         fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
         free(user);
+        free(grouped);
         free(epochs);
         pcw_pdh_close(q);
         return 1;
@@ -608,8 +644,8 @@ static int run(const options *o)
     newmatch known = {0};
     strset told = {0};
     int status = 0;
-    if (o->format != FMT_JSON) {
-        int r = make_columns(q, user, o->npaths, &cols, &ncols, &known);
+    if (o->format != FMT_JSON && o->format != FMT_BIN) {
+        int r = make_columns(q, user, o->npaths, &cols, &ncols, &cols_cap, &known);
         if (r > 0) {
             fprintf(stderr, "pcwstat: interrupted during the set-up; nothing written\n");
             status = 130;
@@ -620,12 +656,10 @@ static int run(const options *o)
             status = 1;
         }
         nm_columns_done(&known);
-        cols_cap = ncols;
         /* The user's paths are only expanded again to report new matches
          * (an expansion reads a set no column holds: it sees its new
-         * instances). -f BIN keeps their handles, whose values after each
-         * collection are the matches to log. */
-        for (size_t i = 0; i < o->npaths && o->format != FMT_BIN; i++)
+         * instances). */
+        for (size_t i = 0; i < o->npaths; i++)
             pcw_pdh_remove_counter(q, user[i]);
     }
     char why[1024];
@@ -659,7 +693,11 @@ static int run(const options *o)
                       : NULL;
         if (rec && o->max_size)
             record_rotation(rec, o->max_size, o->max_files ? o->max_files : DEFAULT_LOG_FILES);
-        if (!rec || record_sample(rec, q, why, sizeof why) != 0) {
+        if (rec && o->format == FMT_BIN &&
+            bin_series(q, rec, user, grouped, o->npaths, &cols, &ncols, &cols_cap, &known, why,
+                       sizeof why))
+            status = 1;
+        if (status == 0 && (!rec || record_sample(rec, q, why, sizeof why) != 0)) {
             fprintf(stderr, "pcwstat: %s\n", why);
             status = 1;
         }
@@ -698,7 +736,7 @@ static int run(const options *o)
                     break;
                 }
                 if (o->format == FMT_BIN)
-                    see_matches(user, epochs, o->npaths, &known);
+                    see_matches(user, epochs, grouped, o->npaths, &known);
                 else
                     for (size_t i = 0; i < o->npaths; i++)
                         (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
@@ -733,6 +771,7 @@ static int run(const options *o)
     strset_free(&told);
     free(user);
     free(epochs);
+    free(grouped);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
     return status;
 }

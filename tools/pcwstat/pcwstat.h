@@ -80,6 +80,16 @@ recorder *record_open(int fd, const char *file, const column *cols, size_t n, ui
  * may have moved): the new ones become series of the log from the next
  * sample on (their path set). 0, or -1 with why. */
 int record_columns(recorder *r, const column *cols, size_t n, char *why, size_t why_len);
+/* Log user handle h (of query q, collected) as a group: its instances'
+ * rows as row samples, W series per instance (its counterset's counters,
+ * which h must select all of, in order), new instances' series defined as
+ * they appear, gone ones NO_INSTANCE (tools/pcwstat/record.c). 1: taken
+ * (its series defined now, after those before); 0: h is not one whose
+ * rows can be logged (give its values as columns); -1 with why. */
+int record_group(recorder *r, pcw_pdh *q, pcw_pdh_counter *h, char *why, size_t why_len);
+/* A block also ends after n samples (0: by its span alone): the bench's
+ * recorder at one sample a second with --flush 10 (bench/history_record.c). */
+void record_block_samples(recorder *r, unsigned n);
 /* Rotate the log once a file reaches max_size bytes (0: never; checked at
  * the end of each block, so a file grows past it by one block at most):
  * FILE becomes FILE.1, FILE.1 FILE.2 ... keeping max_files files (at
