@@ -281,6 +281,52 @@ Test(control_area, area_reply_equals_socket_reply)
     stop(&ch);
 }
 
+/* The provider writes the area only for a request that allows it
+ * (PCW_CTL_IN_AREA): the items go straight there while they fit, but a
+ * request without the flag - a pipelined one, while the consumer may still
+ * be copying the last reply out - leaves the area as it was, whatever its
+ * callback adds. A reply that outgrows the area on its way (written there
+ * first) arrives whole on the socket, byte for byte what it is without the
+ * flag. */
+Test(control_area, only_a_request_that_allows_it_writes_the_area)
+{
+    child ch;
+    spawn(&ch, NULL, 0);
+    int s = raw_connect(ch.info.sock);
+    cr_assert_geq(s, 0);
+    uint32_t size;
+    int fd = raw_area(s, 1, &size);
+    const unsigned char *area = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    cr_assert_neq(area, MAP_FAILED);
+    close(fd);
+
+    uint32_t len, len2;
+    int in;
+    unsigned char *a = raw_collect(s, 2, ch.info.few, PCW_CTL_IN_AREA, area, &len, &in);
+    cr_assert_eq(in, 1);
+    unsigned char *kept = malloc(size);
+    memcpy(kept, area, size);
+    uint32_t ids[2] = {ch.info.few2, ch.info.many};
+    for (int k = 0; k < 2; k++) {
+        unsigned char *b = raw_collect(s, 3 + (uint32_t)k, ids[k], 0, area, &len2, &in);
+        cr_assert_eq(in, 0);
+        cr_assert_eq(memcmp(kept, area, size), 0, "a request without the flag wrote the area");
+        free(b);
+    }
+    free(a);
+
+    /* Many's items outgrow the area while they are written there. */
+    a = raw_collect(s, 5, ch.info.many, PCW_CTL_IN_AREA, area, &len, &in);
+    cr_assert_eq(in, 0);
+    unsigned char *b = raw_collect(s, 6, ch.info.many, 0, area, &len2, &in);
+    cr_assert_eq(len, len2);
+    cr_assert_eq(memcmp(a, b, len), 0);
+    free(a), free(b), free(kept);
+    munmap((void *)area, size);
+    close(s);
+    stop(&ch);
+}
+
 /* A collection of `name` (n instances) as the callbacks made it: every
  * instance there, each value its own (n * 1000 + id). */
 static void check_collected(const pcw_snapshot *s, const pcw_collect_report *rep, const char *name,

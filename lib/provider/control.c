@@ -128,6 +128,9 @@ typedef struct pcw__conn {
      * "The reply area"). */
     unsigned char *area;
     long long rcvtimeo; /* SO_RCVTIMEO set on fd, ms; 0: none */
+    /* Every ENUMERATE/COLLECT's callback output, in turn: its allocations
+     * are kept between requests (buffer.c bounds them). */
+    pcw_buffer buf;
 } pcw__conn;
 
 /* How much of a connection's stream one recv reads ahead: a request's
@@ -485,23 +488,26 @@ static int pcw__conn_area(pcw__conn *c, uint32_t id)
 }
 
 /* Reply to an ENUMERATE/COLLECT that allowed it (PCW_CTL_IN_AREA) through
- * the area: `pre` and `body` written at offset 0, and a completion on the
- * socket naming them. The consumer sent this request only after it had
- * finished reading the area's last reply, and reads this one only once
- * the completion has arrived, so nobody reads the bytes while they are
- * written. The stores pair with the consumer's loads through the socket:
- * the sendmsg below (the kernel queues the completion under the socket's
- * lock) happens before the consumer's recvmsg returns it. 1: done (or
- * failed: -1 as pcw__reply); 0: too large, or no area: send it on the
- * socket. */
+ * the area: `pre` at offset 0 and the items after it - written there in
+ * place by pcw_add_instance while they fit (b->in_area), else copied if
+ * they fit now - and a completion on the socket naming them. The consumer
+ * sent this request only after it had finished reading the area's last
+ * reply, and reads this one only once the completion has arrived, so
+ * nobody reads the bytes while they are written (the callback's writes
+ * included). The stores pair with the consumer's loads through the
+ * socket: the sendmsg below (the kernel queues the completion under the
+ * socket's lock) happens before the consumer's recvmsg returns it. 1:
+ * done (or failed: -1 as pcw__reply); 0: too large, or no area: send it
+ * on the socket. */
 static int pcw__reply_in_area(pcw__conn *c, uint16_t type, uint32_t id, const void *pre,
-                              size_t pre_len, const void *body, size_t body_len, int *sent)
+                              size_t pre_len, const pcw_buffer *b, int *sent)
 {
+    size_t body_len = b->items.len;
     if (!c->area || body_len > PCW_CTL_AREA_BYTES - pre_len)
         return 0;
     memcpy(c->area, pre, pre_len);
-    if (body_len)
-        memcpy(c->area + pre_len, body, body_len);
+    if (!b->in_area && body_len)
+        memcpy(c->area + pre_len, b->items.buf, body_len);
     unsigned char done[8];
     pcw__ctl_put_le(done, 0, 4);
     pcw__ctl_put_le(done + 4, pre_len + body_len, 4);
@@ -509,6 +515,10 @@ static int pcw__reply_in_area(pcw__conn *c, uint16_t type, uint32_t id, const vo
         pcw__reply(c, (uint16_t)(type | PCW_CTL_AREA_DONE), id, PCW_OK, done, sizeof done, NULL, 0);
     return 1;
 }
+
+/* A COLLECT/ENUMERATE reply's payload before its items: status, count,
+ * data_size, reserved (control_proto.h). */
+#define PCW__REPLY_PRE 16
 
 /* ---- registrations ------------------------------------------------------- */
 
@@ -790,8 +800,13 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     const char *cset = pcw__reg_name(r);
     uint32_t data_size = r->data_size; /* r may go once released */
     pcw_cancel cancel = {c->fd, q->deadline};
-    pcw_buffer b;
-    int rc = pcw__buffer_init(&b, r, collect, q->counter_mask, q->instance_id, q->mask);
+    /* The items go straight into the area when the reply may use it
+     * (after `pre`, below). */
+    pcw_buffer *bp = &c->buf;
+    int in_area = (q->flags & PCW_CTL_IN_AREA) && c->area;
+    int rc = pcw__buffer_init(bp, r, collect, q->counter_mask, q->instance_id, q->mask,
+                              in_area ? c->area + PCW__REPLY_PRE : NULL,
+                              PCW_CTL_AREA_BYTES - PCW__REPLY_PRE);
     if (rc == PCW_OK && hold && c->nheld >= PCW_CTL_MAX_HELD)
         rc = PCW_E_BUSY;
     if (rc == PCW_OK && hold && c->nheld == c->held_cap) {
@@ -817,7 +832,7 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     if (rc == PCW_OK && r->callback) {
         pcw_callback_info info;
         memset(&info, 0, sizeof info);
-        info.buffer = &b;
+        info.buffer = bp;
         info.counter_mask = pcw__id_mask(r, q->counter_mask);
         info.instance_id = q->instance_id;
         info.instance_mask = q->mask;
@@ -828,12 +843,12 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
                         &info, r->callback_context);
     }
     pcw__conn_release(c);
-    if (rc == PCW_OK && b.items.bad)
+    if (rc == PCW_OK && bp->items.bad)
         rc = PCW_E_NO_MEMORY;
     /* Duplicate names were dropped: the consumer sees it as the callback's
      * (informational) status, unless the callback reported an error of
      * its own. */
-    if (cb_status == PCW_OK && b.duplicates)
+    if (cb_status == PCW_OK && bp->duplicates)
         cb_status = PCW_E_DUPLICATE_NAME;
     if (started && rc == PCW_OK && hold && pcw__now_ms() < cancel.deadline) {
         c->held[c->nheld].reg_index = q->reg_index;
@@ -847,17 +862,16 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     if (rc != PCW_OK) {
         sent = pcw__reply(c, type, id, rc, NULL, 0, NULL, 0);
     } else {
-        unsigned char pre[16];
+        unsigned char pre[PCW__REPLY_PRE];
         pcw_ctl_writer w = {pre, 0, sizeof pre, sizeof pre, 0};
         pcw__ctl_put_u32(&w, (uint32_t)cb_status);
-        pcw__ctl_put_u32(&w, b.count);
+        pcw__ctl_put_u32(&w, bp->count);
         pcw__ctl_put_u32(&w, data_size);
         pcw__ctl_put_u32(&w, 0);
-        if (!(q->flags & PCW_CTL_IN_AREA) ||
-            !pcw__reply_in_area(c, type, id, pre, sizeof pre, b.items.buf, b.items.len, &sent))
-            sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, b.items.buf, b.items.len);
+        if (!in_area || !pcw__reply_in_area(c, type, id, pre, sizeof pre, bp, &sent))
+            sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, bp->items.buf, bp->items.len);
     }
-    pcw__buffer_free(&b);
+    pcw__buffer_done(bp);
     return sent;
 }
 
@@ -952,6 +966,7 @@ static void *pcw__conn_main(void *arg)
     free(q);
     free(c->rx);
     c->rx = NULL;
+    pcw__buffer_free(&c->buf);
     if (c->area)
         munmap(c->area, PCW_CTL_AREA_BYTES);
     c->area = NULL;
