@@ -282,11 +282,11 @@ Test(control_area, area_reply_equals_socket_reply)
 }
 
 /* The provider writes the area only for a request that allows it
- * (PCW_CTL_IN_AREA): the items go straight there while they fit, but a
- * request without the flag - a pipelined one, while the consumer may still
- * be copying the last reply out - leaves the area as it was, whatever its
- * callback adds. A reply that outgrows the area on its way (written there
- * first) arrives whole on the socket, byte for byte what it is without the
+ * (PCW_CTL_IN_AREA): a request without the flag - a pipelined one, while
+ * the consumer may still be copying the last reply out - leaves the area
+ * as it was, whatever its callback adds, though the connection's reply
+ * buffer (kept between requests) is the same. A reply larger than the
+ * area arrives whole on the socket, byte for byte what it is without the
  * flag. */
 Test(control_area, only_a_request_that_allows_it_writes_the_area)
 {
@@ -315,7 +315,6 @@ Test(control_area, only_a_request_that_allows_it_writes_the_area)
     }
     free(a);
 
-    /* Many's items outgrow the area while they are written there. */
     a = raw_collect(s, 5, ch.info.many, PCW_CTL_IN_AREA, area, &len, &in);
     cr_assert_eq(in, 0);
     unsigned char *b = raw_collect(s, 6, ch.info.many, 0, area, &len2, &in);

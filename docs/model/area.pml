@@ -10,9 +10,6 @@
  * serves them in order. The socket is two FIFO channels. A reply in the
  * area is two stores (area_lo, area_hi: any reply is more than one
  * store), tagged with its request's id; the consumer's copy is two loads.
- * The provider writes a reply's items in place while its callback adds
- * them: one that outgrows the area, or a collection that fails, has
- * written part of the area and then replies on the socket.
  * Every step of either side may interleave with every step of the other.
  *
  * Memory order: every area store of a reply is sequenced before the
@@ -54,18 +51,10 @@ end:
     :: req ? id, flag ->
         if
         :: flag ->
-            /* The items are written in place as the callback adds them;
-             * a reply that outgrows the area (or a collection that
-             * fails) goes on the socket after part of it was written
-             * there, never announced. */
             area_lo = id;
-            if
-            :: area_hi = id;
-                printf("P: reply %d written to the area\n", id);
-                rep ! id, AREA
-            :: printf("P: reply %d outgrew the area\n", id);
-                rep ! id, SOCK
-            fi
+            area_hi = id;
+            printf("P: reply %d written to the area\n", id);
+            rep ! id, AREA
         :: else ->
 #ifdef WRITE_ANY
             area_lo = id;

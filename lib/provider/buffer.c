@@ -14,8 +14,7 @@
 #define PCW__BUFFER_KEEP_BYTES (64u << 10)
 
 PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
-                                  uint32_t instance_id, const char *mask, unsigned char *area,
-                                  size_t room)
+                                  uint32_t instance_id, const char *mask)
 {
     b->reg = r;
     b->collect = collect;
@@ -32,13 +31,6 @@ PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint6
         memset(b->tab, 0, b->tab_cap * sizeof *b->tab);
     memset(&b->items, 0, sizeof b->items);
     b->items.limit = PCW_CTL_MAX_REPLY - 16;
-    b->in_area = area != NULL;
-    if (area) {
-        /* Written in place: the reply is not copied there afterwards. */
-        b->items.buf = area;
-        b->items.cap = room < b->items.limit ? room : b->items.limit;
-        return PCW_OK;
-    }
     /* Room for a typical reply from the start (a hundred instances of a
      * few counters is ~5 KB): growing from nothing, the items were copied
      * five times per collection. Untouched pages cost nothing. */
@@ -60,12 +52,11 @@ static void pcw__buffer_trim(void **p, size_t *cap, size_t elem)
 
 PCW__PRIVATE void pcw__buffer_done(pcw_buffer *b)
 {
-    if (!b->in_area && b->items.buf) {
+    if (b->items.buf) {
         free(b->heap);
         b->heap = b->items.buf, b->heap_cap = b->items.cap;
     }
     memset(&b->items, 0, sizeof b->items);
-    b->in_area = 0;
     pcw__buffer_trim((void **)&b->heap, &b->heap_cap, 1);
     pcw__buffer_trim((void **)&b->names, &b->names_cap, 1);
     pcw__buffer_trim((void **)&b->name_at, &b->name_at_cap, sizeof *b->name_at);
@@ -82,63 +73,6 @@ PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
     memset(b, 0, sizeof *b);
 }
 
-/* n bytes more of items. Past the end of the area, the items so far move
- * to the heap and go on growing there (the reply goes on the socket). */
-static unsigned char *pcw__buffer_reserve(pcw_buffer *b, size_t n)
-{
-    pcw_ctl_writer *w = &b->items;
-    if (b->in_area && !w->bad && n <= w->limit - w->len && w->len + n > w->cap) {
-        pcw_ctl_writer h = {b->heap, 0, b->heap_cap, w->limit, 0};
-        unsigned char *dst = pcw__ctl_reserve(&h, w->len + n);
-        if (!dst) {
-            b->heap = h.buf, b->heap_cap = h.cap; /* still ours */
-            w->bad = 1;
-            return NULL;
-        }
-        memcpy(dst, w->buf, w->len);
-        h.len = w->len;
-        *w = h;
-        b->heap = NULL, b->heap_cap = 0;
-        b->in_area = 0;
-    }
-    return pcw__ctl_reserve(w, n);
-}
-
-/* The duplicate table's hash: of the folded code points (pcw__fold), so
- * names equal under pcw__name_equal hash equal, whatever their encoding
- * lengths (U+212A KELVIN SIGN folds to "k"). Three 21-bit code points go
- * into one multiply, and ASCII bytes fold without decoding: a third of
- * pcw__name_hash's dependent multiplies, the bulk of pcw_add_instance's
- * time. A product's low bits depend only on its input's low bits, so each
- * step folds the high half down: the table indexes by the low bits, and
- * "inst40".."inst49" differ only in their last code point. `s` is valid
- * UTF-8 (pcw__check_instance_name). */
-static size_t pcw__buffer_hash(const char *s, size_t n)
-{
-    const uint64_t k64 = 0x9e3779b97f4a7c15ull; /* odd: 2^64 / golden ratio */
-    uint64_t h = 0, w = 0;
-    int k = 0;
-    for (size_t i = 0; i < n;) {
-        uint32_t c = (unsigned char)s[i];
-        if (c < 0x80) {
-            i++;
-        } else {
-            int32_t d = pcw__utf8_next(s, n, &i);
-            if (d < 0)
-                break;
-            c = (uint32_t)d;
-        }
-        w |= (uint64_t)pcw__fold(c) << (21 * k);
-        if (++k == 3) {
-            h = (h ^ w) * k64;
-            h ^= h >> 32;
-            w = 0, k = 0;
-        }
-    }
-    h = (h ^ w ^ (uint64_t)k << 63) * k64;
-    return (size_t)(h ^ h >> 32);
-}
-
 /* Remember `name`; PCW_E_DUPLICATE_NAME if an equal one is there. */
 static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
 {
@@ -152,7 +86,7 @@ static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
         }
         for (size_t i = 0; i < b->nnames; i++) {
             uint64_t at = b->name_at[i];
-            size_t h = pcw__buffer_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
+            size_t h = (size_t)pcw__name_hash(b->names + (at >> 32), (uint32_t)at) & (cap - 1);
             while (t[h])
                 h = (h + 1) & (cap - 1);
             t[h] = (uint32_t)i + 1;
@@ -160,7 +94,7 @@ static int pcw__buffer_claim_name(pcw_buffer *b, const char *name, size_t len)
         free(b->tab);
         b->tab = t, b->tab_cap = cap;
     }
-    size_t h = pcw__buffer_hash(name, len) & (b->tab_cap - 1);
+    size_t h = (size_t)pcw__name_hash(name, len) & (b->tab_cap - 1);
     for (; b->tab[h]; h = (h + 1) & (b->tab_cap - 1)) {
         uint64_t at = b->name_at[b->tab[h] - 1];
         if (pcw__name_equal(b->names + (at >> 32), (uint32_t)at, name, len))
@@ -229,7 +163,7 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
     int with_data = b->collect && count;
     /* The item's bytes in one reservation: id, name length, flags, name,
      * data (control_proto.h). */
-    unsigned char *item = pcw__buffer_reserve(b, 12 + len + (with_data ? r->data_size : 0));
+    unsigned char *item = pcw__ctl_reserve(&b->items, 12 + len + (with_data ? r->data_size : 0));
     if (!item)
         return PCW_E_NO_MEMORY;
     pcw__ctl_put_le(item, id, 4);

@@ -488,26 +488,23 @@ static int pcw__conn_area(pcw__conn *c, uint32_t id)
 }
 
 /* Reply to an ENUMERATE/COLLECT that allowed it (PCW_CTL_IN_AREA) through
- * the area: `pre` at offset 0 and the items after it - written there in
- * place by pcw_add_instance while they fit (b->in_area), else copied if
- * they fit now - and a completion on the socket naming them. The consumer
- * sent this request only after it had finished reading the area's last
- * reply, and reads this one only once the completion has arrived, so
- * nobody reads the bytes while they are written (the callback's writes
- * included). The stores pair with the consumer's loads through the
- * socket: the sendmsg below (the kernel queues the completion under the
- * socket's lock) happens before the consumer's recvmsg returns it. 1:
- * done (or failed: -1 as pcw__reply); 0: too large, or no area: send it
- * on the socket. */
+ * the area: `pre` and `body` written at offset 0, and a completion on the
+ * socket naming them. The consumer sent this request only after it had
+ * finished reading the area's last reply, and reads this one only once
+ * the completion has arrived, so nobody reads the bytes while they are
+ * written. The stores pair with the consumer's loads through the socket:
+ * the sendmsg below (the kernel queues the completion under the socket's
+ * lock) happens before the consumer's recvmsg returns it. 1: done (or
+ * failed: -1 as pcw__reply); 0: too large, or no area: send it on the
+ * socket. */
 static int pcw__reply_in_area(pcw__conn *c, uint16_t type, uint32_t id, const void *pre,
-                              size_t pre_len, const pcw_buffer *b, int *sent)
+                              size_t pre_len, const void *body, size_t body_len, int *sent)
 {
-    size_t body_len = b->items.len;
     if (!c->area || body_len > PCW_CTL_AREA_BYTES - pre_len)
         return 0;
     memcpy(c->area, pre, pre_len);
-    if (!b->in_area && body_len)
-        memcpy(c->area + pre_len, b->items.buf, body_len);
+    if (body_len)
+        memcpy(c->area + pre_len, body, body_len);
     unsigned char done[8];
     pcw__ctl_put_le(done, 0, 4);
     pcw__ctl_put_le(done + 4, pre_len + body_len, 4);
@@ -800,13 +797,12 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
     const char *cset = pcw__reg_name(r);
     uint32_t data_size = r->data_size; /* r may go once released */
     pcw_cancel cancel = {c->fd, q->deadline};
-    /* The items go straight into the area when the reply may use it
-     * (after `pre`, below). */
+    /* Built in the connection's buffer and copied into the area at the
+     * reply, not written there in place as the callback adds items: that
+     * made a third of the benchmark's runs 1.5x slower on both sides
+     * (docs/performance.md, "Callback collections"). */
     pcw_buffer *bp = &c->buf;
-    int in_area = (q->flags & PCW_CTL_IN_AREA) && c->area;
-    int rc = pcw__buffer_init(bp, r, collect, q->counter_mask, q->instance_id, q->mask,
-                              in_area ? c->area + PCW__REPLY_PRE : NULL,
-                              PCW_CTL_AREA_BYTES - PCW__REPLY_PRE);
+    int rc = pcw__buffer_init(bp, r, collect, q->counter_mask, q->instance_id, q->mask);
     if (rc == PCW_OK && hold && c->nheld >= PCW_CTL_MAX_HELD)
         rc = PCW_E_BUSY;
     if (rc == PCW_OK && hold && c->nheld == c->held_cap) {
@@ -868,7 +864,8 @@ static int pcw__conn_collect(pcw__conn *c, uint16_t type, uint32_t id, const pcw
         pcw__ctl_put_u32(&w, bp->count);
         pcw__ctl_put_u32(&w, data_size);
         pcw__ctl_put_u32(&w, 0);
-        if (!in_area || !pcw__reply_in_area(c, type, id, pre, sizeof pre, bp, &sent))
+        if (!(q->flags & PCW_CTL_IN_AREA) ||
+            !pcw__reply_in_area(c, type, id, pre, sizeof pre, bp->items.buf, bp->items.len, &sent))
             sent = pcw__reply(c, type, id, PCW_OK, pre, sizeof pre, bp->items.buf, bp->items.len);
     }
     pcw__buffer_done(bp);

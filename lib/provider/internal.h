@@ -230,11 +230,7 @@ struct pcw_buffer {
     size_t mask_len;
     int all_names;        /* the mask is "*": every valid name matches */
     pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
-    /* items.buf is the connection's reply area (docs/design.md 12.1), not
-     * ours: it is copied to the heap, not grown, when the items outgrow
-     * it (the reply then goes on the socket). */
-    int in_area;
-    unsigned char *heap; /* kept from the last request while items.buf is not it */
+    unsigned char *heap;  /* items' buffer, kept between requests (items.buf during one) */
     size_t heap_cap;
     uint32_t count;       /* items encoded */
     uint32_t duplicates;  /* names dropped as duplicates (pcw_add_instance) */
@@ -282,11 +278,9 @@ PCW__PRIVATE void pcw__close_record(pcw__inst *in);
 
 /* buffer.c: a connection's pcw_buffer, made ready for each request
  * (zeroed before its first); its allocations are kept between requests up
- * to PCW__BUFFER_KEEP_BYTES each. `area` (room bytes) is where the items
- * are written while they fit; NULL: the heap. */
+ * to PCW__BUFFER_KEEP_BYTES each. */
 PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
-                                  uint32_t instance_id, const char *mask, unsigned char *area,
-                                  size_t room);
+                                  uint32_t instance_id, const char *mask);
 PCW__PRIVATE void pcw__buffer_done(pcw_buffer *b);
 PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b);
 
