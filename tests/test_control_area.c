@@ -326,6 +326,53 @@ Test(control_area, only_a_request_that_allows_it_writes_the_area)
     stop(&ch);
 }
 
+/* The provider applies the request's instance mask itself (the consumer
+ * does too, so only a raw peer sees it): "*" takes every name without a
+ * match, any other mask only the names it matches, case-insensitively. */
+Test(control_area, provider_applies_the_instance_mask)
+{
+    child ch;
+    spawn(&ch, NULL, 0);
+    int s = raw_connect(ch.info.sock);
+    cr_assert_geq(s, 0);
+    const char *masks[2] = {"I1?", "*"};
+    uint32_t want[2] = {10, MANY};
+    for (int k = 0; k < 2; k++) {
+        unsigned char b[64];
+        pcw_ctl_writer w = {b, 0, sizeof b, sizeof b, 0};
+        pcw__ctl_put_u32(&w, ch.info.many);
+        pcw__ctl_put_u32(&w, 0);
+        pcw__ctl_put_u64(&w, ~0ull);
+        pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
+        pcw__ctl_put_str(&w, masks[k], strlen(masks[k]));
+        cr_assert_eq(raw_request(s, PCW_CTL_COLLECT, 1 + (uint32_t)k, b, w.len), 0);
+        pcw_ctl_header h;
+        int fd;
+        unsigned char *pl = raw_msg(s, &h, &fd);
+        cr_assert_eq(h.status, PCW_OK);
+        pcw_ctl_reader rd = {pl, h.length, 0, 0};
+        (void)pcw__ctl_get_u32(&rd);
+        uint32_t count = pcw__ctl_get_u32(&rd);
+        (void)pcw__ctl_get_u32(&rd), (void)pcw__ctl_get_u32(&rd);
+        cr_assert_eq(count, want[k], "mask %s: %u items", masks[k], count);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t id = pcw__ctl_get_u32(&rd), n = pcw__ctl_get_u32(&rd);
+            uint32_t fl = pcw__ctl_get_u32(&rd);
+            const char *name = (const char *)pcw__ctl_take(&rd, n);
+            cr_assert(!rd.bad && name);
+            cr_assert(pcw__wildcard_match(masks[k], strlen(masks[k]), name, n), "%.*s", (int)n,
+                      name);
+            cr_assert(k == 1 || (id >= 10 && id <= 19), "id %u", id);
+            if (fl & PCW_CTL_ITEM_DATA)
+                (void)pcw__ctl_take(&rd, 8);
+        }
+        cr_assert(!rd.bad && rd.pos == h.length);
+        free(pl);
+    }
+    close(s);
+    stop(&ch);
+}
+
 /* A collection of `name` (n instances) as the callbacks made it: every
  * instance there, each value its own (n * 1000 + id). */
 static void check_collected(const pcw_snapshot *s, const pcw_collect_report *rep, const char *name,
