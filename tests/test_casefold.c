@@ -26,6 +26,7 @@
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
 
+#include "pcw/collect.h"
 #include "pcw/consumer.h"
 #include "common/name.h"
 #include "pcw/provider.h"
@@ -362,7 +363,8 @@ static void provider_teardown(void)
 
 TestSuite(casefold_provider, .init = provider_setup, .fini = provider_teardown, .timeout = 60);
 
-static int register_set(const char *name, const char *c1, const char *c2)
+/* A counterset of two u64 counters; `cb` (may be NULL) its callback. */
+static int register_set_cb(const char *name, const char *c1, const char *c2, pcw_callback cb)
 {
     pcw_counter_desc c[2] = {pcw_counter_desc_default(), pcw_counter_desc_default()};
     c[0].id = 1, c[0].name = c1, c[0].size = 8, c[0].offset = 0;
@@ -371,8 +373,14 @@ static int register_set(const char *name, const char *c1, const char *c2)
                                   .name = name,
                                   .instance_type = PCW_MULTI_INSTANCE,
                                   .counter_count = 2,
-                                  .counters = c};
+                                  .counters = c,
+                                  .callback = cb};
     return pcw_register(&reg, prov, &info);
+}
+
+static int register_set(const char *name, const char *c1, const char *c2)
+{
+    return register_set_cb(name, c1, c2, NULL);
 }
 
 Test(casefold_provider, duplicate_instance_names_in_every_script)
@@ -409,6 +417,54 @@ Test(casefold_provider, duplicate_instance_names_in_every_script)
     pcw_name_index_free(ix);
     pcw_snapshot_free(&s);
     pcw_segment_close(seg);
+}
+
+/* Every spelling of every group, added by a callback: pcw_add_instance's
+ * duplicate table (lib/provider/buffer.c, a hash of its own) keeps the
+ * first of each group and drops the others, and keeps every group. */
+static int add_every_spelling(pcw_callback_type type, const pcw_callback_info *info, void *ctx)
+{
+    (void)ctx;
+    if (type != PCW_CALLBACK_COLLECT_DATA)
+        return PCW_OK;
+    uint64_t block[2] = {0, 0};
+    pcw_data d = {block, sizeof block};
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+        for (int k = 0; k < 3; k++) {
+            block[0] = g * 10 + (uint64_t)k;
+            int rc =
+                pcw_add_instance(info->buffer, groups[g][k], (uint32_t)(g * 10 + (size_t)k), 1, &d);
+            if (rc != PCW_OK)
+                return rc;
+        }
+    return PCW_OK;
+}
+
+Test(casefold_provider, callback_duplicates_in_every_script)
+{
+    cr_assert_eq(register_set_cb("ScriptsCb", "Count", "Total", add_every_spelling), PCW_OK);
+    pcw_consumer *con;
+    cr_assert_eq(pcw_consumer_open(&con, NULL), PCW_OK);
+    cr_assert_eq(pcw_consumer_refresh(con, NULL), PCW_OK);
+    const pcw_merged_counterset *m = pcw_consumer_find_counterset(con, "SCRIPTSCB");
+    cr_assert_not_null(m);
+    size_t n = sizeof groups / sizeof groups[0];
+    for (int round = 0; round < 2; round++) { /* the second reuses the table */
+        pcw_snapshot s = PCW_SNAPSHOT_INIT;
+        int cb[1] = {0};
+        pcw_collect_report rep = {.callback_status = cb};
+        cr_assert_eq(pcw_consumer_collect(con, m, NULL, &s, 0, &rep), PCW_OK);
+        cr_assert_eq(rep.failed, 0);
+        cr_assert_eq(cb[0], PCW_E_DUPLICATE_NAME);
+        cr_assert_eq(s.count, n, "one instance a group, not %zu", s.count);
+        for (size_t i = 0; i < s.count; i++) {
+            size_t g = s.ids[i] / 10;
+            cr_assert_eq(s.ids[i] % 10, 0, "the first spelling is kept (%u)", s.ids[i]);
+            cr_assert_str_eq(pcw_snapshot_name(&s, i), groups[g][0]);
+        }
+        pcw_snapshot_free(&s);
+    }
+    pcw_consumer_close(con);
 }
 
 Test(casefold_provider, counter_names_differing_by_case_refused)

@@ -292,6 +292,98 @@ Test(control_area, area_reply_equals_socket_reply)
     stop(&ch);
 }
 
+/* The provider writes the area only for a request that allows it
+ * (PCW_CTL_IN_AREA): a request without the flag - a pipelined one, while
+ * the consumer may still be copying the last reply out - leaves the area
+ * as it was, whatever its callback adds, though the connection's reply
+ * buffer (kept between requests) is the same. A reply larger than the
+ * area arrives whole on the socket, byte for byte what it is without the
+ * flag. */
+Test(control_area, only_a_request_that_allows_it_writes_the_area)
+{
+    child ch;
+    spawn(&ch, NULL, 0);
+    int s = raw_connect(ch.info.sock);
+    cr_assert_geq(s, 0);
+    uint32_t size;
+    int fd = raw_area(s, 1, &size);
+    const unsigned char *area = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    cr_assert_neq(area, MAP_FAILED);
+    close(fd);
+
+    uint32_t len, len2;
+    int in;
+    unsigned char *a = raw_collect(s, 2, ch.info.few, PCW_CTL_IN_AREA, area, &len, &in);
+    cr_assert_eq(in, 1);
+    unsigned char *kept = malloc(size);
+    memcpy(kept, area, size);
+    uint32_t ids[2] = {ch.info.few2, ch.info.many};
+    for (int k = 0; k < 2; k++) {
+        unsigned char *b = raw_collect(s, 3 + (uint32_t)k, ids[k], 0, area, &len2, &in);
+        cr_assert_eq(in, 0);
+        cr_assert_eq(memcmp(kept, area, size), 0, "a request without the flag wrote the area");
+        free(b);
+    }
+    free(a);
+
+    a = raw_collect(s, 5, ch.info.many, PCW_CTL_IN_AREA, area, &len, &in);
+    cr_assert_eq(in, 0);
+    unsigned char *b = raw_collect(s, 6, ch.info.many, 0, area, &len2, &in);
+    cr_assert_eq(len, len2);
+    cr_assert_eq(memcmp(a, b, len), 0);
+    free(a), free(b), free(kept);
+    munmap((void *)area, size);
+    close(s);
+    stop(&ch);
+}
+
+/* The provider applies the request's instance mask itself (the consumer
+ * does too, so only a raw peer sees it): "*" takes every name without a
+ * match, any other mask only the names it matches, case-insensitively. */
+Test(control_area, provider_applies_the_instance_mask)
+{
+    child ch;
+    spawn(&ch, NULL, 0);
+    int s = raw_connect(ch.info.sock);
+    cr_assert_geq(s, 0);
+    const char *masks[2] = {"I1?", "*"};
+    uint32_t want[2] = {10, MANY};
+    for (int k = 0; k < 2; k++) {
+        unsigned char b[64];
+        pcw_ctl_writer w = {b, 0, sizeof b, sizeof b, 0};
+        pcw__ctl_put_u32(&w, ch.info.many);
+        pcw__ctl_put_u32(&w, 0);
+        pcw__ctl_put_u64(&w, ~0ull);
+        pcw__ctl_put_u32(&w, PCW_ANY_INSTANCE_ID);
+        pcw__ctl_put_str(&w, masks[k], strlen(masks[k]));
+        cr_assert_eq(raw_request(s, PCW_CTL_COLLECT, 1 + (uint32_t)k, b, w.len), 0);
+        pcw_ctl_header h;
+        int fd;
+        unsigned char *pl = raw_msg(s, &h, &fd);
+        cr_assert_eq(h.status, PCW_OK);
+        pcw_ctl_reader rd = {pl, h.length, 0, 0};
+        (void)pcw__ctl_get_u32(&rd);
+        uint32_t count = pcw__ctl_get_u32(&rd);
+        (void)pcw__ctl_get_u32(&rd), (void)pcw__ctl_get_u32(&rd);
+        cr_assert_eq(count, want[k], "mask %s: %u items", masks[k], count);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t id = pcw__ctl_get_u32(&rd), n = pcw__ctl_get_u32(&rd);
+            uint32_t fl = pcw__ctl_get_u32(&rd);
+            const char *name = (const char *)pcw__ctl_take(&rd, n);
+            cr_assert(!rd.bad && name);
+            cr_assert(pcw__wildcard_match(masks[k], strlen(masks[k]), name, n), "%.*s", (int)n,
+                      name);
+            cr_assert(k == 1 || (id >= 10 && id <= 19), "id %u", id);
+            if (fl & PCW_CTL_ITEM_DATA)
+                (void)pcw__ctl_take(&rd, 8);
+        }
+        cr_assert(!rd.bad && rd.pos == h.length);
+        free(pl);
+    }
+    close(s);
+    stop(&ch);
+}
+
 /* A collection of `name` (n instances) as the callbacks made it: every
  * instance there, each value its own (n * 1000 + id). */
 static void check_collected(const pcw_snapshot *s, const pcw_collect_report *rep, const char *name,

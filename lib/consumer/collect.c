@@ -123,9 +123,18 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
     uint32_t reserved = pcw__ctl_get_u32(&rd);
     if (rd.bad || reserved || dsize != cs->data_size)
         return PCW_E_PROTOCOL;
+    /* Every item takes at least 12 bytes: a count the payload cannot hold
+     * is malformed, and one that it can is bounded by the reply's size. */
+    if (count > (len - rd.pos) / 12)
+        return PCW_E_PROTOCOL;
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
     int names = !(flags & PCW_READ_NO_NAMES) || snap->name_off;
     int rc = names ? pcw__snapshot_want_names(snap) : PCW_OK;
+    /* Room for every item at once, not one reservation a row: a name's
+     * bytes and its NUL fit in its item's, so the payload's length bounds
+     * the names. */
+    if (rc == PCW_OK)
+        rc = pcw__snapshot_reserve(snap, count, names, names ? len : 0);
     for (uint32_t i = 0; i < count && rc == PCW_OK; i++) {
         uint32_t id = pcw__ctl_get_u32(&rd), nlen = pcw__ctl_get_u32(&rd);
         uint32_t iflags = pcw__ctl_get_u32(&rd);
@@ -142,10 +151,6 @@ static int add_items(pcw_snapshot *snap, const unsigned char *pl, uint32_t len, 
         }
         if (!match(q, id, name, nlen))
             continue;
-        if (pcw__snapshot_reserve(snap, 1, names, names ? (size_t)nlen + 1 : 0) != PCW_OK) {
-            rc = PCW_E_NO_MEMORY;
-            break;
-        }
         size_t row = snap->count++;
         snap->ids[row] = id;
         unsigned char *d = snap->data + row * dsize;

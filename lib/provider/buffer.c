@@ -7,30 +7,66 @@
 #include "internal.h"
 
 #define PCW__BUFFER_ITEMS_START 8192
+/* What a connection keeps of each of its buffer's allocations between
+ * requests: a hundred-instance reply's (~5 KB of items, 1 KiB of table)
+ * fits, so a steady consumer's collections allocate nothing; a larger one
+ * is freed after its request (memory held per connection stays bounded). */
+#define PCW__BUFFER_KEEP_BYTES (64u << 10)
 
 PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
                                   uint32_t instance_id, const char *mask)
 {
-    memset(b, 0, sizeof *b);
     b->reg = r;
     b->collect = collect;
     b->counter_mask = counter_mask;
     b->instance_id = instance_id;
     b->mask = mask;
     b->mask_len = strlen(mask);
+    b->all_names = b->mask_len == 1 && mask[0] == '*';
+    b->count = 0;
+    b->duplicates = 0;
+    b->names_len = 0;
+    b->nnames = 0;
+    if (b->tab)
+        memset(b->tab, 0, b->tab_cap * sizeof *b->tab);
+    memset(&b->items, 0, sizeof b->items);
     b->items.limit = PCW_CTL_MAX_REPLY - 16;
     /* Room for a typical reply from the start (a hundred instances of a
      * few counters is ~5 KB): growing from nothing, the items were copied
      * five times per collection. Untouched pages cost nothing. */
-    b->items.buf = (unsigned char *)malloc(PCW__BUFFER_ITEMS_START);
-    if (b->items.buf)
-        b->items.cap = PCW__BUFFER_ITEMS_START;
+    if (!b->heap && (b->heap = (unsigned char *)malloc(PCW__BUFFER_ITEMS_START)))
+        b->heap_cap = PCW__BUFFER_ITEMS_START;
+    b->items.buf = b->heap, b->items.cap = b->heap ? b->heap_cap : 0;
+    b->heap = NULL, b->heap_cap = 0; /* the writer's now */
     return PCW_OK;
+}
+
+/* Free *p if it holds more than the buffer keeps between requests. */
+static void pcw__buffer_trim(void **p, size_t *cap, size_t elem)
+{
+    if (*cap > PCW__BUFFER_KEEP_BYTES / elem) {
+        free(*p);
+        *p = NULL, *cap = 0;
+    }
+}
+
+PCW__PRIVATE void pcw__buffer_done(pcw_buffer *b)
+{
+    if (b->items.buf) {
+        free(b->heap);
+        b->heap = b->items.buf, b->heap_cap = b->items.cap;
+    }
+    memset(&b->items, 0, sizeof b->items);
+    pcw__buffer_trim((void **)&b->heap, &b->heap_cap, 1);
+    pcw__buffer_trim((void **)&b->names, &b->names_cap, 1);
+    pcw__buffer_trim((void **)&b->name_at, &b->name_at_cap, sizeof *b->name_at);
+    pcw__buffer_trim((void **)&b->tab, &b->tab_cap, sizeof *b->tab);
 }
 
 PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b)
 {
-    pcw__ctl_writer_free(&b->items);
+    pcw__buffer_done(b);
+    free(b->heap);
     free(b->names);
     free(b->name_at);
     free(b->tab);
@@ -121,7 +157,8 @@ int pcw_add_instance(pcw_buffer *b, const char *name, uint32_t id, uint32_t coun
      * asked for. */
     if (b->instance_id != PCW_ANY_INSTANCE_ID && id != b->instance_id)
         return PCW_OK;
-    if (!pcw__wildcard_match(b->mask, b->mask_len, name, len))
+    /* "*" matches every valid name (and this one is valid). */
+    if (!b->all_names && !pcw__wildcard_match(b->mask, b->mask_len, name, len))
         return PCW_OK;
     int with_data = b->collect && count;
     /* The item's bytes in one reservation: id, name length, flags, name,

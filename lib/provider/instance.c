@@ -222,7 +222,13 @@ PCW__PRIVATE void pcw__reclaim(pcw__reg *r, pcw__vec *batch)
 PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len)
 {
     *len = strnlen(name, PCW_MAX_INSTANCE_NAME_BYTES + 1);
-    long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2 : pcw__utf8_count(name, *len);
+    /* ASCII (most names): valid, one character a byte - no decoding. */
+    unsigned char any = 0;
+    for (size_t i = 0; i < *len; i++)
+        any |= (unsigned char)name[i];
+    long chars = *len > PCW_MAX_INSTANCE_NAME_BYTES ? -2
+                 : any < 0x80                       ? (long)*len
+                                                    : pcw__utf8_count(name, *len);
     if (chars == -2 || chars > (long)PCW_MAX_INSTANCE_NAME_CHARS)
         return PCW_E_NAME_TOO_LONG;
     if (chars < 0)

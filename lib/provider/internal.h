@@ -228,7 +228,10 @@ struct pcw_buffer {
     uint32_t instance_id;
     const char *mask;
     size_t mask_len;
+    int all_names;        /* the mask is "*": every valid name matches */
     pcw_ctl_writer items; /* encoded reply items (pcw/control_proto.h) */
+    unsigned char *heap;  /* items' buffer, kept between requests (items.buf during one) */
+    size_t heap_cap;
     uint32_t count;       /* items encoded */
     uint32_t duplicates;  /* names dropped as duplicates (pcw_add_instance) */
     /* Every name added (kept or dropped), for the duplicate check. */
@@ -273,9 +276,12 @@ PCW__PRIVATE void pcw__reclaim(pcw__reg *r, pcw__vec *batch);
 PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, size_t *len);
 PCW__PRIVATE void pcw__close_record(pcw__inst *in);
 
-/* buffer.c: a request's pcw_buffer. */
+/* buffer.c: a connection's pcw_buffer, made ready for each request
+ * (zeroed before its first); its allocations are kept between requests up
+ * to PCW__BUFFER_KEEP_BYTES each. */
 PCW__PRIVATE int pcw__buffer_init(pcw_buffer *b, pcw__reg *r, int collect, uint64_t counter_mask,
                                   uint32_t instance_id, const char *mask);
+PCW__PRIVATE void pcw__buffer_done(pcw_buffer *b);
 PCW__PRIVATE void pcw__buffer_free(pcw_buffer *b);
 
 /* control.c: the control channel starts with the provider (open.c) or its
