@@ -476,7 +476,7 @@ Test(pcwdump, json_is_valid_and_complete)
     snprintf(want, sizeof want, "{\"path\":\"%s\",\"name\":\"Dump A\",\"pid\":%s,\"uid\":%u,",
              a.path, a.pid, (unsigned)geteuid());
     cr_assert(strstr(r.out, want), "%s\nnot in\n%s", want, r.out);
-    cr_assert(strstr(r.out, "\"alive\":true,\"flags\":[],\"countersets\":[{\"name\":\"Test Set\","
+    cr_assert(strstr(r.out, "\"alive\":true,\"flags\":[\"area\"],\"countersets\":[{\"name\":\"Test Set\","
                             "\"description\":\"pcwdump test counterset\","
                             "\"guid\":\"{ab2e8dd5-6d3c-4a68-8b6b-4d2f3a1e0c11}\","
                             "\"instance_type\":\"multiple\""),

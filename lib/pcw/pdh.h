@@ -560,7 +560,7 @@ int pcw_pdh_collect_rows(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, unsig
  * log query too (collect, then cook). Returns what pcw_pdh_collect
  * returns, else what pcw_pdh_cook_column returns (PCW_E_INVALID_PARAMETER
  * for k out of range), or PCW_E_INVALID_PARAMETER (ctr not q's, no values
- * or count). Concurrency: as pcw_pdh_collect. */
+ * or count). Concurrency: as pcw_pdh_collect. Since 0.5.0 (PCW_2.2). */
 int pcw_pdh_collect_column(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, size_t k,
                            unsigned flags, double *values, uint8_t *status, size_t cap,
                            size_t *count);

@@ -4,7 +4,7 @@
  *
  * This is the one place the version is written: the three numbers below.
  * Everything else derives from them: PCW_VERSION_STRING, which every pcw
- * tool prints for --version ("pcwdump (pcw) 0.4.0"), and the Version of the
+ * tool prints for --version ("pcwdump (pcw) 0.5.0"), and the Version of the
  * pkg-config files (the Makefile reads the numbers from this file when it
  * installs lib/pcw.pc.in and lib/pcw-provider.pc.in). tests/test_version.c
  * checks that the tools and the .pc templates agree with this file.
@@ -18,7 +18,7 @@
 #define PCW_VERSION_H
 
 #define PCW_VERSION_MAJOR 0
-#define PCW_VERSION_MINOR 4
+#define PCW_VERSION_MINOR 5
 #define PCW_VERSION_PATCH 0
 
 /* (major, minor, patch) as one integer that orders like the versions. */

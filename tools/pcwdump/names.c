@@ -54,7 +54,7 @@ const char *name_attribute_bit(unsigned bit)
 
 const char *name_seg_flag_bit(unsigned bit)
 {
-    static const char *const n[] = {"group", "control"};
+    static const char *const n[] = {"group", "control", "area"};
     return bit < sizeof n / sizeof n[0] ? n[bit] : NULL;
 }
 

@@ -3,7 +3,7 @@
  * tools/pcwtop/batch.c - `pcwtop -b`: no curses; each refresh is printed
  * as text, as `top -b` does, for scripts and for `make demo`:
  *
- *   pcwtop 0.4.0 - 10:42:17 - refresh 1 - delay 1s
+ *   pcwtop 0.5.0 - 10:42:17 - refresh 1 - delay 1s
  *   Providers: 1 live, 0 exited   Countersets: 2   Instances: 4   Cost: 210 us
  *   Countersets: Geometric Waves (1), Query Test (2)
  *   Counterset: Geometric Waves (multipleAggregate, 1 provider), sorted by Triangle
