@@ -95,6 +95,9 @@ static void bm_refresh(gb_state *st, void *arg)
     gb_counter(st, "counters", (double)c);
     /* 1: the last refresh's sort column came converted by the read. */
     gb_counter(st, "fused", f->fused_col == v.sort);
+    /* 1: ...ranked by the read (pcw_pdh_collect_top: the column never
+     * materialised). */
+    gb_counter(st, "ranked", f->ranked_col == v.sort);
     view_free(&v);
     top_model_close(m);
 }
