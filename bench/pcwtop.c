@@ -8,11 +8,11 @@
  *       providers' liveness, the counterset list, the instance table),
  *       then the view pcwtop draws from: sorted by a counter (descending),
  *       every instance passing an empty filter, the first 40 rows put in
- *       order (view_rows: the sort column cooked for every instance in one
- *       pass, a bounded heap for the window), and those 40 rows' values
- *       cooked (top_model_row_values). The sort column is converted by the
- *       collection, in the loop that reads each row (pcw_pdh_collect_column:
- *       the view sorted by it the refresh before). The provider is the
+ *       order (view_rows), and those 40 rows' values cooked
+ *       (top_model_row_values). The window comes ranked by the collection,
+ *       in the loop that reads each row (pcw_pdh_collect_top: the view
+ *       showed it the refresh before; the 'ranked' counter says so): the
+ *       sort column is never materialised. The provider is the
  *       same child as snapshot/pcw/<instances>/4 (instances x 4 8-byte
  *       counters); that raw read of the same counterset, from the same
  *       run, is the baseline. Issue 30's target: at most 2x.

@@ -12,9 +12,11 @@
  *               query and are cooked when asked for: one row's
  *               (top_model_row_values, for the rows on screen) or one
  *               column of every instance (top_model_column, for sorting:
- *               one pass over the sample, kept until the next collection).
- *               A refresh never materialises rows x counters values it
- *               will not show.
+ *               one pass over the sample, kept until the next collection),
+ *               or only the first rows of a column's order, ranked by the
+ *               collection as it reads the rows (top_model_top: the
+ *               window the last refresh showed). A refresh never
+ *               materialises rows x counters values it will not show.
  *   top_frame   what the last collection found: the header's figures, the
  *               counterset list, the table of instances.
  *   top_table   the instances: one row per instance the query gives
