@@ -348,6 +348,29 @@ static void same_order(top_model *a, top_view *va, top_model *b, top_view *vb, s
     free(rb);
 }
 
+/* Two models of "Top Test" on the same provider, the second cooking the
+ * sort column after the read (top_model_set_fused(b, 0): pcwtop's way
+ * before), and a view for each. */
+static void open_pair(top_model **a, top_model **b, top_view *va, top_view *vb)
+{
+    cr_assert_eq(top_model_open(a, NULL), PCW_OK);
+    cr_assert_eq(top_model_open(b, NULL), PCW_OK);
+    top_model_want(*a, "Top Test", 0);
+    top_model_want(*b, "Top Test", 0);
+    top_model_set_fused(*b, 0);
+    view_init(va);
+    view_init(vb);
+}
+
+static void close_pair(tu_child *p, top_model *a, top_model *b, top_view *va, top_view *vb)
+{
+    view_free(va);
+    view_free(vb);
+    top_model_close(a);
+    top_model_close(b);
+    top_stop(p);
+}
+
 /* The sort column that comes with the collection (the column the refresh
  * before sorted by: pcw_pdh_collect_column converts it as it reads the
  * rows, or cooks it right after the read when the instance list moved)
@@ -362,14 +385,8 @@ Test(pcwtop, fused_sort_column_orders_as_the_column_cooked_after)
     top_start(&p,
               (const char *const[]){"--instances", "5000", "--seed", "11", "--plain", "1", NULL});
     top_model *a, *b;
-    cr_assert_eq(top_model_open(&a, NULL), PCW_OK);
-    cr_assert_eq(top_model_open(&b, NULL), PCW_OK);
-    top_model_want(a, "Top Test", 0);
-    top_model_want(b, "Top Test", 0);
-    top_model_set_fused(b, 0);
     top_view va, vb;
-    view_init(&va);
-    view_init(&vb);
+    open_pair(&a, &b, &va, &vb);
     static const struct {
         int sort, reverse;
         const char *churn; /* a provider command before the round, or NULL */
@@ -422,11 +439,122 @@ Test(pcwtop, fused_sort_column_orders_as_the_column_cooked_after)
             cr_assert_str_eq(top_row_name(t, &t->rows[first]), "inst-000100", "%s", what);
         }
     }
-    view_free(&va);
-    view_free(&vb);
-    top_model_close(a);
-    top_model_close(b);
-    top_stop(&p);
+    close_pair(&p, a, b, &va, &vb);
+}
+
+/* The first screenfuls that come ranked with the collection (the
+ * refresh before showed them: pcw_pdh_collect_top keeps the window's
+ * candidates as it reads the rows, bounded by the last refresh's cutoff,
+ * and the column is never materialised) are the rows the column cooked on
+ * demand gives (top_model_set_fused(m, 0)), on the same data: ties by the
+ * query's order (a column of zeros), both directions, a value jumping
+ * over the cutoff, the top rows falling below it (a bound fewer rows
+ * reach: ranked again after the read), instances created and closed (a
+ * gone row among the rows), a window further down in the same refresh. */
+static void ranked_round(tu_child *p, top_model *a, top_view *va, top_model *b, top_view *vb,
+                         int sort, int reverse, int ranked, const char *churn, size_t r)
+{
+    if (churn)
+        top_cmd(p, "%s", churn);
+    cr_assert_eq(top_model_collect(a, 1000000000ull), PCW_OK);
+    cr_assert_eq(top_model_collect(b, 1000000000ull), PCW_OK);
+    char what[96];
+    snprintf(what, sizeof what, "round %zu (sort %d reverse %d%s%s)", r, sort, reverse,
+             churn ? ", " : "", churn ? churn : "");
+    if (ranked != -2) /* -2: either */
+        cr_assert_eq(top_model_frame(a)->ranked_col, ranked, "%s: ranked_col %d", what,
+                     top_model_frame(a)->ranked_col);
+    cr_assert_eq(top_model_frame(b)->ranked_col, -1, "%s: b does not rank", what);
+    va->sort = vb->sort = sort;
+    va->reverse = vb->reverse = reverse;
+    same_order(a, va, b, vb, 0, 40, what);
+    same_order(a, va, b, vb, 7, 20, what);
+    same_order(a, va, b, vb, 0, 60, what);
+}
+
+Test(pcwtop, ranked_window_orders_as_the_column_cooked_after)
+{
+    tu_child p;
+    top_start(&p,
+              (const char *const[]){"--instances", "5000", "--seed", "5", "--plain", "1", NULL});
+    top_model *a, *b;
+    top_view va, vb;
+    open_pair(&a, &b, &va, &vb);
+    size_t r = 0;
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -1, NULL, r++); /* nothing shown before */
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -2, NULL, r++); /* the new handle's
+                                                            first reads may not be steady */
+    ranked_round(&p, a, &va, b, &vb, 0, 0, 0, NULL, r++);  /* bounded */
+    ranked_round(&p, a, &va, b, &vb, 0, 1, 0, NULL, r++);  /* ranked descending: missed */
+    ranked_round(&p, a, &va, b, &vb, 0, 1, 0, NULL, r++);  /* ascending */
+    ranked_round(&p, a, &va, b, &vb, 0, 1, 0, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 0, 0, 0, "set inst-000100 999999", r++);
+    {
+        uint32_t first;
+        cr_assert_eq(view_rows(&va, a, 0, 1, &first), 1);
+        const top_table *t = top_model_frame(a)->table;
+        cr_assert_str_eq(top_row_name(t, &t->rows[first]), "inst-000100");
+    }
+    ranked_round(&p, a, &va, b, &vb, 0, 0, 0, NULL, r++);
+    /* The 50 first rows fall to 0: fewer than the rows ranked reach the
+     * last refresh's cutoff, so the bound is wrong. */
+    {
+        uint32_t top[50];
+        cr_assert_eq(view_rows(&vb, b, 0, 50, top), 50);
+        const top_table *t = top_model_frame(b)->table;
+        for (size_t i = 0; i < 50; i++)
+            top_cmd(&p, "set %s 0", top_row_name(t, &t->rows[top[i]]));
+    }
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -1, NULL, r++); /* ranked after the read */
+    ranked_round(&p, a, &va, b, &vb, 0, 0, 0, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 0, 1, 0, NULL, r++); /* the zeros lead, by row */
+    ranked_round(&p, a, &va, b, &vb, 0, 1, 0, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -1, "create late 999", r++); /* after the read */
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -2, NULL, r++); /* (steady again: a read or two) */
+    ranked_round(&p, a, &va, b, &vb, 0, 0, 0, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -1, "close inst-000100", r++);
+    ranked_round(&p, a, &va, b, &vb, 0, 0, -2, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 0, 0, 0, NULL, r++); /* a gone row in the table */
+    cr_assert(top_model_frame(a)->table->nghosts > 0);
+    ranked_round(&p, a, &va, b, &vb, 2, 0, 0, NULL, r++); /* Ops: all 0, ties by row */
+    ranked_round(&p, a, &va, b, &vb, 2, 0, 2, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 2, 1, 2, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 2, 1, 2, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 1, 0, 2, NULL, r++); /* Index: unique */
+    ranked_round(&p, a, &va, b, &vb, 1, 0, 1, NULL, r++);
+    /* A window further down as well: the next collection converts the
+     * column (fused_col), and the first rows come from it. */
+    size_t count = view_count(&va, a);
+    same_order(a, &va, b, &vb, count - 40, 40, "the last rows");
+    ranked_round(&p, a, &va, b, &vb, 1, 0, -1, NULL, r++);
+    cr_assert_eq(top_model_frame(a)->fused_col, 1);
+    ranked_round(&p, a, &va, b, &vb, 1, 0, 1, NULL, r++);
+    /* A filter: the column, never a ranking. */
+    snprintf(va.filter, sizeof va.filter, "inst-0001");
+    snprintf(vb.filter, sizeof vb.filter, "inst-0001");
+    ranked_round(&p, a, &va, b, &vb, 1, 0, 1, NULL, r++);
+    ranked_round(&p, a, &va, b, &vb, 1, 0, -1, NULL, r++);
+    cr_assert_eq(top_model_frame(a)->fused_col, 1);
+    close_pair(&p, a, b, &va, &vb);
+}
+
+/* A counterset with a _Total and rates: the collection ranks the column
+ * after the read (among the totals, which the view leaves out), in the
+ * order the column gives. */
+Test(pcwtop, ranked_window_with_totals_and_rates)
+{
+    tu_child p;
+    top_start(&p, (const char *const[]){"--instances", "3000", "--seed", "9", NULL});
+    top_model *a, *b;
+    top_view va, vb;
+    open_pair(&a, &b, &va, &vb);
+    for (size_t r = 0; r < 8; r++) {
+        if (r == 3)
+            top_cmd(&p, "ops inst-000010 5000");
+        ranked_round(&p, a, &va, b, &vb, r < 5 ? 2 : 0, r == 6, -1, NULL, r);
+        cr_assert(top_model_frame(a)->table->ntotals > 0);
+    }
+    close_pair(&p, a, b, &va, &vb);
 }
 
 Test(pcwtop, table_marks_new_gone_and_exited_rows)

@@ -565,6 +565,59 @@ int pcw_pdh_collect_column(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, siz
                            unsigned flags, double *values, uint8_t *status, size_t cap,
                            size_t *count);
 
+/* One instance of a ranked column (pcw_pdh_collect_top). */
+typedef struct pcw_pdh_ranked {
+    double value;    /* its value of the column, as pcw_pdh_cook_column gives it */
+    size_t instance; /* its index among the handle's instances (its value
+                        of counter k is value index instance * counters + k) */
+} pcw_pdh_ranked;
+
+/* What pcw_pdh_collect_top is asked, and what it found. */
+typedef struct pcw_pdh_top {
+    size_t counter;         /* in: the selected counter (column) k */
+    unsigned flags;         /* in: PCW_FMT_* */
+    int descending;         /* in: largest first (else smallest first) */
+    double bound;           /* in: NaN, or a value that at least `cap`
+                               instances reach (>= it descending, <= it
+                               ascending): a hint, e.g. the cap-th value of
+                               the last collection */
+    pcw_pdh_ranked *ranked; /* in: room for cap entries */
+    size_t cap;             /* in: how many are wanted (at most
+                               PCW_PDH_TOP_MAX) */
+    size_t count;           /* out: entries written (at most cap) */
+    int fused;              /* out: 1 if they were picked as the read read
+                               the rows (the bound held, or there was none) */
+} pcw_pdh_top;
+
+/* The most a pcw_pdh_top may ask for (its memory: 32 bytes an entry). */
+#define PCW_PDH_TOP_MAX (1u << 20)
+
+/* pcw_pdh_collect(q, failed) and then the first t->cap instances of
+ * counter t->counter's column in order - largest value first when
+ * t->descending, else smallest first; equal values by instance index,
+ * ascending; instances whose value's status is not PCW_CSTATUS_VALID (or
+ * whose value is NaN) are not ranked - into t->ranked: t->count =
+ * min(cap, instances ranked). What a viewer showing the first screenful
+ * of a large handle sorted by one column needs, without the column.
+ *
+ * In the steady state pcw_pdh_collect_rows fuses (plain 8-byte values, no
+ * _Total, the same instances as the last collection; the same attribution
+ * checks), each run of rows is ranked in the loop that reads it: only the
+ * values that reach the bound (or, without one, the best so far) are
+ * kept, in a buffer of at most 2 x max(cap, 4,096) entries the query
+ * keeps (t->fused = 1). Anywhere else - a _Total, rates, a changed
+ * instance list, a log, a bound fewer than cap instances reach - the
+ * column is ranked in one pass after the read, without the bound: a wrong
+ * bound costs time, never a wrong answer. O(instances) time whatever the
+ * values' order.
+ *
+ * Returns what pcw_pdh_collect returns (nothing ranked when it fails),
+ * PCW_E_INVALID_PARAMETER (ctr not q's, no t, t->ranked NULL with cap > 0,
+ * cap > PCW_PDH_TOP_MAX, t->counter out of range: the collection was made
+ * then) or PCW_E_NO_MEMORY (nothing collected). Never writes past
+ * t->ranked[cap - 1]. Concurrency: as pcw_pdh_collect. Since 0.5.0 (PCW_2.2). */
+int pcw_pdh_collect_top(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, pcw_pdh_top *t);
+
 /* ---- the providers' own instances, raw (exporters) ----------------------- *
  *
  * An exporter hands raw values on (a monitoring system computes rates and

@@ -33,32 +33,38 @@
  * over are pieces of that buffer: the rows are read once, not twice.
  */
 #define _GNU_SOURCE 1 /* posix_memalign */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "consumer/private.h"
 #include "fetch.h"
 #include "kernels.h"
+#include "match.h"
 #include "pdh.h"
+#include "rank.h"
 #include "sink.h"
+#include "snaprows.h"
 #include "walk.h"
 #include "logsource.h"
 
 typedef struct fused {
     pcw__q_row_sink base; /* first: the fetch's view of it */
     pcw__q_sink *k;
-    uint32_t off, nc; /* the first selected counter's offset; how many */
-    uint32_t koff;    /* pcw_pdh_collect_column: the offset of the column
-                         handed over (off + 8 x its index); else off */
-    uint32_t knc;     /* ...1; else nc */
-    size_t cap;       /* rows the sink has room for (SIZE_MAX: a block
-                         sink, any number) */
-    pcw_segment *seg; /* the source being read */
-    uint64_t gen;     /* its segment's generation at the last sample */
-    size_t next;      /* the next snapshot row to hand over */
-    int abort;        /* not every row can be handed over as it is read */
-    double *cvt;      /* the read's conversion buffer (NULL: none) */
-    size_t cvt_cap;   /* doubles */
+    uint32_t off, nc;  /* the first selected counter's offset; how many */
+    uint32_t koff;     /* pcw_pdh_collect_column: the offset of the column
+                          handed over (off + 8 x its index); else off */
+    uint32_t knc;      /* ...1; else nc */
+    size_t cap;        /* rows the sink has room for (SIZE_MAX: a block
+                          sink, any number) */
+    pcw_segment *seg;  /* the source being read */
+    uint64_t gen;      /* its segment's generation at the last sample */
+    size_t next;       /* the next snapshot row to hand over */
+    int abort;         /* not every row can be handed over as it is read */
+    double *cvt;       /* the read's conversion buffer (NULL: none) */
+    size_t cvt_cap;    /* doubles */
+    pcw__q_rank *rank; /* pcw_pdh_collect_top: the column is offered to it
+                          instead of the sink (NULL: not ranking) */
 } fused;
 
 /* The fetch's "this set's rows cannot be handed over as they are read"
@@ -96,7 +102,10 @@ static void fused_run(void *arg, const pcw_snapshot *snap, size_t from, size_t t
         f->abort = 1;
         return;
     }
-    if (!f->k->stop) {
+    if (f->rank)
+        pcw__q_rank_plain(f->rank, pcw__q_row(snap, from) + f->koff, to - from, snap->data_size,
+                          from);
+    else if (!f->k->stop) {
         if (cvt && snap->data_size == 8 * (size_t)f->nc)
             sink_hand(f->k, cvt, to - from, f->nc);
         else
@@ -258,4 +267,97 @@ int pcw_pdh_collect_column(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, siz
         return PCW_OK; /* the caller grows its arrays and cooks the column */
     int r = pcw_pdh_cook_column(ctr, col, flags, values, status);
     return r != PCW_OK ? r : rc;
+}
+
+/* pcw_pdh_collect_top's walk after the read: column `col` of each block
+ * (count values an instance) offered. */
+typedef struct rank_walk {
+    pcw__q_rank *r;
+    uint32_t col;
+} rank_walk;
+
+static int rank_block(const pcw_pdh_rows *b, void *arg)
+{
+    const rank_walk *w = arg;
+    size_t at = b->first / (b->count ? b->count : 1);
+    for (size_t i = 0; i < b->rows; i++) {
+        size_t j = i * b->count + w->col;
+        if (b->status[j] == PCW_CSTATUS_VALID)
+            pcw__q_rank_offer(w->r, b->values[j], at + i);
+    }
+    return 0;
+}
+
+/* Rank column col of the collection as it ended, from the start (no
+ * bound): a walk over that counter alone (a log's: over its rows). */
+static int rank_after(pcw_pdh *q, pcw_pdh_counter *ctr, const pcw_pdh_top *t, pcw__q_rank *r)
+{
+    pcw__q_rank_start(r, q->rank, q->rank_cap, t->cap, t->descending, NAN);
+    rank_walk w = {r, 0};
+    if (PCWL_Q(q)) {
+        if (t->counter >= pcw_pdh_selected_counter_count(ctr))
+            return PCW_E_INVALID_PARAMETER;
+        w.col = (uint32_t)t->counter;
+        return pcw_pdh_visit_rows(ctr, t->flags, rank_block, &w);
+    }
+    const pcw__q_match *mt = pcw__q_match_single(ctr);
+    if (!mt || t->counter >= mt->nctr)
+        return PCW_E_INVALID_PARAMETER;
+    pcw__q_block bl;
+    if (pcw__q_block_open(&bl, ctr) != PCW_OK)
+        return PCW_E_NO_MEMORY;
+    pcw__q_sink k = pcw__q_block_sink(&bl, rank_block, &w);
+    pcw__q_cook_handle(ctr, (int)t->counter, t->flags, &k);
+    pcw__q_sink_flush(&k);
+    pcw__q_block_close(&bl);
+    return PCW_OK;
+}
+
+int pcw_pdh_collect_top(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, pcw_pdh_top *t)
+{
+    if (failed)
+        *failed = 0;
+    if (t)
+        t->count = 0, t->fused = 0;
+    if (!q || !ctr || ctr->q != q || !t || (!t->ranked && t->cap) || t->cap > PCW_PDH_TOP_MAX ||
+        t->counter > INT32_MAX)
+        return PCW_E_INVALID_PARAMETER;
+    if (!t->cap)
+        return pcw_pdh_collect(q, failed);
+    /* The candidates' room: cut back to cap whenever it fills, so at
+     * least max(cap, 4,096) new keys come between two cut-backs. */
+    size_t room = 2 * (t->cap > 4096 ? t->cap : 4096);
+    if (q->rank_cap < room) {
+        pcw_pdh_ranked *b = malloc(room * sizeof *b);
+        if (!b)
+            return PCW_E_NO_MEMORY;
+        free(q->rank);
+        q->rank = b, q->rank_cap = room;
+    }
+    pcw__q_rank r;
+    int rc, done = 0;
+    if (PCWL_Q(q)) { /* a log: collect, then rank (no read to fuse with) */
+        rc = pcw_pdh_collect(q, failed);
+    } else {
+        /* Each run's column offered as the read validates it (the same
+         * attribution as collect_rows); any doubt, or a bound that fewer
+         * than cap values reached, and the column is ranked after. */
+        pcw__q_sink k = {0};
+        fused f;
+        fused_plan(q, ctr, t->flags, &k, (int)t->counter, SIZE_MAX, &f);
+        pcw__q_rank_start(&r, q->rank, q->rank_cap, t->cap, t->descending, t->bound);
+        f.rank = &r;
+        rc = pcw_pdh_collect(q, failed);
+        done = fused_complete(q, ctr, t->flags, rc, &f) && pcw__q_rank_complete(&r);
+    }
+    if (rc != PCW_OK)
+        return rc;
+    if (!done) {
+        int r2 = rank_after(q, ctr, t, &r);
+        if (r2 != PCW_OK)
+            return r2;
+    }
+    t->count = pcw__q_rank_end(&r, t->ranked);
+    t->fused = done;
+    return PCW_OK;
 }

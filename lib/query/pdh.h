@@ -91,6 +91,10 @@ struct pcw_pdh {
      * lib/consumer/private.h), kept to allocate nothing; 64-aligned. */
     double *cvt;
     size_t cvt_cap;
+    /* pcw_pdh_collect_top's candidates (lib/query/rank.h), kept to
+     * allocate nothing in a steady refresh. */
+    pcw_pdh_ranked *rank;
+    size_t rank_cap;
     /* Entries the handles' matches examined (pcw__q_match_update): a count
      * of work, not API, that tests/test_query_cost.c holds to the cost
      * model (linear set-up and churn). */

@@ -98,6 +98,7 @@ void pcw_pdh_close(pcw_pdh *q)
     free(q->dir_stamp);
     free(q->items);
     free(q->cvt);
+    free(q->rank);
     pcw_consumer_close(q->c);
     free(q->root);
     free(q);

@@ -69,6 +69,18 @@ struct top_model {
     int col_asked; /* top_model_column was called since the last
                       collection: the next one converts column col_k as
                       it reads the rows (pcw_pdh_collect_column) */
+    /* top_model_top's list: column top_k of refresh top_seq, ranked in
+     * direction top_desc for top_want instances (top_n of them ranked). */
+    pcw_pdh_ranked *top_v;
+    size_t top_cap, top_n, top_want;
+    uint64_t top_seq;
+    uint32_t top_k;
+    int top_desc, top_raw;
+    /* ...and what the view asked of it since the last collection: the
+     * next one ranks column ask_k (ask_desc) for ask_want instances. */
+    int top_asked, ask_desc;
+    uint32_t ask_k;
+    size_t ask_want;
     known_provider *known;
     size_t nknown, known_cap;
     size_t exited_forgotten; /* exited providers dropped from `known` */
@@ -118,6 +130,7 @@ void top_table_unref(top_table *t)
     free(t->names);
     columns_free(t->cols, t->ncols);
     free(t->hash);
+    free(t->qi_row);
     free(t);
 }
 
@@ -526,6 +539,11 @@ static top_table *build_table(top_model *m, top_column *cols, uint32_t ncols, ui
     free(order), free(count), free(gone), free(attach), free(q), free(matched);
     while (t->ntotals < t->nrows && t->rows[t->ntotals].kind == PCW_PDH_TOTAL)
         t->ntotals++;
+    if (!(t->qi_row = calloc(nq ? nq : 1, sizeof *t->qi_row)))
+        goto fail;
+    for (size_t r = 0; r < t->nrows; r++)
+        if (t->rows[r].qi != UINT32_MAX)
+            t->qi_row[t->rows[r].qi] = (uint32_t)r;
     if (index_rows(t))
         goto fail;
     return t;
@@ -871,6 +889,7 @@ static void drop_handle(top_model *m)
     top_table_unref(m->table);
     m->table = NULL;
     m->col_seq = 0;
+    m->top_seq = 0;
 }
 
 void top_model_close(top_model *m)
@@ -887,6 +906,7 @@ void top_model_close(top_model *m)
     top_table_unref(f->table);
     free(m->col_v);
     free(m->col_st);
+    free(m->top_v);
     free(m->want);
     free(m->known);
     for (size_t i = 0; i < m->nfiles; i++)
@@ -1057,6 +1077,54 @@ static int log_collect(top_model *m, top_frame *f, int read)
     return rc;
 }
 
+/* How many instances a collection ranks for a view that showed `want`:
+ * twice that (room to scroll a screenful without a miss), at least 64. */
+static size_t rank_room(size_t want)
+{
+    size_t n = want < 32 ? 64 : 2 * want;
+    return n < PCW_PDH_TOP_MAX ? n : PCW_PDH_TOP_MAX;
+}
+
+/* The collection ranking column ask_k (pcw_pdh_collect_top), bounded by
+ * the value the last list had at the same rank when it is of the same
+ * column, direction and values (a hint: a wrong one costs a second pass,
+ * not a wrong order). *ranked: 2 ranked as read, 1 after the read, 0 not
+ * ranked. */
+static int collect_top(top_model *m, size_t *failed, int *ranked)
+{
+    size_t want = rank_room(m->ask_want);
+    double bound = NAN;
+    if (m->top_seq == m->seq - 1 && m->top_k == m->ask_k && m->top_desc == m->ask_desc &&
+        m->top_raw == m->raw && m->top_n >= want)
+        bound = m->top_v[want - 1].value;
+    if (want > m->top_cap) {
+        pcw_pdh_ranked *n = realloc(m->top_v, want * sizeof *n);
+        if (!n)
+            return pcw_pdh_collect(m->q, failed);
+        m->top_v = n;
+        m->top_cap = want;
+    }
+    pcw_pdh_top t = {.counter = m->ask_k,
+                     .flags = m->raw ? PCW_FMT_RAW : 0,
+                     .descending = m->ask_desc,
+                     .bound = bound,
+                     .ranked = m->top_v,
+                     .cap = want};
+    int rc = pcw_pdh_collect_top(m->q, failed, m->h, &t);
+    m->top_n = 0;
+    if (rc == PCW_E_INVALID_PARAMETER) /* the collection was made; the */
+        return PCW_OK;                 /* counter is gone (re-registered) */
+    if (rc != PCW_OK)
+        return rc;
+    m->top_n = t.count;
+    m->top_want = want;
+    m->top_k = m->ask_k;
+    m->top_desc = m->ask_desc;
+    m->top_raw = m->raw;
+    *ranked = t.fused ? 2 : 1;
+    return PCW_OK;
+}
+
 int top_model_collect(top_model *m, uint64_t interval_ns)
 {
     uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
@@ -1074,9 +1142,16 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     f->set_index = -1;
     f->set_callback = 0;
     size_t failed = 0;
-    int fused = 0, rc;
+    int fused = 0, ranked = 0, rc;
     pcw_pdh_counter *fused_h = NULL;
-    if (m->log) {
+    if (!m->log && m->h && m->top_asked && !m->col_asked && !m->unfused &&
+        m->ask_k < pcw_pdh_selected_counter_count(m->h)) {
+        /* The view showed the first rows of a column's order: the next
+         * ones are ranked as the read reads each row, and nothing else of
+         * the column is kept. */
+        rc = collect_top(m, &failed, &ranked);
+        fused_h = m->h;
+    } else if (m->log) {
         rc = log_collect(m, f, m->h != NULL);
     } else if (m->h && m->col_asked && m->col_cap && !m->unfused &&
                m->col_k < pcw_pdh_selected_counter_count(m->h)) {
@@ -1095,6 +1170,7 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
         rc = pcw_pdh_collect(m->q, &failed);
     }
     m->col_asked = 0;
+    m->top_asked = 0;
     if (rc == PCW_OK && !m->log && list_sets(m, f))
         rc = PCW_E_NO_MEMORY;
     if (rc != PCW_OK) {
@@ -1116,7 +1192,7 @@ int top_model_collect(top_model *m, uint64_t interval_ns)
     if (target && (m->reshow || !m->shown ||
                    !pcw__name_equal(m->shown, strlen(m->shown), target, strlen(target)))) {
         m->reshow = 0;
-        fused = 0; /* of the handle dropped */
+        fused = ranked = 0; /* of the handle dropped */
         if (find_set(f, target) < 0) {
             drop_handle(m);
             snprintf(f->message, sizeof f->message,
@@ -1174,6 +1250,8 @@ out:
      * converted during the read, of the handle shown now. */
     m->col_seq = fused && m->h == fused_h && f->table ? m->seq : 0;
     f->fused_col = m->col_seq ? (int)m->col_k : -1;
+    m->top_seq = ranked && m->h == fused_h && f->table ? m->seq : 0;
+    f->ranked_col = m->top_seq && ranked == 2 ? (int)m->top_k : -1;
     m->col_raw = m->raw;
     f->mono_ns = pcw_pdh_time_ns(m->q) ? pcw_pdh_time_ns(m->q) : clock_ns(CLOCK_MONOTONIC);
     f->real_ns = pcw_pdh_realtime_ns(m->q) ? pcw_pdh_realtime_ns(m->q) : clock_ns(CLOCK_REALTIME);
@@ -1213,7 +1291,41 @@ int top_model_histogram(top_model *m, const top_row *r, uint32_t k, pcw_hist_dis
     return pcw_pdh_get_histogram(m->h, (size_t)r->qi * m->table->ncols + k, 0, out);
 }
 
+int top_model_top(top_model *m, uint32_t k, int desc, size_t want, const pcw_pdh_ranked **list,
+                  size_t *n)
+{
+    if (!lined_up(m) || k >= m->table->ncols)
+        return -1;
+    want += m->table->ntotals; /* ranked among the totals too */
+    if (!m->top_asked || m->ask_k != k || m->ask_desc != desc)
+        m->ask_want = 0;
+    m->top_asked = 1;
+    m->ask_k = k;
+    m->ask_desc = desc != 0;
+    if (want > m->ask_want)
+        m->ask_want = want;
+    if (m->top_seq != m->seq || m->top_k != k || m->top_desc != (desc != 0) ||
+        m->top_raw != m->raw || m->top_want < want)
+        return -1;
+    *list = m->top_v;
+    *n = m->top_n;
+    return 0;
+}
+
+static int column(top_model *m, uint32_t k, const double **v, const uint8_t **st, int ask);
+
 int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t **st)
+{
+    return column(m, k, v, st, 1);
+}
+
+int top_model_column_once(top_model *m, uint32_t k, const double **v, const uint8_t **st)
+{
+    return column(m, k, v, st, 0);
+}
+
+/* top_model_column; ask: the next collection converts column k as it reads. */
+static int column(top_model *m, uint32_t k, const double **v, const uint8_t **st, int ask)
 {
     if (!lined_up(m) || k >= m->table->ncols)
         return PCW_E_INVALID_PARAMETER;
@@ -1236,7 +1348,7 @@ int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t *
         m->col_k = k;
         m->col_raw = m->raw;
     }
-    m->col_asked = 1;
+    m->col_asked |= ask;
     *v = m->col_v;
     *st = m->col_st;
     return PCW_OK;

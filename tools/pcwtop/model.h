@@ -12,9 +12,11 @@
  *               query and are cooked when asked for: one row's
  *               (top_model_row_values, for the rows on screen) or one
  *               column of every instance (top_model_column, for sorting:
- *               one pass over the sample, kept until the next collection).
- *               A refresh never materialises rows x counters values it
- *               will not show.
+ *               one pass over the sample, kept until the next collection),
+ *               or only the first rows of a column's order, ranked by the
+ *               collection as it reads the rows (top_model_top: the
+ *               window the last refresh showed). A refresh never
+ *               materialises rows x counters values it will not show.
  *   top_frame   what the last collection found: the header's figures, the
  *               counterset list, the table of instances.
  *   top_table   the instances: one row per instance the query gives
@@ -115,6 +117,8 @@ typedef struct top_table {
     uint32_t ncols;
     uint32_t *hash; /* key -> row + 1, open addressing, hash_cap slots */
     size_t hash_cap;
+    uint32_t *qi_row; /* query instance -> its row (nq entries): rows
+                         follow the query's order, gone rows between */
 } top_table;
 
 void top_table_ref(top_table *t);
@@ -154,6 +158,10 @@ typedef struct top_frame {
                        rows (the one the refresh before sorted by:
                        top_model_column gives it without reading them
                        again), or -1 */
+    int ranked_col; /* the column this collection ranked as it read the
+                       rows (pcw_pdh_collect_top: the first rows of the
+                       order the refresh before showed; top_model_top
+                       gives them), or -1 */
     size_t providers_live, providers_exited;
     top_exit *exits; /* providers that exited in this refresh */
     size_t nexits, exits_cap;
@@ -254,6 +262,23 @@ void top_model_row_values(top_model *m, const top_row *r, double *v, uint8_t *st
  * collection, cooked in one pass and kept until the next collection or
  * raw/cooked switch. PCW_OK, PCW_E_NO_MEMORY or PCW_E_INVALID_PARAMETER. */
 int top_model_column(top_model *m, uint32_t k, const double **v, const uint8_t **st);
+/* top_model_column for a window top_model_top could not give this time:
+ * the same, but the next collection is not asked to convert the column
+ * (it ranks it instead, as top_model_top asked). */
+int top_model_column_once(top_model *m, uint32_t k, const double **v, const uint8_t **st);
+/* The first instances of column k in order (largest first when desc),
+ * ties by query index, instances without a valid value left out, as the
+ * last collection ranked them (pcw_pdh_collect_top: converted and ranked
+ * as it read the rows, the column never materialised): *list holds *n of
+ * them, the first *n of the whole order (of every instance, totals
+ * included). 0, or -1 when the last collection did not rank column k in
+ * that direction for at least `want` rows below the totals (then use
+ * top_model_column). Either way it asks the next collection to rank
+ * column k (direction desc) for `want` rows (the most asked of a
+ * refresh, with room to scroll) unless top_model_column asked for the
+ * whole column. Valid until the next collection. */
+int top_model_top(top_model *m, uint32_t k, int desc, size_t want, const pcw_pdh_ranked **list,
+                  size_t *n);
 /* The interval's distribution behind column k (a histogram statistic) of
  * row r in the last collection (pcw_pdh_get_histogram): out->buckets is
  * valid until the next call or collection. PCW_OK (out->status says

@@ -315,6 +315,41 @@ static inline nkey key_of(const top_view *v, const top_table *t, size_t i, int d
     return k;
 }
 
+/* The first hi filtered rows in order from the collection's ranking of
+ * the sort column (top_model_top), when every instance row is shown (no
+ * filter): its order - value, then query index - is the keys' order -
+ * value, then row - because rows follow the query's order. 0, or -1
+ * (not ranked, or not enough rows with a value: the column is needed). */
+static int window_from_ranking(top_view *v, top_model *m, const top_table *t, size_t hi, int desc)
+{
+    const pcw_pdh_ranked *rk;
+    size_t n, h = 0;
+    if (top_model_top(m, (uint32_t)v->sort, desc, hi, &rk, &n) != 0 ||
+        grow(&v->keys, &v->keys_cap, (hi + 1) * sizeof(nkey), 1))
+        return -1;
+    nkey *k = v->keys;
+    double sgn = desc ? -1.0 : 1.0; /* exact, as key_of's */
+    for (size_t i = 0; i < n && h < hi; i++) {
+        if (rk[i].instance >= t->nq)
+            return -1;
+        uint32_t row = t->qi_row[rk[i].instance];
+        if (row < t->ntotals)
+            continue; /* a _Total: not among the filtered rows */
+        k[h].v = sgn * rk[i].value;
+        k[h].row = row;
+        if (k[h].v == INFINITY)
+            return -1; /* ties with the rows without a value: key_of's order */
+        h++;
+    }
+    if (h < hi)
+        return -1;
+    v->nkeys = h;
+    v->all_keys = 0;
+    v->sel_lo = 0;
+    v->sel_hi = h;
+    return 0;
+}
+
 /* Put the window [lo, hi) of the filtered rows in order into keys. */
 static int order_window(top_view *v, top_model *m, size_t lo, size_t hi)
 {
@@ -325,7 +360,13 @@ static int order_window(top_view *v, top_model *m, size_t lo, size_t hi)
     int desc = desc_by_default(v->sort) != v->reverse;
     const double *cv = NULL;
     const uint8_t *cs = NULL;
-    if (v->sort >= 0 && top_model_column(m, (uint32_t)v->sort, &cv, &cs) != PCW_OK)
+    /* A window the collection can rank: the ranking, else the column this
+     * once (the next collection ranks). */
+    int rankable = v->sort >= 0 && hi <= TOP_HEAP_MAX && !v->filter[0] && !v->container[0];
+    if (rankable && window_from_ranking(v, m, t, hi, desc) == 0)
+        return 0;
+    if (v->sort >= 0 && (rankable ? top_model_column_once : top_model_column)(m, (uint32_t)v->sort,
+                                                                              &cv, &cs) != PCW_OK)
         return -1;
     cmp_table = t;
     cmp_desc = desc;
