@@ -389,7 +389,8 @@ def runs_table(paths, clock):
         qs = [quantity(r) if r else None for r in rs]
         if not any(qs):
             continue
-        target = next((r[5] for r in rs if r and r[5]), "")
+        # A target in parentheses is a note ("(built with -mlzcnt)"), not a goal.
+        target = next((r[5] for r in rs if r and r[5] and not r[5].startswith("(")), "")
         unit = next(q[1] for q in qs if q)
         vals = [q[0] for q in qs if q]
         cells = [show(*q) if q else "-" for q in qs]
