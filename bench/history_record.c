@@ -94,17 +94,20 @@ static int record_run(const pcw__q_raw_rows *run, void *arg)
         R->bad |=
             pcw__hist_writer_rows_absent(R->w, run->nrows * R->width, PCW_CSTATUS_NO_INSTANCE) != 0;
     } else {
-        R->bad |= pcw__hist_writer_rows(R->w, run->rows, run->stride, run->nrows, R->width,
-                                        run->time_ns) != 0;
+        R->bad |= pcw__hist_writer_rows_cmp(R->w, run->rows, run->stride, run->nrows, R->width,
+                                            run->time_ns, run->changed, run->changed_at) != 0;
     }
     return R->bad;
 }
 
-/* One recorded sample: the collection handing its rows to the writer. */
+/* One recorded sample: the collection handing its rows to the writer,
+ * each compared with the writer's words in the pass that copies it. */
 static int record_once(pcw_pdh *q, pcw_pdh_counter *h, recorder *R)
 {
+    size_t nw;
+    const uint64_t *words = pcw__hist_writer_words(R->w, 0, &nw);
     R->bad |= pcw__hist_writer_rows_begin(R->w, R->series) != 0;
-    R->bad |= pcw__q_collect_raw(q, NULL, h, record_run, R) != PCW_OK;
+    R->bad |= pcw__q_collect_raw_cmp(q, NULL, h, words, nw / R->width, record_run, R) != PCW_OK;
     R->bad |= pcw__hist_writer_rows_end(R->w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q)) != 0;
     return R->bad;
 }

@@ -522,9 +522,50 @@ Test(history_rows, raw_rows_are_the_handles_instances_only)
     qp_stop(&p);
 }
 
-/* A live provider recorded through pcw__q_collect_raw into row samples
- * reads back as the raw samples the live query had. */
-Test(history_rows, recording_reads_back_as_live)
+/* pcw__q_collect_raw_cmp's runs written as they come (the fused
+ * recorder: bench/history_record.c's loop), each run's bits checked
+ * against the writer's words as they were before the collection. */
+typedef struct fused_rec {
+    pcw__hist_writer *w;
+    uint64_t before[3 * PW];
+    size_t n, cmp_runs, changed;
+} fused_rec;
+
+static int write_run(const pcw__q_raw_rows *run, void *arg)
+{
+    fused_rec *f = arg;
+    if (!run->nrows) { /* a restart: the sample again from its start */
+        pcw__hist_writer_rows_cancel(f->w);
+        cr_assert_eq(pcw__hist_writer_rows_begin(f->w, 3 * PW), 0);
+        f->n = 0;
+        return 0;
+    }
+    cr_assert_not_null(run->rows);
+    if (run->changed) {
+        f->cmp_runs++;
+        cr_assert_eq(run->changed_at, f->n);
+        for (size_t j = 0; j < run->nrows; j++) {
+            size_t b = run->changed_at + j;
+            int bit = (int)(run->changed[b / 64] >> (b % 64) & 1);
+            int want = memcmp(run->rows + j * run->stride, &f->before[(f->n + j) * PW],
+                              PW * sizeof(uint64_t)) != 0;
+            cr_assert_eq(bit, want, "row %zu: changed bit %d, the row %s", f->n + j, bit,
+                         want ? "changed" : "did not change");
+            f->changed += (size_t)bit;
+        }
+    }
+    cr_assert_eq(pcw__hist_writer_rows_cmp(f->w, run->rows, run->stride, run->nrows, PW,
+                                           run->time_ns, run->changed, run->changed_at),
+                 0);
+    f->n += run->nrows;
+    return 0;
+}
+
+/* A live provider recorded into row samples, through pcw__q_collect_raw
+ * (fused 0) or with each row compared as it is copied
+ * (pcw__q_collect_raw_cmp and pcw__hist_writer_rows_cmp: fused 1), reads
+ * back as the raw samples the live query had. */
+static void record_live(int fused)
 {
     tu_child p;
     cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *const[]){NULL}), 0);
@@ -550,14 +591,25 @@ Test(history_rows, recording_reads_back_as_live)
     }
     enum { K = 12 };
     static pcw_raw want[K][3][PW];
+    fused_rec f = {w};
     for (int k = 0; k < K; k++) {
         qp_cmd(&p, "set %c 0 %d", "abc"[k % 3], 1000 * k);
         qp_cmd(&p, "set b 1 %d", k % 4 == 0 ? k : 3);
-        got g = {0};
         cr_assert_eq(pcw__hist_writer_rows_begin(w, 3 * PW), 0);
-        cr_assert_eq(pcw__q_collect_raw(q, NULL, h, take_rows, &g), PCW_OK);
-        cr_assert_eq(g.n, 3);
-        cr_assert_eq(pcw__hist_writer_rows(w, g.rows, sizeof g.rows[0], 3, PW, g.time[0]), 0);
+        if (fused) {
+            size_t nw;
+            const uint64_t *words = pcw__hist_writer_words(w, 0, &nw);
+            cr_assert_eq(nw, 3 * PW);
+            memcpy(f.before, words, sizeof f.before);
+            f.n = 0;
+            cr_assert_eq(pcw__q_collect_raw_cmp(q, NULL, h, words, nw / PW, write_run, &f), PCW_OK);
+            cr_assert_eq(f.n, 3);
+        } else {
+            got g = {0};
+            cr_assert_eq(pcw__q_collect_raw(q, NULL, h, take_rows, &g), PCW_OK);
+            cr_assert_eq(g.n, 3);
+            cr_assert_eq(pcw__hist_writer_rows(w, g.rows, sizeof g.rows[0], 3, PW, g.time[0]), 0);
+        }
         cr_assert_eq(pcw__hist_writer_rows_end(w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q)), 0);
         for (uint32_t c = 0; c < PW; c++) {
             pcw_raw col[3];
@@ -568,6 +620,12 @@ Test(history_rows, recording_reads_back_as_live)
         if (k % 5 == 4)
             cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
     }
+    /* Steady samples were compared in the copy (where the read copies
+     * with 16-byte loads: not under $PCW_NO_AVX2), both rows that changed
+     * and rows that did not. */
+    if (fused && __builtin_cpu_supports("avx2") && !getenv("PCW_NO_AVX2"))
+        cr_assert(f.cmp_runs >= K / 2 && f.changed > 0 && f.changed < 3 * f.cmp_runs,
+                  "%zu runs compared in the copy, %zu rows changed", f.cmp_runs, f.changed);
     cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     pcw_pdh_close(q);
     qp_stop(&p);
@@ -584,4 +642,103 @@ Test(history_rows, recording_reads_back_as_live)
     }
     cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why), 0, "%s", why);
     pcw__hist_reader_close(r);
+}
+
+Test(history_rows, recording_reads_back_as_live)
+{
+    record_live(0);
+}
+
+Test(history_rows, recording_compared_in_the_copy_reads_back_as_live)
+{
+    record_live(1);
+}
+
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#include "../lib/consumer/private.h"
+
+/* pcw__copy_cmp_rows: every word copied, and each row's bit (at any bit
+ * offset, across the bitmap's words) says whether it differs from the old
+ * row, whichever word differs and however the rows are aligned; the bits
+ * of other rows are left as they were. */
+Test(history_rows, copy_cmp_rows_bits)
+{
+    if (!__builtin_cpu_supports("avx2"))
+        cr_skip_test("no AVX2: the read does not call it");
+    enum { NR = 150, MAXW = 19 };
+    static uint64_t src[NR * (MAXW + 1) + 2], dst[NR * MAXW], prev[NR * MAXW];
+    uint64_t seed = 12345;
+    for (uint32_t words = 1; words <= MAXW; words++)
+        for (size_t stride = 8 * words; stride <= 8 * words + 8; stride += 8)
+            for (int off = 0; off < 2; off++) /* src 16-aligned or not */
+                for (size_t at = 0; at < 130; at += 61) {
+                    const unsigned char *s = (const unsigned char *)(src + off);
+                    int want[NR];
+                    for (size_t j = 0; j < NR; j++)
+                        for (uint32_t k = 0; k < words; k++) {
+                            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                            uint64_t x = seed >> 11;
+                            memcpy((unsigned char *)(src + off) + j * stride + 8 * k, &x, 8);
+                            prev[j * words + k] = x;
+                        }
+                    size_t nchanged = 0;
+                    for (size_t j = 0; j < NR; j++) {
+                        want[j] = (seed >> (j % 61)) % 3 == 0;
+                        if (want[j]) { /* one word of it differs, in one bit */
+                            prev[j * words + (j * 7) % words] ^= 1ull << (j % 64);
+                            nchanged++;
+                        }
+                    }
+                    uint64_t bits[6];
+                    memset(bits, 0xa5, sizeof bits);
+                    cr_assert_eq(pcw__copy_cmp_rows(dst, s, stride, prev, words, NR, bits, at),
+                                 nchanged);
+                    for (size_t j = 0; j < NR; j++) {
+                        cr_assert_arr_eq(dst + j * words, s + j * stride, 8 * words);
+                        size_t b = at + j;
+                        cr_assert_eq((int)(bits[b / 64] >> (b % 64) & 1), want[j],
+                                     "words %u stride %zu off %d at %zu row %zu", words, stride,
+                                     off, at, j);
+                    }
+                    for (size_t b = 0; b < 64 * 6; b++)
+                        if (b < at || b >= at + NR)
+                            cr_assert_eq(bits[b / 64] >> (b % 64) & 1, 0xa5ull >> (b % 8) & 1,
+                                         "bit %zu outside the rows changed", b);
+                }
+}
+#endif
+
+/* Rows checked against their layouts once are checked again when a layout
+ * among them changes: a series whose new layout reads a word beyond the
+ * rows' width is refused in the next rows (the writer remembers the last
+ * rows that fit: lib/history/write.c, layouts_fit). */
+Test(history_rows, changed_layout_is_checked_again)
+{
+    char why[256], log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/fit.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    pcw__hist_series id = {.type = PERF_COUNTER_LARGE_RAWCOUNT};
+    for (uint32_t i = 0; i < 4; i++) {
+        id.layout = (pcw__hist_layout){.status = PCW_CSTATUS_VALID, .first = i % 2};
+        id.layout.words = pcw__hist_layout_words(&id.layout, PCW_CSTATUS_LAST);
+        cr_assert_eq(pcw__hist_writer_series(w, i, "\\\\h\\S(x)\\c", 0), 0);
+        cr_assert_eq(pcw__hist_writer_ident(w, i, &id), 0);
+    }
+    uint64_t rows[2][2] = {{1, 2}, {3, 4}};
+    cr_assert_eq(pcw__hist_writer_rows_begin(w, 4), 0);
+    cr_assert_eq(pcw__hist_writer_rows(w, rows, sizeof rows[0], 2, 2, 10), 0);
+    cr_assert_eq(pcw__hist_writer_rows_end(w, 10, 10), 0);
+    cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    /* Series 3 now reads word 2: rows of 2 words do not hold it. */
+    id.layout = (pcw__hist_layout){.status = PCW_CSTATUS_VALID, .first = 2};
+    id.layout.words = pcw__hist_layout_words(&id.layout, PCW_CSTATUS_LAST);
+    cr_assert_eq(id.layout.words, 3);
+    cr_assert_eq(pcw__hist_writer_ident(w, 3, &id), 0);
+    cr_assert_eq(pcw__hist_writer_rows_begin(w, 4), 0);
+    cr_assert_eq(pcw__hist_writer_rows(w, rows, sizeof rows[0], 2, 2, 20), -1,
+                 "rows accepted for a layout that reads beyond them");
+    pcw__hist_writer_rows_cancel(w);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
 }

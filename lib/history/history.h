@@ -227,6 +227,20 @@ int pcw__hist_writer_rows_begin(pcw__hist_writer *w, size_t n);
  * them whose layout reads more words than width (or has none). */
 int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
                           uint32_t width, uint64_t time_ns);
+/* pcw__hist_writer_rows of rows the caller compared already with the
+ * words the writer holds for them (lib/query's pcw__q_collect_raw_cmp):
+ * bit at + r of changed (changed[(at + r) / 64] >> (at + r) % 64) set if
+ * row r differs in a word from pcw__hist_writer_words' row of the same
+ * series, clear if not - the writer then takes the rows whose bit is clear
+ * as unchanged without a look. changed NULL: pcw__hist_writer_rows. */
+int pcw__hist_writer_rows_cmp(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
+                              uint32_t width, uint64_t time_ns, const uint64_t *changed, size_t at);
+/* The words the writer holds for series from, from + 1, ... (*n of them;
+ * NULL and 0 beyond the series defined): each series' last word written in
+ * this block, what a row of them is compared with. The pointer is valid
+ * until a series is defined (pcw__hist_writer_series); the words change
+ * as rows of them are written. */
+const uint64_t *pcw__hist_writer_words(const pcw__hist_writer *w, size_t from, size_t *n);
 /* The next count series have no value: status (not VALID, not ABOVE_RANGE). */
 int pcw__hist_writer_rows_absent(pcw__hist_writer *w, size_t count, uint32_t status);
 /* The next count series' values, as pcw__hist_writer_sample writes them

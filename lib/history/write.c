@@ -62,12 +62,14 @@ struct pcw__hist_writer {
         uint32_t width;
     } * spans;
     size_t nspans, spans_cap;
-    int in_rows;      /* between rows_begin and rows_end */
-    size_t rows_len;  /* the payload's length at rows_begin */
-    size_t rows_n;    /* the row sample's series */
-    size_t rows_at;   /* the next series it gives */
-    uint64_t rows_tb; /* the last row time written (the next one's base) */
-    struct bak {      /* the values' deltas state before a VALUES piece */
+    size_t fit_from, fit_to; /* layouts_fit's last range that fits */
+    uint32_t fit_width;      /* its width (0: none) */
+    int in_rows;             /* between rows_begin and rows_end */
+    size_t rows_len;         /* the payload's length at rows_begin */
+    size_t rows_n;           /* the row sample's series */
+    size_t rows_at;          /* the next series it gives */
+    uint64_t rows_tb;        /* the last row time written (the next one's base) */
+    struct bak {             /* the values' deltas state before a VALUES piece */
         size_t from, n;
         pcw__hist_prev *old;
     } * bak;
@@ -267,8 +269,11 @@ int pcw__hist_writer_ident(pcw__hist_writer *w, uint32_t id, const pcw__hist_ser
         ident_histogram(w, id, hist && w->kind[id] == PCW__HIST_KIND_RAW ? s->hshape : 0) ||
         reserve(w, 180))
         return -1;
-    if (w->lneed[id] != l->words)
+    if (w->lneed[id] != l->words) {
         spans_drop(w, id, id + 1);
+        if (w->fit_from <= id && id < w->fit_to)
+            w->fit_width = 0; /* checked again */
+    }
     w->lneed[id] = (uint8_t)l->words;
     put_varint(w, PCW__HIST_REC_IDENT);
     put_varint(w, id);
@@ -537,12 +542,17 @@ static inline uint64_t row_word(const unsigned char *row, uint32_t j)
 }
 
 /* Do series [from, from + n) have layouts that rows of width make raw
- * samples of? */
-static int layouts_fit(const pcw__hist_writer *w, size_t from, size_t n, uint32_t width)
+ * samples of? The last range found to fit is remembered (w->fit_*) until
+ * a layout in it changes: the first rows of every block are checked, and
+ * a byte a series each time was 6 % of recording 100,000 series. */
+static int layouts_fit(pcw__hist_writer *w, size_t from, size_t n, uint32_t width)
 {
+    if (w->fit_width == width && w->fit_from <= from && from + n <= w->fit_to)
+        return 1;
     for (size_t i = from; i < from + n; i++)
         if (!w->lneed[i] || w->lneed[i] > width)
             return 0;
+    w->fit_from = from, w->fit_to = from + n, w->fit_width = width;
     return 1;
 }
 
@@ -586,7 +596,7 @@ static int put_whole(pcw__hist_writer *w, const unsigned char *rows, size_t stri
  * (docs/performance.md, "Recording a log"): the XORs of the row's words
  * ORed together, one branch a row. */
 static void put_deltas(pcw__hist_writer *w, const unsigned char *rows, size_t stride, size_t nrows,
-                       uint32_t width)
+                       uint32_t width, const uint64_t *changed, size_t at)
 {
     unsigned char *o = w->buf + w->len;
     uint64_t same = 0;
@@ -594,21 +604,35 @@ static void put_deltas(pcw__hist_writer *w, const unsigned char *rows, size_t st
     size_t wbytes = 8 * (size_t)width;
     for (size_t r = 0; r < nrows; r++, pw += width) {
         const unsigned char *row = rows + r * stride;
-        /* Rows side by side (as a snapshot holds them): ROWS_AT_ONCE at a
-         * time with memcmp (the C library's widest compare), and row by
-         * row only in a group where one changed. */
-        if (stride == wbytes && r % ROWS_AT_ONCE == 0 && nrows - r >= ROWS_AT_ONCE &&
-            memcmp(row, pw, ROWS_AT_ONCE * wbytes) == 0) {
+        if (changed) {
+            /* Compared already (pcw__hist_writer_rows_cmp): the rows up to
+             * the next one that changed are a count, 64 bits at a time. */
+            size_t b = at + r;
+            uint64_t m = changed[b / 64] >> (b % 64);
+            size_t skip = m ? (size_t)__builtin_ctzll(m) : 64 - b % 64;
+            if (skip) {
+                if (skip > nrows - r)
+                    skip = nrows - r;
+                same += skip;
+                r += skip - 1, pw += (skip - 1) * (size_t)width;
+                continue;
+            }
+        } else if (stride == wbytes && r % ROWS_AT_ONCE == 0 && nrows - r >= ROWS_AT_ONCE &&
+                   memcmp(row, pw, ROWS_AT_ONCE * wbytes) == 0) {
+            /* Rows side by side (as a snapshot holds them): ROWS_AT_ONCE
+             * at a time with memcmp (the C library's widest compare), and
+             * row by row only in a group where one changed. */
             same += ROWS_AT_ONCE;
             r += ROWS_AT_ONCE - 1, pw += (ROWS_AT_ONCE - 1) * (size_t)width;
             continue;
-        }
-        uint64_t d = 0;
-        for (uint32_t j = 0; j < width; j++)
-            d |= row_word(row, j) ^ pw[j];
-        if (!d) {
-            same++;
-            continue;
+        } else {
+            uint64_t d = 0;
+            for (uint32_t j = 0; j < width; j++)
+                d |= row_word(row, j) ^ pw[j];
+            if (!d) {
+                same++;
+                continue;
+            }
         }
         o += pcw__hist_put_varint(o, same);
         same = 0;
@@ -632,6 +656,18 @@ static void put_deltas(pcw__hist_writer *w, const unsigned char *rows, size_t st
 int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
                           uint32_t width, uint64_t time_ns)
 {
+    return pcw__hist_writer_rows_cmp(w, rows, stride, nrows, width, time_ns, NULL, 0);
+}
+
+const uint64_t *pcw__hist_writer_words(const pcw__hist_writer *w, size_t from, size_t *n)
+{
+    *n = from < w->nseries ? w->nseries - from : 0;
+    return *n ? &w->word[from] : NULL;
+}
+
+int pcw__hist_writer_rows_cmp(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
+                              uint32_t width, uint64_t time_ns, const uint64_t *changed, size_t at)
+{
     if (!w->in_rows || !nrows || !width || width > PCW__HIST_ROW_WORDS ||
         stride < 8 * (size_t)width || nrows > (w->rows_n - w->rows_at) / width)
         return -1;
@@ -649,7 +685,7 @@ int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, 
         if (put_whole(w, rows, stride, nrows, width))
             return -1; /* (out of memory: the sample is cancelled by rows_end) */
     } else {
-        put_deltas(w, rows, stride, nrows, width);
+        put_deltas(w, rows, stride, nrows, width, changed, at);
     }
     w->rows_at += nrows * width;
     return 0;

@@ -18,6 +18,7 @@
  * it began in with every row handed over, fn gets an empty run (restart)
  * and then the handle's rows again, from the sample the collection left.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../history/codec.h"
@@ -113,6 +114,13 @@ typedef struct fused_raw {
     size_t runs;      /* runs handed over */
     int abort;        /* not every row can be handed over as it is read */
     int stop;         /* fn asked to stop */
+    /* pcw__q_collect_raw_cmp: the caller's rows to compare with, and which
+     * snapshot rows differ from them (a bit a row) for the rows
+     * [cmp_from, cmp_to) raw_copy copied last, one stretch after the other. */
+    const uint64_t *prev;
+    size_t prev_rows;
+    uint64_t *changed;
+    size_t cmp_from, cmp_to;
 } fused_raw;
 
 static void raw_cannot(pcw__q_row_sink *base)
@@ -130,12 +138,35 @@ static void raw_run(void *arg, const pcw_snapshot *snap, size_t from, size_t to,
         return;
     }
     if (!f->stop && to > from) {
-        pcw__q_raw_rows run = {pcw__q_row(snap, from), to - from, snap->data_size,
-                               snap->sources[snap->nsources - 1].time_ns};
+        /* The compare holds for the run if raw_copy copied all of it: a run
+         * that failed is read again without it and never handed over. */
+        int cmp = f->changed && f->cmp_from <= from && to <= f->cmp_to;
+        pcw__q_raw_rows run = {pcw__q_row(snap, from),  to - from,
+                               snap->data_size,         snap->sources[snap->nsources - 1].time_ns,
+                               cmp ? f->changed : NULL, from};
         f->runs++;
         f->stop = f->fn(&run, f->arg) != 0;
     }
     f->next = to;
+}
+
+/* A stretch of the run copied here (pcw__segment_read_runs_copy), each
+ * row compared with prev's of its index as it is copied. */
+static int raw_copy(void *arg, pcw_snapshot *snap, size_t first, const unsigned char *src,
+                    size_t stride, uint32_t len)
+{
+    fused_raw *f = arg;
+    if (f->abort || first + len > f->prev_rows) {
+        f->cmp_from = f->cmp_to = 0; /* the read copies it: no compare */
+        return 0;
+    }
+    size_t words = snap->data_size / 8;
+    pcw__copy_cmp_rows((uint64_t *)(void *)(snap->data + first * snap->data_size), src, stride,
+                       f->prev + first * words, words, len, f->changed, first);
+    if (first != f->cmp_to || f->cmp_to == f->cmp_from)
+        f->cmp_from = first;
+    f->cmp_to = first + len;
+    return 1;
 }
 
 static int raw_read(pcw__q_row_sink *base, pcw_segment *seg, const pcw_counterset *cs,
@@ -146,6 +177,8 @@ static int raw_read(pcw__q_row_sink *base, pcw_segment *seg, const pcw_counterse
     f->gen = gen;
     if (snap->count != f->next)
         f->abort = 1; /* rows missing before this source's */
+    if (f->changed)
+        return pcw__segment_read_runs_copy(seg, cs, snap, flags, raw_run, raw_copy, f);
     return pcw__segment_read_runs(seg, cs, snap, flags, raw_run, f, NULL, 0);
 }
 
@@ -170,7 +203,7 @@ static int steady_runs(const pcw__q_set *s, int b, fused_raw *f)
         if (!src_of(s, b, &snap->sources[i]) ||
             snap->sources[i].first + snap->sources[i].count > snap->count)
             return 0;
-    pcw__q_raw_rows run = {NULL, 0, s->data_size, 0};
+    pcw__q_raw_rows run = {NULL, 0, s->data_size, 0, NULL, 0};
     for (size_t i = 0; i < snap->nsources && !f->stop; i++) {
         const pcw_snapshot_source *src = &snap->sources[i];
         if (!src->count)
@@ -191,7 +224,7 @@ static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
     const pcw__q_set *s = mt->set;
     int b = s->cur;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
-    pcw__q_raw_rows run = {NULL, 0, s->data_size, 0};
+    pcw__q_raw_rows run = {NULL, 0, s->data_size, 0, NULL, 0};
     if (raw_steady(mt) && steady_runs(s, b, f))
         return;
     /* The handle's instances: every entry of the set, or those its path
@@ -225,13 +258,20 @@ int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_row
 {
     if (!ctr || !fn || ctr->q->log || !raw_set(ctr))
         return PCW_E_INVALID_PARAMETER;
-    fused_raw f = {{NULL, raw_read, raw_cannot}, fn, arg, NULL, 0, 0, 0, 0, 0};
+    fused_raw f = {{NULL, raw_read, raw_cannot}, fn, arg};
     hand_sample(ctr, &f);
     return PCW_OK;
 }
 
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg)
+{
+    return pcw__q_collect_raw_cmp(q, failed, ctr, NULL, 0, fn, arg);
+}
+
+int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, const uint64_t *prev,
+                           size_t prev_rows, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
+                           void *arg)
 {
     if (failed)
         *failed = 0;
@@ -240,11 +280,17 @@ int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
     const pcw__q_match *mt = &ctr->m[0];
     /* Planned from the last sample: the same set, steady, is expected. */
     int steady = raw_steady(mt);
-    fused_raw f = {
-        {steady ? mt->set : NULL, raw_read, raw_cannot}, fn, arg, NULL, 0, 0, 0, !steady, 0};
+    fused_raw f = {{steady ? mt->set : NULL, raw_read, raw_cannot}, fn, arg};
+    f.abort = !steady;
+    /* The compare's bits: a row each (without memory, no compare). */
+    if (steady && prev && prev_rows &&
+        (f.changed = calloc((prev_rows + 63) / 64, sizeof *f.changed)))
+        f.prev = prev, f.prev_rows = prev_rows;
     q->rows = steady ? &f.base : NULL;
     int rc = pcw_pdh_collect(q, failed);
     q->rows = NULL;
+    free(f.changed);
+    f.changed = NULL;
     /* Done if this sample is steady too (and of the same set), and every
      * row was handed over. */
     if (rc == PCW_OK && !f.abort && raw_set(ctr) == f.base.set && raw_steady(&ctr->m[0]) &&

@@ -27,6 +27,12 @@ typedef struct pcw__q_raw_rows {
     size_t nrows;
     uint32_t stride;
     uint64_t time_ns;
+    /* NULL, or (pcw__q_collect_raw_cmp) which rows differ from the
+     * caller's last rows: bit changed_at + j (changed[(changed_at + j) /
+     * 64] >> (changed_at + j) % 64) set when row j differs in a word from
+     * prev's row of its index, clear when it is the same. */
+    const uint64_t *changed;
+    size_t changed_at;
 } pcw__q_raw_rows;
 
 /* pcw_pdh_collect, handing ctr's rows to fn as they are read when the
@@ -46,6 +52,20 @@ typedef struct pcw__q_raw_rows {
  * recorder logs them value by value). Returns pcw_pdh_collect's status. */
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg);
+
+/* pcw__q_collect_raw, each row handed over during the read also compared
+ * with prev's row of its index in the pass that copies it (one pass over
+ * the rows instead of a copy and a compare): a run so compared comes with
+ * `changed` (pcw__q_raw_rows). prev: prev_rows rows of the counterset's
+ * width in words, side by side (a recorder's words of the last sample:
+ * lib/history's pcw__hist_writer_words); rows beyond prev_rows, and runs
+ * handed over after the read (a restart, a sample not steady), come
+ * without. fn may change prev's rows of the runs it was handed, no
+ * others (the rows after are compared when they are read). prev NULL:
+ * pcw__q_collect_raw. */
+int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, const uint64_t *prev,
+                           size_t prev_rows, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
+                           void *arg);
 
 /* The rows of ctr from the last collection, handed to fn as
  * pcw__q_collect_raw hands them when it cannot do so during the read (runs
