@@ -55,7 +55,8 @@ static void bm_record_pcwstat(gb_state *st, void *arg)
         goto out;
     }
     while (gb_keep_running(st))
-        bad |= pcw_pdh_collect(q, NULL) != PCW_OK || record_sample(rec, q, why, sizeof why) != 0;
+        bad |=
+            record_collect(rec, q, NULL) != PCW_OK || record_sample(rec, q, why, sizeof why) != 0;
     if (bad)
         gb_skip_with_error(st, "a collection or a write failed");
     gb_set_items_processed(st, gb_state_iterations(st) * n * c);

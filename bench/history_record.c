@@ -81,6 +81,7 @@ typedef struct recorder {
     size_t series;
     uint32_t width;
     int bad;
+    uint64_t *changed; /* a bit a row: which changed (pcw__q_collect_raw_cmp) */
 } recorder;
 
 /* pcw__q_collect_raw's runs into the row sample: the recorder's loop. */
@@ -107,7 +108,8 @@ static int record_once(pcw_pdh *q, pcw_pdh_counter *h, recorder *R)
     size_t nw;
     const uint64_t *words = pcw__hist_writer_words(R->w, 0, &nw);
     R->bad |= pcw__hist_writer_rows_begin(R->w, R->series) != 0;
-    R->bad |= pcw__q_collect_raw_cmp(q, NULL, h, words, nw / R->width, record_run, R) != PCW_OK;
+    R->bad |= pcw__q_collect_raw_cmp(q, NULL, h, words, nw / R->width, R->changed, record_run, R) !=
+              PCW_OK;
     R->bad |= pcw__hist_writer_rows_end(R->w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q)) != 0;
     return R->bad;
 }
@@ -161,10 +163,10 @@ static void record_bench(gb_state *st, int churn)
     static uint32_t raw_types[PCW__HIST_ROW_WORDS];
     for (unsigned k = 0; k < PCW__HIST_ROW_WORDS; k++)
         raw_types[k] = PERF_COUNTER_LARGE_RAWCOUNT;
-    recorder R = {NULL, (size_t)(n * c), (uint32_t)c, 0};
+    recorder R = {NULL, (size_t)(n * c), (uint32_t)c, 0, calloc((size_t)(n + 63) / 64, 8)};
     char why[256];
-    int bad = pcw_pdh_collect(q, NULL) != PCW_OK || pcw_pdh_collect(q, NULL) != PCW_OK ||
-              pcw__q_raw_width(h) != (uint32_t)c ||
+    int bad = !R.changed || pcw_pdh_collect(q, NULL) != PCW_OK ||
+              pcw_pdh_collect(q, NULL) != PCW_OK || pcw__q_raw_width(h) != (uint32_t)c ||
               pcw__hist_writer_open(&R.w, open_devnull(), "/dev/null", NULL, why, sizeof why) ||
               define(R.w, h, (size_t)n, (uint32_t)c, churn ? churn_types() : raw_types);
     if (bad) {
@@ -188,6 +190,7 @@ static void record_bench(gb_state *st, int churn)
 out:
     if (R.w)
         pcw__hist_writer_close(R.w, NULL, 0);
+    free(R.changed);
     pcw_pdh_close(q);
 }
 

@@ -1158,3 +1158,75 @@ Test(history, histogram_total_nonfinite_is_no_number)
     }
     pcw__hist_reader_close(r);
 }
+
+/* ---- pcwstat's recorder, its rows compared as they are read ------------------ */
+
+/* pcwstat's loop (record_collect, record_sample) on a group whose rows
+ * change in some samples and stay in others, blocks of 4 samples: the log
+ * reads back as the raw samples the live query had, sample by sample - a
+ * row that changed is never taken for one that did not, in the block's
+ * first samples (rows whole) and the others (compared in the read). */
+Test(history, record_collect_reads_back_as_live)
+{
+    enum { K = 14, NI = 4, NW = 3 };
+    tu_child p;
+    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *const[]){"plain", NULL}), 0);
+    char line[128], why[512], log[PATH_MAX];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
+    for (int i = 0; i < NI; i++)
+        qp_cmd(&p, "create %c", 'a' + i);
+    pcw_pdh *q;
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(*)\\*", &h, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    snprintf(log, sizeof log, "%s/collect.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    cr_assert_geq(fd, 0);
+    recorder *rec = record_open(fd, log, NULL, 0, UINT64_MAX, why, sizeof why);
+    cr_assert(rec, "%s", why);
+    record_block_samples(rec, 4);
+    cr_assert_eq(record_group(rec, q, h, why, sizeof why), 1, "%s", why);
+    cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+    static pcw_raw want[K][NI][NW];
+    for (int k = 0; k < K; k++) {
+        /* Sample k changes instance k % 5 (none when 4) in word k % 3,
+         * and c's last word every third sample. */
+        if (k % 5 < NI)
+            qp_cmd(&p, "set %c %d %d", 'a' + k % 5, k % 3, 100 + k);
+        if (k % 3 == 0)
+            qp_cmd(&p, "set c %d %d", NW - 1, k);
+        cr_assert_eq(record_collect(rec, q, NULL), PCW_OK);
+        cr_assert_eq(record_sample(rec, q, why, sizeof why), 0, "%s", why);
+        for (uint32_t c = 0; c < NW; c++) {
+            pcw_raw col[NI];
+            cr_assert_eq(pcw_pdh_raw_column(h, c, col), PCW_OK);
+            for (int i = 0; i < NI; i++)
+                want[k][i][c] = col[i];
+        }
+    }
+    cr_assert_eq(record_finish(rec, why, sizeof why), 0, "%s", why);
+    pcw_pdh_close(q);
+    qp_stop(&p);
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const pcw__hist_value *v;
+    size_t nv;
+    cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why), 1, "%s", why);
+    for (int k = 0; k < K; k++) {
+        cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why), 1, "%s",
+                     why);
+        cr_assert_eq(nv, (size_t)NI * NW);
+        for (size_t i = 0; i < nv; i++) {
+            const pcw_raw *g = &v[i].raw, *x = &want[k][i / NW][i % NW];
+            cr_assert(g->status == x->status && g->first == x->first && g->second == x->second &&
+                          g->multi == x->multi && g->freq == x->freq && g->time_ns == x->time_ns,
+                      "sample %d series %zu: first %llu, want %llu", k, i,
+                      (unsigned long long)g->first, (unsigned long long)x->first);
+        }
+    }
+    cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why), 0, "%s", why);
+    pcw__hist_reader_close(r);
+}

@@ -602,7 +602,9 @@ static void record_live(int fused)
             cr_assert_eq(nw, 3 * PW);
             memcpy(f.before, words, sizeof f.before);
             f.n = 0;
-            cr_assert_eq(pcw__q_collect_raw_cmp(q, NULL, h, words, nw / PW, write_run, &f), PCW_OK);
+            uint64_t bits[1];
+            cr_assert_eq(pcw__q_collect_raw_cmp(q, NULL, h, words, nw / PW, bits, write_run, &f),
+                         PCW_OK);
             cr_assert_eq(f.n, 3);
         } else {
             got g = {0};

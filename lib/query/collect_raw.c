@@ -18,7 +18,6 @@
  * it began in with every row handed over, fn gets an empty run (restart)
  * and then the handle's rows again, from the sample the collection left.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "../history/codec.h"
@@ -266,12 +265,12 @@ int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_row
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg)
 {
-    return pcw__q_collect_raw_cmp(q, failed, ctr, NULL, 0, fn, arg);
+    return pcw__q_collect_raw_cmp(q, failed, ctr, NULL, 0, NULL, fn, arg);
 }
 
 int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, const uint64_t *prev,
-                           size_t prev_rows, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
-                           void *arg)
+                           size_t prev_rows, uint64_t *changed,
+                           int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg)
 {
     if (failed)
         *failed = 0;
@@ -282,15 +281,12 @@ int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, con
     int steady = raw_steady(mt);
     fused_raw f = {{steady ? mt->set : NULL, raw_read, raw_cannot}, fn, arg};
     f.abort = !steady;
-    /* The compare's bits: a row each (without memory, no compare). */
-    if (steady && prev && prev_rows &&
-        (f.changed = calloc((prev_rows + 63) / 64, sizeof *f.changed)))
-        f.prev = prev, f.prev_rows = prev_rows;
+    if (steady && prev && changed && prev_rows)
+        f.prev = prev, f.prev_rows = prev_rows, f.changed = changed;
     q->rows = steady ? &f.base : NULL;
     int rc = pcw_pdh_collect(q, failed);
     q->rows = NULL;
-    free(f.changed);
-    f.changed = NULL;
+    f.changed = NULL; /* (the runs after the read: without) */
     /* Done if this sample is steady too (and of the same set), and every
      * row was handed over. */
     if (rc == PCW_OK && !f.abort && raw_set(ctr) == f.base.set && raw_steady(&ctr->m[0]) &&

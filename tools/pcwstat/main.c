@@ -714,7 +714,8 @@ static int run(const options *o)
             deadline += step;
             if (deadline < now)
                 deadline = now + step; /* fell behind: do not burst */
-            if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
+            rc = rec ? record_collect(rec, q, NULL) : pcw_pdh_collect(q, NULL);
+            if (rc != PCW_OK) {
                 fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
                 status = 1;
                 break;

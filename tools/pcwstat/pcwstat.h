@@ -100,6 +100,11 @@ void record_rotation(recorder *r, uint64_t max_size, unsigned max_files);
  * rotation, and a recorder's start with --max-size (the previous run's log
  * is kept as FILE.1). 0, or -1 with why. */
 int record_shift(const char *file, unsigned max_files, char *why, size_t why_len);
+/* pcw_pdh_collect(q, failed) for record_sample: a group's rows (the first
+ * whose instances' series follow each other in order) compared with the
+ * log's last words in the pass that copies them, so that record_sample
+ * need not compare them again (lib/query's pcw__q_collect_raw_cmp). */
+int record_collect(recorder *r, pcw_pdh *q, size_t *failed);
 /* Log the last collection of q, appending the block if it is due (and
  * rotating if the file is full). 0, or -1 with why (ENOSPC...: the log
  * stays readable up to the last block). */

@@ -77,12 +77,22 @@ typedef struct group {
         size_t pos, n;
         const unsigned char *rows; /* NULL: no value */
         uint64_t time_ns;
+        const uint64_t *changed; /* NULL, or bit pos + j: row j changed (record_collect) */
     } * runs;
     size_t nruns, runs_cap;
     size_t nrows; /* rows handed over (npos when they all were; else 0) */
     size_t stride;
     pcw__hist_layout layout[PCW__HIST_ROW_WORDS];
     int layouts; /* layout[] is the handle's now (rows can be logged) */
+    /* Instances 0 .. npos - 1 are the series lin_base + pos * W (their
+     * slots in order, one after the other: -1 when not), and record_collect
+     * compared the rows of instances [0, cmp_rows) with the writer's words
+     * of those series as it read them (bit pos of bits set: changed), for
+     * the mapping of epoch cmp_epoch. */
+    int64_t lin_base;
+    uint64_t *bits;
+    size_t bits_cap, cmp_rows;
+    uint64_t cmp_epoch;
 } group;
 
 /* The series' sources in id order: a column (g 0) or slot idx of group g - 1. */
@@ -102,6 +112,8 @@ typedef struct piece {
     const unsigned char *rows;
     size_t stride;
     uint64_t time_ns;
+    const uint64_t *changed; /* P_ROWS: NULL, or bit at + j: row j changed */
+    size_t at;
 } piece;
 
 struct recorder {
@@ -149,6 +161,7 @@ static void group_free(group *g)
     free(g->hash);
     free(g->pos_slot);
     free(g->runs);
+    free(g->bits);
     free(g);
 }
 
@@ -541,6 +554,18 @@ static int group_map(recorder *r, pcw_pdh *q, group *g, size_t gi, char *why, si
             return -1;
         g->unknown += rc == 0;
     }
+    /* Are the instances' slots the series one after the other, in order
+     * (record_collect's compare: instance pos's words at lin_base + pos * W)? */
+    g->lin_base = -1;
+    g->cmp_rows = 0;
+    size_t p = 0;
+    if (g->npos) {
+        uint32_t b0 = g->slots[g->pos_slot[0]].base;
+        while (p < g->npos && g->slots[g->pos_slot[p]].base == b0 + p * g->width)
+            p++;
+        if (p == g->npos)
+            g->lin_base = b0;
+    }
     return 0;
 }
 
@@ -581,12 +606,58 @@ static int take_run(const pcw__q_raw_rows *run, void *arg)
 }
 
 /* This collection's rows of g's instances (g->runs), or none (nrows 0:
- * every value of the group logged value by value). */
+ * every value of the group logged value by value); each run with the bits
+ * record_collect found for its instances, if it compared them all under
+ * this mapping. */
 static void group_rows(group *g)
 {
     g->nrows = g->nruns = 0;
     if (g->layouts && (pcw__q_raw_sample(g->h, take_run, g) != PCW_OK || g->nrows != g->npos))
         g->nrows = 0;
+    int cmp = g->cmp_rows && g->cmp_epoch == g->epoch && g->lin_base >= 0;
+    for (size_t i = 0; i < g->nruns; i++)
+        g->runs[i].changed =
+            cmp && g->runs[i].rows && g->runs[i].pos + g->runs[i].n <= g->cmp_rows ? g->bits : NULL;
+    g->cmp_rows = 0;
+}
+
+/* pcw__q_collect_raw_cmp's runs: how many instances from the first were
+ * compared in the read (their rows are taken after it: group_rows). */
+static int take_cmp(const pcw__q_raw_rows *run, void *arg)
+{
+    group *g = arg;
+    if (!run->nrows) /* a restart: none */
+        g->cmp_rows = 0, g->cmp_epoch = 0;
+    else if (run->changed && run->changed_at == g->cmp_rows && g->cmp_epoch)
+        g->cmp_rows += run->nrows;
+    else
+        g->cmp_epoch = 0; /* a run not compared: the bits stop before it */
+    return 0;
+}
+
+int record_collect(recorder *r, pcw_pdh *q, size_t *failed)
+{
+    group *g = NULL;
+    for (size_t gi = 0; gi < r->ngroups && !g; gi++) {
+        group *x = r->groups[gi];
+        x->cmp_rows = 0;
+        if (x->mapped && x->layouts && !x->unknown && x->lin_base >= 0 &&
+            pcw_pdh_instance_epoch(x->h) == x->epoch)
+            g = x;
+    }
+    size_t nw = 0;
+    const uint64_t *words =
+        g && r->w ? pcw__hist_writer_words(r->w, (size_t)g->lin_base, &nw) : NULL;
+    size_t rows = g && nw / g->width < g->npos ? nw / g->width : g ? g->npos : 0;
+    if (!words || !rows || grow(&g->bits, &g->bits_cap, (rows + 63) / 64, sizeof *g->bits))
+        return pcw_pdh_collect(q, failed);
+    g->cmp_epoch = g->epoch;
+    int rc = pcw__q_collect_raw_cmp(q, failed, g->h, words, rows, g->bits, take_cmp, g);
+    if (rc == PCW_E_INVALID_PARAMETER) /* (its rows cannot be handed over now) */
+        return pcw_pdh_collect(q, failed);
+    if (rc != PCW_OK || !g->cmp_epoch)
+        g->cmp_rows = 0;
+    return rc;
 }
 
 /* The run holding instance pos (the runs cover 0 .. npos - 1 in order). */
@@ -672,17 +743,19 @@ static int plan_absent(recorder *r, size_t count, uint32_t status)
 
 /* n rows of g from `rows` read at t, continuing the last piece when
  * they are the next rows in memory of the same time. */
-static int plan_rows(recorder *r, const group *g, const unsigned char *rows, size_t n, uint64_t t)
+static int plan_rows(recorder *r, const group *g, const unsigned char *rows, size_t n, uint64_t t,
+                     const uint64_t *changed, size_t at)
 {
     piece *p = r->nplan ? &r->plan[r->nplan - 1] : NULL;
     if (p && p->kind == P_ROWS && p->width == g->width && p->stride == g->stride &&
-        p->time_ns == t && rows == p->rows + p->count * p->stride) {
+        p->time_ns == t && rows == p->rows + p->count * p->stride && p->changed == changed &&
+        (!changed || at == p->at + p->count)) {
         p->count += n;
         return 0;
     }
     if (!(p = plan_add(r, P_ROWS)))
         return -1;
-    *p = (piece){P_ROWS, g->width, 0, n, 0, rows, g->stride, t};
+    *p = (piece){P_ROWS, g->width, 0, n, 0, rows, g->stride, t, changed, at};
     return 0;
 }
 
@@ -701,7 +774,8 @@ static int plan_slot(recorder *r, pcw_pdh *q, size_t gi, size_t si, char *why, s
     if (run && run->rows && r->kind[s->base] == PCW__HIST_KIND_RAW &&
         r->known[s->base + g->width - 1] && id->layout.words &&
         r->last[s->base + g->width - 1].layout.words)
-        return plan_rows(r, g, run->rows + (p - run->pos) * g->stride, 1, run->time_ns)
+        return plan_rows(r, g, run->rows + (p - run->pos) * g->stride, 1, run->time_ns,
+                         run->changed, p)
                    ? (snprintf(why, why_len, "out of memory"), -1)
                    : 0;
     for (uint32_t k = 0; k < g->width; k++) {
@@ -725,7 +799,8 @@ static int plan_span(recorder *r, pcw_pdh *q, size_t gi, size_t pos, size_t m, c
         const struct grun *run = run_of(g, pos);
         size_t to = run->pos + run->n < end ? run->pos + run->n : end;
         if (run->rows) {
-            if (plan_rows(r, g, run->rows + (pos - run->pos) * g->stride, to - pos, run->time_ns))
+            if (plan_rows(r, g, run->rows + (pos - run->pos) * g->stride, to - pos, run->time_ns,
+                          run->changed, pos))
                 return snprintf(why, why_len, "out of memory"), -1;
             pos = to;
             continue;
@@ -809,11 +884,12 @@ static int write_plan(recorder *r, uint64_t mono, uint64_t real)
         return -1;
     for (size_t i = 0; i < r->nplan; i++) {
         const piece *p = &r->plan[i];
-        int rc =
-            p->kind == P_VALUES ? pcw__hist_writer_rows_values(r->w, &r->vbuf[p->first], p->count)
-            : p->kind == P_ABSENT
-                ? pcw__hist_writer_rows_absent(r->w, p->count, p->status)
-                : pcw__hist_writer_rows(r->w, p->rows, p->stride, p->count, p->width, p->time_ns);
+        int rc = p->kind == P_VALUES
+                     ? pcw__hist_writer_rows_values(r->w, &r->vbuf[p->first], p->count)
+                 : p->kind == P_ABSENT
+                     ? pcw__hist_writer_rows_absent(r->w, p->count, p->status)
+                     : pcw__hist_writer_rows_cmp(r->w, p->rows, p->stride, p->count, p->width,
+                                                 p->time_ns, p->changed, p->at);
         if (rc) {
             pcw__hist_writer_rows_cancel(r->w);
             return -1;
