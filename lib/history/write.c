@@ -547,12 +547,18 @@ static inline uint64_t row_word(const unsigned char *row, uint32_t j)
  * a byte a series each time was 6 % of recording 100,000 series. */
 static int layouts_fit(pcw__hist_writer *w, size_t from, size_t n, uint32_t width)
 {
-    if (w->fit_width == width && w->fit_from <= from && from + n <= w->fit_to)
+    /* Rows that start within the range (a sample's runs, one after the
+     * other): only the series past it are looked at. */
+    int within = w->fit_width == width && w->fit_from <= from && from <= w->fit_to;
+    size_t i = within && from + n > w->fit_to ? w->fit_to : from;
+    if (within && from + n <= w->fit_to)
         return 1;
-    for (size_t i = from; i < from + n; i++)
+    for (; i < from + n; i++)
         if (!w->lneed[i] || w->lneed[i] > width)
             return 0;
-    w->fit_from = from, w->fit_to = from + n, w->fit_width = width;
+    if (!within)
+        w->fit_from = from;
+    w->fit_to = from + n, w->fit_width = width;
     return 1;
 }
 
