@@ -554,7 +554,7 @@ Test(history_query, damaged_block_ends_the_log_naming_its_offset)
     cr_assert_eq(info.samples, 3);
     cr_assert_eq(info.damaged, 1);
     char want[128];
-    snprintf(want, sizeof want, "bad.pcwlog: block at offset %llu: CRC mismatch",
+    snprintf(want, sizeof want, "bad.pcwlog: block at offset %llu: XXH3 check mismatch",
              (unsigned long long)off[3]);
     cr_assert(strstr(pcw_pdh_log_error(q), want), "%s", pcw_pdh_log_error(q));
     pcw_pdh_counter *lv, *rt;

@@ -744,3 +744,49 @@ Test(history_rows, changed_layout_is_checked_again)
     pcw__hist_writer_rows_cancel(w);
     cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
 }
+
+/* A block whose check fails is named by its offset and the check that
+ * failed: XXH3 in format 3, CRC-32 in formats 1 and 2 (the message said
+ * "CRC mismatch" for both). */
+static void damaged_message(const unsigned char *log, size_t len, const char *check)
+{
+    unsigned char *b = malloc(len);
+    cr_assert(b);
+    memcpy(b, log, len);
+    uint64_t at = PCW__HIST_FILE_HEADER;
+    b[at + PCW__HIST_BLOCK_HEADER + 3] ^= 0x20; /* a byte of the first block's payload */
+    char why[256] = "", want[128];
+    pcw__hist_reader *r;
+    cr_assert_eq(pcw__hist_reader_open_mem(&r, b, len, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const pcw__hist_value *v;
+    size_t nv;
+    cr_assert_eq(pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why), -1);
+    snprintf(want, sizeof want, "block at offset %llu: %s mismatch (damaged)",
+             (unsigned long long)at, check);
+    cr_assert(strstr(why, want), "\"%s\" does not say \"%s\"", why, want);
+    pcw__hist_reader_close(r);
+    free(b);
+}
+
+Test(history_rows, damaged_block_names_its_check)
+{
+    size_t len = 0;
+    unsigned char *v2 = tu_read_file("tests/data/format2.pcwlog", 1 << 20, &len);
+    cr_assert(v2 && len > PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER + 4);
+    damaged_message(v2, len, "CRC-32");
+    free(v2);
+    char why[256], log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/check.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(pcw__hist_writer_series(w, 0, "\\\\h\\S(x)\\c", 0), 0);
+    pcw__hist_value x = {.raw = {.status = PCW_CSTATUS_VALID, .first = 12345}};
+    cr_assert_eq(pcw__hist_writer_sample(w, 10, 10, &x, 1), 0);
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+    unsigned char *v3 = tu_read_file(log, 1 << 20, &len);
+    cr_assert(v3 && len > PCW__HIST_FILE_HEADER + PCW__HIST_BLOCK_HEADER + 4);
+    damaged_message(v3, len, "XXH3 check");
+    free(v3);
+}

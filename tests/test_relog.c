@@ -651,7 +651,7 @@ Test(relog, damaged_log_among_several)
     cr_assert_eq(tu_write_file(bad, buf, len, 0600), 0);
     free(buf);
     char want[256];
-    snprintf(want, sizeof want, "%s: block at offset %llu: CRC mismatch", bad,
+    snprintf(want, sizeof want, "%s: block at offset %llu: XXH3 check mismatch", bad,
              (unsigned long long)off);
     relog_fails((const char *[]){bad, b, NULL}, 1, want);
     char *o = slurp(out_);
