@@ -225,7 +225,8 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
         return pcw__hist_fail(why, why_len, "incomplete block at offset %llu (%zu of %u bytes)", at,
                               got, stored);
     if (pcw__hist_block_check(r->version, h, r->stored, stored) != pcw__hist_le32(h + 24))
-        return pcw__hist_fail(why, why_len, "block at offset %llu: CRC mismatch (damaged)", at);
+        return pcw__hist_fail(why, why_len, "block at offset %llu: %s mismatch (damaged)", at,
+                              r->version >= 3 ? "XXH3 check" : "CRC-32");
     if (flags & PCW__HIST_BLOCK_ZSTD) {
         size_t n = ZSTD_decompress(r->raw, raw, r->stored, stored);
         if (ZSTD_isError(n) || n != raw)

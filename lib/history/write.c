@@ -3,10 +3,10 @@
  * lib/history/write.c - appending to a pcw log (docs/history.md).
  *
  * Records gather in the open block's payload; pcw__hist_writer_flush compresses
- * it (zstd, kept only when smaller), puts the header with its CRC in front
- * and appends the whole block with write(). A block that could not be
+ * it (zstd, kept only when smaller), puts the header with its check (XXH3)
+ * in front and appends the whole block with write(). A block that could not be
  * written whole (ENOSPC, EIO...) is cut off again with ftruncate, and even
- * if that fails its CRC and length keep a reader from counting it: the
+ * if that fails its check and length keep a reader from counting it: the
  * log stays readable up to the last good block.
  */
 #define _GNU_SOURCE 1

@@ -900,8 +900,9 @@ typedef struct pcw_pdh_log_info {
 int pcw_pdh_get_log_info(const pcw_pdh *q, pcw_pdh_log_info *out);
 
 /* A sentence about the log's first damaged block ("waves.pcwlog: block at
- * offset 338: CRC mismatch (damaged)"), or the last read error; "" when
- * there is none (and for a live query). Valid until the next call on q. */
+ * offset 338: XXH3 check mismatch (damaged)"), or the last read error; ""
+ * when there is none (and for a live query). Valid until the next call on
+ * q. */
 const char *pcw_pdh_log_error(const pcw_pdh *q);
 
 /* Position the log so that the next pcw_pdh_collect reads sample `index`
