@@ -356,7 +356,8 @@ Test(history, sigkill_then_damage)
     cr_assert_eq(tu_write_file(bad, b, len, 0600), 0);
     cr_assert_eq(run_tool("pcwrelog", (const char *[]){bad, NULL}, out, err), 1);
     e = slurp(err);
-    snprintf(want, sizeof want, "block at offset %llu: CRC", (unsigned long long)offs[2]);
+    snprintf(want, sizeof want, "block at offset %llu: XXH3 check mismatch",
+             (unsigned long long)offs[2]);
     cr_assert(strstr(e, want), "%s", e);
     free(e);
     csv = slurp(out);
