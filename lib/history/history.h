@@ -236,8 +236,9 @@ int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, 
 int pcw__hist_writer_rows_cmp(pcw__hist_writer *w, const void *rows, size_t stride, size_t nrows,
                               uint32_t width, uint64_t time_ns, const uint64_t *changed, size_t at);
 /* The words the writer holds for series from, from + 1, ... (*n of them;
- * NULL and 0 beyond the series defined): each series' last word written in
- * this block, what a row of them is compared with. The pointer is valid
+ * NULL and 0 beyond the series defined, and at a block's start, whose
+ * first rows are written whole): each series' last word written in this
+ * block, what a row of them is compared with. The pointer is valid
  * until a series is defined (pcw__hist_writer_series); the words change
  * as rows of them are written. */
 const uint64_t *pcw__hist_writer_words(const pcw__hist_writer *w, size_t from, size_t *n);

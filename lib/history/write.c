@@ -667,7 +667,9 @@ int pcw__hist_writer_rows(pcw__hist_writer *w, const void *rows, size_t stride, 
 
 const uint64_t *pcw__hist_writer_words(const pcw__hist_writer *w, size_t from, size_t *n)
 {
-    *n = from < w->nseries ? w->nseries - from : 0;
+    /* None at a block's start: its first rows are written whole, what
+     * they are compared with does not matter. */
+    *n = from < w->nseries && w->nspans ? w->nseries - from : 0;
     return *n ? &w->word[from] : NULL;
 }
 
