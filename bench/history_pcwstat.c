@@ -5,8 +5,10 @@
  *
  *   history/record_pcwstat/<instances>/<counters>
  *       what `pcwstat -f BIN -o FILE "\Bench(*)\*"` does each second:
- *       pcw_pdh_collect, then record_sample - the handle's rows handed
- *       over from the snapshot (pcw__q_raw_sample), the sample's pieces
+ *       record_collect (pcw_pdh_collect with the group's rows compared
+ *       with the log's words as the read copies them), then record_sample -
+ *       the handle's rows handed over from the snapshot
+ *       (pcw__q_raw_sample) with those bits, the sample's pieces
  *       planned in series order and written as a row sample - with a block
  *       every 10 samples (record_block_samples: one sample a second,
  *       --flush 10). The log goes to /dev/null. Beside history/record (the

@@ -5,10 +5,10 @@
  *
  *   history/record/<instances>/<counters>
  *       one collection of "\Bench(*)\*" (bench/query.c's provider child and
- *       counterset) and its raw samples logged: pcw_pdh_collect, each
- *       counter's raw column (pcw_pdh_raw_column) copied in order into the
- *       values of the sample (the series counter-major), pcw__hist_writer_sample of
- *       every value, and a block appended (zstd) every 10 samples - a
+ *       counterset) and its raw rows logged: pcw__q_collect_raw_cmp handing
+ *       each run of rows, compared with the writer's words in the pass that
+ *       copies it, to pcw__hist_writer_rows_cmp (a row sample, the series
+ *       instance-major), and a block appended every 10 samples - a
  *       recorder at one second with the default --flush of 10 s. The log
  *       goes to /dev/null: the figure is the CPU of recording, not the
  *       disk's. The baseline is query/collect_cooked/<instances>/<counters>
