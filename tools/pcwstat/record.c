@@ -26,8 +26,9 @@
  *   cooked or copied. record_collect, pcwstat's collection when it
  *   records, compares one group's rows with the log's last words as the
  *   read copies them (pcw__q_collect_raw_cmp), so that the writer takes
- *   the rows that did not change without a second look. A new instance's slot is defined when the handle's
- *   instance epoch says its list changed; a gone instance's slot logs
+ *   the rows that did not change without a second look. A new instance's
+ *   slot is defined when the handle's instance epoch says its list
+ *   changed; a gone instance's slot logs
  *   NO_INSTANCE; a _Total of the group (and any instance whose row is not
  *   there) is logged value by value in the same row sample.
  *
