@@ -526,6 +526,13 @@ static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, si
                       size_t why_len)
 {
     const unsigned char *cp = r->p, *end = r->end;
+    /* The reader's fields the loop reads, in locals: the stores into the
+     * values and deltas would otherwise make the compiler load them from
+     * r again for every value (rec_hwords changes none of them). */
+    pcw__hist_prev *const prev = r->prev;
+    const unsigned char *const kind = r->kind;
+    const uint64_t gen = r->gen;
+    const uint32_t version = r->version;
 #define VGET(v)                                                                                    \
     do {                                                                                           \
         if (pcw__hist_get_varint(&cp, end, &(v))) {                                                \
@@ -536,14 +543,16 @@ static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, si
     } while (0)
     for (size_t i = from; i < from + n; i++) {
         pcw__hist_value *v = &out[i];
-        pcw__hist_prev *p = prev_of(r, i);
+        pcw__hist_prev *p = &prev[i];
+        if (p->gen != gen) /* prev_of's */
+            *p = (pcw__hist_prev){.gen = gen};
         uint64_t st;
         VGET(st);
         if (st > PCW_CSTATUS_LAST) {
             r->p = cp;
             return bad(r, why, why_len, "unknown value status");
         }
-        if (!pcw__hist_has_number(r->version, r->kind[i], st)) {
+        if (!pcw__hist_has_number(version, kind[i], st)) {
             /* (Every field written: no memset of the whole value.) */
             v->raw = (pcw_raw){.status = (int)st};
             v->computed = 0;
@@ -554,7 +563,7 @@ static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, si
         v->raw.status = (int)st; /* VALID, or a computed histogram's ABOVE_RANGE */
         v->hwords = NULL;
         v->hn = 0;
-        if (r->kind[i] == PCW__HIST_KIND_COMPUTED) {
+        if (kind[i] == PCW__HIST_KIND_COMPUTED) {
             uint64_t x;
             VGET(x);
             p->f[0] ^= x;
