@@ -20,8 +20,9 @@
  *     collect that reaches it returns PCW_E_CORRUPT naming the offset;
  *   - two logs read as one: the second starts without previous samples;
  *   - bad files, bad paths and the listing of what a log holds;
- *   - the walk's inline cooking (logsource.c, cook_fast) gives the bits
- *     and statuses pcw__hist_cook gives, for every formula, flag, scale
+ *   - the inline cooking of pcw_pdh_cook_all, visit(_rows) and
+ *     cook_column (logsource.c, cook_fast) gives the bits and statuses
+ *     pcw__hist_cook gives, for every formula, flag, scale
  *     and status it meets, across identity changes and seeks.
  */
 #include "testutil.h"
@@ -1136,6 +1137,23 @@ Test(history_query, fast_cooking_is_the_generic_cooking)
                                      start, t, k, flags[f], i, a[i], b[i]);
                         valid += sa[i] == PCW_CSTATUS_VALID;
                         statuses[sa[i] <= PCW_CSTATUS_LAST ? sa[i] : 0]++;
+                    }
+                    /* pcw_pdh_cook_column takes the same inline cooking. */
+                    size_t ni = pcw_pdh_instance_count(h[k]),
+                           nc = pcw_pdh_selected_counter_count(h[k]);
+                    cr_assert_eq(ni * nc, n);
+                    for (size_t col = 0; col < nc; col++) {
+                        double cv[64];
+                        uint8_t cs[64];
+                        cr_assert_eq(pcw_pdh_cook_column(h[k], col, flags[f], cv, cs), PCW_OK);
+                        for (size_t r = 0; r < ni; r++) {
+                            size_t i = r * nc + col;
+                            cr_assert_eq(cs[r], sb[i], "column %zu row %zu: status %u, generic %u",
+                                         col, r, cs[r], sb[i]);
+                            cr_assert_eq(memcmp(&cv[r], &b[i], sizeof cv[r]), 0,
+                                         "column %zu row %zu flags %#x: %.17g, generic %.17g", col,
+                                         r, flags[f], cv[r], b[i]);
+                        }
                     }
                 }
         }

@@ -1527,20 +1527,6 @@ size_t pcwl_selected_counter_count(const pcw_pdh_counter *h)
     return g ? g->ncols : 0;
 }
 
-int pcwl_cook_column(const pcw_pdh_counter *h, size_t k, unsigned flags, double *values,
-                     uint8_t *status)
-{
-    const lgroup *g = single(h);
-    if (!g || k >= g->ncols || !values)
-        return PCW_E_INVALID_PARAMETER;
-    for (uint32_t r = 0; r < g->nvis; r++) {
-        int st = cook_cell(h, g, g->cell[(size_t)g->vis[r] * g->ncols + k], flags, &values[r]);
-        if (status)
-            status[r] = (uint8_t)st;
-    }
-    return PCW_OK;
-}
-
 int pcwl_generic_cook;
 
 /* What a walk's fast cooking takes from its handle and flags. */
@@ -1558,8 +1544,9 @@ typedef struct fastcfg {
  * percentage, 10^scale, x1000, finiteness), the same operations in the
  * same order: PCW_CSTATUS_VALID with *value, or -1 when the value needs
  * a status or another formula (then cook() decides). */
-static inline int cook_fast(const pcw_pdh_counter *h, const pcwl_log *L, uint32_t s, int kind,
-                            const fastcfg *c, double *value)
+__attribute__((always_inline)) static inline int cook_fast(const pcw_pdh_counter *h,
+                                                           const pcwl_log *L, uint32_t s, int kind,
+                                                           const fastcfg *c, double *value)
 {
     const pcw_raw *now = &L->val[0][s].raw;
     double v;
@@ -1608,6 +1595,48 @@ static inline int cook_fast(const pcw_pdh_counter *h, const pcwl_log *L, uint32_
     return PCW_CSTATUS_VALID;
 }
 
+/* A walk's (or a column's) fastcfg: once per call, not per value. */
+static void fastcfg_of(const pcw_pdh_counter *h, unsigned flags, fastcfg *fc)
+{
+    int hs = h->scale_set && h->scale != 0;
+    *fc = (fastcfg){.raw = (flags & PCW_FMT_RAW) != 0,
+                    .noscale = (flags & PCW_FMT_NOSCALE) != 0,
+                    .nocap = (flags & PCW_FMT_NOCAP100) != 0,
+                    .x1000 = (flags & PCW_FMT_1000) != 0,
+                    .hscaled = hs,
+                    .hmul = hs ? pcw__q_pow10(h->scale) : 1.0};
+}
+
+/* Cell x's status and value (as cook_cell gives them): cook_fast's when
+ * it has them. */
+__attribute__((always_inline)) static inline int cook_cell_fast(const pcw_pdh_counter *h,
+                                                                const pcwl_log *L, const lgroup *g,
+                                                                uint32_t x, unsigned flags,
+                                                                const fastcfg *fc, double *value)
+{
+    int s = x == NONE || g->placeholder || pcwl_generic_cook
+                ? -1
+                : cook_fast(h, L, x, L->fast[x], fc, value);
+    return s >= 0 ? s : cook_cell(h, g, x, flags, value);
+}
+
+int pcwl_cook_column(const pcw_pdh_counter *h, size_t k, unsigned flags, double *values,
+                     uint8_t *status)
+{
+    const lgroup *g = single(h);
+    if (!g || k >= g->ncols || !values)
+        return PCW_E_INVALID_PARAMETER;
+    fastcfg fc;
+    fastcfg_of(h, flags, &fc);
+    for (uint32_t r = 0; r < g->nvis; r++) {
+        uint32_t x = g->cell[(size_t)g->vis[r] * g->ncols + k];
+        int st = cook_cell_fast(h, h->q->log, g, x, flags, &fc, &values[r]);
+        if (status)
+            status[r] = (uint8_t)st;
+    }
+    return PCW_OK;
+}
+
 /* Every value, a block of rows (at most 2,048 values, or one row) at a
  * time, to fn: the one walk of cook_all, visit and visit_rows. */
 #define BLOCK_VALUES 2048u
@@ -1617,12 +1646,8 @@ static int walk(const pcw_pdh_counter *h, unsigned flags, double *v, uint8_t *st
     refresh_rows(h);
     const struct pcwl_sel *sel = h->lsel;
     const pcwl_log *L = h->q->log;
-    fastcfg fc = {.raw = (flags & PCW_FMT_RAW) != 0,
-                  .noscale = (flags & PCW_FMT_NOSCALE) != 0,
-                  .nocap = (flags & PCW_FMT_NOCAP100) != 0,
-                  .x1000 = (flags & PCW_FMT_1000) != 0,
-                  .hscaled = h->scale_set && h->scale != 0,
-                  .hmul = h->scale_set && h->scale != 0 ? pcw__q_pow10(h->scale) : 1.0};
+    fastcfg fc;
+    fastcfg_of(h, flags, &fc);
     size_t first = 0;
     for (size_t j = 0; j < sel->ng; j++) {
         const lgroup *g = &sel->g[j];
@@ -1637,12 +1662,7 @@ static int walk(const pcw_pdh_counter *h, unsigned flags, double *v, uint8_t *st
             for (uint32_t r = r0; r < r0 + rows; r++) {
                 const uint32_t *cells = &g->cell[(size_t)g->vis[r] * g->ncols];
                 for (uint32_t c = 0; c < g->ncols; c++, n++) {
-                    uint32_t x = cells[c];
-                    int s = x == NONE || g->placeholder || pcwl_generic_cook
-                                ? -1
-                                : cook_fast(h, L, x, L->fast[x], &fc, &ov[n]);
-                    if (s < 0)
-                        s = cook_cell(h, g, x, flags, &ov[n]);
+                    int s = cook_cell_fast(h, L, g, cells[c], flags, &fc, &ov[n]);
                     if (os)
                         os[n] = (uint8_t)s;
                 }
