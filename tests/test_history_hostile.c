@@ -17,7 +17,10 @@
  *     index are damage;
  *   - a FIFO named as a log is refused at once, naming the file;
  *   - an identity the caller puts back that the reader cannot hold makes
- *     the next read a damaged one.
+ *     the next read a damaged one;
+ *   - varints (codec.h): the unrolled decoder gives every value of every
+ *     length as written, and refuses a 10th byte above 1, an 11th byte
+ *     and one cut short, with 10 bytes left and with fewer.
  *
  * Logs are crafted block by block here (block()), as a hostile writer
  * would: a valid header, length, sequence number and CRC around records
@@ -487,4 +490,87 @@ Test(history_hostile, row_values_per_block_are_bounded)
     cr_assert_lt(read, samples);
     free(b.b);
     free(raw.b);
+}
+
+/* A varint decoded byte by byte (LEB128 as docs/history.md states it):
+ * the reference for pcw__hist_get_varint's unrolled path. */
+static int ref_varint(const unsigned char *p, size_t len, uint64_t *v, size_t *used)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < len && i < 10; i++) {
+        if (i == 9 && p[i] > 1)
+            return -1;
+        x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            *v = x, *used = i + 1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Decode [b, b + len) both ways, with `room` bytes after it (0: the
+ * bounds-checked path, >= 10 the unrolled one) and compare. */
+static void varint_both(const unsigned char *b, size_t len, size_t room)
+{
+    unsigned char vb[32];
+    cr_assert(len + room <= sizeof vb);
+    memset(vb, 0xff, sizeof vb); /* continuation bits beyond: must not be read as more */
+    memcpy(vb, b, len);
+    const unsigned char *p = vb;
+    uint64_t v = 0, want = 0;
+    size_t used = 0;
+    int rc = pcw__hist_get_varint(&p, vb + len + room, &v);
+    int want_rc = ref_varint(vb, len + room, &want, &used);
+    cr_assert_eq(rc, want_rc, "len %zu room %zu: %d, want %d", len, room, rc, want_rc);
+    if (!rc) {
+        cr_assert_eq(v, want, "len %zu room %zu: %llu, want %llu", len, room, (unsigned long long)v,
+                     (unsigned long long)want);
+        cr_assert_eq((size_t)(p - vb), used, "len %zu room %zu", len, room);
+    }
+}
+
+Test(history_hostile, varints_decode_as_written)
+{
+    uint64_t x = 1;
+    for (unsigned k = 0; k <= 64; k++) {
+        uint64_t vals[4] = {k ? (k == 64 ? UINT64_MAX : (1ull << k) - 1) : 0,
+                            k < 64 ? 1ull << k : 0, 0, 0};
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        vals[2] = k < 64 ? x >> (64 - (k ? k : 1)) : x;
+        vals[3] = vals[0] ^ (vals[0] >> 3);
+        for (int j = 0; j < 4; j++) {
+            unsigned char b[16];
+            size_t n = pcw__hist_put_varint(b, vals[j]);
+            for (size_t room = 0; room <= 12; room += 12) {
+                varint_both(b, n, room);
+                unsigned char tail[32];
+                memcpy(tail, b, n);
+                const unsigned char *p = tail;
+                uint64_t v;
+                cr_assert_eq(pcw__hist_get_varint(&p, tail + n + room, &v), 0);
+                cr_assert_eq(v, vals[j], "%llu (%zu bytes, room %zu): %llu",
+                             (unsigned long long)vals[j], n, room, (unsigned long long)v);
+                cr_assert_eq((size_t)(p - tail), n);
+                if (n > 1) /* cut short, the end right after */
+                    varint_both(b, n - 1, 0);
+            }
+        }
+    }
+    /* Hostile: a 10th byte above 1 (beyond 64 bits), 11 bytes, every
+     * byte with its continuation bit, with and without room. */
+    unsigned char over[11];
+    memset(over, 0x80, sizeof over);
+    for (unsigned last = 0; last < 256; last++) {
+        over[9] = (unsigned char)last;
+        varint_both(over, 10, 0);
+        varint_both(over, 10, 12);
+    }
+    memset(over, 0x80, sizeof over);
+    over[10] = 0;
+    varint_both(over, 11, 0);
+    varint_both(over, 11, 12);
+    const unsigned char *p = over;
+    uint64_t v;
+    cr_assert_eq(pcw__hist_get_varint(&p, over + 11, &v), -1, "an 11-byte varint");
 }

@@ -19,7 +19,11 @@
  *     cut): the samples before the damaged block read as usual, the
  *     collect that reaches it returns PCW_E_CORRUPT naming the offset;
  *   - two logs read as one: the second starts without previous samples;
- *   - bad files, bad paths and the listing of what a log holds.
+ *   - bad files, bad paths and the listing of what a log holds;
+ *   - the inline cooking of pcw_pdh_cook_all, visit(_rows) and
+ *     cook_column (logsource.c, cook_fast) gives the bits and statuses
+ *     pcw__hist_cook gives, for every formula, flag, scale
+ *     and status it meets, across identity changes and seeks.
  */
 #include "testutil.h"
 
@@ -30,6 +34,7 @@
 #include "query_provider.h"
 
 #include "../lib/history/codec.h"
+#include "../lib/query/logsource.h" /* pcwl_generic_cook */
 /* Compiled in: pcwstat's recording sink. */
 #include "../tools/pcwstat/pcwstat.h"
 
@@ -1000,4 +1005,166 @@ Test(history_query, hostile_scale_cooks_without_crashing)
         cr_assert_eq(x.value, 0.0, "scale %d: %g", scales[i], x.value);
     }
     pcw_pdh_close(q);
+}
+
+/* The walk over a handle's values cooks the commonest formulas inline
+ * (logsource.c, cook_fast): it must give exactly the bits and statuses of
+ * the generic path (pcw__hist_cook, pcwl_generic_cook set), whatever the
+ * formula (raw counts, rates, fractions, bases, and the generic ones among
+ * them), the flags, the scale (the identity's, a handle's, one that
+ * overflows), the sample (resets, zero and backward intervals, a zero
+ * frequency or base, a fraction above 100 %, values without an instance)
+ * and identities changing in the middle of a block, read on or reached by
+ * a seek (the kinds the walk keeps per series follow the identity). */
+#define FC_SERIES  11
+#define FC_SAMPLES 24
+Test(history_query, fast_cooking_is_the_generic_cooking)
+{
+    static const struct {
+        const char *path;
+        uint32_t type;
+        int32_t scale;
+        uint32_t kind;
+    } sp[FC_SERIES] = {
+        {"\\\\h\\S(a)\\Count", PERF_COUNTER_LARGE_RAWCOUNT, 0, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Scaled", PERF_COUNTER_LARGE_RAWCOUNT, 2, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Tiny", PERF_COUNTER_RAWCOUNT, -3, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Huge", PERF_COUNTER_LARGE_RAWCOUNT, 400, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Rate", PERF_COUNTER_COUNTER, 0, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Bulk", PERF_COUNTER_BULK_COUNT, -1, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Ratio", PERF_RAW_FRACTION, 0, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Ratio Base", PERF_RAW_BASE, 0, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(a)\\Elapsed", PERF_ELAPSED_TIME, 0, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(b)\\Count", PERF_COUNTER_LARGE_RAWCOUNT, 0, PCW__HIST_KIND_RAW},
+        {"\\\\h\\S(_Total)\\Rate", PERF_COUNTER_COUNTER, 0, PCW__HIST_KIND_COMPUTED},
+    };
+    char log[PATH_MAX], why[512];
+    snprintf(log, sizeof log, "%s/fast.pcwlog", tu_root);
+    int fd = open(log, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    pcw__hist_writer *w;
+    cr_assert_eq(pcw__hist_writer_open(&w, fd, log, NULL, why, sizeof why), 0, "%s", why);
+    pcw__hist_series id[FC_SERIES];
+    for (uint32_t i = 0; i < FC_SERIES; i++) {
+        cr_assert_eq(pcw__hist_writer_series(w, i, sp[i].path, sp[i].kind), 0);
+        id[i] = (pcw__hist_series){.type = sp[i].type, .scale = sp[i].scale, .instance_id = i};
+        cr_assert_eq(pcw__hist_writer_ident(w, i, &id[i]), 0);
+    }
+    uint64_t x = 12345; /* a fixed LCG: small numbers, so that equal and smaller ones come */
+    pcw__hist_value v[FC_SERIES];
+    for (int t = 0; t < FC_SAMPLES; t++) {
+        if (t == 7) { /* mid-block: b's count becomes a rate, a's rate scaled */
+            id[9].type = PERF_COUNTER_COUNTER, id[9].scale = 1;
+            cr_assert_eq(pcw__hist_writer_ident(w, 9, &id[9]), 0);
+            id[4].scale = 3;
+            cr_assert_eq(pcw__hist_writer_ident(w, 4, &id[4]), 0);
+        }
+        if (t == 16) { /* and back, the fraction's base scaled */
+            id[9].type = PERF_COUNTER_LARGE_RAWCOUNT, id[9].scale = -2;
+            cr_assert_eq(pcw__hist_writer_ident(w, 9, &id[9]), 0);
+        }
+        memset(v, 0, sizeof v);
+        for (int i = 0; i < FC_SERIES; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t r = x >> 33;
+            pcw_raw *raw = &v[i].raw;
+            raw->status = r % 11 == 0 ? PCW_CSTATUS_NO_INSTANCE : PCW_CSTATUS_VALID;
+            raw->first = (uint64_t)t * 10 + (r >> 4) % 7;     /* resets now and then */
+            raw->second = (uint64_t)t * 3 + (r >> 8) % 4;     /* zero, back intervals */
+            raw->freq = (r >> 12) % 9 == 0 ? 0 : 1000000000u; /* a zero frequency */
+            raw->multi = 1;
+            raw->time_ns = (uint64_t)(t + 1) * 1000000000u;
+            if (i == 6) /* a fraction: a zero base, above 100 % */
+                raw->second = (r >> 16) % 5;
+            if (t % 6 == 5 && (i == 4 || i == 5)) /* a rate's counter reset */
+                raw->first = 0, raw->status = PCW_CSTATUS_VALID;
+            if (i == 3) /* x 10^400: no finite number */
+                raw->first = (r >> 4) % 3;
+            if (i == 10)
+                v[i].computed = (double)((r >> 4) % 1000) / 7.0;
+        }
+        cr_assert_eq(pcw__hist_writer_sample(w, (uint64_t)(t + 1) * 1000000000u,
+                                             1700000000000000000ull + (uint64_t)t * 1000000000u, v,
+                                             FC_SERIES),
+                     0);
+        if (t % 5 == 4)
+            cr_assert_eq(pcw__hist_writer_flush(w, why, sizeof why), 0, "%s", why);
+    }
+    cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
+
+    pcw_pdh *q;
+    cr_assert_eq(pcw_pdh_open_log(&q, (const char *[]){log}, 1, why, sizeof why), PCW_OK, "%s",
+                 why);
+    pcw_pdh_counter *h[3];
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(pcw_pdh_add_counter(q, "\\S(*)\\*", &h[k], NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_set_scale(h[1], 2), PCW_OK);
+    cr_assert_eq(pcw_pdh_set_scale(h[2], 0), PCW_OK);
+    static const unsigned flags[] = {0,
+                                     PCW_FMT_NOSCALE,
+                                     PCW_FMT_NOCAP100,
+                                     PCW_FMT_1000,
+                                     PCW_FMT_RAW,
+                                     PCW_FMT_NOSCALE | PCW_FMT_1000,
+                                     PCW_FMT_NOCAP100 | PCW_FMT_1000 | PCW_FMT_NOSCALE};
+    size_t valid = 0, statuses[PCW_CSTATUS_LAST + 1] = {0};
+    /* Read on from the start, then from every sample after a seek. */
+    for (int start = -1; start < FC_SAMPLES; start++) {
+        if (start >= 0)
+            cr_assert_eq(pcw_pdh_log_seek(q, (uint64_t)start), PCW_OK);
+        int from = start < 0 ? 0 : start, to = start < 0 ? FC_SAMPLES : start + 3;
+        for (int t = from; t < to && t < FC_SAMPLES; t++) {
+            cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+            for (int k = 0; k < 3; k++)
+                for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+                    size_t n = pcw_pdh_value_count(h[k]);
+                    cr_assert(n > 0 && n <= 64);
+                    double a[64], b[64];
+                    uint8_t sa[64], sb[64];
+                    memset(a, 0x55, sizeof a), memset(b, 0xaa, sizeof b);
+                    pcwl_generic_cook = 0;
+                    cr_assert_eq(pcw_pdh_cook_all(h[k], flags[f], a, sa), PCW_OK);
+                    pcwl_generic_cook = 1;
+                    cr_assert_eq(pcw_pdh_cook_all(h[k], flags[f], b, sb), PCW_OK);
+                    pcwl_generic_cook = 0;
+                    for (size_t i = 0; i < n; i++) {
+                        cr_assert_eq(sa[i], sb[i],
+                                     "start %d sample %d handle %d flags %#x value %zu: "
+                                     "status %u, generic %u",
+                                     start, t, k, flags[f], i, sa[i], sb[i]);
+                        cr_assert_eq(memcmp(&a[i], &b[i], sizeof a[i]), 0,
+                                     "start %d sample %d handle %d flags %#x value %zu: "
+                                     "%.17g, generic %.17g",
+                                     start, t, k, flags[f], i, a[i], b[i]);
+                        valid += sa[i] == PCW_CSTATUS_VALID;
+                        statuses[sa[i] <= PCW_CSTATUS_LAST ? sa[i] : 0]++;
+                    }
+                    /* pcw_pdh_cook_column takes the same inline cooking. */
+                    size_t ni = pcw_pdh_instance_count(h[k]),
+                           nc = pcw_pdh_selected_counter_count(h[k]);
+                    cr_assert_eq(ni * nc, n);
+                    for (size_t col = 0; col < nc; col++) {
+                        double cv[64];
+                        uint8_t cs[64];
+                        cr_assert_eq(pcw_pdh_cook_column(h[k], col, flags[f], cv, cs), PCW_OK);
+                        for (size_t r = 0; r < ni; r++) {
+                            size_t i = r * nc + col;
+                            cr_assert_eq(cs[r], sb[i], "column %zu row %zu: status %u, generic %u",
+                                         col, r, cs[r], sb[i]);
+                            cr_assert_eq(memcmp(&cv[r], &b[i], sizeof cv[r]), 0,
+                                         "column %zu row %zu flags %#x: %.17g, generic %.17g", col,
+                                         r, flags[f], cv[r], b[i]);
+                        }
+                    }
+                }
+        }
+    }
+    pcw_pdh_close(q);
+    /* The cases met (the comparison is not empty). */
+    cr_assert_gt(valid, 1000);
+    static const int met[] = {PCW_CSTATUS_NEW_DATA_NEEDED, PCW_CSTATUS_NO_DATA,
+                              PCW_CSTATUS_NO_INSTANCE,     PCW_CSTATUS_ZERO_DENOMINATOR,
+                              PCW_CSTATUS_BAD_TIMEBASE,    PCW_CSTATUS_RESET,
+                              PCW_CSTATUS_OVERFLOW,        PCW_CSTATUS_NEGATIVE_DENOMINATOR};
+    for (size_t i = 0; i < sizeof met / sizeof met[0]; i++)
+        cr_assert_gt(statuses[met[i]], 0, "status %d never met", met[i]);
 }

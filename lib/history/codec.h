@@ -97,8 +97,8 @@ static inline size_t pcw__hist_put_varint(unsigned char *p, uint64_t v)
  * longer than 10 bytes / 64 bits). The common cases first (a value is
  * mostly one byte; with 10 bytes left no byte needs its own bounds
  * check): reading a log is decoding these (docs/performance.md). */
-static inline int pcw__hist_get_varint(const unsigned char **p, const unsigned char *end,
-                                       uint64_t *v)
+__attribute__((always_inline)) static inline int
+pcw__hist_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
     const unsigned char *q = *p;
     if (q < end && q[0] < 0x80) {
@@ -107,19 +107,32 @@ static inline int pcw__hist_get_varint(const unsigned char **p, const unsigned c
         return 0;
     }
     if (end - q >= 10) {
-        uint64_t x = 0;
-        for (unsigned i = 0; i < 10; i++) {
-            unsigned char b = q[i];
-            if (i == 9 && b > 1)
-                return -1;
-            x |= (uint64_t)(b & 0x7f) << (7 * i);
-            if (!(b & 0x80)) {
-                *v = x;
-                *p = q + i + 1;
-                return 0;
-            }
-        }
-        return -1;
+        /* Unrolled (a time delta is 5 bytes): a constant shift per byte,
+         * no loop counter; the 10th byte may hold only the 64th bit. */
+        uint64_t x = q[0] & 0x7f, b;
+#define PCW__HIST_VBYTE(i)                                                                         \
+    b = q[i];                                                                                      \
+    x |= (b & 0x7f) << (7 * (i));                                                                  \
+    if (b < 0x80) {                                                                                \
+        *v = x;                                                                                    \
+        *p = q + (i) + 1;                                                                          \
+        return 0;                                                                                  \
+    }
+        PCW__HIST_VBYTE(1)
+        PCW__HIST_VBYTE(2)
+        PCW__HIST_VBYTE(3)
+        PCW__HIST_VBYTE(4)
+        PCW__HIST_VBYTE(5)
+        PCW__HIST_VBYTE(6)
+        PCW__HIST_VBYTE(7)
+        PCW__HIST_VBYTE(8)
+#undef PCW__HIST_VBYTE
+        b = q[9];
+        if (b > 1)
+            return -1;
+        *v = x | b << 63;
+        *p = q + 10;
+        return 0;
     }
     uint64_t r = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {

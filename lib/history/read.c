@@ -35,6 +35,8 @@ struct pcw__hist_reader {
     uint64_t blocks;
     unsigned char *stored, *raw; /* the current block */
     size_t stored_cap, raw_cap;
+    ZSTD_DCtx *zd;                /* made at the first compressed block and kept (one
+                                     made and freed per block cost ~3 % of reading) */
     const unsigned char *p, *end; /* records left in it */
     uint64_t block_off;
     pcw__hist_series *series;
@@ -172,6 +174,7 @@ void pcw__hist_reader_close(pcw__hist_reader *r)
     free(r->hs);
     free(r->stored);
     free(r->raw);
+    ZSTD_freeDCtx(r->zd);
     free(r->changed);
     free(r->listed);
     free(r);
@@ -228,7 +231,9 @@ static int load_block(pcw__hist_reader *r, char *why, size_t why_len)
         return pcw__hist_fail(why, why_len, "block at offset %llu: %s mismatch (damaged)", at,
                               r->version >= 3 ? "XXH3 check" : "CRC-32");
     if (flags & PCW__HIST_BLOCK_ZSTD) {
-        size_t n = ZSTD_decompress(r->raw, raw, r->stored, stored);
+        if (!r->zd && !(r->zd = ZSTD_createDCtx()))
+            return pcw__hist_fail(why, why_len, "out of memory");
+        size_t n = ZSTD_decompressDCtx(r->zd, r->raw, raw, r->stored, stored);
         if (ZSTD_isError(n) || n != raw)
             return pcw__hist_fail(why, why_len, "block at offset %llu: zstd: %s", at,
                                   ZSTD_isError(n) ? ZSTD_getErrorName(n)
@@ -522,6 +527,13 @@ static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, si
                       size_t why_len)
 {
     const unsigned char *cp = r->p, *end = r->end;
+    /* The reader's fields the loop reads, in locals: the stores into the
+     * values and deltas would otherwise make the compiler load them from
+     * r again for every value (rec_hwords changes none of them). */
+    pcw__hist_prev *const prev = r->prev;
+    const unsigned char *const kind = r->kind;
+    const uint64_t gen = r->gen;
+    const uint32_t version = r->version;
 #define VGET(v)                                                                                    \
     do {                                                                                           \
         if (pcw__hist_get_varint(&cp, end, &(v))) {                                                \
@@ -532,14 +544,16 @@ static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, si
     } while (0)
     for (size_t i = from; i < from + n; i++) {
         pcw__hist_value *v = &out[i];
-        pcw__hist_prev *p = prev_of(r, i);
+        pcw__hist_prev *p = &prev[i];
+        if (p->gen != gen) /* prev_of's */
+            *p = (pcw__hist_prev){.gen = gen};
         uint64_t st;
         VGET(st);
         if (st > PCW_CSTATUS_LAST) {
             r->p = cp;
             return bad(r, why, why_len, "unknown value status");
         }
-        if (!pcw__hist_has_number(r->version, r->kind[i], st)) {
+        if (!pcw__hist_has_number(version, kind[i], st)) {
             /* (Every field written: no memset of the whole value.) */
             v->raw = (pcw_raw){.status = (int)st};
             v->computed = 0;
@@ -550,7 +564,7 @@ static int get_values(pcw__hist_reader *r, pcw__hist_value *out, size_t from, si
         v->raw.status = (int)st; /* VALID, or a computed histogram's ABOVE_RANGE */
         v->hwords = NULL;
         v->hn = 0;
-        if (r->kind[i] == PCW__HIST_KIND_COMPUTED) {
+        if (kind[i] == PCW__HIST_KIND_COMPUTED) {
             uint64_t x;
             VGET(x);
             p->f[0] ^= x;

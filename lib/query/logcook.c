@@ -12,6 +12,7 @@
 
 #include "../history/history.h"
 #include "internal.h"
+#include "logsource.h"
 #include "pcw/histogram.h"
 
 /* A histogram instance's statistic (now VALID, with its words). */
@@ -97,4 +98,23 @@ int pcw__hist_dist(const pcw__hist_series *s, const pcw__hist_value *now,
         out->interval_ns =
             now->raw.time_ns > prev->raw.time_ns ? now->raw.time_ns - prev->raw.time_ns : 0;
     return st;
+}
+
+int pcwl_fast_kind(const pcw__hist_series *s)
+{
+    /* pcw__hist_cook's dispatch: a computed series, or a histogram's with
+     * a shape, takes its own branches; everything else is pcw_cook's. */
+    if (s->kind != PCW__HIST_KIND_RAW || (s->type == PERF_PCW_HISTOGRAM && s->hshape))
+        return PCWL_FAST_GENERIC;
+    int f = pcw__q_formula(s->type);
+    int pct = (s->type & 0xF0000000u) == PCW_PERF_DISPLAY_PERCENT;
+    if (f == PCW__Q_F_NONE)
+        return PCWL_FAST_NO_DATA;
+    if (f == PCW__Q_F_RAW && !pct)
+        return PCWL_FAST_RAW;
+    if (f == PCW__Q_F_RAW_FRACTION && pct)
+        return PCWL_FAST_FRACTION;
+    if (f == PCW__Q_F_RATE && !pct)
+        return PCWL_FAST_RATE;
+    return PCWL_FAST_GENERIC;
 }

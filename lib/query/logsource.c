@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@
 #include "pcw/histogram.h"
 #include "common/name.h"
 
-#define NONE UINT32_MAX
+#define NONE        UINT32_MAX
+#define FAST_SCALED 0x80u /* pcwl_log.fast: the identity's scale is not 0 */
 
 /* The identity of a series no sample has given one yet. */
 static const pcw__hist_series no_ident;
@@ -117,6 +119,11 @@ typedef struct pcwl_log {
                        have no instance: what a sample must clear */
     uint64_t *since;
     const pcw__hist_series **ident;
+    /* Per series, from its identity (set_ident): how the walk cooks it
+     * without the generic calls (PCWL_FAST_*, logcook.c; | FAST_SCALED
+     * when its scale is not 0) and 10^scale. */
+    uint8_t *fast;
+    double *fscale;
     uint64_t cur;  /* the current sample's index */
     uint64_t base; /* the first sample read since the last forget */
     char err[512];
@@ -507,6 +514,8 @@ static void log_free(pcwl_log *L)
         free(L->val[k]);
     free(L->since);
     free(L->ident);
+    free(L->fast);
+    free(L->fscale);
     free(L);
 }
 
@@ -587,7 +596,9 @@ int pcw_pdh_open_log(pcw_pdh **out, const char *const *files, size_t nfiles, cha
         for (size_t j = 0; j < f->nfs; j++)
             f->direct &= f->fs[j].gid == j;
     }
-    if (!(L->ident = calloc(L->ngs ? L->ngs : 1, sizeof *L->ident)))
+    if (!(L->ident = calloc(L->ngs ? L->ngs : 1, sizeof *L->ident)) ||
+        !(L->fast = calloc(L->ngs ? L->ngs : 1, sizeof *L->fast)) ||
+        !(L->fscale = calloc(L->ngs ? L->ngs : 1, sizeof *L->fscale)))
         goto fail;
     for (size_t i = 0; i < L->ngs; i++)
         set_ident(L, i, &no_ident);
@@ -691,6 +702,8 @@ static void forget(pcwl_log *L)
 static void set_ident(pcwl_log *L, size_t g, const pcw__hist_series *id)
 {
     L->ident[g] = id;
+    L->fast[g] = (uint8_t)(pcwl_fast_kind(id) | (id->scale ? FAST_SCALED : 0));
+    L->fscale[g] = id->scale ? pcw__q_pow10(id->scale) : 1.0;
 }
 
 /* Put file fi's reader at global block b (its identities as they were). */
@@ -752,17 +765,23 @@ static int position(pcwl_log *L, uint64_t index)
     forget(L);
     lfile *f = &L->files[bl->file];
     char why[400];
-    for (uint64_t k = bl->first_sample; k < index; k++) {
+    int rc = PCW_OK;
+    for (uint64_t k = bl->first_sample; k < index && rc == PCW_OK; k++) {
         uint64_t mono, real;
         const pcw__hist_value *v;
         size_t n;
         if (pcw__hist_reader_next(f->r, &mono, &real, &v, &n, why, sizeof why) != 1) {
             snprintf(L->err, sizeof L->err, "%s: %s", f->name, why);
-            return PCW_E_CORRUPT;
+            rc = PCW_E_CORRUPT;
         }
     }
-    L->next = index;
-    return PCW_OK;
+    /* (Identity records read on the way changed the series in place: the
+     * walk's per-series cooking kinds follow.) */
+    for (size_t i = 0; i < f->nfs; i++)
+        set_ident(L, f->fs[i].gid, pcw__hist_reader_series(f->r, i));
+    if (rc == PCW_OK)
+        L->next = index;
+    return rc;
 }
 
 int pcwl_collect(pcw_pdh *q, size_t *failed)
@@ -1508,14 +1527,110 @@ size_t pcwl_selected_counter_count(const pcw_pdh_counter *h)
     return g ? g->ncols : 0;
 }
 
+int pcwl_generic_cook;
+
+/* What a walk's fast cooking takes from its handle and flags. */
+typedef struct fastcfg {
+    int raw;     /* PCW_FMT_RAW: X as it is */
+    int noscale; /* PCW_FMT_NOSCALE */
+    int nocap;   /* PCW_FMT_NOCAP100 */
+    int x1000;   /* PCW_FMT_1000 */
+    int hscaled; /* pcw_pdh_set_scale's scale is not 0 ... */
+    double hmul; /* ... and its 10^scale */
+} fastcfg;
+
+/* Series s (a cell's, of kind `kind`) cooked as pcw__hist_cook cooks it
+ * (pcw_cook's formula, then pcw__q_finish: x100 and the cap for a
+ * percentage, 10^scale, x1000, finiteness), the same operations in the
+ * same order: PCW_CSTATUS_VALID with *value, or -1 when the value needs
+ * a status or another formula (then cook() decides). */
+__attribute__((always_inline)) static inline int cook_fast(const pcw_pdh_counter *h,
+                                                           const pcwl_log *L, uint32_t s, int kind,
+                                                           const fastcfg *c, double *value)
+{
+    const pcw_raw *now = &L->val[0][s].raw;
+    double v;
+    int how = kind & ~(int)FAST_SCALED;
+    if (how == PCWL_FAST_NO_DATA) { /* pcw_cook: no formula, whatever the sample */
+        *value = 0;
+        return PCW_CSTATUS_NO_DATA;
+    }
+    if (how == PCWL_FAST_GENERIC || now->status != PCW_CSTATUS_VALID)
+        return -1;
+    if (c->raw) { /* X, no formula, no scale */
+        *value = (double)now->first;
+        return PCW_CSTATUS_VALID;
+    }
+    if (how == PCWL_FAST_RAW) {
+        v = (double)now->first;
+    } else if (how == PCWL_FAST_FRACTION) {
+        if (now->second == 0)
+            return -1;
+        v = (double)now->first / (double)now->second;
+        v *= 100.0;
+        if (!c->nocap && v > 100.0)
+            v = 100.0;
+    } else {
+        const pcw__hist_value *p = prev_of(L, s);
+        if (!p || p->raw.status != PCW_CSTATUS_VALID || now->second <= p->raw.second ||
+            now->first < p->raw.first || now->freq == 0)
+            return -1;
+        double den = (double)(now->second - p->raw.second);
+        double num = (double)(now->first - p->raw.first);
+        v = num / (den / (double)now->freq);
+    }
+    if (!c->noscale) {
+        if (h->scale_set) {
+            if (c->hscaled)
+                v *= c->hmul;
+        } else if (kind & FAST_SCALED) {
+            v *= L->fscale[s];
+        }
+    }
+    if (c->x1000)
+        v *= 1000.0;
+    if (!isfinite(v))
+        return -1;
+    *value = v;
+    return PCW_CSTATUS_VALID;
+}
+
+/* A walk's (or a column's) fastcfg: once per call, not per value. */
+static void fastcfg_of(const pcw_pdh_counter *h, unsigned flags, fastcfg *fc)
+{
+    int hs = h->scale_set && h->scale != 0;
+    *fc = (fastcfg){.raw = (flags & PCW_FMT_RAW) != 0,
+                    .noscale = (flags & PCW_FMT_NOSCALE) != 0,
+                    .nocap = (flags & PCW_FMT_NOCAP100) != 0,
+                    .x1000 = (flags & PCW_FMT_1000) != 0,
+                    .hscaled = hs,
+                    .hmul = hs ? pcw__q_pow10(h->scale) : 1.0};
+}
+
+/* Cell x's status and value (as cook_cell gives them): cook_fast's when
+ * it has them. */
+__attribute__((always_inline)) static inline int cook_cell_fast(const pcw_pdh_counter *h,
+                                                                const pcwl_log *L, const lgroup *g,
+                                                                uint32_t x, unsigned flags,
+                                                                const fastcfg *fc, double *value)
+{
+    int s = x == NONE || g->placeholder || pcwl_generic_cook
+                ? -1
+                : cook_fast(h, L, x, L->fast[x], fc, value);
+    return s >= 0 ? s : cook_cell(h, g, x, flags, value);
+}
+
 int pcwl_cook_column(const pcw_pdh_counter *h, size_t k, unsigned flags, double *values,
                      uint8_t *status)
 {
     const lgroup *g = single(h);
     if (!g || k >= g->ncols || !values)
         return PCW_E_INVALID_PARAMETER;
+    fastcfg fc;
+    fastcfg_of(h, flags, &fc);
     for (uint32_t r = 0; r < g->nvis; r++) {
-        int st = cook_cell(h, g, g->cell[(size_t)g->vis[r] * g->ncols + k], flags, &values[r]);
+        uint32_t x = g->cell[(size_t)g->vis[r] * g->ncols + k];
+        int st = cook_cell_fast(h, h->q->log, g, x, flags, &fc, &values[r]);
         if (status)
             status[r] = (uint8_t)st;
     }
@@ -1530,6 +1645,9 @@ static int walk(const pcw_pdh_counter *h, unsigned flags, double *v, uint8_t *st
 {
     refresh_rows(h);
     const struct pcwl_sel *sel = h->lsel;
+    const pcwl_log *L = h->q->log;
+    fastcfg fc;
+    fastcfg_of(h, flags, &fc);
     size_t first = 0;
     for (size_t j = 0; j < sel->ng; j++) {
         const lgroup *g = &sel->g[j];
@@ -1544,7 +1662,7 @@ static int walk(const pcw_pdh_counter *h, unsigned flags, double *v, uint8_t *st
             for (uint32_t r = r0; r < r0 + rows; r++) {
                 const uint32_t *cells = &g->cell[(size_t)g->vis[r] * g->ncols];
                 for (uint32_t c = 0; c < g->ncols; c++, n++) {
-                    int s = cook_cell(h, g, cells[c], flags, &ov[n]);
+                    int s = cook_cell_fast(h, L, g, cells[c], flags, &fc, &ov[n]);
                     if (os)
                         os[n] = (uint8_t)s;
                 }

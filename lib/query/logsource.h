@@ -23,6 +23,24 @@
 #define PCWL_MAX_IDENT_CHANGES (1u << 24)
 extern uint64_t pcwl_max_ident_changes;
 
+/* How the walk over a handle's values (logsource.c) cooks a series of
+ * this identity: the commonest formulas inline, computing exactly what
+ * pcw__hist_cook computes in the same order of operations (so the same
+ * bits), for a VALID value whose formula needs no status; anything else
+ * (GENERIC, or a value that needs a status) through pcw__hist_cook. */
+struct pcw__hist_series; /* lib/history/history.h */
+enum {
+    PCWL_FAST_GENERIC,  /* pcw__hist_cook */
+    PCWL_FAST_NO_DATA,  /* no formula (a base, text): PCW_CSTATUS_NO_DATA, 0 */
+    PCWL_FAST_RAW,      /* X, not a percentage */
+    PCWL_FAST_FRACTION, /* 100 * X / B, a percentage */
+    PCWL_FAST_RATE,     /* (X1 - X0) / ((Y1 - Y0) / TB), not a percentage */
+};
+int pcwl_fast_kind(const struct pcw__hist_series *s);
+/* Nonzero: the walk cooks every value through pcw__hist_cook (the tests
+ * compare the two ways); nothing else writes it. */
+extern int pcwl_generic_cook;
+
 /* Is q (h) a log query's (handle)? */
 #define PCWL_Q(q) ((q) && (q)->log)
 #define PCWL_H(h) ((h) && (h)->lsel)
