@@ -70,7 +70,7 @@ int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snaps
  * deltas in the pass that copies them): copy(arg, snap, first, src,
  * stride, len) copies the live rows [0, len) at src (stride bytes apart
  * in the mapping) into snap's rows [first, first + len), with
- * pcw__copy_delta_words only, and returns 1; or copies nothing and
+ * pcw__copy_delta_words (or _span) only, and returns 1; or copies nothing and
  * returns 0 (the read copies them). Called only where the read copies
  * with 16-byte loads (pcw__segment_read_runs says where); like fn it runs
  * inside the read, before the run is validated: what it makes of the rows
@@ -88,6 +88,11 @@ int pcw__segment_read_runs_copy(pcw_segment *seg, const pcw_counterset *cs, pcw_
  * that nothing went down: lib/query/histogram.c); without, 0. */
 uint64_t pcw__copy_delta_words(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
                                uint64_t *delta, size_t n, uint64_t *sum);
+/* pcw__copy_delta_words with prev, and where the deltas are non-zero:
+ * span[0] the first such i, span[1] 1 + the last (none: n and 0) - found
+ * in the copy's loop, so the caller need not scan delta again. n < 2^32. */
+uint64_t pcw__copy_delta_span(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
+                              uint64_t *delta, size_t n, uint64_t *sum, uint32_t span[2]);
 
 /* For the query layer's change detection (lib/query/fetch.c): would a
  * pcw_consumer_refresh of c find something new in a container? 0 if c

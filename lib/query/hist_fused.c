@@ -182,12 +182,13 @@ static int copy_run(void *arg, pcw_snapshot *snap, size_t first, const unsigned 
             uint64_t unused, count;
             pcw__copy_delta_words(dst + w, row + w, prow + w, p->now01, 2, &unused);
             p->now01[0] += prow[w], p->now01[1] += prow[w + 1]; /* the words, not deltas */
-            uint64_t ors = pcw__copy_delta_words(dst + w + 2, row + w + 2, prow + w + 2, p->scratch,
-                                                 nb, &count);
+            uint32_t span[2];
+            uint64_t ors = pcw__copy_delta_span(dst + w + 2, row + w + 2, prow + w + 2, p->scratch,
+                                                nb, &count, span);
             pcw_hist_dist d;
-            pcw__q_hspan sp;
+            pcw__q_hspan sp, known = {span[0], span[1]};
             pcw__q_hist_from_deltas(s->hshape[k], p->now01, prow + w, p->scratch, ors >> 50 == 0,
-                                    count, &d, &sp);
+                                    count, &known, &d, &sp);
             cook_one(p, r, x, &d, &sp);
             at = w + 2 + nb;
         }

@@ -522,12 +522,12 @@ int pcw__q_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *pr
     uint64_t count;
     int fast =
         deltas_fast(pcw_hist_nbuckets(shape), now + 2, prev ? prev + 2 : NULL, buckets, &count);
-    return pcw__q_hist_from_deltas(shape, now, prev, buckets, fast, count, d, sp);
+    return pcw__q_hist_from_deltas(shape, now, prev, buckets, fast, count, NULL, d, sp);
 }
 
 int pcw__q_hist_from_deltas(uint32_t shape, const uint64_t *now, const uint64_t *prev,
-                            uint64_t *buckets, int fast, uint64_t count, pcw_hist_dist *d,
-                            pcw__q_hspan *sp)
+                            uint64_t *buckets, int fast, uint64_t count, const pcw__q_hspan *span,
+                            pcw_hist_dist *d, pcw__q_hspan *sp)
 {
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
@@ -556,7 +556,10 @@ int pcw__q_hist_from_deltas(uint32_t shape, const uint64_t *now, const uint64_t 
         over = hi >> 32 != 0 ||
                __builtin_add_overflow((hi << 32) | (lo & 0xFFFFFFFFu), d->zero, &count);
     }
-    find_span(buckets, n, sp);
+    if (span)
+        *sp = *span;
+    else
+        find_span(buckets, n, sp);
     d->count = count;
     d->status = went_down ? PCW_CSTATUS_RESET : over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     return d->status;
