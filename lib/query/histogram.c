@@ -199,10 +199,11 @@ static double index_upper(int s, int64_t i)
 }
 
 /* 2^((i + f) / 2^s): a point f of the way through bucket i + 1, on the
- * log scale (log-linear interpolation). */
+ * log scale (log-linear interpolation). Divided by 2^s as multiplied by
+ * 2^-s (exact, so the same double), without a division's latency. */
 static double index_point(int s, int64_t i, double f)
 {
-    return pow2(s >= 0 ? ((double)i + f) / (double)(1 << s) : ((double)i + f) * (double)(1 << -s));
+    return pow2(((double)i + f) * pow2i(-s));
 }
 
 void pcw_hist_bucket_bounds(uint32_t shape, uint32_t j, double *lower, double *upper)
