@@ -246,6 +246,8 @@ typedef struct span_bits {
 static void span_bits_make(const pcw_hist_dist *d, const pcw__q_hspan *sp, span_bits *b)
 {
     uint32_t n = sp->hi > sp->lo ? sp->hi - sp->lo : 0;
+    if (n > PCW_HIST_MAX_BUCKETS) /* never: a span lies in a valid shape's buckets */
+        n = PCW_HIST_MAX_BUCKETS;
     const uint64_t *v = d->buckets + sp->lo;
     b->base = sp->lo, b->nw = (n + 63) / 64;
     for (uint32_t k = 0; k < b->nw; k++) {
