@@ -70,13 +70,13 @@ int pcw__segment_read_runs(pcw_segment *seg, const pcw_counterset *cs, pcw_snaps
  * deltas in the pass that copies them): copy(arg, snap, first, src,
  * stride, len) copies the live rows [0, len) at src (stride bytes apart
  * in the mapping) into snap's rows [first, first + len), with
- * pcw__copy_delta_words or pcw__copy_cmp_rows only, and returns 1; or
- * copies nothing and returns 0 (the read copies them). Called only where
- * the read copies with 16-byte loads (pcw__segment_read_runs says where);
- * like fn it runs inside the read, before the run is validated: what it
- * makes of the rows holds only once fn is called for them (a run that
- * fails is read again slot by slot, not through copy, and never handed to
- * fn). */
+ * pcw__copy_delta_words (or _span) or pcw__copy_cmp_rows only, and returns
+ * 1; or copies nothing and returns 0 (the read copies them). Called only
+ * where the read copies with 16-byte loads (pcw__segment_read_runs says
+ * where); like fn it runs inside the read, before the run is validated:
+ * what it makes of the rows holds only once fn is called for them (a run
+ * that fails is read again slot by slot, not through copy, and never
+ * handed to fn). */
 typedef int (*pcw__copy_fn)(void *arg, pcw_snapshot *snap, size_t first, const unsigned char *src,
                             size_t stride, uint32_t len);
 int pcw__segment_read_runs_copy(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *snap,
@@ -89,6 +89,11 @@ int pcw__segment_read_runs_copy(pcw_segment *seg, const pcw_counterset *cs, pcw_
  * that nothing went down: lib/query/histogram.c); without, 0. */
 uint64_t pcw__copy_delta_words(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
                                uint64_t *delta, size_t n, uint64_t *sum);
+/* pcw__copy_delta_words with prev, and where the deltas are non-zero:
+ * span[0] the first such i, span[1] 1 + the last (none: n and 0) - found
+ * in the copy's loop, so the caller need not scan delta again. n < 2^32. */
+uint64_t pcw__copy_delta_span(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
+                              uint64_t *delta, size_t n, uint64_t *sum, uint32_t span[2]);
 
 /* For copy: nrows rows of `words` words, `stride` bytes apart at src, to
  * dst (side by side) as pcw__copy_delta_words copies them (plain stores),

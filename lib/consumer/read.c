@@ -663,45 +663,122 @@ __attribute__((target("avx2"))) static void fill_ids_vec(uint32_t *ids, uint32_t
  * The new words go out with non-temporal stores (PCW__STREAM_ROWS) where
  * dst is 16-aligned with src: the line written is then not read first, so
  * the pass moves what a plain copy moves, the last copy being read in its
- * stead. has_prev is a constant at each call. */
+ * stead. has_prev, span (NULL or not) and nt are constants at each call.
+ *
+ * With span, where the deltas are non-zero, as it goes and without a
+ * branch: each lane holds 1 + its word's index in its low 32 bits (n <=
+ * 2^32 - 2), made all ones where the delta is 0 for the minimum, 0 for
+ * the maximum. The loop waits on its loads; these operations fill the
+ * wait. */
+struct delta_acc {
+    __m128i or, sum, lo1, hi; /* lo1, hi: 32-bit lanes 0 and 2 */
+};
+
+/* Words [w, w + 2) of delta_words, 16-aligned at src and dst. */
+__attribute__((target("avx2"), always_inline)) static inline void
+delta_step2(uint64_t *dst, const uint64_t *src, const uint64_t *prev, uint64_t *delta, size_t w,
+            struct delta_acc *c, const int span, const int has_prev, const int nt)
+{
+    __m128i a = load16(src + w);
+    if (nt)
+        _mm_stream_si128((__m128i *)(void *)(dst + w), a);
+    else
+        _mm_storeu_si128((__m128i *)(void *)(dst + w), a);
+    if (!has_prev)
+        return;
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(prev + w));
+    __m128i x = _mm_sub_epi64(a, b);
+    c->or = _mm_or_si128(c->or, _mm_or_si128(x, b));
+    c->sum = _mm_add_epi64(c->sum, x);
+    _mm_storeu_si128((__m128i *)(void *)(delta + w), x);
+    if (span) {
+        __m128i z = _mm_cmpeq_epi64(x, _mm_setzero_si128());
+        __m128i i1 = _mm_set_epi64x((long long)w + 2, (long long)w + 1);
+        c->lo1 = _mm_min_epu32(c->lo1, _mm_or_si128(i1, z));
+        c->hi = _mm_max_epu32(c->hi, _mm_andnot_si128(z, i1));
+    }
+}
+
 __attribute__((target("avx2"), always_inline)) static inline uint64_t
 delta_words(uint64_t *dst, const uint64_t *src, const uint64_t *prev, uint64_t *delta, size_t n,
-            uint64_t *sum, const int has_prev, const int nt)
+            uint64_t *sum, uint32_t *span, const int has_prev, const int nt)
 {
     size_t w = 0;
     uint64_t ors = 0, total = 0;
+    uint32_t lo1 = UINT32_MAX, hi = 0; /* span: 1 + the first, 1 + the last non-zero delta */
     if (n && ((uintptr_t)src & 15)) { /* one word, to 16-byte alignment */
         uint64_t v = __atomic_load_n(src, __ATOMIC_RELAXED), b = has_prev ? prev[0] : 0;
         dst[0] = v;
         if (has_prev)
             delta[0] = v - b, ors = (v - b) | b, total = v - b;
+        if (span && v != b)
+            lo1 = hi = 1;
         w = 1;
     }
-    __m128i vor = _mm_setzero_si128(), vsum = _mm_setzero_si128();
-    for (; w + 2 <= n; w += 2) {
-        __m128i a = load16(src + w);
+    struct delta_acc c = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_set1_epi32(-1),
+                          _mm_setzero_si128()};
+    /* Two words to 32-byte alignment of dst (a 32-byte non-temporal
+     * store's), then four at a time: half the operations of 16-byte steps,
+     * so the core has more loads in flight. */
+    if (w + 4 <= n && ((uintptr_t)(dst + w) & 16))
+        delta_step2(dst, src, prev, delta, w, &c, span != NULL, has_prev, nt), w += 2;
+    __m256i vor = _mm256_setzero_si256(), vsum = _mm256_setzero_si256();
+    __m256i vlo1 = _mm256_set1_epi32(-1), vhi = _mm256_setzero_si256();
+    __m256i vi1 =
+        _mm256_set_epi64x((long long)w + 4, (long long)w + 3, (long long)w + 2, (long long)w + 1);
+    for (; w + 4 <= n; w += 4) {
+        __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(src + w)),
+                                            load16(src + w + 2), 1);
         if (nt)
-            _mm_stream_si128((__m128i *)(void *)(dst + w), a);
+            _mm256_stream_si256((__m256i *)(void *)(dst + w), a);
         else
-            _mm_storeu_si128((__m128i *)(void *)(dst + w), a);
+            _mm256_storeu_si256((__m256i *)(void *)(dst + w), a);
         if (has_prev) {
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(prev + w));
-            __m128i x = _mm_sub_epi64(a, b);
-            vor = _mm_or_si128(vor, _mm_or_si128(x, b));
-            vsum = _mm_add_epi64(vsum, x);
-            _mm_storeu_si128((__m128i *)(void *)(delta + w), x);
+            __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(prev + w));
+            __m256i x = _mm256_sub_epi64(a, b);
+            vor = _mm256_or_si256(vor, _mm256_or_si256(x, b));
+            vsum = _mm256_add_epi64(vsum, x);
+            _mm256_storeu_si256((__m256i *)(void *)(delta + w), x);
+            if (span) {
+                __m256i z = _mm256_cmpeq_epi64(x, _mm256_setzero_si256());
+                vlo1 = _mm256_min_epu32(vlo1, _mm256_or_si256(vi1, z));
+                vhi = _mm256_max_epu32(vhi, _mm256_andnot_si256(z, vi1));
+                vi1 = _mm256_add_epi64(vi1, _mm256_set1_epi64x(4));
+            }
         }
     }
+    if (w + 2 <= n)
+        delta_step2(dst, src, prev, delta, w, &c, span != NULL, has_prev, nt), w += 2;
     for (; w < n; w++) {
         uint64_t v = __atomic_load_n(&src[w], __ATOMIC_RELAXED), b = has_prev ? prev[w] : 0;
         dst[w] = v;
         if (has_prev)
             delta[w] = v - b, ors |= (v - b) | b, total += v - b;
+        if (span && v != b) {
+            lo1 = lo1 < w + 1 ? lo1 : (uint32_t)w + 1;
+            hi = (uint32_t)w + 1;
+        }
     }
     if (!has_prev)
         return 0;
-    ors |= (uint64_t)_mm_cvtsi128_si64(vor) | (uint64_t)_mm_extract_epi64(vor, 1);
-    *sum = total + (uint64_t)_mm_cvtsi128_si64(vsum) + (uint64_t)_mm_extract_epi64(vsum, 1);
+    c.or = _mm_or_si128(
+             c.or, _mm_or_si128(_mm256_castsi256_si128(vor), _mm256_extracti128_si256(vor, 1)));
+    c.sum = _mm_add_epi64(
+        c.sum, _mm_add_epi64(_mm256_castsi256_si128(vsum), _mm256_extracti128_si256(vsum, 1)));
+    if (span) {
+        uint32_t l[4], h[4];
+        c.lo1 = _mm_min_epu32(
+            c.lo1, _mm_min_epu32(_mm256_castsi256_si128(vlo1), _mm256_extracti128_si256(vlo1, 1)));
+        c.hi = _mm_max_epu32(
+            c.hi, _mm_max_epu32(_mm256_castsi256_si128(vhi), _mm256_extracti128_si256(vhi, 1)));
+        _mm_storeu_si128((__m128i *)(void *)l, c.lo1);
+        _mm_storeu_si128((__m128i *)(void *)h, c.hi);
+        lo1 = lo1 < l[0] ? lo1 : l[0], lo1 = lo1 < l[2] ? lo1 : l[2];
+        hi = hi > h[0] ? hi : h[0], hi = hi > h[2] ? hi : h[2];
+        span[0] = hi ? lo1 - 1 : (uint32_t)n, span[1] = hi;
+    }
+    ors |= (uint64_t)_mm_cvtsi128_si64(c.or) | (uint64_t)_mm_extract_epi64(c.or, 1);
+    *sum = total + (uint64_t)_mm_cvtsi128_si64(c.sum) + (uint64_t)_mm_extract_epi64(c.sum, 1);
     return ors;
 }
 
@@ -712,10 +789,20 @@ __attribute__((target("avx2"))) uint64_t pcw__copy_delta_words(uint64_t *dst, co
 {
     /* Non-temporal stores where dst is 16-aligned once src is. */
     if (PCW__STREAM_ROWS && !(((uintptr_t)dst ^ (uintptr_t)src) & 15))
-        return prev ? delta_words(dst, src, prev, delta, n, sum, 1, 1)
-                    : delta_words(dst, src, NULL, NULL, n, NULL, 0, 1);
-    return prev ? delta_words(dst, src, prev, delta, n, sum, 1, 0)
-                : delta_words(dst, src, NULL, NULL, n, NULL, 0, 0);
+        return prev ? delta_words(dst, src, prev, delta, n, sum, NULL, 1, 1)
+                    : delta_words(dst, src, NULL, NULL, n, NULL, NULL, 0, 1);
+    return prev ? delta_words(dst, src, prev, delta, n, sum, NULL, 1, 0)
+                : delta_words(dst, src, NULL, NULL, n, NULL, NULL, 0, 0);
+}
+
+__attribute__((target("avx2"))) uint64_t pcw__copy_delta_span(uint64_t *dst, const uint64_t *src,
+                                                              const uint64_t *prev, uint64_t *delta,
+                                                              size_t n, uint64_t *sum,
+                                                              uint32_t span[2])
+{
+    if (PCW__STREAM_ROWS && !(((uintptr_t)dst ^ (uintptr_t)src) & 15))
+        return delta_words(dst, src, prev, delta, n, sum, span, 1, 1);
+    return delta_words(dst, src, prev, delta, n, sum, span, 1, 0);
 }
 
 /* pcw__copy_cmp_rows (private.h): the read's 16-byte loads, each row
@@ -830,6 +917,13 @@ size_t pcw__copy_cmp_rows(uint64_t *dst, const unsigned char *src, size_t stride
     (void)dst, (void)src, (void)stride, (void)prev, (void)words, (void)nrows, (void)changed,
         (void)at;
     abort(); /* never called: copy_fn is used only where vec_cpu() says yes */
+}
+
+uint64_t pcw__copy_delta_span(uint64_t *dst, const uint64_t *src, const uint64_t *prev,
+                              uint64_t *delta, size_t n, uint64_t *sum, uint32_t span[2])
+{
+    (void)span;
+    return pcw__copy_delta_words(dst, src, prev, delta, n, sum);
 }
 #endif
 

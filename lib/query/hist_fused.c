@@ -147,12 +147,13 @@ static void cook_one(pcw__q_hpre *p, size_t r, uint32_t x, const pcw_hist_dist *
 /* Each run's rows copied here instead of by the read
  * (pcw__segment_read_runs_copy): a row with a last-sample row of the same
  * index has each of its histograms' deltas taken in the pass that copies
- * it (pcw__copy_delta_words: this sample's words are never read back,
+ * it (pcw__copy_delta_span: this sample's words are never read back,
  * the last sample's are read where the copy's stores would have read the
- * lines they write) and is cooked from them at once, provisionally; the
- * words between the histograms are copied plainly. The numbers are
- * cook_run's: the same deltas, pcw__q_hist_interval's end
- * (pcw__q_hist_from_deltas). */
+ * lines they write, and where the deltas are non-zero is found in the
+ * same loop, not by a second scan) and is cooked from them at once,
+ * provisionally; the words between the histograms are copied plainly.
+ * The numbers are cook_run's: the same deltas and span,
+ * pcw__q_hist_interval's end (pcw__q_hist_from_deltas). */
 static int copy_run(void *arg, pcw_snapshot *snap, size_t first, const unsigned char *src,
                     size_t stride, uint32_t len)
 {
@@ -182,12 +183,13 @@ static int copy_run(void *arg, pcw_snapshot *snap, size_t first, const unsigned 
             uint64_t unused, count;
             pcw__copy_delta_words(dst + w, row + w, prow + w, p->now01, 2, &unused);
             p->now01[0] += prow[w], p->now01[1] += prow[w + 1]; /* the words, not deltas */
-            uint64_t ors = pcw__copy_delta_words(dst + w + 2, row + w + 2, prow + w + 2, p->scratch,
-                                                 nb, &count);
+            uint32_t span[2];
+            uint64_t ors = pcw__copy_delta_span(dst + w + 2, row + w + 2, prow + w + 2, p->scratch,
+                                                nb, &count, span);
             pcw_hist_dist d;
-            pcw__q_hspan sp;
+            pcw__q_hspan sp, known = {span[0], span[1]};
             pcw__q_hist_from_deltas(s->hshape[k], p->now01, prow + w, p->scratch, ors >> 50 == 0,
-                                    count, &d, &sp);
+                                    count, &known, &d, &sp);
             cook_one(p, r, x, &d, &sp);
             at = w + 2 + nb;
         }

@@ -199,10 +199,11 @@ static double index_upper(int s, int64_t i)
 }
 
 /* 2^((i + f) / 2^s): a point f of the way through bucket i + 1, on the
- * log scale (log-linear interpolation). */
+ * log scale (log-linear interpolation). Divided by 2^s as multiplied by
+ * 2^-s (exact, so the same double), without a division's latency. */
 static double index_point(int s, int64_t i, double f)
 {
-    return pow2(s >= 0 ? ((double)i + f) / (double)(1 << s) : ((double)i + f) * (double)(1 << -s));
+    return pow2(((double)i + f) * pow2i(-s));
 }
 
 void pcw_hist_bucket_bounds(uint32_t shape, uint32_t j, double *lower, double *upper)
@@ -232,22 +233,72 @@ static double exported(uint32_t shape, uint64_t v)
     return pcw_hist_unit(shape) == PCW_HIST_UNIT_NS ? (double)v * 1e-9 : (double)v;
 }
 
+/* The non-empty buckets of a distribution's span [sp->lo, sp->hi) as bits
+ * (bit i of bits[i / 64]: bucket sp->lo + i), set without a branch per
+ * bucket: the walks below visit the non-empty buckets only, one ctz each,
+ * where a test of every bucket mispredicted at each non-empty one (a
+ * typical interval has a few non-empty buckets spread over a wide span). */
+typedef struct span_bits {
+    uint64_t w[PCW_HIST_MAX_BUCKETS / 64];
+    uint32_t base, nw; /* sp->lo; words of w in use */
+} span_bits;
+
+static void span_bits_make(const pcw_hist_dist *d, const pcw__q_hspan *sp, span_bits *b)
+{
+    uint32_t n = sp->hi > sp->lo ? sp->hi - sp->lo : 0;
+    if (n > PCW_HIST_MAX_BUCKETS) /* never: a span lies in a valid shape's buckets */
+        n = PCW_HIST_MAX_BUCKETS;
+    const uint64_t *v = d->buckets + sp->lo;
+    b->base = sp->lo, b->nw = (n + 63) / 64;
+    for (uint32_t k = 0; k < b->nw; k++) {
+        uint32_t e = n - 64 * k < 64 ? n - 64 * k : 64;
+        uint64_t m = 0;
+        for (uint32_t i = 0; i < e; i++)
+            m |= (uint64_t)(v[64 * k + i] != 0) << i;
+        b->w[k] = m;
+    }
+}
+
+/* The non-empty buckets of b in increasing order: it = {0, 0} first; 1 and
+ * *j, or 0 after the last. */
+typedef struct span_iter {
+    uint32_t k;
+    uint64_t m; /* what is left of word k - 1 */
+} span_iter;
+
+static int span_next(const span_bits *b, span_iter *it, uint32_t *j)
+{
+    while (!it->m) {
+        if (it->k >= b->nw)
+            return 0;
+        it->m = b->w[it->k++];
+    }
+    *j = b->base + 64 * (it->k - 1) + (uint32_t)__builtin_ctzll(it->m);
+    it->m &= it->m - 1;
+    return 1;
+}
+
 /* Is `sum` (exported unit) one the buckets can hold? Each observation of
  * bucket j lies in (lower_j, upper_j], so the sum lies between the sums of
  * the bounds - give or take two observations of the highest non-empty
  * bucket: a provider's bucket and sum are two stores, and a copy may see
  * one without the other at either end of the interval (pcw/histogram.h).
- * Anything above the last bucket's bound is possible once it holds any. */
-static int sum_consistent(const pcw_hist_dist *d, const pcw__q_hspan *sp, double sum)
+ * Anything above the last bucket's bound is possible once it holds any.
+ * bits: d's span_bits, or NULL (made here). */
+static int sum_consistent(const pcw_hist_dist *d, const pcw__q_hspan *sp, const span_bits *bits,
+                          double sum)
 {
     int s = pcw_hist_schema(d->shape);
     int64_t i0 = pcw_hist_min_index(d->shape);
     double lo = 0.0, hi = 0.0, top = 0.0;
+    span_bits own;
+    if (!bits)
+        span_bits_make(d, sp, &own), bits = &own;
     if (d->zero)
         hi = (double)d->zero * index_upper(s, i0), top = index_upper(s, i0);
-    for (uint32_t j = sp->lo; j < sp->hi; j++) {
-        if (!d->buckets[j])
-            continue;
+    span_iter it = {0, 0};
+    uint32_t j;
+    while (span_next(bits, &it, &j)) {
         double n = (double)d->buckets[j];
         top = index_upper(s, i0 + (int64_t)j + 1);
         lo += n * index_upper(s, i0 + (int64_t)j);
@@ -359,7 +410,7 @@ static int cook(const pcw_hist_dist *d, const pcw__q_hspan *sp, const pcw_hist_s
         double sum = exported(d->shape, d->sum);
         if (st->kind == PCW_HSTAT_MEAN && !count)
             return PCW_CSTATUS_NO_DATA;
-        if (!(w ? w->consistent : sum_consistent(d, sp, sum)))
+        if (!(w ? w->consistent : sum_consistent(d, sp, NULL, sum)))
             return PCW_CSTATUS_INCONSISTENT;
         v = st->kind == PCW_HSTAT_SUM ? sum : sum / (double)count;
         break;
@@ -442,20 +493,25 @@ void pcw__q_hist_cook_many(const pcw_hist_dist *d, const pcw__q_hspan *sp, const
             order[at] = order[at - 1];
         order[at] = i;
     }
-    uint64_t cum = d->zero;
-    uint32_t next = 0;
-    for (uint32_t j = sp->lo; next < nq && j < sp->hi; j++) {
-        uint64_t nj = d->buckets[j];
-        if (!nj)
-            continue;
-        cum += nj;
-        for (; next < nq && cum >= rank[order[next]]; next++)
-            w[order[next]].j = j, w[order[next]].below = cum - nj;
+    span_bits bits;
+    int have_bits = 0;
+    if (nq) {
+        span_bits_make(d, sp, &bits), have_bits = 1;
+        uint64_t cum = d->zero;
+        uint32_t next = 0, j;
+        span_iter it = {0, 0};
+        while (next < nq && span_next(&bits, &it, &j)) {
+            uint64_t nj = d->buckets[j];
+            cum += nj;
+            for (; next < nq && cum >= rank[order[next]]; next++)
+                w[order[next]].j = j, w[order[next]].below = cum - nj;
+        }
     }
     for (uint32_t i = 0; i < n; i++) {
         if ((st[i].kind == PCW_HSTAT_MEAN || st[i].kind == PCW_HSTAT_SUM) && consistent < 0)
             consistent =
-                d->status == PCW_CSTATUS_VALID && sum_consistent(d, sp, exported(d->shape, d->sum));
+                d->status == PCW_CSTATUS_VALID &&
+                sum_consistent(d, sp, have_bits ? &bits : NULL, exported(d->shape, d->sum));
         w[i].consistent = consistent > 0;
         rc[i] = cook(d, sp, &st[i], &w[i], &v[i]);
     }
@@ -522,12 +578,12 @@ int pcw__q_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *pr
     uint64_t count;
     int fast =
         deltas_fast(pcw_hist_nbuckets(shape), now + 2, prev ? prev + 2 : NULL, buckets, &count);
-    return pcw__q_hist_from_deltas(shape, now, prev, buckets, fast, count, d, sp);
+    return pcw__q_hist_from_deltas(shape, now, prev, buckets, fast, count, NULL, d, sp);
 }
 
 int pcw__q_hist_from_deltas(uint32_t shape, const uint64_t *now, const uint64_t *prev,
-                            uint64_t *buckets, int fast, uint64_t count, pcw_hist_dist *d,
-                            pcw__q_hspan *sp)
+                            uint64_t *buckets, int fast, uint64_t count, const pcw__q_hspan *span,
+                            pcw_hist_dist *d, pcw__q_hspan *sp)
 {
     uint32_t n = pcw_hist_nbuckets(shape);
     memset(d, 0, sizeof *d);
@@ -556,7 +612,10 @@ int pcw__q_hist_from_deltas(uint32_t shape, const uint64_t *now, const uint64_t 
         over = hi >> 32 != 0 ||
                __builtin_add_overflow((hi << 32) | (lo & 0xFFFFFFFFu), d->zero, &count);
     }
-    find_span(buckets, n, sp);
+    if (span)
+        *sp = *span;
+    else
+        find_span(buckets, n, sp);
     d->count = count;
     d->status = went_down ? PCW_CSTATUS_RESET : over ? PCW_CSTATUS_OVERFLOW : PCW_CSTATUS_VALID;
     return d->status;

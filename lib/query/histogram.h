@@ -43,11 +43,11 @@ int pcw__q_hist_interval(uint32_t shape, const uint64_t *now, const uint64_t *pr
  * itself (hist_fused.c, as it copies the rows): buckets holds them,
  * `fast` and `count` are what deltas_fast would say of them (fast: the
  * OR of every delta and every word of prev is below 2^50; count: their
- * sum). Only now[0] and now[1] (the sum and the zero bucket) are read of
- * now. */
+ * sum), and span (NULL: found here) where they are non-zero. Only now[0]
+ * and now[1] (the sum and the zero bucket) are read of now. */
 int pcw__q_hist_from_deltas(uint32_t shape, const uint64_t *now, const uint64_t *prev,
-                            uint64_t *buckets, int fast, uint64_t count, pcw_hist_dist *d,
-                            pcw__q_hspan *sp);
+                            uint64_t *buckets, int fast, uint64_t count, const pcw__q_hspan *span,
+                            pcw_hist_dist *d, pcw__q_hspan *sp);
 /* pcw_hist_cook of a distribution the query made (shape, count and span
  * trusted: pcw__q_hist_interval's, pcw__q_hist_add's). */
 int pcw__q_hist_cook(const pcw_hist_dist *d, const pcw__q_hspan *sp, const pcw_hist_stat *st,
