@@ -663,8 +663,9 @@ cvt_words(uint64_t *dst, const uint64_t *src, size_t n, double *cv, const int nt
     const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
     __m256i acc = _mm256_setzero_si256();
     for (; end - s >= 8; s += 8, dst += 8, cv += 8) {
-        if (far) /* a hint: never faults, past the mapping neither */
-            _mm_prefetch((const char *)(s + CVT_PREFETCH_WORDS), _MM_HINT_T0);
+        if (far) /* a hint: never faults, past the mapping neither (an
+                    address computed as an integer: no pointer past the rows) */
+            _mm_prefetch((const char *)((uintptr_t)s + 8 * CVT_PREFETCH_WORDS), _MM_HINT_T0);
         __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(s)), load16(s + 2), 1);
         __m256i b =
             _mm256_inserti128_si256(_mm256_castsi128_si256(load16(s + 4)), load16(s + 6), 1);
