@@ -708,12 +708,14 @@ static void collect_rows_check(pcw_pdh *q, pcw_pdh_counter *h, unsigned flags, s
     }
 }
 
+/* The at_first hooks' counterset, its width and the instance they add. */
 static pcw_registration *fused_reg;
+static uint32_t fused_width;
 static pcw_instance *fused_extra;
 
 static void create_one_more(void)
 {
-    fused_extra = create(fused_reg, "late", 8 * PLAIN_CTRS);
+    fused_extra = create(fused_reg, "late", 8 * fused_width);
     set64(fused_extra, 0, 777);
 }
 
@@ -732,6 +734,7 @@ static void collect_rows_hands_over_as_it_reads(void)
 {
     enum { NI = 3000 }; /* several runs of 1,024 slots */
     fused_reg = register_plain("Edge Fused", PLAIN_CTRS);
+    fused_width = PLAIN_CTRS;
     pcw_instance **in = calloc(NI, sizeof *in);
     cr_assert_not_null(in);
     for (int i = 0; i < NI; i++) {
@@ -840,66 +843,82 @@ static int converts_as_copied(uint32_t width)
 #endif
 }
 
+/* The shape of a counterset for converts_as_copied_shapes. */
+typedef struct cvt_shape {
+    uint32_t width, flags;
+} cvt_shape;
+
 /* In steady state with the whole row selected, the read converts each run
  * as it copies it, and every block comes during the read - the last too.
  * Bit for bit what get_value gives, whatever the row's width (odd widths
  * start rows off 16-byte alignment; 33 values are too wide to convert as
  * copied), its padding (PCW_REG_CACHELINE rows lie apart) and its values
- * (a run with one of 2^52 or more is converted again, from its rows). */
-static void collect_rows_converts_as_it_copies(void)
+ * (a run with one of 2^52 or more is converted again, from its rows); an
+ * instance created or closed during the read gives a restart and every
+ * value again. ni instances of each shape, a hole every 97. */
+static void converts_as_copied_shapes(int ni, const cvt_shape *shape, size_t nshape)
 {
-    enum { NI = 2500 }; /* runs of 1,024, 1,024 and 452 rows */
-    static const struct {
-        uint32_t width, flags;
-    } shape[] = {{1, 0},  {3, 0},  {PLAIN_CTRS, 0},       {16, 0},
-                 {32, 0}, {33, 0}, {3, PCW_REG_CACHELINE}};
-    pcw_instance **in = calloc(NI, sizeof *in);
+    pcw_instance **in = calloc((size_t)ni, sizeof *in);
     cr_assert_not_null(in);
-    for (size_t sh = 0; sh < sizeof shape / sizeof shape[0]; sh++) {
+    for (size_t sh = 0; sh < nshape; sh++) {
         const uint32_t w = shape[sh].width;
         char set[32], path[48];
         snprintf(set, sizeof set, "Cvt %zu", sh);
         snprintf(path, sizeof path, "\\%s(*)\\*", set);
         pcw_registration *r = register_u64s_flagged(set, PCW_MULTI_INSTANCE, shape[sh].flags, w,
                                                     PERF_COUNTER_LARGE_RAWCOUNT, 0);
-        for (int i = 0; i < NI; i++) {
+        fused_reg = r, fused_width = w;
+        for (int i = 0; i < ni; i++) {
             char name[16];
             snprintf(name, sizeof name, "x%d", i);
             in[i] = create(r, name, 8 * w);
         }
         /* Holes: a run copies several stretches of live slots. */
-        for (int i = 5; i < NI - 1; i += 97) {
+        for (int i = 5; i < ni - 1; i += 97) {
             pcw_close_instance(in[i]);
             in[i] = NULL;
         }
         pcw_pdh *q;
         cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
         pcw_pdh_counter *h = add(q, path);
-        size_t cap = (size_t)NI * w;
+        size_t cap = ((size_t)ni + 1) * w;
         seen_fused f = {
             {malloc(cap * sizeof(double)), malloc(cap), cap, 0, 0, 0, 0}, NULL, 0, 0, 0, NULL};
         cr_assert(f.r.v && f.r.st);
         /* Rounds 0 and 1 are not steady (no instances known, then names
-         * read); from 2 on: small values, then an edge in the middle run
+         * read); from 2 on: small values, then an edge in a middle run
          * (the runs after it converted as copied again), then one in the
-         * last run (its blocks after the read, as without AVX2). */
-        enum { SMALL, EDGE_MIDDLE, EDGE_LAST };
-        static const int plan[] = {SMALL, SMALL, SMALL, EDGE_MIDDLE, SMALL, EDGE_LAST, SMALL};
+         * last run (its blocks after the read, as without AVX2); then an
+         * instance created, and closed, at the first block handed over
+         * (a restart; the round after is not steady). */
+        enum { SMALL, EDGE_MIDDLE, EDGE_LAST, CREATE, CLOSE };
+        static const int plan[] = {SMALL,  SMALL, SMALL, EDGE_MIDDLE, SMALL, EDGE_LAST, SMALL,
+                                   CREATE, SMALL, SMALL, CLOSE,       SMALL, SMALL};
         for (size_t round = 0; round < sizeof plan / sizeof plan[0]; round++) {
-            for (int i = 0; i < NI; i++)
+            for (int i = 0; i < ni; i++)
                 for (uint32_t k = 0; in[i] && k < w; k++)
                     set64(in[i], 8 * k, (uint64_t)i * 4099 + k * 7 + round * 1000003);
-            int edge_at = plan[round] == EDGE_MIDDLE ? 1500
-                          : plan[round] == EDGE_LAST ? NI - 1
+            int edge_at = plan[round] == EDGE_MIDDLE ? ni * 3 / 5
+                          : plan[round] == EDGE_LAST ? ni - 1
                                                      : -1;
             if (edge_at >= 0)
                 for (uint32_t k = 0; k < w; k++)
                     set64(in[edge_at], 8 * k, edges[(k + round) % NEDGE]);
+            f.at_first = plan[round] == CREATE  ? create_one_more
+                         : plan[round] == CLOSE ? close_the_extra
+                                                : NULL;
             char what[64];
             snprintf(what, sizeof what, "%s round %zu", set, round);
             collect_rows_check(q, h, 0, &f, what);
+            if (f.at_first) {
+                cr_assert_gt(f.during, 0, "%s", what);
+                cr_assert_eq(f.restarts, 1, "%s: one restart", what);
+                cr_assert_eq(pcw_pdh_instance_count(h),
+                             (size_t)(ni - (ni - 7) / 97 - 1) + !!fused_extra, "%s", what);
+                continue;
+            }
             cr_assert_eq(f.restarts, 0, "%s", what);
-            if (round < 2) {
+            if (round < 2 || plan[round - 1] == CREATE || plan[round - 1] == CLOSE) {
                 cr_assert_eq(f.during, 0, "%s: not steady yet", what);
             } else if (!converts_as_copied(w)) {
                 cr_assert_eq(f.during + 1, f.r.blocks, "%s: the last block after the read", what);
@@ -913,12 +932,20 @@ static void collect_rows_converts_as_it_copies(void)
         free(f.r.v);
         free(f.r.st);
         pcw_pdh_close(q);
-        for (int i = 0; i < NI; i++)
+        for (int i = 0; i < ni; i++)
             if (in[i])
                 pcw_close_instance(in[i]);
         cr_assert_eq(pcw_unregister(r), PCW_OK);
     }
     free(in);
+}
+
+static void collect_rows_converts_as_it_copies(void)
+{
+    /* Runs of 1,024, 1,024 and 452 rows. */
+    static const cvt_shape shape[] = {{1, 0},  {3, 0},  {PLAIN_CTRS, 0},       {16, 0},
+                                      {32, 0}, {33, 0}, {3, PCW_REG_CACHELINE}};
+    converts_as_copied_shapes(2500, shape, sizeof shape / sizeof shape[0]);
 }
 
 Test(query_fast, collect_rows_converts_as_it_copies)
@@ -929,6 +956,28 @@ Test(query_fast, collect_rows_converts_as_it_copies)
 Test(query_fast_baseline, collect_rows_converts_as_it_copies)
 {
     collect_rows_converts_as_it_copies();
+}
+
+/* Reads of more than 1 MiB of rows (lib/consumer/read.c's
+ * PCW__STREAM_CVT_FROM_BYTES) stream the rows they convert as they copy
+ * them: the values handed over, and the sample's rows after (get_value),
+ * are the same. 9,000 instances: 1.1 MB of rows of 16 values; rows of 15
+ * lie off 16-byte alignment every other row (those stored, the others
+ * streamed), and with PCW_REG_CACHELINE apart (copied row by row). */
+static void collect_rows_streams_large_reads(void)
+{
+    static const cvt_shape shape[] = {{16, 0}, {15, 0}, {15, PCW_REG_CACHELINE}, {32, 0}};
+    converts_as_copied_shapes(9000, shape, sizeof shape / sizeof shape[0]);
+}
+
+Test(query_fast, collect_rows_streams_large_reads)
+{
+    collect_rows_streams_large_reads();
+}
+
+Test(query_fast_baseline, collect_rows_streams_large_reads)
+{
+    collect_rows_streams_large_reads();
 }
 
 /* A steady collect_rows allocates nothing: the conversion buffer is the
@@ -1116,6 +1165,7 @@ static void collect_column_converts_as_it_reads(void)
 {
     enum { NI = 3000 }; /* several runs of 1,024 slots */
     fused_reg = register_plain("Edge Column", PLAIN_CTRS);
+    fused_width = PLAIN_CTRS;
     pcw_instance **in = calloc(NI, sizeof *in);
     cr_assert_not_null(in);
     for (int i = 0; i < NI; i++) {
@@ -1276,6 +1326,7 @@ static void collect_top_ranks_as_it_reads(void)
 {
     enum { NI = 9000 }; /* several runs of 1,024 slots, more than 8,192 candidates */
     fused_reg = register_plain("Edge Top", PLAIN_CTRS);
+    fused_width = PLAIN_CTRS;
     pcw_instance **in = calloc(NI, sizeof *in);
     cr_assert_not_null(in);
     for (int i = 0; i < NI; i++) {

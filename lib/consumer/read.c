@@ -481,6 +481,18 @@ static int read_slots(struct read_args *a, const pcw_chunk_priv *c, uint32_t lo,
  * figure, not sysconf(_SC_LEVEL3_CACHE_SIZE): that said 256 MiB here,
  * where sysfs says 32. */
 #define PCW__STREAM_FROM_BYTES ((size_t)32 << 20)
+/* ... except a read that converts its rows as it copies them
+ * (pcw__segment_read_runs with a buffer, the query layer's collection):
+ * its caller reads the converted values, in the buffer, not the rows, and
+ * the query alternates two snapshots, so one collection's rows, the
+ * segment's and the last sample's are three times the rows' size. Plain
+ * stores there evicted the segment and read every line before writing it
+ * (query/collect_cooked/100000/16, 25.6 MB of rows: 1.8-2.1x the snapshot
+ * with plain stores, 1.1-1.45x streamed; docs/performance.md). From 1 MiB
+ * (a core's L2 here): smaller reads measured the same either way, and
+ * their rows stay in the cache for a caller that reads them after all
+ * (pcw_pdh_visit after the collection). */
+#define PCW__STREAM_CVT_FROM_BYTES ((size_t)1 << 20)
 
 /* One word of a row into the snapshot: a plain or (nt) a non-temporal
  * store. nt is a constant at each call of copy_rows, so each loop
@@ -555,8 +567,9 @@ static inline void fill_ids(uint32_t *ids, uint32_t id, uint32_t n)
  * 32-byte stores instead of 8-byte ones: half the operations of the
  * scalar loop, whose loads and stores, not the memory, were what bound
  * it (docs/performance.md: the read of 100,000 x 16 about 25 % faster).
- * For pcw__segment_read_runs the same loop also converts each word to a
- * double, in the pass that copies it (the query layer's collection).
+ * For pcw__segment_read_runs a loop of the same loads also converts each
+ * word to a double, in the pass that copies it (the query layer's
+ * collection: cvt_words).
  *
  * The loads are VMOVDQA of 16 aligned bytes. Intel (SDM vol. 3A,
  * "Guaranteed Atomic Operations") and AMD (APM vol. 2, 7.3.2 "Access
@@ -586,58 +599,109 @@ __attribute__((target("avx2"))) static inline __m128i load16(const uint64_t *p)
     return v;
 }
 
-/* Copy n words from src (8-aligned) to dst; if `convert`, also write each
- * as a double to cv: (double)x for the words loaded one at a time, and for
- * the others x's bits under 2^52's exponent, minus 2^52 - exact for
- * x < 2^52. Returns the OR of those others, for the caller to check that
- * they were all below 2^52. `convert` is a constant at each call: two
- * loops. */
-__attribute__((target("avx2"), always_inline)) static inline uint64_t
-vec_words(uint64_t *dst, const uint64_t *src, size_t n, double *cv, const int convert)
+/* Copy n words from src (8-aligned) to dst. */
+__attribute__((target("avx2"))) static void copy_vec_words(uint64_t *dst, const uint64_t *src,
+                                                           size_t n)
 {
     size_t w = 0;
     if (n && ((uintptr_t)src & 15)) { /* one word, to 16-byte alignment */
-        uint64_t v = __atomic_load_n(src, __ATOMIC_RELAXED);
-        dst[0] = v;
-        if (convert)
-            cv[0] = (double)v;
+        dst[0] = __atomic_load_n(src, __ATOMIC_RELAXED);
         w = 1;
     }
-    const __m256i exp52 = _mm256_set1_epi64x(0x4330000000000000ll);
-    const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
-    __m256i acc = _mm256_setzero_si256();
     for (; w + 4 <= n; w += 4) {
         __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(src + w)),
                                             load16(src + w + 2), 1);
         _mm256_storeu_si256((__m256i *)(void *)(dst + w), a);
-        if (convert) {
-            acc = _mm256_or_si256(acc, a);
-            _mm256_storeu_pd(cv + w,
-                             _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(a, exp52)), two52));
-        }
     }
-    for (; w < n; w++) {
-        uint64_t v = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
-        dst[w] = v;
-        if (convert)
-            cv[w] = (double)v;
+    for (; w < n; w++)
+        dst[w] = __atomic_load_n(&src[w], __ATOMIC_RELAXED);
+}
+
+/* How far ahead a large read's conversion prefetches the segment's rows:
+ * 16 KB. The hardware's prefetch alone left the loop waiting on its first
+ * load of each line (half its samples in perf); 4, 8 and 16 KB ahead
+ * measured better each (query/collect_cooked/100000/16: 1.09x the
+ * snapshot without, 0.88x at 16 KB; medians of 4 runs). */
+#define CVT_PREFETCH_WORDS 2048
+
+/* One 32-byte store of v to d: non-temporal if nt (d then 32-aligned). */
+__attribute__((target("avx2"), always_inline)) static inline void put32(uint64_t *d, __m256i v,
+                                                                        const int nt)
+{
+    if (nt)
+        _mm256_stream_si256((__m256i *)(void *)d, v);
+    else
+        _mm256_storeu_si256((__m256i *)(void *)d, v);
+}
+
+/* copy_vec_words converting (the query layer's collection): each word also
+ * written to cv as a double - (double)x for words loaded one at a time,
+ * for the others x's bits under 2^52's exponent minus 2^52, exact for
+ * x < 2^52; returns the OR of those others, for the caller to check that
+ * they were all below 2^52. The rows are streamed if `nt` (dst 16-aligned
+ * where src is): then one 16-byte step first if dst is not 32-aligned, so
+ * that the loop's stores are whole 32-byte ones. Eight words an iteration,
+ * pointers advanced (fewer instructions a word than four). If `far`, each
+ * iteration prefetches the line CVT_PREFETCH_WORDS ahead (docs/performance.md).
+ * `nt` and `far` are constants at each call. */
+__attribute__((target("avx2"), always_inline)) static inline uint64_t
+cvt_words(uint64_t *dst, const uint64_t *src, size_t n, double *cv, const int nt, const int far)
+{
+    const uint64_t *s = src, *end = src + n;
+    if (s != end && ((uintptr_t)s & 15)) { /* one word, to 16-byte alignment */
+        uint64_t v = __atomic_load_n(s++, __ATOMIC_RELAXED);
+        *dst++ = v, *cv++ = (double)v;
     }
-    if (!convert)
-        return 0;
+    if (nt && end - s >= 2 && ((uintptr_t)dst & 31)) { /* two words, to 32 */
+        __m128i a = load16(s);
+        _mm_stream_si128((__m128i *)(void *)dst, a);
+        cv[0] = (double)(uint64_t)_mm_cvtsi128_si64(a);
+        cv[1] = (double)(uint64_t)_mm_extract_epi64(a, 1);
+        s += 2, dst += 2, cv += 2;
+    }
+    const __m256i exp52 = _mm256_set1_epi64x(0x4330000000000000ll);
+    const __m256d two52 = _mm256_set1_pd(4503599627370496.0);
+    __m256i acc = _mm256_setzero_si256();
+    for (; end - s >= 8; s += 8, dst += 8, cv += 8) {
+        if (far) /* a hint: never faults, past the mapping neither (an
+                    address computed as an integer: no pointer past the rows) */
+            _mm_prefetch((const char *)((uintptr_t)s + 8 * CVT_PREFETCH_WORDS), _MM_HINT_T0);
+        __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(s)), load16(s + 2), 1);
+        __m256i b =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(load16(s + 4)), load16(s + 6), 1);
+        put32(dst, a, nt);
+        put32(dst + 4, b, nt);
+        acc = _mm256_or_si256(acc, _mm256_or_si256(a, b));
+        _mm256_storeu_pd(cv, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(a, exp52)), two52));
+        _mm256_storeu_pd(cv + 4,
+                         _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(b, exp52)), two52));
+    }
+    if (end - s >= 4) {
+        __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(s)), load16(s + 2), 1);
+        put32(dst, a, nt);
+        acc = _mm256_or_si256(acc, a);
+        _mm256_storeu_pd(cv, _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(a, exp52)), two52));
+        s += 4, dst += 4, cv += 4;
+    }
+    for (; s != end; s++) {
+        uint64_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
+        *dst++ = v, *cv++ = (double)v;
+    }
     __m128i o = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
     return (uint64_t)_mm_cvtsi128_si64(o) | (uint64_t)_mm_extract_epi64(o, 1);
 }
 
-__attribute__((target("avx2"))) static void copy_vec_words(uint64_t *dst, const uint64_t *src,
-                                                           size_t n)
-{
-    (void)vec_words(dst, src, n, NULL, 0);
-}
-
+/* A large read's rows (`big`: past PCW__STREAM_CVT_FROM_BYTES) prefetched
+ * and streamed where dst is 16-aligned with src, else stored; a small
+ * read's stored, not prefetched (they are in the cache, mostly). */
 __attribute__((target("avx2"))) static uint64_t copy_cvt_words(uint64_t *dst, const uint64_t *src,
-                                                               size_t n, double *cv)
+                                                               size_t n, double *cv, int big)
 {
-    return vec_words(dst, src, n, cv, 1);
+    if (!big)
+        return cvt_words(dst, src, n, cv, 0, 0);
+    if (PCW__STREAM_ROWS && !(((uintptr_t)dst ^ (uintptr_t)src) & 15))
+        return cvt_words(dst, src, n, cv, 1, 1);
+    return cvt_words(dst, src, n, cv, 0, 1);
 }
 
 /* fill_ids with 32-byte stores: half the stores of the SSE2 loop, which
@@ -861,14 +925,15 @@ __attribute__((target("avx2"))) size_t pcw__copy_cmp_rows(uint64_t *dst, const u
 }
 
 /* copy_rows with 16-byte loads; with cv, converting too (row j's words go
- * to cv + j * words, and a->cvt_or collects what the check needs). */
+ * to cv + j * words, and a->cvt_or collects what the check needs), the
+ * way copy_cvt_words copies a large read's rows if big. */
 static void copy_vec_rows(struct read_args *a, uint64_t *dst, const unsigned char *src,
-                          size_t words, size_t stride, uint32_t len, double *cv)
+                          size_t words, size_t stride, uint32_t len, double *cv, int big)
 {
     if (stride == words * 8) { /* rows back to back: one stretch */
         const uint64_t *w = (const uint64_t *)(const void *)src;
         if (cv)
-            a->cvt_or |= copy_cvt_words(dst, w, len * words, cv);
+            a->cvt_or |= copy_cvt_words(dst, w, len * words, cv, big);
         else
             copy_vec_words(dst, w, len * words);
         return;
@@ -876,7 +941,7 @@ static void copy_vec_rows(struct read_args *a, uint64_t *dst, const unsigned cha
     for (uint32_t j = 0; j < len; j++) {
         const uint64_t *w = (const uint64_t *)(const void *)(src + (size_t)j * stride);
         if (cv)
-            a->cvt_or |= copy_cvt_words(dst + j * words, w, words, cv + j * words);
+            a->cvt_or |= copy_cvt_words(dst + j * words, w, words, cv + j * words, big);
         else
             copy_vec_words(dst + j * words, w, words);
     }
@@ -940,14 +1005,22 @@ static inline int put_rows(struct read_args *a, const pcw_chunk_priv *c, const u
     if (a->copy_fn && a->vec && a->copy_fn(a->run_arg, s, k, src, stride, len)) {
         a->streamed |= PCW__STREAM_ROWS; /* the sfence at the read's end */
         a->cvt_run = 0;
+#if PCW__VEC_COPY
+    } else if (a->vec && a->cvt_run) {
+        /* Converted as copied; from PCW__STREAM_CVT_FROM_BYTES on the rows
+         * prefetched and streamed (the sfence at the read's end). */
+        int big = (k + len) * s->data_size > PCW__STREAM_CVT_FROM_BYTES;
+        a->streamed |= big && PCW__STREAM_ROWS;
+        copy_vec_rows(a, data + k * words, src, words, stride, len,
+                      a->cvt + (k - a->run_first) * words, big);
+#endif
     } else if (PCW__STREAM_ROWS && (k + len) * s->data_size > PCW__STREAM_FROM_BYTES) {
         a->streamed = 1;
         a->cvt_run = 0; /* streamed rows are not converted */
         copy_rows(data + k * words, src, words, stride, len, 1);
 #if PCW__VEC_COPY
     } else if (a->vec) {
-        copy_vec_rows(a, data + k * words, src, words, stride, len,
-                      a->cvt_run ? a->cvt + (k - a->run_first) * words : NULL);
+        copy_vec_rows(a, data + k * words, src, words, stride, len, NULL, 0);
 #endif
     } else {
         copy_rows(data + k * words, src, words, stride, len, 0);
