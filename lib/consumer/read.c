@@ -149,10 +149,10 @@ static int grow_bytes(void **buf, size_t *cap, size_t need)
 }
 
 /* The data column: on a 64-byte line boundary, as the segment's rows are
- * (PCW_SEG_ALIGN), so that the read's 32-byte stores of a chunk's first
- * rows never straddle two lines (malloc's 16-byte alignment split every
- * other one, docs/performance.md). Grown by copying: realloc cannot keep
- * the alignment. */
+ * (PCW_SEG_ALIGN), so that the read's 32-byte stores of a chunk's rows
+ * never straddle two lines, wherever malloc would have put the column (it
+ * promises 16 bytes; a large one it maps lies 16 bytes past a page). Grown
+ * by copying: realloc cannot keep the alignment. */
 static int grow_data(pcw_snapshot *s, size_t need)
 {
     size_t n = new_cap(pcw__snap(s)->data_cap, need, 1);
@@ -1215,7 +1215,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     }
     if (a.cache != CACHE_OFF) {
         struct pcw__name_cache *nc = pcw__snap(snap)->name_cache;
-        nc->cset_off = cs->off, nc->generation = gen0;
+        nc->cset_off = cs->off, nc->generation = gen0, nc->names = names;
         nc->count = snap->count, nc->names_len = pcw__snap(snap)->names_len, nc->nwords = a.nword;
         pcw__snap(snap)->cache_seg = seg->serial;
     }
