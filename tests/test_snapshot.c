@@ -10,6 +10,8 @@
 #define PCW_PROVIDER_IMPLEMENTATION
 #define _GNU_SOURCE 1
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -227,6 +229,140 @@ Test(snapshot, reused_names_not_fooled_by_equal_live_bits)
     }
     cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
     expect_rows(&s, &cs->counters[0], 64, "b", 1000);
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+}
+
+/* Reads without names cache the ids alone (read.c): the same live words
+ * mean the same ids. Every row's value is 1000 + its instance's id here,
+ * so a row whose id is not its slot's shows. A change between reads that
+ * keeps the count - a slot closed and another filled - and a chunk linked
+ * since, are noticed; so is a metadata reload (another counterset). */
+static void expect_ids(pcw_segment *seg, const pcw_counterset *cs, pcw_snapshot *s, size_t n)
+{
+    cr_assert_eq(pcw_segment_read(seg, cs, s, PCW_READ_NO_NAMES), PCW_OK);
+    cr_assert_eq(s->count, n);
+    for (size_t i = 0; i < s->count; i++)
+        cr_assert_eq(pcw_snapshot_value(s, i, &cs->counters[0]), 1000 + (uint64_t)s->ids[i],
+                     "row %zu: id %u", i, s->ids[i]);
+}
+
+static pcw_instance *create_by_id(const char *name)
+{
+    pcw_instance *in = create(name, 0);
+    *(uint64_t *)pcw_instance_block(in, 0) = 1000 + (uint64_t)pcw_instance_id(in);
+    return in;
+}
+
+Test(snapshot, reused_ids_without_names_follow_every_change)
+{
+    register_set("Set", 0);
+    pcw_instance *in[64];
+    char name[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        in[i] = create_by_id(name);
+    }
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Set");
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    expect_ids(seg, cs, &s, 3);
+    expect_ids(seg, cs, &s, 3); /* the cached ids */
+    /* The same count in other slots: slot 1 closed, a new instance in slot 3
+     * (a closed slot waits out the grace period before reuse). */
+    pcw_close_instance(in[1]);
+    in[1] = create_by_id("b1");
+    cr_assert_eq(pcw_instance_id(in[1]), 3);
+    expect_ids(seg, cs, &s, 3);
+    expect_ids(seg, cs, &s, 3);
+    /* A second chunk: the first chunk's 64 slots filled, one more. */
+    for (int i = 3; i < 64; i++) {
+        snprintf(name, sizeof name, "c%d", i);
+        in[i] = create_by_id(name);
+    }
+    expect_ids(seg, cs, &s, 64);
+    pcw_instance *extra = create_by_id("d");
+    cr_assert_geq(pcw_instance_id(extra), 64, "in the next chunk");
+    expect_ids(seg, cs, &s, 65);
+    /* That chunk's instance closed and another in its chunk: same count,
+     * the first chunk's words unchanged. */
+    pcw_close_instance(extra);
+    extra = create_by_id("e");
+    expect_ids(seg, cs, &s, 65);
+    /* A metadata reload between reads: the cache does not outlive it. */
+    register_set("Other", 0);
+    cr_assert_eq(pcw_segment_refresh(seg, NULL), PCW_OK);
+    cs = pcw_segment_find_counterset(seg, "Set");
+    expect_ids(seg, cs, &s, 65);
+    /* With names in between, and after. */
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    expect_ids(seg, cs, &s, 65);
+    cr_assert_eq(pcw_segment_read(seg, cs, &s, 0), PCW_OK);
+    cr_assert_eq(s.count, 65);
+    for (size_t i = 0; i < s.count; i++)
+        cr_assert_eq(pcw_snapshot_value(&s, i, &cs->counters[0]), 1000 + (uint64_t)s.ids[i]);
+    pcw_snapshot_free(&s);
+    pcw_segment_close(seg);
+}
+
+/* The same under a provider thread that closes and creates instances all
+ * the while: every row a read without names returns carries its own id's
+ * value (or 0, the initial data, before the owner stored it), whether the
+ * read reused the last one's ids or not. */
+typedef struct churner {
+    atomic_int done;
+    int ops;
+} churner;
+
+static void *churn_main(void *arg)
+{
+    churner *ch = arg;
+    enum { LIVE = 200 };
+    pcw_instance *in[LIVE];
+    char name[32];
+    for (int i = 0; i < LIVE; i++) {
+        snprintf(name, sizeof name, "x%d", i);
+        in[i] = create_by_id(name);
+    }
+    unsigned r = 12345;
+    for (int op = 0; op < ch->ops; op++) {
+        r = r * 1103515245u + 12345u;
+        int k = (int)((r >> 8) % LIVE);
+        pcw_close_instance(in[k]);
+        snprintf(name, sizeof name, "y%d", op);
+        in[k] = create_by_id(name);
+    }
+    for (int i = 0; i < LIVE; i++)
+        pcw_close_instance(in[i]);
+    atomic_store(&ch->done, 1);
+    return NULL;
+}
+
+Test(snapshot, reused_ids_without_names_under_churn, .timeout = 120)
+{
+    register_set("Set", 0);
+    pcw_segment *seg;
+    cr_assert_eq(pcw_segment_open(&seg, pcw_provider_path(prov)), PCW_OK);
+    const pcw_counterset *cs = pcw_segment_find_counterset(seg, "Set");
+    churner ch = {.ops = 200000};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, churn_main, &ch), 0);
+    pcw_snapshot s = PCW_SNAPSHOT_INIT;
+    uint64_t reads = 0, rows = 0;
+    while (!atomic_load(&ch.done)) {
+        cr_assert_eq(pcw_segment_read(seg, cs, &s, PCW_READ_NO_NAMES), PCW_OK);
+        for (size_t i = 0; i < s.count; i++) {
+            uint64_t v = pcw_snapshot_value(&s, i, &cs->counters[0]);
+            cr_assert(v == 0 || v == 1000 + (uint64_t)s.ids[i],
+                      "read %llu row %zu: id %u value %llu", (unsigned long long)reads, i, s.ids[i],
+                      (unsigned long long)v);
+        }
+        reads++, rows += s.count;
+    }
+    pthread_join(th, NULL);
+    cr_assert_gt(reads, 10, "the reads overlapped the churn");
+    cr_log_info("%llu reads, %llu rows", (unsigned long long)reads, (unsigned long long)rows);
     pcw_snapshot_free(&s);
     pcw_segment_close(seg);
 }

@@ -48,7 +48,8 @@ typedef struct pcw_cset_priv {
 } pcw_cset_priv;
 
 struct pcw_segment {
-    uint64_t serial; /* unique among this process's segments (never 0) */
+    uint64_t serial; /* unique among this process's segments and their
+                        metadata loads (never 0; segment.c new_serial) */
     int fd;
     const unsigned char *map; /* PROT_READ, MAP_SHARED */
     uint64_t map_len;

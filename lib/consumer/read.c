@@ -46,15 +46,19 @@
 #define PCW__HAS_TSAN_FEATURE 0
 #endif
 
-/* What a snapshot remembers of the read that filled its ids and names
- * (the private cache_seg says which segment): the counterset, its generation
- * and the live-bit words the read saw. A later read of the same counterset
- * that sees the same generation and the same words - so the same
- * instances in the same slots - copies only the data and keeps the ids
- * and names as they are (R5 below). */
+/* What a snapshot remembers of the read that filled its ids (and names, if
+ * it read them; the private cache_seg says which segment and metadata
+ * load): the counterset, whether names were read, its generation and the
+ * live-bit words the read saw. A later read of the same counterset with
+ * the same words - so instances in the same slots - copies only the data
+ * and keeps the ids as they are: an id is the slot's place in the chunk
+ * list, which is this reader's private copy and only grows. Names need the
+ * same generation too - the same instances, not only the same slots (R5
+ * below; docs/design.md 4.4). */
 struct pcw__name_cache {
     uint64_t cset_off, generation;
     size_t count, names_len;
+    int names;
     uint64_t *words;
     size_t nwords, cap;
 };
@@ -144,6 +148,26 @@ static int grow_bytes(void **buf, size_t *cap, size_t need)
     return PCW_OK;
 }
 
+/* The data column: on a 64-byte line boundary, as the segment's rows are
+ * (PCW_SEG_ALIGN), so that the read's 32-byte stores of a chunk's rows
+ * never straddle two lines, wherever malloc would have put the column (it
+ * promises 16 bytes; a large one it maps lies 16 bytes past a page). Grown
+ * by copying: realloc cannot keep the alignment. */
+static int grow_data(pcw_snapshot *s, size_t need)
+{
+    size_t n = new_cap(pcw__snap(s)->data_cap, need, 1);
+    n = n && n <= SIZE_MAX - 63 ? (n + 63) & ~(size_t)63 : 0;
+    unsigned char *m = n ? aligned_alloc(64, n) : NULL;
+    if (!m)
+        return PCW_E_NO_MEMORY;
+    if (s->data)
+        memcpy(m, s->data, pcw__snap(s)->data_cap);
+    free(s->data);
+    s->data = m;
+    pcw__snap(s)->data_cap = n;
+    return PCW_OK;
+}
+
 int pcw__snapshot_reserve(pcw_snapshot *s, size_t rows, int names, size_t name_bytes)
 {
     size_t need = s->count + rows;
@@ -179,8 +203,7 @@ int pcw__snapshot_reserve(pcw_snapshot *s, size_t rows, int names, size_t name_b
     if (s->data_size && dneed / s->data_size != need)
         return PCW_E_NO_MEMORY;
     if (dneed > pcw__snap(s)->data_cap) {
-        /* Rows are 8-byte aligned: malloc's alignment covers it. */
-        int rc = grow_bytes((void **)&s->data, &pcw__snap(s)->data_cap, dneed);
+        int rc = grow_data(s, dneed);
         if (rc != PCW_OK)
             return rc;
     }
@@ -607,6 +630,17 @@ __attribute__((target("avx2"))) static void copy_vec_words(uint64_t *dst, const 
     if (n && ((uintptr_t)src & 15)) { /* one word, to 16-byte alignment */
         dst[0] = __atomic_load_n(src, __ATOMIC_RELAXED);
         w = 1;
+    }
+    /* Two 32-byte stores an iteration: with one, the loop's own
+     * instructions, not the loads, bounded the copy (an 8 KB read 20 %
+     * slower; docs/performance.md). */
+    for (; w + 8 <= n; w += 8) {
+        __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(src + w)),
+                                            load16(src + w + 2), 1);
+        __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(src + w + 4)),
+                                            load16(src + w + 6), 1);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + w), a);
+        _mm256_storeu_si256((__m256i *)(void *)(dst + w + 4), b);
     }
     for (; w + 4 <= n; w += 4) {
         __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(load16(src + w)),
@@ -1216,13 +1250,19 @@ static int read_chunks(void *p)
         return rc;
     const pcw_cset_priv *cs = a->cs;
     const int seq = cs->row_data != 0;
-    if (a->cache == CACHE_RECORD) {
-        /* Room for every live word this read will see. */
-        struct pcw__name_cache *nc = pcw__snap(a->snap)->name_cache;
-        size_t need = 0;
+    const int whole = a->only_id == PCW_ANY_INSTANCE_ID;
+    if (whole) {
+        /* Room for a row per slot of every chunk at once (each slot is at
+         * least 8 bytes of the segment: bounded by its size), and, for a
+         * read that records them, for every live word it will see. */
+        size_t slots = 0, need = 0;
         for (size_t ci = 0; ci < cs->nchunks; ci++)
-            need += (cs->chunks[ci].n + 63) / 64;
-        if (need > nc->cap) {
+            slots += cs->chunks[ci].n, need += (cs->chunks[ci].n + 63) / 64;
+        rc = pcw__snapshot_reserve(a->snap, slots, a->names, 0);
+        if (rc != PCW_OK)
+            return rc;
+        struct pcw__name_cache *nc = pcw__snap(a->snap)->name_cache;
+        if (a->cache == CACHE_RECORD && need > nc->cap) {
             uint64_t *v = realloc(nc->words, need * sizeof *v);
             if (!v)
                 a->cache = CACHE_OFF; /* a read still, just not cached */
@@ -1238,8 +1278,7 @@ static int read_chunks(void *p)
                 continue;
             lo = a->only_id - c->first, hi = lo + 1;
         }
-        rc = pcw__snapshot_reserve(a->snap, hi - lo, a->names, 0);
-        if (rc != PCW_OK)
+        if (!whole && (rc = pcw__snapshot_reserve(a->snap, hi - lo, a->names, 0)) != PCW_OK)
             return rc;
         for (uint32_t r = lo; r < hi; r += RUN_SLOTS) {
             uint32_t end = hi - r > RUN_SLOTS ? r + RUN_SLOTS : hi;
@@ -1287,20 +1326,24 @@ static int read_pass(struct read_args *a, uint64_t gen0)
     int rc = pcw__guarded(a->seg->map, a->seg->map_len, read_chunks, a);
     if (rc != PCW_OK || a->cache == CACHE_OFF)
         return rc;
-    /* R5. After the copies (every live word was acquired), the
-     * generation again: an instance that appeared during the read was
-     * counted before its bit could be seen (P0), and one that went was
-     * counted after its bit was cleared, so an unchanged generation and
-     * unchanged words mean the same instances in the same slots. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    uint64_t gen1;
-    rc = cset_generation(a->seg, a->cs, __ATOMIC_RELAXED, &gen1);
-    if (rc != PCW_OK)
-        return rc;
+    if (a->names) {
+        /* R5. After the copies (every live word was acquired), the
+         * generation again: an instance that appeared during the read was
+         * counted before its bit could be seen (P0), and one that went was
+         * counted after its bit was cleared, so an unchanged generation and
+         * unchanged words mean the same instances in the same slots. A
+         * read without names needs only the slots: its words. */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        uint64_t gen1;
+        rc = cset_generation(a->seg, a->cs, __ATOMIC_RELAXED, &gen1);
+        if (rc != PCW_OK)
+            return rc;
+        if (gen1 != gen0)
+            return a->cache == CACHE_REUSE ? CACHE_MISS : (a->cache = CACHE_OFF, PCW_OK);
+    }
     struct pcw__name_cache *nc = pcw__snap(a->snap)->name_cache;
-    if (gen1 != gen0 ||
-        (a->cache == CACHE_REUSE && (a->nword != nc->nwords || a->snap->count != nc->count)))
-        return a->cache == CACHE_REUSE ? CACHE_MISS : (a->cache = CACHE_OFF, PCW_OK);
+    if (a->cache == CACHE_REUSE && (a->nword != nc->nwords || a->snap->count != nc->count))
+        return CACHE_MISS; /* fewer words: a chunk fewer than the cached read's */
     return PCW_OK;
 }
 
@@ -1314,12 +1357,13 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     if (cs < seg->csets || cs >= seg->csets + seg->ncsets)
         return PCW_E_INVALID_PARAMETER; /* not this segment's */
     int names = !(flags & PCW_READ_NO_NAMES);
-    /* Whole reads with names of segment countersets remember what they read,
-     * so the next read of the same instances skips their ids and names. */
+    /* Whole reads of segment countersets remember what they read, so the
+     * next read of the same instances skips their ids (and names). */
     int cacheable =
-        names && !(flags & PCW_READ_APPEND) && only_id == PCW_ANY_INSTANCE_ID && cs->row_data == 0;
-    int reuse = cacheable && pcw__snap(snap)->cache_seg == seg->serial && pcw__snap(snap)->name_cache &&
-                pcw__snap(snap)->name_cache->cset_off == cs->off;
+        !(flags & PCW_READ_APPEND) && only_id == PCW_ANY_INSTANCE_ID && cs->row_data == 0;
+    int reuse = cacheable && pcw__snap(snap)->cache_seg == seg->serial &&
+                pcw__snap(snap)->name_cache && pcw__snap(snap)->name_cache->cset_off == cs->off &&
+                pcw__snap(snap)->name_cache->names == names;
     pcw__snap(snap)->cache_seg = 0;
     if (!(flags & PCW_READ_APPEND))
         pcw_snapshot_clear(snap);
@@ -1330,11 +1374,11 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     if (rc != PCW_OK)
         return rc;
     uint64_t gen0 = 0;
-    if (cacheable && (rc = cset_generation(seg, cs, __ATOMIC_ACQUIRE, &gen0)) != PCW_OK)
+    if (cacheable && names && (rc = cset_generation(seg, cs, __ATOMIC_ACQUIRE, &gen0)) != PCW_OK)
         return rc;
     if (cacheable && !pcw__snap(snap)->name_cache && !(pcw__snap(snap)->name_cache = calloc(1, sizeof *pcw__snap(snap)->name_cache)))
         cacheable = 0;
-    if (reuse && gen0 != pcw__snap(snap)->name_cache->generation)
+    if (reuse && names && gen0 != pcw__snap(snap)->name_cache->generation)
         reuse = 0;
     pcw__snap_mark mark = pcw__snapshot_mark(snap);
     size_t count0 = snap->count;
@@ -1395,7 +1439,7 @@ static int do_read(pcw_segment *seg, const pcw_counterset *pub, pcw_snapshot *sn
     }
     if (a.cache != CACHE_OFF) {
         struct pcw__name_cache *nc = pcw__snap(snap)->name_cache;
-        nc->cset_off = cs->off, nc->generation = gen0;
+        nc->cset_off = cs->off, nc->generation = gen0, nc->names = names;
         nc->count = snap->count, nc->names_len = pcw__snap(snap)->names_len, nc->nwords = a.nword;
         pcw__snap(snap)->cache_seg = seg->serial;
     }

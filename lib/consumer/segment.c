@@ -410,6 +410,16 @@ static int reload(pcw_segment *seg, int *changed)
     return rc == PCW_OK ? reload_at(seg, changed, size) : rc;
 }
 
+/* A serial no segment of this process had: a segment gets one when opened
+ * and a new one whenever its metadata is loaded again, so that what a
+ * snapshot remembers of a read (read.c's row cache, keyed by the serial)
+ * never outlives the counterset and chunk lists it was read through. */
+static uint64_t new_serial(void)
+{
+    static uint64_t serials;
+    return __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+}
+
 static int reload_at(pcw_segment *seg, int *changed, uint64_t size)
 {
     int rc;
@@ -447,6 +457,7 @@ static int reload_at(pcw_segment *seg, int *changed, uint64_t size)
     seg->csets = a.csets;
     seg->ncsets = a.ncsets;
     seg->meta_sig = a.sig;
+    seg->serial = new_serial();
     if (changed)
         *changed = 1;
     return PCW_OK;
@@ -521,8 +532,7 @@ int pcw__segment_open_as(pcw_segment **out, int dirfd, const char *name, const c
         close(fd);
         return PCW_E_NO_MEMORY;
     }
-    static uint64_t serials;
-    seg->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
+    seg->serial = new_serial();
     seg->fd = fd;
     int rc = map_file(seg, sizeof(pcw_seg_header));
     struct header_args ha = {seg, {0}};
