@@ -11,7 +11,7 @@
  *   R0  c1 = chunk.closes (acquire)
  *   R1  per slot: gen (acquire); a live slot's id, data row and name are
  *       copied with relaxed loads straight into the snapshot's columns
- *       (data rows with 16-byte loads on CPUs with AVX2: vec_words)
+ *       (data rows with 16-byte loads on CPUs with AVX2: copy_vec_words, cvt_words)
  *   R3  fence(acquire)
  *   R4  c2 = chunk.closes (relaxed): if c1 == c2 the whole run stands; if
  *       not, the run is read again slot by slot with the per-slot seqlock
