@@ -108,8 +108,8 @@ static int record_once(pcw_pdh *q, pcw_pdh_counter *h, recorder *R)
     size_t nw;
     const uint64_t *words = pcw__hist_writer_words(R->w, 0, &nw);
     R->bad |= pcw__hist_writer_rows_begin(R->w, R->series) != 0;
-    R->bad |= pcw__q_collect_raw_cmp(q, NULL, h, words, nw / R->width, R->changed, record_run, R) !=
-              PCW_OK;
+    R->bad |= pcw__q_collect_raw_cmp(q, NULL, h, words, nw / R->width, R->width, R->changed,
+                                     record_run, R) != PCW_OK;
     R->bad |= pcw__hist_writer_rows_end(R->w, pcw_pdh_time_ns(q), pcw_pdh_realtime_ns(q)) != 0;
     return R->bad;
 }
@@ -290,8 +290,15 @@ static const uint32_t *churn_types(void)
 static bu_child churn;
 static int64_t churn_n, churn_c;
 
+static void churn_stop(void)
+{
+    if (churn.pid > 0)
+        bu_stop(&churn);
+}
+
 static const bu_child *churn_child(int64_t n, int64_t c)
 {
+    bu_on_stop_all(churn_stop);
     if (churn.pid > 0 && churn_n == n && churn_c == c)
         return &churn;
     if (churn.pid > 0)

@@ -564,7 +564,10 @@ static int write_run(const pcw__q_raw_rows *run, void *arg)
 /* A live provider recorded into row samples, through pcw__q_collect_raw
  * (fused 0) or with each row compared as it is copied
  * (pcw__q_collect_raw_cmp and pcw__hist_writer_rows_cmp: fused 1), reads
- * back as the raw samples the live query had. */
+ * back as the raw samples the live query had. fused 2: the caller's words
+ * said to be rows of another width than the read's (as if the counterset
+ * had changed since it sized them): nothing is compared, the recording
+ * is still right. */
 static void record_live(int fused)
 {
     tu_child p;
@@ -605,7 +608,8 @@ static void record_live(int fused)
                 memcpy(f.before, words, sizeof f.before);
             f.n = 0;
             uint64_t bits[1];
-            cr_assert_eq(pcw__q_collect_raw_cmp(q, NULL, h, words, nw / PW, bits, write_run, &f),
+            size_t pw = fused == 2 ? PW - 1 : PW;
+            cr_assert_eq(pcw__q_collect_raw_cmp(q, NULL, h, words, nw / pw, pw, bits, write_run, &f),
                          PCW_OK);
             cr_assert_eq(f.n, 3);
         } else {
@@ -627,9 +631,11 @@ static void record_live(int fused)
     /* Steady samples were compared in the copy (where the read copies
      * with 16-byte loads: not under $PCW_NO_AVX2), both rows that changed
      * and rows that did not. */
-    if (fused && __builtin_cpu_supports("avx2") && !getenv("PCW_NO_AVX2"))
+    if (fused == 1 && __builtin_cpu_supports("avx2") && !getenv("PCW_NO_AVX2"))
         cr_assert(f.cmp_runs >= K / 2 && f.changed > 0 && f.changed < 3 * f.cmp_runs,
                   "%zu runs compared in the copy, %zu rows changed", f.cmp_runs, f.changed);
+    if (fused == 2)
+        cr_assert_eq(f.cmp_runs, 0, "%zu runs compared with rows of another width", f.cmp_runs);
     cr_assert_eq(pcw__hist_writer_close(w, why, sizeof why), 0, "%s", why);
     pcw_pdh_close(q);
     qp_stop(&p);
@@ -656,6 +662,11 @@ Test(history_rows, recording_reads_back_as_live)
 Test(history_rows, recording_compared_in_the_copy_reads_back_as_live)
 {
     record_live(1);
+}
+
+Test(history_rows, words_of_another_width_are_not_compared)
+{
+    record_live(2);
 }
 
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)

@@ -38,8 +38,8 @@ static pcw__q_set *raw_set(const pcw_pdh_counter *ctr)
     const pcw__q_match *mt = &ctr->m[0];
     pcw__q_set *s = mt->set;
     if (mt->placeholder || !s || !s->m || s->callback || !s->ncounters ||
-        s->ncounters > PCW__HIST_ROW_WORDS || s->data_size != 8 * s->ncounters ||
-        s->it.global || s->it.by_name)
+        s->ncounters > PCW__HIST_ROW_WORDS || s->data_size != 8 * s->ncounters || s->it.global ||
+        s->it.by_name)
         return NULL;
     for (uint32_t k = 0; k < s->ncounters; k++)
         if (s->off[k] != 8 * k || s->size[k] != 8 || (s->hshape && s->hshape[k]))
@@ -117,7 +117,7 @@ typedef struct fused_raw {
      * snapshot rows differ from them (a bit a row) for the rows
      * [cmp_from, cmp_to) raw_copy copied last, one stretch after the other. */
     const uint64_t *prev;
-    size_t prev_rows;
+    size_t prev_rows, prev_words;
     uint64_t *changed;
     size_t cmp_from, cmp_to;
 } fused_raw;
@@ -155,11 +155,11 @@ static int raw_copy(void *arg, pcw_snapshot *snap, size_t first, const unsigned 
                     size_t stride, uint32_t len)
 {
     fused_raw *f = arg;
-    if (f->abort || first + len > f->prev_rows) {
+    size_t words = snap->data_size / 8;
+    if (f->abort || first + len > f->prev_rows || words != f->prev_words) {
         f->cmp_from = f->cmp_to = 0; /* the read copies it: no compare */
         return 0;
     }
-    size_t words = snap->data_size / 8;
     pcw__copy_cmp_rows((uint64_t *)(void *)(snap->data + first * snap->data_size), src, stride,
                        f->prev + first * words, words, len, f->changed, first);
     if (first != f->cmp_to || f->cmp_to == f->cmp_from)
@@ -265,11 +265,11 @@ int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_row
 int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
                        int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg)
 {
-    return pcw__q_collect_raw_cmp(q, failed, ctr, NULL, 0, NULL, fn, arg);
+    return pcw__q_collect_raw_cmp(q, failed, ctr, NULL, 0, 0, NULL, fn, arg);
 }
 
 int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, const uint64_t *prev,
-                           size_t prev_rows, uint64_t *changed,
+                           size_t prev_rows, size_t prev_words, uint64_t *changed,
                            int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg)
 {
     if (failed)
@@ -282,7 +282,7 @@ int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, con
     fused_raw f = {{steady ? mt->set : NULL, raw_read, raw_cannot}, fn, arg};
     f.abort = !steady;
     if (steady && prev && changed && prev_rows)
-        f.prev = prev, f.prev_rows = prev_rows, f.changed = changed;
+        f.prev = prev, f.prev_rows = prev_rows, f.prev_words = prev_words, f.changed = changed;
     q->rows = steady ? &f.base : NULL;
     int rc = pcw_pdh_collect(q, failed);
     q->rows = NULL;

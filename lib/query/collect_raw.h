@@ -58,15 +58,17 @@ int pcw__q_collect_raw(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr,
  * the rows instead of a copy and a compare): a run so compared comes with
  * `changed` (pcw__q_raw_rows), bits in the caller's `changed` (room for
  * prev_rows bits), which stay until the caller's next use of it. prev:
- * prev_rows rows of the counterset's width in words, side by side (a
- * recorder's words of the last sample: lib/history's
- * pcw__hist_writer_words); rows beyond prev_rows, and runs handed over
+ * prev_rows rows of prev_words words, side by side (a recorder's words of
+ * the last sample: lib/history's pcw__hist_writer_words); a read whose
+ * rows are of another width (the counterset changed since the caller
+ * sized prev) compares nothing, so prev is never read past its end; rows
+ * beyond prev_rows, and runs handed over
  * after the read (a restart, a sample not steady), come without. fn may
  * change prev's rows of the runs it was handed, no others (the rows after
  * are compared when they are read). prev or changed NULL:
  * pcw__q_collect_raw. */
 int pcw__q_collect_raw_cmp(pcw_pdh *q, size_t *failed, pcw_pdh_counter *ctr, const uint64_t *prev,
-                           size_t prev_rows, uint64_t *changed,
+                           size_t prev_rows, size_t prev_words, uint64_t *changed,
                            int (*fn)(const pcw__q_raw_rows *rows, void *arg), void *arg);
 
 /* The rows of ctr from the last collection, handed to fn as

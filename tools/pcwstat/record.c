@@ -656,7 +656,7 @@ int record_collect(recorder *r, pcw_pdh *q, size_t *failed)
     if (!words || !rows || grow(&g->bits, &g->bits_cap, (rows + 63) / 64, sizeof *g->bits))
         return pcw_pdh_collect(q, failed);
     g->cmp_epoch = g->epoch;
-    int rc = pcw__q_collect_raw_cmp(q, failed, g->h, words, rows, g->bits, take_cmp, g);
+    int rc = pcw__q_collect_raw_cmp(q, failed, g->h, words, rows, g->width, g->bits, take_cmp, g);
     if (rc == PCW_E_INVALID_PARAMETER) /* (its rows cannot be handed over now) */
         return pcw_pdh_collect(q, failed);
     if (rc != PCW_OK || !g->cmp_epoch)
