@@ -321,8 +321,26 @@ const bu_provider *bu_provider_get_flags(int64_t instances, int64_t counters, ui
     return p;
 }
 
+static void (*stop_fns[8])(void);
+
+void bu_on_stop_all(void (*stop)(void))
+{
+    size_t i = 0;
+    while (i < 8 && stop_fns[i] && stop_fns[i] != stop)
+        i++;
+    if (i < 8)
+        stop_fns[i] = stop;
+}
+
+static void stop_others(void)
+{
+    for (size_t i = 0; i < 8 && stop_fns[i]; i++)
+        stop_fns[i]();
+}
+
 void bu_provider_stop_all(void)
 {
+    stop_others();
     for (size_t i = 0; i < nprovs; i++)
         bu_stop(&provs[i].child);
     nprovs = 0;
@@ -330,6 +348,7 @@ void bu_provider_stop_all(void)
 
 void bu_provider_keep_only(int64_t instances, int64_t counters)
 {
+    stop_others();
     size_t kept = 0;
     for (size_t i = 0; i < nprovs; i++) {
         if (provs[i].instances == instances && provs[i].counters == counters && !provs[i].flags)

@@ -105,8 +105,16 @@ int bench_histogram_child(int64_t n)
 static bu_child hb_child;
 static int64_t hb_n;
 
+static void hb_stop(void)
+{
+    if (hb_n)
+        bu_stop(&hb_child);
+    hb_n = 0;
+}
+
 static const char *hb_provider(int64_t n)
 {
+    bu_on_stop_all(hb_stop);
     if (hb_n != n) {
         if (hb_n)
             bu_stop(&hb_child);
