@@ -406,6 +406,17 @@ Test(history_rows, format2_log_reads_as_written)
 
 #define PW 5 /* rows_provider's counters */
 
+/* Start tests/helpers/rows_provider with its first n instances of "a",
+ * "b", "c" created; returns once it has answered. */
+static void rows_start(tu_child *p, int n)
+{
+    cr_assert_eq(tu_spawn(p, "rows_provider", (const char *const[]){NULL}), 0);
+    char line[128];
+    cr_assert(tu_readline(p, line, sizeof line, 10000) > 0, "provider did not start");
+    for (int i = 0; i < n; i++)
+        qp_cmd(p, "create %c", "abc"[i]);
+}
+
 typedef struct got {
     uint64_t rows[16][PW];
     uint64_t time[16];
@@ -452,11 +463,7 @@ static void check_rows(pcw_pdh_counter *h, const got *g)
 Test(history_rows, collect_raw_hands_the_raw_samples)
 {
     tu_child p;
-    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *const[]){NULL}), 0);
-    char line[128];
-    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
-    qp_cmd(&p, "create a");
-    qp_cmd(&p, "create b");
+    rows_start(&p, 2);
     pcw_pdh *q;
     pcw_pdh_counter *h;
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
@@ -495,11 +502,7 @@ Test(history_rows, collect_raw_hands_the_raw_samples)
 Test(history_rows, raw_rows_are_the_handles_instances_only)
 {
     tu_child p;
-    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *const[]){NULL}), 0);
-    char line[128];
-    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
-    qp_cmd(&p, "create a");
-    qp_cmd(&p, "create b");
+    rows_start(&p, 2);
     qp_cmd(&p, "set a 1 11");
     qp_cmd(&p, "set b 1 22");
     pcw_pdh *q;
@@ -571,12 +574,8 @@ static int write_run(const pcw__q_raw_rows *run, void *arg)
 static void record_live(int fused)
 {
     tu_child p;
-    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *const[]){NULL}), 0);
-    char line[128], why[256], log[PATH_MAX];
-    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
-    qp_cmd(&p, "create a");
-    qp_cmd(&p, "create b");
-    qp_cmd(&p, "create c");
+    rows_start(&p, 3);
+    char why[256], log[PATH_MAX];
     pcw_pdh *q;
     pcw_pdh_counter *h;
     cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
@@ -609,8 +608,9 @@ static void record_live(int fused)
             f.n = 0;
             uint64_t bits[1];
             size_t pw = fused == 2 ? PW - 1 : PW;
-            cr_assert_eq(pcw__q_collect_raw_cmp(q, NULL, h, words, nw / pw, pw, bits, write_run, &f),
-                         PCW_OK);
+            cr_assert_eq(
+                pcw__q_collect_raw_cmp(q, NULL, h, words, nw / pw, pw, bits, write_run, &f),
+                PCW_OK);
             cr_assert_eq(f.n, 3);
         } else {
             got g = {0};
