@@ -525,6 +525,43 @@ Test(history_rows, raw_rows_are_the_handles_instances_only)
     qp_stop(&p);
 }
 
+/* Regression (pcwstat's recorder at 1.7x the collection in full bench
+ * runs, 1.2x alone): with the set's providers at segment indexes other
+ * than 0 - here two providers of the counterset, so one of them is not
+ * index 0 - a steady sample's rows are still its sources' rows whole, a
+ * run a source (pcw__q_raw_by_source), not walked instance by instance.
+ * The snapshot of a lock-free read says source 0 for every source it
+ * read; the set's own list of sources says where the rows are. */
+Test(history_rows, steady_rows_go_by_source_at_any_segment_index)
+{
+    tu_child p1, p2;
+    rows_start(&p1, 2);
+    rows_start(&p2, 3);
+    pcw_pdh *q;
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(*)\\*", &h, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    for (int k = 0; k < 3; k++) {
+        qp_cmd(&p1, "set a 0 %d", 10 * k);
+        qp_cmd(&p2, "set c 0 %d", 20 * k);
+        got g = {0};
+        cr_assert_eq(pcw__q_collect_raw(q, NULL, h, take_rows, &g), PCW_OK);
+        check_rows(h, &g);
+        cr_assert_eq(g.n, 5);
+        if (k == 0)
+            continue; /* (the first sample after the handle's: maybe not steady) */
+        cr_assert(pcw__q_raw_by_source(h), "sample %d: rows walked instance by instance", k);
+        got s = {0};
+        cr_assert_eq(pcw__q_raw_sample(h, take_rows, &s), PCW_OK);
+        check_rows(h, &s);
+        cr_assert_eq(s.runs, 2, "sample %d: %zu runs for two sources", k, s.runs);
+    }
+    pcw_pdh_close(q);
+    qp_stop(&p1);
+    qp_stop(&p2);
+}
+
 /* pcw__q_collect_raw_cmp's runs written as they come (the fused
  * recorder: bench/history_record.c's loop), each run's bits checked
  * against the writer's words as they were before the collection. */

@@ -252,6 +252,19 @@ static void hand_sample(const pcw_pdh_counter *ctr, fused_raw *f)
         f->fn(&run, f->arg);
 }
 
+int pcw__q_raw_by_source(const pcw_pdh_counter *ctr)
+{
+    const pcw__q_set *s = raw_set(ctr);
+    if (!s || ctr->q->log || !raw_steady(&ctr->m[0]))
+        return 0;
+    const pcw_snapshot *snap = pcw__q_snap(s, s->cur);
+    for (size_t i = 0; i < snap->nsources; i++)
+        if (!src_of(s, s->cur, &snap->sources[i]) ||
+            snap->sources[i].first + snap->sources[i].count > snap->count)
+            return 0;
+    return 1;
+}
+
 int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
                       void *arg)
 {

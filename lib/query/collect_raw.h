@@ -84,6 +84,13 @@ int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_row
  * its rows in words (the counterset's counters), or 0. */
 uint32_t pcw__q_raw_width(const pcw_pdh_counter *ctr);
 
+/* 1 when ctr's rows from the last collection are its sources' rows whole
+ * and in order (the steady state), so that pcw__q_raw_sample hands them
+ * over a run a source without a look at each instance; 0 when it walks
+ * the handle's instances. For the tests: the runs are the same either
+ * way, only the work differs. Any thread that may use the pcw_pdh. */
+int pcw__q_raw_by_source(const pcw_pdh_counter *ctr);
+
 /* Counter k's raw sample as lib/history's row layout (its recipe: the
  * counter's word, the second value's clock or word, multi, frequency,
  * status): 0, or -1 when the recipe needs more than a layout says (a
