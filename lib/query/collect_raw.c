@@ -181,35 +181,43 @@ static int raw_read(pcw__q_row_sink *base, pcw_segment *seg, const pcw_counterse
     return pcw__segment_read_runs(seg, cs, snap, flags, raw_run, f, NULL, 0);
 }
 
-/* The set's source a snapshot source's rows are of, or NULL. */
-static const pcw__q_src *src_of(const pcw__q_set *s, int b, const pcw_snapshot_source *src)
+/* Are the sample's rows its sources' rows whole and in order: each
+ * source's [first, first + count) (read_set's or collected_set's, in
+ * fetch.c) following on from the last, the last ending at the snapshot's
+ * end? The set's list says where its sources' rows are; the snapshot's
+ * own sources do not (a lock-free read records source 0 for every
+ * segment it read). */
+static int by_source(const pcw__q_set *s, int b)
 {
-    for (size_t j = 0; j < s->nsrc[b]; j++)
-        if (s->src[b][j].alive && s->src[b][j].seg == src->source &&
-            s->src[b][j].reg_index == src->registration)
-            return &s->src[b][j];
-    return NULL;
+    size_t at = 0;
+    for (size_t j = 0; j < s->nsrc[b]; j++) {
+        const pcw__q_src *x = &s->src[b][j];
+        if (!x->count)
+            continue;
+        if (x->first != at)
+            return 0;
+        at += x->count;
+    }
+    return at == pcw__q_snap(s, b)->count;
 }
 
 /* The steady state's rows (the handle's instances are the snapshot's
- * rows in order): a run a source, at the time its instances were read
- * (collected_set's), without a look at each instance. 0 when a source is
- * not one of the set's (the caller takes the rows instance by instance). */
+ * rows in order): a run a source, at the time its instances were read,
+ * without a look at each instance. 0 when the rows are not their
+ * sources' whole (the caller takes them instance by instance). */
 static int steady_runs(const pcw__q_set *s, int b, fused_raw *f)
 {
+    if (!by_source(s, b))
+        return 0;
     const pcw_snapshot *snap = pcw__q_snap(s, b);
-    for (size_t i = 0; i < snap->nsources; i++)
-        if (!src_of(s, b, &snap->sources[i]) ||
-            snap->sources[i].first + snap->sources[i].count > snap->count)
-            return 0;
     pcw__q_raw_rows run = {NULL, 0, s->data_size, 0, NULL, 0};
-    for (size_t i = 0; i < snap->nsources && !f->stop; i++) {
-        const pcw_snapshot_source *src = &snap->sources[i];
-        if (!src->count)
+    for (size_t j = 0; j < s->nsrc[b] && !f->stop; j++) {
+        const pcw__q_src *x = &s->src[b][j];
+        if (!x->count)
             continue;
-        run.rows = pcw__q_row(snap, src->first);
-        run.nrows = src->count;
-        run.time_ns = src_of(s, b, src)->time_ns;
+        run.rows = pcw__q_row(snap, x->first);
+        run.nrows = x->count;
+        run.time_ns = x->time_ns;
         f->stop = f->fn(&run, f->arg) != 0;
     }
     return 1;
@@ -257,12 +265,7 @@ int pcw__q_raw_by_source(const pcw_pdh_counter *ctr)
     const pcw__q_set *s = raw_set(ctr);
     if (!s || ctr->q->log || !raw_steady(&ctr->m[0]))
         return 0;
-    const pcw_snapshot *snap = pcw__q_snap(s, s->cur);
-    for (size_t i = 0; i < snap->nsources; i++)
-        if (!src_of(s, s->cur, &snap->sources[i]) ||
-            snap->sources[i].first + snap->sources[i].count > snap->count)
-            return 0;
-    return 1;
+    return by_source(s, s->cur);
 }
 
 int pcw__q_raw_sample(const pcw_pdh_counter *ctr, int (*fn)(const pcw__q_raw_rows *rows, void *arg),
