@@ -1076,6 +1076,100 @@ Test(relog, group_with_histogram_reads_back_as_live)
     qp_stop(&hp);
 }
 
+/* The samples of the log being written (its complete blocks), with
+ * `want` (NULL: none) the path of a series: *value its raw value in the
+ * last sample (-1: not valid there). */
+static int log_samples(const char *log, const char *want, long long *value)
+{
+    pcw__hist_reader *r;
+    char why[256];
+    *value = -1;
+    if (pcw__hist_reader_open(&r, log, why, sizeof why) != 0)
+        return 0; /* (not there yet) */
+    uint64_t mono, real;
+    const pcw__hist_value *v;
+    size_t nv;
+    int n = 0;
+    while (pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why) == 1) {
+        n++;
+        *value = -1;
+        for (size_t i = 0; want && i < nv; i++) {
+            const pcw__hist_series *id = pcw__hist_reader_series(r, i);
+            const char *tail = id && id->path ? strchr(id->path + 2, '\\') : NULL;
+            if (tail && strcmp(tail, want) == 0 && v[i].raw.status == PCW_CSTATUS_VALID)
+                *value = (long long)v[i].raw.first;
+        }
+    }
+    pcw__hist_reader_close(r);
+    return n;
+}
+
+/* pcwstat-recorder.service's path, "\*(*)\*": each counterset it
+ * matches is a path of its own, so each is recorded as a group (its
+ * series carry their row layouts: row samples), a counterset that
+ * appears during the run too; and the log reads back as live. */
+Test(relog, pcwstat_bin_splits_a_wildcard_counterset)
+{
+    tu_child p, late, rec;
+    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *[]){"plain", NULL}), 0);
+    char line[128];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
+    qp_cmd(&p, "create a");
+    qp_cmd(&p, "create b");
+    qp_cmd(&p, "set a 1 42");
+    char *log = path_in_root("split.pcwlog"), tool[PATH_MAX];
+    snprintf(tool, sizeof tool, "%s/pcwstat", PCW_BUILD_DIR);
+    cr_assert_eq(tu_spawn_argv(&rec, (const char *[]){tool, "\\*(*)\\*", "-si", "0.02", "-f", "BIN",
+                                                      "-o", log, "--flush", "0", NULL}),
+                 0);
+    long long v;
+    long long deadline = tu_now_ms() + 20000;
+    while (log_samples(log, NULL, &v) < 3 && tu_now_ms() < deadline)
+        usleep(5000); /* (polling the log: the recorder's only output) */
+    cr_assert_geq(log_samples(log, NULL, &v), 3, "no samples logged");
+    /* A counterset that starts during the run. */
+    cr_assert_eq(tu_spawn(&late, "rows_provider", (const char *[]){"plain", "Late Rows", NULL}), 0);
+    cr_assert(tu_readline(&late, line, sizeof line, 10000) > 0, "late provider did not start");
+    qp_cmd(&late, "create z");
+    qp_cmd(&late, "set z 1 9");
+    while ((log_samples(log, "\\Late Rows(z)\\Level", &v), v != 9) && tu_now_ms() < deadline)
+        usleep(5000);
+    cr_assert_eq(v, 9, "the late counterset's value never logged");
+    kill(rec.pid, SIGTERM);
+    int st = tu_finish(&rec, 10000);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pcwstat status %d", st);
+    qp_stop(&late);
+    qp_stop(&p);
+    /* Every series is a group's: its rows logged as rows. */
+    pcw__hist_reader *r;
+    char why[256];
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const pcw__hist_value *hv;
+    size_t nv;
+    while (pcw__hist_reader_next(r, &mono, &real, &hv, &nv, why, sizeof why) == 1)
+        ;
+    size_t n = pcw__hist_reader_series_count(r);
+    cr_assert_eq(n, 3 * 3, "series: a, b and z, 3 counters each: %zu", n);
+    for (size_t i = 0; i < n; i++) {
+        const pcw__hist_series *id = pcw__hist_reader_series(r, i);
+        cr_assert(id->layout.words != 0, "%s: logged value by value, not as rows", id->path);
+    }
+    pcw__hist_reader_close(r);
+    /* And as live: the last row has a's and z's levels. */
+    char *csv = relog_ok((const char *[]){log, "-f", "CSV", NULL});
+    char *head = line_of(csv, 0), *last = line_of(csv, count_lines(csv) - 1);
+    for (size_t k = 1; k <= n; k++) {
+        char *name = field(head, k), *cell = field(last, k);
+        if (strstr(name, "Rows Test(a)\\Level"))
+            cr_assert_str_eq(cell, "42.000000");
+        if (strstr(name, "Late Rows(z)\\Level"))
+            cr_assert_str_eq(cell, "9.000000");
+        free(name), free(cell);
+    }
+    free(head), free(last), free(csv), free(log);
+}
+
 /* A real `pcwstat -f BIN` takes the wildcard path as a group (its series
  * in the order given, before the next path's) and logs what live shows. */
 Test(relog, pcwstat_bin_records_a_group)

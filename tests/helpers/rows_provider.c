@@ -4,9 +4,9 @@
  * as rows (tests/test_history_rows.c: every counter 8 bytes side by side,
  * multiple instances, no totals).
  *
- *   rows_provider [plain]
+ *   rows_provider [plain [NAME]]
  *
- * Registers "Rows Test" with
+ * Registers "Rows Test" (or NAME) with
  *
  *   index id name        type                      off
  *   0     1  Count       PERF_COUNTER_BULK_COUNT   0   (second: the read's time)
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
         c[i].size = 8, c[i].offset = 8 * i;
     }
     pcw_registration_info info = {.version = PCW_VERSION_1,
-                                  .name = "Rows Test",
+                                  .name = argc > 2 ? argv[2] : "Rows Test",
                                   .instance_type = PCW_MULTI_INSTANCE,
                                   .counter_count = nctr,
                                   .counters = c};
