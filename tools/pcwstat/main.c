@@ -507,6 +507,51 @@ static int name_new_columns(recorder *rec, column *cols, size_t n, char *why, si
     return record_columns(rec, cols, n, why, why_len);
 }
 
+/* -f BIN: the handles the user's paths became, in order - a path whose
+ * counterset part is a wildcard one a counterset (split.c), those of
+ * countersets that appear later after them - with what the recording
+ * knows of each. */
+enum { UH_COLUMNS = 0, UH_GROUP = 1, UH_NEW = 2 };
+typedef struct uhandles {
+    pcw_pdh_counter **h;
+    uint64_t *epochs;     /* see_matches: the instance epoch last seen */
+    unsigned char *state; /* UH_GROUP: record_group took it; UH_COLUMNS: its
+                             values are columns; UH_NEW: not collected yet */
+    size_t n, h_cap, e_cap, s_cap;
+    pcw_pdh *q;           /* (uh_add_path's) */
+    unsigned char add_as; /* the state uh_add_path gives */
+} uhandles;
+
+static int uh_add(uhandles *u, pcw_pdh_counter *h, unsigned char state)
+{
+    if (grow(&u->h, &u->h_cap, u->n + 1, sizeof *u->h) ||
+        grow(&u->epochs, &u->e_cap, u->n + 1, sizeof *u->epochs) ||
+        grow(&u->state, &u->s_cap, u->n + 1, sizeof *u->state))
+        return -1;
+    u->h[u->n] = h, u->epochs[u->n] = 0, u->state[u->n] = state;
+    u->n++;
+    return 0;
+}
+
+/* split_new's callback: a counterset's path as a handle. A path the
+ * query refuses (the counterset has none of the counters the pattern
+ * names, or went again) is no match of the user's: skipped. */
+static int uh_add_path(void *arg, const char *path)
+{
+    uhandles *u = arg;
+    pcw_pdh_counter *h;
+    if (pcw_pdh_add_counter(u->q, path, &h, NULL) != PCW_OK)
+        return 0;
+    return uh_add(u, h, u->add_as);
+}
+
+static void uh_free(uhandles *u)
+{
+    free(u->h);
+    free(u->epochs);
+    free(u->state);
+}
+
 /* -f BIN: the log's series, path by path in the order given: a path whose
  * instances' rows the recorder can log whole is a group of its own
  * (record_group: row samples, docs/history.md); the others' values are
@@ -532,6 +577,31 @@ static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigne
         }
     }
     nm_columns_done(known);
+    return 0;
+}
+
+/* -f BIN, after a collection: the handles added since the last one
+ * (countersets that appeared: split.c) now have values, and become groups
+ * or columns as bin_series makes them. 0, or -1 with why. */
+static int settle_new(pcw_pdh *q, recorder *rec, uhandles *u, column **cols, size_t *ncols,
+                      size_t *cap, newmatch *known, char *why, size_t why_len)
+{
+    int made = 0;
+    for (size_t i = 0; i < u->n; i++) {
+        if (u->state[i] != UH_NEW)
+            continue;
+        int g = record_group(rec, q, u->h[i], why, why_len);
+        if (g < 0)
+            return -1;
+        u->state[i] = g ? UH_GROUP : UH_COLUMNS;
+        if (!g) {
+            if (make_columns(q, &u->h[i], 1, cols, ncols, cap, known) < 0)
+                return snprintf(why, why_len, "out of memory"), -1;
+            made = 1;
+        }
+    }
+    if (made)
+        nm_columns_done(known);
     return 0;
 }
 
@@ -605,12 +675,11 @@ static int run(const options *o)
         return rc;
     }
     pcw_pdh_counter **user = calloc(o->npaths, sizeof *user);
-    uint64_t *epochs = calloc(o->npaths ? o->npaths : 1, sizeof *epochs); /* see_matches */
-    unsigned char *grouped = calloc(o->npaths ? o->npaths : 1, 1);        /* record_group took it */
-    if (!user || !epochs || !grouped) {
-        free(grouped);
+    splitter *split = calloc(o->npaths ? o->npaths : 1, sizeof *split); /* -f BIN */
+    uhandles uh = {.q = q};
+    if (!user || !split) {
+        free(split);
         free(user);
-        free(epochs);
         pcw_pdh_close(q);
         return 1;
     }
@@ -623,18 +692,40 @@ static int run(const options *o)
                     show(why, sizeof why, err.message));
             suggest_for_path(q, o->paths[i], &err, stderr);
             free(user);
-            free(grouped);
-            free(epochs);
+            free(split);
             pcw_pdh_close(q);
             return 1;
+        }
+    }
+    /* -f BIN: a wildcard counterset part split into a path a counterset
+     * (each its own group), the user's handle only checked the path. */
+    for (size_t i = 0; o->format == FMT_BIN && i < o->npaths; i++) {
+        int r = split_init(&split[i], o->paths[i]);
+        uh.add_as = UH_COLUMNS;
+        if (r < 0 || (r ? split_new(&split[i], pcw_pdh_consumer(q), uh_add_path, &uh)
+                        : uh_add(&uh, user[i], UH_COLUMNS))) {
+            fprintf(stderr, "pcwstat: out of memory\n");
+            for (size_t j = 0; j < o->npaths; j++)
+                split_free(&split[j]);
+            free(user);
+            free(split);
+            uh_free(&uh);
+            pcw_pdh_close(q);
+            return 1;
+        }
+        if (r) {
+            pcw_pdh_remove_counter(q, user[i]);
+            user[i] = NULL;
         }
     }
     /* The first sample primes rates; it is not printed. */
     if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
         fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
+        for (size_t j = 0; j < o->npaths; j++)
+            split_free(&split[j]);
         free(user);
-        free(grouped);
-        free(epochs);
+        free(split);
+        uh_free(&uh);
         pcw_pdh_close(q);
         return 1;
     }
@@ -694,7 +785,7 @@ static int run(const options *o)
         if (rec && o->max_size)
             record_rotation(rec, o->max_size, o->max_files ? o->max_files : DEFAULT_LOG_FILES);
         if (rec && o->format == FMT_BIN &&
-            bin_series(q, rec, user, grouped, o->npaths, &cols, &ncols, &cols_cap, &known, why,
+            bin_series(q, rec, uh.h, uh.state, uh.n, &cols, &ncols, &cols_cap, &known, why,
                        sizeof why))
             status = 1;
         if (status == 0 && (!rec || record_sample(rec, q, why, sizeof why) != 0)) {
@@ -730,19 +821,25 @@ static int run(const options *o)
                 if (o->format != FMT_BIN)
                     write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
                 if (rec && ((o->format == FMT_BIN &&
-                             name_new_columns(rec, cols, ncols, why, sizeof why) != 0) ||
+                             (settle_new(q, rec, &uh, &cols, &ncols, &cols_cap, &known, why,
+                                         sizeof why) != 0 ||
+                              name_new_columns(rec, cols, ncols, why, sizeof why) != 0)) ||
                             record_sample(rec, q, why, sizeof why) != 0)) {
                     fprintf(stderr, "pcwstat: %s\n", why);
                     status = 1;
                     break;
                 }
                 if (o->format == FMT_BIN)
-                    see_matches(user, epochs, grouped, o->npaths, &known);
+                    see_matches(uh.h, uh.epochs, uh.state, uh.n, &known);
                 else
                     for (size_t i = 0; i < o->npaths; i++)
                         (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
+                uh.add_as = UH_NEW; /* (countersets that appeared: settle_new) */
+                int split_failed = 0;
+                for (size_t i = 0; o->format == FMT_BIN && i < o->npaths; i++)
+                    split_failed |= split_new(&split[i], pcw_pdh_consumer(q), uh_add_path, &uh);
                 if (o->format == FMT_BIN &&
-                    add_new_columns(q, &known, &cols, &ncols, &cols_cap) != 0) {
+                    (split_failed || add_new_columns(q, &known, &cols, &ncols, &cols_cap) != 0)) {
                     fprintf(stderr, "pcwstat: out of memory\n");
                     status = 1;
                     break;
@@ -770,9 +867,11 @@ static int run(const options *o)
     free(cols);
     nm_free(&known);
     strset_free(&told);
+    for (size_t j = 0; j < o->npaths; j++)
+        split_free(&split[j]);
     free(user);
-    free(epochs);
-    free(grouped);
+    free(split);
+    uh_free(&uh);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
     return status;
 }

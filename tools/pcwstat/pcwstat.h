@@ -137,6 +137,27 @@ int nm_see(const char *path, void *arg);
 size_t nm_sample_end(newmatch *t, FILE *err);
 void nm_free(newmatch *t);
 
+/* ---- split.c: a wildcard counterset part, one path per counterset ----- */
+
+typedef struct splitter {
+    char *text;             /* the user's path; NULL: not split */
+    size_t set_at, set_len; /* its counterset part in text */
+    char *pattern;          /* that part */
+    char **seen;            /* the countersets split off, as published */
+    size_t nseen, seen_cap;
+} splitter;
+
+/* -f BIN: is `text` a path to split (its counterset part a wildcard)? 1
+ * (s holds it), 0 (s holds nothing, split_new does nothing), -1 out of
+ * memory. */
+int split_init(splitter *s, const char *text);
+/* fn(arg, path) for each counterset c publishes now that the pattern
+ * matches and that was not split off before: path is the user's with the
+ * counterset's name in place of the pattern. 0, or -1 (out of memory, or
+ * fn returned non-zero). Reads c's list only: the caller refreshes it. */
+int split_new(splitter *s, pcw_consumer *c, int (*fn)(void *arg, const char *path), void *arg);
+void split_free(splitter *s);
+
 /* ---- list.c ------------------------------------------------------------ */
 
 /* -q / -qx: print counter paths, one per line, the counters a wildcard

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/pcwstat/split.c - -f BIN: a user's path whose counterset part is a
+ * wildcard ("\*(*)\*", pcwstat-recorder.service's default) recorded as one
+ * path per counterset it matches: those published at the start, and each
+ * one published later, from the sample after it appears.
+ *
+ * Why: the recorder logs a handle's rows whole (record_group, row samples)
+ * only when the handle is one counterset's. A handle over several would be
+ * logged value by value, each value its own handle; and a handle that
+ * matched one counterset at the start would have become that counterset's
+ * group, deaf to countersets published later. One path per counterset
+ * makes each a group of its own (or, if its rows cannot be logged whole,
+ * its values columns), and new countersets new paths.
+ *
+ * A derived path is the user's text with the counterset part replaced by
+ * the counterset's name; the host, instance and counter parts stay as
+ * written. A name holding '*' or '?' cannot be told from a pattern in a
+ * path (PDH has the same limit): such a counterset is not recorded, and
+ * stderr says so once.
+ */
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/name.h"
+#include "pcwstat.h"
+
+int split_init(splitter *s, const char *text)
+{
+    memset(s, 0, sizeof *s);
+    pcw_path p;
+    if (pcw_path_parse(text, &p, NULL) != PCW_OK)
+        return 0;
+    int wild = (p.wild & PCW_PATH_WILD_COUNTERSET) != 0;
+    if (wild) {
+        /* The counterset part starts after "\\host" and its '\'
+         * (pcw_path_parse's layout, as query.c's errors count it) and is
+         * written as parsed. */
+        s->set_at = p.host ? 3 + strlen(p.host) : 1;
+        s->set_len = strlen(p.counterset);
+        s->text = strdup(text);
+        s->pattern = strdup(p.counterset);
+        int oom = !s->text || !s->pattern;
+        if (oom || strncmp(text + s->set_at, p.counterset, s->set_len) != 0) {
+            split_free(s);
+            wild = oom ? -1 : 0; /* (a layout not as expected: not split) */
+        }
+    }
+    pcw_path_free(&p);
+    return wild;
+}
+
+/* Where name is, or goes, in the sorted seen[]: *at; 1 when there. A
+ * sample looks up every counterset: O(log n) each, not O(n). */
+static int seen_find(const splitter *s, const char *name, size_t *at)
+{
+    size_t lo = 0, hi = s->nseen;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(s->seen[mid], name);
+        if (c == 0)
+            return *at = mid, 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *at = lo;
+    return 0;
+}
+
+int split_new(splitter *s, pcw_consumer *c, int (*fn)(void *arg, const char *path), void *arg)
+{
+    if (!s->text)
+        return 0;
+    size_t n = pcw_consumer_counterset_count(c);
+    for (size_t i = 0; i < n; i++) {
+        const pcw_merged_counterset *m = pcw_consumer_counterset(c, i);
+        const char *name = m && m->meta ? m->meta->name : NULL;
+        size_t at;
+        if (!name || !pcw__wildcard_match(s->pattern, strlen(s->pattern), name, strlen(name)) ||
+            seen_find(s, name, &at))
+            continue;
+        char *copy = strdup(name);
+        if (!copy || grow(&s->seen, &s->seen_cap, s->nseen + 1, sizeof *s->seen)) {
+            free(copy);
+            return -1;
+        }
+        memmove(&s->seen[at + 1], &s->seen[at], (s->nseen - at) * sizeof *s->seen);
+        s->seen[at] = copy;
+        s->nseen++;
+        if (strpbrk(name, "*?")) {
+            char shown[1024];
+            fprintf(stderr,
+                    "pcwstat: counterset \"%s\" is not recorded: a name with '*' or '?' cannot be "
+                    "told from a pattern in a path\n",
+                    show(shown, sizeof shown, name));
+            continue;
+        }
+        size_t tail = strlen(s->text + s->set_at + s->set_len), len = strlen(name);
+        char *path = malloc(s->set_at + len + tail + 1);
+        if (!path)
+            return -1;
+        memcpy(path, s->text, s->set_at);
+        memcpy(path + s->set_at, name, len);
+        memcpy(path + s->set_at + len, s->text + s->set_at + s->set_len, tail + 1);
+        int rc = fn(arg, path);
+        free(path);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+void split_free(splitter *s)
+{
+    for (size_t i = 0; i < s->nseen; i++)
+        free(s->seen[i]);
+    free(s->seen);
+    free(s->text);
+    free(s->pattern);
+    memset(s, 0, sizeof *s);
+}
