@@ -1127,9 +1127,13 @@ Test(relog, pcwstat_bin_splits_a_wildcard_counterset)
     while (log_samples(log, NULL, &v) < 3 && tu_now_ms() < deadline)
         usleep(5000); /* (polling the log: the recorder's only output) */
     cr_assert_geq(log_samples(log, NULL, &v), 3, "no samples logged");
-    /* A counterset that starts during the run. */
+    /* A counterset that starts during the run, registered a few samples
+     * before its first instance is created (pcwstat has seen it empty). */
     cr_assert_eq(tu_spawn(&late, "rows_provider", (const char *[]){"plain", "Late Rows", NULL}), 0);
     cr_assert(tu_readline(&late, line, sizeof line, 10000) > 0, "late provider did not start");
+    int at = log_samples(log, NULL, &v);
+    while (log_samples(log, NULL, &v) < at + 4 && tu_now_ms() < deadline)
+        usleep(5000);
     qp_cmd(&late, "create z");
     qp_cmd(&late, "set z 1 9");
     while ((log_samples(log, "\\Late Rows(z)\\Level", &v), v != 9) && tu_now_ms() < deadline)
@@ -1168,6 +1172,34 @@ Test(relog, pcwstat_bin_splits_a_wildcard_counterset)
         free(name), free(cell);
     }
     free(head), free(last), free(csv), free(log);
+}
+
+/* A counterset whose name holds a wildcard character cannot be named on
+ * its own: "\\*(*)\\*" leaves it out and says so, and records the others. */
+Test(relog, pcwstat_bin_split_leaves_out_a_wildcard_name)
+{
+    tu_child p, odd;
+    cr_assert_eq(tu_spawn(&p, "rows_provider", (const char *[]){"plain", NULL}), 0);
+    cr_assert_eq(tu_spawn(&odd, "rows_provider", (const char *[]){"plain", "Odd*Rows", NULL}), 0);
+    char line[128];
+    cr_assert(tu_readline(&p, line, sizeof line, 10000) > 0, "provider did not start");
+    cr_assert(tu_readline(&odd, line, sizeof line, 10000) > 0, "provider did not start");
+    qp_cmd(&p, "create a");
+    qp_cmd(&odd, "create o");
+    char *log = path_in_root("odd.pcwlog");
+    pcwstat_ok(
+        (const char *[]){"\\*(*)\\*", "-si", "0.02", "-sc", "3", "-f", "BIN", "-o", log, NULL});
+    char *e = slurp(err_);
+    cr_assert(strstr(e, "counterset \"Odd*Rows\" is not recorded: a name with '*' or '?'"), "%s",
+              e);
+    free(e);
+    qp_stop(&odd);
+    qp_stop(&p);
+    char *csv = relog_ok((const char *[]){log, "-f", "CSV", NULL});
+    char *head = line_of(csv, 0);
+    cr_assert(strstr(head, "\\Rows Test(a)\\Level\""), "%s", head);
+    cr_assert_null(strstr(head, "Odd"), "%s", head);
+    free(head), free(csv), free(log);
 }
 
 /* A real `pcwstat -f BIN` takes the wildcard path as a group (its series
