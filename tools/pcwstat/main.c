@@ -516,10 +516,10 @@ typedef struct uhandles {
     pcw_pdh_counter **h;
     uint64_t *epochs;     /* see_matches: the instance epoch last seen */
     unsigned char *state; /* UH_GROUP: record_group took it; UH_COLUMNS: its
-                             values are columns; UH_NEW: not collected yet */
+                             values are columns; UH_NEW: a counterset's path
+                             (split.c) not settled yet (settle_new) */
     size_t n, h_cap, e_cap, s_cap;
-    pcw_pdh *q;           /* (uh_add_path's) */
-    unsigned char add_as; /* the state uh_add_path gives */
+    pcw_pdh *q; /* (uh_add_path's) */
 } uhandles;
 
 static int uh_add(uhandles *u, pcw_pdh_counter *h, unsigned char state)
@@ -533,16 +533,17 @@ static int uh_add(uhandles *u, pcw_pdh_counter *h, unsigned char state)
     return 0;
 }
 
-/* split_new's callback: a counterset's path as a handle. A path the
- * query refuses (the counterset has none of the counters the pattern
- * names, or went again) is no match of the user's: skipped. */
+/* split_new's callback: a counterset's path as a handle, settled once it
+ * has values (settle_new). A path the query refuses (the counterset has
+ * none of the counters the pattern names, or went again) is no match of
+ * the user's: skipped. */
 static int uh_add_path(void *arg, const char *path)
 {
     uhandles *u = arg;
     pcw_pdh_counter *h;
     if (pcw_pdh_add_counter(u->q, path, &h, NULL) != PCW_OK)
         return 0;
-    return uh_add(u, h, u->add_as);
+    return uh_add(u, h, UH_NEW);
 }
 
 static void uh_free(uhandles *u)
@@ -555,7 +556,8 @@ static void uh_free(uhandles *u)
 /* -f BIN: the log's series, path by path in the order given: a path whose
  * instances' rows the recorder can log whole is a group of its own
  * (record_group: row samples, docs/history.md); the others' values are
- * columns, each its own handle, logged value by value as with --log.
+ * columns, each its own handle, logged value by value as with --log;
+ * a counterset's path (UH_NEW) is left to settle_new.
  * 0, or -1 (said on stderr; interrupted: status 130 is not needed, the
  * log is merely short). */
 static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigned char *grouped,
@@ -563,6 +565,8 @@ static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigne
                       char *why, size_t why_len)
 {
     for (size_t u = 0; u < nuser && !stopping; u++) {
+        if (grouped[u] == UH_NEW)
+            continue;
         int g = record_group(rec, q, user[u], why, why_len);
         if (g < 0) {
             fprintf(stderr, "pcwstat: %s\n", why);
@@ -580,15 +584,17 @@ static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigne
     return 0;
 }
 
-/* -f BIN, after a collection: the handles added since the last one
- * (countersets that appeared: split.c) now have values, and become groups
- * or columns as bin_series makes them. 0, or -1 with why. */
+/* -f BIN, after a collection: the countersets' paths (split.c) that have
+ * values now become groups or columns as bin_series makes them; one
+ * without values yet (a counterset registered before its instances are
+ * created) waits, so that it is a group once they are there. 0, or -1
+ * with why. */
 static int settle_new(pcw_pdh *q, recorder *rec, uhandles *u, column **cols, size_t *ncols,
                       size_t *cap, newmatch *known, char *why, size_t why_len)
 {
     int made = 0;
     for (size_t i = 0; i < u->n; i++) {
-        if (u->state[i] != UH_NEW)
+        if (u->state[i] != UH_NEW || !pcw_pdh_value_count(u->h[i]))
             continue;
         int g = record_group(rec, q, u->h[i], why, why_len);
         if (g < 0)
@@ -701,7 +707,6 @@ static int run(const options *o)
      * (each its own group), the user's handle only checked the path. */
     for (size_t i = 0; o->format == FMT_BIN && i < o->npaths; i++) {
         int r = split_init(&split[i], o->paths[i]);
-        uh.add_as = UH_COLUMNS;
         if (r < 0 || (r ? split_new(&split[i], pcw_pdh_consumer(q), uh_add_path, &uh)
                         : uh_add(&uh, user[i], UH_COLUMNS))) {
             fprintf(stderr, "pcwstat: out of memory\n");
@@ -788,6 +793,12 @@ static int run(const options *o)
             bin_series(q, rec, uh.h, uh.state, uh.n, &cols, &ncols, &cols_cap, &known, why,
                        sizeof why))
             status = 1;
+        else if (rec && o->format == FMT_BIN &&
+                 (settle_new(q, rec, &uh, &cols, &ncols, &cols_cap, &known, why, sizeof why) ||
+                  record_columns(rec, cols, ncols, why, sizeof why))) {
+            fprintf(stderr, "pcwstat: %s\n", why);
+            status = 1;
+        }
         if (status == 0 && (!rec || record_sample(rec, q, why, sizeof why) != 0)) {
             fprintf(stderr, "pcwstat: %s\n", why);
             status = 1;
@@ -834,8 +845,7 @@ static int run(const options *o)
                 else
                     for (size_t i = 0; i < o->npaths; i++)
                         (void)pcw_pdh_expand(q, o->paths[i], nm_see, &known, NULL);
-                uh.add_as = UH_NEW; /* (countersets that appeared: settle_new) */
-                int split_failed = 0;
+                int split_failed = 0; /* (countersets that appeared: settle_new) */
                 for (size_t i = 0; o->format == FMT_BIN && i < o->npaths; i++)
                     split_failed |= split_new(&split[i], pcw_pdh_consumer(q), uh_add_path, &uh);
                 if (o->format == FMT_BIN &&

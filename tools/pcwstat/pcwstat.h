@@ -139,12 +139,16 @@ void nm_free(newmatch *t);
 
 /* ---- split.c: a wildcard counterset part, one path per counterset ----- */
 
+/* The countersets one path is split into over a run, at most (split.c). */
+#define SPLIT_MAX_SETS 65536u
+
 typedef struct splitter {
     char *text;             /* the user's path; NULL: not split */
     size_t set_at, set_len; /* its counterset part in text */
     char *pattern;          /* that part */
-    char **seen;            /* the countersets split off, as published */
+    char **seen;            /* the countersets split off, as published, sorted */
     size_t nseen, seen_cap;
+    int full; /* SPLIT_MAX_SETS reached (and said) */
 } splitter;
 
 /* -f BIN: is `text` a path to split (its counterset part a wildcard)? 1

@@ -17,7 +17,9 @@
  * the counterset's name; the host, instance and counter parts stay as
  * written. A name holding '*' or '?' cannot be told from a pattern in a
  * path (PDH has the same limit): such a counterset is not recorded, and
- * stderr says so once.
+ * stderr says so once. A path is split into SPLIT_MAX_SETS countersets at
+ * most over a run (a provider registering name after name cannot grow the
+ * recorder without bound); stderr says so once when it is reached.
  */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
@@ -82,6 +84,17 @@ int split_new(splitter *s, pcw_consumer *c, int (*fn)(void *arg, const char *pat
         if (!name || !pcw__wildcard_match(s->pattern, strlen(s->pattern), name, strlen(name)) ||
             seen_find(s, name, &at))
             continue;
+        if (s->nseen == SPLIT_MAX_SETS) {
+            if (!s->full) {
+                char shown[1024];
+                fprintf(stderr,
+                        "pcwstat: %s has matched %u countersets: the ones published from now "
+                        "on are not recorded\n",
+                        show(shown, sizeof shown, s->text), SPLIT_MAX_SETS);
+                s->full = 1;
+            }
+            return 0;
+        }
         char *copy = strdup(name);
         if (!copy || grow(&s->seen, &s->seen_cap, s->nseen + 1, sizeof *s->seen)) {
             free(copy);
