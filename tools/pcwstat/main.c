@@ -543,7 +543,7 @@ static int uh_add_path(void *arg, const char *path)
     pcw_pdh_counter *h;
     if (pcw_pdh_add_counter(u->q, path, &h, NULL) != PCW_OK)
         return 0;
-    return uh_add(u, h, UH_NEW);
+    return uh_add(u, h, UH_NEW) ? -1 : 1;
 }
 
 static void uh_free(uhandles *u)
@@ -557,7 +557,8 @@ static void uh_free(uhandles *u)
  * instances' rows the recorder can log whole is a group of its own
  * (record_group: row samples, docs/history.md); the others' values are
  * columns, each its own handle, logged value by value as with --log;
- * a counterset's path (UH_NEW) is left to settle_new.
+ * a counterset's path (UH_NEW, split.c) likewise once it has values (until
+ * then settle_new waits for them).
  * 0, or -1 (said on stderr; interrupted: status 130 is not needed, the
  * log is merely short). */
 static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigned char *grouped,
@@ -565,7 +566,7 @@ static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigne
                       char *why, size_t why_len)
 {
     for (size_t u = 0; u < nuser && !stopping; u++) {
-        if (grouped[u] == UH_NEW)
+        if (grouped[u] == UH_NEW && !pcw_pdh_value_count(user[u]))
             continue;
         int g = record_group(rec, q, user[u], why, why_len);
         if (g < 0) {
@@ -584,30 +585,21 @@ static int bin_series(pcw_pdh *q, recorder *rec, pcw_pdh_counter **user, unsigne
     return 0;
 }
 
-/* -f BIN, after a collection: the countersets' paths (split.c) that have
- * values now become groups or columns as bin_series makes them; one
- * without values yet (a counterset registered before its instances are
- * created) waits, so that it is a group once they are there. 0, or -1
- * with why. */
+/* -f BIN, after a collection: the countersets' paths (split.c) added
+ * since the start that have values now become groups or columns, in
+ * order, as bin_series makes them; one without values yet (a counterset
+ * registered before its instances are created) waits, so that it is a
+ * group once they are there. 0, or -1 (said on stderr). */
 static int settle_new(pcw_pdh *q, recorder *rec, uhandles *u, column **cols, size_t *ncols,
-                      size_t *cap, newmatch *known, char *why, size_t why_len)
+                      size_t *cap, newmatch *known)
 {
-    int made = 0;
     for (size_t i = 0; i < u->n; i++) {
         if (u->state[i] != UH_NEW || !pcw_pdh_value_count(u->h[i]))
             continue;
-        int g = record_group(rec, q, u->h[i], why, why_len);
-        if (g < 0)
+        char why[1024];
+        if (bin_series(q, rec, &u->h[i], &u->state[i], 1, cols, ncols, cap, known, why, sizeof why))
             return -1;
-        u->state[i] = g ? UH_GROUP : UH_COLUMNS;
-        if (!g) {
-            if (make_columns(q, &u->h[i], 1, cols, ncols, cap, known) < 0)
-                return snprintf(why, why_len, "out of memory"), -1;
-            made = 1;
-        }
     }
-    if (made)
-        nm_columns_done(known);
     return 0;
 }
 
@@ -793,12 +785,6 @@ static int run(const options *o)
             bin_series(q, rec, uh.h, uh.state, uh.n, &cols, &ncols, &cols_cap, &known, why,
                        sizeof why))
             status = 1;
-        else if (rec && o->format == FMT_BIN &&
-                 (settle_new(q, rec, &uh, &cols, &ncols, &cols_cap, &known, why, sizeof why) ||
-                  record_columns(rec, cols, ncols, why, sizeof why))) {
-            fprintf(stderr, "pcwstat: %s\n", why);
-            status = 1;
-        }
         if (status == 0 && (!rec || record_sample(rec, q, why, sizeof why) != 0)) {
             fprintf(stderr, "pcwstat: %s\n", why);
             status = 1;
@@ -831,10 +817,13 @@ static int run(const options *o)
                     explain(&told, cols[i].h, 0);
                 if (o->format != FMT_BIN)
                     write_row(out, o->format, pcw_pdh_realtime_ns(q), cols, ncols, flags);
+                if (o->format == FMT_BIN &&
+                    settle_new(q, rec, &uh, &cols, &ncols, &cols_cap, &known) != 0) {
+                    status = 1; /* (said) */
+                    break;
+                }
                 if (rec && ((o->format == FMT_BIN &&
-                             (settle_new(q, rec, &uh, &cols, &ncols, &cols_cap, &known, why,
-                                         sizeof why) != 0 ||
-                              name_new_columns(rec, cols, ncols, why, sizeof why) != 0)) ||
+                             name_new_columns(rec, cols, ncols, why, sizeof why) != 0) ||
                             record_sample(rec, q, why, sizeof why) != 0)) {
                     fprintf(stderr, "pcwstat: %s\n", why);
                     status = 1;

@@ -139,14 +139,21 @@ void nm_free(newmatch *t);
 
 /* ---- split.c: a wildcard counterset part, one path per counterset ----- */
 
-/* The countersets one path is split into over a run, at most (split.c). */
-#define SPLIT_MAX_SETS 65536u
+/* The countersets one path is split into over a run, at most (split.c):
+ * names of up to 4 KiB each, so 16 MiB at most of them. */
+#define SPLIT_MAX_SETS 4096u
+
+struct split_seen {
+    char *name;   /* a counterset the pattern matched, as first published */
+    uint64_t sig; /* its counters when last tried (split.c's set_sig) */
+    int added;    /* its path is a handle */
+};
 
 typedef struct splitter {
-    char *text;             /* the user's path; NULL: not split */
-    size_t set_at, set_len; /* its counterset part in text */
-    char *pattern;          /* that part */
-    char **seen;            /* the countersets split off, as published, sorted */
+    char *text;              /* the user's path; NULL: not split */
+    size_t set_at, set_len;  /* its counterset part in text */
+    char *pattern;           /* that part */
+    struct split_seen *seen; /* sorted by name, case-insensitively */
     size_t nseen, seen_cap;
     int full; /* SPLIT_MAX_SETS reached (and said) */
 } splitter;
@@ -157,8 +164,11 @@ typedef struct splitter {
 int split_init(splitter *s, const char *text);
 /* fn(arg, path) for each counterset c publishes now that the pattern
  * matches and that was not split off before: path is the user's with the
- * counterset's name in place of the pattern. 0, or -1 (out of memory, or
- * fn returned non-zero). Reads c's list only: the caller refreshes it. */
+ * counterset's name in place of the pattern. fn returns 1 (taken), 0 (the
+ * query refused the path: tried again when the counterset's counters
+ * change) or -1 (an error). 0, or -1 (out of memory, or fn's -1). Reads
+ * c's list only: the caller refreshes it. Costs a wildcard match and a
+ * binary search a counterset published, each call. */
 int split_new(splitter *s, pcw_consumer *c, int (*fn)(void *arg, const char *path), void *arg);
 void split_free(splitter *s);
 
