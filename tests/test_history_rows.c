@@ -417,6 +417,16 @@ static void rows_start(tu_child *p, int n)
         qp_cmd(p, "create %c", "abc"[i]);
 }
 
+/* A query of path (one handle), collected once. */
+static pcw_pdh_counter *rows_query(pcw_pdh **q, const char *path)
+{
+    pcw_pdh_counter *h;
+    cr_assert_eq(pcw_pdh_open(q, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_add_counter(*q, path, &h, NULL), PCW_OK);
+    cr_assert_eq(pcw_pdh_collect(*q, NULL), PCW_OK);
+    return h;
+}
+
 typedef struct got {
     uint64_t rows[16][PW];
     uint64_t time[16];
@@ -465,10 +475,7 @@ Test(history_rows, collect_raw_hands_the_raw_samples)
     tu_child p;
     rows_start(&p, 2);
     pcw_pdh *q;
-    pcw_pdh_counter *h;
-    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(*)\\*", &h, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_counter *h = rows_query(&q, "\\Rows Test(*)\\*");
     cr_assert_eq(pcw__q_raw_width(h), PW);
     for (int k = 0; k < 8; k++) {
         if (k == 3)
@@ -506,10 +513,7 @@ Test(history_rows, raw_rows_are_the_handles_instances_only)
     qp_cmd(&p, "set a 1 11");
     qp_cmd(&p, "set b 1 22");
     pcw_pdh *q;
-    pcw_pdh_counter *h;
-    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(b)\\*", &h, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_counter *h = rows_query(&q, "\\Rows Test(b)\\*");
     cr_assert_eq(pcw_pdh_instance_count(h), 1);
     for (int k = 0; k < 3; k++) {
         got g = {0};
@@ -538,10 +542,7 @@ Test(history_rows, steady_rows_go_by_source_at_any_segment_index)
     rows_start(&p1, 2);
     rows_start(&p2, 3);
     pcw_pdh *q;
-    pcw_pdh_counter *h;
-    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(*)\\*", &h, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_counter *h = rows_query(&q, "\\Rows Test(*)\\*");
     for (int k = 0; k < 3; k++) {
         qp_cmd(&p1, "set a 0 %d", 10 * k);
         qp_cmd(&p2, "set c 0 %d", 20 * k);
@@ -614,10 +615,7 @@ static void record_live(int fused)
     rows_start(&p, 3);
     char why[256], log[PATH_MAX];
     pcw_pdh *q;
-    pcw_pdh_counter *h;
-    cr_assert_eq(pcw_pdh_open(&q, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_add_counter(q, "\\Rows Test(*)\\*", &h, NULL), PCW_OK);
-    cr_assert_eq(pcw_pdh_collect(q, NULL), PCW_OK);
+    pcw_pdh_counter *h = rows_query(&q, "\\Rows Test(*)\\*");
     snprintf(log, sizeof log, "%s/live.pcwlog", tu_root);
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     pcw__hist_writer *w;

@@ -1105,6 +1105,22 @@ static int log_samples(const char *log, const char *want, long long *value)
     return n;
 }
 
+/* A reader of log that has read every sample (its series all defined). */
+static pcw__hist_reader *read_to_end(const char *log)
+{
+    pcw__hist_reader *r;
+    char why[256];
+    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
+    uint64_t mono, real;
+    const pcw__hist_value *v;
+    size_t nv;
+    int rc;
+    while ((rc = pcw__hist_reader_next(r, &mono, &real, &v, &nv, why, sizeof why)) == 1)
+        ;
+    cr_assert_eq(rc, 0, "%s", why);
+    return r;
+}
+
 /* pcwstat-recorder.service's path, "\*(*)\*": each counterset it
  * matches is a path of its own, so each is recorded as a group (its
  * series carry their row layouts: row samples), a counterset that
@@ -1146,14 +1162,7 @@ Test(relog, pcwstat_bin_splits_a_wildcard_counterset)
     qp_stop(&late);
     qp_stop(&p);
     /* Every series is a group's: its rows logged as rows. */
-    pcw__hist_reader *r;
-    char why[256];
-    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
-    uint64_t mono, real;
-    const pcw__hist_value *hv;
-    size_t nv;
-    while (pcw__hist_reader_next(r, &mono, &real, &hv, &nv, why, sizeof why) == 1)
-        ;
+    pcw__hist_reader *r = read_to_end(log);
     size_t n = pcw__hist_reader_series_count(r);
     cr_assert_eq(n, 3 * 3, "series: a, b and z, 3 counters each: %zu", n);
     for (size_t i = 0; i < n; i++) {
@@ -1268,14 +1277,7 @@ Test(relog, pcwstat_bin_split_follows_countersets_by_name)
     qp_stop(&b);
     qp_stop(&p);
     /* No path twice, whatever its case. */
-    pcw__hist_reader *r;
-    char why[256];
-    cr_assert_eq(pcw__hist_reader_open(&r, log, why, sizeof why), 0, "%s", why);
-    uint64_t mono, real;
-    const pcw__hist_value *hv;
-    size_t nv;
-    while (pcw__hist_reader_next(r, &mono, &real, &hv, &nv, why, sizeof why) == 1)
-        ;
+    pcw__hist_reader *r = read_to_end(log);
     size_t n = pcw__hist_reader_series_count(r);
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)

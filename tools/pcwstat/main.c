@@ -553,6 +553,16 @@ static void uh_free(uhandles *u)
     free(u->state);
 }
 
+/* What run() set up for the user's paths, freed (their handles are q's). */
+static void paths_free(pcw_pdh_counter **user, splitter *split, size_t npaths, uhandles *uh)
+{
+    for (size_t j = 0; split && j < npaths; j++)
+        split_free(&split[j]);
+    free(user);
+    free(split);
+    uh_free(uh);
+}
+
 /* -f BIN: the log's series, path by path in the order given: a path whose
  * instances' rows the recorder can log whole is a group of its own
  * (record_group: row samples, docs/history.md); the others' values are
@@ -702,11 +712,7 @@ static int run(const options *o)
         if (r < 0 || (r ? split_new(&split[i], pcw_pdh_consumer(q), uh_add_path, &uh)
                         : uh_add(&uh, user[i], UH_COLUMNS))) {
             fprintf(stderr, "pcwstat: out of memory\n");
-            for (size_t j = 0; j < o->npaths; j++)
-                split_free(&split[j]);
-            free(user);
-            free(split);
-            uh_free(&uh);
+            paths_free(user, split, o->npaths, &uh);
             pcw_pdh_close(q);
             return 1;
         }
@@ -718,11 +724,7 @@ static int run(const options *o)
     /* The first sample primes rates; it is not printed. */
     if ((rc = pcw_pdh_collect(q, NULL)) != PCW_OK) {
         fprintf(stderr, "pcwstat: %s\n", pcw_status_str(rc));
-        for (size_t j = 0; j < o->npaths; j++)
-            split_free(&split[j]);
-        free(user);
-        free(split);
-        uh_free(&uh);
+        paths_free(user, split, o->npaths, &uh);
         pcw_pdh_close(q);
         return 1;
     }
@@ -866,11 +868,7 @@ static int run(const options *o)
     free(cols);
     nm_free(&known);
     strset_free(&told);
-    for (size_t j = 0; j < o->npaths; j++)
-        split_free(&split[j]);
-    free(user);
-    free(split);
-    uh_free(&uh);
+    paths_free(user, split, o->npaths, &uh);
     pcw_pdh_close(q); /* removes the counters: REMOVE_COUNTER to providers */
     return status;
 }
