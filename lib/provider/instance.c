@@ -239,6 +239,28 @@ PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, s
     return PCW_OK;
 }
 
+/* The names table holds n nodes now (one was just added): at each power
+ * of two from PCW__NAMES_GROW_FROM, make it n buckets here rather than
+ * trust liburcu's lazy resize alone. liburcu 0.13.2 queues a lazy resize
+ * before it marks one as initiated (__cds_lfht_resize_lazy_launch); a
+ * worker that runs in between with nothing to do clears the mark first,
+ * the mark stays set, and no lazy resize is launched again - the chains
+ * then grow with the instances (one try in ten made 1,000,000 creates
+ * take minutes, docs/design.md "Instance names"). cds_lfht_resize resizes
+ * in this thread and clears the mark when it is done. n is at least the
+ * size liburcu's own policy picks for n nodes (by chain length below
+ * 2^(10 + log2 CPUs) buckets, then the count itself at powers of two of
+ * the count), so it does not shrink a table that is right: when the lazy
+ * resize works, this finds the table at n already and does nothing. It
+ * waits for grace periods when it grows, so pcw_create_instance is not
+ * called inside a read-side section (api.h). Amortised O(1) a create:
+ * log2 of the instances calls, each proportional to the table. */
+static void grow_names(pcw__reg *r, uint64_t n)
+{
+    if (n >= PCW__NAMES_GROW_FROM && !(n & (n - 1)))
+        cds_lfht_resize(r->names, (unsigned long)n);
+}
+
 int pcw_create_instance(pcw_instance **out, pcw_registration *rh, const char *name, uint32_t count,
                         const pcw_data *data)
 {
@@ -292,6 +314,7 @@ int pcw_create_instance(pcw_instance **out, pcw_registration *rh, const char *na
         free(in);
         return PCW_E_DUPLICATE_NAME;
     }
+    grow_names(r, __atomic_add_fetch(&r->names_open, 1, __ATOMIC_RELAXED));
 
     rc = PCW_OK;
     if (len) {
@@ -408,6 +431,7 @@ undo:
     urcu_bp_read_lock();
     cds_lfht_del(r->names, &in->node);
     urcu_bp_read_unlock();
+    __atomic_sub_fetch(&r->names_open, 1, __ATOMIC_RELAXED);
     pcw__handle_claim(in->handle, PCW__HANDLE_INSTANCE);
     /* Nobody but lookups in the table can hold `in`; let them finish. */
     urcu_bp_synchronize_rcu();
@@ -423,6 +447,7 @@ PCW__PRIVATE void pcw__close_record(pcw__inst *in)
     urcu_bp_read_lock();
     cds_lfht_del(r->names, &in->node);
     urcu_bp_read_unlock();
+    __atomic_sub_fetch(&r->names_open, 1, __ATOMIC_RELAXED);
     /* Unpublish: the live bit goes, gen becomes even (free) and one
      * higher. C1: the chunk's close counter, a release RMW, pairs with the
      * reader's acquire load of it (R0 in read.c): a reader that sees this

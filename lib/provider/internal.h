@@ -121,6 +121,12 @@ typedef struct pcw__inst pcw__inst; /* behind a pcw_instance handle */
 #define PCW__MIN_GROW         (1ull << 20)
 #define PCW__MAX_GROW         (256ull << 20)
 #define PCW__NAME_CLASSES     ((PCW_MAX_INSTANCE_NAME_BYTES + 15) / 16 + 1)
+/* A registration's names table is resized by pcw_create_instance itself
+ * at each power of two of its instances from this many (instance.c's
+ * grow_names): 2^16 is above the largest size liburcu's chain-length
+ * policy grows a table to on up to 64 CPUs, so that it never shrinks
+ * one. Below it a lost lazy resize costs chains of at most 1,024. */
+#define PCW__NAMES_GROW_FROM (1ull << 16)
 
 /* A vector of uint64_t (free lists). */
 typedef struct pcw__vec {
@@ -181,6 +187,8 @@ struct pcw__reg {
     uint32_t *block_need;                      /* per block: end of its last counter */
     pcw_counter_desc *counters;                /* private copy (names not kept) */
     struct cds_lfht *names;                    /* open instances by folded name */
+    uint64_t names_open;                       /* nodes in names: relaxed atomic, any
+                                                  thread (instance.c's grow_names) */
     pcw__vec free_slots;                       /* slot indexes free for reuse */
     size_t reclaiming;                         /* instances in a batch being reclaimed */
     pthread_cond_t reclaimed;                  /* signalled when that batch is back */
