@@ -250,7 +250,8 @@ PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, s
  * in this thread and clears the mark when it is done. n is at least the
  * size liburcu's own policy picks for n nodes (by chain length below
  * 2^(10 + log2 CPUs) buckets, then the count itself at powers of two of
- * the count), so it does not shrink a table that is right: when the lazy
+ * the count; on up to 64 CPUs), so it does not shrink a table that is
+ * right: when the lazy
  * resize works, this finds the table at n already and does nothing. It
  * waits for grace periods when it grows, so pcw_create_instance is not
  * called inside a read-side section (api.h). Amortised O(1) a create:
