@@ -45,8 +45,8 @@
  *   - pcw_create_instance / pcw_close_instance: any thread, concurrently
  *     with each other and with other registrations' calls. Never wait for a
  *     consumer; may wait for an RCU grace period of the process (slots
- *     reused, the names table grown), so not from inside an urcu-bp
- *     read-side critical section.
+ *     reused) or for liburcu's resize of the names table, so not from
+ *     inside an urcu-bp read-side critical section.
  *   - pcw_register / pcw_unregister / pcw_provider_close: any thread, but not
  *     concurrently with calls on the same registration (resp. provider) that
  *     they destroy, and not from inside an RCU read-side critical section.
@@ -234,8 +234,9 @@ PCW_PROVIDER_API int pcw_unregister(pcw_registration *r);
  * only once its name and initial data are in place. Its id is assigned: unique among the
  * registration's open instances, stable for the instance's life. PCW_E_INVALID_HANDLE for an
  * unregistered registration. Any thread, concurrently with any other create/close, not inside an
- * urcu-bp read-side critical section: it may wait for a grace period (closed slots reused; the
- * names table grown at each power of two of the instances from 65,536, docs/design.md). */
+ * urcu-bp read-side critical section: it may wait for a grace period (closed slots reused) or for
+ * liburcu's resize of the names table (grown here at each power of two of the instances from
+ * 65,536, docs/design.md). */
 PCW_PROVIDER_API int pcw_create_instance(pcw_instance **out, pcw_registration *r, const char *name,
                                          uint32_t count, const pcw_data *data);
 

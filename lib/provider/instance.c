@@ -239,26 +239,76 @@ PCW__PRIVATE int pcw__check_instance_name(const pcw__reg *r, const char *name, s
     return PCW_OK;
 }
 
+/* From how many instances grow_names resizes: PCW__NAMES_GROW_FROM, or
+ * the largest table liburcu 0.13.2's chain-length policy grows to here if
+ * larger - 2^(10 + log2 of its CPU slots, rounded up), the slots counted
+ * as it counts them: the highest CPU in /sys/devices/system/cpu/possible
+ * plus one, else sysconf's configured CPUs (rculfhash.c's
+ * ht_init_nr_cpus_mask). Computed once; any thread (a relaxed atomic: two
+ * threads compute the same value). */
+static uint64_t names_grow_from(void)
+{
+    static uint64_t from;
+    uint64_t f = __atomic_load_n(&from, __ATOMIC_RELAXED);
+    if (f)
+        return f;
+    long slots = 0;
+    FILE *fp = fopen("/sys/devices/system/cpu/possible", "re");
+    if (fp) {
+        /* "0-3" or "0,2-5,8": the last number is the highest CPU. */
+        char buf[256];
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        buf[n] = 0;
+        long last = -1, cur = -1;
+        for (size_t i = 0; i < n; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9')
+                cur = (cur < 0 ? 0 : cur) * 10 + (buf[i] - '0');
+            else if (cur >= 0)
+                last = cur, cur = -1;
+            if (cur > 1000000)
+                break;
+        }
+        if (cur >= 0)
+            last = cur;
+        slots = last >= 0 && last < 1000000 ? last + 1 : 0;
+        fclose(fp);
+    }
+    if (slots <= 0)
+        slots = sysconf(_SC_NPROCESSORS_CONF);
+    unsigned order = 0;
+    while (slots > 1 && order < 40 && (1l << order) < slots)
+        order++;
+    if (slots <= 0)
+        order = 4; /* liburcu's DEFAULT_SPLIT_COUNT_MASK: 16 slots */
+    f = PCW__NAMES_GROW_FROM;
+    if (10 + order < 48 && (1ull << (10 + order)) > f)
+        f = 1ull << (10 + order);
+    __atomic_store_n(&from, f, __ATOMIC_RELAXED);
+    return f;
+}
+
 /* The names table holds n nodes now (one was just added): at each power
- * of two from PCW__NAMES_GROW_FROM, make it n buckets here rather than
- * trust liburcu's lazy resize alone. liburcu 0.13.2 queues a lazy resize
- * before it marks one as initiated (__cds_lfht_resize_lazy_launch); a
- * worker that runs in between with nothing to do clears the mark first,
- * the mark stays set, and no lazy resize is launched again - the chains
- * then grow with the instances (one try in ten made 1,000,000 creates
- * take minutes, docs/design.md "Instance names"). cds_lfht_resize resizes
- * in this thread and clears the mark when it is done. n is at least the
- * size liburcu's own policy picks for n nodes (by chain length below
- * 2^(10 + log2 CPUs) buckets, then the count itself at powers of two of
- * the count; on up to 64 CPUs), so it does not shrink a table that is
- * right: when the lazy
- * resize works, this finds the table at n already and does nothing. It
- * waits for grace periods when it grows, so pcw_create_instance is not
- * called inside a read-side section (api.h). Amortised O(1) a create:
- * log2 of the instances calls, each proportional to the table. */
+ * of two from names_grow_from(), make it n buckets here rather than trust
+ * liburcu's lazy resize alone. liburcu 0.13.2 queues a lazy resize before
+ * it marks one as initiated (__cds_lfht_resize_lazy_launch); a worker run
+ * that ends in between clears the mark first, the mark stays set, and no
+ * lazy resize is launched again - the chains then grow with the instances
+ * (one try in ten made 1,000,000 creates take minutes, docs/design.md
+ * "Instance names"). cds_lfht_resize resizes in this thread and clears the
+ * mark when it is done. n is at least the size liburcu's own policy picks
+ * for n nodes (by chain length up to names_grow_from(), then the count
+ * itself at powers of two of the count), so it does not shrink a table
+ * that is right: when the lazy resize works, this finds the table at n
+ * already and only takes and drops liburcu's resize mutex. That mutex is
+ * also held by liburcu's worker while it waits for grace periods (a
+ * shrink), so pcw_create_instance is not called inside a read-side
+ * section (api.h). Log2 of the instances calls that resize, each
+ * proportional to the table: amortised O(1) a create, paid by the create
+ * that reaches the power of two (liburcu may start helper threads for a
+ * large step). */
 static void grow_names(pcw__reg *r, uint64_t n)
 {
-    if (n >= PCW__NAMES_GROW_FROM && !(n & (n - 1)))
+    if (n >= names_grow_from() && !(n & (n - 1)))
         cds_lfht_resize(r->names, (unsigned long)n);
 }
 

@@ -122,10 +122,11 @@ typedef struct pcw__inst pcw__inst; /* behind a pcw_instance handle */
 #define PCW__MAX_GROW         (256ull << 20)
 #define PCW__NAME_CLASSES     ((PCW_MAX_INSTANCE_NAME_BYTES + 15) / 16 + 1)
 /* A registration's names table is resized by pcw_create_instance itself
- * at each power of two of its instances from this many (instance.c's
- * grow_names): 2^16 is above the largest size liburcu's chain-length
- * policy grows a table to on up to 64 CPUs, so that it never shrinks
- * one. Below it a lost lazy resize costs chains of at most 1,024. */
+ * at each power of two of its instances from this many, or from the
+ * largest size liburcu's chain-length policy grows a table to on this
+ * machine if that is more (instance.c's names_grow_from), so that it
+ * never shrinks one. Below it a lost lazy resize leaves chains of 1,024
+ * names on average at most. */
 #define PCW__NAMES_GROW_FROM (1ull << 16)
 
 /* A vector of uint64_t (free lists). */
