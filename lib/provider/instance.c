@@ -308,7 +308,7 @@ static uint64_t names_grow_from(void)
  * large step). */
 static void grow_names(pcw__reg *r, uint64_t n)
 {
-    if (n >= names_grow_from() && !(n & (n - 1)))
+    if (!(n & (n - 1)) && n >= names_grow_from())
         cds_lfht_resize(r->names, (unsigned long)n);
 }
 

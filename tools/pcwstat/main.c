@@ -604,8 +604,8 @@ static int settle_new(pcw_pdh *q, recorder *rec, uhandles *u, column **cols, siz
                       size_t *cap, newmatch *known)
 {
     for (size_t i = 0; i < u->n; i++) {
-        if (u->state[i] != UH_NEW || !pcw_pdh_value_count(u->h[i]))
-            continue;
+        if (u->state[i] != UH_NEW)
+            continue; /* (bin_series leaves one without values waiting) */
         char why[1024];
         if (bin_series(q, rec, &u->h[i], &u->state[i], 1, cols, ncols, cap, known, why, sizeof why))
             return -1;
@@ -686,8 +686,7 @@ static int run(const options *o)
     splitter *split = calloc(o->npaths ? o->npaths : 1, sizeof *split); /* -f BIN */
     uhandles uh = {.q = q};
     if (!user || !split) {
-        free(split);
-        free(user);
+        paths_free(user, split, o->npaths, &uh);
         pcw_pdh_close(q);
         return 1;
     }
@@ -699,8 +698,7 @@ static int run(const options *o)
             fprintf(stderr, "pcwstat: %*s^ %s\n", (int)(err.offset > 200 ? 200 : err.offset), "",
                     show(why, sizeof why, err.message));
             suggest_for_path(q, o->paths[i], &err, stderr);
-            free(user);
-            free(split);
+            paths_free(user, split, o->npaths, &uh);
             pcw_pdh_close(q);
             return 1;
         }
